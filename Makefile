@@ -1,0 +1,42 @@
+# mcp_notebook: `make lab` and `make test` do all the set-up themselves.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: lab test test-fast fuzz bench data docs lint clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks/00-start.ipynb
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not browser and not live and not slow"
+
+fuzz: $(STAMP)
+	MCP_NOTEBOOK_FUZZ_EXAMPLES=20000 $(PY) -m pytest tests/robustness -q
+
+bench: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	$(PY) benchmarks/bench_load.py
+
+data: $(STAMP)
+	$(PY) scripts/make_data.py
+
+docs: $(STAMP)
+	$(PY) -c "from mcp_notebook.core.rules import render_markdown as r; print(r(), end='')" > docs/rules.md
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check mcp_notebook tests
+	$(VENV)/bin/mypy mcp_notebook
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

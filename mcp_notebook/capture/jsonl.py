@@ -1,0 +1,150 @@
+"""Tap JSONL writing: split a byte stream into frames and append records.
+
+The tap writes one JSON object per line (the project's own capture format, read back by
+``mcp_notebook.readers.tap``)::
+
+    {"ts": 1735689600.123456, "dir": "c2s", "session": "everything", "raw": "{...}"}
+
+``dir`` is ``c2s``, ``s2c``, ``stderr`` or ``meta`` (the tap's own events: start, end of
+input, exit code, with extra fields). ``raw`` is the exact line without its ``\\n``
+(a trailing ``\\r`` is kept). Optional fields on frame records:
+
+``raw_b64``
+    the exact bytes, base64, when the line is not valid UTF-8 (``raw`` then holds the
+    text decoded with U+FFFD replacements);
+``partial``
+    ``true`` for bytes the stream ended on without a newline (an incomplete frame);
+``truncated``
+    the frame's full length in bytes when it was longer than the tap's cap and only the
+    first bytes were kept in ``raw`` (the relay itself still passed every byte).
+
+This module uses the standard library only: the tap must start fast and run where
+nothing but Python is installed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import threading
+import time
+from typing import Any
+
+__all__ = ["FrameSplitter", "TapWriter", "frame_fields"]
+
+#: Default cap on the bytes of one frame kept in memory for its record (256 MiB).
+DEFAULT_MAX_FRAME = 256 * 1024 * 1024
+
+
+def frame_fields(data: bytes) -> dict[str, Any]:
+    """The ``raw`` (and, for bytes that are not UTF-8, ``raw_b64``) fields of one line."""
+    try:
+        return {"raw": data.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"raw": data.decode("utf-8", "replace"),
+                "raw_b64": base64.b64encode(data).decode("ascii")}
+
+
+class FrameSplitter:
+    """Cut a byte stream into newline-delimited frames, keeping at most ``cap`` bytes of one.
+
+    Parameters
+    ----------
+    cap
+        The most bytes of a single frame held in memory. Longer frames are reported with
+        their first ``cap`` bytes and their full length, so memory stays bounded even on an
+        endless line.
+
+    Examples
+    --------
+    >>> s = FrameSplitter(cap=4)
+    >>> s.feed(b'{"a"'), s.feed(b':1}\\n[]\\n{'), s.flush()
+    ([], [(b'{"a"', 7), (b'[]', 2)], (b'{', 1))
+    """
+
+    def __init__(self, cap: int = DEFAULT_MAX_FRAME) -> None:
+        self.cap = cap
+        self._buf = bytearray()
+        self._total = 0
+
+    def _append(self, piece: memoryview) -> None:
+        room = self.cap - len(self._buf)
+        if room > 0:
+            self._buf += piece[:room]
+        self._total += len(piece)
+
+    def _take(self) -> tuple[bytes, int]:
+        out = (bytes(self._buf), self._total)
+        self._buf.clear()
+        self._total = 0
+        return out
+
+    def feed(self, chunk: bytes) -> list[tuple[bytes, int]]:
+        """Add bytes; return the frames completed by them as ``(kept bytes, full length)``."""
+        frames: list[tuple[bytes, int]] = []
+        view = memoryview(chunk)
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            if nl < 0:
+                if start < len(chunk):
+                    self._append(view[start:])
+                return frames
+            self._append(view[start:nl])
+            frames.append(self._take())
+            start = nl + 1
+
+    def flush(self) -> tuple[bytes, int] | None:
+        """The bytes after the last newline, if any (an incomplete frame at end of stream)."""
+        if self._total == 0:
+            return None
+        return self._take()
+
+
+class TapWriter:
+    """Append tap records to a JSONL file, one ``write`` per record, thread-safe.
+
+    Every record reaches the operating system before :meth:`write` returns (no user-space
+    buffering), so a crash of the tap loses nothing already recorded. The file is opened
+    for appending: several sessions can share one file, told apart by ``session``.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], session: str) -> None:
+        self.path = os.fspath(path)
+        self.session = session
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self._lock = threading.Lock()
+
+    def write(self, direction: str, fields: dict[str, Any], ts: float | None = None) -> None:
+        """Append one record: ``ts``, ``dir``, ``session``, then ``fields``."""
+        rec: dict[str, Any] = {"ts": round(time.time() if ts is None else ts, 6),
+                               "dir": direction, "session": self.session}
+        rec.update(fields)
+        line = (json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        with self._lock:
+            if self._fd < 0:
+                return
+            view = memoryview(line)
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+
+    def frame(self, direction: str, data: bytes, total: int, partial: bool = False) -> None:
+        """Record one frame (or stderr line) of ``total`` bytes whose kept bytes are ``data``."""
+        fields = frame_fields(data)
+        if total > len(data):
+            fields["truncated"] = total
+        if partial:
+            fields["partial"] = True
+        self.write(direction, fields)
+
+    def meta(self, event: str, text: str, **extra: Any) -> None:
+        """Record one of the tap's own events (``dir: meta``)."""
+        self.write("meta", {"event": event, **extra, "raw": text})
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1

@@ -1,0 +1,209 @@
+"""``mcp-notebook``: summary, check, convert, rules, formats, and the capture tools.
+
+Exit codes: 0 fine; 1 ``check`` found violations at or above ``--fail-on``; 2 the input
+cannot be read (one line on stderr says why).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .core.rules import RULES
+from .readers import CaptureError, formats
+
+__all__ = ["main"]
+
+SEVERITIES = ("error", "warning", "info")
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from .load import load
+
+    return load(args.files, format=args.format, version=args.protocol_version)
+
+
+def _add_input(p: argparse.ArgumentParser, many: bool = True) -> None:
+    p.add_argument("files", nargs="+" if many else 1, metavar="FILE",
+                   help="capture file(s) or folder(s); plain or .gz")
+    p.add_argument("--format", default="auto",
+                   help=f"capture format: auto (sniff) or one of {', '.join(formats())}")
+    p.add_argument("--protocol-version", default=None, metavar="VERSION",
+                   help="check against this MCP version instead of the negotiated one")
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    trace = _load(args)
+    s = trace.summary()
+    if args.json:
+        print(json.dumps(s, indent=2))
+        return 0
+    sev = s["violations"]["by_severity"]
+    print(f"{s['frames']} frames in {s['sessions']} session(s), protocol "
+          f"{s['protocol_version'] or 'unknown'}")
+    print(f"  {s['requests']} requests, {s['notifications']} notifications, "
+          f"{s['results']} results, {s['errors']} errors ({s['tool_errors']} tool errors)")
+    print(f"  {s['pairs']} answered, {s['unanswered']} unanswered ({s['cancelled']} cancelled), "
+          f"{s['orphans']} orphans, {s['duplicates']} duplicates")
+    other = [f"{s[k]} {k}" for k in ("invalid", "stderr", "log") if s[k]]
+    if other:
+        print("  " + ", ".join(other) + " rows")
+    print(f"  violations: {sev.get('error', 0)} error, {sev.get('warning', 0)} warning, "
+          f"{sev.get('info', 0)} info")
+    lat = trace.latency_by_method().head(8)
+    if len(lat):
+        print("  latency by method (ms):  count    p50    p90    max")
+        for method, row in lat.iterrows():
+            print(f"    {str(method)[:24]:<24} {int(row['count']):>5} {_ms(row['p50_ms'])} "
+                  f"{_ms(row['p90_ms'])} {_ms(row['max_ms'])}")
+    for note in trace.notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def _ms(value: float) -> str:
+    return "     -" if value != value else f"{value:>6.1f}"
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    trace = _load(args)
+    v = trace.violations
+    level = SEVERITIES.index(args.fail_on)
+    failing = v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
+    if args.json:
+        rows = []
+        for row in v.itertuples(index=False):
+            rows.append({"rule": row.rule, "severity": str(row.severity),
+                         "seq": _int(row.seq), "related_seq": _int(row.related_seq),
+                         "source": trace._cols.source[int(row.seq)],
+                         "message": row.message, "spec": row.spec, "versions": row.versions})
+        print(json.dumps({"fail_on": args.fail_on, "failing": int(len(failing)),
+                          "protocol_version": trace.protocol_version,
+                          "violations": rows}, indent=2))
+    else:
+        shown = v if args.all else v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
+        for row in shown.itertuples(index=False):
+            where = trace._cols.source[int(row.seq)]
+            print(f"{where}: {row.severity}: [{row.rule}] {row.message}")
+            if args.spec:
+                print(f"    spec: {row.spec}")
+        counts = v["severity"].astype(str).value_counts()
+        print(f"{len(v)} finding(s): " + ", ".join(f"{int(counts.get(s, 0))} {s}"
+                                                   for s in SEVERITIES)
+              + f"; {len(failing)} at or above {args.fail_on}"
+              + ("" if args.all or len(shown) == len(v) else " (--all shows the rest)"))
+    return 1 if len(failing) else 0
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None or value != value or str(value) == "<NA>" else int(value)
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    from .export import write
+
+    trace = _load(args)
+    out = Path(args.out) if args.out else Path(args.files[0]).with_suffix("." + args.to)
+    write(trace, out, args.to)
+    print(f"wrote {len(trace.frames)} frames to {out}")
+    return 0
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    if args.json:
+        print(json.dumps([{"code": r.code, "severity": r.severity, "versions": list(r.versions),
+                           "title": r.title, "spec": r.spec, "source": r.source,
+                           "advice": r.advice} for r in RULES], indent=2))
+    else:
+        for r in RULES:
+            print(f"{r.code:<26} {r.severity:<8} {r.title}")
+    return 0
+
+
+def cmd_formats(args: argparse.Namespace) -> int:
+    for name, description in formats().items():
+        print(f"{name:<16} {description}")
+    return 0
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int]]]:
+    parser = argparse.ArgumentParser(
+        prog="mcp-notebook",
+        description="See and check captured MCP (JSON-RPC) traffic.",
+        epilog="exit codes: 0 ok; 1 check found violations at or above --fail-on; "
+               "2 input cannot be read")
+    parser.add_argument("--version", action="version", version=f"mcp-notebook {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    handlers: dict[str, Callable[..., int]] = {}
+
+    p = sub.add_parser("summary", help="counts, pairs, latency and violations of a capture")
+    _add_input(p)
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    handlers["summary"] = cmd_summary
+
+    p = sub.add_parser("check", help="check every envelope rule; exit 1 on findings")
+    _add_input(p)
+    p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    p.add_argument("--fail-on", choices=SEVERITIES, default="error",
+                   help="lowest severity that makes the exit code 1 (default: error)")
+    p.add_argument("--all", action="store_true", help="list findings below --fail-on too")
+    p.add_argument("--spec", action="store_true", help="print the spec sentence of each")
+    handlers["check"] = cmd_check
+
+    p = sub.add_parser("convert", help="write the frames as parquet, csv or tap jsonl")
+    _add_input(p, many=True)
+    p.add_argument("--to", choices=("parquet", "csv", "jsonl"), required=True)
+    p.add_argument("--out", "-o", help="output file (default: next to the input)")
+    handlers["convert"] = cmd_convert
+
+    p = sub.add_parser("rules", help="list the rule catalogue")
+    p.add_argument("--json", action="store_true")
+    handlers["rules"] = cmd_rules
+
+    p = sub.add_parser("formats", help="list the capture formats")
+    handlers["formats"] = cmd_formats
+
+    for extra in _extra_commands():
+        extra(sub, handlers)
+    return parser, handlers
+
+
+def _extra_commands() -> list[Callable[[Any, dict[str, Callable[..., int]]], None]]:
+    """Subcommands that live with their feature (capture tools, redaction)."""
+    found = []
+    for module, attr in (("mcp_notebook.capture.cli", "register"),
+                         ("mcp_notebook.redact", "register")):
+        try:
+            mod = __import__(module, fromlist=[attr])
+        except ImportError:
+            continue
+        if hasattr(mod, attr):
+            found.append(getattr(mod, attr))
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, handlers = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        return handlers[args.command](args)
+    except CaptureError as exc:
+        print(f"mcp-notebook: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, UnicodeError) as exc:
+        print(f"mcp-notebook: cannot read input: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

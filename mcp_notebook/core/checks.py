@@ -1,0 +1,297 @@
+"""The checks behind the rule catalogue.
+
+Sans-IO: each check reads a :class:`CheckInput` (plain lists, one entry per frame, and the
+pairing's rows and findings) and yields ``(seq, related_seq, detail)`` for each finding.
+:func:`run` applies the catalogue, keeping each finding only where its rule applies to
+the protocol version of the frame's session.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from . import versions as V
+from .pairing import Finding, PairRow
+from .rules import RULES, Rule
+
+__all__ = ["CheckInput", "CHECKS", "run", "session_versions"]
+
+Hit = tuple[int, "int | None", str]
+
+
+@dataclass
+class CheckInput:
+    kind: Sequence[str]
+    session: Sequence[object]
+    direction: Sequence[str | None]
+    id_key: Sequence[str | None]
+    method: Sequence[str | None]
+    error_code: Sequence[int | None]
+    flags: Sequence[tuple[str, ...]]
+    raw: Sequence[str]
+    batch: Sequence[int | None]
+    pairs: list[PairRow]
+    findings: list[Finding]
+    versions: dict[object, str]  # session -> checked version
+    extra: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+def _flag(code: str) -> Callable[[CheckInput], Iterator[Hit]]:
+    def check(ci: CheckInput) -> Iterator[Hit]:
+        for i, fl in enumerate(ci.flags):
+            if code in fl:
+                yield i, None, ""
+    check.__doc__ = f"Frames that the envelope classifier flagged {code!r}."
+    return check
+
+
+def _finding(code: str) -> Callable[[CheckInput], Iterator[Hit]]:
+    def check(ci: CheckInput) -> Iterator[Hit]:
+        for f in ci.findings:
+            if f.rule == code:
+                yield f.seq, f.related_seq, f.detail
+    check.__doc__ = f"Pairing findings {code!r}."
+    return check
+
+
+def _response_id(want_kind: str, flag: str) -> Callable[[CheckInput], Iterator[Hit]]:
+    def check(ci: CheckInput) -> Iterator[Hit]:
+        for i, fl in enumerate(ci.flags):
+            if flag in fl and ci.kind[i] == want_kind:
+                yield i, None, ""
+    return check
+
+
+def _batch(ci: CheckInput) -> Iterator[Hit]:
+    for i, fl in enumerate(ci.flags):
+        if "batch" in fl and ci.batch[i] == 0:  # once per batch, on its first member
+            yield i, None, "a batch array"
+
+
+_BIG = 1 << 53
+
+
+def _big_id(ci: CheckInput) -> Iterator[Hit]:
+    for i, k in enumerate(ci.kind):
+        if k == "request":
+            key = ci.id_key[i]
+            if key and key[0] != '"' and key.lstrip("-").isdigit() and abs(int(key)) > _BIG:
+                yield i, None, f"id {key} is above 2^53"
+
+
+def _notification_with_id(ci: CheckInput) -> Iterator[Hit]:
+    for i, k in enumerate(ci.kind):
+        m = ci.method[i]
+        if k == "request" and m is not None and m.startswith("notifications/"):
+            yield i, None, f"{m} carries id {ci.id_key[i]}"
+
+
+def _notification_answered(ci: CheckInput) -> Iterator[Hit]:
+    for r in ci.pairs:
+        m = r.method
+        if r.request_seq is not None and m and m.startswith("notifications/"):
+            for s in r.responses:
+                yield s, r.request_seq, f"a response to {m}"
+
+
+def _unanswered(ci: CheckInput) -> Iterator[Hit]:
+    for r in ci.pairs:
+        if r.outcome == "unanswered" and r.method != "subscriptions/listen":
+            yield r.request_seq, None, f"{r.method} id {r.id_key} got no response"
+
+
+def _methods(ci: CheckInput, want: str) -> Iterator[Hit]:
+    for i, k in enumerate(ci.kind):
+        m = ci.method[i]
+        if m is None or k not in ("request", "notification"):
+            continue
+        if k == "request" and m.startswith("notifications/"):
+            continue  # reported as notification-with-id
+        version = ci.versions.get(ci.session[i], V.DEFAULT)
+        table = V.methods(version)
+        entry = table.get(m)
+        if entry is None:
+            if want == "unknown":
+                yield i, None, f"{m} is not a {version} method"
+            continue
+        d = ci.direction[i]
+        if want == "direction" and d is not None and entry[1] != "both" and entry[1] != d:
+            side = "client" if entry[1] == "c2s" else "server"
+            yield i, None, f"{m} is sent by the {side} in {version}"
+
+
+def _lifecycle(ci: CheckInput) -> Iterator[Hit]:
+    first_init: dict[object, int] = {}
+    for i, k in enumerate(ci.kind):
+        if k == "request" and ci.method[i] == "initialize" and ci.session[i] not in first_init:
+            first_init[ci.session[i]] = i
+    for i, k in enumerate(ci.kind):
+        s = ci.session[i]
+        if (k == "request" and s in first_init and i < first_init[s]
+                and ci.direction[i] == "c2s" and ci.method[i] not in ("ping", "initialize")):
+            yield i, first_init[s], f"{ci.method[i]} before initialize"
+
+
+def _error_codes(ci: CheckInput, want_reserved_2026: bool) -> Iterator[Hit]:
+    for i, k in enumerate(ci.kind):
+        code = ci.error_code[i]
+        if k != "error" or code is None or not (-32768 <= code <= -32000):
+            continue
+        version = ci.versions.get(ci.session[i], V.DEFAULT)
+        defined = V.error_codes(version)
+        if code in defined:
+            continue
+        in_2026_range = V.normalise(version) == V.LATEST and -32099 <= code <= -32020
+        if want_reserved_2026 and in_2026_range:
+            yield i, None, f"code {code} is not defined by {version}"
+        elif not want_reserved_2026 and not in_2026_range and code not in V.SDK_CODES:
+            yield i, None, f"code {code} is reserved but not defined by {version}"
+
+
+_decode = msgspec.json.decode
+
+
+def _ping_result(ci: CheckInput) -> Iterator[Hit]:
+    for r in ci.pairs:
+        if r.method == "ping" and r.outcome == "result" and r.response_seq is not None:
+            try:
+                result = _decode(ci.raw[r.response_seq]).get("result")
+            except (msgspec.DecodeError, AttributeError):
+                continue
+            if isinstance(result, dict) and set(result) - {"_meta"}:
+                yield r.response_seq, r.request_seq, f"ping answered with {sorted(result)}"
+
+
+def _result_type(ci: CheckInput) -> Iterator[Hit]:
+    for i, k in enumerate(ci.kind):
+        if k == "result" and '"resultType"' not in ci.raw[i]:
+            yield i, None, "no resultType"
+
+
+def _request_meta(ci: CheckInput) -> Iterator[Hit]:
+    for i, k in enumerate(ci.kind):
+        if k == "request":
+            raw = ci.raw[i]
+            if ("io.modelcontextprotocol/protocolVersion" not in raw
+                    or "io.modelcontextprotocol/clientCapabilities" not in raw):
+                yield i, None, f"{ci.method[i]} without the 2026 _meta members"
+
+
+def _server_request(ci: CheckInput) -> Iterator[Hit]:
+    for i, k in enumerate(ci.kind):
+        if k == "request" and ci.direction[i] == "s2c":
+            yield i, None, f"the server sent {ci.method[i]}"
+
+
+def _extra(key: str) -> Callable[[CheckInput], Iterator[Hit]]:
+    def check(ci: CheckInput) -> Iterator[Hit]:
+        for i, extra in ci.extra.items():
+            if key in extra:
+                value = extra[key]
+                yield i, extra.get("related_seq"), value if isinstance(value, str) else ""
+    return check
+
+
+def _stdout_noise(ci: CheckInput) -> Iterator[Hit]:
+    for i, extra in ci.extra.items():
+        if extra.get("rule") == "stdout-noise":
+            yield i, None, extra.get("detail", "")
+
+
+CHECKS: dict[str, Callable[[CheckInput], Iterator[Hit]]] = {
+    **{code: _flag(code) for code in (
+        "parse-error", "not-an-object", "not-a-message", "jsonrpc-version", "method-not-string",
+        "reserved-method", "params-not-object", "mixed-request-response", "response-neither",
+        "result-and-error", "result-not-object", "error-not-object", "error-code-not-integer",
+        "error-message-not-string", "request-id-type", "batch-empty")},
+    "result-id-null": lambda ci: _chain(_response_id("result", "response-id-null")(ci),
+                                        _response_id("result", "response-id-missing")(ci)),
+    "error-id-null": _response_id("error", "response-id-null"),
+    "error-id-absent": _response_id("error", "response-id-missing"),
+    "batch-not-allowed": _batch,
+    "big-id": _big_id,
+    **{code: _finding(code) for code in (
+        "id-type-mismatch", "request-id-reused", "request-id-in-flight", "duplicate-response",
+        "orphan-response", "response-after-cancel", "cancel-after-response",
+        "cancel-unknown-request", "cancel-initialize", "progress-unknown-token",
+        "progress-after-response", "progress-not-increasing")},
+    "unanswered-request": _unanswered,
+    "notification-with-id": _notification_with_id,
+    "notification-answered": _notification_answered,
+    "unknown-method": lambda ci: _methods(ci, "unknown"),
+    "wrong-direction": lambda ci: _methods(ci, "direction"),
+    "lifecycle-order": _lifecycle,
+    "unknown-error-code": lambda ci: _error_codes(ci, False),
+    "reserved-error-code-2026": lambda ci: _error_codes(ci, True),
+    "ping-result-not-empty": _ping_result,
+    "result-type-missing": _result_type,
+    "request-meta-missing": _request_meta,
+    "server-request-2026": _server_request,
+    "stdout-noise": _stdout_noise,
+    "ambiguous-pairing": _extra("ambiguous"),
+}
+
+
+def _chain(*its: Iterator[Hit]) -> Iterator[Hit]:
+    for it in its:
+        yield from it
+
+
+def session_versions(
+    kind: Sequence[str], session: Sequence[object], direction: Sequence[str | None],
+    method: Sequence[str | None], version: Sequence[str | None], pairs: list[PairRow],
+    override: str | None = None,
+) -> dict[object, str]:
+    """The protocol version each session is checked against.
+
+    The initialize result's ``protocolVersion`` wins, then the request's; from 2026-07-28
+    on, the ``_meta`` version of requests; an ``override`` wins over all.
+    """
+    out: dict[object, str] = {}
+    seen = set(session)
+    if override is not None:
+        return {s: V.normalise(override) for s in seen}
+    from_request: dict[object, str] = {}
+    from_meta: dict[object, Counter[str]] = {}
+    for i, k in enumerate(kind):
+        v = version[i]
+        if v is None or k != "request":
+            continue
+        if method[i] == "initialize":
+            from_request.setdefault(session[i], v)
+        else:
+            from_meta.setdefault(session[i], Counter())[v] += 1
+    for r in pairs:
+        if r.method == "initialize" and r.response_seq is not None and r.session not in out:
+            v = version[r.response_seq]
+            if v is not None:
+                out[r.session] = v
+    for s in seen:
+        if s in out:
+            continue
+        if s in from_request:
+            out[s] = from_request[s]
+        elif s in from_meta:
+            out[s] = from_meta[s].most_common(1)[0][0]
+    return out
+
+
+def run(ci: CheckInput, rules: Sequence[Rule] = RULES) -> list[tuple[Rule, int, int | None, str]]:
+    """Apply the catalogue; return ``(rule, seq, related_seq, detail)`` sorted by seq."""
+    out: list[tuple[Rule, int, int | None, str]] = []
+    checked = {s: V.normalise(ci.versions.get(s, V.DEFAULT)) for s in set(ci.session)}
+    for r in rules:
+        check = CHECKS[r.code]
+        applies = {s: v in r.versions for s, v in checked.items()}
+        if not any(applies.values()):
+            continue
+        for seq, related, detail in check(ci):
+            if applies.get(ci.session[seq], V.DEFAULT in r.versions):
+                out.append((r, seq, related, detail))
+    out.sort(key=lambda t: (t[1], t[0].code))
+    return out

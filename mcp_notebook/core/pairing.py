@@ -1,0 +1,187 @@
+"""Pair responses with requests, and link cancels and progress to them.
+
+Sans-IO: works on plain sequences (one entry per frame, in capture order) and returns
+plain rows. The key is ``(session, requester, id_key)``: both sides number their own
+requests, often from 0, so an id alone never pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["PairRow", "Finding", "pair", "OPPOSITE"]
+
+OPPOSITE = {"c2s": "s2c", "s2c": "c2s", None: None}
+
+
+@dataclass(slots=True)
+class PairRow:
+    request_seq: int | None
+    response_seq: int | None
+    session: object
+    requester: str | None
+    id_key: str | None
+    method: str | None
+    outcome: str
+    cancel_seq: int | None = None
+    progress_count: int = 0
+    last_progress: float | None = None
+    token: tuple | None = None
+    responses: list[int] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Finding:
+    """A pairing-level problem: a rule code, the frame it is on and the related frame."""
+
+    rule: str
+    seq: int
+    related_seq: int | None
+    detail: str
+
+
+def _digits_twin(key: str) -> str | None:
+    """The same id in the other JSON type: ``1`` <-> ``"1"``."""
+    if key.startswith('"') and key.endswith('"'):
+        inner = key[1:-1]
+        if inner.lstrip("-").isdigit():
+            return inner
+        return None
+    if key.lstrip("-").isdigit():
+        return f'"{key}"'
+    return None
+
+
+def pair(
+    seq: Sequence[int],
+    session: Sequence[object],
+    direction: Sequence[str | None],
+    kind: Sequence[str],
+    id_key: Sequence[str | None],
+    method: Sequence[str | None],
+    is_tool_error: Sequence[bool],
+    ref: Sequence[str | None],
+    progress: Sequence[float | None],
+) -> tuple[list[PairRow], list[Finding]]:
+    """Walk the frames once; return the pair rows and the pairing findings.
+
+    One row per request (in request order), plus one row per response that has no
+    request (``orphan``) or answers an already answered one (``duplicate``).
+    """
+    rows: list[PairRow] = []
+    findings: list[Finding] = []
+    pending: dict[tuple, int] = {}  # key -> row index, request still in flight
+    done: dict[tuple, int] = {}  # key -> row index of the last answered request
+    tokens: dict[tuple, int] = {}  # (session, requester, token key) -> row index
+    token_done: dict[tuple, int] = {}
+    extra_rows: list[tuple[int, PairRow]] = []  # orphans/duplicates, placed by their seq
+
+    for i in range(len(seq)):
+        k = kind[i]
+        s = seq[i]
+        if k == "request":
+            key = (session[i], direction[i], id_key[i])
+            if key in pending:
+                findings.append(Finding("request-id-in-flight", s, rows[pending[key]].request_seq,
+                                        f"id {id_key[i]} is still in flight"))
+            elif key in done:
+                findings.append(Finding("request-id-reused", s, rows[done[key]].request_seq,
+                                        f"id {id_key[i]} was used before in this session"))
+            row = PairRow(s, None, session[i], direction[i], id_key[i], method[i], "unanswered")
+            pending[key] = len(rows)
+            rows.append(row)
+            if ref[i] is not None:
+                row.token = (session[i], direction[i], ref[i])
+                tokens[row.token] = pending[key]
+        elif k == "result" or k == "error":
+            requester = OPPOSITE.get(direction[i])
+            ik = id_key[i]
+            if ik is None or ik == "null":
+                extra_rows.append((s, PairRow(None, s, session[i], requester, ik, None, "orphan",
+                                              responses=[s])))
+                continue
+            key = (session[i], requester, ik)
+            if key in pending:
+                idx = pending.pop(key)
+                row = rows[idx]
+                row.response_seq = s
+                row.responses.append(s)
+                if row.outcome != "cancelled":
+                    row.outcome = ("error" if k == "error"
+                                   else "tool_error" if is_tool_error[i] else "result")
+                else:
+                    findings.append(Finding("response-after-cancel", s, row.cancel_seq,
+                                            f"a {k} for id {ik} after it was cancelled"))
+                done[key] = idx
+                if row.token is not None and tokens.get(row.token) == idx:
+                    token_done[row.token] = tokens.pop(row.token)
+            elif key in done:
+                row = rows[done[key]]
+                row.responses.append(s)
+                findings.append(Finding("duplicate-response", s, row.response_seq,
+                                        f"a second response for id {ik}"))
+                extra_rows.append((s, PairRow(row.request_seq, s, session[i], requester, ik,
+                                              row.method, "duplicate", responses=[s])))
+            else:
+                twin = _digits_twin(ik)
+                twin_key = (session[i], requester, twin)
+                if twin is not None and twin_key in pending:
+                    findings.append(Finding("id-type-mismatch", s, rows[pending[twin_key]].request_seq,
+                                            f"response id {ik} but the request id was {twin}"))
+                else:
+                    findings.append(Finding("orphan-response", s, None,
+                                            f"no request with id {ik} from this side"))
+                extra_rows.append((s, PairRow(None, s, session[i], requester, ik, None, "orphan",
+                                              responses=[s])))
+        elif k == "notification":
+            m = method[i]
+            if m == "notifications/cancelled" and ref[i] is not None:
+                key = (session[i], direction[i], ref[i])
+                if key in pending:
+                    row = rows[pending[key]]
+                    row.outcome = "cancelled"
+                    row.cancel_seq = s
+                    if row.method == "initialize":
+                        findings.append(Finding("cancel-initialize", s, row.request_seq,
+                                                "initialize was cancelled"))
+                elif key in done:
+                    row = rows[done[key]]
+                    if row.cancel_seq is None:
+                        row.cancel_seq = s
+                    findings.append(Finding("cancel-after-response", s, row.request_seq,
+                                            f"request {ref[i]} had already been answered"))
+                else:
+                    findings.append(Finding("cancel-unknown-request", s, None,
+                                            f"no request {ref[i]} from this side is known"))
+            elif m == "notifications/progress" and ref[i] is not None:
+                tkey = (session[i], OPPOSITE.get(direction[i]), ref[i])
+                if tkey in tokens:
+                    row = rows[tokens[tkey]]
+                    row.progress_count += 1
+                    value = progress[i]
+                    if (value is not None and row.last_progress is not None
+                            and value <= row.last_progress):
+                        findings.append(Finding("progress-not-increasing", s, row.request_seq,
+                                                f"progress {value:g} after {row.last_progress:g}"))
+                    if value is not None:
+                        row.last_progress = value
+                elif tkey in token_done:
+                    row = rows[token_done[tkey]]
+                    findings.append(Finding("progress-after-response", s, row.response_seq,
+                                            f"progress for token {ref[i]} after the response"))
+                else:
+                    findings.append(Finding("progress-unknown-token", s, None,
+                                            f"no request in flight carries token {ref[i]}"))
+
+    if extra_rows:
+        rows = _merge_by_seq(rows, extra_rows)
+    return rows, findings
+
+
+def _merge_by_seq(rows: list[PairRow], extra: list[tuple[int, PairRow]]) -> list[PairRow]:
+    """Request rows in request order, orphan/duplicate rows placed by their response seq."""
+    keyed = [((r.request_seq if r.request_seq is not None else -1), 0, r) for r in rows]
+    keyed += [(s, 1, r) for s, r in extra]
+    keyed.sort(key=lambda t: (t[0], t[1]))
+    return [r for _, _, r in keyed]

@@ -1,0 +1,59 @@
+"""Capture readers: one module per format, a registry and a sniffer.
+
+Adding a format is one module (``name``, ``description``, ``sniff``, ``read``) and one
+line in :data:`REGISTRY`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from . import ndjson, tap
+from .base import BLANK, CaptureError, Record, read_head
+
+__all__ = ["REGISTRY", "Record", "CaptureError", "BLANK", "sniff", "read", "formats"]
+
+#: name -> reader module, in the order sniffing breaks ties.
+REGISTRY: dict[str, ModuleType] = {m.name: m for m in (tap, ndjson)}
+
+
+def formats() -> dict[str, str]:
+    """The known formats: ``{name: description}``."""
+    return {name: mod.description for name, mod in REGISTRY.items()}
+
+
+def _known() -> str:
+    return ", ".join(REGISTRY)
+
+
+def sniff(path: Path) -> str:
+    """The name of the format of ``path``; raises :class:`CaptureError` when none fits."""
+    head = read_head(path)
+    if not head.strip():
+        return "ndjson"  # an empty capture: no frames, in any format
+    best, score = None, 0
+    for name, mod in REGISTRY.items():
+        s = mod.sniff(head, path.name)
+        if s > score:
+            best, score = name, s
+    if best is None:
+        raise CaptureError(
+            f"{path}: not a capture format mcp_notebook knows. Known formats: {_known()}. "
+            "Pass format=NAME (or --format NAME) if you know what it is.")
+    return best
+
+
+def read(path: Path, format: str = "auto", session: str | None = None,
+         **options: Any) -> Iterator[Record]:
+    """Yield the records of one capture file."""
+    if not path.exists():
+        raise CaptureError(f"{path}: no such file")
+    if path.is_dir():
+        raise CaptureError(f"{path}: is a folder; pass its files, or mn.load(folder)")
+    name = sniff(path) if format == "auto" else format
+    if name not in REGISTRY:
+        raise CaptureError(f"unknown format {format!r}. Known formats: {_known()}, or 'auto'.")
+    return REGISTRY[name].read(path, session=session, **options)

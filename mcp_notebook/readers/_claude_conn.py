@@ -1,0 +1,163 @@
+"""Which connection of a Claude Desktop server a log entry belongs to.
+
+Claude Desktop logs carry no connection id. It often opens two connections to the same
+server within a second (each sends ``initialize`` with id 0), and it restarts servers
+without always logging the close. This module guesses the connection of each entry
+from what the log does say, and says when the guess is a guess:
+
+- ``Initializing server...`` (or era A's ``Attempting to connect to MCP server X``)
+  opens a connection; a connection quiet for more than :data:`STALE_AFTER` seconds is
+  taken as gone when a new one opens (an app restart logs no close).
+- ``Server transport closed`` (or ``MCP server X disconnected``) closes the oldest open
+  connection; the close lines that follow it belong to that connection.
+- a client ``initialize`` goes to an open connection that has not sent one yet (if
+  none is left, a new connection is assumed: its ``Initializing`` line was not logged);
+  a request goes to a connection that has not used its id yet; a response to the one
+  that has that id in flight.
+- when two or more connections fit, the oldest is taken and the entry is marked
+  ambiguous (its ``extra["ambiguous"]`` gives the reason).
+
+Sessions are named after the server: ``name`` for its first connection in the file,
+then ``name#2``, ``name#3``...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Conn", "Tracker", "STALE_AFTER"]
+
+#: Seconds of silence after which an open connection is taken as gone when another opens.
+STALE_AFTER = 30.0
+
+_STARTUP_KEYS = 40  # length of the message prefix that names a lifecycle step
+
+
+@dataclass(slots=True)
+class Conn:
+    session: str
+    client_ids: set[str] = field(default_factory=set)  # request ids the host has used
+    server_ids: set[str] = field(default_factory=set)  # request ids the server has used
+    pending_c: dict[str, int] = field(default_factory=dict)  # host requests in flight
+    pending_s: dict[str, int] = field(default_factory=dict)  # server requests in flight
+    initialized: bool = False  # the host has sent ``initialize`` on it
+    entangled: set[str] = field(default_factory=set)  # ids whose side was a guess
+    steps: set[str] = field(default_factory=set)  # lifecycle lines it has logged
+    last_ts: float | None = None
+    order: int = 0  # message counter value at its last request (FIFO tie-breaks)
+
+
+class Tracker:
+    """The open connections of every server seen in one file."""
+
+    def __init__(self) -> None:
+        self.live: dict[str, list[Conn]] = {}
+        self.count: dict[str, int] = {}
+        self.closing: dict[str, Conn] = {}  # the connection whose close lines follow
+        self.last: dict[str, Conn] = {}  # the last connection anything went to
+        self._tick = 0
+
+    # -- opening and closing -------------------------------------------------------------
+
+    def open(self, server: str, ts: float | None) -> Conn:
+        live = self.live.setdefault(server, [])
+        if ts is not None:
+            live[:] = [c for c in live if c.last_ts is None or ts - c.last_ts <= STALE_AFTER]
+        n = self.count.get(server, 0) + 1
+        self.count[server] = n
+        conn = Conn(server if n == 1 else f"{server}#{n}", last_ts=ts)
+        live.append(conn)
+        self.closing.pop(server, None)
+        self.last[server] = conn
+        return conn
+
+    def close(self, server: str, ts: float | None) -> Conn:
+        live = self.live.get(server)
+        conn = live.pop(0) if live else self.closing.get(server) or self._any(server, ts)
+        self.closing[server] = conn
+        self.last[server] = conn
+        return conn
+
+    def _any(self, server: str, ts: float | None) -> Conn:
+        """The newest open connection, or a new one when none is open."""
+        live = self.live.get(server)
+        if live:
+            return live[-1]
+        if server in self.last:
+            return self.last[server]
+        return self.open(server, ts)
+
+    def current(self, server: str, ts: float | None) -> Conn:
+        """The connection the last entry of ``server`` went to (opened if none)."""
+        return self.last.get(server) or self._any(server, ts)
+
+    # -- log lines --------------------------------------------------------------------------
+
+    def for_log(self, server: str, message: str, ts: float | None, closing: bool) -> Conn:
+        """The connection a Claude log line is about."""
+        if closing and server in self.closing:
+            return self.closing[server]
+        self.closing.pop(server, None)
+        key = message[:_STARTUP_KEYS]
+        for conn in self.live.get(server, ()):
+            if key not in conn.steps:
+                conn.steps.add(key)
+                break
+        else:
+            conn = self._any(server, ts)
+        if ts is not None:
+            conn.last_ts = ts
+        self.last[server] = conn
+        return conn
+
+    # -- messages ---------------------------------------------------------------------------
+
+    def for_message(self, server: str, ts: float | None, c2s: bool, kind: str,
+                    id_key: str | None, method: str | None) -> tuple[Conn, str | None]:
+        """The connection a message belongs to, and why the choice is a guess (or None)."""
+        self.closing.pop(server, None)
+        live = self.live.get(server) or [self._any(server, ts)]
+        if c2s and kind == "request" and method == "initialize":
+            fits = [c for c in live if not c.initialized]
+            if not fits:  # a second initialize: a connection whose opening was not logged
+                fits = [self.open(server, ts)]
+            why = "none had sent initialize yet"
+        elif kind == "request" and id_key is not None:
+            fits = [c for c in live if id_key not in (c.client_ids if c2s else c.server_ids)]
+            why = f"none had used request id {id_key} yet"
+        elif kind in ("result", "error") and id_key is not None:
+            fits = [c for c in live if id_key in (c.pending_s if c2s else c.pending_c)]
+            fits.sort(key=lambda c: (c.pending_s if c2s else c.pending_c)[id_key])
+            why = f"each had a request id {id_key} in flight"
+        else:
+            fits = live if len(live) > 1 else []
+            why = "a notification names no connection"
+        conn = fits[0] if fits else live[-1]
+        ambiguous = None
+        if len(fits) > 1:
+            ambiguous = (f"{len(fits)} connections to {server!r} were open and {why}; "
+                         f"assigned to {conn.session!r}, the oldest (Claude Desktop's log "
+                         "names no connection)")
+            if id_key is not None:
+                for c in fits:
+                    c.entangled.add(id_key)
+        elif id_key is not None and id_key in conn.entangled:
+            ambiguous = (f"assigned to {conn.session!r} because an earlier message with id "
+                         f"{id_key} was assigned by a guess (two connections to {server!r} "
+                         "overlapped)")
+        self._note(server, conn, ts, c2s, kind, id_key, method)
+        return conn, ambiguous
+
+    def _note(self, server: str, conn: Conn, ts: float | None, c2s: bool, kind: str,
+              id_key: str | None, method: str | None) -> None:
+        self._tick += 1
+        if ts is not None:
+            conn.last_ts = ts
+        if kind == "request" and id_key is not None:
+            (conn.client_ids if c2s else conn.server_ids).add(id_key)
+            (conn.pending_c if c2s else conn.pending_s)[id_key] = self._tick
+            if c2s and method == "initialize":
+                conn.initialized = True
+        elif kind in ("result", "error") and id_key is not None:
+            (conn.pending_s if c2s else conn.pending_c).pop(id_key, None)
+        self.last[server] = conn

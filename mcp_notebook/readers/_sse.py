@@ -1,0 +1,82 @@
+"""Server-Sent Events: split a ``text/event-stream`` body into events (WHATWG rules).
+
+Lines end with CRLF, LF or CR; ``:`` starts a comment; ``field: value`` with one
+optional space; ``data`` lines join with ``\\n``; a blank line ends an event. Unlike a
+browser, this keeps what a capture needs: every event's position, id and type, events
+with no data (MCP servers send such *priming* events), comment-only blocks (keep-alive
+pings: an event with ``data=None`` and ``comment`` set, counted so that positions match
+the recording proxy's ``_sseEvents``), and an event the stream was cut inside
+(``complete=False``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["SSEEvent", "parse_sse"]
+
+_LINES = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(slots=True)
+class SSEEvent:
+    index: int  # position among the events of the body, from 0
+    data: str | None  # None when the event had no ``data`` line
+    event: str | None = None  # the ``event:`` type; None means "message"
+    id: str | None = None
+    retry: int | None = None
+    complete: bool = True  # False: the body ended before the blank line
+    comment: str | None = None  # the ``:`` lines of the block, joined with ``\n``
+
+    @property
+    def empty(self) -> bool:
+        """No data at all, or only blanks (a priming or keep-alive event)."""
+        return self.data is None or not self.data.strip()
+
+
+def parse_sse(body: str) -> list[SSEEvent]:
+    """The events of an SSE body, in order.
+
+    >>> [(e.index, e.id, e.data) for e in parse_sse("id: 1\\ndata: \\n\\nid: 2\\ndata: {}\\n\\n")]
+    [(0, '1', ''), (1, '2', '{}')]
+    """
+    events: list[SSEEvent] = []
+    data: list[str] | None = None
+    event = ident = None
+    retry: int | None = None
+    fields = False
+    comments: list[str] = []
+    lines = _LINES.split(body)
+    if lines and lines[-1] == "":
+        lines.pop()  # the empty text after the last line break
+    for line in lines:
+        if line == "":
+            if fields or comments:
+                events.append(SSEEvent(len(events), "\n".join(data) if data is not None
+                                       else None, event, ident, retry,
+                                       comment="\n".join(comments) if comments else None))
+            data, event, ident, retry, fields, comments = None, None, None, None, False, []
+            continue
+        if line.startswith(":"):
+            comments.append(line[2:] if line[1:2] == " " else line[1:])
+            continue
+        name, sep, value = line.partition(":")
+        if sep and value.startswith(" "):
+            value = value[1:]
+        fields = True
+        if name == "data":
+            if data is None:
+                data = []
+            data.append(value)
+        elif name == "event":
+            event = value or None
+        elif name == "id":
+            ident = value
+        elif name == "retry" and value.isdigit():
+            retry = int(value)
+    if fields or comments:
+        events.append(SSEEvent(len(events), "\n".join(data) if data is not None else None,
+                               event, ident, retry, complete=False,
+                               comment="\n".join(comments) if comments else None))
+    return events

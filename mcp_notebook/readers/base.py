@@ -1,0 +1,102 @@
+"""What every reader gives back: records, one per captured frame or line.
+
+Readers find frames and their context (time, direction, session, where in the file);
+they never interpret JSON-RPC. The table layer classifies each record's ``raw`` text.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..core.envelope import Envelope
+
+__all__ = ["BLANK", "Record", "Reader", "open_text", "read_head", "CaptureError"]
+
+
+class CaptureError(ValueError):
+    """A capture cannot be read at all (missing, unknown format, not text)."""
+
+
+@dataclass(slots=True)
+class Record:
+    """One captured frame or line.
+
+    ``raw`` is the exact text of the frame (for log formats: the JSON text after the
+    log prefix, or the whole line for a log or stderr line).
+    """
+
+    raw: str
+    ts: float | None = None  # unix seconds, UTC
+    direction: str | None = None  # "c2s" | "s2c" | None (unknown, or not a message)
+    session: str | None = None
+    stream: str = "stdio"  # stdio | stderr | log | http | sse
+    source: str = ""  # "file:line", "file#entry3/event2", ...
+    kind: str | None = None  # force a non-message row: "stderr" | "log" | "invalid"
+    reason: str | None = None  # why a forced invalid row is invalid
+    envelope: Envelope | None = None  # pre-classified (e.g. redacted log lines)
+    local_time: bool = False  # ts read from a local clock of unknown zone, taken as UTC
+    extra: dict[str, Any] = field(default_factory=dict)  # http status, sse event id, ...
+
+
+#: Yielded for an empty line: the table counts it (``blank_lines``) and makes no row.
+BLANK = Record(raw="", kind="blank")
+
+
+class Reader(Protocol):
+    """A capture format: a name, a sniffer and a reader."""
+
+    name: str
+    description: str
+
+    def sniff(self, head: str, filename: str) -> int:
+        """How sure (0-100) this reader is that ``head`` (the file's start) is its format."""
+
+    def read(self, path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
+        """Yield every record of the file, in capture order."""
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def open_bytes(path: Path) -> io.BufferedIOBase:
+    """Open a capture for reading bytes, decompressing ``.gz`` transparently."""
+    f = open(path, "rb")
+    if f.read(2) == GZIP_MAGIC:
+        f.close()
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    f.seek(0)
+    return f
+
+
+def open_text(path: Path) -> io.TextIOWrapper:
+    """Open a capture as text: UTF-8, undecodable bytes kept (surrogateescape), newlines as-is."""
+    return io.TextIOWrapper(open_bytes(path), encoding="utf-8", errors="surrogateescape",
+                            newline="")
+
+
+def read_head(path: Path, size: int = 65536) -> str:
+    """The first ``size`` bytes of a capture as text (for sniffing)."""
+    with open_bytes(path) as f:
+        data = f.read(size)
+    return data.decode("utf-8", "replace")
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for every line, split on ``\\n`` only.
+
+    One trailing ``\\r`` is removed (as the reference SDKs' stdio readers do); bytes that
+    are not UTF-8 are kept as surrogate escapes, so ``text.encode("utf-8",
+    "surrogateescape")`` gives the exact bytes back.
+    """
+    with open_bytes(path) as f:
+        for n, line in enumerate(f, 1):
+            if line.endswith(b"\n"):
+                line = line[:-1]
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            yield n, line.decode("utf-8", "surrogateescape")

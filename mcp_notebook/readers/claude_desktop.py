@@ -1,0 +1,344 @@
+"""Claude Desktop's MCP logs: ``mcp-server-<name>.log`` and ``mcp.log``, every era.
+
+One entry starts with ``<ISO-8601 ms Z> [<server>] [<level>] <message>`` (per-server
+files) or ``<ts> [<level>] [<server>] <message>`` (``mcp.log``); the 2024 ``mcp.log``
+has ``<ts> [<level>] <message>`` with the server named in the text. Messages are
+``Message from client: <json>`` (host to server, ``c2s``) and ``Message from server:
+<json>`` (``s2c``); 2026 builds write no payload (``method="tools/list" id=1 params``),
+and those lines get a pre-classified envelope. Everything else Claude writes is a
+``log`` row.
+
+Lines that do not start an entry are either the continuation of the entry before (a
+Node ``util.inspect`` block opened by a trailing ``{``, a stack under an ``[error]``
+line, a message the poster re-wrapped after ``Message from server:``) or the server's
+own stderr, which per-server files interleave with no prefix: kept as ``stderr`` rows
+in file order (an indented line continues the stderr row above it).
+
+Sessions are the server name plus a connection number (see :mod:`._claude_conn`).
+Loading ``mcp.log`` together with the per-server files of the same run does not double
+the messages: see :func:`dedupe`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core.envelope import Envelope, classify, id_key_of
+from ._claude_conn import Tracker
+from ._claude_dedupe import dedupe
+from ._logtext import TRUNCATED_RE, iso_z
+from .base import BLANK, Record, iter_lines
+
+__all__ = ["name", "description", "sniff", "read", "dedupe", "parse_redacted"]
+
+name = "claude-desktop"
+description = "Claude Desktop mcp.log / mcp-server-<name>.log (every era, incl. 2026 redacted)"
+
+_TS = r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z|\d\d:\d\d:\d\d\.\d{3}Z)"
+_LVL = r"(?P<level>info|error|warn|warning|debug|trace|verbose)"
+_MSG = r"(?: (?P<msg>.*))?$"
+_LEVEL_SERVER = re.compile(rf"{_TS} \[{_LVL}\] \[(?P<server>.+?)\](?= |$){_MSG}")
+_SERVER_LEVEL = re.compile(rf"{_TS} \[(?P<server>.+?)\] \[{_LVL}\]{_MSG}")
+_LEVEL_ONLY = re.compile(rf"{_TS} \[{_LVL}\]{_MSG}")
+_SERVER_ONLY = re.compile(rf"{_TS} \[(?P<server>.+?)\]{_MSG}")
+_NO_TS = re.compile(rf"\[{_LVL}\] (?:\[(?P<server>.+?)\] )?(?P<msg>Message from (?:client|server):.*)$")
+_ENTRY_TS = (_LEVEL_SERVER, _SERVER_LEVEL, _LEVEL_ONLY, _SERVER_ONLY)
+
+# era A (2024) mcp.log names the server inside the text
+_ERA_A = re.compile(r"(?:Attempting to connect to MCP server (?P<open>.+?)\.\.\.$"
+                    r"|Connected to MCP server (?P<ok>.+?)!"
+                    r"|MCP server (?P<close>.+?) disconnected\b"
+                    r"|Error in MCP connection to server (?P<err>.+?): )")
+_CUT_STAMP = re.compile(r"\d{4}-\d\d-\d\d(?:T[\d:.]*Z?)?$")
+_STACK = re.compile(r"\s+at ")
+_METADATA = " { metadata: "
+_CLOSE_LINES = ("Client transport closed", "Server transport closed unexpectedly",
+                "Server disconnected", "Shutting down server")
+_STDERR_CAP = 500  # lines joined into one stderr row at most
+
+
+@dataclass(slots=True)
+class _Entry:
+    first: int
+    lines: list[str]
+    claude: bool  # a Claude entry (else raw stderr)
+    ts_text: str | None = None
+    server: str | None = None
+    level: str | None = None
+    msg: str = ""
+    block: bool = False  # inside a util.inspect block opened by a trailing "{"
+    rewrap: bool = False  # "Message from ...:" with the payload on the lines below
+    last: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _match(line: str) -> re.Match[str] | None:
+    c = line[:1]
+    if c.isdigit():
+        for rx in _ENTRY_TS:
+            m = rx.match(line)
+            if m:
+                return m
+        return None
+    if c == "[":
+        return _NO_TS.match(line)
+    return None
+
+
+def sniff(head: str, filename: str) -> int:
+    hits = strong = lines = 0
+    for line in head.splitlines()[:400]:
+        if not line.strip():
+            continue
+        lines += 1
+        m = _match(line)
+        if m is None:
+            continue
+        hits += 1
+        msg = m.group("msg") or ""
+        if m.groupdict().get("server") or msg.startswith("Message from ") or _ERA_A.match(msg):
+            strong += 1
+    named = filename == "mcp.log" or (filename.startswith("mcp-server-")
+                                      and filename.endswith(".log"))
+    if strong and hits * 4 >= lines:
+        return 95 if named else 90
+    if strong:
+        return 70
+    return 40 if named else 0
+
+
+def parse_redacted(text: str) -> Envelope | None:
+    """The envelope of a 2026 redacted payload (``method="x" id=1 params``), or None.
+
+    >>> parse_redacted('method="tools/list" id=1 params').kind
+    'request'
+    >>> parse_redacted('id=1 result').id_key
+    '1'
+    >>> parse_redacted('method="notifications/initialized"').kind
+    'notification'
+    """
+    m = _REDACTED.match(text.strip())
+    if m is None or not (m.group("method") or m.group("id")):
+        return None
+    method = _json_or_text(m.group("method")) if m.group("method") else None
+    flags = set((m.group("flags") or "").split())
+    if m.group("id") is None:
+        id_value, id_key = None, None
+    else:
+        raw = m.group("id")
+        id_value = _json_or_text(raw)
+        id_key = id_key_of(json.dumps(id_value, separators=(",", ":")).encode())
+    if method is not None:
+        if not isinstance(method, str):
+            return None
+        kind = "request" if id_key is not None else "notification"
+    elif "error" in flags:
+        kind = "error"
+    elif "result" in flags:
+        kind = "result"
+    else:
+        return None
+    return Envelope(kind, id_value, id_key, method, None, None, False, None, None, ())
+
+
+_REDACTED = re.compile(r'(?:method=(?P<method>"(?:[^"\\]|\\.)*"|\S+))?\s*'
+                       r'(?:id=(?P<id>"(?:[^"\\]|\\.)*"|\S+))?\s*'
+                       r'(?P<flags>(?:(?:params|result|error)\s*)*)$')
+
+
+def _json_or_text(token: str) -> Any:
+    try:
+        return json.loads(token)
+    except ValueError:
+        return token
+
+
+def _strip_metadata(payload: str) -> str:
+    """Drop a trailing `` { metadata: ... }`` (util.inspect, not part of the message)."""
+    if payload.endswith(" { metadata: undefined }"):
+        return payload[:-24]
+    cut = payload.rfind(_METADATA)
+    if cut > 0 and payload.endswith("}") and payload[:cut].rstrip()[-1:] in ("}", "]"):
+        return payload[:cut]
+    return payload
+
+
+class _Reader:
+    def __init__(self, path: Path, session: str | None) -> None:
+        self.path = path
+        self.name = path.name
+        self.default = session or _server_from_filename(path.name) or path.name
+        self.tracker = Tracker()
+        self.server: str | None = None  # the last server named (for stderr rows)
+
+    def source(self, e: _Entry) -> str:
+        if e.last > e.first:
+            return f"{self.name}:{e.first}-{e.last}"
+        return f"{self.name}:{e.first}"
+
+    def run(self) -> Iterator[Record]:
+        pending: _Entry | None = None
+        for n, line in iter_lines(self.path):
+            if pending is not None and pending.block:
+                if _match(line) is None:  # util.inspect blocks close with "}" at column 0
+                    pending.lines.append(line)
+                    pending.last = n
+                    if line.startswith("}"):
+                        pending.block = False
+                    continue
+            if not line:
+                if pending is not None:
+                    yield from self.flush(pending)
+                    pending = None
+                yield BLANK
+                continue
+            m = _match(line)
+            if m is not None:
+                if pending is not None:
+                    yield from self.flush(pending)
+                pending = self.start(n, line, m)
+            elif pending is not None and self.continues(pending, line):
+                pending.lines.append(line)
+                pending.last = n
+            else:
+                if pending is not None:
+                    yield from self.flush(pending)
+                pending = _Entry(n, [line], claude=False, last=n)
+        if pending is not None:
+            yield from self.flush(pending)
+
+    def start(self, n: int, line: str, m: re.Match[str]) -> _Entry:
+        msg = m.group("msg") or ""
+        server = m.groupdict().get("server")
+        e = _Entry(n, [line], claude=True, ts_text=m.groupdict().get("ts"), server=server,
+                   level=m.groupdict().get("level"), msg=msg, last=n)
+        stripped = msg.rstrip()
+        if stripped.endswith("{") and not stripped.endswith("{}"):
+            e.block = True
+        elif stripped in ("Message from client:", "Message from server:"):
+            e.rewrap = True
+        return e
+
+    @staticmethod
+    def continues(e: _Entry, line: str) -> bool:
+        if e.claude:
+            if e.rewrap:
+                return True
+            return e.level == "error" and _STACK.match(line) is not None
+        return line[:1] in (" ", "\t", "}", "]", ")") and len(e.lines) < _STDERR_CAP
+
+    # -- turning an entry into records ---------------------------------------------------
+
+    def flush(self, e: _Entry) -> Iterator[Record]:
+        if not e.claude:
+            yield self.stderr(e)
+            return
+        ts = iso_z(e.ts_text) if e.ts_text else None
+        if e.ts_text and ts is None:
+            e.extra["clock"] = e.ts_text  # a time of day with no date (poster-edited)
+        if e.level and e.level != "info":
+            e.extra["level"] = e.level
+        msg = e.msg
+        for who, c2s in (("Message from client:", True), ("Message from server:", False)):
+            if msg.startswith(who):
+                yield self.message(e, ts, msg[len(who):].lstrip(" "), c2s)
+                return
+        yield self.log(e, ts)
+
+    def stderr(self, e: _Entry) -> Record:
+        raw = "\n".join(e.lines)
+        session = self.session_now()
+        if len(e.lines) == 1 and _CUT_STAMP.match(raw):
+            return Record(raw=raw, session=session, stream="log", source=self.source(e),
+                          kind="invalid", reason="a log line cut off after its timestamp "
+                          "(the file ends, or was pasted, mid-entry)")
+        return Record(raw=raw, session=session, stream="stderr", source=self.source(e),
+                      kind="stderr")
+
+    def session_now(self) -> str:
+        server = self.server or self.default
+        conn = self.tracker.last.get(server)
+        return conn.session if conn else server
+
+    def log(self, e: _Entry, ts: float | None) -> Record:
+        msg = e.msg
+        server = e.server
+        era_a = None if server else _ERA_A.match(msg)
+        if era_a:
+            server = next(g for g in era_a.groups() if g)
+        server = server or self.server or self.default
+        self.server = server
+        t = self.tracker
+        if msg.startswith("Initializing server") or (era_a and era_a.group("open")):
+            conn = t.open(server, ts)
+        elif msg == "Server transport closed" or msg.startswith(("Server transport closed (",
+                                                                  "Server transport closed {")):
+            conn = t.close(server, ts)
+        elif (era_a and era_a.group("close")) or (msg.startswith("Shutting down server")
+                                                  and server not in t.closing):
+            conn = t.close(server, ts)
+        else:
+            step = f"era-a {era_a.lastgroup}" if era_a else msg
+            conn = t.for_log(server, step, ts, msg.startswith(_CLOSE_LINES))
+        return Record(raw="\n".join(e.lines), ts=ts, session=conn.session, stream="log",
+                      source=self.source(e), kind="log", extra=e.extra or {})
+
+    def message(self, e: _Entry, ts: float | None, payload: str, c2s: bool) -> Record:
+        server = e.server or self.server or self.default
+        self.server = server
+        direction = "c2s" if c2s else "s2c"
+        if len(e.lines) > 1:
+            if payload.endswith(" {") and e.lines[1].startswith("  metadata:"):
+                payload = payload[:-2]  # a multi-line ``{ metadata: ... }`` suffix
+            else:  # the payload itself runs on (re-wrapped or pretty-printed by a poster)
+                payload = "\n".join([payload] + e.lines[1:]).strip("\n")
+        payload = _strip_metadata(payload.rstrip())
+        envelope: Envelope | None = None
+        kind: str | None = None
+        reason: str | None = None
+        cut = TRUNCATED_RE.search(payload)
+        if cut:
+            kind = "invalid"
+            reason = (f"Claude Desktop's logger cut this message ({cut.group(0)}); the "
+                      "peer sent it whole, so this is not a protocol violation")
+            e.extra["truncated_chars"] = int(cut.group(1))
+            env = None
+        elif payload[:1] in ("{", "["):
+            envs = classify(payload)
+            env = envs[0] if len(envs) == 1 else None
+        elif payload:
+            env = envelope = parse_redacted(payload)
+            if env is None:
+                kind = "invalid"
+                reason = "a message line with neither JSON nor the redacted method/id form"
+            else:
+                e.extra["redacted"] = True
+        else:
+            env = None
+            kind, reason = "invalid", "a message line with no payload"
+        if env is not None and env.kind != "invalid":
+            conn, why = self.tracker.for_message(server, ts, c2s, env.kind, env.id_key,
+                                                 env.method)
+            if why:
+                e.extra["ambiguous"] = why
+        else:  # nothing to route by: the connection the last entry went to
+            conn = self.tracker.current(server, ts)
+        return Record(raw=payload, ts=ts, direction=direction, session=conn.session,
+                      stream="stdio", source=self.source(e), kind=kind, reason=reason,
+                      envelope=envelope, extra=e.extra or {})
+
+
+def _server_from_filename(filename: str) -> str | None:
+    if filename.startswith("mcp-server-") and filename.endswith(".log"):
+        return filename[len("mcp-server-"):-4] or None
+    return None
+
+
+def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
+    """Yield every record of a Claude Desktop log, in file order."""
+    return _Reader(path, session).run()

@@ -1,0 +1,165 @@
+"""VS Code's MCP output channel (``MCP: <server>`` in the Output panel, copied or saved).
+
+Each entry is ``YYYY-MM-DD HH:MM:SS.mmm [level] <message>`` in **local time with no
+zone**: times are read as UTC and the records say so (``local_time=True``), unless the
+caller names the zone (``tz="Europe/Paris"``).
+
+Messages appear only when the channel's log level is Debug or Trace:
+``[editor -> server] <json>`` / ``[server -> editor] <json>`` (2025-04 on) and the early
+Insiders ``[Client Says] <json>`` / ``[Server Says] <json>``. ``Failed to parse message:
+"<escaped line>"`` is a line the server wrote to stdout that is not JSON-RPC: it is kept
+as an ``invalid`` server-to-client row with the line decoded. ``[server stderr] ...`` is
+the server's stderr. The server's ``notifications/message`` are rendered by VS Code as a
+bare ``{"data": ..., ...}`` object that is *not* the JSON-RPC message: a ``log`` row.
+Everything else is a ``log`` row; a line without the time prefix continues the entry
+above it.
+
+The channel is one server's: the session is its name from ``Starting server <name>``
+(a restart opens ``<name>#2``...), else the ``session`` argument or the file name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ._logtext import local_stamp
+from .base import BLANK, Record, iter_lines
+
+__all__ = ["name", "description", "sniff", "read"]
+
+name = "vscode"
+description = "VS Code MCP output channel ([editor -> server] / [Client Says] lines)"
+
+_LINE = re.compile(r"(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3}) "
+                   r"\[(trace|debug|info|warning|error)\] ?(.*)$")
+_MARKERS = ("[editor -> server]", "[server -> editor]", "[Client Says]", "[Server Says]",
+            "Starting server ", "Connection state: ", "Failed to parse message: ",
+            "Discovered ", "Stopping server ", "[server stderr]")
+_DIRECTIONS = (("[editor -> server] ", "c2s"), ("[server -> editor] ", "s2c"),
+               ("[Client Says] ", "c2s"), ("[Server Says] ", "s2c"))
+_STARTING = re.compile(r"Starting server (?!from )(.+?)\s*$")
+_STOPPING = re.compile(r"Stopping server (.+?)\s*$")
+_FAILED = "Failed to parse message: "
+
+
+def sniff(head: str, filename: str) -> int:
+    lines = [ln for ln in head.splitlines()[:200] if ln.strip()]
+    if not lines:
+        return 0
+    matched = [m.group(4) for m in map(_LINE.match, lines) if m]
+    if not matched or len(matched) * 3 < len(lines):
+        return 0
+    if any(msg.startswith(_MARKERS) for msg in matched):
+        return 90
+    return 30  # a VS Code log channel, but nothing MCP in the head
+
+
+class _Reader:
+    def __init__(self, path: Path, session: str | None, tz: str | None) -> None:
+        self.name = path.name
+        self.path = path
+        self.session = session or path.name
+        self.count: dict[str, int] = {}
+        self.started = False
+        self.zone = None
+        if tz:
+            from zoneinfo import ZoneInfo
+
+            self.zone = ZoneInfo(tz)
+
+    def ts(self, date: str, clock: str) -> float:
+        if self.zone is None:
+            return local_stamp(date, clock)
+        from datetime import datetime
+
+        dt = datetime.fromisoformat(f"{date}T{clock}").replace(tzinfo=self.zone)
+        return dt.timestamp()
+
+    def open_session(self, server: str) -> None:
+        n = self.count.get(server, 0) + 1
+        self.count[server] = n
+        self.session = server if n == 1 else f"{server}#{n}"
+
+    def run(self) -> Iterator[Record]:
+        pending: list[Any] | None = None  # [first, last, lines, match]
+        for n, line in iter_lines(self.path):
+            m = _LINE.match(line)
+            if m is None and pending is not None and line:
+                pending[1] = n
+                pending[2].append(line)
+                continue
+            if pending is not None:
+                yield self.entry(*pending)
+                pending = None
+            if not line:
+                yield BLANK
+            elif m is None:  # text before the first entry: the channel was cut
+                yield Record(raw=line, session=self.session, stream="log",
+                             source=f"{self.name}:{n}", kind="log", local_time=True)
+            else:
+                pending = [n, n, [line], m]
+        if pending is not None:
+            yield self.entry(*pending)
+
+    def entry(self, first: int, last: int, lines: list[str], m: re.Match[str]) -> Record:
+        date, clock, level, msg = m.groups()
+        if len(lines) > 1:
+            msg = "\n".join([msg] + lines[1:])
+        source = f"{self.name}:{first}" if last == first else f"{self.name}:{first}-{last}"
+        ts = self.ts(date, clock)
+        local = self.zone is None
+        for prefix, direction in _DIRECTIONS:
+            if msg.startswith(prefix):
+                return Record(raw=msg[len(prefix):], ts=ts, direction=direction,
+                              session=self.session, source=source, local_time=local)
+        extra: dict[str, Any] = {} if level == "info" else {"level": level}
+        if msg.startswith(_FAILED):
+            return self.failed(msg[len(_FAILED):], ts, source, local, extra)
+        if msg.startswith("[server stderr]"):
+            return Record(raw=msg[len("[server stderr]"):].lstrip(" "), ts=ts,
+                          session=self.session, stream="stderr", source=source,
+                          kind="stderr", local_time=local, extra=extra)
+        started = _STARTING.match(msg)
+        if started:
+            self.started = True
+            self.open_session(started.group(1))
+        elif not self.started:
+            stopping = _STOPPING.match(msg)
+            if stopping and stopping.group(1) not in self.count:
+                self.open_session(stopping.group(1))
+        if msg.startswith("{"):
+            extra["server_log"] = True  # a notifications/message as VS Code renders it
+        return Record(raw="\n".join(lines), ts=ts, session=self.session, stream="log",
+                      source=source, kind="log", local_time=local, extra=extra)
+
+    def failed(self, quoted: str, ts: float, source: str, local: bool,
+               extra: dict[str, Any]) -> Record:
+        try:
+            text = json.loads(quoted)
+        except ValueError:
+            text = quoted
+        if not isinstance(text, str):
+            text = quoted
+        if text.endswith("\n"):
+            text = text[:-1]
+        if text.endswith("\r"):
+            text = text[:-1]
+        return Record(raw=text, ts=ts, direction="s2c", session=self.session, source=source,
+                      kind="invalid", local_time=local, extra=extra,
+                      reason="the server wrote a line to stdout that is not a JSON-RPC "
+                      "message (VS Code: 'Failed to parse message'); stdout must carry "
+                      "only MCP messages, logs go to stderr")
+
+
+def read(path: Path, session: str | None = None, tz: str | None = None,
+         **options: Any) -> Iterator[Record]:
+    """Yield every record of a VS Code MCP output channel, in file order.
+
+    ``tz`` names the zone of the channel's clock (an IANA name); without it the times
+    are taken as UTC and flagged ``local_time``.
+    """
+    return _Reader(path, session, tz).run()

@@ -1,0 +1,248 @@
+"""The three DataFrames: their declared columns, and the builder from reader records.
+
+Column names, dtypes and one-line meanings are declared once here; empty results keep
+their columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .core.envelope import Envelope, classify
+from .core.pairing import PairRow
+from .readers.base import Record
+
+__all__ = ["FRAME_COLUMNS", "PAIR_COLUMNS", "VIOLATION_COLUMNS", "Columns", "collect",
+           "frames_frame", "pairs_frame", "empty"]
+
+#: name -> (dtype, meaning)
+FRAME_COLUMNS: dict[str, tuple[str, str]] = {
+    "seq": ("int64", "row number, in capture order"),
+    "ts": ("datetime64[ns, UTC]", "capture time (UTC); NaT when the capture has none"),
+    "session": ("category", "session: a file, a connection, an Mcp-Session-Id"),
+    "stream": ("category", "where the row came from: stdio, stderr, log, http, sse"),
+    "direction": ("category", "c2s (client to server) or s2c; empty for log lines"),
+    "kind": ("category", "request, notification, result, error, invalid, stderr, log"),
+    "id": ("object", "the id exactly as sent (int of any size, str, ...); None when absent"),
+    "id_key": ("object", "the id's compact JSON text: 1 and \"1\" differ"),
+    "method": ("category", "the method of a request or notification"),
+    "error_code": ("Int64", "error.code of an error response"),
+    "error_message": ("object", "error.message of an error response"),
+    "is_tool_error": ("bool", "a result whose isError is true (a tool failure, not a protocol error)"),
+    "size": ("int64", "bytes of the raw frame"),
+    "raw": ("object", "the exact text of the frame or line"),
+    "source": ("object", "where in the input: file:line, or HAR entry and SSE event"),
+    "batch": ("Int64", "position inside a batch array, where there is one"),
+    "reason": ("object", "why an invalid row is invalid"),
+    "local_time": ("bool", "ts came from a local clock of unknown zone and was taken as UTC"),
+}
+
+PAIR_COLUMNS: dict[str, tuple[str, str]] = {
+    "request_seq": ("Int64", "seq of the request; empty for an orphan response"),
+    "response_seq": ("Int64", "seq of the (first) response; empty when unanswered"),
+    "session": ("category", "session of the exchange"),
+    "requester": ("category", "the side that sent the request: c2s (client) or s2c (server)"),
+    "id": ("object", "the request id exactly as sent"),
+    "id_key": ("object", "the id's compact JSON text"),
+    "method": ("category", "the request's method"),
+    "outcome": ("category",
+                "result, error, tool_error, unanswered, cancelled, orphan or duplicate"),
+    "error_code": ("Int64", "error.code when the outcome is error"),
+    "t_request": ("datetime64[ns, UTC]", "time of the request"),
+    "t_response": ("datetime64[ns, UTC]", "time of the response"),
+    "latency": ("timedelta64[ns]", "t_response - t_request"),
+    "cancel_seq": ("Int64", "seq of the notifications/cancelled naming this request"),
+    "progress_count": ("int64", "notifications/progress received for this request"),
+}
+
+VIOLATION_COLUMNS: dict[str, tuple[str, str]] = {
+    "rule": ("object", "stable rule code (see docs/rules.md)"),
+    "severity": ("category", "error (a MUST broken), warning (a SHOULD, or a likely bug), info"),
+    "seq": ("Int64", "the frame the finding is on"),
+    "related_seq": ("Int64", "another frame involved (the request, the first response, ...)"),
+    "message": ("object", "what is wrong and what to do"),
+    "spec": ("object", "the quoted spec sentence and its source"),
+    "versions": ("object", "the protocol versions the rule applies to"),
+}
+
+
+def empty(columns: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """An empty DataFrame with the declared columns and dtypes."""
+    return pd.DataFrame({name: pd.Series([], dtype=_dtype(d)) for name, (d, _) in columns.items()})
+
+
+def _dtype(d: str) -> Any:
+    if d == "category":
+        return "category"
+    if d == "object":
+        return object
+    return d
+
+
+@dataclass
+class Columns:
+    """Frame columns as plain lists, plus what the checker needs and the frames do not show."""
+
+    ts: list[float | None] = field(default_factory=list)
+    session: list[object] = field(default_factory=list)
+    stream: list[str] = field(default_factory=list)
+    direction: list[str | None] = field(default_factory=list)
+    kind: list[str] = field(default_factory=list)
+    id: list[object] = field(default_factory=list)
+    id_key: list[str | None] = field(default_factory=list)
+    method: list[str | None] = field(default_factory=list)
+    error_code: list[int | None] = field(default_factory=list)
+    error_message: list[str | None] = field(default_factory=list)
+    is_tool_error: list[bool] = field(default_factory=list)
+    size: list[int] = field(default_factory=list)
+    raw: list[str] = field(default_factory=list)
+    source: list[str] = field(default_factory=list)
+    batch: list[int | None] = field(default_factory=list)
+    reason: list[str | None] = field(default_factory=list)
+    local_time: list[bool] = field(default_factory=list)
+    # not shown in frames
+    flags: list[tuple[str, ...]] = field(default_factory=list)
+    ref: list[str | None] = field(default_factory=list)
+    progress: list[float | None] = field(default_factory=list)
+    version: list[str | None] = field(default_factory=list)
+    extra: dict[int, dict[str, Any]] = field(default_factory=dict)
+    blank_lines: int = 0
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def add(self, rec: Record, env: Envelope | None, raw_size: int) -> None:
+        self.ts.append(rec.ts)
+        self.session.append(rec.session)
+        self.stream.append(rec.stream)
+        self.raw.append(rec.raw)
+        self.source.append(rec.source)
+        self.size.append(raw_size)
+        self.local_time.append(rec.local_time)
+        if rec.extra:
+            self.extra[len(self.kind)] = rec.extra
+        if env is None:  # a forced row: stderr, log or invalid
+            self.direction.append(rec.direction)
+            self.kind.append(rec.kind or "log")
+            self.id.append(None)
+            self.id_key.append(None)
+            self.method.append(None)
+            self.error_code.append(None)
+            self.error_message.append(None)
+            self.is_tool_error.append(False)
+            self.batch.append(None)
+            self.reason.append(rec.reason)
+            self.flags.append(())
+            self.ref.append(None)
+            self.progress.append(None)
+            self.version.append(None)
+            return
+        self.direction.append(rec.direction)
+        self.kind.append(env.kind)
+        self.id.append(env.id)
+        self.id_key.append(env.id_key)
+        self.method.append(env.method)
+        self.error_code.append(env.error_code)
+        self.error_message.append(env.error_message)
+        self.is_tool_error.append(env.is_tool_error)
+        self.batch.append(env.batch)
+        self.reason.append(env.reason)
+        self.flags.append(env.flags)
+        self.ref.append(env.ref)
+        self.progress.append(env.progress)
+        self.version.append(env.version)
+
+
+def collect(records: Iterable[Record], cols: Columns | None = None) -> Columns:
+    """Classify each record and append its row(s) to ``cols``."""
+    if cols is None:
+        cols = Columns()
+    for rec in records:
+        if rec.kind == "blank":
+            cols.blank_lines += 1
+            continue
+        size = len(rec.raw.encode("utf-8", "surrogateescape"))
+        if rec.kind is not None:
+            cols.add(rec, None, size)
+        elif rec.envelope is not None:
+            cols.add(rec, rec.envelope, size)
+        else:
+            for env in classify(rec.raw):
+                cols.add(rec, env, size)
+    return cols
+
+
+def _times(values: list[float | None]) -> pd.Series:
+    s = pd.Series(values, dtype="float64")
+    return pd.to_datetime(s, unit="s", utc=True).astype("datetime64[ns, UTC]")
+
+
+def frames_frame(c: Columns) -> pd.DataFrame:
+    n = len(c)
+    if n == 0:
+        return empty(FRAME_COLUMNS)
+    data = {
+        "seq": pd.RangeIndex(n).to_numpy(),
+        "ts": _times(c.ts),
+        "session": pd.Categorical(c.session),
+        "stream": pd.Categorical(c.stream),
+        "direction": pd.Categorical(c.direction, categories=["c2s", "s2c"]),
+        "kind": pd.Categorical(c.kind, categories=["request", "notification", "result", "error",
+                                                   "invalid", "stderr", "log"]),
+        "id": pd.Series(c.id, dtype=object),
+        "id_key": pd.Series(c.id_key, dtype=object),
+        "method": pd.Categorical(c.method),
+        "error_code": pd.array(c.error_code, dtype="Int64"),
+        "error_message": pd.Series(c.error_message, dtype=object),
+        "is_tool_error": pd.Series(c.is_tool_error, dtype=bool),
+        "size": pd.Series(c.size, dtype="int64"),
+        "raw": pd.Series(c.raw, dtype=object),
+        "source": pd.Series(c.source, dtype=object),
+        "batch": pd.array(c.batch, dtype="Int64"),
+        "reason": pd.Series(c.reason, dtype=object),
+        "local_time": pd.Series(c.local_time, dtype=bool),
+    }
+    return pd.DataFrame(data)
+
+
+def pairs_frame(rows: list[PairRow], frames: pd.DataFrame, c: Columns) -> pd.DataFrame:
+    if not rows:
+        return empty(PAIR_COLUMNS)
+    req = [r.request_seq for r in rows]
+    resp = [r.response_seq for r in rows]
+    ts = frames["ts"].dt.tz_convert(None).to_numpy(dtype="datetime64[ns]")
+
+    def at(seqs: list[int | None]) -> pd.Series:
+        idx = np.fromiter((-1 if q is None else q for q in seqs), dtype="int64", count=len(seqs))
+        out = np.full(len(seqs), np.datetime64("NaT"), dtype="datetime64[ns]")
+        mask = idx >= 0
+        out[mask] = ts[idx[mask]]
+        return pd.Series(out).dt.tz_localize("UTC")
+
+    t_req, t_resp = at(req), at(resp)
+    ids = [c.id[r.request_seq] if r.request_seq is not None else
+           (c.id[r.response_seq] if r.response_seq is not None else None) for r in rows]
+    codes = [c.error_code[r.response_seq] if r.response_seq is not None else None for r in rows]
+    df = pd.DataFrame({
+        "request_seq": pd.array(req, dtype="Int64"),
+        "response_seq": pd.array(resp, dtype="Int64"),
+        "session": pd.Categorical([r.session for r in rows]),
+        "requester": pd.Categorical([r.requester for r in rows], categories=["c2s", "s2c"]),
+        "id": pd.Series(ids, dtype=object).values,
+        "id_key": pd.Series([r.id_key for r in rows], dtype=object).values,
+        "method": pd.Categorical([r.method for r in rows]),
+        "outcome": pd.Categorical([r.outcome for r in rows], categories=[
+            "result", "error", "tool_error", "unanswered", "cancelled", "orphan", "duplicate"]),
+        "error_code": pd.array(codes, dtype="Int64"),
+        "t_request": t_req.array,
+        "t_response": t_resp.array,
+        "latency": (t_resp - t_req).array,
+        "cancel_seq": pd.array([r.cancel_seq for r in rows], dtype="Int64"),
+        "progress_count": pd.Series([r.progress_count for r in rows], dtype="int64").values,
+    })
+    return df

@@ -1,0 +1,227 @@
+"""The Trace: what a user holds after ``mn.load``."""
+
+from __future__ import annotations
+
+import html
+from functools import cached_property
+from typing import Any
+
+import msgspec
+import pandas as pd
+
+from .core import checks
+from .core import versions as V
+from .core.pairing import PairRow, pair
+from .table import VIOLATION_COLUMNS, Columns, empty, frames_frame, pairs_frame
+
+__all__ = ["Trace"]
+
+_decode = msgspec.json.decode
+
+
+class Trace:
+    """A loaded capture: frames, pairs and violations, and what can be asked of them.
+
+    Build one with :func:`mcp_notebook.load`.
+
+    >>> import mcp_notebook as mn
+    >>> t = mn.load(mn.sample_path("python-sdk-basic"))  # doctest: +SKIP
+    """
+
+    def __init__(self, cols: Columns, version: str | None = None,
+                 notes: list[str] | None = None, paths: list[str] | None = None) -> None:
+        self._cols = cols
+        self._version_override = version
+        self.notes: list[str] = list(notes or [])
+        self.paths: list[str] = list(paths or [])
+
+    # -- the three DataFrames ---------------------------------------------------------------
+    @cached_property
+    def frames(self) -> pd.DataFrame:
+        """One row per captured record, in capture order (columns: ``table.FRAME_COLUMNS``)."""
+        return frames_frame(self._cols)
+
+    @cached_property
+    def _pairing(self) -> tuple[list[PairRow], list[checks.Finding]]:
+        c = self._cols
+        return pair(range(len(c)), c.session, c.direction, c.kind, c.id_key, c.method,
+                    c.is_tool_error, c.ref, c.progress)
+
+    @cached_property
+    def pairs(self) -> pd.DataFrame:
+        """One row per request, plus one per response with no request (``table.PAIR_COLUMNS``)."""
+        return pairs_frame(self._pairing[0], self.frames, self._cols)
+
+    @cached_property
+    def versions(self) -> dict[Any, str]:
+        """The protocol version each session is checked against."""
+        c = self._cols
+        found = checks.session_versions(c.kind, c.session, c.direction, c.method, c.version,
+                                        self._pairing[0], self._version_override)
+        return {s: V.normalise(found.get(s)) if s in found else V.DEFAULT
+                for s in dict.fromkeys(c.session)}
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The negotiated version (the most common over sessions), or None if none was seen."""
+        c = self._cols
+        if self._version_override:
+            return self._version_override
+        found = checks.session_versions(c.kind, c.session, c.direction, c.method, c.version,
+                                        self._pairing[0])
+        if not found:
+            return None
+        values = list(found.values())
+        return max(set(values), key=values.count)
+
+    @cached_property
+    def violations(self) -> pd.DataFrame:
+        """One row per finding of the rule catalogue (``table.VIOLATION_COLUMNS``)."""
+        c = self._cols
+        rows, findings = self._pairing
+        ci = checks.CheckInput(
+            kind=c.kind, session=c.session, direction=c.direction, id_key=c.id_key,
+            method=c.method, error_code=c.error_code, flags=c.flags, raw=c.raw, batch=c.batch,
+            pairs=rows, findings=findings, versions=self.versions, extra=c.extra)
+        hits = checks.run(ci)
+        if not hits:
+            return empty(VIOLATION_COLUMNS)
+        return pd.DataFrame({
+            "rule": pd.Series([r.code for r, *_ in hits], dtype=object),
+            "severity": pd.Categorical([r.severity for r, *_ in hits],
+                                       categories=["error", "warning", "info"]),
+            "seq": pd.array([s for _, s, _, _ in hits], dtype="Int64"),
+            "related_seq": pd.array([rel for _, _, rel, _ in hits], dtype="Int64"),
+            "message": pd.Series([_message(r, d) for r, _, _, d in hits], dtype=object),
+            "spec": pd.Series([r.cite for r, *_ in hits], dtype=object),
+            "versions": pd.Series([", ".join(r.versions) for r, *_ in hits], dtype=object),
+        })
+
+    # -- questions ----------------------------------------------------------------------------
+    def message(self, seq: int) -> Any:
+        """The decoded JSON message of frame ``seq``; None for log, stderr and unparsable rows."""
+        c = self._cols
+        if c.kind[seq] in ("stderr", "log", "invalid") and c.batch[seq] is None:
+            return None
+        try:
+            value = _decode(c.raw[seq].encode("utf-8", "surrogateescape"))
+        except (msgspec.DecodeError, RecursionError):
+            return None
+        batch = c.batch[seq]
+        if batch is not None and isinstance(value, list):
+            return value[batch]
+        return value
+
+    def summary(self) -> dict[str, Any]:
+        """Counts under the names of DESIGN.md (also ``mcp-notebook summary --json``)."""
+        f, p, v = self.frames, self.pairs, self.violations
+        kinds = f["kind"].value_counts()
+        outcomes = p["outcome"].value_counts()
+
+        def n(series: pd.Series, key: str) -> int:
+            return int(series.get(key, 0))
+
+        results, errors = n(kinds, "result"), n(kinds, "error")
+        methods = f.loc[f["kind"].isin(["request", "notification"]), "method"]
+        codes = f.loc[f["kind"] == "error", "error_code"].dropna()
+        return {
+            "frames": int(len(f)),
+            "messages": int(f["kind"].isin(["request", "notification", "result", "error"]).sum()),
+            "requests": n(kinds, "request"),
+            "notifications": n(kinds, "notification"),
+            "responses": results + errors,
+            "results": results,
+            "errors": errors,
+            "tool_errors": int(f["is_tool_error"].sum()),
+            "invalid": n(kinds, "invalid"),
+            "stderr": n(kinds, "stderr"),
+            "log": n(kinds, "log"),
+            "blank_lines": self._cols.blank_lines,
+            "pairs": int((p["request_seq"].notna() & p["response_seq"].notna()
+                          & (p["outcome"] != "duplicate")).sum()),
+            "unanswered": int((p["request_seq"].notna() & p["response_seq"].isna()).sum()),
+            "cancelled": n(outcomes, "cancelled"),
+            "orphans": n(outcomes, "orphan"),
+            "duplicates": n(outcomes, "duplicate"),
+            "sessions": int(f["session"].nunique()),
+            "protocol_version": self.protocol_version,
+            "methods": {str(k): int(c) for k, c in methods.value_counts().items() if c},
+            "error_codes": {str(int(k)): int(c) for k, c in codes.value_counts().items()},
+            "violations": {
+                "total": int(len(v)),
+                "by_severity": {str(k): int(c) for k, c in v["severity"].value_counts().items()
+                                if c},
+                "by_rule": {str(k): int(c) for k, c in v["rule"].value_counts().items()},
+            },
+        }
+
+    def latency_by_method(self) -> pd.DataFrame:
+        """Per method: count, p50, p90, p99 and max latency (ms), errors and error rate."""
+        p = self.pairs[self.pairs["request_seq"].notna()
+                       & ~self.pairs["outcome"].isin(["duplicate", "orphan"])]
+        cols = ["count", "answered", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors",
+                "tool_errors", "error_rate"]
+        if p.empty:
+            return pd.DataFrame(columns=cols).rename_axis("method")
+        ms = p["latency"].dt.total_seconds() * 1000.0
+        g = pd.DataFrame({"method": p["method"].astype(object).fillna("?"), "ms": ms,
+                          "error": p["outcome"] == "error",
+                          "tool_error": p["outcome"] == "tool_error",
+                          "answered": p["response_seq"].notna()})
+        grouped = g.groupby("method", sort=True)
+        out = pd.DataFrame({
+            "count": grouped.size(),
+            "answered": grouped["answered"].sum(),
+            "p50_ms": grouped["ms"].quantile(0.5),
+            "p90_ms": grouped["ms"].quantile(0.9),
+            "p99_ms": grouped["ms"].quantile(0.99),
+            "max_ms": grouped["ms"].max(),
+            "errors": grouped["error"].sum(),
+            "tool_errors": grouped["tool_error"].sum(),
+        })
+        out["error_rate"] = out["errors"] / out["answered"].where(out["answered"] > 0)
+        return out.sort_values("count", ascending=False)[cols]
+
+    def sessions(self) -> list[Any]:
+        return list(dict.fromkeys(self._cols.session))
+
+    def extra(self, seq: int) -> dict[str, Any]:
+        """Reader context of a frame (HTTP status, SSE event id, ...), if any."""
+        return dict(self._cols.extra.get(seq, {}))
+
+    # -- display ------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._cols)
+
+    def __repr__(self) -> str:
+        s = self.summary()
+        v = s["violations"]["by_severity"]
+        return (f"<Trace {s['frames']} frames, {s['sessions']} session(s), "
+                f"{s['requests']} requests, {s['pairs']} answered, {s['unanswered']} unanswered, "
+                f"violations: {v.get('error', 0)} error / {v.get('warning', 0)} warning / "
+                f"{v.get('info', 0)} info; protocol {s['protocol_version']}>")
+
+    def _repr_html_(self) -> str:
+        s = self.summary()
+        v = s["violations"]
+        cells = [("frames", s["frames"]), ("sessions", s["sessions"]),
+                 ("requests", s["requests"]), ("notifications", s["notifications"]),
+                 ("results", s["results"]), ("errors", s["errors"]),
+                 ("tool errors", s["tool_errors"]), ("unanswered", s["unanswered"]),
+                 ("orphans", s["orphans"]), ("duplicates", s["duplicates"]),
+                 ("protocol", s["protocol_version"] or "unknown")]
+        head = "".join(f"<th>{html.escape(str(k))}</th>" for k, _ in cells)
+        body = "".join(f"<td>{html.escape(str(val))}</td>" for _, val in cells)
+        rules = ", ".join(f"{html.escape(k)} × {n}" for k, n in list(v["by_rule"].items())[:8])
+        sev = v["by_severity"]
+        paths = html.escape(", ".join(self.paths[:3]) + (" …" if len(self.paths) > 3 else ""))
+        return (
+            f"<div class='mcp-trace'><b>MCP trace</b> <small>{paths}</small>"
+            f"<table><tr>{head}</tr><tr>{body}</tr></table>"
+            f"<div>violations: {sev.get('error', 0)} error, {sev.get('warning', 0)} warning, "
+            f"{sev.get('info', 0)} info{(' — ' + rules) if rules else ''}</div></div>"
+        )
+
+
+def _message(rule: Any, detail: str) -> str:
+    return f"{rule.title}: {detail}. {rule.advice}" if detail else f"{rule.title}. {rule.advice}"

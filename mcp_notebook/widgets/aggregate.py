@@ -1,0 +1,402 @@
+"""Timeline geometry: spans, ticks and lanes from a trace, and the visible-window payload.
+
+Pure functions over the trace's DataFrames (no widgets, no kernel). :func:`prepare` turns
+``frames`` / ``pairs`` / ``violations`` into flat numpy arrays once; :func:`view` cuts
+the visible window out of them at the view's resolution and returns the small JSON
+payload the browser draws. When too many items are visible it sends per-lane bins
+instead, so a 1,000,000-frame trace never ships more than a few hundred KB per update.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "OUTCOMES",
+    "TICK_KINDS",
+    "SEVERITIES",
+    "Prepared",
+    "time_axis",
+    "positions",
+    "prepare",
+    "inflight_max",
+    "view",
+]
+
+#: Span colours are keyed by these outcomes (index = code sent to the browser).
+OUTCOMES = ["result", "error", "tool_error", "unanswered", "cancelled"]
+#: Tick kinds: frames that are not half of a drawn span.
+TICK_KINDS = ["notification", "stderr", "log", "invalid", "orphan", "duplicate"]
+SEVERITIES = ["error", "warning", "info"]
+_DIR_LABEL = {"c2s": "client → server", "s2c": "server → client", "log": "stderr / log"}
+_MAX_METHOD_LANES = 30
+_SEP = "\x1f"
+
+
+@dataclass
+class Prepared:
+    """Everything the timeline draws, as flat arrays in axis units (seconds or seq)."""
+
+    axis: str  # "time" (seconds since origin) or "seq" (no timestamps in the trace)
+    origin: pd.Timestamp | None
+    extent: tuple[float, float]
+    lanes: list[str]
+    methods: list[str]
+    n_frames: int
+    span_t0: np.ndarray
+    span_t1: np.ndarray
+    span_open: np.ndarray  # bool: no response (drawn to the end of the trace)
+    span_lane: np.ndarray
+    span_outcome: np.ndarray
+    span_seq: np.ndarray  # request seq
+    span_rseq: np.ndarray  # response seq, -1 when none
+    span_method: np.ndarray
+    tick_t: np.ndarray
+    tick_lane: np.ndarray
+    tick_kind: np.ndarray
+    tick_seq: np.ndarray
+    tick_method: np.ndarray
+    viol_t: np.ndarray
+    viol_lane: np.ndarray
+    viol_sev: np.ndarray
+    viol_seq: np.ndarray
+    ev_t: np.ndarray  # in-flight events, sorted
+    ev_count: np.ndarray  # requests in flight just after each event
+    frame_x: np.ndarray  # axis position of every frame (by position)
+    frame_seq: np.ndarray
+
+    def x_of_seq(self, seq: int) -> float | None:
+        """Axis position of a frame, or None when the seq is unknown."""
+        pos = positions(self.frame_seq, np.asarray([seq]))[0]
+        return None if pos < 0 else float(self.frame_x[pos])
+
+
+def time_axis(frames: pd.DataFrame) -> tuple[np.ndarray, str, pd.Timestamp | None]:
+    """Axis position of every frame: seconds since the first timestamp, or the seq.
+
+    Frames without a timestamp take the previous frame's time (or the next one's at the
+    start), so they still sit in capture order. A trace with no timestamps at all is
+    drawn on a seq axis.
+    """
+    if len(frames) == 0:
+        return np.zeros(0), "seq", None
+    ts = pd.to_datetime(frames["ts"], utc=True)
+    if ts.notna().any():
+        origin = ts.min()
+        x = (ts - origin).dt.total_seconds()
+        return x.ffill().bfill().to_numpy(dtype=float), "time", origin
+    return frames["seq"].to_numpy(dtype=float), "seq", None
+
+
+def positions(frame_seq: np.ndarray, seqs: np.ndarray) -> np.ndarray:
+    """Row positions of ``seqs`` in ``frame_seq`` (sorted ascending); -1 where absent or NaN."""
+    seqs = np.asarray(seqs, dtype=float)
+    out = np.full(len(seqs), -1, dtype=np.int64)
+    ok = ~np.isnan(seqs)
+    if not ok.any() or len(frame_seq) == 0:
+        return out
+    want = seqs[ok].astype(np.int64)
+    pos = np.searchsorted(frame_seq, want)
+    pos_c = np.minimum(pos, len(frame_seq) - 1)
+    hit = frame_seq[pos_c] == want
+    out[np.flatnonzero(ok)[hit]] = pos_c[hit]
+    return out
+
+
+def _seq_col(df: pd.DataFrame, col: str) -> np.ndarray:
+    return pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
+def _codes(values: pd.Series, order: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Integer codes of ``values`` in ``order`` (unknown values appended)."""
+    cat = pd.Categorical(values.astype("string").fillna(""))
+    extra = [c for c in cat.categories if c not in order]
+    full = list(order) + extra
+    return pd.Categorical(values.astype("string").fillna(""), categories=full).codes, full
+
+
+def prepare(trace, lane_by: str = "direction") -> Prepared:
+    """Flatten a trace into timeline arrays.
+
+    Parameters
+    ----------
+    trace
+        Anything with ``frames``, ``pairs`` and ``violations`` DataFrames (a Trace).
+    lane_by
+        ``"direction"``: one lane per session and sending side (its requests as spans,
+        its notifications as ticks) plus a stderr/log lane; ``"method"``: one lane per
+        method (the most frequent ones), plus a stderr/log lane.
+    """
+    if lane_by not in ("direction", "method"):
+        raise ValueError(f"lane_by must be 'direction' or 'method', not {lane_by!r}")
+    frames, pairs, viol = trace.frames, trace.pairs, trace.violations
+    n = len(frames)
+    frame_seq = frames["seq"].to_numpy(dtype=np.int64)
+    x, axis, origin = time_axis(frames)
+    extent = (float(x.min()), float(x.max())) if n else (0.0, 1.0)
+
+    # spans: requests that have a request frame and are not orphans / duplicates
+    outcome = pairs["outcome"].astype("string").fillna("")
+    req_seq = _seq_col(pairs, "request_seq")
+    is_span = (~np.isnan(req_seq)) & ~outcome.isin(["orphan", "duplicate"]).to_numpy()
+    sp = pairs.loc[is_span]
+    sp_req = positions(frame_seq, req_seq[is_span])
+    keep = sp_req >= 0
+    sp, sp_req = sp.loc[keep], sp_req[keep]
+    sp_resp = positions(frame_seq, _seq_col(sp, "response_seq"))
+    sp_cancel = positions(frame_seq, _seq_col(sp, "cancel_seq"))
+    t0 = x[sp_req] if n else np.zeros(0)
+    t1 = np.where(sp_resp >= 0, x[np.maximum(sp_resp, 0)] if n else 0.0,
+                  np.where(sp_cancel >= 0, x[np.maximum(sp_cancel, 0)] if n else 0.0, extent[1]))
+    t1 = np.maximum(t1, t0)
+    span_open = (sp_resp < 0) & (sp_cancel < 0)
+    span_outcome, _ = _codes(sp["outcome"], OUTCOMES)
+    span_outcome = np.where(span_outcome >= len(OUTCOMES), OUTCOMES.index("unanswered"),
+                            span_outcome)
+
+    # ticks: every frame that is not half of a drawn span
+    in_span = np.zeros(n, dtype=bool)
+    in_span[sp_req] = True
+    in_span[sp_resp[sp_resp >= 0]] = True
+    kind = frames["kind"].astype("string").fillna("invalid").to_numpy(dtype=object)
+    tick_pos = np.flatnonzero(~in_span)
+    tick_kind_name = kind[tick_pos].copy()
+    bad = pairs.loc[outcome.isin(["orphan", "duplicate"]).to_numpy()]
+    bad_pos = positions(frame_seq, _seq_col(bad, "response_seq"))
+    tag = pd.Series(bad["outcome"].astype("string").to_numpy(), index=bad_pos)
+    tag = tag[tag.index >= 0]
+    tag = tag[~tag.index.duplicated()]
+    if len(tag):
+        where = np.searchsorted(tick_pos, tag.index.to_numpy())
+        where = np.minimum(where, max(len(tick_pos) - 1, 0))
+        ok = tick_pos[where] == tag.index.to_numpy()
+        tick_kind_name[where[ok]] = tag.to_numpy()[ok]
+    # a response/request frame that is not in a span and not tagged: show it as "orphan"
+    loose = np.isin(tick_kind_name, ["request", "result", "error"])
+    tick_kind_name[loose] = "orphan"
+    tick_kind, _ = _codes(pd.Series(tick_kind_name), TICK_KINDS)
+    tick_kind = np.where(tick_kind >= len(TICK_KINDS), TICK_KINDS.index("invalid"), tick_kind)
+
+    # methods (responses take their request's method)
+    frame_method = frames["method"].astype("string").fillna("")
+    methods_all = pd.concat([sp["method"].astype("string").fillna(""),
+                             frame_method.iloc[tick_pos]], ignore_index=True)
+    counts = methods_all[methods_all != ""].value_counts()
+    methods = [str(m) for m in counts.index]
+    mcode = {m: i for i, m in enumerate(methods)}
+    span_method = sp["method"].astype("string").fillna("").map(mcode).fillna(-1)
+    span_method = span_method.to_numpy(dtype=np.int64)
+    tick_method = frame_method.iloc[tick_pos].map(mcode).fillna(-1).to_numpy(dtype=np.int64)
+
+    # lanes
+    session = frames["session"].astype("string").fillna("").to_numpy(dtype=object)
+    direction = frames["direction"].astype("string").fillna("").to_numpy(dtype=object)
+    tick_dir = direction[tick_pos].copy()
+    flip = np.isin(tick_kind_name, ["orphan", "duplicate"])
+    tick_dir[flip & (tick_dir == "c2s")] = "__s"
+    tick_dir[flip & (tick_dir == "s2c")] = "c2s"
+    tick_dir[tick_dir == "__s"] = "s2c"
+    tick_dir[~np.isin(tick_dir, ["c2s", "s2c"])] = "log"
+    if lane_by == "direction":
+        req_dir = sp["requester"].astype("string").fillna("").replace(
+            {"client": "c2s", "server": "s2c"}).to_numpy(dtype=object)
+        span_key = pd.Series(session[sp_req], dtype=object) + _SEP + pd.Series(
+            req_dir, dtype=object)
+        tick_key = pd.Series(session[tick_pos], dtype=object) + _SEP + pd.Series(
+            tick_dir, dtype=object)
+        keys = pd.concat([span_key, tick_key], ignore_index=True)
+        sess_rank = {s: i for i, s in enumerate(dict.fromkeys(session.tolist()))}
+        rank = {"c2s": 0, "s2c": 1, "log": 2}
+        split = {k: k.split(_SEP, 1) for k in keys.unique()}
+        uniq = sorted(split, key=lambda k: (sess_rank.get(split[k][0], 0),
+                                            rank.get(split[k][1], 3)))
+        multi = len({split[k][0] for k in uniq}) > 1
+        lanes = []
+        for k in uniq:
+            s, d = split[k]
+            label = _DIR_LABEL.get(d, d or "?")
+            lanes.append(f"{s} · {label}" if multi or not s else label)
+        lane_of = {k: i for i, k in enumerate(uniq)}
+        span_lane = span_key.map(lane_of).to_numpy(dtype=np.int64)
+        tick_lane = tick_key.map(lane_of).to_numpy(dtype=np.int64)
+    else:
+        top = methods[:_MAX_METHOD_LANES]
+        rest = len(methods) > len(top)
+        lanes = list(top) + (["other methods"] if rest else [])
+        other = len(lanes) - 1 if rest else -1
+        log_needed = bool((tick_method < 0).any()) or bool((span_method < 0).any())
+        log_lane = len(lanes)
+        if log_needed:
+            lanes.append("stderr / log / no method")
+
+        def lane_for(codes: np.ndarray) -> np.ndarray:
+            out = np.where(codes < len(top), codes, other)
+            return np.where(codes < 0, log_lane, out).astype(np.int64)
+
+        span_lane, tick_lane = lane_for(span_method), lane_for(tick_method)
+
+    # violations sit on the lane where their frame is drawn
+    frame_lane = np.full(n, -1, dtype=np.int64)
+    frame_lane[sp_req] = span_lane
+    frame_lane[sp_resp[sp_resp >= 0]] = span_lane[sp_resp >= 0]
+    frame_lane[tick_pos] = tick_lane
+    v_pos = positions(frame_seq, _seq_col(viol, "seq")) if len(viol) else np.zeros(0, int)
+    v_ok = v_pos >= 0
+    v_sev, _ = _codes(viol["severity"], SEVERITIES) if len(viol) else (np.zeros(0, int), [])
+    v_sev = np.minimum(np.asarray(v_sev)[v_ok], len(SEVERITIES) - 1)
+
+    # in flight: +1 at each span start, -1 at each end (open spans never end)
+    closed = ~span_open
+    ev_t = np.concatenate([t0, t1[closed]])
+    ev_d = np.concatenate([np.ones(len(t0), np.int64), -np.ones(int(closed.sum()), np.int64)])
+    order = np.lexsort((ev_d, ev_t))  # ends before starts at equal times
+    ev_t, ev_count = ev_t[order], np.cumsum(ev_d[order])
+
+    i64 = np.int64
+    return Prepared(
+        axis=axis, origin=origin, extent=extent, lanes=lanes, methods=methods, n_frames=n,
+        span_t0=t0, span_t1=t1, span_open=span_open, span_lane=span_lane,
+        span_outcome=np.asarray(span_outcome, dtype=i64),
+        span_seq=frame_seq[sp_req] if n else np.zeros(0, i64),
+        span_rseq=np.where(sp_resp >= 0, frame_seq[np.maximum(sp_resp, 0)] if n else -1, -1),
+        span_method=span_method,
+        tick_t=x[tick_pos] if n else np.zeros(0), tick_lane=tick_lane,
+        tick_kind=np.asarray(tick_kind, dtype=i64), tick_seq=frame_seq[tick_pos],
+        tick_method=tick_method,
+        viol_t=x[v_pos[v_ok]] if n else np.zeros(0), viol_lane=frame_lane[v_pos[v_ok]],
+        viol_sev=np.asarray(v_sev, dtype=i64), viol_seq=frame_seq[v_pos[v_ok]],
+        ev_t=ev_t, ev_count=ev_count, frame_x=x, frame_seq=frame_seq,
+    )
+
+
+def inflight_max(ev_t: np.ndarray, ev_count: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Most requests in flight at once within each bin ``[edges[i], edges[i+1])``."""
+    nb = len(edges) - 1
+    if nb <= 0:
+        return np.zeros(0, dtype=np.int64)
+    idx = np.searchsorted(ev_t, edges, side="left")
+    start, stop = idx[:-1], idx[1:]
+    carry = np.where(start > 0, ev_count[np.maximum(start - 1, 0)], 0) if len(ev_t) else \
+        np.zeros(nb, dtype=np.int64)
+    out = np.asarray(carry, dtype=np.int64).copy()
+    nonempty = stop > start
+    if nonempty.any() and len(ev_t):
+        inner = np.maximum.reduceat(ev_count, np.minimum(start, len(ev_t) - 1))
+        out[nonempty] = np.maximum(out[nonempty], inner[nonempty])
+    return np.maximum(out, 0)
+
+
+def _r(a: np.ndarray) -> list:
+    return np.round(a.astype(float), 6).tolist()
+
+
+def _fmt(n: int) -> str:
+    return f"{n:,}"
+
+
+def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: int = 1000,
+         max_items: int = 4000, max_bins: int = 1200) -> dict:
+    """The JSON payload for one view of the timeline.
+
+    Parameters
+    ----------
+    p
+        The prepared trace.
+    lo, hi
+        The visible window in axis units (default: the whole trace).
+    width
+        The plot's width in CSS pixels (sets the number of bins).
+    max_items
+        Above this many visible spans + ticks, send per-lane bins instead of items.
+    max_bins
+        The most bins per lane.
+    """
+    e0, e1 = p.extent
+    lo = e0 if lo is None else float(lo)
+    hi = e1 if hi is None else float(hi)
+    if not hi > lo:
+        hi = lo + max(1e-6, (e1 - e0) * 1e-3 or 1.0)
+    s_vis = np.flatnonzero((p.span_t0 <= hi) & (p.span_t1 >= lo))
+    t_vis = np.flatnonzero((p.tick_t >= lo) & (p.tick_t <= hi))
+    v_vis = np.flatnonzero((p.viol_t >= lo) & (p.viol_t <= hi))
+    nb = int(max(20, min(max_bins, width // 2)))
+    edges = np.linspace(lo, hi, nb + 1)
+    out: dict = {
+        "axis": p.axis,
+        "origin": None if p.origin is None else p.origin.isoformat(),
+        "extent": [e0, e1],
+        "window": [lo, hi],
+        "lanes": p.lanes,
+        "outcomes": OUTCOMES,
+        "tick_kinds": TICK_KINDS,
+        "severities": SEVERITIES,
+        "total": {"frames": p.n_frames, "spans": len(p.span_t0), "ticks": len(p.tick_t),
+                  "violations": len(p.viol_t)},
+        "visible": {"spans": len(s_vis), "ticks": len(t_vis), "violations": len(v_vis)},
+        "inflight": {"edges": [lo, hi],
+                     "max": inflight_max(p.ev_t, p.ev_count, edges).tolist()},
+    }
+    if len(s_vis) + len(t_vis) <= max_items:
+        used = np.unique(np.concatenate([p.span_method[s_vis], p.tick_method[t_vis]]))
+        used = used[used >= 0]
+        lut = np.full(len(p.methods) + 1, -1, dtype=np.int64)  # lut[-1] stays -1
+        lut[used] = np.arange(len(used))
+
+        def mmap(codes: np.ndarray) -> np.ndarray:
+            return lut[codes]
+
+        out["mode"] = "items"
+        out["methods"] = [p.methods[int(m)] for m in used]
+        out["spans"] = {
+            "t0": _r(p.span_t0[s_vis]), "t1": _r(p.span_t1[s_vis]),
+            "open": p.span_open[s_vis].astype(int).tolist(),
+            "lane": p.span_lane[s_vis].tolist(), "outcome": p.span_outcome[s_vis].tolist(),
+            "seq": p.span_seq[s_vis].tolist(), "rseq": p.span_rseq[s_vis].tolist(),
+            "method": mmap(p.span_method[s_vis]).tolist() if len(s_vis) else [],
+        }
+        out["ticks"] = {
+            "t": _r(p.tick_t[t_vis]), "lane": p.tick_lane[t_vis].tolist(),
+            "kind": p.tick_kind[t_vis].tolist(), "seq": p.tick_seq[t_vis].tolist(),
+            "method": mmap(p.tick_method[t_vis]).tolist() if len(t_vis) else [],
+        }
+        out["viol"] = {"t": _r(p.viol_t[v_vis]), "lane": p.viol_lane[v_vis].tolist(),
+                       "sev": p.viol_sev[v_vis].tolist(), "seq": p.viol_seq[v_vis].tolist()}
+        out["note"] = (f"showing all {_fmt(len(s_vis))} requests and {_fmt(len(t_vis))} other "
+                       f"frames in view (of {_fmt(p.n_frames)} frames)")
+        return out
+
+    nl = max(len(p.lanes), 1)
+    width_b = (hi - lo) / nb
+
+    def bin_of(t: np.ndarray) -> np.ndarray:
+        return np.clip(((t - lo) / width_b).astype(np.int64), 0, nb - 1)
+
+    def grid(lane: np.ndarray, cat: np.ndarray, ncat: int, t: np.ndarray) -> list:
+        key = (lane * ncat + cat) * nb + bin_of(np.maximum(t, lo))
+        dense = np.bincount(key, minlength=nl * ncat * nb).reshape(nl, ncat, nb)
+        rows = []
+        for li, ci in zip(*np.nonzero(dense.sum(axis=2)), strict=True):
+            row = dense[li, ci]
+            nz = np.flatnonzero(row)
+            if len(nz) * 2 < nb:  # sparse rows: bin indices and counts only
+                rows.append({"lane": int(li), "cat": int(ci), "idx": nz.tolist(),
+                             "n": row[nz].tolist()})
+            else:
+                rows.append({"lane": int(li), "cat": int(ci), "counts": row.tolist()})
+        return rows
+
+    out["mode"] = "bins"
+    out["methods"] = []
+    out["bins"] = {
+        "n": nb, "edges": [lo, hi],
+        "spans": grid(p.span_lane[s_vis], p.span_outcome[s_vis], len(OUTCOMES),
+                      p.span_t0[s_vis]),
+        "ticks": grid(p.tick_lane[t_vis], p.tick_kind[t_vis], len(TICK_KINDS), p.tick_t[t_vis]),
+        "viol": grid(p.viol_lane[v_vis], p.viol_sev[v_vis], len(SEVERITIES), p.viol_t[v_vis]),
+    }
+    out["note"] = (f"showing {_fmt(len(s_vis))} requests and {_fmt(len(t_vis))} other frames "
+                   f"(of {_fmt(p.n_frames)}) as {nb:,} bins per lane; zoom in to see each one")
+    return out

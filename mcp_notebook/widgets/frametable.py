@@ -1,0 +1,141 @@
+"""The inspector's table: frames joined with their pair, and one page of it as text.
+
+Pure functions (no widgets). :func:`frame_table` adds to every frame what the inspector
+filters and shows: the pair's outcome and latency, the partner frame, the method of a
+response (taken from its request) and whether a violation points at it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .aggregate import positions
+
+__all__ = ["TABLE_COLUMNS", "frame_table", "page_rows", "pair_of", "fmt_latency"]
+
+#: The columns shown in the table, in order, with their headings.
+TABLE_COLUMNS = [("seq", "#"), ("time", "time"), ("session", "session"), ("direction", "dir"),
+                 ("kind", "kind"), ("id_key", "id"), ("method", "method"),
+                 ("outcome", "outcome"), ("latency", "latency"), ("size", "bytes"),
+                 ("flag", "!")]
+
+
+def _num(s: pd.Series) -> np.ndarray:
+    return pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
+def frame_table(trace: Any) -> pd.DataFrame:
+    """Every frame with its pair's facts; the DataFrame the filter language runs on.
+
+    Columns: ``seq, ts, session, stream, direction, kind, id_key, method, error_code,
+    is_tool_error, size, source, raw`` (from ``frames``; a response's ``method`` is its
+    request's), ``outcome, latency, pair_seq`` (from ``pairs``; ``pair_seq`` is -1
+    when the frame has no partner) and ``has_violation``.
+    """
+    f, p, v = trace.frames, trace.pairs, trace.violations
+    n = len(f)
+    seq = f["seq"].to_numpy(dtype=np.int64)
+    df = pd.DataFrame({
+        "seq": f["seq"].to_numpy(dtype=np.int64),
+        "ts": f["ts"].to_numpy(),
+        "session": f["session"].to_numpy(dtype=object),
+        "stream": f["stream"].to_numpy(dtype=object),
+        "direction": f["direction"].to_numpy(dtype=object),
+        "kind": f["kind"].to_numpy(dtype=object),
+        "id_key": f["id_key"].to_numpy(dtype=object),
+        "method": f["method"].to_numpy(dtype=object),
+        "error_code": f["error_code"].array,
+        "is_tool_error": f["is_tool_error"].fillna(False).to_numpy(dtype=bool),
+        "size": f["size"].to_numpy(),
+        "source": f["source"].to_numpy(dtype=object),
+        "raw": f["raw"].to_numpy(dtype=object),
+    })
+    if n:
+        df["ts"] = pd.to_datetime(f["ts"], utc=True).to_numpy()
+        df["ts"] = df["ts"].dt.tz_localize("UTC") if df["ts"].dt.tz is None else df["ts"]
+    outcome = np.full(n, None, dtype=object)
+    latency = np.full(n, np.timedelta64("NaT", "ns"), dtype="timedelta64[ns]")
+    pair_seq = np.full(n, -1, dtype=np.int64)
+    method = df["method"].to_numpy(dtype=object).copy()
+    if n and len(p):
+        rq = positions(seq, _num(p["request_seq"]))
+        rs = positions(seq, _num(p["response_seq"]))
+        oc = p["outcome"].astype("string").fillna("").to_numpy(dtype=object)
+        lat = pd.to_timedelta(p["latency"]).to_numpy(dtype="timedelta64[ns]")
+        pm = p["method"].to_numpy(dtype=object)
+        rq_seq = np.where(rq >= 0, seq[np.maximum(rq, 0)], -1)
+        rs_seq = np.where(rs >= 0, seq[np.maximum(rs, 0)], -1)
+        extra = np.isin(oc, ["duplicate", "orphan"])
+        for sel in (extra, ~extra):  # the real pair is written last, so it wins
+            a = sel & (rs >= 0)
+            outcome[rs[a]] = oc[a]
+            latency[rs[a]] = lat[a]
+            pair_seq[rs[a]] = rq_seq[a]
+            fill = a & pd.isna(method[np.maximum(rs, 0)])
+            method[rs[fill]] = pm[fill]
+        a = ~extra & (rq >= 0)
+        outcome[rq[a]] = oc[a]
+        latency[rq[a]] = lat[a]
+        pair_seq[rq[a]] = rs_seq[a]
+    df["method"] = method
+    df["outcome"] = outcome
+    df["latency"] = latency
+    df["pair_seq"] = pair_seq
+    vseq = _num(v["seq"]) if len(v) else np.zeros(0)
+    df["has_violation"] = np.isin(seq, vseq[~np.isnan(vseq)].astype(np.int64))
+    return df
+
+
+def pair_of(table: pd.DataFrame, seq: int) -> int | None:
+    """The seq of the frame paired with ``seq`` (request ↔ response), or None."""
+    pos = positions(table["seq"].to_numpy(dtype=np.int64), np.asarray([seq]))[0]
+    if pos < 0:
+        return None
+    other = int(table["pair_seq"].iat[pos])
+    return None if other < 0 else other
+
+
+def fmt_latency(td: Any) -> str:
+    """A latency as short text: ``340 ms``, ``1.25 s``, ``''`` when unknown."""
+    if td is None or pd.isna(td):
+        return ""
+    s = pd.Timedelta(td).total_seconds()
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} µs"
+    if s < 1:
+        return f"{s * 1e3:.3g} ms"
+    return f"{s:.3g} s"
+
+
+def _fmt_time(ts: Any, origin: Any) -> str:
+    if ts is None or pd.isna(ts):
+        return ""
+    if origin is not None and not pd.isna(origin):
+        return f"+{(ts - origin).total_seconds():.3f} s"
+    return pd.Timestamp(ts).strftime("%H:%M:%S.%f")[:-3]
+
+
+def page_rows(table: pd.DataFrame, positions_: np.ndarray, page: int, page_size: int = 50,
+              origin: Any = None) -> list[list[str]]:
+    """One page of the table as rows of plain strings (the browser sets them as text).
+
+    ``positions_`` are the row positions that pass the filter; ``origin`` (the first
+    timestamp) turns times into offsets.
+    """
+    part = table.iloc[positions_[page * page_size:(page + 1) * page_size]]
+    rows = []
+    for r in part.itertuples(index=False):
+        rows.append([
+            str(r.seq), _fmt_time(r.ts, origin), _s(r.session),
+            {"c2s": "→", "s2c": "←"}.get(r.direction, "·"), _s(r.kind), _s(r.id_key),
+            _s(r.method), _s(r.outcome).replace("_", " "), fmt_latency(r.latency),
+            "" if pd.isna(r.size) else f"{int(r.size):,}", "⚠" if r.has_violation else "",
+        ])
+    return rows
+
+
+def _s(v: Any) -> str:
+    return "" if v is None or (not isinstance(v, (list, dict)) and pd.isna(v)) else str(v)

@@ -1,0 +1,159 @@
+"""The timeline widget: lanes of request spans and frame ticks over time.
+
+A thin anywidget over :mod:`.aggregate`: the browser reports its window and width, Python
+cuts and bins the visible part of the trace and sends only that (``view``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import numpy as np
+import pandas as pd
+import traitlets
+
+from .aggregate import Prepared, prepare, view
+
+__all__ = ["Timeline", "timeline"]
+
+_STATIC = Path(__file__).parent / "static"
+
+
+class Timeline(anywidget.AnyWidget):
+    """Lanes per session and direction (or per method); one span per request and response.
+
+    Traits
+    ------
+    selected_seq
+        The selected frame (set by a click, or from Python).
+    selected_range
+        The brushed range: a ``(start, end)`` pair of UTC Timestamps, or of seq numbers
+        when the trace has no timestamps; ``None`` when nothing is brushed.
+    lane_by
+        ``"direction"`` or ``"method"``.
+    """
+
+    _esm = _STATIC / "timeline.js"
+    _css = _STATIC / "timeline.css"
+
+    view = traitlets.Dict().tag(sync=True)
+    window = traitlets.List(traitlets.Float()).tag(sync=True)
+    width = traitlets.Int(900).tag(sync=True)
+    lane_by = traitlets.Unicode("direction").tag(sync=True)
+    selected_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
+    brush = traitlets.List(traitlets.Float()).tag(sync=True)
+    selected_range = traitlets.Any(None)
+    max_items = traitlets.Int(4000)
+    last_payload_bytes = traitlets.Int(0)
+
+    def __init__(self, trace: Any, *, lane_by: str = "direction", **kwargs: Any) -> None:
+        self._trace = trace
+        self._prepared: dict[str, Prepared] = {}
+        self._syncing = False
+        super().__init__(lane_by=lane_by, **kwargs)
+        p = self.prepared
+        e0, e1 = p.extent
+        pad = max((e1 - e0) * 0.02, 1.0 if p.axis == "seq" else 1e-3)
+        self.window = [e0 - pad, e1 + pad]  # triggers the first view
+
+    # -- data ---------------------------------------------------------------
+    @property
+    def prepared(self) -> Prepared:
+        """The flattened trace for the current ``lane_by`` (computed once per mode)."""
+        if self.lane_by not in self._prepared:
+            self._prepared[self.lane_by] = prepare(self._trace, self.lane_by)
+        return self._prepared[self.lane_by]
+
+    def refresh(self) -> None:
+        """Recompute the payload for the current window and width."""
+        lo, hi = (self.window + [None, None])[:2] if len(self.window) == 2 else (None, None)
+        payload = view(self.prepared, lo, hi, width=self.width, max_items=self.max_items)
+        self.last_payload_bytes = len(json.dumps(payload))
+        self.view = payload
+
+    @traitlets.validate("lane_by")
+    def _check_lane_by(self, proposal: Any) -> str:
+        if proposal["value"] not in ("direction", "method"):
+            raise traitlets.TraitError("lane_by must be 'direction' or 'method'")
+        return proposal["value"]
+
+    @traitlets.observe("window", "width", "lane_by", "max_items")
+    def _on_window(self, change: Any) -> None:
+        self.refresh()
+
+    # -- selection ----------------------------------------------------------
+    @traitlets.observe("selected_seq")
+    def _on_selected(self, change: Any) -> None:
+        seq = change["new"]
+        if seq is None or len(self.window) != 2:
+            return
+        x = self.prepared.x_of_seq(seq)
+        lo, hi = self.window
+        if x is not None and not lo <= x <= hi:
+            half = (hi - lo) / 2
+            self.window = [x - half, x + half]
+
+    def _axis_to_value(self, x: float) -> Any:
+        p = self.prepared
+        if p.axis == "time" and p.origin is not None:
+            return p.origin + pd.to_timedelta(x, unit="s")
+        return int(round(x))
+
+    def _value_to_axis(self, v: Any) -> float:
+        p = self.prepared
+        if p.axis == "time" and p.origin is not None:
+            ts = pd.Timestamp(v)
+            ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts
+            return float((ts - p.origin).total_seconds())
+        return float(v)
+
+    @traitlets.observe("brush")
+    def _on_brush(self, change: Any) -> None:
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            b = change["new"]
+            self.selected_range = (None if len(b) != 2 else
+                                   (self._axis_to_value(min(b)), self._axis_to_value(max(b))))
+        finally:
+            self._syncing = False
+
+    @traitlets.observe("selected_range")
+    def _on_range(self, change: Any) -> None:
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            r = change["new"]
+            self.brush = [] if r is None else sorted(self._value_to_axis(v) for v in r)
+        finally:
+            self._syncing = False
+
+    def range_mask(self) -> np.ndarray:
+        """Boolean mask over ``trace.frames`` of the brushed range (all True when none)."""
+        p = self.prepared
+        if len(self.brush) != 2:
+            return np.ones(p.n_frames, dtype=bool)
+        a, b = self.brush
+        return (p.frame_x >= a) & (p.frame_x <= b)
+
+    def selected_frames(self) -> pd.DataFrame:
+        """The frames inside the brushed range (all frames when nothing is brushed)."""
+        return self._trace.frames.loc[self.range_mask()]
+
+
+def timeline(trace: Any, *, lane_by: str = "direction") -> Timeline:
+    """Show a trace as a zoomable timeline.
+
+    Parameters
+    ----------
+    trace
+        A loaded trace (``mn.load(...)``).
+    lane_by
+        ``"direction"`` (lanes per session and side) or ``"method"``.
+    """
+    return Timeline(trace, lane_by=lane_by)

@@ -1,0 +1,57 @@
+"""Build small captures for tests: lines of (direction, message) into tap JSONL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import mcp_notebook as mn
+
+
+def tap(path: Path, rows: list[tuple[str, Any]], session: str | None = None,
+        t0: float = 1_700_000_000.0, step: float = 0.01) -> Path:
+    """Write ``[(dir, message_or_raw_text), ...]`` as tap JSONL; messages are JSON-encoded."""
+    with open(path, "w", encoding="utf-8") as f:
+        for i, (d, msg) in enumerate(rows):
+            raw = msg if isinstance(msg, str) else json.dumps(msg, separators=(",", ":"))
+            rec = {"ts": t0 + i * step, "dir": d, "raw": raw}
+            if session:
+                rec["session"] = session
+            f.write(json.dumps(rec) + "\n")
+    return path
+
+
+def load_rows(tmp_path: Path, rows: list[tuple[str, Any]], **kw: Any) -> mn.Trace:
+    return mn.load(tap(tmp_path / "capture.jsonl", rows), **kw)
+
+
+def req(id: Any, method: str, params: Any = None) -> dict[str, Any]:
+    m: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        m["params"] = params
+    return m
+
+
+def note(method: str, params: Any = None) -> dict[str, Any]:
+    m: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        m["params"] = params
+    return m
+
+
+def ok(id: Any, result: Any = None) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id, "result": {} if result is None else result}
+
+
+def err(id: Any, code: int = -32601, message: str = "Method not found") -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}
+
+
+INIT = [
+    ("c2s", req(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "t", "version": "1"}})),
+    ("s2c", ok(0, {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "serverInfo": {"name": "s", "version": "1"}})),
+    ("c2s", note("notifications/initialized")),
+]
