@@ -12,7 +12,8 @@ Usage::
 Tools: ``add`` (succeeds), ``divide`` (``isError`` on division by zero), ``slow`` (reports
 progress, long enough to be cancelled), ``ask_llm`` (sampling: a request from server to
 client), ``ask_user`` (elicitation), ``chatty`` (log notifications), ``ping_client``
-(a ping from server to client), ``big`` (a large result). Resources: ``demo://readme``
+(a ping from server to client), ``wait_gate`` / ``open_gate`` (a call held open until
+another call releases it), ``big`` (a large result). Resources: ``demo://readme``
 and the template ``demo://notes/{name}``. Prompt: ``review``.
 """
 
@@ -118,6 +119,36 @@ async def ping_client(ctx: Context) -> str:
     """Ping the client (a ping request from server to client)."""
     await ctx.session.send_ping()
     return "the client answered the ping"
+
+
+GATES: dict[str, anyio.Event] = {}
+
+
+def _gate(name: str) -> anyio.Event:
+    if name not in GATES:
+        GATES[name] = anyio.Event()
+    return GATES[name]
+
+
+@mcp.tool()
+async def wait_gate(name: str, ctx: Context) -> str:
+    """Report progress, then wait until ``open_gate`` opens the gate ``name``.
+
+    The client can only open the gate after it has seen the progress: the call shows
+    two requests in flight at once, and over HTTP it proves the SSE stream is live.
+    """
+    await ctx.report_progress(0, 1, f"waiting at gate {name}")
+    with anyio.fail_after(60):
+        await _gate(name).wait()
+    GATES.pop(name, None)
+    return f"gate {name} passed"
+
+
+@mcp.tool()
+def open_gate(name: str) -> str:
+    """Open the gate ``name`` that ``wait_gate`` waits at."""
+    _gate(name).set()
+    return f"gate {name} opened"
 
 
 @mcp.tool()

@@ -11,13 +11,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from . import ndjson, tap
+from . import claude_desktop, curl, har, inspector, ndjson, recorder, tap, vscode
 from .base import BLANK, CaptureError, Record, read_head
 
 __all__ = ["REGISTRY", "Record", "CaptureError", "BLANK", "sniff", "read", "formats"]
 
 #: name -> reader module, in the order sniffing breaks ties.
 REGISTRY: dict[str, ModuleType] = {m.name: m for m in (tap, ndjson)}
+REGISTRY.update({m.name: m for m in (claude_desktop, vscode, har, inspector, recorder, curl)})
 
 
 def formats() -> dict[str, str]:

@@ -54,6 +54,9 @@ _ERA_A = re.compile(r"(?:Attempting to connect to MCP server (?P<open>.+?)\.\.\.
                     r"|Connected to MCP server (?P<ok>.+?)!"
                     r"|MCP server (?P<close>.+?) disconnected\b"
                     r"|Error in MCP connection to server (?P<err>.+?): )")
+# Claude's own [error] line when the server's stdout held a line that is not JSON
+_NOT_JSON = re.compile(r"is not valid JSON|in JSON at position \d+|Unexpected end of JSON input"
+                       r"|^Unexpected token ")
 _CUT_STAMP = re.compile(r"\d{4}-\d\d-\d\d(?:T[\d:.]*Z?)?$")
 _STACK = re.compile(r"\s+at ")
 _METADATA = " { metadata: "
@@ -285,6 +288,9 @@ class _Reader:
         else:
             step = f"era-a {era_a.lastgroup}" if era_a else msg
             conn = t.for_log(server, step, ts, msg.startswith(_CLOSE_LINES))
+        if e.level == "error" and _NOT_JSON.search(msg):
+            e.extra["rule"] = "stdout-noise"
+            e.extra["detail"] = f"Claude Desktop could not parse the server's stdout: {msg[:120]}"
         return Record(raw="\n".join(e.lines), ts=ts, session=conn.session, stream="log",
                       source=self.source(e), kind="log", extra=e.extra or {})
 

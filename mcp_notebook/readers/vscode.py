@@ -148,6 +148,8 @@ class _Reader:
             text = text[:-1]
         if text.endswith("\r"):
             text = text[:-1]
+        extra["rule"] = "stdout-noise"
+        extra["detail"] = f"the server wrote {text[:80]!r} to stdout"
         return Record(raw=text, ts=ts, direction="s2c", session=self.session, source=source,
                       kind="invalid", local_time=local, extra=extra,
                       reason="the server wrote a line to stdout that is not a JSON-RPC "

@@ -1,5 +1,15 @@
-"""Jupyter views of a trace: timeline, inspector, explorer (thin widgets over pure functions)."""
+"""Jupyter views of a trace: timeline, inspector and explorer.
 
+Thin widgets over pure functions (``aggregate``, ``frametable``, ``filters``, ``render``,
+``links``), so the logic is testable without a kernel or a browser. Everything shown
+from a trace is escaped or set as text.
+"""
+
+from .explorer import Explorer, explore
+from .filters import FilterError, apply_filter
+from .frametable import frame_table
+from .inspector import Inspector, inspect
 from .timeline import Timeline, timeline
 
-__all__ = ["Timeline", "timeline"]
+__all__ = ["Explorer", "FilterError", "Inspector", "Timeline", "apply_filter", "explore",
+           "frame_table", "inspect", "timeline"]

@@ -277,8 +277,8 @@ def inflight_max(ev_t: np.ndarray, ev_count: np.ndarray, edges: np.ndarray) -> n
     nb = len(edges) - 1
     if nb <= 0:
         return np.zeros(0, dtype=np.int64)
-    idx = np.searchsorted(ev_t, edges, side="left")
-    start, stop = idx[:-1], idx[1:]
+    start = np.searchsorted(ev_t, edges[:-1], side="right")  # events at the edge: in carry
+    stop = np.maximum(np.searchsorted(ev_t, edges[1:], side="left"), start)
     carry = np.where(start > 0, ev_count[np.maximum(start - 1, 0)], 0) if len(ev_t) else \
         np.zeros(nb, dtype=np.int64)
     out = np.asarray(carry, dtype=np.int64).copy()

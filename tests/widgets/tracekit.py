@@ -8,7 +8,9 @@ views can be tested on precise cases without the loader.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -242,3 +244,13 @@ def big_trace(n_requests: int, seed: int = 0) -> KitTrace:
             lines.append((float(t[i] + lat[i] / 2), "s2c", note("notifications/message")))
     lines.sort(key=lambda x: x[0])
     return make_trace(lines)
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "widgets"
+_TAG = re.compile(r"<\s*(script|img|svg|a|iframe)\b", re.I)
+
+
+def no_live_markup(html: str) -> None:
+    """Fail if ``html`` holds a live tag or handler that came from a trace."""
+    assert not _TAG.search(html), html
+    assert 'onerror="' not in html and "onload=" not in html.replace("onload=alert", "")

@@ -1,0 +1,295 @@
+"""One measurement in a fresh process: ``python bench_approaches.py APPROACH FILE MANIFEST``.
+
+Prints one JSON object on its last stdout line: ``phases`` (seconds of wall time per named
+phase of the timed region, which starts after imports and warm-up), ``cpu_s``,
+``warmup_s``, ``rows`` and ``checks`` (what the output kept or lost, compared with the
+manifest by the harness), or ``error`` when the reader failed on the file.
+
+Each approach is a function ``run(path, manifest, clock) -> (rows, checks)`` that calls
+``clock.start()`` when its timed region begins and ``clock.lap(name)`` after each phase.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+Result = tuple[int, dict[str, Any]]
+
+
+class Clock:
+    """Wall and CPU time of the timed region, split into named phases."""
+
+    def __init__(self) -> None:
+        self.t0 = self.c0 = self.last = 0.0
+        self.created = time.perf_counter()
+        self.phases: dict[str, float] = {}
+        self.cpu = 0.0
+
+    def start(self) -> None:
+        self.t0 = self.last = time.perf_counter()
+        self.c0 = time.process_time()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.phases[name] = now - self.last
+        self.last = now
+        self.cpu = time.process_time() - self.c0
+
+    @property
+    def warmup(self) -> float:
+        return self.t0 - self.created if self.t0 else 0.0
+
+
+def _warm_pandas() -> None:
+    """Pay pandas' one-off first-call costs (str dtype, datetimes, categoricals) up front."""
+    import pandas as pd
+
+    s = pd.Series(["a", "b", None], dtype="str")
+    s.astype("category")
+    pd.to_datetime(pd.Series([1.5, None]), unit="s", utc=True)
+    pd.array([1, None], dtype="Int64")
+    pd.DataFrame({"a": [1], "b": ["x"]}).merge(pd.DataFrame({"a": [1]}), on="a")
+
+
+def _id_checks(ids: list[Any] | Any, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Distinct ids and whether the manifest's big-id samples survive as exact text."""
+    texts = {str(v) for v in ids if v is not None and v == v}
+    samples = [s for band in manifest.get("big_id_samples", {}).values() for s in band]
+    return {"distinct_ids": len(texts),
+            "big_ids_exact": sum(1 for s in samples if s in texts),
+            "big_ids_total": len(samples)}
+
+
+# -- the approaches ------------------------------------------------------------------------
+
+def noop(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
+    import pandas  # noqa: F401
+    import pyarrow  # noqa: F401
+
+    try:
+        import mcp_notebook  # noqa: F401
+    except ImportError:
+        pass
+    clock.start()
+    clock.lap("total")
+    return 0, {}
+
+
+def floor(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
+    clock.start()
+    n = 0
+    with open(path, "rb") as f:
+        for _ in f:
+            n += 1
+    clock.lap("total")
+    return n, {}
+
+
+def polars_scan(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
+    import polars as pl
+
+    schema = {"jsonrpc": pl.String, "id": pl.String, "method": pl.String,
+              "error": pl.Struct({"code": pl.Int64})}
+    clock.start()
+    df = (pl.scan_ndjson(path, schema=schema)
+          .select("jsonrpc", "id", "method", pl.col("error").struct.field("code").alias("error_code"))
+          .collect())
+    clock.lap("total")
+    has_id, has_method = df["id"].is_not_null(), df["method"].is_not_null()
+    checks = {"requests": int((has_id & has_method).sum()),
+              "notifications": int((~has_id & has_method).sum()),
+              "errors": int(df["error_code"].is_not_null().sum()),
+              "id_dtype": str(df["id"].dtype),
+              **_id_checks(df["id"].drop_nulls().unique().to_list(), manifest)}
+    return df.height, checks
+
+
+_DUCK_COLUMNS = "{jsonrpc: 'VARCHAR', id: 'JSON', method: 'VARCHAR', error: 'STRUCT(code BIGINT)'}"
+
+
+def _duckdb(path: Path, manifest: dict[str, Any], clock: Clock,
+            lenient: bool) -> Result:
+    import duckdb
+
+    con = duckdb.connect()
+    opts = ", ignore_errors=true" if lenient else ""
+    literal = "'" + str(path).replace("'", "''") + "'"
+    sql = (f"SELECT jsonrpc, id, method, error.code AS error_code FROM read_json({literal}, "
+           f"format='newline_delimited', columns={_DUCK_COLUMNS}{opts})")
+    clock.start()
+    tb = con.sql(sql).to_arrow_table()
+    clock.lap("total")
+    import pyarrow.compute as pc
+
+    has_id, has_method = pc.is_valid(tb["id"]), pc.is_valid(tb["method"])
+    checks = {"requests": pc.sum(pc.and_(has_id, has_method)).as_py() or 0,
+              "notifications": pc.sum(pc.and_(pc.invert(has_id), has_method)).as_py() or 0,
+              "errors": pc.sum(pc.is_valid(tb["error_code"])).as_py() or 0,
+              "null_rows": tb["jsonrpc"].null_count,
+              "id_dtype": "JSON text",
+              **_id_checks(pc.unique(tb["id"]).to_pylist(), manifest)}
+    return tb.num_rows, checks
+
+
+def duckdb_read_json(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
+    return _duckdb(path, manifest, clock, lenient=False)
+
+
+def duckdb_lenient(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
+    return _duckdb(path, manifest, clock, lenient=True)
+
+
+def json_loop(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
+    """The naive way: json.loads per line, a dict per row, then pd.DataFrame(rows)."""
+    import pandas as pd
+
+    _warm_pandas()
+    clock.start()
+    rows = []
+    with open(path, "rb") as f:
+        for line in f:
+            try:
+                m = json.loads(line)
+            except ValueError:
+                rows.append({"kind": "invalid"})
+                continue
+            if not isinstance(m, dict):
+                rows.append({"kind": "invalid"})
+                continue
+            err = m.get("error")
+            kind = ("request" if "id" in m else "notification") if "method" in m else \
+                ("error" if err is not None else "result")
+            rows.append({"kind": kind, "jsonrpc": m.get("jsonrpc"), "id": m.get("id"),
+                         "method": m.get("method"),
+                         "error_code": err.get("code") if isinstance(err, dict) else None})
+    clock.lap("decode")
+    df = pd.DataFrame(rows)
+    df["kind"] = df["kind"].astype("category")
+    clock.lap("dataframe")
+    vc = df["kind"].value_counts()
+    ids = df["id"].dropna()
+    checks = {"requests": int(vc.get("request", 0)), "notifications": int(vc.get("notification", 0)),
+              "results": int(vc.get("result", 0)), "errors": int(vc.get("error", 0)),
+              "invalid": int(vc.get("invalid", 0)), "id_dtype": str(df["id"].dtype),
+              **_id_checks(list(dict.fromkeys(json.dumps(v) if isinstance(v, str) else v
+                                              for v in ids)), manifest)}
+    # typed distinct ids: strings keep their quotes so that 1 and "1" stay apart
+    return len(df), checks
+
+
+def pandas_read_json(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
+    import pandas as pd
+
+    _warm_pandas()
+    clock.start()
+    df = pd.read_json(path, lines=True)
+    clock.lap("total")
+    ids = df["id"].dropna() if "id" in df else pd.Series([], dtype=object)
+    checks = {"id_dtype": str(ids.dtype), "columns": len(df.columns),
+              **_id_checks([(int(v) if isinstance(v, float) and v.is_integer() else v)
+                            for v in ids.unique()], manifest)}
+    return len(df), checks
+
+
+# -- ours ------------------------------------------------------------------------------------
+
+_WIDGET_HOOKS = {
+    # phase name -> candidate (module, function) pairs; the first that exists is called with
+    # the trace. They are meant to be the pure functions behind the widgets (no browser).
+    "timeline_first_view": [("mcp_notebook.widgets.timeline", "first_view"),
+                            ("mcp_notebook.widgets.timeline", "timeline_view"),
+                            ("mcp_notebook.widgets.timeline", "aggregate")],
+    "inspector_first_page": [("mcp_notebook.widgets.inspector", "first_page"),
+                             ("mcp_notebook.widgets.inspector", "page"),
+                             ("mcp_notebook.widgets.inspector", "rows_page")],
+}
+
+
+def _hooks(trace: Any) -> tuple[dict[str, float], dict[str, str]]:
+    import importlib
+
+    phases: dict[str, float] = {}
+    notes: dict[str, str] = {}
+    for phase, candidates in _WIDGET_HOOKS.items():
+        for mod_name, fn_name in candidates:
+            try:
+                fn = getattr(importlib.import_module(mod_name), fn_name)
+            except (ImportError, AttributeError):
+                continue
+            t0 = time.perf_counter()
+            try:
+                fn(trace)
+            except Exception as exc:  # a hook that does not fit: say so, keep measuring
+                notes[phase] = f"{mod_name}.{fn_name}: {type(exc).__name__}: {exc}"[:200]
+                break
+            phases[phase] = time.perf_counter() - t0
+            notes[phase] = f"{mod_name}.{fn_name}"
+            break
+        else:
+            notes[phase] = "not available"
+    return phases, notes
+
+
+def ours(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
+    import mcp_notebook as mn
+
+    _warm_pandas()
+    warm = path.with_name("warmup.ndjson")
+    if warm.exists():
+        mn.load(warm).violations  # first-call costs of the library itself, outside the timing
+    clock.start()
+    t = mn.load(path)
+    frames = t.frames
+    clock.lap("load")
+    t.pairs
+    clock.lap("pairs")
+    t.violations
+    clock.lap("violations")
+    hook_phases, hook_notes = _hooks(t)
+    s = t.summary()
+    vc = frames["kind"].value_counts()
+    checks: dict[str, Any] = {k: int(vc.get(k, 0)) for k in
+                              ("request", "notification", "result", "error", "invalid", "stderr",
+                               "log")}
+    for k in ("pairs", "unanswered", "cancelled", "orphans", "duplicates", "tool_errors",
+              "sessions"):
+        v = s.get(k)
+        checks[k] = v if isinstance(v, int) else (len(v) if isinstance(v, (list, dict)) else v)
+    checks["id_dtype"] = str(frames["id_key"].dtype) if "id_key" in frames else "?"
+    checks.update(_id_checks(frames["id_key"].dropna().unique().tolist(), manifest))
+    checks["hooks"] = hook_notes
+    checks["violations"] = len(t.violations)
+    checks["hook_seconds"] = hook_phases
+    return len(frames), checks
+
+
+APPROACHES = {f.__name__: f for f in (noop, floor, polars_scan, duckdb_read_json, duckdb_lenient,
+                                      json_loop, pandas_read_json, ours)}
+
+
+def main(argv: list[str]) -> int:
+    name, path, manifest_file = argv[0], Path(argv[1]), Path(argv[2])
+    manifest = json.loads(manifest_file.read_text()) if manifest_file.exists() else {}
+    out: dict[str, Any] = {"approach": name}
+    clock = Clock()
+    try:
+        rows, checks = APPROACHES[name](path, manifest, clock)
+    except Exception as exc:
+        msg = str(exc).replace(str(path.parent) + "/", "").replace(str(path.parent), "")
+        out["error"] = f"{type(exc).__name__}: {msg}"[:400]
+        traceback.print_exc()  # to stderr, for a person debugging; not kept in the results
+    else:
+        out.update(phases=clock.phases, rows=rows, checks=checks)
+    out["cpu_s"] = clock.cpu
+    out["warmup_s"] = clock.warmup
+    print(json.dumps(out, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

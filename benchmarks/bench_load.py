@@ -1,0 +1,229 @@
+"""Loader benchmark: mcp_notebook against polars, DuckDB, a json.loads loop and pandas.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_load.py --quick     # 100k frames, a couple of minutes
+    .venv/bin/python benchmarks/bench_load.py             # 100k and 1M frames (~30 min)
+    .venv/bin/python benchmarks/bench_load.py --with-3m   # plus the 3M scaling point
+
+Every measurement is a fresh process (``bench_approaches.py``); the timed region starts
+after imports and warm-up. Reps are interleaved: rep r of every measurement runs before
+rep r+1 of any, so the noise of a shared box falls on all alike. Peak RSS is the child's
+own ``ru_maxrss`` (``os.wait4``), which covers the whole process.
+
+Generated captures go to ``benchmarks/out/`` (git-ignored) and are reused when their
+manifest says they were made with the same generator version, seed and size; 3M files
+are deleted after use unless ``--keep-3m``. The report goes to ``benchmarks/RESULTS.md``
+and ``benchmarks/results.json`` (``RESULTS-quick.md`` / ``results-quick.json`` with
+``--quick``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import bench_report  # noqa: E402
+from gen_capture import GENERATOR_VERSION, generate, manifest_path  # noqa: E402
+
+CHILD = HERE / "bench_approaches.py"
+FILE_KINDS = {  # key -> (format, clean, file name pattern)
+    "ndjson_clean": ("ndjson", True, "capture-{n}-clean.ndjson"),
+    "ndjson": ("ndjson", False, "capture-{n}.ndjson"),
+    "tap_clean": ("tap", True, "capture-{n}-clean.tap.jsonl"),
+    "tap": ("tap", False, "capture-{n}.tap.jsonl"),
+}
+
+
+def ensure_file(out_dir: Path, kind: str, n: int, seed: int) -> tuple[Path, dict[str, Any]]:
+    """Generate (or reuse) one capture and return its path and manifest."""
+    fmt, clean, pattern = FILE_KINDS[kind]
+    path = out_dir / pattern.format(n=_short(n))
+    mpath = manifest_path(path)
+    if path.exists() and mpath.exists():
+        m = json.loads(mpath.read_text())
+        if (m.get("generator_version") == GENERATOR_VERSION and m.get("seed") == seed
+                and m.get("frames") == n and path.stat().st_size == m.get("bytes")):
+            return path, m
+    print(f"  generating {path.name} ...", flush=True)
+    m = generate(path, n, fmt, clean=clean, seed=seed)
+    print(f"    {m['bytes'] / 1e6:.0f} MB in {m['seconds']} s", flush=True)
+    return path, m
+
+
+def _short(n: int) -> str:
+    return f"{n // 1_000_000}m" if n % 1_000_000 == 0 else f"{n // 1000}k"
+
+
+def run_child(approach: str, path: Path, manifest: Path, timeout: float) -> dict[str, Any]:
+    """One fresh process: the child's JSON plus its wall time and peak RSS."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        load0 = os.getloadavg()[0]
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, str(CHILD), approach, str(path), str(manifest)],
+                                stdout=out, stderr=err, cwd=str(HERE))
+        timer = threading.Timer(timeout, lambda: _kill(proc.pid))
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        lines = out.read().decode("utf-8", "replace").strip().splitlines()
+        err.seek(0)
+        tail = err.read().decode("utf-8", "replace").strip().splitlines()[-1:]
+    res: dict[str, Any]
+    try:
+        res = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        why = "timed out" if proc.returncode == -signal.SIGKILL else f"exit {proc.returncode}"
+        res = {"approach": approach, "error": f"child failed ({why}): {' '.join(tail)[:300]}"}
+    res.update(process_s=wall, peak_rss_mb=usage.ru_maxrss / 1024, loadavg_start=load0)
+    return res
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def plan(sizes: list[int], main_size: int, args: argparse.Namespace) -> list[tuple[str, str, int]]:
+    """The (approach, file kind, frames) measurements of this run."""
+    todo: list[tuple[str, str, int]] = [("noop", "ndjson_clean", sizes[0])]
+    for n in sizes:
+        big = n > 100_000
+        if n == main_size or not big:
+            todo += [("floor", k, n) for k in FILE_KINDS]
+            todo += [("polars_scan", "ndjson_clean", n), ("polars_scan", "ndjson", n),
+                     ("duckdb_read_json", "ndjson_clean", n), ("duckdb_read_json", "ndjson", n),
+                     ("duckdb_lenient", "ndjson", n), ("json_loop", "ndjson_clean", n)]
+            if not big or args.naive_all:
+                todo.append(("json_loop", "ndjson", n))
+            if not big or args.pandas_1m:
+                todo += [("pandas_read_json", "ndjson_clean", n), ("pandas_read_json", "ndjson", n)]
+            todo += [("ours", k, n) for k in FILE_KINDS]
+        else:  # scaling points only
+            todo += [("floor", "ndjson", n), ("ours", "ndjson", n)]
+    if args.only:
+        keep = set(args.only.split(","))
+        todo = [t for t in todo if t[0] in keep or t[0] == "noop"]
+    return todo
+
+
+def aggregate(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Medians over the reps of one measurement."""
+    ok = [r for r in runs if "error" not in r]
+    if not ok:
+        return {"error": runs[0].get("error"), "reps": len(runs),
+                "peak_rss_mb": max(r["peak_rss_mb"] for r in runs)}
+    med = statistics.median
+    phases = {k: med(r["phases"].get(k, 0.0) for r in ok) for k in ok[0]["phases"]}
+    return {
+        "reps": len(ok), "timed_s": med(sum(r["phases"].values()) for r in ok),
+        "timed_s_all": [round(sum(r["phases"].values()), 4) for r in ok],
+        "phases": phases, "cpu_s": med(r["cpu_s"] for r in ok),
+        "process_s": med(r["process_s"] for r in ok), "warmup_s": med(r["warmup_s"] for r in ok),
+        "peak_rss_mb": med(r["peak_rss_mb"] for r in ok), "rows": ok[0]["rows"],
+        "checks": ok[0]["checks"], "loadavg_start": [round(r["loadavg_start"], 2) for r in ok],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="100k frames only, 3 reps")
+    ap.add_argument("--with-3m", action="store_true", help="add the 3M-frame scaling point")
+    ap.add_argument("--keep-3m", action="store_true", help="do not delete the 3M file after use")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--naive-all", action="store_true",
+                    help="also run the json.loads loop on the realistic 1M file")
+    ap.add_argument("--pandas-1m", action="store_true",
+                    help="also run pandas.read_json at 1M (~100 s and ~14 GB per rep)")
+    ap.add_argument("--only", default="", help="comma-separated approaches (e.g. ours,floor)")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per child")
+    ap.add_argument("--out-dir", type=Path, default=HERE / "out")
+    ap.add_argument("--report", type=Path, default=None, help="markdown report path")
+    a = ap.parse_args(argv)
+
+    sizes = [100_000] if a.quick else [100_000, 1_000_000] + ([3_000_000] if a.with_3m else [])
+    main_size = 100_000 if a.quick else 1_000_000
+    report = a.report or HERE / ("RESULTS-quick.md" if a.quick else "RESULTS.md")
+    raw_json = report.with_name(report.stem.lower().replace("results", "results") + ".json")
+    a.out_dir.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    load_start = os.getloadavg()
+
+    todo = plan(sizes, main_size, a)
+    files: dict[tuple[str, int], tuple[Path, dict[str, Any]]] = {}
+    print("captures:", flush=True)
+    for _, kind, n in todo:
+        if (kind, n) not in files:
+            files[(kind, n)] = ensure_file(a.out_dir, kind, n, a.seed)
+    warm = a.out_dir / "warmup.ndjson"
+    src = files[("ndjson_clean", sizes[0])][0] if ("ndjson_clean", sizes[0]) in files else None
+    if src is not None and not warm.exists():
+        with open(src, "rb") as f:
+            warm.write_bytes(b"".join(f.readline() for _ in range(300)))
+
+    runs: dict[tuple[str, str, int], list[dict[str, Any]]] = {t: [] for t in todo}
+    failed: set[tuple[str, str, int]] = set()
+    for rep in range(a.reps):
+        order = todo[rep % len(todo):] + todo[:rep % len(todo)]  # rotate: no fixed neighbours
+        print(f"rep {rep + 1}/{a.reps}", flush=True)
+        for key in order:
+            if key in failed:
+                continue  # a reader that cannot read the file fails the same way every time
+            approach, kind, n = key
+            path, _ = files[(kind, n)]
+            r = run_child(approach, path, manifest_path(path), a.timeout)
+            runs[key].append(r)
+            if "error" in r:
+                failed.add(key)
+            t = "error" if "error" in r else f"{sum(r['phases'].values()):8.3f} s"
+            print(f"  {approach:18s} {kind:13s} {_short(n):>4s}  {t}  "
+                  f"{r['peak_rss_mb']:7.0f} MB", flush=True)
+
+    results = {f"{ap_}|{k}|{n}": {"approach": ap_, "file": k, "frames": n, **aggregate(rs)}
+               for (ap_, k, n), rs in runs.items()}
+    manifests = {f"{k}|{n}": m for (k, n), (_, m) in files.items()}
+    for key, (path, _) in files.items():
+        if key[1] >= 3_000_000 and not a.keep_3m:
+            path.unlink(missing_ok=True)
+            manifest_path(path).unlink(missing_ok=True)
+    doc = {
+        "mode": "quick" if a.quick else "full", "reps": a.reps, "seed": a.seed,
+        "sizes": sizes, "main_size": main_size, "started": started,
+        "seconds": round(time.time() - started, 1),
+        "machine": bench_report.machine(), "loadavg_start": load_start,
+        "loadavg_end": os.getloadavg(), "manifests": manifests, "results": results,
+        "raw": {f"{ap_}|{k}|{n}": rs for (ap_, k, n), rs in runs.items()},
+    }
+    doc["ratios"], doc["targets"] = bench_report.evaluate(doc)
+    raw_json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    md = bench_report.markdown(doc)
+    report.write_text(md)
+    print()
+    print(bench_report.console(doc))
+    print(f"wrote {report.name} and {raw_json.name} in {report.parent.name}/")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

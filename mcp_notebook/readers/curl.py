@@ -1,0 +1,204 @@
+"""Pasted curl transcripts of MCP over HTTP (a README, an issue, a terminal copy).
+
+What is read:
+
+- a ``curl ...`` command (continued over lines ending in ``\\``; shell quoting as in
+  a POSIX shell): its ``-d`` / ``--data`` / ``--data-raw`` / ``--data-binary`` /
+  ``--json`` body is a client-to-server frame; ``-H 'mcp-session-id: ...'`` names its
+  session;
+- SSE lines (``event:`` / ``id:`` / ``data:`` / ``retry:``, a blank line ending each
+  event) and bare JSON lines that carry ``"jsonrpc"`` after a command are the reply:
+  server-to-client frames, one per event with data;
+- response headers (``HTTP/1.1 200 OK``, ``Mcp-Session-Id: ...``, ``Date: ...``, with or
+  without curl ``-v``'s ``< `` prefix) name the session of that exchange and its time
+  (``Date``, whole seconds, given to the exchange's frames);
+- ``: ping`` SSE comments make no row; every other line (prose, code fences, curl ``*``
+  notes) is a ``log`` row.
+
+An exchange runs from one ``curl`` to the next; its frames get the session named
+anywhere in it, else the ``session`` argument or the file name.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any
+
+from ._sse import parse_sse
+from .base import BLANK, Record, iter_lines
+
+__all__ = ["name", "description", "sniff", "read"]
+
+name = "curl"
+description = "pasted curl transcripts (curl commands, SSE/JSON replies, response headers)"
+
+_SSE_LINE = re.compile(r"(?:event|data|id|retry):")
+_HEADER = re.compile(r"(?:< )?([A-Za-z][A-Za-z0-9-]*): (.*)$")
+_STATUS = re.compile(r"(?:< )?HTTP/\d(?:\.\d)? (\d{3})\b")
+_DATA_OPTS = ("-d", "--data", "--data-raw", "--data-binary", "--data-ascii", "--json")
+
+
+def sniff(head: str, filename: str) -> int:
+    if re.search(r"^\s*curl\s", head, re.M) and '"jsonrpc"' in head and (
+            re.search(r"--data|--json|\s-d\s", head)):
+        return 60
+    return 0
+
+
+def _command(text: str) -> tuple[str | None, str | None, str | None]:
+    """``(body, session header, url)`` of a curl command line."""
+    try:
+        argv = shlex.split(text)
+    except ValueError:  # an unclosed quote: the paste was cut
+        argv = text.split()
+    body = session = url = None
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        value = argv[i + 1] if i + 1 < len(argv) else None
+        if arg in _DATA_OPTS:
+            body = value
+            i += 2
+            continue
+        if arg in ("-H", "--header") and value is not None:
+            key, _, v = value.partition(":")
+            if key.strip().lower() == "mcp-session-id":
+                session = v.strip()
+            i += 2
+            continue
+        if arg.startswith("http") and url is None:
+            url = arg
+        i += 1
+    return body, session, url
+
+
+class _Exchange:
+    def __init__(self) -> None:
+        self.records: list[Record] = []
+        self.session: str | None = None
+        self.ts: float | None = None
+        self.status: int | None = None
+        self.sse: list[tuple[int, str]] = []  # (line number, text) of the SSE block
+
+
+class _Reader:
+    def __init__(self, path: Path, session: str | None) -> None:
+        self.name = path.name
+        self.path = path
+        self.default = session or path.name
+
+    def run(self) -> Iterator[Record]:
+        ex = _Exchange()
+        cmd: list[tuple[int, str]] = []
+        for n, line in iter_lines(self.path):
+            if cmd:  # inside a command continued with backslashes
+                cmd.append((n, line))
+                if not line.rstrip().endswith("\\"):
+                    yield from self.close(ex)
+                    ex = self.command(cmd)
+                    cmd = []
+                continue
+            stripped = line.strip()
+            if re.match(r"curl\s", stripped):
+                cmd = [(n, line)]
+                if not stripped.endswith("\\"):
+                    yield from self.close(ex)
+                    ex = self.command(cmd)
+                    cmd = []
+                continue
+            if _SSE_LINE.match(stripped) or (stripped.startswith(":") and ex.sse):
+                ex.sse.append((n, stripped))
+                continue
+            if not stripped and ex.sse and not ex.sse[-1][1] == "":
+                ex.sse.append((n, ""))
+                yield BLANK
+                continue
+            self.end_sse(ex)
+            if not stripped:
+                yield BLANK
+                continue
+            self.other(ex, n, line, stripped)
+        if cmd:
+            ex2 = self.command(cmd)
+            yield from self.close(ex)
+            ex = ex2
+        yield from self.close(ex)
+
+    def command(self, lines: list[tuple[int, str]]) -> _Exchange:
+        text = " ".join(t.rstrip().rstrip("\\") for _, t in lines)
+        body, session, url = _command(text.strip())
+        first, last = lines[0][0], lines[-1][0]
+        src = f"{self.name}:{first}" if first == last else f"{self.name}:{first}-{last}"
+        ex = _Exchange()
+        ex.session = session
+        if body is None:
+            ex.records.append(Record(raw="\n".join(t for _, t in lines), stream="log",
+                                     source=src, kind="log"))
+        else:
+            ex.records.append(Record(raw=body, direction="c2s", stream="http", source=src,
+                                     extra={"url": url} if url else {}))
+        return ex
+
+    def end_sse(self, ex: _Exchange) -> None:
+        if not ex.sse:
+            return
+        body = "\n".join(t for _, t in ex.sse) + "\n"
+        lines = [n for n, _ in ex.sse]
+        starts = [lines[0]] + [lines[i + 1] for i, (_, t) in enumerate(ex.sse[:-1]) if t == ""]
+        for ev in parse_sse(body):
+            if ev.empty or ev.event == "endpoint":
+                if ev.event == "endpoint":
+                    ex.records.append(Record(raw=ev.data or "", stream="sse", kind="log",
+                                             source=f"{self.name}:{starts[ev.index]}",
+                                             extra={"sse_event": "endpoint"}))
+                continue
+            extra: dict[str, Any] = {}
+            if ev.id is not None:
+                extra["event_id"] = ev.id
+            if ev.event not in (None, "message"):
+                extra["sse_event"] = ev.event
+            where = starts[ev.index] if ev.index < len(starts) else lines[0]
+            ex.records.append(Record(raw=ev.data or "", direction="s2c", stream="sse",
+                                     source=f"{self.name}:{where}", extra=extra))
+        ex.sse = []
+
+    def other(self, ex: _Exchange, n: int, line: str, stripped: str) -> None:
+        src = f"{self.name}:{n}"
+        status = _STATUS.match(stripped)
+        header = _HEADER.match(stripped)
+        if status:
+            ex.status = int(status.group(1))
+        elif header and header.group(1).lower() == "mcp-session-id":
+            ex.session = ex.session or header.group(2).strip()
+        elif header and header.group(1).lower() == "date":
+            try:
+                ex.ts = parsedate_to_datetime(header.group(2).strip()).timestamp()
+            except (TypeError, ValueError):
+                pass
+        elif stripped.startswith("{") and '"jsonrpc"' in stripped:
+            ex.records.append(Record(raw=stripped, direction="s2c", stream="http", source=src))
+            return
+        ex.records.append(Record(raw=line, stream="log", source=src, kind="log"))
+
+    def close(self, ex: _Exchange) -> Iterator[Record]:
+        self.end_sse(ex)
+        session = ex.session or self.default
+        for rec in ex.records:
+            rec.session = session
+            if ex.ts is not None:
+                rec.ts = ex.ts
+                if rec.kind is None:
+                    rec.extra["ts_from"] = "Date header"
+            if ex.status is not None and rec.kind is None:
+                rec.extra["status"] = ex.status
+        yield from ex.records
+
+
+def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
+    """Yield the records of a curl transcript, an exchange at a time."""
+    return _Reader(path, session).run()
+

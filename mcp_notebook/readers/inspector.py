@@ -1,0 +1,118 @@
+"""MCP Inspector v2 protocol export (``inspector-protocol-<server>-<time>.json``).
+
+The file is ``JSON.stringify(MessageEntry[], null, 2)`` with ``MessageEntry = {id,
+timestamp, direction: "request" | "response" | "notification", origin?: "client" |
+"server", message, response?, duration?, clientError?}``. ``direction`` is the message
+*kind*, not the flow; ``origin`` (when present) says who sent ``message``. A request
+and its response are pre-paired in one entry; both become frames.
+
+- ``message``: a frame from ``origin`` (``c2s`` for client, ``s2c`` for server; no
+  direction when the export has no ``origin``), at ``timestamp``,
+  ``source`` = ``file#entry<N>`` (N counts the array from 0);
+- ``response``: a frame the other way, at ``timestamp + duration`` when ``duration`` is
+  given (else no time), ``source`` = ``file#entry<N>/response``;
+- ``clientError``: a ``log`` row (the Inspector's own error, e.g. a timeout).
+
+The JSON-RPC texts are the exported objects in compact form (every number and key
+order kept; the original wire bytes are not in the export).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ._jsondoc import compact, is_null, text_of
+from .base import Record, open_bytes
+from .tap import parse_ts
+
+__all__ = ["name", "description", "sniff", "read"]
+
+name = "inspector"
+description = "MCP Inspector v2 protocol export (JSON array of message entries)"
+
+
+class _Entry(msgspec.Struct, gc=False):
+    message: msgspec.Raw = msgspec.Raw()
+    response: msgspec.Raw = msgspec.Raw()
+    timestamp: msgspec.Raw = msgspec.Raw()
+    direction: msgspec.Raw = msgspec.Raw()
+    origin: msgspec.Raw = msgspec.Raw()
+    duration: msgspec.Raw = msgspec.Raw()
+    clientError: msgspec.Raw = msgspec.Raw()  # noqa: N815 - the export's member name
+
+
+_decode = msgspec.json.Decoder(list[msgspec.Raw]).decode
+_decode_entry = msgspec.json.Decoder(_Entry).decode
+
+
+def sniff(head: str, filename: str) -> int:
+    text = head.lstrip()
+    if not text.startswith("["):
+        return 0
+    window = text[:8192]
+    if all(k in window for k in ('"direction"', '"message"', '"timestamp"')) and (
+            '"jsonrpc"' in window):
+        return 90
+    return 0
+
+
+_FLOW = {"client": "c2s", "server": "s2c"}
+_BACK = {"c2s": "s2c", "s2c": "c2s", None: None}
+
+
+def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
+    """Yield the frames of an Inspector protocol export, in the export's order."""
+    sess = session or path.name
+    with open_bytes(path) as f:
+        data = f.read()
+    try:
+        items = _decode(data)
+    except msgspec.DecodeError as exc:
+        yield Record(raw="", session=sess, source=path.name, kind="invalid",
+                     reason=f"not an Inspector protocol export: {exc}")
+        return
+    for i, item in enumerate(items):
+        src = f"{path.name}#entry{i}"
+        try:
+            e = _decode_entry(item)
+        except msgspec.DecodeError:
+            yield Record(raw=compact(item), session=sess, source=src, kind="invalid",
+                         reason="an export entry that is not an object")
+            continue
+        stamp = text_of(e.timestamp)
+        ts = parse_ts(stamp) if stamp else None
+        direction = _FLOW.get(text_of(e.origin) or "")
+        kind = text_of(e.direction)
+        extra: dict[str, Any] = {"entry_kind": kind} if kind else {}
+        if is_null(e.message):
+            yield Record(raw="", ts=ts, direction=direction, session=sess, source=src,
+                         kind="invalid", reason="an export entry with no message",
+                         extra=extra)
+        else:
+            yield Record(raw=compact(e.message), ts=ts, direction=direction, session=sess,
+                         source=src, extra=extra)
+        if not is_null(e.response):
+            duration = _number(e.duration)
+            rts = ts + duration / 1000 if ts is not None and duration is not None else None
+            yield Record(raw=compact(e.response), ts=rts, direction=_BACK[direction],
+                         session=sess, source=f"{src}/response",
+                         extra={"duration_ms": duration} if duration is not None else {})
+        if not is_null(e.clientError):
+            text = text_of(e.clientError) or compact(e.clientError)
+            yield Record(raw=text, ts=ts, session=sess, stream="log", source=f"{src}/error",
+                         kind="log", extra={"client_error": True})
+
+
+def _number(raw: msgspec.Raw) -> float | None:
+    if is_null(raw):
+        return None
+    try:
+        value = msgspec.json.decode(bytes(raw))
+    except msgspec.DecodeError:
+        return None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else None

@@ -1,0 +1,107 @@
+"""mcp-recorder cassettes (devhelmhq/mcp-recorder record/replay files).
+
+``{version, metadata: {recorded_at, server_url, protocol_version, server_info},
+interactions: [{type: "jsonrpc_request" | "notification" | "lifecycle", request,
+response, response_is_sse, response_status, latency_ms, http_method, http_path}]}``.
+
+A request and its response are pre-paired in one interaction and no message carries
+its own time: frames have no ``ts``; ``extra`` keeps ``status`` (the HTTP status, e.g.
+202 for a notification), ``latency_ms`` and ``sse`` (the reply came as an SSE stream).
+``request`` is a client-to-server frame (``file#interaction<N>``), ``response`` a
+server-to-client one (``file#interaction<N>/response``); a ``lifecycle`` interaction
+(a GET stream or a DELETE) is a ``log`` row. The JSON-RPC texts are the stored objects
+in compact form, every number and key order kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ._jsondoc import compact, is_null, text_of
+from .base import Record, open_bytes
+
+__all__ = ["name", "description", "sniff", "read"]
+
+name = "recorder"
+description = "mcp-recorder cassette (JSON with pre-paired interactions)"
+
+
+class _Interaction(msgspec.Struct, gc=False):
+    type: msgspec.Raw = msgspec.Raw()
+    request: msgspec.Raw = msgspec.Raw()
+    response: msgspec.Raw = msgspec.Raw()
+    response_is_sse: msgspec.Raw = msgspec.Raw()
+    response_status: msgspec.Raw = msgspec.Raw()
+    latency_ms: msgspec.Raw = msgspec.Raw()
+    http_method: msgspec.Raw = msgspec.Raw()
+    http_path: msgspec.Raw = msgspec.Raw()
+
+
+class _Cassette(msgspec.Struct, gc=False):
+    interactions: list[msgspec.Raw]
+    metadata: msgspec.Raw = msgspec.Raw()
+    version: msgspec.Raw = msgspec.Raw()
+
+
+_decode = msgspec.json.Decoder(_Cassette).decode
+_decode_one = msgspec.json.Decoder(_Interaction).decode
+
+
+def sniff(head: str, filename: str) -> int:
+    text = head.lstrip()
+    if text.startswith("{") and '"interactions"' in head and (
+            '"recorded_at"' in head or '"response_status"' in head):
+        return 90
+    return 0
+
+
+def _value(raw: msgspec.Raw) -> Any:
+    try:
+        return msgspec.json.decode(bytes(raw)) if not is_null(raw) else None
+    except msgspec.DecodeError:
+        return None
+
+
+def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
+    """Yield the frames of a cassette, in recording order."""
+    sess = session or path.name
+    with open_bytes(path) as f:
+        data = f.read()
+    try:
+        cassette = _decode(data)
+    except msgspec.DecodeError as exc:
+        yield Record(raw="", session=sess, source=path.name, kind="invalid",
+                     reason=f"not an mcp-recorder cassette: {exc}")
+        return
+    for i, item in enumerate(cassette.interactions):
+        src = f"{path.name}#interaction{i}"
+        try:
+            it = _decode_one(item)
+        except msgspec.DecodeError:
+            yield Record(raw=compact(item), session=sess, source=src, kind="invalid",
+                         reason="an interaction that is not an object")
+            continue
+        extra: dict[str, Any] = {}
+        for key, raw in (("status", it.response_status), ("latency_ms", it.latency_ms),
+                         ("sse", it.response_is_sse)):
+            value = _value(raw)
+            if value is not None:
+                extra[key] = value
+        kind = text_of(it.type)
+        if is_null(it.request):
+            method = text_of(it.http_method) or "?"
+            where = text_of(it.http_path) or ""
+            yield Record(raw=f"{method} {where} -> {extra.get('status', '?')}".strip(),
+                         session=sess, stream="http", source=src, kind="log",
+                         extra={**extra, "interaction": kind})
+            continue
+        yield Record(raw=compact(it.request), direction="c2s", session=sess, stream="http",
+                     source=src, extra=dict(extra))
+        if not is_null(it.response):
+            yield Record(raw=compact(it.response), direction="s2c", session=sess,
+                         stream="sse" if extra.get("sse") else "http",
+                         source=f"{src}/response", extra=dict(extra))

@@ -1,0 +1,71 @@
+"""The explorer: a summary strip, the timeline and the inspector, linked both ways."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as W
+import traitlets
+
+from .inspector import Inspector
+from .render import summary_html
+from .timeline import Timeline
+
+__all__ = ["Explorer", "explore"]
+
+
+class Explorer(W.VBox):
+    """Summary, timeline and inspector of one trace, sharing one selection.
+
+    Traits
+    ------
+    selected_seq
+        The selected frame everywhere: setting it (from Python, a click on the timeline,
+        a row of the table or a jump button) selects it in every view, and the inspector
+        shows the frame beside its pair.
+    selected_range
+        The time range brushed on the timeline (it filters the inspector's table).
+    """
+
+    selected_seq = traitlets.Int(None, allow_none=True)
+    selected_range = traitlets.Any(None)
+
+    def __init__(self, trace: Any, *, lane_by: str = "direction", query: str = "",
+                 **kwargs: Any) -> None:
+        self.trace = trace
+        try:
+            latency = trace.latency_by_method()
+        except Exception:  # noqa: BLE001 - a summary must not stop the view
+            latency = None
+        self.summary = W.HTML(summary_html(trace.summary(), latency))
+        self.timeline = Timeline(trace, lane_by=lane_by)
+        self.inspector = Inspector(trace, query=query)
+        traitlets.link((self.timeline, "selected_seq"), (self, "selected_seq"))
+        traitlets.link((self.inspector, "selected_seq"), (self, "selected_seq"))
+        traitlets.dlink((self.timeline, "selected_range"), (self, "selected_range"))
+        self.timeline.observe(self._on_range, "brush")
+        super().__init__([self.summary, self.timeline, self.inspector], **kwargs)
+        self.add_class("mn-explorer")
+
+    def _on_range(self, change: Any) -> None:
+        if len(change["new"]) != 2:
+            self.inspector.set_range(None)
+            return
+        a, b = self.timeline.selected_range
+        label = f"{a} … {b}"
+        self.inspector.set_range(self.timeline.range_mask(), label)
+
+
+def explore(trace: Any, *, lane_by: str = "direction", query: str = "") -> Explorer:
+    """Summary, timeline and inspector of a trace, linked: select in one, see it in all.
+
+    Parameters
+    ----------
+    trace
+        A loaded trace (``mn.load(...)``).
+    lane_by
+        Timeline lanes: ``"direction"`` or ``"method"``.
+    query
+        A starting filter for the inspector.
+    """
+    return Explorer(trace, lane_by=lane_by, query=query)

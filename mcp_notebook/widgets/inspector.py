@@ -1,0 +1,301 @@
+"""The inspector widget: a paged, filterable frame table and the selected frame beside its pair.
+
+Small ipywidgets over pure functions: :mod:`.frametable` (the table and its pages),
+:mod:`.filters` (the filter language), :mod:`.render` (escaped HTML), :mod:`.links`
+(pair, cancel, progress). Only one page of rows (50 by default) ever reaches the browser.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import ipywidgets as W
+import numpy as np
+import pandas as pd
+import traitlets
+
+from .aggregate import positions
+from .filters import FilterError, apply_filter
+from .frametable import TABLE_COLUMNS, frame_table, page_rows
+from .links import related
+from .render import STYLE, esc, frame_html, violations_html
+
+__all__ = ["FrameTable", "Inspector", "inspect"]
+
+_STATIC = Path(__file__).parent / "static"
+_ANY = "(any)"
+
+
+class FrameTable(anywidget.AnyWidget):
+    """One page of frames as a text-only table; clicking a row sets ``selected_seq``."""
+
+    _esm = _STATIC / "table.js"
+    _css = _STATIC / "table.css"
+    columns = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    rows = traitlets.List().tag(sync=True)
+    selected_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
+
+
+def _options(values: pd.Series, limit: int = 60) -> list[str]:
+    counts = values.dropna().astype(str).value_counts()
+    return [_ANY] + sorted(counts.index[:limit].tolist())
+
+
+class Inspector(W.VBox):
+    """Filter, page and read the frames of a trace.
+
+    Traits
+    ------
+    selected_seq
+        The frame shown in the detail pane (with its pair beside it).
+    query
+        The filter text (see :mod:`mcp_notebook.widgets.filters`).
+    """
+
+    selected_seq = traitlets.Int(None, allow_none=True)
+    query = traitlets.Unicode("")
+    page_size = traitlets.Int(50)
+
+    def __init__(self, trace: Any, *, query: str = "", page_size: int = 50, **kwargs: Any):
+        self._trace = trace
+        self.table = frame_table(trace)
+        ts = self.table["ts"]
+        self._origin = ts.min() if ts.notna().any() else None
+        self._range_mask: np.ndarray | None = None
+        self._range_label = ""
+        self._positions = np.arange(len(self.table))
+        self._page = 0
+        self._filter_expr = "df"
+        t = self.table
+        dd = dict(layout=W.Layout(width="auto", min_width="120px"), style={"description_width": "initial"})
+        self._kind = W.Dropdown(options=_options(t["kind"]), description="kind", **dd)
+        self._dir = W.Dropdown(options=[_ANY, "c2s", "s2c"], description="dir", **dd)
+        self._outcome = W.Dropdown(options=_options(t["outcome"]), description="outcome", **dd)
+        self._session = W.Dropdown(options=_options(t["session"]), description="session", **dd)
+        self._method = W.Dropdown(options=_options(t["method"]), description="method", **dd)
+        self._viol = W.Checkbox(description="has violation", indent=False,
+                                layout=W.Layout(width="auto"))
+        self._text = W.Text(placeholder="filter, e.g.  method:tools/call outcome:error "
+                                        "latency>500ms -method:notifications/*",
+                            continuous_update=False, layout=W.Layout(width="100%"))
+        self._status = W.HTML()
+        self._grid = FrameTable(columns=[h for _, h in TABLE_COLUMNS])
+        self._first, self._prev, self._next, self._last = (
+            W.Button(description=d, layout=W.Layout(width="auto"), tooltip=tip)
+            for d, tip in (("⏮", "first page"), ("◀ prev", "previous page"),
+                           ("next ▶", "next page"), ("⏭", "last page")))
+        self._page_label = W.HTML()
+        self._clear_range = W.Button(description="clear time range", layout=W.Layout(
+            width="auto", display="none"))
+        self._frame = W.HTML(layout=W.Layout(width="50%"))
+        self._pair = W.HTML(layout=W.Layout(width="50%"))
+        self._viols = W.HTML()
+        self._to_pair = W.Button(description="go to pair", icon="exchange", disabled=True)
+        self._to_cancel = W.Button(description="go to cancel", icon="ban", disabled=True)
+        self._to_progress = W.Button(description="show progress", icon="tasks", disabled=True)
+        self._related: dict = {}
+
+        for w in (self._kind, self._dir, self._outcome, self._session, self._method, self._viol):
+            w.observe(self._on_controls, "value")
+        self._text.observe(lambda c: setattr(self, "query", c["new"]), "value")
+        self._first.on_click(lambda _: self._goto(0))
+        self._prev.on_click(lambda _: self._goto(self._page - 1))
+        self._next.on_click(lambda _: self._goto(self._page + 1))
+        self._last.on_click(lambda _: self._goto(self._n_pages() - 1))
+        self._clear_range.on_click(lambda _: self.set_range(None))
+        self._to_pair.on_click(lambda _: self._jump("pair"))
+        self._to_cancel.on_click(lambda _: self._jump("cancel"))
+        self._to_progress.on_click(lambda _: self._show_progress())
+        traitlets.link((self._grid, "selected_seq"), (self, "selected_seq"))
+
+        controls = W.HBox([self._kind, self._dir, self._outcome, self._session, self._method,
+                           self._viol], layout=W.Layout(flex_flow="row wrap", gap="4px 10px"))
+        pager = W.HBox([self._first, self._prev, self._page_label, self._next, self._last,
+                        self._clear_range], layout=W.Layout(align_items="center", gap="6px"))
+        buttons = W.HBox([self._to_pair, self._to_cancel, self._to_progress],
+                         layout=W.Layout(gap="6px"))
+        detail = W.HBox([self._frame, self._pair], layout=W.Layout(gap="10px", width="100%"))
+        super().__init__([W.HTML(STYLE), controls, self._text, self._status, self._grid, pager,
+                          buttons, detail, self._viols], **kwargs)
+        self.add_class("mn-inspector")
+        self.page_size = page_size
+        self.query = query
+        self._text.value = query
+        self._apply()
+        self._show_detail()
+
+    # -- filtering ----------------------------------------------------------
+    def _control_terms(self) -> list[str]:
+        terms = []
+        for field, w in (("kind", self._kind), ("dir", self._dir), ("outcome", self._outcome),
+                         ("session", self._session), ("method", self._method)):
+            if w.value not in (None, _ANY):
+                v = str(w.value)
+                terms.append(f'{field}:"{v}"' if (" " in v or '"' in v or "," in v) else
+                             f"{field}:{v}")
+        if self._viol.value:
+            terms.append("has:violation")
+        return terms
+
+    def _on_controls(self, _: Any) -> None:
+        self._apply()
+
+    @traitlets.observe("query", "page_size")
+    def _on_query(self, change: Any) -> None:
+        if change["name"] == "query" and self._text.value != change["new"]:
+            self._text.value = change["new"]
+        if hasattr(self, "_grid"):
+            self._apply()
+
+    def set_range(self, mask: np.ndarray | None, label: str = "") -> None:
+        """Keep only frames where ``mask`` is True (the timeline's brushed range)."""
+        self._range_mask = mask
+        self._range_label = label
+        self._clear_range.layout.display = "none" if mask is None else ""
+        self._apply()
+
+    @property
+    def filtered(self) -> pd.DataFrame:
+        """The rows that pass the current filter and range."""
+        return self.table.iloc[self._positions]
+
+    @property
+    def expression(self) -> str:
+        """The pandas expression for the current filter (``df = frame_table(trace)``)."""
+        return self._filter_expr
+
+    def _apply(self) -> None:
+        q = " ".join(self._control_terms() + [self.query.strip()]).strip()
+        try:
+            f = apply_filter(self.table, q, self._trace.violations)
+        except FilterError as exc:
+            self._status.value = (f'<div class="mnw" style="color:#a1352d">filter error: '
+                                  f"{esc(exc)}</div>")
+            return
+        mask = f.mask if self._range_mask is None else f.mask & self._range_mask
+        self._positions = np.flatnonzero(mask)
+        self._filter_expr = f.expr
+        rng = (f' · <span class="mnw-sub">range {esc(self._range_label)}</span>'
+               if self._range_mask is not None else "")
+        self._status.value = (
+            f'<div class="mnw"><b>{len(self._positions):,}</b> of {len(self.table):,} frames'
+            f'{rng} · <span class="mnw-muted">pandas:</span> <code>{esc(f.expr)}</code>'
+            '<span class="mnw-muted"> (df = frame_table(trace))</span></div>')
+        self._page = 0
+        self._select_page_of(self.selected_seq)
+        self._render_page()
+
+    # -- paging -------------------------------------------------------------
+    def _n_pages(self) -> int:
+        return max(1, -(-len(self._positions) // self.page_size))
+
+    def _goto(self, page: int) -> None:
+        self._page = int(min(max(page, 0), self._n_pages() - 1))
+        self._render_page()
+
+    def _render_page(self) -> None:
+        self._grid.rows = page_rows(self.table, self._positions, self._page, self.page_size,
+                                    self._origin)
+        n = len(self._positions)
+        a = self._page * self.page_size
+        self._page_label.value = (f'<span class="mnw">rows {min(a + 1, n):,}–'
+                                  f"{min(a + self.page_size, n):,} of {n:,} · page "
+                                  f"{self._page + 1:,}/{self._n_pages():,}</span>")
+        self._prev.disabled = self._first.disabled = self._page == 0
+        self._next.disabled = self._last.disabled = self._page >= self._n_pages() - 1
+
+    def _select_page_of(self, seq: int | None) -> bool:
+        if seq is None:
+            return False
+        pos = positions(self.table["seq"].to_numpy(dtype=np.int64), np.asarray([seq]))[0]
+        i = int(np.searchsorted(self._positions, pos))
+        if pos < 0 or i >= len(self._positions) or self._positions[i] != pos:
+            return False
+        self._page = i // self.page_size
+        return True
+
+    # -- detail -------------------------------------------------------------
+    @traitlets.observe("selected_seq")
+    def _on_selected(self, change: Any) -> None:
+        if not hasattr(self, "_grid"):
+            return
+        if self._select_page_of(change["new"]):
+            self._render_page()
+        self._show_detail()
+
+    def _row(self, seq: int | None) -> dict | None:
+        if seq is None:
+            return None
+        pos = positions(self.table["seq"].to_numpy(dtype=np.int64), np.asarray([seq]))[0]
+        return None if pos < 0 else self.table.iloc[pos].to_dict()
+
+    def _show_detail(self) -> None:
+        seq = self.selected_seq
+        row = self._row(seq)
+        if row is None:
+            self._frame.value = frame_html(None, None, None, "selected frame") if seq is None \
+                else frame_html(None, None, None, f"frame #{seq} is not in this trace")
+            self._pair.value = ""
+            self._viols.value = ""
+            self._related = {}
+            for b in (self._to_pair, self._to_cancel, self._to_progress):
+                b.disabled = True
+            return
+        self._related = related(self._trace, self.table, int(row["seq"]))
+        title = {"request": "request", "result": "response", "error": "response"}.get(
+            str(row["kind"]), "frame")
+        self._frame.value = frame_html(row, self._trace.message(int(row["seq"])), row["raw"],
+                                       f"{title} #{row['seq']}")
+        other = self._related.get("pair")
+        orow = self._row(other)
+        if orow is None:
+            self._pair.value = frame_html(None, None, None, "its pair")
+        else:
+            otitle = "its request" if str(orow["kind"]) == "request" else "its response"
+            self._pair.value = frame_html(orow, self._trace.message(int(orow["seq"])),
+                                          orow["raw"], f"{otitle} #{orow['seq']}")
+        v = self._trace.violations
+        on = v.loc[pd.to_numeric(v["seq"], errors="coerce") == int(row["seq"])] if len(v) else v
+        self._viols.value = violations_html(on.to_dict("records"))
+        self._to_pair.disabled = other is None
+        self._to_pair.description = "go to pair" if other is None else f"go to pair #{other}"
+        cancel = self._related.get("cancel")
+        self._to_cancel.disabled = cancel is None
+        self._to_cancel.description = "go to cancel" if cancel is None else \
+            f"go to cancel #{cancel}"
+        prog = self._related.get("progress") or []
+        self._to_progress.disabled = not prog
+        self._to_progress.description = f"show progress ({len(prog)})"
+
+    def _jump(self, what: str) -> None:
+        seq = self._related.get(what)
+        if seq is not None:
+            self.selected_seq = int(seq)
+
+    def _show_progress(self) -> None:
+        prog = self._related.get("progress") or []
+        req = self._related.get("request")
+        if not prog:
+            return
+        seqs = ([req] if req is not None else []) + list(prog)
+        for w in (self._kind, self._dir, self._outcome, self._session, self._method):
+            w.value = _ANY
+        self._viol.value = False
+        self.query = "seq:" + ",".join(str(s) for s in seqs)
+
+
+def inspect(trace: Any, *, query: str = "", page_size: int = 50) -> Inspector:
+    """A filterable, paged table of a trace's frames with a detail pane.
+
+    Parameters
+    ----------
+    trace
+        A loaded trace (``mn.load(...)``).
+    query
+        A starting filter, e.g. ``"method:tools/call outcome:error latency>500ms"``.
+    page_size
+        Rows per page.
+    """
+    return Inspector(trace, query=query, page_size=page_size)

@@ -1,0 +1,102 @@
+"""mn.load: files, lists, folders, gzip, sniffing, and every line accounted for."""
+
+import gzip
+import json
+
+import pytest
+
+import mcp_notebook as mn
+from helpers import INIT, ok, req, tap
+
+LINES = [
+    '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}',
+    '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}',
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    "",
+    "Starting server... (junk on stdout)",
+    '{"jsonrpc":"2.0","id":1,"method":"tools/list"',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    "   ",
+    '{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}',
+]
+
+
+def test_ndjson_every_line_accounted_for(tmp_path):
+    path = tmp_path / "bare.ndjson"
+    path.write_text("\n".join(LINES) + "\n")
+    t = mn.load(path)
+    non_empty = [ln for ln in LINES if ln]
+    assert len(t.frames) == len(non_empty)
+    assert t.frames["raw"].tolist() == non_empty
+    assert t.frames["source"].tolist() == [f"bare.ndjson:{i + 1}" for i, ln in enumerate(LINES) if ln]
+    kinds = t.frames["kind"].astype(str).tolist()
+    assert kinds == ["request", "result", "notification", "invalid", "invalid", "request",
+                     "invalid", "result"]
+    assert all(t.frames.loc[t.frames["kind"] == "invalid", "reason"].str.len() > 0)
+    assert t.summary()["blank_lines"] == 1
+    # direction inferred from the flow, and said so
+    assert t.frames["direction"].astype(str).tolist()[:3] == ["c2s", "s2c", "c2s"]
+    assert any("inferred" in n for n in t.notes)
+
+
+def test_direction_given_by_caller(tmp_path):
+    path = tmp_path / "client.ndjson"
+    path.write_text(LINES[0] + "\n")
+    assert mn.load(path, direction="c2s").frames["direction"].tolist() == ["c2s"]
+
+
+def test_gzip_and_sniffing(tmp_path):
+    plain = tap(tmp_path / "a.jsonl", INIT)
+    gz = tmp_path / "a.jsonl.gz"
+    gz.write_bytes(gzip.compress(plain.read_bytes()))
+    assert len(mn.load(gz).frames) == len(mn.load(plain).frames) == 3
+    assert mn.load(gz).frames["direction"].astype(str).tolist() == ["c2s", "s2c", "c2s"]
+
+
+def test_many_files_one_session_each_unless_named(tmp_path):
+    a = tap(tmp_path / "a.jsonl", INIT)
+    b = tap(tmp_path / "b.jsonl", INIT, session="shared")
+    t = mn.load([a, b])
+    assert sorted(t.frames["session"].unique()) == ["a.jsonl", "shared"]
+    assert t.summary()["pairs"] == 2
+    assert len(mn.load(tmp_path).frames) == 6  # a folder
+
+
+def test_folder_skips_what_is_not_a_capture(tmp_path):
+    tap(tmp_path / "a.jsonl", INIT)
+    (tmp_path / "notes.txt").write_bytes(b"\x00\x01\x02 not a capture")
+    t = mn.load(tmp_path)
+    assert len(t.frames) == 3 and any("notes.txt" in n for n in t.notes)
+
+
+def test_errors_name_the_fix(tmp_path):
+    with pytest.raises(mn.CaptureError, match="no such file"):
+        mn.load(tmp_path / "missing.jsonl")
+    with pytest.raises(mn.CaptureError, match="Known formats"):
+        mn.load(tap(tmp_path / "a.jsonl", INIT), format="pcap")
+    with pytest.raises(ValueError, match="direction"):
+        mn.load(tap(tmp_path / "b.jsonl", INIT), direction="up")
+
+
+def test_tap_lines_that_are_not_tap_records(tmp_path):
+    path = tmp_path / "t.jsonl"
+    good = json.dumps({"ts": 1.0, "dir": "c2s", "raw": json.dumps(req(1, "ping"))})
+    path.write_text("\n".join([good, "not json at all", json.dumps({"ts": 2.0, "dir": "sideways", "raw": "x"}),
+                               json.dumps({"ts": 3.0, "dir": "stderr", "raw": "server log line"})]) + "\n")
+    t = mn.load(path, format="tap")
+    assert t.frames["kind"].astype(str).tolist() == ["request", "invalid", "invalid", "stderr"]
+    assert "unknown tap direction" in t.frames["reason"][2]
+
+
+def test_repr_html_escapes(tmp_path):
+    path = tap(tmp_path / "<b>x<i>.jsonl", INIT + [("c2s", req(1, "<script>alert(1)</script>")), ("s2c", ok(1))])
+    t = mn.load(path)
+    html = t._repr_html_()
+    assert "<script>" not in html and "<b>x<i>" not in html and "&lt;b&gt;" in html
+    assert "3 requests" not in repr(t) and "frames" in repr(t)
+
+
+def test_message_of_log_rows_is_none(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"ts": 1.0, "dir": "stderr", "raw": '{"looks": "like json"}'}) + "\n")
+    assert mn.load(path).message(0) is None
