@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [100_000] if a.quick else [100_000, 1_000_000] + ([3_000_000] if a.with_3m else [])
     main_size = 100_000 if a.quick else 1_000_000
     report = a.report or HERE / ("RESULTS-quick.md" if a.quick else "RESULTS.md")
-    raw_json = report.with_name(report.stem.lower().replace("results", "results") + ".json")
+    raw_json = report.with_name(report.stem.lower() + ".json")
     a.out_dir.mkdir(parents=True, exist_ok=True)
     started = time.time()
     load_start = os.getloadavg()

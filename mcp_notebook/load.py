@@ -93,7 +93,7 @@ def load(
                 raise CaptureError(f"{path}: cannot be read ({exc})") from exc
             notes.append(f"{path.name}: reading stopped early ({exc})")
         used.append(str(path))
-    if any(d is None for d, k in zip(cols.direction, cols.kind)
+    if any(d is None for d, k in zip(cols.direction, cols.kind, strict=True)
            if k in ("request", "notification", "result", "error")):
         cols.direction = infer(cols.kind, cols.session, cols.id_key, cols.method, cols.direction)
         notes.append("directions inferred from the message flow (the capture does not say)")

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from helpers import INIT, note, ok, req, tap
+from helpers import INIT, ok, req, tap
 
 CLI = [sys.executable, "-m", "mcp_notebook.cli"]
 

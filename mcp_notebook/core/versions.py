@@ -9,7 +9,7 @@ at commit b0f60ba5; MIT licence) by the ``ClientRequest``/``ServerRequest``/
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 __all__ = [
@@ -80,13 +80,13 @@ def at_least(version: str, floor: str) -> bool:
     return normalise(version) >= floor
 
 
-@lru_cache(maxsize=None)
+@cache
 def _table() -> dict[str, list[dict[str, str]]]:
     text = resources.files(__package__).joinpath("methods-by-version.json").read_text("utf-8")
     return json.loads(text)["versions"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def methods(version: str) -> dict[str, tuple[str, str]]:
     """``{method: (kind, direction)}`` for a version; direction is ``c2s``, ``s2c`` or ``both``.
 

@@ -14,8 +14,10 @@ from what the log does say, and says when the guess is a guess:
   none is left, a new connection is assumed: its ``Initializing`` line was not logged);
   a request goes to a connection that has not used its id yet; a response to the one
   that has that id in flight.
-- when two or more connections fit, the oldest is taken and the entry is marked
-  ambiguous (its ``extra["ambiguous"]`` gives the reason).
+- when two or more connections fit, the oldest is taken (for a repeated notification,
+  the next one that has not carried it yet) and the entry is marked ambiguous (its
+  ``extra["ambiguous"]`` gives the reason); so is a later message with the same id on a
+  connection whose earlier message with that id was a guess.
 
 Sessions are named after the server: ``name`` for its first connection in the file,
 then ``name#2``, ``name#3``...
@@ -129,15 +131,19 @@ class Tracker:
             fits = [c for c in live if id_key in (c.pending_s if c2s else c.pending_c)]
             fits.sort(key=lambda c: (c.pending_s if c2s else c.pending_c)[id_key])
             why = f"each had a request id {id_key} in flight"
-        else:
+        else:  # a notification: spread repeats over the connections, as for log lines
             fits = live if len(live) > 1 else []
+            step = f"\0{c2s} {method}"
+            fits = [c for c in fits if step not in c.steps] + [c for c in fits if step in c.steps]
+            if fits:
+                fits[0].steps.add(step)
             why = "a notification names no connection"
         conn = fits[0] if fits else live[-1]
         ambiguous = None
         if len(fits) > 1:
             ambiguous = (f"{len(fits)} connections to {server!r} were open and {why}; "
-                         f"assigned to {conn.session!r}, the oldest (Claude Desktop's log "
-                         "names no connection)")
+                         f"assigned to {conn.session!r} as a best guess (Claude Desktop's "
+                         "log names no connection)")
             if id_key is not None:
                 for c in fits:
                     c.entangled.add(id_key)

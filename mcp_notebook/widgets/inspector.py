@@ -111,12 +111,11 @@ class Inspector(W.VBox):
         traitlets.link((self._grid, "selected_seq"), (self, "selected_seq"))
 
         controls = W.HBox([self._kind, self._dir, self._outcome, self._session, self._method,
-                           self._viol], layout=W.Layout(flex_flow="row wrap", gap="4px 10px"))
+                           self._viol], layout=W.Layout(flex_flow="row wrap"))
         pager = W.HBox([self._first, self._prev, self._page_label, self._next, self._last,
-                        self._clear_range], layout=W.Layout(align_items="center", gap="6px"))
-        buttons = W.HBox([self._to_pair, self._to_cancel, self._to_progress],
-                         layout=W.Layout(gap="6px"))
-        detail = W.HBox([self._frame, self._pair], layout=W.Layout(gap="10px", width="100%"))
+                        self._clear_range], layout=W.Layout(align_items="center"))
+        buttons = W.HBox([self._to_pair, self._to_cancel, self._to_progress])
+        detail = W.HBox([self._frame, self._pair], layout=W.Layout(width="100%"))
         super().__init__([W.HTML(STYLE), controls, self._text, self._status, self._grid, pager,
                           buttons, detail, self._viols], **kwargs)
         self.add_class("mn-inspector")

@@ -59,6 +59,9 @@ table.mnw-t th{text-align:left;font-weight:600;color:var(--jp-ui-font-color2,#6b
 table.mnw-t td{padding:1px 10px 1px 0;white-space:nowrap}
 table.mnw-t td.mnw-r,table.mnw-t th.mnw-r{text-align:right}
 .mnw-muted{color:var(--jp-ui-font-color2,#8a9096)}
+.mn-inspector .widget-hbox{gap:6px 10px;flex-wrap:wrap}
+.mn-inspector .mnw code{font-size:11px;background:var(--jp-layout-color2,#f3f4f6);
+ padding:1px 4px;border-radius:3px;word-break:break-word}
 </style>"""
 
 

@@ -82,7 +82,7 @@ def test_section_7_example(name, tmp_path):
     t = load_rows(tmp_path, rows, version="2025-03-26")  # the one MCP version with batches
     assert list(t.frames["kind"].astype(str)) == kinds
     got = sorted(zip(t.pairs["id_key"].astype(str).replace("None", "null"),
-                     t.pairs["outcome"].astype(str)))
+                     t.pairs["outcome"].astype(str), strict=True))
     assert got == sorted(pairs)
     # a reply to a broken request carries id null: legal, shown as info, never an error on it
     nulls = t.violations[t.violations["rule"] == "error-id-null"]

@@ -6,7 +6,8 @@ from helpers import INIT, err, load_rows, note, ok, req
 
 
 def outcomes(t):
-    return list(zip(t.pairs["id_key"], t.pairs["requester"].astype(object), t.pairs["outcome"].astype(str)))
+    return list(zip(t.pairs["id_key"], t.pairs["requester"].astype(object),
+                    t.pairs["outcome"].astype(str), strict=True))
 
 
 def test_every_outcome(tmp_path):
@@ -73,8 +74,8 @@ def test_huge_ids_round_trip_exactly(tmp_path):
 
 
 def test_sessions_keep_ids_apart(tmp_path):
-    from helpers import tap
     import mcp_notebook as mn
+    from helpers import tap
 
     a = tap(tmp_path / "a.jsonl", [("c2s", req(1, "ping"))])
     b = tap(tmp_path / "b.jsonl", [("s2c", ok(1))])

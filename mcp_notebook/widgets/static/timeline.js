@@ -201,7 +201,7 @@ function render({ model, el: host }) {
     ctx.beginPath(); ctx.rect(x0, 0, pw, H); ctx.clip();
     const sel = model.get("selected_seq");
     if (data.mode === "items") drawItems(ctx, X, laneTop, sel);
-    else if (data.mode === "bins") drawBins(ctx, X, laneTop);
+    else if (data.mode === "bins") { canvas.mntBoxes = []; drawBins(ctx, X, laneTop); }
     drawInflight(ctx, X, stripTop);
     const br = brushLive || model.get("brush") || [];
     if (br.length === 2) {
@@ -219,6 +219,7 @@ function render({ model, el: host }) {
     const s = data.spans, k = data.ticks, v = data.viol;
     pack(X);
     let selBox = null;
+    const boxes = [];  // [kind, seq, x, y, w, h] of what was drawn (hit areas; read by tests)
     for (let i = 0; i < s.t0.length; i++) {
       const l = s.lane[i], rows = placed.rows[l], r = placed.row[i];
       const h = (LANE_H - 10) / rows, y = laneTop(l) + 5 + r * h;
@@ -234,6 +235,7 @@ function render({ model, el: host }) {
         ctx.fillRect(a, y + 1, b - a, h - 2);
         if (b - a > 6) { ctx.fillStyle = "rgba(0,0,0,0.18)"; ctx.fillRect(a, y + 1, 1.5, h - 2); }
       }
+      boxes.push(["span", s.seq[i], a, y, b - a, h]);
       if (sel !== null && (s.seq[i] === sel || s.rseq[i] === sel)) selBox = [a, y, b - a, h];
     }
     for (let i = 0; i < k.t.length; i++) {
@@ -243,8 +245,10 @@ function render({ model, el: host }) {
       ctx.beginPath(); ctx.moveTo(x, laneTop(l) + 5); ctx.lineTo(x, laneTop(l) + LANE_H - 5); ctx.stroke();
       ctx.fillStyle = ctx.strokeStyle;
       ctx.beginPath(); ctx.arc(x, laneTop(l) + 6, 2.5, 0, 2 * Math.PI); ctx.fill();
+      boxes.push(["tick", k.seq[i], x - 2, laneTop(l) + 5, 4, LANE_H - 10]);
       if (sel !== null && k.seq[i] === sel) selBox = [x - 4, laneTop(l) + 2, 8, LANE_H - 4];
     }
+    canvas.mntBoxes = boxes;
     ctx.lineWidth = 1;
     for (let i = 0; i < v.t.length; i++) tri(ctx, X(v.t[i]), laneTop(v.lane[i]) + 1, SEV_COLOR[data.severities[v.sev[i]]]);
     if (selBox) {

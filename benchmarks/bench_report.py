@@ -1,0 +1,283 @@
+"""Ratios, targets and the markdown report of ``bench_load.py``.
+
+Everything here reads the run's document (``results.json``); nothing is measured.
+Reports name no machine paths: files are named by their kind and size only.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from importlib import metadata
+from typing import Any
+
+__all__ = ["machine", "evaluate", "markdown", "console"]
+
+LIBS = ("mcp_notebook", "pandas", "numpy", "pyarrow", "msgspec", "polars", "duckdb")
+
+
+def machine() -> dict[str, Any]:
+    """Cores, RAM, CPU model, OS and library versions (no paths, no host name)."""
+    info: dict[str, Any] = {"cores": os.cpu_count(), "python": platform.python_version(),
+                            "implementation": platform.python_implementation(),
+                            "os": f"{platform.system()} {platform.machine()}"}
+    try:
+        with open("/proc/meminfo") as f:
+            kb = int(next(ln for ln in f if ln.startswith("MemTotal")).split()[1])
+        info["ram_gib"] = round(kb / 2**20, 1)
+        with open("/proc/cpuinfo") as f:
+            info["cpu"] = next((ln.split(":", 1)[1].strip() for ln in f
+                                if ln.startswith("model name")), "unknown")
+    except (OSError, StopIteration, ValueError):
+        pass
+    info["libraries"] = {}
+    for lib in LIBS:
+        try:
+            info["libraries"][lib] = metadata.version(lib)
+        except metadata.PackageNotFoundError:
+            info["libraries"][lib] = "not installed"
+    return info
+
+
+def _r(doc: dict[str, Any], approach: str, kind: str, n: int | None = None) -> dict[str, Any]:
+    return doc["results"].get(f"{approach}|{kind}|{n or doc['main_size']}", {})
+
+
+def _t(doc: dict[str, Any], approach: str, kind: str, n: int | None = None) -> float | None:
+    return _r(doc, approach, kind, n).get("timed_s")
+
+
+def _div(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def evaluate(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The ratios of this run and the pass/fail of each target."""
+    n = doc["main_size"]
+    ours = {k: _t(doc, "ours", k) for k in ("ndjson_clean", "ndjson", "tap_clean", "tap")}
+    oc = ours["ndjson_clean"]
+    ratios: dict[str, Any] = {
+        "ours_over_polars": _div(oc, _t(doc, "polars_scan", "ndjson_clean")),
+        "ours_over_duckdb": _div(oc, _t(doc, "duckdb_read_json", "ndjson_clean")),
+        "json_loop_over_ours": _div(_t(doc, "json_loop", "ndjson_clean"), oc),
+        "ours_over_floor": _div(oc, _t(doc, "floor", "ndjson_clean")),
+        "realistic_over_clean_ndjson": _div(ours["ndjson"], oc),
+        "realistic_over_clean_tap": _div(ours["tap"], ours["tap_clean"]),
+        "tap_over_ndjson_clean": _div(ours["tap_clean"], oc),
+        "tap_over_ndjson": _div(ours["tap"], ours["ndjson"]),
+    }
+    for k in ours:
+        ph = _r(doc, "ours", k).get("phases", {})
+        if ph.get("load"):
+            ratios[f"pairs_violations_over_load_{k}"] = (
+                (ph.get("pairs", 0) + ph.get("violations", 0)) / ph["load"])
+        rss = _r(doc, "ours", k).get("peak_rss_mb")
+        size = doc["manifests"].get(f"{k}|{n}", {}).get("bytes")
+        noop = _r(doc, "noop", "ndjson_clean", doc["sizes"][0]).get("peak_rss_mb")
+        if rss and size:
+            ratios[f"rss_over_file_{k}"] = rss * 2**20 / size
+            if noop:
+                ratios[f"rss_above_noop_over_file_{k}"] = (rss - noop) * 2**20 / size
+    per_frame = {}
+    for size in doc["sizes"]:
+        t = _t(doc, "ours", "ndjson", size)
+        if t:
+            per_frame[size] = t / size * 1e6
+    ratios["per_frame_us_ours_ndjson"] = {str(k): v for k, v in per_frame.items()}
+    base = per_frame.get(100_000)
+    ratios["scaling_worst_over_100k"] = (max(v / base for k, v in per_frame.items() if k > 100_000)
+                                         if base and len(per_frame) > 1 else None)
+    targets = [
+        _target("load+pairs+violations ≤ 2× polars narrow scan (clean NDJSON)",
+                ratios["ours_over_polars"], 2.0, "≤"),
+        _target("≥ 8× faster than the json.loads loop (clean NDJSON)",
+                ratios["json_loop_over_ours"], 8.0, "≥"),
+        _target("realistic within 1.1× of clean (NDJSON)",
+                ratios["realistic_over_clean_ndjson"], 1.1, "≤"),
+        _target("realistic within 1.1× of clean (tap)", ratios["realistic_over_clean_tap"], 1.1,
+                "≤"),
+        _target("tap within 1.3× of NDJSON (clean, same frame count)",
+                ratios["tap_over_ndjson_clean"], 1.3, "≤"),
+        _target("tap within 1.3× of NDJSON (realistic)", ratios["tap_over_ndjson"], 1.3, "≤"),
+        _target("pairs+violations ≤ 0.25× load (clean NDJSON)",
+                ratios.get("pairs_violations_over_load_ndjson_clean"), 0.25, "≤"),
+        _target("peak RSS < 0.5× file size (clean NDJSON, whole process)",
+                ratios.get("rss_over_file_ndjson_clean"), 0.5, "<"),
+        _target("linear within 15% from 100k up (per-frame cost, realistic NDJSON)",
+                ratios["scaling_worst_over_100k"], 1.15, "≤"),
+    ]
+    return ratios, targets
+
+
+def _target(name: str, value: float | None, limit: float, op: str) -> dict[str, Any]:
+    if value is None:
+        ok = None
+    elif op == "≤":
+        ok = value <= limit
+    elif op == "<":
+        ok = value < limit
+    else:
+        ok = value >= limit
+    return {"target": name, "value": value, "limit": f"{op} {limit:g}", "pass": ok}
+
+
+def _fmt(v: float | None, digits: int = 2) -> str:
+    return "n/a" if v is None else f"{v:.{digits}f}"
+
+
+def _verdict(ok: bool | None) -> str:
+    return {True: "PASS", False: "FAIL", None: "not measured"}[ok]
+
+
+def _n(n: int) -> str:
+    return f"{n // 1_000_000}M" if n % 1_000_000 == 0 else f"{n // 1000}k"
+
+
+def correctness(res: dict[str, Any], m: dict[str, Any]) -> str:
+    """What one reader kept or lost, against the file's manifest."""
+    if "error" in res:
+        return "**fails**: " + res["error"].replace("|", "/").replace("\n", " ")[:220]
+    c = res.get("checks", {})
+    notes: list[str] = []
+    kinds = m.get("kinds", {})
+    if res["approach"] == "ours":
+        wrong = [f"{k} {c.get(k)} (true {kinds.get(k, 0)})" for k in kinds
+                 if c.get(k) is not None and c.get(k) != kinds.get(k, 0)]
+        for k in ("pairs", "unanswered", "cancelled", "orphans", "duplicates", "tool_errors",
+                  "sessions"):
+            if c.get(k) is not None and c.get(k) != m.get(k):
+                wrong.append(f"{k} {c.get(k)} (true {m.get(k)})")
+        notes.append("all kinds and pair counts match the manifest" if not wrong
+                     else "differs: " + ", ".join(wrong))
+    elif "requests" in c:
+        wrong = [f"{k} {c[k]} (true {kinds.get(k[:-1], 0)})"
+                 for k in ("requests", "notifications", "errors", "results", "invalid")
+                 if k in c and c[k] != kinds.get(k[:-1], 0)]
+        if wrong:
+            notes.append("differs: " + ", ".join(wrong))
+    ids = m.get("ids", {})
+    d = c.get("distinct_ids")
+    if d is not None and ids:
+        if d == ids.get("distinct_typed"):
+            notes.append('ids typed (1 ≠ "1")')
+        elif d == ids.get("distinct_untyped"):
+            notes.append(f'**1 and "1" collapse** ({ids["distinct_typed"] - d} ids lost)')
+        else:
+            notes.append(f"distinct ids {d} (true {ids.get('distinct_typed')})")
+    if c.get("big_ids_total"):
+        notes.append(f"big ids exact {c['big_ids_exact']}/{c['big_ids_total']}")
+    if c.get("id_dtype"):
+        notes.append(f"id dtype {c['id_dtype']}")
+    lines, rows = m.get("frames"), res.get("rows")
+    if lines is not None and rows is not None and rows != lines:
+        notes.append(f"{rows} rows for {lines} lines ({m.get('blank_lines', 0)} blank)")
+    return "; ".join(notes)
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    mach = doc["machine"]
+    n = doc["main_size"]
+    out = [
+        "# Loader benchmark results",
+        "",
+        f"Generated by `benchmarks/bench_load.py{' --quick' if doc['mode'] == 'quick' else ''}`"
+        f" on {time.strftime('%Y-%m-%d', time.gmtime(doc['started']))} "
+        f"({doc['seconds']:.0f} s). Sizes: {', '.join(_n(s) for s in doc['sizes'])} frames; "
+        f"{doc['reps']} interleaved reps, each a fresh process; medians shown. The timed "
+        "region starts after imports and the pandas warm-up; peak RSS covers the whole "
+        "process (interpreter and imports included).",
+        "",
+        f"Machine: {mach.get('cores')} cores ({mach.get('cpu', '?')}), "
+        f"{mach.get('ram_gib', '?')} GiB RAM, {mach.get('os')}, "
+        f"{mach.get('implementation')} {mach.get('python')}. Load average at start "
+        f"{doc['loadavg_start'][0]:.2f}, at end {doc['loadavg_end'][0]:.2f}.",
+        "",
+        "Libraries: " + ", ".join(f"{k} {v}" for k, v in mach["libraries"].items()) + ".",
+        "",
+        "## Captures (generated by `gen_capture.py`, seed "
+        f"{doc['seed']})",
+        "",
+        "| file | lines | MB | sessions | requests | notifications | results | errors | "
+        "invalid | blank | pairs | ids > 2^53 / > 2^64 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for key, m in sorted(doc["manifests"].items(), key=lambda kv: (int(kv[0].split("|")[1]),
+                                                                   kv[0])):
+        kind, size = key.split("|")
+        k = m["kinds"]
+        out.append(f"| {kind} {_n(int(size))} | {m['frames']:,} | {m['bytes'] / 1e6:.1f} | "
+                   f"{m['sessions']} | {k['request']:,} | {k['notification']:,} | "
+                   f"{k['result']:,} | {k['error']:,} | {k['invalid']:,} | {m['blank_lines']} | "
+                   f"{m['pairs']:,} | {m['ids']['above_2_53']:,} / {m['ids']['above_2_64']} |")
+    out += ["", f"## Targets (at {_n(n)} frames)", ""]
+    if doc["mode"] == "quick":
+        out += ["The targets are set for 1M frames; at 100k the fixed cost of a process "
+                "(~115 MB of interpreter and libraries, per-call overheads) weighs more, so "
+                "RSS and ratio verdicts here are indicative only.", ""]
+    out += ["| target | measured | limit | verdict |", "|---|---:|---|---|"]
+    for t in doc["targets"]:
+        out.append(f"| {t['target']} | {_fmt(t['value'])} | {t['limit']} | "
+                   f"{_verdict(t['pass'])} |")
+    out += ["", "## Ratios", "", "| ratio | value |", "|---|---:|"]
+    for k, v in doc["ratios"].items():
+        if isinstance(v, dict):
+            v = ", ".join(f"{_n(int(s))}: {x:.2f} µs" for s, x in v.items()) or "n/a"
+            out.append(f"| {k} | {v} |")
+        else:
+            out.append(f"| {k} | {_fmt(v)} |")
+    for size in doc["sizes"]:
+        out += ["", f"## Timings at {_n(size)} frames", "",
+                "| approach | file | timed s | CPU s | process s | peak RSS MB | frames/s | "
+                "MB/s | kept / lost |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+        for r in doc["results"].values():
+            if r["frames"] != size or r["approach"] == "noop":
+                continue
+            m = doc["manifests"].get(f"{r['file']}|{size}", {})
+            t = r.get("timed_s")
+            fps = f"{m.get('frames', 0) / t:,.0f}" if t else "–"
+            mbs = f"{m.get('bytes', 0) / 1e6 / t:,.1f}" if t else "–"
+            out.append(f"| {r['approach']} | {r['file']} | {_fmt(t, 3)} | "
+                       f"{_fmt(r.get('cpu_s'))} | {_fmt(r.get('process_s'))} | "
+                       f"{r.get('peak_rss_mb', 0):,.0f} | {fps} | {mbs} | {correctness(r, m)} |")
+    noop = _r(doc, "noop", "ndjson_clean", doc["sizes"][0])
+    if noop:
+        out += ["", f"`noop` (imports only: pandas, pyarrow, mcp_notebook): peak RSS "
+                f"{noop.get('peak_rss_mb', 0):.0f} MB, process {_fmt(noop.get('process_s'))} s."]
+    out += ["", "## Phases of mcp_notebook (`mn.load` → `.frames`, then `.pairs`, then "
+            "`.violations`; widget hooks after)", "",
+            "| file | frames | load s | pairs s | violations s | timeline first view | "
+            "inspector first page |", "|---|---:|---:|---:|---:|---|---|"]
+    for r in doc["results"].values():
+        if r["approach"] != "ours" or "phases" not in r:
+            continue
+        ph, c = r["phases"], r.get("checks", {})
+        hooks, hs = c.get("hooks", {}), c.get("hook_seconds", {})
+        cell = [f"{hs[h]:.3f} s ({hooks[h]})" if h in hs else hooks.get(h, "n/a")
+                for h in ("timeline_first_view", "inspector_first_page")]
+        out.append(f"| {r['file']} | {_n(r['frames'])} | {_fmt(ph.get('load'), 3)} | "
+                   f"{_fmt(ph.get('pairs'), 3)} | {_fmt(ph.get('violations'), 3)} | "
+                   f"{cell[0]} | {cell[1]} |")
+    out += ["", "## Reproduce", "",
+            "```", "make bench            # .venv/bin/python benchmarks/bench_load.py",
+            ".venv/bin/python benchmarks/bench_load.py --quick",
+            ".venv/bin/python benchmarks/bench_load.py --with-3m", "```", "",
+            "Raw numbers (every rep, load average at its start, manifests): the JSON file "
+            "next to this one.", ""]
+    return "\n".join(out)
+
+
+def console(doc: dict[str, Any]) -> str:
+    """A short plain-text summary for the terminal."""
+    lines = [f"targets at {_n(doc['main_size'])} frames:"]
+    for t in doc["targets"]:
+        lines.append(f"  {_verdict(t['pass']):12s} {_fmt(t['value']):>7s} {t['limit']:>7s}  "
+                     f"{t['target']}")
+    lines.append("ratios:")
+    for k, v in doc["ratios"].items():
+        if not isinstance(v, dict):
+            lines.append(f"  {k:40s} {_fmt(v)}")
+        else:
+            lines.append(f"  {k:40s} " + ", ".join(f"{_n(int(s))}={x:.2f}µs"
+                                                    for s, x in v.items()))
+    return "\n".join(lines)

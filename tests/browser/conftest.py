@@ -1,0 +1,139 @@
+"""Shared browser fixtures: headless Debian Chromium via Playwright, one JupyterLab per session.
+
+Follows the recipe that was tested on this machine (see the project's testing notes):
+``--allow-root``, notebooks copied into a temporary root (Lab autosaves into what it
+opens), a random token, ``expose_app_in_browser``, readiness by polling ``/api/status``,
+and a page that aborts every request that is not local (``page.external_requests``).
+Browser tests skip only when Chromium is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # labhelpers
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "tests" / "artifacts"
+LOCAL = ("file://", "http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost",
+         "data:", "blob:", "about:")
+
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    pg.external_requests, pg.console_errors, pg.dialogs = [], [], []
+
+    def guard(route):
+        url = route.request.url
+        if url.startswith(LOCAL):
+            route.continue_()
+        else:
+            pg.external_requests.append(url)
+            route.abort()
+
+    pg.route("**/*", guard)  # register specific fulfill() routes after this one
+    pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))
+    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+
+    def on_dialog(d):
+        pg.dialogs.append(d.message)
+        d.dismiss()
+
+    pg.on("dialog", on_dialog)
+    yield pg
+    ctx.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def lab_server(tmp_path_factory, browser):
+    """A JupyterLab on 127.0.0.1 over a temporary root.
+
+    The repo's ``notebooks/`` (if any) is copied to ``root/notebooks``; tests write their
+    own notebooks into ``root`` with :func:`labhelpers.write_notebook`.
+    Yields ``{"base", "token", "root", "log"}``.
+    """
+    root = tmp_path_factory.mktemp("labroot")
+    if (REPO / "notebooks").is_dir():
+        shutil.copytree(REPO / "notebooks", root / "notebooks")
+    state = tmp_path_factory.mktemp("labstate")
+    notif = state / "settings/@jupyterlab/apputils-extension/notification.jupyterlab-settings"
+    notif.parent.mkdir(parents=True)
+    notif.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False,
+                                 "doNotDisturbMode": True}))
+    port, token = _free_port(), secrets.token_hex(16)
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(state / "runtime"),
+               JUPYTER_CONFIG_DIR=str(state / "config"), IPYTHONDIR=str(state / "ipython"))
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1",
+           f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+           f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
+           "--LabApp.news_url=None",
+           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           "--LabApp.extension_manager=readonly", f"--LabApp.workspaces_dir={state / 'ws'}",
+           f"--LabApp.user_settings_dir={state / 'settings'}",
+           "--ServerApp.terminals_enabled=False"]
+    log_path = state / "lab.log"
+    log = open(log_path, "w")  # noqa: SIM115 - closed in teardown
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root)
+    base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 120
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError("jupyter lab exited:\n" + log_path.read_text())
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("lab did not come up:\n" + log_path.read_text()) from None
+                time.sleep(0.2)
+        yield {"base": base, "token": token, "root": root, "log": log_path}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,140 @@
+"""The explorer in a real JupyterLab: click a span, see it in Python and in the inspector;
+a hostile capture renders as text and runs nothing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from labhelpers import kernel_exec, open_notebook, run_all, shutdown_kernel, write_notebook
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "widgets"
+SETUP = """import mcp_notebook as mn
+from mcp_notebook.widgets import explore
+t = mn.load({name!r})
+ex = explore(t)
+ex"""
+
+
+def real_trace() -> Path:
+    """A capture the project recorded itself (``data/``), else the small tap fixture."""
+    import mcp_notebook as mn
+
+    for path in sorted((REPO / "data").glob("**/*.jsonl")):
+        try:
+            t = mn.load(path)
+        except Exception:  # noqa: BLE001 - not every file in data/ is a capture
+            continue
+        if 0 < len(t.frames) <= 5000 and t.pairs["response_seq"].notna().any():
+            return path
+    return FIXTURES / "sample.tap.jsonl"
+
+
+def explorer_in_lab(page, lab, trace: Path, nb_name: str):
+    shutil.copyfile(trace, lab["root"] / trace.name)  # byte-exact copy
+    rel = write_notebook(lab["root"], nb_name, [SETUP.format(name=trace.name)])
+    assert open_notebook(page, lab, rel) == "python3"
+    run_all(page)
+    page.locator(".mn-explorer .mnt-canvas").wait_for(state="visible", timeout=60_000)
+    page.wait_for_function(
+        "() => (document.querySelector('.mnt-canvas').mntBoxes || []).length > 0",
+        timeout=30_000)
+
+
+def boxes(page) -> list:
+    return page.evaluate("""() => {
+      const c = document.querySelector('.mnt-canvas'), r = c.getBoundingClientRect();
+      return c.mntBoxes.map(([kind, seq, x, y, w, h]) =>
+        [kind, seq, r.left + x + w / 2, r.top + y + h / 2, w]); }""")
+
+
+def click_box(page, kind: str, seq: int | None = None):
+    for k, s, x, y, w in boxes(page):
+        if k == kind and (seq is None or s == seq) and (kind == "tick" or w >= 4):
+            page.mouse.click(x, y)
+            return s
+    raise AssertionError(f"no {kind} drawn" + (f" for #{seq}" if seq is not None else ""))
+
+
+def test_click_span_selects_frame_everywhere(page, lab_server, artifacts):
+    page.set_viewport_size({"width": 1280, "height": 1500})
+    explorer_in_lab(page, lab_server, real_trace(), "explore_real.ipynb")
+    inspector = page.locator(".mn-explorer .mn-inspector")
+
+    seq = click_box(page, "span")
+    assert kernel_exec(page, "print(ex.selected_seq, ex.inspector.selected_seq)").split() == \
+        [str(seq), str(seq)]
+    pair = kernel_exec(page, "print(ex.inspector._related.get('pair'))").strip()
+    inspector.get_by_text(f"request #{seq}", exact=False).first.wait_for(timeout=20_000)
+    if pair != "None":
+        inspector.get_by_text(f"its response #{pair}", exact=False).first.wait_for(
+            timeout=20_000)
+    page.locator(".mnt-sel", has_text=f"selected frame #{seq}").wait_for(timeout=10_000)
+    page.locator(".mnf-table tr.mnf-sel", has_text=str(seq)).first.wait_for(timeout=10_000)
+
+    # a row of the table selects the frame in Python and on the timeline
+    row = page.locator(".mnf-table tbody tr").nth(1)
+    row_seq = int(row.get_attribute("data-seq"))
+    row.click()
+    page.locator(".mnt-sel", has_text=f"selected frame #{row_seq}").wait_for(timeout=10_000)
+    assert kernel_exec(page, "print(ex.selected_seq)").strip() == str(row_seq)
+
+    # shift+drag brushes a range, which filters the table
+    c = page.locator(".mnt-canvas").bounding_box()
+    page.keyboard.down("Shift")
+    page.mouse.move(c["x"] + 200, c["y"] + 40)
+    page.mouse.down()
+    page.mouse.move(c["x"] + 450, c["y"] + 40, steps=5)
+    page.mouse.up()
+    page.keyboard.up("Shift")
+    page.locator(".mn-inspector", has_text="range").first.wait_for(timeout=10_000)
+    assert "Timestamp" in kernel_exec(page, "print(repr(ex.selected_range))")
+
+    page.locator(".mn-explorer").screenshot(path=str(artifacts / "explorer.png"))
+    assert page.external_requests == []
+    assert not [e for e in page.console_errors if "mnt" in e or "anywidget" in e.lower()]
+    shutdown_kernel(page)
+
+
+def test_hostile_capture_renders_as_text(page, lab_server, artifacts):
+    page.set_viewport_size({"width": 1280, "height": 1500})
+    explorer_in_lab(page, lab_server, FIXTURES / "hostile.tap.jsonl", "explore_hostile.ipynb")
+    out = kernel_exec(page, "import time\n"
+                            "for s in t.frames['seq']:\n"
+                            "    ex.selected_seq = int(s)\n"
+                            "ex.selected_seq = 3\nprint(ex.selected_seq)")
+    assert out.strip() == "3"
+    inspector = page.locator(".mn-explorer .mn-inspector")
+    inspector.get_by_text('"<script>window.__pwned=1</script>"').first.wait_for(timeout=20_000)
+    # the error response beside it, with an <img onerror> inside its message, as text
+    inspector.get_by_text("its response #4", exact=False).first.wait_for(timeout=10_000)
+    assert '<img src=x onerror=\\"window.__pwned=2\\">' in inspector.inner_text() or \
+        '<img src=x onerror="window.__pwned=2">' in inspector.inner_text()
+    # the table shows the hostile method name as text
+    page.locator(".mnf-table td", has_text="<script>window.__pwned=4</script>").first.wait_for(
+        timeout=10_000)
+    for kind in ("span", "tick"):
+        for _, s, x, y, w in boxes(page):
+            if _ == kind:
+                page.mouse.click(x, y)
+    page.wait_for_timeout(500)  # let any injected handler fire (none should exist)
+    assert page.evaluate("() => window.__pwned") is None
+    assert page.dialogs == []
+    live = page.evaluate("""() => {
+      const outs = [...document.querySelectorAll('.jp-OutputArea-output')];
+      let n = 0;
+      for (const o of outs) {
+        n += o.querySelectorAll('img, iframe, svg[onload]').length;
+        for (const s of o.querySelectorAll('script')) if (s.textContent.includes('pwned')) n++;
+        for (const a of o.querySelectorAll('a[href]'))
+          if (a.getAttribute('href').toLowerCase().startsWith('javascript')) n++;
+      }
+      return n; }""")
+    assert live == 0
+    page.locator(".mn-explorer").screenshot(path=str(artifacts / "explorer-hostile.png"))
+    assert page.external_requests == []
+    shutdown_kernel(page)
