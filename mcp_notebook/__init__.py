@@ -27,6 +27,7 @@ __all__ = [
     "timeline",
     "inspect",
     "explore",
+    "teach",
 ]
 
 __version__ = "0.1.0"
@@ -58,8 +59,13 @@ def sample_path(name: str | None = None) -> Path:
 
 
 def __getattr__(name: str):
+    # the views and the teaching kit import ipywidgets: load them only when asked for
     if name in ("timeline", "inspect", "explore"):
         from . import widgets
 
         return getattr(widgets, name)
-    raise AttributeError(name)
+    if name == "teach":
+        from . import teach
+
+        return teach
+    raise AttributeError(f"module 'mcp_notebook' has no attribute {name!r}")

@@ -101,7 +101,8 @@ def _notification_answered(ci: CheckInput) -> Iterator[Hit]:
 
 def _unanswered(ci: CheckInput) -> Iterator[Hit]:
     for r in ci.pairs:
-        if r.outcome == "unanswered" and r.method != "subscriptions/listen":
+        if (r.outcome == "unanswered" and r.request_seq is not None
+                and r.method != "subscriptions/listen"):
             yield r.request_seq, None, f"{r.method} id {r.id_key} got no response"
 
 

@@ -140,13 +140,10 @@ def _one(raw: bytes, batch: int | None) -> Envelope:
         id_key = id_key_of(id_raw)
         id_value = _decode_any(id_raw)
 
-    method: str | None = None
     if has_method:
         method = _as_str(m.method)
         if method is None:
             return _invalid("`method` is not a string", ("method-not-string",), batch)
-
-    if has_method:
         if has_result or has_error:
             return _invalid("a message with `method` and also `result`/`error`",
                             ("mixed-request-response",), batch)._replace(method=method, id=id_value,

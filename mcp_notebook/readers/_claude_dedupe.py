@@ -24,6 +24,8 @@ __all__ = ["dedupe", "TOLERANCE"]
 TOLERANCE = 0.003
 
 _CONN = re.compile(r"#\d+$")
+# what only one of the two files appends: `` {"context":...}`` or `` { metadata: ... }``
+_SUFFIX = re.compile(r' \{(?:"| metadata: |$).*$')
 
 
 def _server(rec: Record) -> str:
@@ -38,7 +40,7 @@ def _key(rec: Record) -> tuple[Any, ...] | None:
         first = rec.raw.split("\n", 1)[0]
         m = _match(first)
         text = (m.group("msg") or "") if m else first
-        return (_server(rec), "log", text)
+        return (_server(rec), "log", _SUFFIX.sub("", text))
     if rec.kind in ("stderr", "blank"):
         return None
     return (_server(rec), rec.direction, rec.raw)
