@@ -4,16 +4,23 @@
 >>> t = mn.load(mn.sample_path())
 >>> t.summary()["pairs"] > 0
 True
+
+Names load lazily (PEP 562): ``import mcp_notebook`` stays light, so the stdio tap
+(``mcp-notebook record``), which lives as long as the server it wraps, does not carry
+pandas.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .core.rules import RULES, Rule
-from .load import load
-from .readers import CaptureError, formats
-from .trace import Trace
+if TYPE_CHECKING:  # pragma: no cover
+    from .core.rules import RULES, Rule
+    from .load import load
+    from .readers import CaptureError, formats
+    from .trace import Trace
 
 __all__ = [
     "load",
@@ -32,10 +39,40 @@ __all__ = [
 
 __version__ = "0.1.0"
 
+#: public name -> (module, attribute); None as attribute means the module itself
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "load": ("load", "load"),
+    "Trace": ("trace", "Trace"),
+    "CaptureError": ("readers", "CaptureError"),
+    "formats": ("readers", "formats"),
+    "RULES": ("core.rules", "RULES"),
+    "Rule": ("core.rules", "Rule"),
+    "timeline": ("widgets", "timeline"),
+    "inspect": ("widgets", "inspect"),
+    "explore": ("widgets", "explore"),
+    "teach": ("teach", None),
+}
 
-def rules():
-    """The rule catalogue as a DataFrame: code, severity, versions, title, spec, source."""
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'mcp_notebook' has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    mod = importlib.import_module(f"{__name__}.{module}")
+    value = mod if attr is None else getattr(mod, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+def rules() -> Any:
+    """The rule catalogue as a DataFrame: code, severity, topic, versions, title, spec, source."""
     import pandas as pd
+
+    from .core.rules import RULES
 
     return pd.DataFrame([{"code": r.code, "severity": r.severity, "topic": r.topic,
                           "versions": ", ".join(r.versions), "title": r.title,
@@ -44,9 +81,13 @@ def rules():
 
 
 def sample_path(name: str | None = None) -> Path:
-    """A bundled real trace (``data/`` of a source checkout); the first one without a name."""
+    """A bundled real trace in ``data/`` (of a source checkout), by file stem or name.
+
+    Without a name, the first one.
+    """
     data = Path(__file__).resolve().parent.parent / "data"
-    files = sorted(p for p in data.glob("*") if p.suffix in (".jsonl", ".har", ".gz", ".log"))
+    files = sorted(p for p in data.glob("*")
+                   if p.is_file() and p.suffix in (".jsonl", ".har", ".gz", ".log", ".ndjson"))
     if name is None:
         if not files:
             raise FileNotFoundError("no bundled traces: data/ is empty or missing")
@@ -56,16 +97,3 @@ def sample_path(name: str | None = None) -> Path:
             return p
     known = ", ".join(p.stem for p in files)
     raise FileNotFoundError(f"no bundled trace named {name!r}; known: {known}")
-
-
-def __getattr__(name: str):
-    # the views and the teaching kit import ipywidgets: load them only when asked for
-    if name in ("timeline", "inspect", "explore"):
-        from . import widgets
-
-        return getattr(widgets, name)
-    if name == "teach":
-        from . import teach
-
-        return teach
-    raise AttributeError(f"module 'mcp_notebook' has no attribute {name!r}")
