@@ -9,7 +9,7 @@ Usage::
 Every measurement is a fresh process (``bench_approaches.py``); the timed region starts
 after imports and warm-up. Reps are interleaved: rep r of every measurement runs before
 rep r+1 of any, so the noise of a shared box falls on all alike. Peak RSS is the child's
-own ``ru_maxrss`` (``os.wait4``), which covers the whole process.
+whole process (GNU ``/usr/bin/time -f %M``, else ``os.wait4``).
 
 Generated captures go to ``benchmarks/out/`` (git-ignored) and are reused when their
 manifest says they were made with the same generator version, seed and size; 3M files
@@ -68,38 +68,57 @@ def _short(n: int) -> str:
     return f"{n // 1_000_000}m" if n % 1_000_000 == 0 else f"{n // 1000}k"
 
 
+TIME = Path("/usr/bin/time")
+
+
 def run_child(approach: str, path: Path, manifest: Path, timeout: float) -> dict[str, Any]:
-    """One fresh process: the child's JSON plus its wall time and peak RSS."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        load0 = os.getloadavg()[0]
-        t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, str(CHILD), approach, str(path), str(manifest)],
-                                stdout=out, stderr=err, cwd=str(HERE))
-        timer = threading.Timer(timeout, lambda: _kill(proc.pid))
-        timer.start()
+    """One fresh process: the child's JSON plus its wall time and peak RSS.
+
+    Peak RSS comes from GNU ``/usr/bin/time -f %M`` when present: a child forked straight
+    from this (large) harness would inherit its high-water mark (Linux keeps the pre-exec
+    peak in ``ru_maxrss``), so small children would read high. Without it, ``os.wait4``.
+    """
+    cmd = [sys.executable, str(CHILD), approach, str(path), str(manifest)]
+    with tempfile.TemporaryDirectory() as tmp:
+        rss_file = Path(tmp) / "rss"
+        if TIME.exists():
+            cmd = [str(TIME), "-f", "%M", "-o", str(rss_file), *cmd]
+        with open(Path(tmp) / "out", "w+b") as out, open(Path(tmp) / "err", "w+b") as err:
+            load0 = os.getloadavg()[0]
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=str(HERE),
+                                    start_new_session=True)  # its own group: killable whole
+            timer = threading.Timer(timeout, lambda: _kill(proc.pid))
+            timer.start()
+            try:
+                _, status, usage = os.wait4(proc.pid, 0)
+            finally:
+                timer.cancel()
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            wall = time.perf_counter() - t0
+            out.seek(0)
+            lines = out.read().decode("utf-8", "replace").strip().splitlines()
+            err.seek(0)
+            tail = err.read().decode("utf-8", "replace").strip().splitlines()[-1:]
+        rss_kb = float(usage.ru_maxrss)
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        wall = time.perf_counter() - t0
-        out.seek(0)
-        lines = out.read().decode("utf-8", "replace").strip().splitlines()
-        err.seek(0)
-        tail = err.read().decode("utf-8", "replace").strip().splitlines()[-1:]
+            rss_kb = float(rss_file.read_text().split()[-1])
+        except (OSError, ValueError, IndexError):
+            pass
     res: dict[str, Any]
     try:
         res = json.loads(lines[-1])
     except (IndexError, ValueError):
-        why = "timed out" if proc.returncode == -signal.SIGKILL else f"exit {proc.returncode}"
+        why = "timed out" if wall >= timeout else f"exit {proc.returncode}"
         res = {"approach": approach, "error": f"child failed ({why}): {' '.join(tail)[:300]}"}
-    res.update(process_s=wall, peak_rss_mb=usage.ru_maxrss / 1024, loadavg_start=load0)
+    res.update(process_s=wall, peak_rss_mb=rss_kb / 1024, loadavg_start=load0)
     return res
 
 
 def _kill(pid: int) -> None:
+    """Stop a timed-out child and its own child (the process group this harness made)."""
     try:
-        os.kill(pid, signal.SIGKILL)
+        os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
 
@@ -203,8 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     results = {f"{ap_}|{k}|{n}": {"approach": ap_, "file": k, "frames": n, **aggregate(rs)}
                for (ap_, k, n), rs in runs.items()}
     manifests = {f"{k}|{n}": m for (k, n), (_, m) in files.items()}
-    for key, (path, _) in files.items():
-        if key[1] >= 3_000_000 and not a.keep_3m:
+    for (_, size), (path, _) in files.items():
+        if size >= 3_000_000 and not a.keep_3m:
             path.unlink(missing_ok=True)
             manifest_path(path).unlink(missing_ok=True)
     doc = {

@@ -302,6 +302,8 @@ def generate(out: Path, frames: int, fmt: str = "ndjson", *, clean: bool = False
         "frames": written, "bytes": n_bytes, "file": out.name,
         "line_bytes": _percentiles(sizes),
         "large_frames_over_150k": sum(1 for x in sizes if x > 150_000),
+        # tap lines that are not valid tap records at all (invalid UTF-8 in the tap line)
+        "unreadable_tap_lines": cnt.bad["invalid_utf8"] if tap else 0,
         **res,
         "seconds": round(time.perf_counter() - t0, 2),
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -198,11 +199,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CaptureError as exc:
         print(f"mcp-notebook: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # piped into head: stop quietly (before OSError, its base class)
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
     except (OSError, UnicodeError) as exc:
         print(f"mcp-notebook: cannot read input: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,8 @@ from typing import Any
 
 from . import readers
 from .core.direction import infer
-from .readers import CaptureError
+from .core.envelope import bounded_recursion
+from .readers import CaptureError, Record
 from .table import Columns, collect
 from .trace import Trace
 
@@ -77,12 +78,16 @@ def load(
     cols = Columns()
     notes: list[str] = []
     used: list[str] = []
+    formats = _formats(named + found, format)
+    merged = _deduplicated(formats, session, direction, options)
     for path in named + found:
         before = len(cols)
         try:
-            records = readers.read(path, format=format, session=session, direction=direction,
-                                   **options)
-            collect(records, cols)
+            with bounded_recursion():  # sniffing and decoding recurse in C
+                records = merged[path] if path in merged else readers.read(
+                    path, format=formats.get(path, format), session=session,
+                    direction=direction, **options)
+                _collect(records, cols, path, session, notes)
         except CaptureError as exc:
             if path in named:
                 raise
@@ -98,3 +103,55 @@ def load(
         cols.direction = infer(cols.kind, cols.session, cols.id_key, cols.method, cols.direction)
         notes.append("directions inferred from the message flow (the capture does not say)")
     return Trace(cols, version=version, notes=notes, paths=used)
+
+
+def _collect(records: Iterable[Record], cols: Columns, path: Path, session: str | None,
+             notes: list[str]) -> None:
+    """``collect``, with a reader's bug on hostile input kept as an invalid row, not raised."""
+    try:
+        collect(records, cols)
+    except (CaptureError, OSError, EOFError):
+        raise
+    except Exception as exc:  # keep what the reader gave before it failed, and say so
+        why = (f"the {path.name} reader stopped here on input it could not handle "
+               f"({type(exc).__name__}: {exc}); rows after this point are missing")[:500]
+        cols.add(Record(raw="", session=session or path.name, source=path.name,
+                        kind="invalid", reason=why), None, 0)
+        notes.append(why)
+
+
+def _formats(paths: list[Path], format: str) -> dict[Path, str]:
+    """The format of each file that has one (the loop reports the others)."""
+    out: dict[Path, str] = {}
+    for path in paths:
+        try:
+            with bounded_recursion():
+                out[path] = readers.sniff(path) if format == "auto" else format
+        except (CaptureError, OSError, EOFError):
+            continue
+    return out
+
+
+def _deduplicated(formats: dict[Path, str], session: str | None, direction: str | None,
+                  options: dict[str, Any]) -> dict[Path, list[Record]]:
+    """Records of files whose format writes the same entries to several files.
+
+    A reader module may define ``dedupe(records_by_file)``: Claude Desktop copies each
+    per-server entry into its combined ``mcp.log``, so loading both would double them.
+    """
+    by_format: dict[str, list[Path]] = {}
+    for path, name in formats.items():
+        by_format.setdefault(name, []).append(path)
+    out: dict[Path, list[Record]] = {}
+    for name, paths in by_format.items():
+        hook = getattr(readers.REGISTRY.get(name), "dedupe", None)
+        if hook is None or len(paths) < 2:
+            continue
+        try:
+            with bounded_recursion():
+                lists = {p: list(readers.read(p, format=name, session=session,
+                                              direction=direction, **options)) for p in paths}
+                out.update(hook(lists))
+        except (CaptureError, OSError, EOFError):
+            continue  # the loop reads them one by one and reports what fails
+    return out

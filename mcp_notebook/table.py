@@ -177,8 +177,13 @@ def collect(records: Iterable[Record], cols: Columns | None = None) -> Columns:
     return cols
 
 
+#: datetime64[ns] holds the years 1677-2262; a capture time outside them is unknown (NaT)
+_MAX_TS = 9.2e9
+
+
 def _times(values: list[float | None]) -> pd.Series:
     s = pd.Series(values, dtype="float64")
+    s = s.where(s.abs() < _MAX_TS)  # also NaN for inf
     return pd.to_datetime(s, unit="s", utc=True).astype("datetime64[ns, UTC]")
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from .core import checks
 from .core import versions as V
+from .core.envelope import bounded_recursion
 from .core.pairing import PairRow, pair
 from .table import VIOLATION_COLUMNS, Columns, empty, frames_frame, pairs_frame
 
@@ -44,8 +45,9 @@ class Trace:
     @cached_property
     def _pairing(self) -> tuple[list[PairRow], list[checks.Finding]]:
         c = self._cols
+        transport = {i for i, e in c.extra.items() if "transport_error" in e}
         return pair(range(len(c)), c.session, c.direction, c.kind, c.id_key, c.method,
-                    c.is_tool_error, c.ref, c.progress)
+                    c.is_tool_error, c.ref, c.progress, skip=transport)
 
     @cached_property
     def pairs(self) -> pd.DataFrame:
@@ -104,7 +106,8 @@ class Trace:
         if c.kind[seq] in ("stderr", "log", "invalid") and c.batch[seq] is None:
             return None
         try:
-            value = _decode(c.raw[seq].encode("utf-8", "surrogateescape"))
+            with bounded_recursion():
+                value = _decode(c.raw[seq].encode("utf-8", "surrogateescape"))
         except (msgspec.DecodeError, RecursionError):
             return None
         batch = c.batch[seq]
@@ -188,6 +191,19 @@ class Trace:
     def extra(self, seq: int) -> dict[str, Any]:
         """Reader context of a frame (HTTP status, SSE event id, ...), if any."""
         return dict(self._cols.extra.get(seq, {}))
+
+    def redact(self, policy: Any = None, *, salt: str | bytes | None = None) -> Any:
+        """A copy with secrets replaced by salted hashes, and a report of what was replaced.
+
+        Returns ``(trace, report)`` (a named tuple): ``report`` has one row per secret
+        (``seq, source, where, kind, replacement``). Ids, methods and sessions are kept,
+        so the copy pairs exactly like this trace. ``policy`` is a
+        :class:`mcp_notebook.redact.Policy` (the default finds tokens, API keys, JWTs,
+        passwords, cookies...); ``salt`` keys the hashes (random per call by default).
+        """
+        from .redact import redact_trace
+
+        return redact_trace(self, policy, salt=salt)
 
     # -- display ------------------------------------------------------------------------------
     def __len__(self) -> int:

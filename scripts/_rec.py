@@ -41,15 +41,15 @@ def ensure_npm() -> dict[str, str]:
     if shutil.which("npm") is None or shutil.which("node") is None:
         raise SystemExit("make_data: node and npm are needed (apt-get install nodejs npm)")
     NPM.mkdir(parents=True, exist_ok=True)
-    shutil.copy(NPM_SRC / "package.json", NPM / "package.json")
     lock = NPM_SRC / "package-lock.json"
-    if lock.exists():
-        shutil.copy(lock, NPM / "package-lock.json")
-        cmd = ["npm", "ci", "--no-audit", "--no-fund"]
-    else:
-        cmd = ["npm", "install", "--no-audit", "--no-fund"]
-    marker = NPM / "node_modules" / ".package-lock.json"
-    if not marker.exists() or marker.stat().st_mtime < (NPM / "package.json").stat().st_mtime:
+    changed = False
+    for src in (NPM_SRC / "package.json", lock):
+        dst = NPM / src.name
+        if src.exists() and (not dst.exists() or dst.read_bytes() != src.read_bytes()):
+            shutil.copy(src, dst)
+            changed = True
+    cmd = ["npm", "ci" if lock.exists() else "install", "--no-audit", "--no-fund"]
+    if changed or not (NPM / "node_modules" / ".package-lock.json").exists():
         log(" ".join(cmd) + " (scripts/.npm)")
         subprocess.run(cmd, cwd=NPM, check=True, timeout=600, stdout=subprocess.DEVNULL)
     if not lock.exists():

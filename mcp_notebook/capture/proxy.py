@@ -132,7 +132,13 @@ class RecordingProxy:
             async with upstream:
                 return await self._relay(request, upstream, state)
         finally:
-            self._live.pop(seq, None)
+            self._record(state)
+
+    def _record(self, state: dict[str, Any]) -> None:
+        """Write the exchange's entry once (before the client sees the end, when possible)."""
+        if not state.get("recorded"):
+            state["recorded"] = True
+            self._live.pop(state["entry"]["_seq"], None)
             self.writer.add(self._finish(state))
 
     async def _relay(self, request: Any, upstream: Any, state: dict[str, Any]) -> Any:
@@ -165,6 +171,7 @@ class RecordingProxy:
             state["entry"]["_aborted"] = "server"
             state["entry"]["_proxyError"] = f"{type(exc).__name__}: {exc}"
             return resp
+        self._record(state)  # on disk before the client sees the end of the response
         try:
             await resp.write_eof()
         except (ConnectionError, RuntimeError):
@@ -240,8 +247,8 @@ class RecordingProxy:
         await runner.setup()
         site = web.TCPSite(runner, host, port)
         await site.start()
-        sockets = site._server.sockets if site._server else []  # type: ignore[union-attr]
-        bound = sockets[0].getsockname()[1] if sockets else port
+        addresses = runner.addresses
+        bound = addresses[0][1] if addresses else port
         if announce is not None:
             announce(host, bound)
         try:

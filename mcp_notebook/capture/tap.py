@@ -251,8 +251,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME, metavar="BYTES",
                         help="keep at most this many bytes of one frame in its record "
                              "(all bytes are still relayed; default 256 MiB)")
-    parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- SERVER_CMD [ARGS...]",
-                        help="the server command line, after --")
+    parser.add_argument("server_command", nargs=argparse.REMAINDER,
+                        metavar="-- SERVER_CMD [ARGS...]", help="the server command line, after --")
 
 
 def default_session(command: Sequence[str]) -> str:
@@ -263,7 +263,7 @@ def default_session(command: Sequence[str]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``record`` from parsed arguments; return the exit status."""
-    command = list(args.command)
+    command = list(args.server_command)
     if command[:1] == ["--"]:
         command = command[1:]
     if not command:

@@ -162,7 +162,7 @@ def _ping_result(ci: CheckInput) -> Iterator[Hit]:
         if r.method == "ping" and r.outcome == "result" and r.response_seq is not None:
             try:
                 result = _decode(ci.raw[r.response_seq]).get("result")
-            except (msgspec.DecodeError, AttributeError):
+            except (msgspec.DecodeError, AttributeError, RecursionError):
                 continue
             if isinstance(result, dict) and set(result) - {"_meta"}:
                 yield r.response_seq, r.request_seq, f"ping answered with {sorted(result)}"
@@ -204,6 +204,13 @@ def _stdout_noise(ci: CheckInput) -> Iterator[Hit]:
             yield i, None, extra.get("detail", "")
 
 
+def _sse_event(ci: CheckInput) -> Iterator[Hit]:
+    for i, extra in ci.extra.items():
+        event = extra.get("sse_event")
+        if event and event != "message" and ci.kind[i] != "log":
+            yield i, None, f"an SSE {event!r} event"
+
+
 CHECKS: dict[str, Callable[[CheckInput], Iterator[Hit]]] = {
     **{code: _flag(code) for code in (
         "parse-error", "not-an-object", "not-a-message", "jsonrpc-version", "method-not-string",
@@ -235,6 +242,7 @@ CHECKS: dict[str, Callable[[CheckInput], Iterator[Hit]]] = {
     "server-request-2026": _server_request,
     "stdout-noise": _stdout_noise,
     "ambiguous-pairing": _extra("ambiguous"),
+    "sse-non-message-event": _sse_event,
 }
 
 

@@ -14,12 +14,38 @@ of :mod:`mcp_notebook.core.rules` that the checker turns into violations.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NamedTuple
 
 import msgspec
 from msgspec import Raw
 
-__all__ = ["Envelope", "classify", "id_key_of", "decode_id"]
+__all__ = ["Envelope", "classify", "id_key_of", "decode_id", "bounded_recursion"]
+
+#: The recursion limit while decoding: the JSON decoders recurse in C, so a raised
+#: ``sys.setrecursionlimit`` (some notebooks raise it) would let a nesting bomb overflow
+#: the C stack and kill the interpreter instead of raising RecursionError.
+SAFE_RECURSION_LIMIT = 8000
+
+
+@contextmanager
+def bounded_recursion() -> Iterator[None]:
+    """Run the block with the recursion limit at most :data:`SAFE_RECURSION_LIMIT`."""
+    old = sys.getrecursionlimit()
+    lowered = False
+    if old > SAFE_RECURSION_LIMIT:
+        try:
+            sys.setrecursionlimit(SAFE_RECURSION_LIMIT)
+            lowered = True
+        except RecursionError:  # already deeper than that: leave it
+            pass
+    try:
+        yield
+    finally:
+        if lowered:
+            sys.setrecursionlimit(old)
 
 
 class _Message(msgspec.Struct, gc=False):

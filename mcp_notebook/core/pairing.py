@@ -7,7 +7,7 @@ requests, often from 0, so an id alone never pairs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["PairRow", "Finding", "pair", "OPPOSITE"]
@@ -63,11 +63,14 @@ def pair(
     is_tool_error: Sequence[bool],
     ref: Sequence[str | None],
     progress: Sequence[float | None],
+    skip: Container[int] = (),
 ) -> tuple[list[PairRow], list[Finding]]:
     """Walk the frames once; return the pair rows and the pairing findings.
 
     One row per request (in request order), plus one row per response that has no
-    request (``orphan``) or answers an already answered one (``duplicate``).
+    request (``orphan``) or answers an already answered one (``duplicate``). Frames in
+    ``skip`` take no part (e.g. a JSON-RPC error that an HTTP server sent about the HTTP
+    request itself, not as the answer to a JSON-RPC request).
     """
     rows: list[PairRow] = []
     findings: list[Finding] = []
@@ -94,7 +97,7 @@ def pair(
             if ref[i] is not None:
                 row.token = (session[i], direction[i], ref[i])
                 tokens[row.token] = pending[key]
-        elif k == "result" or k == "error":
+        elif (k == "result" or k == "error") and s not in skip:
             requester = OPPOSITE.get(direction[i])
             ik = id_key[i]
             if ik is None or ik == "null":

@@ -261,6 +261,11 @@ RULES: tuple[Rule, ...] = (
        "The server MUST NOT write anything to its stdout that is not a valid MCP message.",
        "MCP 2025-06-18, basic/transports.mdx §stdio",
        "Send logs to stderr; the client cannot parse this line."),
+    _R("sse-non-message-event", "warning", "Server messages travel as SSE message events",
+       "Server messages are sent as SSE `message` events, with the message content encoded as "
+       "JSON in the event data.", "MCP 2024-11-05, basic/transports.mdx §HTTP with SSE",
+       "This SSE event has another event type, so a client listening for `message` events "
+       "drops it. Send JSON-RPC messages as `message` events (or with no event field)."),
     _R("ambiguous-pairing", "warning", "Overlapping connections cannot be told apart",
        "The request ID MUST NOT have been previously used by the requestor within the same "
        "session.", "MCP 2025-06-18, basic/index.mdx §Requests",

@@ -27,10 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Conn", "Tracker", "STALE_AFTER"]
+__all__ = ["Conn", "Tracker", "STALE_AFTER", "MEMORY"]
 
 #: Seconds of silence after which an open connection is taken as gone when another opens.
 STALE_AFTER = 30.0
+#: How many of its latest request ids each connection remembers (ids of Claude Desktop
+#: and of most servers count up, so an id older than that is not reused in an overlap).
+MEMORY = 4096
 
 _STARTUP_KEYS = 40  # length of the message prefix that names a lifecycle step
 
@@ -38,8 +41,9 @@ _STARTUP_KEYS = 40  # length of the message prefix that names a lifecycle step
 @dataclass(slots=True)
 class Conn:
     session: str
-    client_ids: set[str] = field(default_factory=set)  # request ids the host has used
-    server_ids: set[str] = field(default_factory=set)  # request ids the server has used
+    # request ids each side has used, the last MEMORY of them (a dict as an ordered set)
+    client_ids: dict[str, None] = field(default_factory=dict)
+    server_ids: dict[str, None] = field(default_factory=dict)
     pending_c: dict[str, int] = field(default_factory=dict)  # host requests in flight
     pending_s: dict[str, int] = field(default_factory=dict)  # server requests in flight
     initialized: bool = False  # the host has sent ``initialize`` on it
@@ -160,7 +164,10 @@ class Tracker:
         if ts is not None:
             conn.last_ts = ts
         if kind == "request" and id_key is not None:
-            (conn.client_ids if c2s else conn.server_ids).add(id_key)
+            used = conn.client_ids if c2s else conn.server_ids
+            used[id_key] = None
+            if len(used) > MEMORY:  # bounded, for logs of millions of requests
+                del used[next(iter(used))]
             (conn.pending_c if c2s else conn.pending_s)[id_key] = self._tick
             if c2s and method == "initialize":
                 conn.initialized = True

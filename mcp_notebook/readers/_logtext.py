@@ -28,6 +28,12 @@ def _clock(hms: str) -> float:
     return int(hms[0:2]) * 3600 + int(hms[3:5]) * 60 + seconds
 
 
+@lru_cache(maxsize=4096)
+def _minute_epoch(prefix: str) -> int:
+    """Unix seconds at ``YYYY-MM-DDTHH:MM`` (UTC)."""
+    return _day_epoch(prefix[:10]) + int(prefix[11:13]) * 3600 + int(prefix[14:16]) * 60
+
+
 def iso_z(stamp: str) -> float | None:
     """Unix seconds of ``2025-02-22T04:14:49.169Z`` (UTC); None for a clock-only stamp.
 
@@ -39,7 +45,7 @@ def iso_z(stamp: str) -> float | None:
     if len(stamp) < 20 or stamp[10] != "T":
         return None
     try:
-        return round(_day_epoch(stamp[:10]) + _clock(stamp[11:].rstrip("Z")), 6)
+        return round(_minute_epoch(stamp[:16]) + float(stamp[17:].rstrip("Z")), 6)
     except ValueError:
         return None
 

@@ -61,6 +61,7 @@ class Reader(Protocol):
 
 
 GZIP_MAGIC = b"\x1f\x8b"
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def open_bytes(path: Path) -> io.BufferedIOBase:
@@ -83,7 +84,7 @@ def read_head(path: Path, size: int = 65536) -> str:
     """The first ``size`` bytes of a capture as text (for sniffing)."""
     with open_bytes(path) as f:
         data = f.read(size)
-    return data.decode("utf-8", "replace")
+    return data.removeprefix(UTF8_BOM).decode("utf-8", "replace")
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -91,10 +92,13 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
 
     One trailing ``\\r`` is removed (as the reference SDKs' stdio readers do); bytes that
     are not UTF-8 are kept as surrogate escapes, so ``text.encode("utf-8",
-    "surrogateescape")`` gives the exact bytes back.
+    "surrogateescape")`` gives the exact bytes back. A UTF-8 byte order mark opening the
+    file (an editor's, not the peer's) is not part of the first line.
     """
     with open_bytes(path) as f:
         for n, line in enumerate(f, 1):
+            if n == 1:
+                line = line.removeprefix(UTF8_BOM)
             if line.endswith(b"\n"):
                 line = line[:-1]
             if line.endswith(b"\r"):

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +47,7 @@ _LEVEL_ONLY = re.compile(rf"{_TS} \[{_LVL}\]{_MSG}")
 _SERVER_ONLY = re.compile(rf"{_TS} \[(?P<server>.+?)\]{_MSG}")
 _NO_TS = re.compile(rf"\[{_LVL}\] (?:\[(?P<server>.+?)\] )?(?P<msg>Message from (?:client|server):.*)$")
 _ENTRY_TS = (_LEVEL_SERVER, _SERVER_LEVEL, _LEVEL_ONLY, _SERVER_ONLY)
+_PER_SERVER_FIRST = (_SERVER_LEVEL, _LEVEL_SERVER, _LEVEL_ONLY, _SERVER_ONLY)  # faster there
 
 # era A (2024) mcp.log names the server inside the text
 _ERA_A = re.compile(r"(?:Attempting to connect to MCP server (?P<open>.+?)\.\.\.$"
@@ -63,27 +63,33 @@ _METADATA = " { metadata: "
 _CLOSE_LINES = ("Client transport closed", "Server transport closed unexpectedly",
                 "Server disconnected", "Shutting down server")
 _STDERR_CAP = 500  # lines joined into one stderr row at most
+_BLOCK_CAP = 2000  # lines of one util.inspect block at most (a block that never closes)
 
 
-@dataclass(slots=True)
 class _Entry:
-    first: int
-    lines: list[str]
-    claude: bool  # a Claude entry (else raw stderr)
-    ts_text: str | None = None
-    server: str | None = None
-    level: str | None = None
-    msg: str = ""
-    block: bool = False  # inside a util.inspect block opened by a trailing "{"
-    rewrap: bool = False  # "Message from ...:" with the payload on the lines below
-    last: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    """One entry being read: its lines so far and what its first line said."""
+
+    __slots__ = ("first", "last", "lines", "claude", "ts_text", "server", "level", "msg",
+                 "block", "rewrap", "extra")
+
+    def __init__(self, first: int, lines: list[str], claude: bool, ts_text: str | None = None,
+                 server: str | None = None, level: str | None = None, msg: str = "") -> None:
+        self.first = self.last = first
+        self.lines = lines
+        self.claude = claude  # a Claude entry (else raw stderr)
+        self.ts_text = ts_text
+        self.server = server
+        self.level = level
+        self.msg = msg
+        self.block = False  # inside a util.inspect block opened by a trailing "{"
+        self.rewrap = False  # "Message from ...:" with the payload on the lines below
+        self.extra: dict[str, Any] = {}
 
 
-def _match(line: str) -> re.Match[str] | None:
+def _match(line: str, order: tuple[re.Pattern[str], ...] | None = None) -> re.Match[str] | None:
     c = line[:1]
     if c.isdigit():
-        for rx in _ENTRY_TS:
+        for rx in order or _ENTRY_TS:
             m = rx.match(line)
             if m:
                 return m
@@ -178,6 +184,7 @@ class _Reader:
         self.default = session or _server_from_filename(path.name) or path.name
         self.tracker = Tracker()
         self.server: str | None = None  # the last server named (for stderr rows)
+        self.order = _ENTRY_TS
 
     def source(self, e: _Entry) -> str:
         if e.last > e.first:
@@ -188,10 +195,10 @@ class _Reader:
         pending: _Entry | None = None
         for n, line in iter_lines(self.path):
             if pending is not None and pending.block:
-                if _match(line) is None:  # util.inspect blocks close with "}" at column 0
+                if _match(line, self.order) is None:  # inspect blocks end with "}" at column 0
                     pending.lines.append(line)
                     pending.last = n
-                    if line.startswith("}"):
+                    if line.startswith("}") or len(pending.lines) >= _BLOCK_CAP:
                         pending.block = False
                     continue
             if not line:
@@ -200,8 +207,10 @@ class _Reader:
                     pending = None
                 yield BLANK
                 continue
-            m = _match(line)
+            m = _match(line, self.order)
             if m is not None:
+                if m.re is _SERVER_LEVEL:
+                    self.order = _PER_SERVER_FIRST
                 if pending is not None:
                     yield from self.flush(pending)
                 pending = self.start(n, line, m)
@@ -211,19 +220,18 @@ class _Reader:
             else:
                 if pending is not None:
                     yield from self.flush(pending)
-                pending = _Entry(n, [line], claude=False, last=n)
+                pending = _Entry(n, [line], claude=False)
         if pending is not None:
             yield from self.flush(pending)
 
     def start(self, n: int, line: str, m: re.Match[str]) -> _Entry:
-        msg = m.group("msg") or ""
-        server = m.groupdict().get("server")
-        e = _Entry(n, [line], claude=True, ts_text=m.groupdict().get("ts"), server=server,
-                   level=m.groupdict().get("level"), msg=msg, last=n)
-        stripped = msg.rstrip()
-        if stripped.endswith("{") and not stripped.endswith("{}"):
+        gd = m.groupdict()
+        msg = gd["msg"] or ""
+        e = _Entry(n, [line], True, gd["ts"] if "ts" in gd else None, gd.get("server"),
+                   gd.get("level"), msg)
+        if msg.endswith("{") or msg.endswith("{ "):
             e.block = True
-        elif stripped in ("Message from client:", "Message from server:"):
+        elif msg.endswith(":") and msg.rstrip() in ("Message from client:", "Message from server:"):
             e.rewrap = True
         return e
 
@@ -231,7 +239,7 @@ class _Reader:
     def continues(e: _Entry, line: str) -> bool:
         if e.claude:
             if e.rewrap:
-                return True
+                return len(e.lines) < _STDERR_CAP
             return e.level == "error" and _STACK.match(line) is not None
         return line[:1] in (" ", "\t", "}", "]", ")") and len(e.lines) < _STDERR_CAP
 
@@ -307,7 +315,7 @@ class _Reader:
         envelope: Envelope | None = None
         kind: str | None = None
         reason: str | None = None
-        cut = TRUNCATED_RE.search(payload)
+        cut = TRUNCATED_RE.search(payload) if "chars truncated]" in payload else None
         if cut:
             kind = "invalid"
             reason = (f"Claude Desktop's logger cut this message ({cut.group(0)}); the "
@@ -315,8 +323,8 @@ class _Reader:
             e.extra["truncated_chars"] = int(cut.group(1))
             env = None
         elif payload[:1] in ("{", "["):
-            envs = classify(payload)
-            env = envs[0] if len(envs) == 1 else None
+            envs = classify(payload)  # to tell connections apart; handed on to the table
+            env = envelope = envs[0] if len(envs) == 1 else None
         elif payload:
             env = envelope = parse_redacted(payload)
             if env is None:

@@ -36,6 +36,7 @@ __all__ = ["name", "description", "sniff", "read"]
 name = "curl"
 description = "pasted curl transcripts (curl commands, SSE/JSON replies, response headers)"
 
+_CURL = re.compile(r"(?:[$%>#]\s*)?curl\s")  # with or without a shell prompt
 _SSE_LINE = re.compile(r"(?:event|data|id|retry):")
 _HEADER = re.compile(r"(?:< )?([A-Za-z][A-Za-z0-9-]*): (.*)$")
 _STATUS = re.compile(r"(?:< )?HTTP/\d(?:\.\d)? (\d{3})\b")
@@ -43,7 +44,7 @@ _DATA_OPTS = ("-d", "--data", "--data-raw", "--data-binary", "--data-ascii", "--
 
 
 def sniff(head: str, filename: str) -> int:
-    if re.search(r"^\s*curl\s", head, re.M) and '"jsonrpc"' in head and (
+    if re.search(r"^\s*(?:[$%>#]\s*)?curl\s", head, re.M) and '"jsonrpc"' in head and (
             re.search(r"--data|--json|\s-d\s", head)):
         return 60
     return 0
@@ -103,7 +104,7 @@ class _Reader:
                     cmd = []
                 continue
             stripped = line.strip()
-            if re.match(r"curl\s", stripped):
+            if _CURL.match(stripped):
                 cmd = [(n, line)]
                 if not stripped.endswith("\\"):
                     yield from self.close(ex)
@@ -130,7 +131,7 @@ class _Reader:
 
     def command(self, lines: list[tuple[int, str]]) -> _Exchange:
         text = " ".join(t.rstrip().rstrip("\\") for _, t in lines)
-        body, session, url = _command(text.strip())
+        body, session, url = _command(_CURL.sub("curl ", text.strip(), count=1))
         first, last = lines[0][0], lines[-1][0]
         src = f"{self.name}:{first}" if first == last else f"{self.name}:{first}-{last}"
         ex = _Exchange()

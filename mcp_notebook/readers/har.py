@@ -15,7 +15,8 @@ Every entry of an MCP endpoint gives records:
   non-JSON body, and anything the proxy noted (``_proxyError``) are ``log`` rows.
 
 ``extra`` keeps the HTTP facts: ``status`` (on the request frame and on response
-frames: a 202 is visible there), ``event_id`` (the SSE ``id``), ``transport_error`` (the
+frames: a 202 is visible there), ``reply`` (a short non-JSON body such as the old
+transport's ``Accepted``, kept on the POST it answers), ``event_id`` (the SSE ``id``), ``transport_error`` (the
 status, on bodies of 4xx/5xx replies: such an error is about the HTTP request, not an
 answer to a JSON-RPC id, and is not paired), ``sse_incomplete`` (the stream ended
 inside the event) and ``ts_estimated`` (see below).
@@ -30,9 +31,10 @@ written by mcp-notebook's recording proxy). Without it, the events of a POST's r
 stream are placed from the entry's timings (the last at the entry's end, the others at
 its first byte; ``extra["ts_estimated"]``), and the events of a GET stream, which may
 arrive at any time while it is open, get no time. Records come out sorted by time
-(stable; no time sorts last), so with arrival times the events of a long GET stream
-fall between the POSTs they interleave with, and without them they come after all POSTs
-(a response is never placed before its request).
+(stable), so with arrival times the events of a long GET stream fall between the POSTs
+they interleave with; without them, such an event is placed causally (a response right
+after the POST that asked, a server request or notification at the opening of its
+stream, before the POST that answers it) and keeps no time.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
+from ..core.envelope import classify
 from ._logtext import looks_like_json
 from ._sse import SSEEvent, parse_sse
 from .base import Record, open_text
@@ -81,7 +84,7 @@ def _body(obj: Any) -> str | None:
     text = obj.get("text")
     if not isinstance(text, str):
         return None
-    if obj.get("encoding") == "base64":
+    if obj.get("encoding") == "base64" or obj.get("_encoding") == "base64":
         try:
             return base64.b64decode(text).decode("utf-8", "surrogateescape")
         except ValueError:
@@ -101,6 +104,10 @@ def _session_from_url(url: str) -> str | None:
     return None
 
 
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _endpoint(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}{parts.path}"
@@ -111,26 +118,27 @@ class _Entry:
 
     def __init__(self, index: int, e: dict[str, Any]) -> None:
         self.index = index
-        req = e.get("request") if isinstance(e.get("request"), dict) else {}
-        resp = e.get("response") if isinstance(e.get("response"), dict) else {}
+        req, resp = _obj(e.get("request")), _obj(e.get("response"))
         self.raw = e
         self.method = str(req.get("method", "")).upper()
         self.url = str(req.get("url", ""))
         self.req_headers = req.get("headers")
         self.resp_headers = resp.get("headers")
-        self.post = req.get("postData") if isinstance(req.get("postData"), dict) else None
+        self.post: dict[str, Any] | None = req.get("postData") if isinstance(
+            req.get("postData"), dict) else None
         self.body = _body(self.post)
-        content = resp.get("content") if isinstance(resp.get("content"), dict) else {}
+        content = _obj(resp.get("content"))
         self.content = content
         self.reply = _body(content)
         status = resp.get("status")
         self.status = status if isinstance(status, int) else None
         mime = _header(self.resp_headers, "content-type") or str(content.get("mimeType") or "")
         self.sse = "text/event-stream" in mime.lower()
-        self.start = parse_ts(e.get("startedDateTime")) if isinstance(
-            e.get("startedDateTime"), str) else None
-        timings = e.get("timings") if isinstance(e.get("timings"), dict) else {}
-        first = sum(_ms(timings.get(k)) for k in ("blocked", "dns", "connect", "send", "wait"))
+        started = e.get("startedDateTime")
+        self.start = parse_ts(started) if isinstance(started, str) else None
+        timings = _obj(e.get("timings"))
+        first = sum((_ms(timings.get(k)) for k in ("blocked", "dns", "connect", "send", "wait")),
+                    0.0)
         total = _ms(e.get("time")) or first + _ms(timings.get("receive"))
         self.first_byte = None if self.start is None else self.start + first
         self.end = None if self.start is None else self.start + total
@@ -153,6 +161,7 @@ class _Reader:
         self.path = path
         self.default = session or path.name
         self.old_sessions: dict[str, str] = {}  # endpoint URL (with query) -> session
+        self.untimed: dict[int, float | None] = {}  # GET-stream event -> its stream's start
 
     def load(self) -> tuple[list[_Entry] | None, str | None]:
         try:
@@ -188,9 +197,7 @@ class _Reader:
                                                                     else ""),
                               session=self.default, stream="http", source=self.name,
                               kind="log", extra={"skipped_entries": [e.index for e in skipped]}))
-        order = {id(r): i for i, r in enumerate(out)}
-        out.sort(key=lambda r: (r.ts if r.ts is not None else float("inf"), order[id(r)]))
-        yield from out
+        yield from _in_time_order(out, self.untimed)
 
     # -- one entry -------------------------------------------------------------------------
 
@@ -209,36 +216,48 @@ class _Reader:
         if e.status is not None:
             base["status"] = e.status
         failed = e.status is not None and e.status >= 400
+        text = e.reply if e.reply and e.reply.strip() else None
+        note = e.raw.get("_proxyError")
+        aborted = e.raw.get("_aborted")
+        unreachable = isinstance(note, str) and not aborted  # the 502 body is the proxy's
+        # a short non-JSON reply to a POST ("Accepted") is a fact about the request
+        plain = text is not None and not e.sse and not looks_like_json(text) and not unreachable
         if e.method == "POST":
+            extra = dict(base)
+            if e.raw.get("_incomplete"):
+                extra["incomplete"] = True  # the capture stopped before the reply ended
+            if plain and not failed:
+                extra["reply"] = text[:200] if text else text
             if e.body is None:
                 yield Record(raw="", ts=e.start, direction="c2s", session=session,
-                             stream="http", source=src, kind="invalid", extra=dict(base),
+                             stream="http", source=src, kind="invalid", extra=extra,
                              reason="a POST whose body the HAR does not hold")
             else:
                 yield self.truncated(Record(raw=e.body, ts=e.start, direction="c2s",
                                             session=session, stream="http", source=src,
-                                            extra=dict(base)), e.post)
-        note = e.raw.get("_proxyError")
-        if isinstance(note, str):
+                                            extra=extra), e.post)
+        if isinstance(note, str):  # the recording proxy's own note on this exchange
             yield Record(raw=note, ts=e.end, session=session, stream="http", source=src,
-                         kind="log", extra={**base, "transport_error": e.status or 502})
-            return
+                         kind="log", extra={**base, "proxy_error": note,
+                                            **({"aborted": aborted} if aborted else {})})
+            if unreachable:
+                return
         if e.sse:
             yield from self.events(e, session, src, base, failed)
-        elif e.reply and e.reply.strip():
+        elif text is not None and not (plain and not failed and e.method == "POST"):
             extra = dict(base)
-            rec = Record(raw=e.reply, ts=e.end, direction="s2c", session=session,
+            rec = Record(raw=text, ts=e.end, direction="s2c", session=session,
                          stream="http", source=f"{src}/response", extra=extra)
             if failed:
                 extra["transport_error"] = e.status
-                if not looks_like_json(e.reply):
-                    rec.kind, rec.direction = "log", None
+            if plain:
+                rec.kind, rec.direction = "log", None
             yield self.truncated(rec, e.content)
         elif e.method != "POST":
-            text = f"{e.method} {e.url} -> {e.status}"
+            line = f"{e.method} {e.url} -> {e.status}"
             if e.method == "GET" and e.status == 200:
-                text += " (stream body not captured)"
-            yield Record(raw=text, ts=e.start, session=session, stream="http", source=src,
+                line += " (stream body not captured)"
+            yield Record(raw=line, ts=e.start, session=session, stream="http", source=src,
                          kind="log", extra=dict(base))
 
     @staticmethod
@@ -268,16 +287,19 @@ class _Reader:
                     times[-1] = e.end
             else:  # a GET stream's events may arrive at any time while it is open
                 times = [None] * len(events)
+                start = e.first_byte if e.first_byte is not None else e.start
         if not e.reply and not events:
             yield Record(raw=f"{e.method} {e.url} -> {e.status} (stream body not captured)",
                          ts=e.start, session=session, stream="http", source=src, kind="log",
                          extra=dict(base))
             return
-        for ev, ts in zip(events, times):
+        for ev, ts in zip(events, times, strict=True):
             if ev.event == "endpoint":  # 2024-11-05: where to POST, naming the session
                 url = urljoin(e.url, (ev.data or "").strip())
                 session = _session_from_url(url) or url
                 self.old_sessions[url] = session
+                if ts is None and ev.index == 0:
+                    ts = e.first_byte  # sent as the stream opens
                 yield Record(raw=ev.data or "", ts=ts, session=session, stream="sse",
                              source=f"{src}/event{ev.index}", kind="log",
                              extra={**base, "sse_event": "endpoint", "endpoint": url})
@@ -295,8 +317,42 @@ class _Reader:
                 extra["ts_estimated"] = True
             if failed:
                 extra["transport_error"] = e.status
-            yield Record(raw=ev.data or "", ts=ts, direction="s2c", session=session,
+            rec = Record(raw=ev.data or "", ts=ts, direction="s2c", session=session,
                          stream="sse", source=f"{src}/event{ev.index}", extra=extra)
+            if ts is None and not estimated:
+                self.untimed[id(rec)] = start
+            yield rec
+
+
+def _in_time_order(records: list[Record], untimed: dict[int, float | None]) -> list[Record]:
+    """Sort by time, stably; place events of a GET stream that have no time causally.
+
+    Such an event that answers a request sent by POST goes right after that request;
+    any other (a server request or notification) at the opening of its stream, before
+    the POSTs that answer it. The event keeps ``ts`` None: only its place is inferred.
+    """
+    sent: dict[tuple[object, str | None], float] = {}
+    for r in records:
+        if r.direction == "c2s" and r.kind is None and r.ts is not None:
+            for env in classify(r.raw):
+                if env.kind == "request" and env.id_key is not None:
+                    sent.setdefault((r.session, env.id_key), r.ts)
+    inf = float("inf")
+
+    def place(r: Record) -> tuple[float, int]:
+        if r.ts is not None:
+            return r.ts, 0
+        if id(r) not in untimed:
+            return inf, 0
+        env = classify(r.raw)[0]
+        if env.kind in ("result", "error") and (r.session, env.id_key) in sent:
+            return sent[(r.session, env.id_key)], 1  # just after its request
+        start = untimed[id(r)]
+        return (start if start is not None else inf), 0
+
+    keyed = [(place(r), i, r) for i, r in enumerate(records)]
+    keyed.sort(key=lambda k: (k[0], k[1]))
+    return [r for _, _, r in keyed]
 
 
 def _from_proxy(index: int, x: dict[str, Any]) -> SSEEvent:

@@ -7,6 +7,7 @@ code); they load as ``log`` rows.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,20 +32,29 @@ class _TapLine(msgspec.Struct, gc=False):
     stream: str | None = None
     source: str | None = None
     local_time: bool = False
+    # written by the capture tap: the exact bytes of a line that is not UTF-8, and the full
+    # length of a frame longer than its cap (``raw`` then holds only the first bytes)
+    raw_b64: str | None = None
+    truncated: int | None = None
 
 
 _decode = msgspec.json.Decoder(_TapLine).decode
 
 
 def sniff(head: str, filename: str) -> int:
-    for line in head.splitlines()[:5]:
+    # split on "\n" only: a record may hold U+2028, U+0085 or \x1c unescaped in a string
+    lines = head.split("\n")
+    for i, line in enumerate(lines[:5]):
         line = line.strip()
         if not line:
             continue
         try:
             obj = json.loads(line)
-        except ValueError:
-            return 0
+        except (ValueError, RecursionError):
+            # a first record longer than the head (a huge frame) is cut: judge its start
+            cut = i == len(lines) - 1 and len(line) >= 4096
+            return 90 if cut and line[:1] == "{" and '"raw":' in line and '"dir":' in line \
+                else 0
         if isinstance(obj, dict) and "raw" in obj and "dir" in obj:
             return 95
         return 0
@@ -70,6 +80,14 @@ def parse_ts(value: float | str | None) -> float | None:
     return dt.timestamp()
 
 
+def _exact(b64: str, fallback: str) -> str:
+    """The exact bytes of ``raw_b64`` as text (bytes that are not UTF-8 as surrogate escapes)."""
+    try:
+        return base64.b64decode(b64, validate=True).decode("utf-8", "surrogateescape")
+    except ValueError:
+        return fallback
+
+
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
     stem = session or path.name
     for n, line in iter_lines(path):
@@ -83,6 +101,16 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
             yield Record(raw=line, session=stem, source=source, kind="invalid",
                          reason=f"not a tap record: {exc}")
             continue
+        except RecursionError:
+            yield Record(raw=line, session=stem, source=source, kind="invalid",
+                         reason="not a tap record: JSON nested too deeply to decode safely")
+            continue
+        if rec.raw_b64 is not None:
+            rec.raw = _exact(rec.raw_b64, rec.raw)
+        if rec.truncated is not None and rec.dir in ("c2s", "s2c") and rec.kind is None:
+            rec.kind = "invalid"
+            rec.reason = (f"the tap kept only the first part of this frame (full size "
+                          f"{rec.truncated} bytes)")
         ts = parse_ts(rec.ts)
         sess = rec.session or stem
         source = rec.source or source

@@ -33,7 +33,6 @@ TICK_KINDS = ["notification", "stderr", "log", "invalid", "orphan", "duplicate"]
 SEVERITIES = ["error", "warning", "info"]
 _DIR_LABEL = {"c2s": "client → server", "s2c": "server → client", "log": "stderr / log"}
 _MAX_METHOD_LANES = 30
-_SEP = "\x1f"
 
 
 @dataclass
@@ -110,12 +109,20 @@ def _seq_col(df: pd.DataFrame, col: str) -> np.ndarray:
     return pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
 
 
-def _codes(values: pd.Series, order: list[str]) -> tuple[np.ndarray, list[str]]:
-    """Integer codes of ``values`` in ``order`` (unknown values appended)."""
-    cat = pd.Categorical(values.astype("string").fillna(""))
-    extra = [c for c in cat.categories if c not in order]
-    full = list(order) + extra
-    return pd.Categorical(values.astype("string").fillna(""), categories=full).codes, full
+def _factor(s: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """Integer codes (-1 where missing) and category names of a column (no string copies)."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return s.cat.codes.to_numpy(dtype=np.int64), [str(c) for c in s.cat.categories]
+    codes, uniq = pd.factorize(s, use_na_sentinel=True)
+    return np.asarray(codes, dtype=np.int64), [str(u) for u in uniq]
+
+
+def _lut(cats: list[str], table: dict[str, int], default: int) -> np.ndarray:
+    """A code → value lookup; code -1 (missing) reads the last slot, ``default``."""
+    return np.array([table.get(c, default) for c in cats] + [default], dtype=np.int64)
+
+
+_ORPHAN, _DUP, _INVALID = (TICK_KINDS.index(k) for k in ("orphan", "duplicate", "invalid"))
 
 
 def prepare(trace, lane_by: str = "direction") -> Prepared:
@@ -139,89 +146,82 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     extent = (float(x.min()), float(x.max())) if n else (0.0, 1.0)
 
     # spans: requests that have a request frame and are not orphans / duplicates
-    outcome = pairs["outcome"].astype("string").fillna("")
+    oc_codes, oc_cats = _factor(pairs["outcome"])
+    is_bad = _lut(oc_cats, {"orphan": 1, "duplicate": 1}, 0)[oc_codes] == 1
     req_seq = _seq_col(pairs, "request_seq")
-    is_span = (~np.isnan(req_seq)) & ~outcome.isin(["orphan", "duplicate"]).to_numpy()
-    sp = pairs.loc[is_span]
-    sp_req = positions(frame_seq, req_seq[is_span])
+    resp_seq = _seq_col(pairs, "response_seq")
+    span_idx = np.flatnonzero(~np.isnan(req_seq) & ~is_bad)
+    sp_req = positions(frame_seq, req_seq[span_idx])
     keep = sp_req >= 0
-    sp, sp_req = sp.loc[keep], sp_req[keep]
-    sp_resp = positions(frame_seq, _seq_col(sp, "response_seq"))
-    sp_cancel = positions(frame_seq, _seq_col(sp, "cancel_seq"))
+    span_idx, sp_req = span_idx[keep], sp_req[keep]
+    sp_resp = positions(frame_seq, resp_seq[span_idx])
+    sp_cancel = positions(frame_seq, _seq_col(pairs, "cancel_seq")[span_idx])
     t0 = x[sp_req] if n else np.zeros(0)
     t1 = np.where(sp_resp >= 0, x[np.maximum(sp_resp, 0)] if n else 0.0,
                   np.where(sp_cancel >= 0, x[np.maximum(sp_cancel, 0)] if n else 0.0, extent[1]))
     t1 = np.maximum(t1, t0)
     span_open = (sp_resp < 0) & (sp_cancel < 0)
-    span_outcome, _ = _codes(sp["outcome"], OUTCOMES)
-    span_outcome = np.where(span_outcome >= len(OUTCOMES), OUTCOMES.index("unanswered"),
-                            span_outcome)
+    span_outcome = _lut(oc_cats, {o: i for i, o in enumerate(OUTCOMES)},
+                        OUTCOMES.index("unanswered"))[oc_codes[span_idx]]
 
     # ticks: every frame that is not half of a drawn span
     in_span = np.zeros(n, dtype=bool)
     in_span[sp_req] = True
     in_span[sp_resp[sp_resp >= 0]] = True
-    kind = frames["kind"].astype("string").fillna("invalid").to_numpy(dtype=object)
     tick_pos = np.flatnonzero(~in_span)
-    tick_kind_name = kind[tick_pos].copy()
-    bad = pairs.loc[outcome.isin(["orphan", "duplicate"]).to_numpy()]
-    bad_pos = positions(frame_seq, _seq_col(bad, "response_seq"))
-    tag = pd.Series(bad["outcome"].astype("string").to_numpy(), index=bad_pos)
-    tag = tag[tag.index >= 0]
-    tag = tag[~tag.index.duplicated()]
-    if len(tag):
-        where = np.searchsorted(tick_pos, tag.index.to_numpy())
-        where = np.minimum(where, max(len(tick_pos) - 1, 0))
-        ok = tick_pos[where] == tag.index.to_numpy()
-        tick_kind_name[where[ok]] = tag.to_numpy()[ok]
-    # a response/request frame that is not in a span and not tagged: show it as "orphan"
-    loose = np.isin(tick_kind_name, ["request", "result", "error"])
-    tick_kind_name[loose] = "orphan"
-    tick_kind, _ = _codes(pd.Series(tick_kind_name), TICK_KINDS)
-    tick_kind = np.where(tick_kind >= len(TICK_KINDS), TICK_KINDS.index("invalid"), tick_kind)
+    k_codes, k_cats = _factor(frames["kind"])
+    kind_lut = {k: i for i, k in enumerate(TICK_KINDS)}
+    kind_lut.update(request=_ORPHAN, result=_ORPHAN, error=_ORPHAN)  # loose message frames
+    tick_kind = _lut(k_cats, kind_lut, _INVALID)[k_codes[tick_pos]]
+    bad_idx = np.flatnonzero(is_bad)
+    where = positions(tick_pos, positions(frame_seq, resp_seq[bad_idx]).astype(float))
+    ok = where >= 0
+    tick_kind[where[ok]] = _lut(oc_cats, {"orphan": _ORPHAN, "duplicate": _DUP},
+                                _ORPHAN)[oc_codes[bad_idx[ok]]]
 
-    # methods (responses take their request's method)
-    frame_method = frames["method"].astype("string").fillna("")
-    methods_all = pd.concat([sp["method"].astype("string").fillna(""),
-                             frame_method.iloc[tick_pos]], ignore_index=True)
-    counts = methods_all[methods_all != ""].value_counts()
-    methods = [str(m) for m in counts.index]
-    mcode = {m: i for i, m in enumerate(methods)}
-    span_method = sp["method"].astype("string").fillna("").map(mcode).fillna(-1)
-    span_method = span_method.to_numpy(dtype=np.int64)
-    tick_method = frame_method.iloc[tick_pos].map(mcode).fillna(-1).to_numpy(dtype=np.int64)
+    # methods, most frequent first (responses take their request's method)
+    fm_codes, fm_cats = _factor(frames["method"])
+    pm_codes, pm_cats = _factor(pairs["method"])
+    union = list(dict.fromkeys(fm_cats + pm_cats))
+    uidx = {m: i for i, m in enumerate(union)}
+    tick_u = _lut(fm_cats, uidx, -1)[fm_codes[tick_pos]]
+    span_u = _lut(pm_cats, uidx, -1)[pm_codes[span_idx]]
+    both = np.concatenate([tick_u, span_u])
+    counts = np.bincount(both[both >= 0], minlength=len(union))
+    order = np.argsort(-counts, kind="stable")
+    order = order[counts[order] > 0]
+    methods = [union[i] for i in order]
+    rank = np.full(len(union) + 1, -1, dtype=np.int64)  # rank[-1] stays -1 (no method)
+    rank[order] = np.arange(len(order))
+    span_method, tick_method = rank[span_u], rank[tick_u]
 
     # lanes
-    session = frames["session"].astype("string").fillna("").to_numpy(dtype=object)
-    direction = frames["direction"].astype("string").fillna("").to_numpy(dtype=object)
-    tick_dir = direction[tick_pos].copy()
-    flip = np.isin(tick_kind_name, ["orphan", "duplicate"])
-    tick_dir[flip & (tick_dir == "c2s")] = "__s"
-    tick_dir[flip & (tick_dir == "s2c")] = "c2s"
-    tick_dir[tick_dir == "__s"] = "s2c"
-    tick_dir[~np.isin(tick_dir, ["c2s", "s2c"])] = "log"
     if lane_by == "direction":
-        req_dir = sp["requester"].astype("string").fillna("").replace(
-            {"client": "c2s", "server": "s2c"}).to_numpy(dtype=object)
-        span_key = pd.Series(session[sp_req], dtype=object) + _SEP + pd.Series(
-            req_dir, dtype=object)
-        tick_key = pd.Series(session[tick_pos], dtype=object) + _SEP + pd.Series(
-            tick_dir, dtype=object)
-        keys = pd.concat([span_key, tick_key], ignore_index=True)
-        sess_rank = {s: i for i, s in enumerate(dict.fromkeys(session.tolist()))}
-        rank = {"c2s": 0, "s2c": 1, "log": 2}
-        split = {k: k.split(_SEP, 1) for k in keys.unique()}
-        uniq = sorted(split, key=lambda k: (sess_rank.get(split[k][0], 0),
-                                            rank.get(split[k][1], 3)))
-        multi = len({split[k][0] for k in uniq}) > 1
-        lanes = []
-        for k in uniq:
-            s, d = split[k]
-            label = _DIR_LABEL.get(d, d or "?")
-            lanes.append(f"{s} · {label}" if multi or not s else label)
-        lane_of = {k: i for i, k in enumerate(uniq)}
-        span_lane = span_key.map(lane_of).to_numpy(dtype=np.int64)
-        tick_lane = tick_key.map(lane_of).to_numpy(dtype=np.int64)
+        s_codes, s_cats = _factor(frames["session"])
+        d_codes, d_cats = _factor(frames["direction"])
+        tick_d = _lut(d_cats, {"c2s": 0, "s2c": 1}, 2)[d_codes[tick_pos]]
+        flip = np.isin(tick_kind, [_ORPHAN, _DUP]) & (tick_d < 2)  # the would-be requester
+        tick_d = np.where(flip, 1 - tick_d, tick_d)
+        r_codes, r_cats = _factor(pairs["requester"])
+        span_d = _lut(r_cats, {"c2s": 0, "client": 0, "s2c": 1, "server": 1}, 0)[
+            r_codes[span_idx]]
+        ns = len(s_cats) + 1  # the last session slot is "no session"
+        s_all = np.where(s_codes < 0, ns - 1, s_codes)
+        span_key = s_all[sp_req] * 3 + span_d
+        tick_key = s_all[tick_pos] * 3 + tick_d
+        uniq = np.unique(np.concatenate([span_key, tick_key]))
+        first = np.full(ns, n, dtype=np.int64)
+        u_s, u_i = np.unique(s_all, return_index=True)
+        first[u_s] = u_i
+        uniq = sorted(uniq.tolist(), key=lambda k: (first[k // 3], k % 3))
+        names = s_cats + [""]
+        multi = len({k // 3 for k in uniq}) > 1
+        labels = [_DIR_LABEL["c2s"], _DIR_LABEL["s2c"], _DIR_LABEL["log"]]
+        lanes = [f"{names[k // 3]} · {labels[k % 3]}" if multi and names[k // 3] else
+                 labels[k % 3] for k in uniq]
+        lane_of = np.full(ns * 3, -1, dtype=np.int64)
+        lane_of[uniq] = np.arange(len(uniq))
+        span_lane, tick_lane = lane_of[span_key], lane_of[tick_key]
     else:
         top = methods[:_MAX_METHOD_LANES]
         rest = len(methods) > len(top)
@@ -245,8 +245,11 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     frame_lane[tick_pos] = tick_lane
     v_pos = positions(frame_seq, _seq_col(viol, "seq")) if len(viol) else np.zeros(0, int)
     v_ok = v_pos >= 0
-    v_sev, _ = _codes(viol["severity"], SEVERITIES) if len(viol) else (np.zeros(0, int), [])
-    v_sev = np.minimum(np.asarray(v_sev)[v_ok], len(SEVERITIES) - 1)
+    if len(viol):
+        sv_codes, sv_cats = _factor(viol["severity"])
+        v_sev = _lut(sv_cats, {k: i for i, k in enumerate(SEVERITIES)}, 2)[sv_codes][v_ok]
+    else:
+        v_sev = np.zeros(0, dtype=np.int64)
 
     # in flight: +1 at each span start, -1 at each end (open spans never end)
     closed = ~span_open

@@ -51,9 +51,16 @@ class Explorer(W.VBox):
         if len(change["new"]) != 2:
             self.inspector.set_range(None)
             return
-        a, b = self.timeline.selected_range
-        label = f"{a} … {b}"
+        a, b = change["new"]
+        if self.timeline.prepared.axis == "time":
+            label = f"{_signed(a)} s … {_signed(b)} s"
+        else:
+            label = f"#{int(round(a))} … #{int(round(b))}"
         self.inspector.set_range(self.timeline.range_mask(), label)
+
+
+def _signed(x: float) -> str:
+    return f"{'−' if x < 0 else '+'}{abs(x):.3f}"
 
 
 def explore(trace: Any, *, lane_by: str = "direction", query: str = "") -> Explorer:

@@ -38,28 +38,19 @@ def frame_table(trace: Any) -> pd.DataFrame:
     f, p, v = trace.frames, trace.pairs, trace.violations
     n = len(f)
     seq = f["seq"].to_numpy(dtype=np.int64)
-    df = pd.DataFrame({
-        "seq": f["seq"].to_numpy(dtype=np.int64),
-        "ts": f["ts"].to_numpy(),
-        "session": f["session"].to_numpy(dtype=object),
-        "stream": f["stream"].to_numpy(dtype=object),
-        "direction": f["direction"].to_numpy(dtype=object),
-        "kind": f["kind"].to_numpy(dtype=object),
-        "id_key": f["id_key"].to_numpy(dtype=object),
-        "method": f["method"].to_numpy(dtype=object),
-        "error_code": f["error_code"].array,
-        "is_tool_error": f["is_tool_error"].fillna(False).to_numpy(dtype=bool),
-        "size": f["size"].to_numpy(),
-        "source": f["source"].to_numpy(dtype=object),
-        "raw": f["raw"].to_numpy(dtype=object),
-    })
-    if n:
-        df["ts"] = pd.to_datetime(f["ts"], utc=True).to_numpy()
-        df["ts"] = df["ts"].dt.tz_localize("UTC") if df["ts"].dt.tz is None else df["ts"]
+    cols = ["seq", "ts", "session", "stream", "direction", "kind", "id_key", "method",
+            "error_code", "is_tool_error", "size", "source", "raw"]
+    df = f[cols].copy(deep=False).reset_index(drop=True)  # keeps dtypes (categoricals, tz)
+    ts = pd.to_datetime(df["ts"], utc=True) if df["ts"].dtype == object else df["ts"]
+    if getattr(ts.dt, "tz", None) is None:
+        ts = ts.dt.tz_localize("UTC")
+    df["ts"] = ts
+    df["is_tool_error"] = df["is_tool_error"].fillna(False).astype(bool)
     outcome = np.full(n, None, dtype=object)
     latency = np.full(n, np.timedelta64("NaT", "ns"), dtype="timedelta64[ns]")
     pair_seq = np.full(n, -1, dtype=np.int64)
-    method = df["method"].to_numpy(dtype=object).copy()
+    method = np.asarray(df["method"], dtype=object).copy()
+    filled = False
     if n and len(p):
         rq = positions(seq, _num(p["request_seq"]))
         rs = positions(seq, _num(p["response_seq"]))
@@ -74,14 +65,18 @@ def frame_table(trace: Any) -> pd.DataFrame:
             outcome[rs[a]] = oc[a]
             latency[rs[a]] = lat[a]
             pair_seq[rs[a]] = rq_seq[a]
-            fill = a & pd.isna(method[np.maximum(rs, 0)])
+            fill = a & pd.isna(method[np.maximum(rs, 0)]) & pd.notna(pm)
             method[rs[fill]] = pm[fill]
+            filled = filled or bool(fill.any())
         a = ~extra & (rq >= 0)
         outcome[rq[a]] = oc[a]
         latency[rq[a]] = lat[a]
         pair_seq[rq[a]] = rs_seq[a]
-    df["method"] = method
-    df["outcome"] = outcome
+    if filled:
+        m = pd.Series(method, dtype=object)
+        df["method"] = m.astype("category") if isinstance(df["method"].dtype,
+                                                          pd.CategoricalDtype) else m
+    df["outcome"] = pd.Categorical(outcome)
     df["latency"] = latency
     df["pair_seq"] = pair_seq
     vseq = _num(v["seq"]) if len(v) else np.zeros(0)

@@ -39,8 +39,9 @@ class FrameTable(anywidget.AnyWidget):
 
 
 def _options(values: pd.Series, limit: int = 60) -> list[str]:
-    counts = values.dropna().astype(str).value_counts()
-    return [_ANY] + sorted(counts.index[:limit].tolist())
+    counts = values.value_counts(dropna=True)  # fast on categoricals; no string copies
+    counts = counts[counts > 0]
+    return [_ANY] + sorted({str(v) for v in counts.index[:limit]})
 
 
 class Inspector(W.VBox):
@@ -84,17 +85,21 @@ class Inspector(W.VBox):
         self._grid = FrameTable(columns=[h for _, h in TABLE_COLUMNS])
         self._first, self._prev, self._next, self._last = (
             W.Button(description=d, layout=W.Layout(width="auto"), tooltip=tip)
-            for d, tip in (("⏮", "first page"), ("◀ prev", "previous page"),
-                           ("next ▶", "next page"), ("⏭", "last page")))
+            for d, tip in (("« first", "first page"), ("‹ prev", "previous page"),
+                           ("next ›", "next page"), ("last »", "last page")))
         self._page_label = W.HTML()
         self._clear_range = W.Button(description="clear time range", layout=W.Layout(
             width="auto", display="none"))
-        self._frame = W.HTML(layout=W.Layout(width="50%"))
-        self._pair = W.HTML(layout=W.Layout(width="50%"))
+        half = dict(flex="1 1 0", min_width="0", width="auto")
+        self._frame = W.HTML(layout=W.Layout(**half))
+        self._pair = W.HTML(layout=W.Layout(**half))
         self._viols = W.HTML()
-        self._to_pair = W.Button(description="go to pair", icon="exchange", disabled=True)
-        self._to_cancel = W.Button(description="go to cancel", icon="ban", disabled=True)
-        self._to_progress = W.Button(description="show progress", icon="tasks", disabled=True)
+        self._to_pair = W.Button(description="go to pair", icon="exchange", disabled=True,
+                                  layout=W.Layout(width="auto"))
+        self._to_cancel = W.Button(description="go to cancel", icon="ban", disabled=True,
+                                    layout=W.Layout(width="auto"))
+        self._to_progress = W.Button(description="show progress", icon="tasks",
+                                      disabled=True, layout=W.Layout(width="auto"))
         self._related: dict = {}
 
         for w in (self._kind, self._dir, self._outcome, self._session, self._method, self._viol):
@@ -116,6 +121,7 @@ class Inspector(W.VBox):
                         self._clear_range], layout=W.Layout(align_items="center"))
         buttons = W.HBox([self._to_pair, self._to_cancel, self._to_progress])
         detail = W.HBox([self._frame, self._pair], layout=W.Layout(width="100%"))
+        detail.add_class("mn-detail")
         super().__init__([W.HTML(STYLE), controls, self._text, self._status, self._grid, pager,
                           buttons, detail, self._viols], **kwargs)
         self.add_class("mn-inspector")

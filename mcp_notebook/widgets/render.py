@@ -48,8 +48,8 @@ STYLE = """<style>
 .mnw-viol.mnw-warning{border-color:#e08e0b;background:#fdf7ec}
 .mnw-viol.mnw-info{border-color:#7f8c8d;background:#f4f6f6}
 .mnw-spec{color:var(--jp-ui-font-color2,#5b6167);font-style:italic;margin-top:2px}
-.mnw-strip{display:flex;flex-wrap:wrap;gap:6px 14px;align-items:flex-start}
-.mnw-count{display:inline-flex;flex-direction:column;align-items:flex-start;min-width:64px}
+.mnw-strip{display:flex;flex-wrap:wrap;gap:6px 12px;align-items:flex-start}
+.mnw-count{display:inline-flex;flex-direction:column;align-items:flex-start;min-width:52px}
 .mnw-count b{font-size:16px;font-weight:600;font-variant-numeric:tabular-nums}
 .mnw-count span{color:var(--jp-ui-font-color2,#6b7177);font-size:11px}
 .mnw-count.mnw-bad b{color:#b03a2e}
@@ -60,6 +60,7 @@ table.mnw-t td{padding:1px 10px 1px 0;white-space:nowrap}
 table.mnw-t td.mnw-r,table.mnw-t th.mnw-r{text-align:right}
 .mnw-muted{color:var(--jp-ui-font-color2,#8a9096)}
 .mn-inspector .widget-hbox{gap:6px 10px;flex-wrap:wrap}
+.mn-inspector .widget-hbox.mn-detail{flex-wrap:nowrap;margin-top:6px}
 .mn-inspector .mnw code{font-size:11px;background:var(--jp-layout-color2,#f3f4f6);
  padding:1px 4px;border-radius:3px;word-break:break-word}
 </style>"""

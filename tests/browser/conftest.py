@@ -106,7 +106,8 @@ def lab_server(tmp_path_factory, browser):
            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
            "--LabApp.extension_manager=readonly", f"--LabApp.workspaces_dir={state / 'ws'}",
            f"--LabApp.user_settings_dir={state / 'settings'}",
-           "--ServerApp.terminals_enabled=False"]
+           "--ServerApp.terminals_enabled=False",
+           "--JupyterNotebookApp.expose_app_in_browser=True"]  # Notebook 7 on the same server
     log_path = state / "lab.log"
     log = open(log_path, "w")  # noqa: SIM115 - closed in teardown
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root)

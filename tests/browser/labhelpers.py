@@ -48,6 +48,14 @@ def open_notebook(page, lab: dict, relpath: str, timeout: int = 90_000) -> str:
     return page.evaluate(WAIT_KERNEL_IDLE)
 
 
+def open_notebook7(page, lab: dict, relpath: str, timeout: int = 90_000) -> str:
+    """Open ``relpath`` in Notebook 7 (served by the same server) and wait for its kernel."""
+    page.goto(f"{lab['base']}/notebooks/{relpath}?token={lab['token']}")
+    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=timeout)
+    page.locator(".jp-NotebookPanel").first.wait_for(timeout=timeout)
+    return page.evaluate(WAIT_KERNEL_IDLE)
+
+
 def run_all(page) -> None:
     page.evaluate(RUN_ALL)
 
@@ -59,3 +67,15 @@ def kernel_exec(page, code: str) -> str:
 
 def shutdown_kernel(page) -> None:
     page.evaluate(SHUTDOWN)
+
+
+def wait_kernel_output(page, code: str, expected: str, timeout: float = 15.0) -> str:
+    """Run ``code`` until it prints ``expected`` (widget messages reach Python a bit later)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        out = kernel_exec(page, code).strip()
+        if out == expected or time.monotonic() > deadline:
+            return out
+        page.wait_for_timeout(200)

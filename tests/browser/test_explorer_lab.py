@@ -3,11 +3,19 @@ a hostile capture renders as text and runs nothing."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import pytest
-from labhelpers import kernel_exec, open_notebook, run_all, shutdown_kernel, write_notebook
+from labhelpers import (
+    kernel_exec,
+    open_notebook,
+    run_all,
+    shutdown_kernel,
+    wait_kernel_output,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +32,9 @@ def real_trace() -> Path:
     """A capture the project recorded itself (``data/``), else the small tap fixture."""
     import mcp_notebook as mn
 
-    for path in sorted((REPO / "data").glob("**/*.jsonl")):
+    preferred = [REPO / "data" / n for n in ("everything-stdio-progress-cancel.jsonl",
+                                              "everything-stdio-basics.jsonl")]
+    for path in [p for p in preferred if p.exists()] + sorted((REPO / "data").glob("*.jsonl")):
         try:
             t = mn.load(path)
         except Exception:  # noqa: BLE001 - not every file in data/ is a capture
@@ -52,12 +62,12 @@ def boxes(page) -> list:
         [kind, seq, r.left + x + w / 2, r.top + y + h / 2, w]); }""")
 
 
-def click_box(page, kind: str, seq: int | None = None):
-    for k, s, x, y, w in boxes(page):
-        if k == kind and (seq is None or s == seq) and (kind == "tick" or w >= 4):
-            page.mouse.click(x, y)
-            return s
-    raise AssertionError(f"no {kind} drawn" + (f" for #{seq}" if seq is not None else ""))
+def click_widest_span(page) -> int:
+    spans = [b for b in boxes(page) if b[0] == "span"]
+    assert spans, "no request span drawn"
+    _, seq, x, y, _w = max(spans, key=lambda b: b[4])
+    page.mouse.click(x, y)
+    return seq
 
 
 def test_click_span_selects_frame_everywhere(page, lab_server, artifacts):
@@ -65,14 +75,18 @@ def test_click_span_selects_frame_everywhere(page, lab_server, artifacts):
     explorer_in_lab(page, lab_server, real_trace(), "explore_real.ipynb")
     inspector = page.locator(".mn-explorer .mn-inspector")
 
-    seq = click_box(page, "span")
+    seq = click_widest_span(page)
+    # the detail pane changes only after Python handled the click: wait for it, then ask
+    inspector.get_by_text(f"request #{seq}", exact=False).first.wait_for(timeout=20_000)
     assert kernel_exec(page, "print(ex.selected_seq, ex.inspector.selected_seq)").split() == \
         [str(seq), str(seq)]
-    pair = kernel_exec(page, "print(ex.inspector._related.get('pair'))").strip()
-    inspector.get_by_text(f"request #{seq}", exact=False).first.wait_for(timeout=20_000)
+    pair, n_progress = kernel_exec(
+        page, "r = ex.inspector._related; print(r.get('pair'), len(r.get('progress')))").split()
     if pair != "None":
         inspector.get_by_text(f"its response #{pair}", exact=False).first.wait_for(
             timeout=20_000)
+    inspector.get_by_role("button", name=f"show progress ({n_progress})").wait_for(
+        timeout=10_000)
     page.locator(".mnt-sel", has_text=f"selected frame #{seq}").wait_for(timeout=10_000)
     page.locator(".mnf-table tr.mnf-sel", has_text=str(seq)).first.wait_for(timeout=10_000)
 
@@ -81,7 +95,8 @@ def test_click_span_selects_frame_everywhere(page, lab_server, artifacts):
     row_seq = int(row.get_attribute("data-seq"))
     row.click()
     page.locator(".mnt-sel", has_text=f"selected frame #{row_seq}").wait_for(timeout=10_000)
-    assert kernel_exec(page, "print(ex.selected_seq)").strip() == str(row_seq)
+    assert wait_kernel_output(page, "print(ex.selected_seq, ex.timeline.selected_seq)",
+                              f"{row_seq} {row_seq}") == f"{row_seq} {row_seq}"
 
     # shift+drag brushes a range, which filters the table
     c = page.locator(".mnt-canvas").bounding_box()
@@ -91,9 +106,12 @@ def test_click_span_selects_frame_everywhere(page, lab_server, artifacts):
     page.mouse.move(c["x"] + 450, c["y"] + 40, steps=5)
     page.mouse.up()
     page.keyboard.up("Shift")
-    page.locator(".mn-inspector", has_text="range").first.wait_for(timeout=10_000)
+    page.locator(".mn-inspector", has_text=re.compile(r"range [+−][0-9.]+ s … \+")).first.wait_for(timeout=10_000)
+    assert wait_kernel_output(page, "print(type(ex.selected_range).__name__)", "tuple") == \
+        "tuple"
     assert "Timestamp" in kernel_exec(page, "print(repr(ex.selected_range))")
 
+    page.mouse.move(5, 5)  # no tooltip in the picture
     page.locator(".mn-explorer").screenshot(path=str(artifacts / "explorer.png"))
     assert page.external_requests == []
     assert not [e for e in page.console_errors if "mnt" in e or "anywidget" in e.lower()]
@@ -118,8 +136,8 @@ def test_hostile_capture_renders_as_text(page, lab_server, artifacts):
     page.locator(".mnf-table td", has_text="<script>window.__pwned=4</script>").first.wait_for(
         timeout=10_000)
     for kind in ("span", "tick"):
-        for _, s, x, y, w in boxes(page):
-            if _ == kind:
+        for k, _seq, x, y, _w in boxes(page):
+            if k == kind:
                 page.mouse.click(x, y)
     page.wait_for_timeout(500)  # let any injected handler fire (none should exist)
     assert page.evaluate("() => window.__pwned") is None
@@ -135,6 +153,29 @@ def test_hostile_capture_renders_as_text(page, lab_server, artifacts):
       }
       return n; }""")
     assert live == 0
+    page.mouse.move(5, 5)
     page.locator(".mn-explorer").screenshot(path=str(artifacts / "explorer-hostile.png"))
+    assert page.external_requests == []
+    shutdown_kernel(page)
+
+
+def test_notebook7_renders_and_clicks(page, lab_server, artifacts):
+    from labhelpers import open_notebook7
+
+    trace = real_trace()
+    shutil.copyfile(trace, lab_server["root"] / trace.name)
+    rel = write_notebook(lab_server["root"], "explore_nb7.ipynb", [SETUP.format(name=trace.name)])
+    assert open_notebook7(page, lab_server, rel) == "python3"
+    run_all(page)
+    page.locator(".mn-explorer .mnt-canvas").wait_for(state="visible", timeout=60_000)
+    page.wait_for_function(
+        "() => (document.querySelector('.mnt-canvas').mntBoxes || []).length > 0",
+        timeout=30_000)
+    seq = click_widest_span(page)
+    page.locator(".mn-inspector").get_by_text(f"request #{seq}", exact=False).first.wait_for(
+        timeout=20_000)
+    assert wait_kernel_output(page, "print(ex.selected_seq)", str(seq)) == str(seq)
+    page.mouse.move(5, 5)
+    page.locator(".mn-explorer .mnt").screenshot(path=str(artifacts / "timeline-nb7.png"))
     assert page.external_requests == []
     shutdown_kernel(page)

@@ -70,3 +70,29 @@ def test_har_writer_is_valid_after_each_entry_and_sorted_at_the_end(tmp_path):
     assert log["version"] == "1.2" and log["creator"] == {"name": "t", "version": "1"}
     assert [e["_seq"] for e in log["entries"]] == [1, 2, 0]
     assert not (tmp_path / "x.har.tmp").exists()
+
+
+@pytest.mark.parametrize("target, path_qs, expected", [
+    ("http://127.0.0.1:3001", "/mcp", "http://127.0.0.1:3001/mcp"),
+    ("http://127.0.0.1:3001/", "/messages/?session_id=1", "http://127.0.0.1:3001/messages/?session_id=1"),
+    ("http://127.0.0.1:3001/mcp", "/", "http://127.0.0.1:3001/mcp"),
+    ("http://127.0.0.1:3001/mcp", "/?a=1", "http://127.0.0.1:3001/mcp?a=1"),
+    ("http://127.0.0.1:3001/mcp", "/mcp", "http://127.0.0.1:3001/mcp"),
+])
+def test_proxy_keeps_the_client_path(tmp_path, target, path_qs, expected):
+    from mcp_notebook.capture.proxy import RecordingProxy
+
+    proxy = RecordingProxy(target, HarWriter(tmp_path / "p.har", {"name": "t", "version": "1"}))
+    assert proxy.upstream_url(path_qs) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("127.0.0.1:8765", ("127.0.0.1", 8765)),
+    (":9000", ("127.0.0.1", 9000)),
+    ("9000", ("127.0.0.1", 9000)),
+    ("[::1]:80", ("::1", 80)),
+])
+def test_parse_listen(text, expected):
+    from mcp_notebook.capture.proxy import parse_listen
+
+    assert parse_listen(text) == expected

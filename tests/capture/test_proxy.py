@@ -125,6 +125,13 @@ def recorded(request, tmp_path_factory):
     return (request.param, *_record(tmp_path_factory.mktemp(request.param), request.param))
 
 
+def _entries(har: Path) -> list[dict]:
+    try:
+        return json.loads(har.read_text("utf-8"))["log"]["entries"]
+    except (OSError, ValueError):
+        return []
+
+
 def _posted(entries: list[dict]) -> list[dict]:
     return [json.loads(e["request"]["postData"]["text"]) for e in entries
             if e["request"]["method"] == "POST"]
@@ -222,6 +229,7 @@ def test_har_loads_with_the_right_pairs(recorded):
     t = mn.load(path)
     s = t.summary()
     assert s["unanswered"] == 0 and s["orphans"] == 0 and s["duplicates"] == 0
+    assert s["invalid"] == 0 and s["violations"]["by_severity"].get("error", 0) == 0
     pairs = t.pairs
     assert set(pairs["outcome"]) == {"result"}
     methods = pairs["method"].tolist()
@@ -246,6 +254,11 @@ def test_har_survives_a_killed_proxy(tmp_path):
                     streams[0], streams[1]) as s:
                 await s.initialize()
                 await s.list_tools()
+                # entries are written when they finish: wait for the three POSTs, then
+                # kill the proxy while the GET stream is still open
+                end = time.monotonic() + 10
+                while time.monotonic() < end and len(_posted(_entries(har))) < 3:
+                    await anyio.sleep(0.05)
                 proxy.kill()
                 proxy.wait(10)
 
@@ -260,7 +273,8 @@ def test_har_survives_a_killed_proxy(tmp_path):
     finally:
         proxy.kill()
         _stop(server)
-    log = json.loads(har.read_text("utf-8"))["log"]
+    log = json.loads(har.read_text("utf-8"))["log"]  # valid JSON although the proxy died
+    assert not any(e["request"]["method"] == "GET" for e in log["entries"])  # still open: lost
     posted = _posted(log["entries"])
     assert [m.get("method") for m in posted][:3] == ["initialize", "notifications/initialized",
                                                      "tools/list"]

@@ -102,6 +102,7 @@ CASES = {
 READER_CASES = {
     "stdout-noise": ({"rule": "stdout-noise", "detail": "Failed to parse message"}, {}),
     "ambiguous-pairing": ({"ambiguous": "two connections overlap"}, {}),
+    "sse-non-message-event": ({"sse_event": "heartbeat"}, {}),
 }
 
 
@@ -156,3 +157,14 @@ def test_rules_table():
     df = mn.rules()
     assert len(df) == len(RULES) and df["code"].is_unique
     assert set(df["severity"]) <= {"error", "warning", "info"}
+
+
+def test_transport_errors_are_not_paired():
+    err_body = '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Session not found"}}'
+    ok_line = '{"jsonrpc":"2.0","id":1,"result":{}}'
+    recs = [Record(raw='{"jsonrpc":"2.0","id":1,"method":"ping"}', direction="c2s", session="s"),
+            Record(raw=err_body, direction="s2c", session="s", extra={"transport_error": 404}),
+            Record(raw=ok_line, direction="s2c", session="s")]
+    t = Trace(collect(recs))
+    assert t.pairs["outcome"].astype(str).tolist() == ["result"]
+    assert t.pairs["response_seq"].tolist() == [2]

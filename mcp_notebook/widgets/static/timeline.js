@@ -50,7 +50,7 @@ function fmtDur(s) {
 }
 
 function fmtAxis(t, axis) {
-  return axis === "seq" ? "#" + Math.round(t) : "+" + fmtDur(t);
+  return axis === "seq" ? "#" + Math.round(t) : (t < 0 ? "−" + fmtDur(-t) : "+" + fmtDur(t));
 }
 
 function render({ model, el: host }) {
@@ -193,7 +193,7 @@ function render({ model, el: host }) {
       ctx.strokeStyle = th.line;
       ctx.beginPath(); ctx.moveTo(x, AXIS_H - 5); ctx.lineTo(x, stripTop + STRIP_H); ctx.stroke();
       ctx.fillStyle = th.fg2;
-      ctx.fillText(data.axis === "seq" ? "#" + Math.round(t) : "+" + fmtDur(Math.abs(t) < step / 1e6 ? 0 : t), x, 11);
+      ctx.fillText(fmtAxis(Math.abs(t) < step / 1e6 ? 0 : t, data.axis), x, 11);
     }
     ctx.textAlign = "left";
 

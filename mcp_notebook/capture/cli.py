@@ -1,0 +1,48 @@
+"""The ``record`` and ``proxy`` sub-commands of ``mcp-notebook``.
+
+``mcp_notebook.cli`` calls :func:`register`; each ``add_*_parser`` can also be used alone
+and returns the handler (``args -> exit status``). Nothing heavy is imported here: the
+tap needs the standard library only, the proxy imports aiohttp when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["add_record_parser", "add_proxy_parser", "register"]
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def add_record_parser(subparsers: Any) -> Handler:
+    """Add ``record`` (the stdio tap) to an argparse sub-parser set; return its handler."""
+    from . import tap
+
+    p = subparsers.add_parser(
+        "record", help="run an MCP stdio server behind a recording tap (tap JSONL)",
+        description="Relay stdin/stdout between an MCP client and SERVER_CMD byte for byte "
+                    "and record every frame and stderr line as tap JSONL. Put it in a client "
+                    "config in place of the server command.")
+    tap.add_arguments(p)
+    return tap.run
+
+
+def add_proxy_parser(subparsers: Any) -> Handler:
+    """Add ``proxy`` (the recording HTTP reverse proxy) to a sub-parser set; return its handler."""
+    from . import proxy
+
+    p = subparsers.add_parser(
+        "proxy", help="record MCP over HTTP (Streamable HTTP, HTTP+SSE) to HAR 1.2",
+        description="A reverse proxy on loopback that forwards to --target, passes SSE "
+                    "through live and writes every exchange to a HAR 1.2 file, with each SSE "
+                    "event's arrival time in response.content._sseEvents.")
+    proxy.add_arguments(p)
+    return proxy.run
+
+
+def register(subparsers: Any, handlers: dict[str, Handler]) -> None:
+    """Add ``record`` and ``proxy`` to ``mcp-notebook`` (``handlers``: name -> handler)."""
+    handlers["record"] = add_record_parser(subparsers)
+    handlers["proxy"] = add_proxy_parser(subparsers)

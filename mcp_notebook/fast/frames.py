@@ -1,0 +1,77 @@
+"""The frames DataFrame, built from a :class:`~mcp_notebook.fast.store.Store` column by column."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..table import FRAME_COLUMNS, empty
+from .store import DIRS, KINDS, Store
+
+__all__ = ["frames_frame", "categorical", "times"]
+
+#: datetime64[ns] holds the years 1677-2262; a capture time outside them is unknown (NaT)
+_MAX_TS = 9.2e9
+
+
+def times(values: np.ndarray) -> pd.Series:
+    """Unix seconds (NaN: unknown) as UTC datetimes, exactly as ``table._times`` makes them."""
+    s = pd.Series(values, dtype="float64")
+    s = s.where(s.abs() < _MAX_TS)
+    return pd.to_datetime(s, unit="s", utc=True).astype("datetime64[ns, UTC]")
+
+
+def categorical(codes: np.ndarray, cats: list[Any]) -> pd.Categorical:
+    """``pd.Categorical(values)`` (sorted categories) from codes and first-seen categories."""
+    if not cats:
+        return pd.Categorical([None] * len(codes)) if len(codes) < 2 else \
+            pd.Categorical.from_codes(codes, dtype=pd.Categorical([None]).dtype)
+    try:
+        order = sorted(range(len(cats)), key=cats.__getitem__)
+    except TypeError:  # values that do not sort: let pandas decide, as it does for a list
+        table = np.array([*cats, None], dtype=object)
+        return pd.Categorical(table[codes])
+    rank = np.empty(len(cats) + 1, dtype=np.int32)
+    rank[np.array(order, dtype=np.int64)] = np.arange(len(cats), dtype=np.int32)
+    rank[-1] = -1
+    dtype = pd.Categorical([cats[i] for i in order]).dtype
+    return pd.Categorical.from_codes(rank[codes], dtype=dtype)
+
+
+def frames_frame(s: Store) -> pd.DataFrame:
+    n = s.n
+    if n == 0:
+        return empty(FRAME_COLUMNS)
+    data = {
+        "seq": np.arange(n, dtype=np.int64),
+        "ts": times(s.ts),
+        "session": categorical(*s.session),
+        "stream": categorical(*s.stream),
+        "direction": pd.Categorical.from_codes(s.direction.astype(np.int8), categories=list(DIRS)),
+        "kind": pd.Categorical.from_codes(s.kind, categories=list(KINDS)),
+        "id": pd.Series(s.id, dtype=object, copy=False),
+        "id_key": pd.Series(s.id_key, dtype=object, copy=False),
+        "method": categorical(*s.method),
+        "error_code": s.error_code,
+        "error_message": pd.Series(s.error_message, dtype=object, copy=False),
+        "is_tool_error": pd.Series(s.is_tool_error, dtype=bool, copy=False),
+        "size": pd.Series(s.size, dtype="int64", copy=False),
+        "raw": _text(s.raw),
+        "source": _text(s.source),
+        "batch": _batch(s.batch),
+        "reason": pd.Series(s.reason, dtype=object, copy=False),
+        "local_time": pd.Series(s.local_time, dtype=bool, copy=False),
+    }
+    return pd.DataFrame(data, copy=False)
+
+
+def _batch(batch: np.ndarray) -> Any:
+    return pd.arrays.IntegerArray(np.where(batch >= 0, batch, 0).astype(np.int64), batch < 0)
+
+
+def _text(col: Any) -> Any:
+    if isinstance(col, np.ndarray):
+        return pd.Series(col, dtype=object, copy=False)
+    return pd.Series(col, copy=False)

@@ -1,0 +1,97 @@
+"""Bare NDJSON, fast: blocks of lines decoded 128 at a time, unusual lines by the reference.
+
+The rows are those of ``readers.ndjson`` + ``table.collect``: one per non-blank line
+(one per member for a batch array), in line order, with the same values.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+import msgspec
+import numpy as np
+
+from ..readers.base import Record
+from ..table import collect
+from .lines import bad_utf8, blocks
+from .message import decoder, scan
+from .rows import Rows
+
+__all__ = ["read_part", "SEGMENT"]
+
+SEGMENT = 128  # lines per decode_lines call: a malformed line costs a redo of this many
+_DecodeErrors = (msgspec.DecodeError, RecursionError)
+
+
+def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start: int = 0,
+              stop: int | None = None, keep_text: bool = False) -> tuple[Rows, list[np.ndarray]]:
+    """The rows of lines from byte ``start`` to ``stop``, and each line's (start, end) in the file.
+
+    Line indices in the rows are relative to the first line read. With ``keep_text`` the
+    rows also hold each frame's text (``rows.raw``).
+    """
+    rows = Rows(per_row_context=False)
+    rows.raw = [] if keep_text else None  # type: ignore[attr-defined]
+    spans: list[np.ndarray] = []
+    decode_lines = decoder.decode_lines
+    decode = decoder.decode
+    label = f"{name}:?"  # the reader's source label: the line number is set by the store
+    for blk in blocks(f, start, stop, first_line=rows.lines):
+        buf, starts, ends = blk.buf, blk.starts, blk.ends
+        spans.append(np.stack([starts + blk.offset, ends + blk.offset], axis=1))
+        mv = memoryview(buf)
+        st, en = starts.tolist(), ends.tolist()
+        line0 = blk.first_line
+        lens = ends - starts
+        nonblank = np.flatnonzero(lens > 0)
+        rows.blank += len(starts) - len(nonblank)
+        bad = bad_utf8(buf, starts, ends)
+        badmask = np.zeros(len(starts), dtype=bool)
+        badmask[bad] = True
+        before = len(rows)
+
+        def line_bytes(j: int, mv: memoryview = mv, st: list[int] = st, en: list[int] = en,
+                       line0: int = line0) -> bytes:
+            return bytes(mv[st[j - line0]:en[j - line0]])
+
+        def slow(j: int, line_bytes=line_bytes) -> None:  # noqa: ANN001
+            text = line_bytes(j).decode("utf-8", "surrogateescape")
+            rec = Record(raw=text, direction=direction, session=session, source=label)
+            rows.add_columns(collect([rec]), j, label)
+
+        nb = nonblank.tolist()
+        for k0 in range(0, len(nb), SEGMENT):
+            seg = nb[k0:k0 + SEGMENT]
+            a, b = seg[0], seg[-1]
+            msgs = None
+            if not (len(bad) and badmask[a:b + 1].any()):
+                try:
+                    msgs = decode_lines(mv[st[a]:en[b]])
+                except _DecodeErrors:
+                    msgs = None
+                if msgs is not None and len(msgs) != len(seg):
+                    msgs = None  # a whitespace-only line was skipped: go line by line
+            if msgs is not None:
+                scan(msgs, [line0 + i for i in seg], rows, line_bytes, slow)
+                continue
+            for i in seg:
+                j = line0 + i
+                if badmask[i]:
+                    slow(j)
+                    continue
+                try:
+                    m = decode(mv[st[i]:en[i]])
+                except _DecodeErrors:
+                    slow(j)
+                    continue
+                scan((m,), (j,), rows, line_bytes, slow)
+        if keep_text:
+            add = rows.raw.append  # type: ignore[attr-defined]
+            over = rows.raw_over
+            for r in range(before, len(rows)):
+                text = over.get(r)
+                if text is None:
+                    text = line_bytes(rows.line[r]).decode("utf-8", "surrogateescape")
+                add(text)
+        rows.lines = line0 + len(starts)
+    return rows, spans

@@ -1,0 +1,284 @@
+"""The columnar store behind a Trace: numpy columns, sparse extras, lazy or in-memory text.
+
+Both loaders end here: the reference path (reader records classified one by one into a
+:class:`~mcp_notebook.table.Columns`) through :meth:`Store.from_columns`, the fast path
+(:mod:`mcp_notebook.fast`) through :meth:`Store.from_parts`. Pairing, checks and the
+three DataFrames read the store, so whichever loader ran, the same code answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..lazytext import LazyTextArray, ListSource, MultiSource, TextSource
+from ..table import Columns
+from .rows import DIR_CODE, KIND_CODE, KINDS
+
+__all__ = ["Store", "Part", "factorize", "KINDS"]
+
+DIRS = ("c2s", "s2c")
+
+
+def factorize(values: Sequence[Any]) -> tuple[np.ndarray, list[Any]]:
+    """Codes (int32, -1 for None/NaN) and the distinct values in order of first appearance."""
+    codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
+    return codes.astype(np.int32, copy=False), list(uniques)
+
+
+@dataclass
+class Part:
+    """One loaded piece (a file or a byte range of one), already in numpy columns."""
+
+    n: int
+    kind: np.ndarray  # int8
+    id: np.ndarray  # object
+    id_key: np.ndarray  # object
+    method: tuple[np.ndarray, list[Any]]  # codes, categories
+    size: np.ndarray  # int64
+    ts: np.ndarray  # float64
+    session: tuple[np.ndarray, list[Any]]
+    stream: tuple[np.ndarray, list[Any]]
+    direction: np.ndarray  # int8
+    sparse: dict[str, dict[int, Any]]
+    flags: dict[int, tuple[str, ...]]
+    extra: dict[int, dict[str, Any]]
+    raw: TextSource
+    source: TextSource
+    blank: int = 0
+    lines: int = 0
+
+
+@dataclass
+class Store:
+    """Every frame column, plus what the checks need and the frames do not show."""
+
+    n: int
+    ts: np.ndarray  # float64 unix seconds, NaN unknown
+    session: tuple[np.ndarray, list[Any]]  # int32 codes (-1: None), categories
+    stream: tuple[np.ndarray, list[Any]]
+    direction: np.ndarray  # int8: 0 c2s, 1 s2c, -1 none
+    kind: np.ndarray  # int8: index into KINDS
+    id: np.ndarray  # object
+    id_key: np.ndarray  # object
+    method: tuple[np.ndarray, list[Any]]
+    error_code: Any  # pandas Int64 array
+    error_message: np.ndarray  # object
+    is_tool_error: np.ndarray  # bool
+    size: np.ndarray  # int64
+    raw: Any  # object array or LazyTextArray
+    source: Any  # object array or LazyTextArray
+    batch: np.ndarray  # int32, -1: none
+    reason: np.ndarray  # object
+    local_time: np.ndarray  # bool
+    flags: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    ref: dict[int, str] = field(default_factory=dict)
+    progress: dict[int, float] = field(default_factory=dict)
+    version: dict[int, str] = field(default_factory=dict)
+    extra: dict[int, dict[str, Any]] = field(default_factory=dict)
+    blank_lines: int = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    # -- building ---------------------------------------------------------------------------
+    @classmethod
+    def from_columns(cls, c: Columns) -> Store:
+        """The store of rows the reference path built."""
+        n = len(c)
+
+        def sparse(values: Sequence[Any]) -> dict[int, Any]:
+            return {i: v for i, v in enumerate(values) if v is not None}
+
+        return cls(
+            n=n,
+            ts=np.array([np.nan if v is None else v for v in c.ts], dtype=np.float64),
+            session=factorize(c.session), stream=factorize(c.stream),
+            direction=np.array([DIR_CODE.get(d, -1) for d in c.direction], dtype=np.int8),
+            kind=np.array([KIND_CODE[k] for k in c.kind], dtype=np.int8),
+            id=_objects(c.id), id_key=_objects(c.id_key), method=factorize(c.method),
+            error_code=pd.array(c.error_code, dtype="Int64"),
+            error_message=_objects(c.error_message),
+            is_tool_error=np.array(c.is_tool_error, dtype=bool),
+            size=np.array(c.size, dtype=np.int64), raw=_objects(c.raw), source=_objects(c.source),
+            batch=np.array([-1 if b is None else b for b in c.batch], dtype=np.int32),
+            reason=_objects(c.reason), local_time=np.array(c.local_time, dtype=bool),
+            flags={i: f for i, f in enumerate(c.flags) if f}, ref=sparse(c.ref),
+            progress=sparse(c.progress), version=sparse(c.version), extra=dict(c.extra),
+            blank_lines=c.blank_lines)
+
+    @classmethod
+    def from_parts(cls, parts: Sequence[Part]) -> Store:
+        """One store from consecutive parts (their row numbers follow on)."""
+        n = sum(p.n for p in parts)
+        bases = np.cumsum([0] + [p.n for p in parts])[:-1].tolist()
+
+        def cat(get: Any) -> tuple[np.ndarray, list[Any]]:
+            return _concat_codes([get(p) for p in parts])
+
+        def shifted(name: str) -> dict[int, Any]:
+            out: dict[int, Any] = {}
+            for p, b in zip(parts, bases, strict=True):
+                d = p.sparse[name] if name in p.sparse else getattr(p, name)
+                out.update(d if b == 0 else {r + b: v for r, v in d.items()})
+            return out
+
+        sp = {name: shifted(name) for name in ("error_code", "error_message", "is_tool_error",
+                                                "batch", "reason", "ref", "progress", "version",
+                                                "local_time")}
+        code_vals = np.zeros(n, dtype=np.int64)
+        code_mask = np.ones(n, dtype=bool)
+        if sp["error_code"]:
+            rows = np.fromiter(sp["error_code"], dtype=np.int64, count=len(sp["error_code"]))
+            code_vals[rows] = np.fromiter(sp["error_code"].values(), dtype=np.int64,
+                                          count=len(rows))
+            code_mask[rows] = False
+        return cls(
+            n=n,
+            ts=_cat_arrays([p.ts for p in parts], np.float64),
+            session=cat(lambda p: p.session), stream=cat(lambda p: p.stream),
+            direction=_cat_arrays([p.direction for p in parts], np.int8),
+            kind=_cat_arrays([p.kind for p in parts], np.int8),
+            id=_cat_arrays([p.id for p in parts], object),
+            id_key=_cat_arrays([p.id_key for p in parts], object),
+            method=cat(lambda p: p.method),
+            error_code=pd.arrays.IntegerArray(code_vals, code_mask),
+            error_message=_fill(n, sp["error_message"], object, None),
+            is_tool_error=_fill(n, sp["is_tool_error"], bool, False),
+            size=_cat_arrays([p.size for p in parts], np.int64),
+            raw=_text([p.raw for p in parts]), source=_text([p.source for p in parts]),
+            batch=_fill(n, sp["batch"], np.int32, -1),
+            reason=_fill(n, sp["reason"], object, None),
+            local_time=_fill(n, sp["local_time"], bool, False),
+            flags=shifted("flags"), ref=sp["ref"], progress=sp["progress"],
+            version=sp["version"], extra=shifted("extra"),
+            blank_lines=sum(p.blank for p in parts))
+
+    @classmethod
+    def concat(cls, stores: Sequence[Store]) -> Store:
+        """Stores end to end (files loaded by different paths, in load order)."""
+        if len(stores) == 1:
+            return stores[0]
+        parts = [s.as_part() for s in stores]
+        out = cls.from_parts(parts)
+        # from_parts rebuilds error codes from the sparse dict; keep the exact arrays
+        out.error_code = pd.array(np.concatenate([np.asarray(s.error_code, dtype=object)
+                                                  for s in stores]), dtype="Int64")
+        return out
+
+    def as_part(self) -> Part:
+        codes = self.error_code
+        sparse = {
+            "error_code": {int(i): int(codes[i]) for i in np.flatnonzero(~pd.isna(codes))},
+            "error_message": _nonnull(self.error_message),
+            "is_tool_error": {int(i): True for i in np.flatnonzero(self.is_tool_error)},
+            "batch": {int(i): int(self.batch[i]) for i in np.flatnonzero(self.batch >= 0)},
+            "reason": _nonnull(self.reason), "ref": self.ref, "progress": self.progress,
+            "version": self.version,
+            "local_time": {int(i): True for i in np.flatnonzero(self.local_time)},
+        }
+        return Part(n=self.n, kind=self.kind, id=self.id, id_key=self.id_key,
+                    method=self.method, size=self.size, ts=self.ts, session=self.session,
+                    stream=self.stream, direction=self.direction, sparse=sparse,
+                    flags=self.flags, extra=self.extra, raw=_source_of(self.raw),
+                    source=_source_of(self.source), blank=self.blank_lines)
+
+    # -- reading ----------------------------------------------------------------------------
+    def values(self, name: str) -> list[Any]:
+        """A column as the reference ``Columns`` list (Python values, None where missing)."""
+        if name in ("session", "stream", "method"):
+            codes, cats = getattr(self, name)
+            table = [*cats, None]
+            return [table[c] for c in codes.tolist()]
+        if name == "direction":
+            return [(None, "c2s", "s2c")[d + 1] for d in self.direction.tolist()]
+        if name == "kind":
+            return [KINDS[k] for k in self.kind.tolist()]
+        if name == "ts":
+            return [None if v != v else v for v in self.ts.tolist()]
+        if name == "batch":
+            return [None if b < 0 else b for b in self.batch.tolist()]
+        if name == "error_code":
+            return [None if v is pd.NA else int(v) for v in self.error_code]
+        if name in ("ref", "progress", "version", "flags"):
+            d = getattr(self, name)
+            empty: Any = () if name == "flags" else None
+            return [d.get(i, empty) for i in range(self.n)]
+        col = getattr(self, name)
+        return col.tolist() if hasattr(col, "tolist") else list(col)
+
+    def codes_of(self, name: str, value: Any) -> int:
+        """The code of ``value`` in a categorical column (-2 when absent: matches no row)."""
+        cats = getattr(self, name)[1]
+        try:
+            return cats.index(value)
+        except ValueError:
+            return -2
+
+
+def _objects(values: Sequence[Any]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _nonnull(arr: np.ndarray) -> dict[int, Any]:
+    idx = np.flatnonzero(pd.notna(arr)) if len(arr) else np.empty(0, dtype=np.int64)
+    return {int(i): arr[i] for i in idx}
+
+
+def _cat_arrays(arrays: Sequence[np.ndarray], dtype: Any) -> np.ndarray:
+    if len(arrays) == 1:
+        return np.asarray(arrays[0], dtype=dtype)
+    return np.concatenate([np.asarray(a, dtype=dtype) for a in arrays]) if arrays \
+        else np.empty(0, dtype=dtype)
+
+
+def _fill(n: int, values: dict[int, Any], dtype: Any, default: Any) -> np.ndarray:
+    out = np.full(n, default, dtype=dtype)
+    if values:
+        rows = np.fromiter(values, dtype=np.int64, count=len(values))
+        if dtype is object:
+            out[rows] = _objects(list(values.values()))
+        else:
+            out[rows] = np.array(list(values.values()), dtype=dtype)
+    return out
+
+
+def _concat_codes(pieces: Sequence[tuple[np.ndarray, list[Any]]]) -> tuple[np.ndarray, list[Any]]:
+    if len(pieces) == 1:
+        return pieces[0][0].astype(np.int32, copy=False), list(pieces[0][1])
+    cats: list[Any] = []
+    index: dict[Any, int] = {}
+    out = []
+    for codes, local in pieces:
+        remap = np.empty(len(local) + 1, dtype=np.int32)
+        for i, v in enumerate(local):
+            if v not in index:
+                index[v] = len(cats)
+                cats.append(v)
+            remap[i] = index[v]
+        remap[len(local)] = -1
+        out.append(remap[codes])  # codes of -1 pick the last entry: -1
+    return np.concatenate(out) if out else np.empty(0, np.int32), cats
+
+
+def _source_of(col: Any) -> TextSource:
+    if isinstance(col, LazyTextArray):
+        if len(col.rows) == len(col.source) and np.array_equal(
+                col.rows, np.arange(len(col.source))):
+            return col.source
+        return ListSource(col.to_numpy())
+    return ListSource(col)
+
+
+def _text(sources: Sequence[TextSource]) -> Any:
+    """An object array when every part holds its text in memory, else a lazy column."""
+    if all(isinstance(s, ListSource) for s in sources):
+        return _cat_arrays([s.values for s in sources], object)  # type: ignore[attr-defined]
+    src = sources[0] if len(sources) == 1 else MultiSource(sources)
+    return LazyTextArray(src)

@@ -1,0 +1,87 @@
+"""Teaching MCP's message rules on real traces: exercises that grade themselves.
+
+:func:`exercise` plants a known fault in a bundled real trace and grades the learner's
+answer ("which frames break which rule?"); :func:`cite` shows rules from the checker's
+catalogue and :func:`show` frames as JSON; :func:`what_if` replays a trace with frames
+changed; :func:`run_rule` tries a rule of your own; :func:`check_install` checks a
+machine before a workshop.
+
+>>> import mcp_notebook as mn
+>>> ex = mn.teach.exercise("duplicate-response", seed=1)
+>>> ex.check({0: "duplicate-response"}).correct
+False
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+import pandas as pd
+
+from ..core.rules import rule
+from ._records import what_if
+from .custom import run_rule, with_rule
+from .exercise import Exercise, Feedback
+from .faults import FAULTS, Fault, plant
+from .install import check_install
+from .show import Cite, Frames, cite, show
+
+__all__ = ["BASES", "FAULTS", "Cite", "Exercise", "Fault", "Feedback", "Frames", "check_install",
+           "cite", "exercise", "exercises", "plant", "run_rule", "show", "what_if", "with_rule"]
+
+#: The bundled real traces exercises plant into (stems in ``data/``): clean sessions.
+BASES = ("demo-stdio", "everything-stdio-basics", "filesystem-stdio", "memory-stdio",
+         "everything-stdio-server-requests", "everything-stdio-progress-cancel")
+
+
+def exercises() -> pd.DataFrame:
+    """The faults an exercise can plant: name, the rule it is about, and the question."""
+    return pd.DataFrame([{"name": f.name, "rule": f.rule, "severity": rule(f.rule).severity,
+                          "question": f.question} for f in FAULTS.values()])
+
+
+def exercise(name: str, seed: int = 0, trace: Any = None) -> Exercise:
+    """A new exercise: the fault ``name`` planted in a real trace.
+
+    Parameters
+    ----------
+    name
+        A fault of :func:`exercises` (e.g. ``"duplicate-response"``).
+    seed
+        Picks the trace (among :data:`BASES`) and the place of the fault.
+    trace
+        Plant in this trace (a loaded trace or a path) instead of a bundled one.
+
+    Raises
+    ------
+    KeyError
+        No fault of that name.
+    """
+    if name not in FAULTS:
+        close = difflib.get_close_matches(name, list(FAULTS), n=1)
+        tip = f"; did you mean {close[0]!r}?" if close else ""
+        raise KeyError(f"no exercise {name!r}{tip} (see mn.teach.exercises())")
+    from .. import load, sample_path
+
+    if trace is not None:
+        bases: list[Any] = [trace]
+    else:
+        bases = []
+        for stem in BASES:
+            try:
+                bases.append(sample_path(stem))
+            except FileNotFoundError:
+                continue
+        bases = bases or [sample_path()]
+    k = seed % len(bases)
+    errors = []
+    for base in bases[k:] + bases[:k]:
+        base = base if hasattr(base, "frames") else load(base)
+        try:
+            planted, key = plant(base, name, seed)
+        except ValueError as exc:
+            errors.append(str(exc))
+            continue
+        return Exercise(FAULTS[name], planted, key, seed)
+    raise ValueError(f"cannot plant {name!r} here: {'; '.join(errors)}")

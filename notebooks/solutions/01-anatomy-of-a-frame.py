@@ -1,0 +1,8 @@
+# Solution to the exercise of 01-anatomy-of-a-frame.
+# Every request has a row in the pairs; a request that got no answer has no response_seq,
+# and its outcome is "unanswered" (a cancelled request is "cancelled" instead).
+pairs = ex.trace.pairs
+waiting = pairs[pairs["outcome"] == "unanswered"]
+answer = {int(seq): "unanswered-request" for seq in waiting["request_seq"]}
+print(answer)
+ex.check(answer)

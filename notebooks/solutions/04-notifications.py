@@ -1,0 +1,11 @@
+# Solution to the exercise of 04-notifications.
+# A notifications/* method sent with an id is classified as a request; the answer to it
+# pairs with it like any answer.
+frames = ex.trace.frames
+with_id = frames[(frames["kind"] == "request") & frames["method"].str.startswith("notifications/")]
+answer = {int(s): "notification-with-id" for s in with_id["seq"]}
+pairs = ex.trace.pairs
+replies = pairs[pairs["request_seq"].isin(with_id["seq"]) & pairs["response_seq"].notna()]
+answer.update({int(s): "notification-answered" for s in replies["response_seq"]})
+print(answer)
+ex.check(answer)

@@ -1,0 +1,235 @@
+# %% [markdown]
+# # Result or error: the response envelope
+#
+# **You will learn**
+#
+# - that a response carries exactly one of `result` and `error`, and why `error` wins
+#   when a broken peer sends both;
+# - that `result` is always a JSON object, even the empty `{}` that answers `ping`;
+# - what an `error` holds (`code`, `message`, `data`) and which codes mean what, by
+#   protocol version;
+# - the difference between a tool that fails (`isError: true`, a result) and a protocol
+#   error.
+#
+# *About 20 minutes.*
+
+# %%
+import mcp_notebook as mn
+import pandas as pd
+
+pd.set_option("display.max_colwidth", 100)
+t = mn.load(mn.sample_path("demo-stdio"))
+
+# %% [markdown]
+# ## Two ways to answer
+#
+# The demo session asks the server to add two numbers, and later to read a note that
+# does not exist. The first answer is a `result`, the second an `error`:
+
+# %%
+pairs = t.pairs.set_index("request_seq")
+add_call = int(t.frames[t.frames["raw"].str.contains('"name":"add"')]["seq"].iloc[0])
+missing_note = int(t.frames[t.frames["raw"].str.contains("notes/missing")
+                            & (t.frames["kind"] == "request")]["seq"].iloc[0])
+mn.teach.show(t, int(pairs.loc[add_call, "response_seq"]),
+              int(pairs.loc[missing_note, "response_seq"]))
+
+# %% [markdown]
+# Never both, never neither:
+
+# %%
+mn.teach.cite("response-neither", "result-and-error")
+
+# %% [markdown]
+# ## `result` is always an object
+#
+# Base JSON-RPC allows any value as a result; MCP does not. Even an answer with nothing
+# to say is an object: `ping` is answered with `{}`.
+
+# %%
+ping = int(t.frames.query("method == 'ping' and direction == 'c2s'")["seq"].iloc[0])
+mn.teach.show(t, ping, int(pairs.loc[ping, "response_seq"]))
+
+# %%
+mn.teach.cite("result-not-object", "ping-result-not-empty")
+
+# %% [markdown]
+# Is that true of every result in the bundled traces? Count the JSON type of every
+# `result` member, trace by trace:
+
+# %%
+def result_types(trace):
+    seqs = trace.frames.loc[trace.frames["kind"] == "result", "seq"]
+    return pd.Series([type(trace.message(s)["result"]).__name__ for s in seqs]).value_counts()
+
+
+data = mn.sample_path("demo-stdio").parent
+pd.DataFrame({p.stem: result_types(mn.load(p)) for p in sorted(data.glob("*.jsonl"))}).T
+
+# %% [markdown]
+# ## The error object: `code`, `message` and `data`
+#
+# An error has an integer `code`, a short `message` for humans and, optionally, `data`
+# with anything useful. Here is every error answer in the bundled traces:
+
+# %%
+rows = []
+for p in sorted(data.glob("*.jsonl")) + sorted(data.glob("*.har")):
+    trace = mn.load(p)
+    for seq in trace.frames.loc[trace.frames["kind"] == "error", "seq"]:
+        err = trace.message(seq)["error"]
+        rows.append({"trace": p.name, "seq": seq, "code": err["code"],
+                     "message": err["message"][:60], "data": str(err.get("data", ""))[:40]})
+errors = pd.DataFrame(rows)
+errors
+
+# %%
+mn.teach.cite("error-not-object", "error-code-not-integer", "error-message-not-string")
+
+# %% [markdown]
+# ## Which codes mean what, by protocol version
+#
+# JSON-RPC defines five codes. MCP adds its own, and which ones depends on the protocol
+# version the two peers agreed on in `initialize`. The table below is the checker's own
+# (`mcp_notebook.core.versions.error_codes`):
+
+# %%
+from mcp_notebook.core import versions
+
+codes = pd.DataFrame({v: pd.Series(versions.error_codes(v)) for v in versions.VERSIONS})
+codes.index.name = "code"
+codes.sort_index(ascending=False).fillna("")
+
+# %% [markdown]
+# What to notice:
+#
+# - `-32700` to `-32603` are JSON-RPC's own and mean the same in every version;
+# - codes from `-32768` to `-32000` are reserved: a code from that range that neither
+#   JSON-RPC nor the session's MCP version defines is worth a look (the checker reports it
+#   as `info`), and the 2026 version forbids inventing codes in its own range;
+# - the SDKs use `-32000` and `-32001` locally (connection closed, request timed out);
+#   they are not in the specification, and the checker knows them;
+# - a server chooses its code: both SDKs answer a missing resource with `-32602` (invalid
+#   params), not with `-32002`, as the table of errors above shows.
+
+# %%
+mn.teach.cite("unknown-error-code", "reserved-error-code-2026")
+
+# %% [markdown]
+# ## When a broken peer sends both, `error` wins
+#
+# What if a server answers with both members? `mn.teach.what_if` replays a real trace with
+# one frame changed, so we can see what the checker makes of it. Here the answer to the
+# `add` call keeps its result and gains an error:
+
+# %%
+add_answer = int(pairs.loc[add_call, "response_seq"])
+both = t.message(add_answer) | {"error": {"code": -32603, "message": "Internal error"}}
+t2 = mn.teach.what_if(t, replace={add_answer: both})
+t2.frames.loc[[add_call, add_answer], ["seq", "kind", "error_code", "raw"]]
+
+# %%
+t2.violations[["rule", "severity", "seq", "message"]]
+
+# %% [markdown]
+# The frame's `kind` is `error`, and the pair's outcome too. The reason: a response that
+# carries an error says the call failed. Acting on the `result` half would mean trusting
+# an answer that the peer itself marked as failed, so the checker reads such a frame as an
+# error and reports the broken rule on it.
+
+# %% [markdown]
+# ## A tool that fails is not a protocol error
+#
+# Look at the outcomes of the demo session: there is one `error`, and two `tool_error`s.
+
+# %%
+t.pairs["outcome"].value_counts()
+
+# %% [markdown]
+# A `tool_error` is a **result**: the call worked at the protocol level, and the tool
+# reports that it failed, with `isError: true` and a text that the model can read. The
+# schema says so (MCP `schema.json` 2025-11-25, `CallToolResult.isError`):
+#
+# > Any errors that originate from the tool SHOULD be reported inside the result object,
+# > with `isError` set to true, _not_ as an MCP protocol-level error response. Otherwise,
+# > the LLM would not be able to see that an error occurred and self-correct.
+#
+# Dividing by zero is a tool error:
+
+# %%
+divide = int(t.frames[t.frames["raw"].str.contains('"name":"divide"')]["seq"].iloc[0])
+mn.teach.show(t, divide, int(pairs.loc[divide, "response_seq"]))
+
+# %% [markdown]
+# The same description goes on: errors in *finding* the tool should be protocol errors.
+# Real servers differ. Calling a tool that does not exist, or a call without a tool
+# name, side by side in four traces:
+
+# %%
+def outcome_of(trace_name, needle):
+    trace = mn.load(mn.sample_path(trace_name))
+    req = trace.frames[(trace.frames["kind"] == "request") & trace.frames["raw"].str.contains(needle)]
+    row = trace.pairs.set_index("request_seq").loc[int(req["seq"].iloc[0])]
+    return {"trace": trace_name, "call": needle, "outcome": row["outcome"],
+            "error_code": row["error_code"]}
+
+
+pd.DataFrame([
+    outcome_of("demo-stdio", "no_such_tool"),
+    outcome_of("everything-stdio-basics", "no-such-tool"),
+    outcome_of("demo-stdio-raw-frames", '"name":"nope"'),
+    outcome_of("everything-stdio-raw-frames", '"params":{"arguments":{}}'),
+])
+
+# %% [markdown]
+# The Python SDK answers an unknown tool with a tool error; the TypeScript server answers
+# a call without a name with a protocol error (`-32603`). The checker counts the two apart
+# (`tool_errors` and `errors` in `t.summary()`; `errors` and `tool_errors` in
+# `t.latency_by_method()`):
+
+# %%
+t.latency_by_method()[["count", "errors", "tool_errors", "error_rate"]]
+
+# %% [markdown]
+# ## Exercise: both members
+#
+# In the trace below one response carries both `result` and `error`. Which frame, and
+# which rule? Answer as `{seq: "rule-code"}`.
+
+# %%
+ex = mn.teach.exercise("result-and-error", seed=2)
+ex
+
+# %%
+# Your answer: {seq: "rule-code"}
+answer = {}
+ex.check(answer)
+
+# %% [markdown]
+# **Bonus.** Here one result is not an object at all:
+
+# %%
+ex2 = mn.teach.exercise("result-not-object", seed=4)
+ex2
+
+# %%
+answer2 = {}
+ex2.check(answer2)
+
+# %% [markdown]
+# Solutions for both (uncomment, run twice):
+
+# %%
+# %load solutions/02-result-or-error.py
+
+# %% [markdown]
+# ## What you learned
+#
+# - a response carries exactly one of `result` and `error`; with both, `error` wins;
+# - `result` is always an object, `{}` when there is nothing to say;
+# - `error` has an integer `code` and a `message`, maybe `data`; the meaning of a code
+#   depends on the protocol version;
+# - a failing tool answers with a result that says `isError: true`; that is not a
+#   protocol error, and the two are counted apart.
+#
+# **Next:** `03-pairing-by-id`, how each answer finds its question.

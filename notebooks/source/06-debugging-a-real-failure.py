@@ -1,0 +1,184 @@
+# %% [markdown]
+# # Debugging a real failure
+#
+# **You will learn**
+#
+# - a way to work through a broken exchange: the summary, the checker, the timeline, the
+#   inspector, and then the frames themselves;
+# - how a duplicate response, an id that changed type and an orphan look in a real capture;
+# - how to turn the findings into a bug report, and how to run the same check in CI.
+#
+# *About 20 minutes.*
+
+# %%
+import sys
+
+import mcp_notebook as mn
+import pandas as pd
+
+pd.set_option("display.max_colwidth", 120)
+
+# %% [markdown]
+# ## The report
+#
+# > "The `lookup` tool never returns: the client times out. And `echo` seems to answer
+# > twice."
+#
+# A capture of one session was recorded with the stdio tap: the official Python SDK client
+# against the server in question, `scripts/broken_server.py` (a small server written with
+# bugs on purpose, for this notebook). Load it:
+
+# %%
+path = mn.sample_path("broken-duplicate-response")
+bt = mn.load(path)
+bt
+
+# %% [markdown]
+# ## Step 1: what does the checker say?
+
+# %%
+bt.violations[["rule", "severity", "seq", "related_seq", "message"]]
+
+# %% [markdown]
+# Four findings on a session of five requests. Take them in order of severity, but first
+# get the picture.
+
+# %% [markdown]
+# ## Step 2: the timeline
+#
+# Requests are spans from the question to its answer; violations are marked on their
+# frames. One span never closes: that is the lookup the client waited for.
+
+# %%
+mn.timeline(bt)
+
+# %% [markdown]
+# ## Step 3: the duplicate response
+#
+# The inspector, on the frame the checker flagged as a duplicate: the frame on the left,
+# the request it answers on the right, and the rule with its spec sentence below.
+
+# %%
+dup = int(bt.violations.query("rule == 'duplicate-response'")["seq"].iloc[0])
+first = int(bt.violations.query("rule == 'duplicate-response'")["related_seq"].iloc[0])
+inspector = mn.inspect(bt)
+inspector.selected_seq = dup
+inspector
+
+# %% [markdown]
+# Read the two answers side by side. They are the same bytes: the server wrote its answer
+# twice.
+
+# %%
+mn.teach.show(bt, first, dup)
+
+# %%
+bt.frames.loc[first, "raw"] == bt.frames.loc[dup, "raw"]
+
+# %%
+mn.teach.cite("duplicate-response")
+
+# %% [markdown]
+# What does the client do with the second one? It already has its answer, so the second
+# one matches nothing it is waiting for. A careful client drops it (and may log it); a
+# careless one may hand it to whatever request next reuses the id. In `t.pairs` the second
+# answer gets a row of its own, with the outcome `duplicate`:
+
+# %%
+bt.pairs[["request_seq", "response_seq", "id", "method", "outcome"]]
+
+# %% [markdown]
+# ## Step 4: why `lookup` never returns
+#
+# The lookup call is left `unanswered`, and right after it the checker flags an answer
+# whose id has the wrong type:
+
+# %%
+mismatch = bt.violations.query("rule == 'id-type-mismatch'").iloc[0]
+mn.teach.show(bt, int(mismatch["related_seq"]), int(mismatch["seq"]))
+
+# %% [markdown]
+# The request said `4`; the answer says `"4"`. To the client these are two different ids
+# (notebook 03), so the answer is not the one it waits for. It waited 1.5 seconds (the
+# read timeout of this test client) and gave up, without sending a cancel. How long was it
+# waiting, by the capture's own clock?
+
+# %%
+lookup = bt.pairs.query("outcome == 'unanswered'").iloc[0]
+bt.frames["ts"].max() - lookup["t_request"]
+
+# %%
+mn.teach.cite("id-type-mismatch", "unanswered-request")
+
+# %% [markdown]
+# ## Step 5: an answer to nobody
+#
+# The last finding is an orphan: an answer with id `9999`, which the client never used, sent
+# right after the answer to `tools/list`. No harm done this time (the client ignores it),
+# but it is the same bug family: the server does not track what it was asked.
+
+# %%
+orphan = int(bt.violations.query("rule == 'orphan-response'")["seq"].iloc[0])
+mn.teach.show(bt, orphan - 1, orphan, max_lines=8)
+
+# %% [markdown]
+# ## Everything at once: the explorer
+#
+# The explorer links the views: click a violation mark on the timeline and the inspector
+# shows that frame; filter the table with `has:violation`.
+
+# %%
+mn.explore(bt, query="has:violation")
+
+# %% [markdown]
+# ## Step 6: the bug report
+#
+# Each finding already holds what a bug report needs: where, what, and the sentence of the
+# specification that says so.
+
+# %%
+for row in bt.violations.itertuples():
+    frame = bt.frames.loc[row.seq]
+    print(f"- frame {row.seq} ({frame.source}), {row.severity}: {row.message}\n"
+          f"  spec: {row.spec}")
+
+# %% [markdown]
+# ## Step 7: the same check in CI
+#
+# The command line runs the same checker and exits non-zero when it finds an error, so a
+# test suite can record a session against the server and fail on the first broken rule:
+
+# %%
+!{sys.executable} -m mcp_notebook.cli check {path}
+
+# %% [markdown]
+# ## Exercise: find the duplicate yourself
+#
+# Now a fault planted in a healthy trace: one answer was sent twice. Find the extra answer
+# without the checker first (`ex.trace.pairs`, `mn.inspect(ex.trace)`), then answer as
+# `{seq: "rule-code"}`.
+
+# %%
+ex = mn.teach.exercise("duplicate-response", seed=5)
+ex
+
+# %%
+answer = {}
+ex.check(answer)
+
+# %% [markdown]
+# Solution (uncomment, run twice):
+
+# %%
+# %load solutions/06-debugging-a-real-failure.py
+
+# %% [markdown]
+# ## What you learned
+#
+# - start from the checker's findings and the timeline, then read the frames;
+# - a duplicate response is the same answer twice; an id of the wrong type leaves the
+#   request unanswered and the answer an orphan; an answer to an unused id is an orphan;
+# - every finding carries its spec sentence, ready for a bug report;
+# - `mcp-notebook check` runs the same rules in CI.
+#
+# **Next (optional):** `07-write-your-own-rule`, teach the checker something new.
