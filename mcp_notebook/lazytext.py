@@ -96,11 +96,12 @@ class FileSource(TextSource):
     """
 
     def __init__(self, path: str | os.PathLike[str], offsets: np.ndarray, lengths: np.ndarray,
-                 tap: np.ndarray | None = None) -> None:
+                 tap: np.ndarray | None = None, overrides: dict[int, str] | None = None) -> None:
         self.path = os.fspath(path)
         self.offsets = offsets
         self.lengths = lengths
         self.tap = tap
+        self.overrides = overrides or {}  # rows whose text is kept in memory
         st = os.stat(self.path)
         self._stamp = (st.st_size, st.st_mtime_ns)
 
@@ -114,6 +115,13 @@ class FileSource(TextSource):
                 f"{os.path.basename(self.path)} changed on disk after it was loaded; "
                 "load it again (the frame text is read from the file on demand)")
 
+    def _plain(self) -> FileSource:
+        """This source without its overrides (same file, offsets and stamp)."""
+        plain = object.__new__(FileSource)
+        plain.__dict__.update(self.__dict__)
+        plain.overrides = {}
+        return plain
+
     def _decode(self, row: int, data: bytes) -> str:
         if self.tap is not None and self.tap[row]:
             try:
@@ -123,6 +131,8 @@ class FileSource(TextSource):
         return data.decode("utf-8", "surrogateescape")
 
     def text(self, row: int) -> str | None:
+        if row in self.overrides:
+            return self.overrides[row]
         fd = os.open(self.path, os.O_RDONLY)
         try:
             self._check(fd)
@@ -134,6 +144,19 @@ class FileSource(TextSource):
     def texts(self, rows: np.ndarray) -> list[str | None]:
         rows = np.asarray(rows, dtype=np.int64)
         out: list[str | None] = [None] * len(rows)
+        if self.overrides:
+            over = self.overrides
+            keep = []
+            for k, r in enumerate(rows.tolist()):
+                if r in over:
+                    out[k] = over[r]
+                else:
+                    keep.append(k)
+            if len(keep) < len(rows):
+                sel = np.asarray(keep, dtype=np.int64)
+                for k, v in zip(keep, FileSource.texts(self._plain(), rows[sel]), strict=True):
+                    out[k] = v
+                return out
         if not len(rows):
             return out
         order = np.argsort(self.offsets[rows], kind="stable")

@@ -187,6 +187,16 @@ def _times(values: list[float | None]) -> pd.Series:
     return pd.to_datetime(s, unit="s", utc=True).astype("datetime64[ns, UTC]")
 
 
+def _categorical(values: list[Any]) -> pd.Categorical:
+    """``pd.Categorical``, with text holding undecodable bytes (surrogate escapes, e.g. a
+    server name in a damaged log) shown as ``\\xNN`` instead of failing."""
+    try:
+        return pd.Categorical(values)
+    except UnicodeEncodeError:
+        return pd.Categorical([v.encode("utf-8", "surrogateescape").decode(
+            "utf-8", "backslashreplace") if isinstance(v, str) else v for v in values])
+
+
 def frames_frame(c: Columns) -> pd.DataFrame:
     n = len(c)
     if n == 0:
@@ -194,14 +204,14 @@ def frames_frame(c: Columns) -> pd.DataFrame:
     data = {
         "seq": pd.RangeIndex(n).to_numpy(),
         "ts": _times(c.ts),
-        "session": pd.Categorical(c.session),
-        "stream": pd.Categorical(c.stream),
+        "session": _categorical(c.session),
+        "stream": _categorical(c.stream),
         "direction": pd.Categorical(c.direction, categories=["c2s", "s2c"]),
         "kind": pd.Categorical(c.kind, categories=["request", "notification", "result", "error",
                                                    "invalid", "stderr", "log"]),
         "id": pd.Series(c.id, dtype=object),
         "id_key": pd.Series(c.id_key, dtype=object),
-        "method": pd.Categorical(c.method),
+        "method": _categorical(c.method),
         "error_code": pd.array(c.error_code, dtype="Int64"),
         "error_message": pd.Series(c.error_message, dtype=object),
         "is_tool_error": pd.Series(c.is_tool_error, dtype=bool),
@@ -236,11 +246,11 @@ def pairs_frame(rows: list[PairRow], frames: pd.DataFrame, c: Columns) -> pd.Dat
     df = pd.DataFrame({
         "request_seq": pd.array(req, dtype="Int64"),
         "response_seq": pd.array(resp, dtype="Int64"),
-        "session": pd.Categorical([r.session for r in rows]),
+        "session": _categorical([r.session for r in rows]),
         "requester": pd.Categorical([r.requester for r in rows], categories=["c2s", "s2c"]),
         "id": pd.Series(ids, dtype=object).values,
         "id_key": pd.Series([r.id_key for r in rows], dtype=object).values,
-        "method": pd.Categorical([r.method for r in rows]),
+        "method": _categorical([r.method for r in rows]),
         "outcome": pd.Categorical([r.outcome for r in rows], categories=[
             "result", "error", "tool_error", "unanswered", "cancelled", "orphan", "duplicate"]),
         "error_code": pd.array(codes, dtype="Int64"),

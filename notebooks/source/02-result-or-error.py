@@ -27,10 +27,15 @@ t = mn.load(mn.sample_path("demo-stdio"))
 # does not exist. The first answer is a `result`, the second an `error`:
 
 # %%
+def request_with(trace, text):
+    """The seq of the first request whose raw text contains ``text``."""
+    f = trace.frames
+    return int(f[(f["kind"] == "request") & f["raw"].str.contains(text, regex=False)]["seq"].iloc[0])
+
+
 pairs = t.pairs.set_index("request_seq")
-add_call = int(t.frames[t.frames["raw"].str.contains('"name":"add"')]["seq"].iloc[0])
-missing_note = int(t.frames[t.frames["raw"].str.contains("notes/missing")
-                            & (t.frames["kind"] == "request")]["seq"].iloc[0])
+add_call = request_with(t, '"name":"add"')
+missing_note = request_with(t, "notes/missing")
 mn.teach.show(t, int(pairs.loc[add_call, "response_seq"]),
               int(pairs.loc[missing_note, "response_seq"]))
 
@@ -157,7 +162,7 @@ t.pairs["outcome"].value_counts()
 # Dividing by zero is a tool error:
 
 # %%
-divide = int(t.frames[t.frames["raw"].str.contains('"name":"divide"')]["seq"].iloc[0])
+divide = request_with(t, '"name":"divide"')
 mn.teach.show(t, divide, int(pairs.loc[divide, "response_seq"]))
 
 # %% [markdown]
@@ -168,8 +173,7 @@ mn.teach.show(t, divide, int(pairs.loc[divide, "response_seq"]))
 # %%
 def outcome_of(trace_name, needle):
     trace = mn.load(mn.sample_path(trace_name))
-    req = trace.frames[(trace.frames["kind"] == "request") & trace.frames["raw"].str.contains(needle)]
-    row = trace.pairs.set_index("request_seq").loc[int(req["seq"].iloc[0])]
+    row = trace.pairs.set_index("request_seq").loc[request_with(trace, needle)]
     return {"trace": trace_name, "call": needle, "outcome": row["outcome"],
             "error_code": row["error_code"]}
 

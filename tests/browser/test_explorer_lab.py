@@ -106,7 +106,8 @@ def test_click_span_selects_frame_everywhere(page, lab_server, artifacts):
     page.mouse.move(c["x"] + 450, c["y"] + 40, steps=5)
     page.mouse.up()
     page.keyboard.up("Shift")
-    page.locator(".mn-inspector", has_text=re.compile(r"range [+−][0-9.]+ s … \+")).first.wait_for(timeout=10_000)
+    brushed = re.compile(r"range [+−][0-9.]+ s … \+")
+    page.locator(".mn-inspector", has_text=brushed).first.wait_for(timeout=10_000)
     assert wait_kernel_output(page, "print(type(ex.selected_range).__name__)", "tuple") == \
         "tuple"
     assert "Timestamp" in kernel_exec(page, "print(repr(ex.selected_range))")
@@ -177,5 +178,15 @@ def test_notebook7_renders_and_clicks(page, lab_server, artifacts):
     assert wait_kernel_output(page, "print(ex.selected_seq)", str(seq)) == str(seq)
     page.mouse.move(5, 5)
     page.locator(".mn-explorer .mnt").screenshot(path=str(artifacts / "timeline-nb7.png"))
+
+    page.get_by_role("button", name="lanes: method").click()
+    assert wait_kernel_output(page, "print(ex.timeline.lane_by)", "method") == "method"
+    page.locator(".mnt-btn.mnt-on", has_text="lanes: method").wait_for(timeout=10_000)
+    page.mouse.move(5, 5)
+    page.locator(".mn-explorer .mnt").screenshot(path=str(artifacts / "timeline-methods.png"))
+
+    kernel_exec(page, "ex.timeline.max_items = 5")  # force the binned view on a small trace
+    page.locator(".mnt-note.mnt-binned", has_text="bins per lane").wait_for(timeout=10_000)
+    page.locator(".mn-explorer .mnt").screenshot(path=str(artifacts / "timeline-bins.png"))
     assert page.external_requests == []
     shutdown_kernel(page)

@@ -1,0 +1,22 @@
+"""Docstring examples run (on the bundled samples where they load a trace)."""
+
+import doctest
+import importlib
+import os
+from pathlib import Path
+
+import pytest
+
+MODULES = ["mcp_notebook", "mcp_notebook.core.envelope", "mcp_notebook.core.versions",
+           "mcp_notebook.core.rules", "mcp_notebook.trace"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name, monkeypatch):
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+    if name != "mcp_notebook.trace":
+        assert result.attempted > 0, f"{name} has no doctest"
+    assert os.getcwd()
