@@ -179,7 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per child")
     ap.add_argument("--out-dir", type=Path, default=HERE / "out")
     ap.add_argument("--report", type=Path, default=None, help="markdown report path")
+    ap.add_argument("--render", type=Path, default=None, metavar="RESULTS_JSON",
+                    help="only re-render the report (ratios, targets, markdown) from a JSON")
     a = ap.parse_args(argv)
+    if a.render:
+        return render(a.render, a.report)
 
     sizes = [100_000] if a.quick else [100_000, 1_000_000] + ([3_000_000] if a.with_3m else [])
     main_size = 100_000 if a.quick else 1_000_000
@@ -241,6 +245,18 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(bench_report.console(doc))
     print(f"wrote {report.name} and {raw_json.name} in {report.parent.name}/")
+    return 0
+
+
+def render(raw_json: Path, report: Path | None) -> int:
+    """Recompute ratios and targets of a finished run and rewrite its report."""
+    doc = json.loads(raw_json.read_text())
+    doc["ratios"], doc["targets"] = bench_report.evaluate(doc)
+    raw_json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    report = report or raw_json.with_name(
+        "RESULTS-quick.md" if doc["mode"] == "quick" else "RESULTS.md")
+    report.write_text(bench_report.markdown(doc))
+    print(bench_report.console(doc))
     return 0
 
 

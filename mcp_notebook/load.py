@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ from .trace import Trace
 __all__ = ["load", "expand"]
 
 PathLike = str | os.PathLike[str]
+#: what a file that cannot be read raises (zlib.error: a corrupt .gz)
+_UNREADABLE = (OSError, EOFError, zlib.error)
 _SKIP_IN_FOLDERS = (".source.txt", ".md", ".py", ".ipynb")
 
 
@@ -93,16 +96,29 @@ def load(
                 raise
             notes.append(f"skipped {path.name}: {exc}")
             continue
-        except (OSError, EOFError) as exc:  # unreadable, or a gzip stream cut short
+        except _UNREADABLE as exc:  # unreadable, or a gzip stream cut short or corrupt
             if path in named and len(cols) == before:
                 raise CaptureError(f"{path}: cannot be read ({exc})") from exc
             notes.append(f"{path.name}: reading stopped early ({exc})")
         used.append(str(path))
     if any(d is None for d, k in zip(cols.direction, cols.kind, strict=True)
            if k in ("request", "notification", "result", "error")):
-        cols.direction = infer(cols.kind, cols.session, cols.id_key, cols.method, cols.direction)
+        cols.direction = _one_per_frame(infer(cols.kind, cols.session, cols.id_key, cols.method,
+                                              cols.direction), cols.batch)
         notes.append("directions inferred from the message flow (the capture does not say)")
     return Trace(cols, version=version, notes=notes, paths=used)
+
+
+def _one_per_frame(direction: list[str | None], batch: list[int | None]) -> list[str | None]:
+    """The members of one batch array share its frame's direction (one side wrote the line):
+    the direction inferred for its first member."""
+    first: str | None = None
+    for i, pos in enumerate(batch):
+        if pos == 0:
+            first = direction[i]
+        elif pos is not None and first is not None:
+            direction[i] = first
+    return direction
 
 
 def _collect(records: Iterable[Record], cols: Columns, path: Path, session: str | None,
@@ -110,7 +126,7 @@ def _collect(records: Iterable[Record], cols: Columns, path: Path, session: str 
     """``collect``, with a reader's bug on hostile input kept as an invalid row, not raised."""
     try:
         collect(records, cols)
-    except (CaptureError, OSError, EOFError):
+    except (CaptureError, *_UNREADABLE):
         raise
     except Exception as exc:  # keep what the reader gave before it failed, and say so
         why = (f"the {path.name} reader stopped here on input it could not handle "
@@ -127,7 +143,7 @@ def _formats(paths: list[Path], format: str) -> dict[Path, str]:
         try:
             with bounded_recursion():
                 out[path] = readers.sniff(path) if format == "auto" else format
-        except (CaptureError, OSError, EOFError):
+        except (CaptureError, *_UNREADABLE):
             continue
     return out
 

@@ -7,13 +7,19 @@ from functools import cached_property
 from typing import Any
 
 import msgspec
+import numpy as np
 import pandas as pd
 
-from .core import checks
 from .core import versions as V
+from .core.checks_vec import VecInput, run_vec, session_versions_vec
 from .core.envelope import bounded_recursion
-from .core.pairing import PairRow, pair
-from .table import VIOLATION_COLUMNS, Columns, empty, frames_frame, pairs_frame
+from .core.pairing_vec import PairTable, pair_arrays
+from .fast.compat import ColumnsView
+from .fast.frames import frames_frame
+from .fast.pairs import pairs_frame
+from .fast.store import Store
+from .lazytext import texts_of
+from .table import VIOLATION_COLUMNS, Columns, empty
 
 __all__ = ["Trace"]
 
@@ -29,48 +35,62 @@ class Trace:
     >>> t = mn.load(mn.sample_path("python-sdk-basic"))  # doctest: +SKIP
     """
 
-    def __init__(self, cols: Columns, version: str | None = None,
+    def __init__(self, cols: Columns | Store, version: str | None = None,
                  notes: list[str] | None = None, paths: list[str] | None = None) -> None:
-        self._cols = cols
+        self._store = cols if isinstance(cols, Store) else Store.from_columns(cols)
         self._version_override = version
         self.notes: list[str] = list(notes or [])
         self.paths: list[str] = list(paths or [])
+
+    @cached_property
+    def _cols(self) -> Columns:
+        """The columns as the reference ``Columns`` lists, made when first read."""
+        return ColumnsView(self._store)
 
     # -- the three DataFrames ---------------------------------------------------------------
     @cached_property
     def frames(self) -> pd.DataFrame:
         """One row per captured record, in capture order (columns: ``table.FRAME_COLUMNS``)."""
-        return frames_frame(self._cols)
+        return frames_frame(self._store)
 
     @cached_property
-    def _pairing(self) -> tuple[list[PairRow], list[checks.Finding]]:
-        c = self._cols
-        transport = {i for i, e in c.extra.items() if "transport_error" in e}
-        return pair(range(len(c)), c.session, c.direction, c.kind, c.id_key, c.method,
-                    c.is_tool_error, c.ref, c.progress, skip=transport)
+    def _pairing(self) -> PairTable:
+        s = self._store
+        transport = sorted(i for i, e in s.extra.items() if "transport_error" in e)
+        return pair_arrays(s.kind, s.session[0], s.direction, s.id_key, s.method[0],
+                           s.method[1], s.is_tool_error, s.ref, s.progress, skip=transport)
 
     @cached_property
     def pairs(self) -> pd.DataFrame:
         """One row per request, plus one per response with no request (``table.PAIR_COLUMNS``)."""
-        return pairs_frame(self._pairing[0], self.frames, self._cols)
+        return pairs_frame(self._pairing, self._store, self.frames)
+
+    def _check_input(self, versions: dict[Any, str]) -> VecInput:
+        s = self._store
+        raw = s.raw
+        return VecInput(
+            kind=s.kind, session=s.session[0], session_cats=s.session[1], direction=s.direction,
+            id_key=s.id_key, method=s.method[0], method_cats=s.method[1],
+            error_code=s.error_code, flags=s.flags, batch=s.batch,
+            texts=lambda rows: texts_of(raw, rows), pairs=self._pairing, versions=versions,
+            extra=s.extra)
+
+    def _found_versions(self, override: str | None = None) -> dict[Any, str]:
+        return session_versions_vec(self._check_input({}), self._store.version, override)
 
     @cached_property
     def versions(self) -> dict[Any, str]:
         """The protocol version each session is checked against."""
-        c = self._cols
-        found = checks.session_versions(c.kind, c.session, c.direction, c.method, c.version,
-                                        self._pairing[0], self._version_override)
+        found = self._found_versions(self._version_override)
         return {s: V.normalise(found.get(s)) if s in found else V.DEFAULT
-                for s in dict.fromkeys(c.session)}
+                for s in self.sessions()}
 
     @property
     def protocol_version(self) -> str | None:
         """The negotiated version (the most common over sessions), or None if none was seen."""
-        c = self._cols
         if self._version_override:
             return self._version_override
-        found = checks.session_versions(c.kind, c.session, c.direction, c.method, c.version,
-                                        self._pairing[0])
+        found = self._found_versions()
         if not found:
             return None
         values = list(found.values())
@@ -79,13 +99,7 @@ class Trace:
     @cached_property
     def violations(self) -> pd.DataFrame:
         """One row per finding of the rule catalogue (``table.VIOLATION_COLUMNS``)."""
-        c = self._cols
-        rows, findings = self._pairing
-        ci = checks.CheckInput(
-            kind=c.kind, session=c.session, direction=c.direction, id_key=c.id_key,
-            method=c.method, error_code=c.error_code, flags=c.flags, raw=c.raw, batch=c.batch,
-            pairs=rows, findings=findings, versions=self.versions, extra=c.extra)
-        hits = checks.run(ci)
+        hits = run_vec(self._check_input(self.versions))
         if not hits:
             return empty(VIOLATION_COLUMNS)
         return pd.DataFrame({
@@ -102,16 +116,16 @@ class Trace:
     # -- questions ----------------------------------------------------------------------------
     def message(self, seq: int) -> Any:
         """The decoded JSON message of frame ``seq``; None for log, stderr and unparsable rows."""
-        c = self._cols
-        if c.kind[seq] in ("stderr", "log", "invalid") and c.batch[seq] is None:
+        s = self._store
+        batch = int(s.batch[seq])
+        if s.kind[seq] >= 4 and batch < 0:  # invalid, stderr, log
             return None
         try:
             with bounded_recursion():
-                value = _decode(c.raw[seq].encode("utf-8", "surrogateescape"))
+                value = _decode(s.raw[seq].encode("utf-8", "surrogateescape"))
         except (msgspec.DecodeError, RecursionError):
             return None
-        batch = c.batch[seq]
-        if batch is not None and isinstance(value, list):
+        if batch >= 0 and isinstance(value, list):
             return value[batch]
         return value
 
@@ -139,7 +153,7 @@ class Trace:
             "invalid": n(kinds, "invalid"),
             "stderr": n(kinds, "stderr"),
             "log": n(kinds, "log"),
-            "blank_lines": self._cols.blank_lines,
+            "blank_lines": self._store.blank_lines,
             "pairs": int((p["request_seq"].notna() & p["response_seq"].notna()
                           & (p["outcome"] != "duplicate")).sum()),
             "unanswered": int((p["request_seq"].notna() & p["response_seq"].isna()).sum()),
@@ -186,11 +200,17 @@ class Trace:
         return out.sort_values("count", ascending=False)[cols]
 
     def sessions(self) -> list[Any]:
-        return list(dict.fromkeys(self._cols.session))
+        """The sessions, in order of first appearance."""
+        codes, cats = self._store.session
+        if not (codes < 0).any():
+            return list(cats)
+        first_none = int(np.argmax(codes < 0))
+        before = len(np.unique(codes[:first_none][codes[:first_none] >= 0]))
+        return [*cats[:before], None, *cats[before:]]
 
     def extra(self, seq: int) -> dict[str, Any]:
         """Reader context of a frame (HTTP status, SSE event id, ...), if any."""
-        return dict(self._cols.extra.get(seq, {}))
+        return dict(self._store.extra.get(seq, {}))
 
     def redact(self, policy: Any = None, *, salt: str | bytes | None = None) -> Any:
         """A copy with secrets replaced by salted hashes, and a report of what was replaced.
@@ -207,7 +227,7 @@ class Trace:
 
     # -- display ------------------------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self._cols)
+        return self._store.n
 
     def __repr__(self) -> str:
         s = self.summary()

@@ -2,7 +2,6 @@
 
 import doctest
 import importlib
-import os
 from pathlib import Path
 
 import pytest
@@ -19,4 +18,3 @@ def test_doctests(name, monkeypatch):
     assert result.failed == 0
     if name != "mcp_notebook.trace":
         assert result.attempted > 0, f"{name} has no doctest"
-    assert os.getcwd()

@@ -36,8 +36,17 @@ def categorical(codes: np.ndarray, cats: list[Any]) -> pd.Categorical:
     rank = np.empty(len(cats) + 1, dtype=np.int32)
     rank[np.array(order, dtype=np.int64)] = np.arange(len(cats), dtype=np.int32)
     rank[-1] = -1
-    dtype = pd.Categorical([cats[i] for i in order]).dtype
+    try:
+        dtype = pd.Categorical([cats[i] for i in order]).dtype
+    except UnicodeEncodeError:  # undecodable bytes (surrogate escapes): shown as \xNN
+        table = np.array([*cats, None], dtype=object)
+        return _shown(list(table[codes]))
     return pd.Categorical.from_codes(rank[codes], dtype=dtype)
+
+
+def _shown(values: list[Any]) -> pd.Categorical:
+    return pd.Categorical([v.encode("utf-8", "surrogateescape").decode(
+        "utf-8", "backslashreplace") if isinstance(v, str) else v for v in values])
 
 
 def frames_frame(s: Store) -> pd.DataFrame:

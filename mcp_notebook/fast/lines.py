@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+import re
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -17,6 +18,7 @@ __all__ = ["Block", "blocks", "bad_utf8"]
 
 BLOCK_BYTES = 8 << 20
 UTF8_BOM = b"\xef\xbb\xbf"
+_INDEX = re.compile(r"string index (\d+)")
 
 
 @dataclass
@@ -97,20 +99,36 @@ def bad_utf8(buf: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     arr = pa.Array.from_buffers(pa.large_string(), 2 * n - 1,
                                 [None, pa.py_buffer(offsets), pa.py_buffer(buf[lo:])])
     bad: list[int] = []
-
-    def check(a: int, b: int) -> None:  # elements a..b (even ones are lines)
+    a, stop = 0, 2 * n - 1
+    while a < stop:  # validate from a on; the error names the first bad element
         try:
-            arr.slice(a, b - a).validate(full=True)
-            return
-        except pa.ArrowInvalid:
-            pass
-        if b - a <= 1:
-            if a % 2 == 0:
-                bad.append(a // 2)
-            return
-        mid = (a + b) // 2
-        check(a, mid)
-        check(mid, b)
+            arr.slice(a, stop - a).validate(full=True)
+            break
+        except pa.ArrowInvalid as exc:
+            found = _INDEX.search(str(exc))
+            if found is None:  # an Arrow that words it otherwise: bisect
+                _bisect(arr, a, stop, bad)
+                break
+            k = a + int(found.group(1))
+            if k % 2 == 0:
+                bad.append(k // 2)
+            a = k + 1
+    return np.asarray(sorted(set(bad)), dtype=np.int64)
 
-    check(0, 2 * n - 1)
-    return np.asarray(bad, dtype=np.int64)
+
+def _bisect(arr: Any, a: int, b: int, bad: list[int]) -> None:
+    """Find the invalid elements of ``arr[a:b]`` by halving (even elements are lines)."""
+    import pyarrow as pa
+
+    try:
+        arr.slice(a, b - a).validate(full=True)
+        return
+    except pa.ArrowInvalid:
+        pass
+    if b - a <= 1:
+        if a % 2 == 0:
+            bad.append(a // 2)
+        return
+    mid = (a + b) // 2
+    _bisect(arr, a, mid, bad)
+    _bisect(arr, mid, b, bad)

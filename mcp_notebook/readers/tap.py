@@ -122,10 +122,11 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
             yield Record(raw=rec.raw, ts=ts, direction=rec.dir, session=sess, source=source,
                          stream=rec.stream or "stdio", local_time=rec.local_time)
         elif rec.dir == "stderr":
-            yield Record(raw=rec.raw, ts=ts, session=sess, stream="stderr", source=source,
-                         kind="stderr")
+            yield Record(raw=rec.raw, ts=ts, session=sess, stream=rec.stream or "stderr",
+                         source=source, kind="stderr", local_time=rec.local_time)
         elif rec.dir == "meta":
-            yield Record(raw=rec.raw, ts=ts, session=sess, stream="log", source=source, kind="log")
+            yield Record(raw=rec.raw, ts=ts, session=sess, stream=rec.stream or "log",
+                         source=source, kind="log", local_time=rec.local_time)
         else:
             yield Record(raw=line, ts=ts, session=sess, source=source, kind="invalid",
                          reason=f"unknown tap direction {rec.dir!r} (expected c2s, s2c, stderr, meta)")

@@ -67,9 +67,20 @@ DEFAULT_VALUES: dict[str, str] = {
 
 # ``name: value`` / ``name=value`` / ``"name": "value"`` in free text: the name and separator,
 # then the value (a JSON string, a quoted string, or a bare word)
-_KEY_SEP = re.compile(r"""(?P<q>["']?)(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?P=q)"""
+_KEY_SEP = re.compile(r"""(?P<q>["']?)(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?P=q)"""
                       r"""[ \t]*(?::|=>|=)[ \t]*""")
 _VALUE = re.compile(r"""(?:"(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*'|[^\s"',;&)}\]<>{\[]+)""")
+#: Lower-case text each default shape needs (a fast test before the regex runs over
+#: megabytes); a shape a user redefines is always run.
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "private_key": ("private key",), "jwt": ("eyj",), "bearer": ("bearer", "token"),
+    "basic_auth": ("basic",), "api_key": ("sk-",), "stripe_key": ("k_live_", "k_test_"),
+    "github_token": ("gh", "github_pat_"), "aws_access_key_id": ("akia", "asia"),
+    "aws_secret_access_key": ("aws",), "slack_token": ("xox",), "google_api_key": ("aiza",),
+    "url_password": ("://",),
+}
+_HEADER_NEEDS = ("authorization", "cookie", "x-")
+
 # ``Authorization: Bearer abc`` (a header line, curl -H, a log): the value runs to the line end
 _HEADER_LINE = re.compile(
     r"(?im)\b(?P<key>(?:proxy-)?authorization|cookie|set-cookie"
@@ -169,7 +180,8 @@ class Redactor:
         self._keys = re.compile("|".join(f"(?:{k})" for k in self.policy.keys) or r"(?!)",
                                 re.IGNORECASE)
         self._keep = {normalise(k) for k in self.policy.keep_keys}
-        self._values = [(kind, re.compile(rx)) for kind, rx in self.policy.values.items()]
+        self._values = [(kind, re.compile(rx), _NEEDS.get(kind, ()) if rx == DEFAULT_VALUES.get(
+            kind) else ()) for kind, rx in self.policy.values.items()]
         self._cache: dict[str, bool] = {}
 
     # -- names and tokens ----------------------------------------------------------------
@@ -193,9 +205,14 @@ class Redactor:
         """``text`` with every secret in it replaced (headers, shapes, ``key=value``)."""
         if not text or text.isspace():
             return text
-        text = _HEADER_LINE.sub(lambda m: self._header_line(m, where, hits), text)
-        for kind, rx in self._values:
-            text = rx.sub(lambda m, k=kind: self._shape(m, k, where, hits), text)
+        low = text.lower()
+        if any(n in low for n in _HEADER_NEEDS):
+            text = _HEADER_LINE.sub(lambda m: self._header_line(m, where, hits), text)
+        for kind, rx, needs in self._values:
+            if not needs or any(n in low for n in needs):
+                text = rx.sub(lambda m, k=kind: self._shape(m, k, where, hits), text)
+        if ":" not in text and "=" not in text:
+            return text
         return self._kvs(text, where, hits)
 
     def _replace(self, secret: str, where: str, kind: str, hits: list[Hit]) -> str:

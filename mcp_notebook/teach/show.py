@@ -70,7 +70,8 @@ class Frames:
                                                                    ensure_ascii=False)
             lines = text.splitlines()
             if len(lines) > max_lines:
-                lines = lines[:max_lines] + [f"… ({len(lines) - max_lines} more lines)"]
+                more = len(lines) - max_lines
+                lines = lines[:max_lines] + [f"… ({more} more line{'s' if more > 1 else ''})"]
             self.items.append((" · ".join(parts), "\n".join(lines)))
 
     def __repr__(self) -> str:

@@ -209,11 +209,11 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
         s_all = np.where(s_codes < 0, ns - 1, s_codes)
         span_key = s_all[sp_req] * 3 + span_d
         tick_key = s_all[tick_pos] * 3 + tick_d
-        uniq = np.unique(np.concatenate([span_key, tick_key]))
+        found = np.unique(np.concatenate([span_key, tick_key]))
         first = np.full(ns, n, dtype=np.int64)
         u_s, u_i = np.unique(s_all, return_index=True)
         first[u_s] = u_i
-        uniq = sorted(uniq.tolist(), key=lambda k: (first[k // 3], k % 3))
+        uniq: list[int] = sorted(found.tolist(), key=lambda k: (first[k // 3], k % 3))
         names = s_cats + [""]
         multi = len({k // 3 for k in uniq}) > 1
         labels = [_DIR_LABEL["c2s"], _DIR_LABEL["s2c"], _DIR_LABEL["log"]]

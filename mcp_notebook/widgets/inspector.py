@@ -34,7 +34,7 @@ class FrameTable(anywidget.AnyWidget):
     _esm = _STATIC / "table.js"
     _css = _STATIC / "table.css"
     columns = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    rows = traitlets.List().tag(sync=True)
+    rows: traitlets.List = traitlets.List().tag(sync=True)
     selected_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
 
 
@@ -205,9 +205,10 @@ class Inspector(W.VBox):
                                     self._origin)
         n = len(self._positions)
         a = self._page * self.page_size
-        self._page_label.value = (f'<span class="mnw">rows {min(a + 1, n):,}–'
-                                  f"{min(a + self.page_size, n):,} of {n:,} · page "
-                                  f"{self._page + 1:,}/{self._n_pages():,}</span>")
+        self._page_label.value = (
+            '<span class="mnw">no rows</span>' if n == 0 else
+            f'<span class="mnw">rows {a + 1:,}–{min(a + self.page_size, n):,} of {n:,} · '
+            f"page {self._page + 1:,}/{self._n_pages():,}</span>")
         self._prev.disabled = self._first.disabled = self._page == 0
         self._next.disabled = self._last.disabled = self._page >= self._n_pages() - 1
 

@@ -105,7 +105,7 @@ def _node(key: str | None, value: Any, depth: int, open_depth: int, max_items: i
     if depth >= max_depth or budget.left <= 0:
         return (f'<div class="mnw-row">{label}<span class="mnw-more">{esc(shape)} … '
                 f'(not expanded: too deep or too large)</span></div>')
-    items = list(value.items()) if is_dict else list(enumerate(value))
+    items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
     shown = items[:max_items]
     kids = "".join(_node(str(k), v, depth + 1, open_depth, max_items, max_str, max_depth, budget)
                    for k, v in shown)

@@ -5,4 +5,4 @@ pairs = ex.trace.pairs
 waiting = pairs[pairs["outcome"] == "unanswered"]
 answer = {int(seq): "unanswered-request" for seq in waiting["request_seq"]}
 print(answer)
-ex.check(answer)
+display(ex.check(answer))

@@ -8,4 +8,4 @@ pairs = ex.trace.pairs
 replies = pairs[pairs["request_seq"].isin(with_id["seq"]) & pairs["response_seq"].notna()]
 answer.update({int(s): "notification-answered" for s in replies["response_seq"]})
 print(answer)
-ex.check(answer)
+display(ex.check(answer))

@@ -5,4 +5,4 @@ pairs = ex.trace.pairs
 late = pairs[(pairs["outcome"] == "cancelled") & pairs["response_seq"].notna()]
 answer = {int(s): "response-after-cancel" for s in late["response_seq"]}
 print(answer, "severity:", mn.rules().set_index("code").loc["response-after-cancel", "severity"])
-ex.check(answer)
+display(ex.check(answer))

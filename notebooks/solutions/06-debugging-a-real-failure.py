@@ -4,4 +4,4 @@ pairs = ex.trace.pairs
 extra = pairs[pairs["outcome"] == "duplicate"]
 answer = {int(s): "duplicate-response" for s in extra["response_seq"]}
 print(answer)
-ex.check(answer)
+display(ex.check(answer))

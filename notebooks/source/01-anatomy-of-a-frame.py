@@ -60,8 +60,8 @@ mn.teach.cite("jsonrpc-version", "request-id-type", "method-not-string", "params
 # `result` or an `error` (notebook 02). `t.pairs` finds it for us:
 
 # %%
-answer = int(t.pairs.query("request_seq == @first_request")["response_seq"].iloc[0])
-mn.teach.show(t, answer, max_lines=14)
+response = int(t.pairs.query("request_seq == @first_request")["response_seq"].iloc[0])
+mn.teach.show(t, response, max_lines=14)
 
 # %% [markdown]
 # ## A notification
@@ -97,12 +97,20 @@ t.frames.assign(members=t.frames["seq"].map(members)).groupby(["kind", "members"
 # ## The order of the members does not matter
 #
 # JSON objects have no order. The Python SDK writes `jsonrpc` first; the reference
-# servers, written with the TypeScript SDK, put `result` first. Same message, same kind:
+# servers, written with the TypeScript SDK, put `result` first. Here is the answer to a
+# `ping` from each: same members, same kind.
 
 # %%
 everything = mn.load(mn.sample_path("everything-stdio-basics"))
-ts_result = int(everything.frames.query("kind == 'result'")["seq"].iloc[1])
-everything.frames.loc[ts_result, "raw"][:120]
+
+
+def ping_answer(trace):
+    ping = int(trace.frames.query("method == 'ping'")["seq"].iloc[0])
+    answer = int(trace.pairs.query("request_seq == @ping")["response_seq"].iloc[0])
+    return trace.frames.loc[answer, ["kind", "raw"]]
+
+
+pd.DataFrame({"Python SDK server": ping_answer(t), "TypeScript SDK server": ping_answer(everything)}).T
 
 # %% [markdown]
 # ## Both sides send requests

@@ -84,7 +84,8 @@ for p in sorted(data.glob("*.jsonl")) + sorted(data.glob("*.har")):
     for seq in trace.frames.loc[trace.frames["kind"] == "error", "seq"]:
         err = trace.message(seq)["error"]
         rows.append({"trace": p.name, "seq": seq, "code": err["code"],
-                     "message": err["message"][:60], "data": str(err.get("data", ""))[:40]})
+                     "message": " ".join(err["message"].split())[:60],
+                     "data": str(err.get("data", ""))[:40]})
 errors = pd.DataFrame(rows)
 errors
 

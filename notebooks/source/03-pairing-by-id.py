@@ -106,7 +106,8 @@ rf2.violations[["rule", "severity", "seq", "message"]]
 
 # %% [markdown]
 # The client never recognises its answer: the request stays unanswered, and the answer
-# matches no request. (Seqs after the deleted frames moved up by two.)
+# matches no request. (The last two findings were in the original capture already, see
+# notebook 01; seqs after the deleted frames moved up by two.)
 
 # %% [markdown]
 # ## Ids above 2^53: the float trap
@@ -148,8 +149,9 @@ pd.concat({"exact": exact.violations, "rounded": rounded.violations})[["rule", "
 # ## Concurrency: answers out of order
 #
 # Nothing says answers come back in the order of the requests. In
-# `everything-stdio-progress-cancel` the client sends three calls and a ping at once; the
-# ping comes back first, and the slow call last:
+# `everything-stdio-progress-cancel` the client sends three calls and a ping at once.
+# Compare `request_order` with `answer_order`: the ping, sent last of the four, is
+# answered first, and the slow call, sent first, is answered last.
 
 # %%
 pc = mn.load(mn.sample_path("everything-stdio-progress-cancel"))

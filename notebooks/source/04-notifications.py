@@ -43,7 +43,7 @@ mn.teach.cite("notification-with-id", "notification-answered")
 # with. None of the pairs is about a notification:
 
 # %%
-t.pairs["method"].str.startswith("notifications/").any()
+bool(t.pairs["method"].str.startswith("notifications/").any())
 
 # %% [markdown]
 # On the timeline, notifications are ticks, not spans: they start nothing that ends.
@@ -96,7 +96,9 @@ mn.teach.cite("result-id-null", "error-id-null")
 # ## Orphans: answers to nobody
 #
 # An answer whose id matches no request from the other side is an orphan. The broken
-# server of notebook 06 sends one right after `tools/list`:
+# server of notebook 06 sends two: an answer to id `9999`, which nobody used, and an answer
+# whose id came back as a string (notebook 03; the checker names that one after its cause,
+# `id-type-mismatch`):
 
 # %%
 broken = mn.load(mn.sample_path("broken-duplicate-response"))

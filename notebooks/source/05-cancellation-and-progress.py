@@ -33,7 +33,7 @@ slow[["request_seq", "response_seq", "method", "progress_count", "latency"]]
 
 # %%
 req, resp = int(slow["request_seq"]), int(slow["response_seq"])
-mn.teach.show(t, *range(req, resp + 1), max_lines=14)
+mn.teach.show(t, *range(req, resp + 1), max_lines=16)
 
 # %% [markdown]
 # The pairs count the progress notifications of each request (`progress_count`). The
@@ -52,7 +52,7 @@ mn.teach.cite("progress-unknown-token", "progress-after-response", "progress-not
 # %%
 cancelled = t.pairs.query("outcome == 'cancelled'").iloc[0]
 c_req, c_cancel = int(cancelled["request_seq"]), int(cancelled["cancel_seq"])
-mn.teach.show(t, *range(c_req, c_cancel + 1), max_lines=14)
+mn.teach.show(t, *range(c_req, c_cancel + 1), max_lines=16)
 
 # %% [markdown]
 # The pair's outcome is `cancelled`, its `cancel_seq` points at the cancel, and no answer
@@ -81,7 +81,7 @@ mn.teach.cite("response-after-cancel", "cancel-after-response")
 http = mn.load(mn.sample_path("demo-http"))
 late = http.pairs.query("outcome == 'cancelled'").iloc[0]
 mn.teach.show(http, int(late["request_seq"]), int(late["cancel_seq"]), int(late["response_seq"]),
-              max_lines=12)
+              max_lines=16)
 
 # %%
 http.violations[["rule", "severity", "seq", "related_seq", "message"]]

@@ -21,8 +21,8 @@ pd.set_option("display.max_colwidth", 120)
 # %% [markdown]
 # ## The report
 #
-# > "The `lookup` tool never returns: the client times out. And `echo` seems to answer
-# > twice."
+# > "With our client, the `lookup` tool never returns. With the Python SDK it works.
+# > And `echo` seems to answer twice."
 #
 # A capture of one session was recorded with the stdio tap: the official Python SDK client
 # against the server in question, `scripts/broken_server.py` (a small server written with
@@ -88,29 +88,37 @@ mn.teach.cite("duplicate-response")
 bt.pairs[["request_seq", "response_seq", "id", "method", "outcome"]]
 
 # %% [markdown]
-# ## Step 4: why `lookup` never returns
+# ## Step 4: why `lookup` never returns (for some clients)
 #
-# The lookup call is left `unanswered`, and right after it the checker flags an answer
-# whose id has the wrong type:
+# The checker leaves the lookup call `unanswered`, and flags the answer right after it:
+# its id has the wrong type.
 
 # %%
 mismatch = bt.violations.query("rule == 'id-type-mismatch'").iloc[0]
 mn.teach.show(bt, int(mismatch["related_seq"]), int(mismatch["seq"]))
 
-# %% [markdown]
-# The request said `4`; the answer says `"4"`. To the client these are two different ids
-# (notebook 03), so the answer is not the one it waits for. It waited 1.5 seconds (the
-# read timeout of this test client) and gave up, without sending a cancel. How long was it
-# waiting, by the capture's own clock?
-
-# %%
-lookup = bt.pairs.query("outcome == 'unanswered'").iloc[0]
-bt.frames["ts"].max() - lookup["t_request"]
-
 # %%
 mn.teach.cite("id-type-mismatch", "unanswered-request")
 
 # %% [markdown]
+# The request said `4`; the answer says `"4"`. By the rule these are two different ids
+# (notebook 03), so a strict client never sees its answer, waits, and times out: that is
+# the report. But the Python SDK client did not wait. Look at the clock: its next request
+# went out a fraction of a millisecond after the wrong answer arrived.
+
+# %%
+answer_ts = bt.frames.loc[int(mismatch["seq"]), "ts"]
+next_request = bt.frames[(bt.frames["seq"] > mismatch["seq"]) & (bt.frames["kind"] == "request")].iloc[0]
+next_request["method"], next_request["ts"] - answer_ts
+
+# %% [markdown]
+# The Python SDK forgives this bug on purpose. Its dispatcher turns a string id that
+# looks like a number back into a number before it looks for the pending request (`mcp`
+# 2.3.0, `mcp/shared/dispatcher.py`, `coerce_request_id`, whose docstring says it "matches
+# the TS SDK"). A lenient client hides the bug; a strict one, or one in another language,
+# hangs. The checker follows the specification, so it shows the bug whichever client was
+# used: a capture is the place to find what one client forgives and another does not.
+
 # ## Step 5: an answer to nobody
 #
 # The last finding is an orphan: an answer with id `9999`, which the client never used, sent

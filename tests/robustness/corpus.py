@@ -109,30 +109,32 @@ def seed(fmt: str) -> tuple[str, bytes, str]:
 
 # -- running the library the way a user would ---------------------------------------------
 
-def exercise(trace: mn.Trace) -> dict[str, Any]:
-    """Touch everything a Trace offers; return its summary."""
+def exercise(trace: mn.Trace, deep: bool = True) -> dict[str, Any]:
+    """Touch what a Trace offers (everything when ``deep``); return its summary."""
     f = trace.frames
-    assert len(trace.pairs) >= 0 and len(trace.violations) >= 0
-    s = trace.summary()
-    repr(trace)
-    trace._repr_html_()
-    trace.latency_by_method()
-    for seq in range(min(len(f), 60)):
+    s = trace.summary()  # builds pairs and violations too
+    for seq in range(min(len(f), 60 if deep else 12)):
         trace.message(seq)
-        trace.extra(seq)
-    trace.redact(salt="fuzz")
+    if deep:
+        repr(trace)
+        trace._repr_html_()
+        trace.latency_by_method()
+        for seq in range(min(len(f), 60)):
+            trace.extra(seq)
+        trace.redact(salt="fuzz")
     assert s["frames"] == len(f)
     assert s["messages"] + s["invalid"] + s["stderr"] + s["log"] == s["frames"]
     return s
 
 
 def load_any(path: Path, fmt: str) -> mn.Trace | None:
-    """``mn.load`` with ``fmt``; None when auto finds no format (the one allowed refusal)."""
+    """``mn.load`` with ``fmt``; None for the two allowed refusals: a file that cannot be
+    read (a corrupt .gz) and, with ``auto``, a file of no known format."""
     try:
         return mn.load(path, format=fmt)
     except mn.CaptureError as exc:
-        assert fmt == "auto", f"{fmt}: {exc}"
-        assert "not a capture format" in str(exc) or "cannot be read" in str(exc), exc
+        assert "cannot be read" in str(exc) or (
+            fmt == "auto" and "not a capture format" in str(exc)), f"{fmt}: {exc}"
         return None
 
 

@@ -10,6 +10,7 @@ reader bug shows even where ``mn.load``'s safety net would keep it from escaping
 from __future__ import annotations
 
 import tempfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,17 @@ from hypothesis import strategies as st
 from mcp_notebook import readers
 from mcp_notebook.table import collect
 
-from .corpus import FORMATS, FUZZ, LINE_FORMATS, LONG_RUN, RANGE_FORMATS, check_lines, \
-    exercise, load_any, seeds
+from .corpus import (
+    FORMATS,
+    FUZZ,
+    LINE_FORMATS,
+    LONG_RUN,
+    RANGE_FORMATS,
+    check_lines,
+    exercise,
+    load_any,
+    seeds,
+)
 
 SMALL = [s for s in seeds() if len(s[1]) <= 24_000]
 
@@ -66,7 +76,7 @@ def mutated(draw: st.DrawFn) -> tuple[str, bytes, str]:
     return name, bytes(buf), fmt
 
 
-def _check(data: bytes, name: str, fmts: list[str]) -> None:
+def _check(data: bytes, name: str, fmts: list[str], deep: bool = False) -> None:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / name
         path.write_bytes(data)
@@ -74,16 +84,16 @@ def _check(data: bytes, name: str, fmts: list[str]) -> None:
             trace = load_any(path, fmt)
             if trace is None:
                 continue
-            exercise(trace)
+            exercise(trace, deep)
             if fmt in LINE_FORMATS or fmt in RANGE_FORMATS:
                 check_lines(trace, data, fmt)
 
 
 @FUZZ
-@given(mutated(), st.sampled_from(FORMATS))
-def test_mutated_real_captures(sample: tuple[str, bytes, str], other: str) -> None:
+@given(mutated(), st.sampled_from(FORMATS), st.booleans())
+def test_mutated_real_captures(sample: tuple[str, bytes, str], other: str, deep: bool) -> None:
     name, data, fmt = sample
-    _check(data, name, ["auto", fmt, other])
+    _check(data, name, ["auto", fmt, other], deep)
 
 
 @FUZZ
@@ -91,9 +101,10 @@ def test_mutated_real_captures(sample: tuple[str, bytes, str], other: str) -> No
                  st.lists(st.sampled_from(SNIPPETS), max_size=12).map(b"".join),
                  st.text(max_size=2000).map(lambda t: t.encode("utf-8", "surrogatepass"))),
        st.sampled_from(["capture.jsonl", "capture.log", "x.har", "mcp-server-a.log",
-                        "inspector.json"]))
-def test_random_input_every_reader(data: bytes, name: str) -> None:
-    _check(data, name, ["auto", *FORMATS])
+                        "inspector.json"]),
+       st.lists(st.sampled_from(FORMATS), min_size=2, max_size=2, unique=True))
+def test_random_input_any_reader(data: bytes, name: str, fmts: list[str]) -> None:
+    _check(data, name, ["auto", *fmts])
 
 
 @FUZZ
@@ -105,17 +116,22 @@ def test_readers_alone_never_raise(sample: tuple[str, bytes, str]) -> None:
         path = Path(d) / name
         path.write_bytes(data)
         for fmt in FORMATS:
-            if fmt in KNOWN_READER_BUGS:
-                continue
-            collect(readers.REGISTRY[fmt].read(path))
+            try:
+                collect(readers.REGISTRY[fmt].read(path))
+            except KNOWN_READER_BUGS.get(fmt, ()):
+                pass
+            except (OSError, EOFError, zlib.error):  # a file that starts like gzip
+                assert data[:2] == b"\x1f\x8b"
 
 
-#: reader modules that raise on some input; each has a strict xfail test in test_hostile
-KNOWN_READER_BUGS: set[str] = set()
+#: reader modules that raise on some input, and what; each has a strict xfail test in
+#: test_hostile.py (``mn.load`` keeps such a failure as an invalid row)
+KNOWN_READER_BUGS: dict[str, type[Exception]] = {
+    "har": RecursionError, "inspector": RecursionError, "recorder": RecursionError}
 
 
 def _cuts(size: int) -> range:
-    return range(0, size + 1) if LONG_RUN else range(0, size + 1, max(1, size // 24))
+    return range(0, size + 1) if LONG_RUN else range(0, size + 1, max(1, size // 30))
 
 
 @pytest.mark.parametrize("fmt", sorted({s[2] for s in seeds()}))
@@ -125,10 +141,10 @@ def test_truncation_at_every_byte(fmt: str, tmp_path: Path) -> None:
     path = tmp_path / name
     for k in _cuts(len(data)):
         path.write_bytes(data[:k])
-        for f in ("auto", fmt):
+        for f in ("auto", fmt) if k % 2 else (fmt,):
             trace = load_any(path, f)
             if trace is None:
                 continue
-            exercise(trace)
+            exercise(trace, deep=False)
             if f in LINE_FORMATS or f in RANGE_FORMATS:
                 check_lines(trace, data[:k], f)

@@ -1,5 +1,7 @@
 """Trait wiring of the timeline, inspector and explorer, without a browser."""
 
+from pathlib import Path
+
 import ipywidgets as W
 import pytest
 from tracekit import FIXTURES, big_trace, no_live_markup
@@ -141,3 +143,21 @@ def test_hostile_capture_is_escaped_everywhere():
     # the table and the timeline get plain strings; their JS sets them as text
     ex.inspector.query = ""
     assert any("<script>window.__pwned=4</script>" in r for r in ex.inspector._grid.rows)
+
+
+SAMPLES = sorted(p for p in (Path(__file__).resolve().parents[2] / "data").glob("*")
+                 if p.suffix in (".jsonl", ".har", ".log", ".json"))
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_every_bundled_capture_explores(path):
+    t = mn.load(path)
+    ex = explore(t)
+    assert ex.timeline.view["total"]["frames"] == len(t.frames)
+    for seq in t.frames["seq"].head(60):
+        ex.selected_seq = int(seq)
+        for value in _html_values(ex):
+            no_live_markup(value.split("</style>", 1)[-1])
+    ex.timeline.lane_by = "method"
+    ex.inspector.query = "-method:notifications/* has:pair"
+    assert "filter error" not in ex.inspector._status.value

@@ -49,6 +49,20 @@ function fmtDur(s) {
   return +(s / 3600).toFixed(2) + " h";
 }
 
+// An axis tick label whose precision follows the tick step, so labels never repeat.
+function fmtTick(t, step, axis) {
+  if (axis === "seq") return "#" + Math.round(t);
+  const sign = t < 0 ? "−" : "+", a = Math.abs(t);
+  const d = Math.min(6, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)));
+  if (a < 60 && step < 1) return sign + (step < 1e-3 ? +(a * 1e3).toFixed(Math.max(0, d - 3)) + " ms" : a.toFixed(d) + " s");
+  if (a < 60) return sign + a.toFixed(0) + " s";
+  const h = Math.floor(a / 3600), m = Math.floor((a - h * 3600) / 60), sec = a - h * 3600 - m * 60;
+  let ss = sec.toFixed(d);
+  if (sec < 10) ss = "0" + ss;
+  const mm = h ? String(m).padStart(2, "0") : String(m);
+  return sign + (h ? h + ":" : "") + mm + ":" + ss;
+}
+
 function fmtAxis(t, axis) {
   return axis === "seq" ? "#" + Math.round(t) : (t < 0 ? "−" + fmtDur(-t) : "+" + fmtDur(t));
 }
@@ -141,6 +155,7 @@ function render({ model, el: host }) {
     const ends = Array.from({ length: nl }, () => []);
     const row = new Int16Array(n);
     for (const i of order) {
+      if (s.open[i]) { row[i] = -1; continue; }  // drawn as a tail at the lane's bottom
       const l = s.lane[i], x0 = X(s.t0[i]), x1 = Math.max(X(s.t1[i]), x0 + 3);
       const e = ends[l];
       let r = e.findIndex((end) => end + 1 < x0);
@@ -193,7 +208,7 @@ function render({ model, el: host }) {
       ctx.strokeStyle = th.line;
       ctx.beginPath(); ctx.moveTo(x, AXIS_H - 5); ctx.lineTo(x, stripTop + STRIP_H); ctx.stroke();
       ctx.fillStyle = th.fg2;
-      ctx.fillText(fmtAxis(Math.abs(t) < step / 1e6 ? 0 : t, data.axis), x, 11);
+      ctx.fillText(fmtTick(Math.abs(t) < step / 1e6 ? 0 : t, step, data.axis), x, 11);
     }
     ctx.textAlign = "left";
 
@@ -222,19 +237,22 @@ function render({ model, el: host }) {
     const boxes = [];  // [kind, seq, x, y, w, h] of what was drawn (hit areas; read by tests)
     for (let i = 0; i < s.t0.length; i++) {
       const l = s.lane[i], rows = placed.rows[l], r = placed.row[i];
-      const h = (LANE_H - 10) / rows, y = laneTop(l) + 5 + r * h;
       const a = X(s.t0[i]), b = Math.max(X(s.t1[i]), a + 3);
       const o = data.outcomes[s.outcome[i]];
       ctx.fillStyle = OUTCOME_COLOR[o] || "#999";
-      if (s.open[i]) {
-        ctx.globalAlpha = 0.35; ctx.fillRect(a, y + 1, b - a, h - 2); ctx.globalAlpha = 1;
-        ctx.fillRect(a, y + 1, 3, h - 2);
-        ctx.setLineDash([4, 3]); ctx.strokeStyle = OUTCOME_COLOR[o] || "#999";
-        ctx.strokeRect(a + 0.5, y + 1.5, b - a - 1, h - 3); ctx.setLineDash([]);
-      } else {
-        ctx.fillRect(a, y + 1, b - a, h - 2);
-        if (b - a > 6) { ctx.fillStyle = "rgba(0,0,0,0.18)"; ctx.fillRect(a, y + 1, 1.5, h - 2); }
+      if (s.open[i]) {  // never answered: a head at the request and a dashed tail
+        const yb = laneTop(l) + LANE_H - 3;
+        ctx.fillRect(a, yb - 7, 3, 7);
+        ctx.setLineDash([3, 3]); ctx.strokeStyle = OUTCOME_COLOR[o] || "#999"; ctx.lineWidth = 1;
+        ctx.beginPath(); ctx.moveTo(a, yb - 0.5); ctx.lineTo(b, yb - 0.5); ctx.stroke();
+        ctx.setLineDash([]);
+        boxes.push(["span", s.seq[i], a - 1, yb - 7, 5, 7]);
+        if (sel !== null && s.seq[i] === sel) selBox = [a - 1, yb - 7, 5, 7];
+        continue;
       }
+      const h = (LANE_H - 12) / rows, y = laneTop(l) + 5 + r * h;
+      ctx.fillRect(a, y + 1, b - a, h - 2);
+      if (b - a > 6) { ctx.fillStyle = "rgba(0,0,0,0.18)"; ctx.fillRect(a, y + 1, 1.5, h - 2); }
       boxes.push(["span", s.seq[i], a, y, b - a, h]);
       if (sel !== null && (s.seq[i] === sel || s.rseq[i] === sel)) selBox = [a, y, b - a, h];
     }
@@ -353,8 +371,11 @@ function render({ model, el: host }) {
       if (s.lane[i] !== l) continue;
       const a = X(s.t0[i]), b = Math.max(X(s.t1[i]), a + 3);
       if (mx < a - 2 || mx > b + 2) continue;
-      if (placed) {
-        const h = (LANE_H - 10) / placed.rows[l], y = geom.laneTop(l) + 5 + placed.row[i] * h;
+      if (s.open[i]) {
+        const yb = geom.laneTop(l) + LANE_H - 3;
+        if (my < yb - 9 || my > yb + 2) continue;
+      } else if (placed) {
+        const h = (LANE_H - 12) / placed.rows[l], y = geom.laneTop(l) + 5 + placed.row[i] * h;
         if (my < y - 2 || my > y + h + 2) continue;
       }
       if (b - a < bw) { bw = b - a; best = { type: "span", i, seq: s.seq[i] }; }

@@ -1,0 +1,461 @@
+"""The checks over whole columns: the same findings as :func:`mcp_notebook.core.checks.run`.
+
+Sans-IO: a :class:`VecInput` holds numpy columns (codes for categorical values), the
+sparse per-frame flags, the pairing's :class:`~mcp_notebook.core.pairing_vec.PairTable`
+and the version of each session. The per-frame rules are masks over the columns, decided
+once per distinct (session, method, direction) or (session, error code); the frame text
+is read only for the rules that need it (ping results, the 2026 members), and only for
+the frames they apply to. A rule without a column form here runs through its reference
+check (:data:`mcp_notebook.core.checks.CHECKS`) on a :class:`CheckInput` whose lists are
+made on first use.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from . import checks as ref_checks
+from . import versions as V
+from .pairing import Finding, PairRow
+from .pairing_vec import OUTCOMES, PairTable
+from .rules import RULES, Rule
+
+__all__ = ["VecInput", "VEC_CHECKS", "run_vec", "session_versions_vec"]
+
+REQUEST, NOTIFICATION, RESULT, ERROR = 0, 1, 2, 3
+KINDS = ("request", "notification", "result", "error", "invalid", "stderr", "log")
+_DIR = (None, "c2s", "s2c")
+Hits = tuple[np.ndarray, np.ndarray, Sequence[str]]  # seq, related (-1: none), details
+_NONE = np.empty(0, dtype=np.int64)
+
+
+@dataclass
+class VecInput:
+    kind: np.ndarray  # int8 codes (KINDS)
+    session: np.ndarray  # int32 codes
+    session_cats: list[Any]
+    direction: np.ndarray  # int8: 0 c2s, 1 s2c, -1 none
+    id_key: np.ndarray  # object
+    method: np.ndarray  # int32 codes
+    method_cats: list[Any]
+    error_code: Any  # Int64 array
+    flags: dict[int, tuple[str, ...]]
+    batch: np.ndarray  # int32, -1 none
+    texts: Callable[[np.ndarray], list[str | None]]  # frame text of rows, read on demand
+    pairs: PairTable
+    versions: dict[Any, str]  # session -> checked version
+    extra: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def session_of(self, code: int) -> Any:
+        return None if code < 0 else self.session_cats[code]
+
+    def version_of(self, code: int) -> str:
+        return self.versions.get(self.session_of(code), V.DEFAULT)
+
+    @cached_property
+    def flag_rows(self) -> dict[str, np.ndarray]:
+        out: dict[str, list[int]] = {}
+        for row in sorted(self.flags):
+            for f in self.flags[row]:
+                out.setdefault(f, []).append(row)
+        return {f: np.asarray(rows, dtype=np.int64) for f, rows in out.items()}
+
+    def method_codes(self, want: Callable[[str], bool]) -> np.ndarray:
+        """Codes of the methods for which ``want(name)`` holds."""
+        return np.asarray([i for i, m in enumerate(self.method_cats)
+                           if isinstance(m, str) and want(m)], dtype=np.int32)
+
+    def name(self, code: int) -> Any:
+        return None if code < 0 else self.method_cats[code]
+
+    @cached_property
+    def reference(self) -> ref_checks.CheckInput:
+        """The same input as plain lists, for rules checked by their reference function."""
+        return _LazyCheckInput(self)
+
+
+def _hits(seq: Any, related: Any = None, details: Sequence[str] | None = None) -> Hits:
+    seq = np.asarray(seq, dtype=np.int64)
+    rel = np.full(len(seq), -1, dtype=np.int64) if related is None \
+        else np.asarray(related, dtype=np.int64)
+    return seq, rel, details if details is not None else [""] * len(seq)
+
+
+def _flag(code: str) -> Callable[[VecInput], Hits]:
+    return lambda vi: _hits(vi.flag_rows.get(code, _NONE))
+
+
+def _response_id(want_kind: int, *flags: str) -> Callable[[VecInput], Hits]:
+    def check(vi: VecInput) -> Hits:
+        rows = [r for f in flags for r in vi.flag_rows.get(f, _NONE).tolist()
+                if vi.kind[r] == want_kind]
+        return _hits(rows)
+    return check
+
+
+def _batch(vi: VecInput) -> Hits:
+    rows = vi.flag_rows.get("batch", _NONE)
+    rows = rows[vi.batch[rows] == 0]
+    return _hits(rows, None, ["a batch array"] * len(rows))
+
+
+_BIG = 1 << 53
+
+
+def _big_id(vi: VecInput) -> Hits:
+    req = np.flatnonzero(vi.kind == REQUEST)
+    keys = vi.id_key[req]
+    out, det = [], []
+    for r, key in zip(req.tolist(), keys.tolist(), strict=True):
+        if key and len(key) > 15 and key[0] != '"' and key.lstrip("-").isdigit() \
+                and abs(int(key)) > _BIG:
+            out.append(r)
+            det.append(f"id {key} is above 2^53")
+    return _hits(out, None, det)
+
+
+def _notification_with_id(vi: VecInput) -> Hits:
+    codes = vi.method_codes(lambda m: m.startswith("notifications/"))
+    rows = np.flatnonzero((vi.kind == REQUEST) & np.isin(vi.method, codes))
+    return _hits(rows, None, [f"{vi.name(int(vi.method[r]))} carries id {vi.id_key[r]}"
+                              for r in rows.tolist()])
+
+
+def _notification_answered(vi: VecInput) -> Hits:
+    p = vi.pairs
+    codes = vi.method_codes(lambda m: m.startswith("notifications/"))
+    sel = np.flatnonzero((p.request_seq >= 0) & np.isin(p.method, codes))
+    dup = p.outcome[sel] == OUTCOMES.index("duplicate")
+    seq, rel, det = [], [], []
+    dups_of: dict[int, list[int]] = {}
+    for i in sel[dup].tolist():
+        dups_of.setdefault(int(p.request_seq[i]), []).append(int(p.response_seq[i]))
+    for i in sel.tolist():
+        q, m = int(p.request_seq[i]), vi.name(int(p.method[i]))
+        if p.outcome[i] == OUTCOMES.index("duplicate"):
+            responses = [int(p.response_seq[i])]
+        else:
+            first = [int(p.response_seq[i])] if p.response_seq[i] >= 0 else []
+            responses = first + sorted(dups_of.get(q, []))
+        for s in responses:
+            seq.append(s)
+            rel.append(q)
+            det.append(f"a response to {m}")
+    return _hits(seq, rel, det)
+
+
+def _unanswered(vi: VecInput) -> Hits:
+    p = vi.pairs
+    listen = vi.method_codes(lambda m: m == "subscriptions/listen")
+    sel = np.flatnonzero((p.outcome == OUTCOMES.index("unanswered")) & (p.request_seq >= 0)
+                         & ~np.isin(p.method, listen))
+    return _hits(p.request_seq[sel], None,
+                 [f"{vi.name(int(p.method[i]))} id {p.id_key[i]} got no response"
+                  for i in sel.tolist()])
+
+
+def _methods(want: str) -> Callable[[VecInput], Hits]:
+    def check(vi: VecInput) -> Hits:
+        notif = vi.method_codes(lambda m: m.startswith("notifications/"))
+        rows = np.flatnonzero(((vi.kind == REQUEST) & ~np.isin(vi.method, notif))
+                              | ((vi.kind == NOTIFICATION) & (vi.method >= 0)))
+        if not len(rows):
+            return _hits(_NONE)
+        combo = ((vi.session[rows].astype(np.int64) + 1) * (len(vi.method_cats) + 1)
+                 + vi.method[rows]) * 3 + (vi.direction[rows] + 1)
+        uniq, inverse = np.unique(combo, return_inverse=True)
+        verdict: list[str | None] = []
+        for c in uniq.tolist():
+            d = c % 3 - 1
+            m = (c // 3) % (len(vi.method_cats) + 1)
+            s = (c // 3) // (len(vi.method_cats) + 1) - 1
+            version = vi.version_of(s)
+            name = vi.method_cats[m]
+            entry = V.methods(version).get(name)
+            if entry is None:
+                verdict.append(f"{name} is not a {version} method" if want == "unknown" else None)
+            elif want == "direction" and d >= 0 and entry[1] != "both" and entry[1] != _DIR[d + 1]:
+                side = "client" if entry[1] == "c2s" else "server"
+                verdict.append(f"{name} is sent by the {side} in {version}")
+            else:
+                verdict.append(None)
+        per_row = np.array(verdict, dtype=object)[inverse]
+        hit = np.flatnonzero(per_row != None)  # noqa: E711 - elementwise on objects
+        return _hits(rows[hit], None, per_row[hit].tolist())
+    return check
+
+
+def _lifecycle(vi: VecInput) -> Hits:
+    init = vi.method_codes(lambda m: m == "initialize")
+    req = vi.kind == REQUEST
+    inits = np.flatnonzero(req & np.isin(vi.method, init))
+    if not len(inits):
+        return _hits(_NONE)
+    sess, first = np.unique(vi.session[inits], return_index=True)
+    first_init = np.full(len(vi.session_cats) + 1, -1, dtype=np.int64)
+    first_init[sess] = inits[first]  # session code -1 lands in the last slot
+    fi = first_init[vi.session]
+    ok_methods = vi.method_codes(lambda m: m in ("ping", "initialize"))
+    rows = np.flatnonzero(req & (fi >= 0) & (np.arange(len(req)) < fi) & (vi.direction == 0)
+                          & ~np.isin(vi.method, ok_methods))
+    return _hits(rows, fi[rows], [f"{vi.name(int(vi.method[r]))} before initialize"
+                                  for r in rows.tolist()])
+
+
+def _error_codes(reserved_2026: bool) -> Callable[[VecInput], Hits]:
+    def check(vi: VecInput) -> Hits:
+        codes = vi.error_code
+        rows = np.flatnonzero((vi.kind == ERROR) & ~np.asarray(codes.isna()))
+        vals = np.asarray(codes[rows], dtype=np.int64) if len(rows) else _NONE
+        inr = (vals >= -32768) & (vals <= -32000)
+        rows, vals = rows[inr], vals[inr]
+        out, det = [], []
+        cache: dict[tuple[int, int], str | None] = {}
+        for r, code in zip(rows.tolist(), vals.tolist(), strict=True):
+            s = int(vi.session[r])
+            got = cache.get((s, code), "")
+            if got == "":
+                got = cache[(s, code)] = _error_verdict(vi.version_of(s), code, reserved_2026)
+            if got is not None:
+                out.append(r)
+                det.append(got)
+        return _hits(out, None, det)
+    return check
+
+
+def _error_verdict(version: str, code: int, reserved_2026: bool) -> str | None:
+    if code in V.error_codes(version):
+        return None
+    in_2026_range = V.normalise(version) == V.LATEST and -32099 <= code <= -32020
+    if reserved_2026 and in_2026_range:
+        return f"code {code} is not defined by {version}"
+    if not reserved_2026 and not in_2026_range and code not in V.SDK_CODES:
+        return f"code {code} is reserved but not defined by {version}"
+    return None
+
+
+_decode = msgspec.json.decode
+
+
+def _ping_result(vi: VecInput) -> Hits:
+    p = vi.pairs
+    ping = vi.method_codes(lambda m: m == "ping")
+    sel = np.flatnonzero(np.isin(p.method, ping) & (p.outcome == OUTCOMES.index("result"))
+                         & (p.response_seq >= 0))
+    out, rel, det = [], [], []
+    for i, text in zip(sel.tolist(), vi.texts(p.response_seq[sel]), strict=True):
+        try:
+            result = _decode(text).get("result")
+        except (msgspec.DecodeError, AttributeError, RecursionError):
+            continue
+        if isinstance(result, dict) and set(result) - {"_meta"}:
+            out.append(int(p.response_seq[i]))
+            rel.append(int(p.request_seq[i]))
+            det.append(f"ping answered with {sorted(result)}")
+    return _hits(out, rel, det)
+
+
+def _text_rule(kind: int, test: Callable[[str], bool],
+               detail: Callable[[VecInput, int], str]) -> Callable[[VecInput, np.ndarray], Hits]:
+    def check(vi: VecInput, rows: np.ndarray) -> Hits:
+        rows = rows[vi.kind[rows] == kind]
+        hit = [r for r, t in zip(rows.tolist(), vi.texts(rows), strict=True) if test(t)]
+        return _hits(hit, None, [detail(vi, r) for r in hit])
+    return check
+
+
+_result_type = _text_rule(RESULT, lambda t: '"resultType"' not in t, lambda vi, r: "no resultType")
+_request_meta = _text_rule(
+    REQUEST, lambda t: ("io.modelcontextprotocol/protocolVersion" not in t
+                        or "io.modelcontextprotocol/clientCapabilities" not in t),
+    lambda vi, r: f"{vi.name(int(vi.method[r]))} without the 2026 _meta members")
+
+
+def _server_request(vi: VecInput) -> Hits:
+    rows = np.flatnonzero((vi.kind == REQUEST) & (vi.direction == 1))
+    return _hits(rows, None, [f"the server sent {vi.name(int(vi.method[r]))}"
+                              for r in rows.tolist()])
+
+
+def _finding(code: str) -> Callable[[VecInput], Hits]:
+    def check(vi: VecInput) -> Hits:
+        got = [f for f in vi.pairs.findings if f[1] == code]
+        return _hits([f[0] for f in got], [-1 if f[2] is None else f[2] for f in got],
+                     [f[3] for f in got])
+    return check
+
+
+VEC_CHECKS: dict[str, Callable[[VecInput], Hits]] = {
+    **{code: _flag(code) for code in (
+        "parse-error", "not-an-object", "not-a-message", "jsonrpc-version", "method-not-string",
+        "reserved-method", "params-not-object", "mixed-request-response", "response-neither",
+        "result-and-error", "result-not-object", "error-not-object", "error-code-not-integer",
+        "error-message-not-string", "request-id-type", "batch-empty")},
+    "result-id-null": _response_id(RESULT, "response-id-null", "response-id-missing"),
+    "error-id-null": _response_id(ERROR, "response-id-null"),
+    "error-id-absent": _response_id(ERROR, "response-id-missing"),
+    "batch-not-allowed": _batch,
+    "big-id": _big_id,
+    **{code: _finding(code) for code in (
+        "id-type-mismatch", "request-id-reused", "request-id-in-flight", "duplicate-response",
+        "orphan-response", "response-after-cancel", "cancel-after-response",
+        "cancel-unknown-request", "cancel-initialize", "progress-unknown-token",
+        "progress-after-response", "progress-not-increasing")},
+    "unanswered-request": _unanswered,
+    "notification-with-id": _notification_with_id,
+    "notification-answered": _notification_answered,
+    "unknown-method": _methods("unknown"),
+    "wrong-direction": _methods("direction"),
+    "lifecycle-order": _lifecycle,
+    "unknown-error-code": _error_codes(False),
+    "reserved-error-code-2026": _error_codes(True),
+    "ping-result-not-empty": _ping_result,
+    "server-request-2026": _server_request,
+}
+#: rules that read frame text: given only the rows of sessions the rule applies to
+ROW_CHECKS: dict[str, Callable[[VecInput, np.ndarray], Hits]] = {
+    "result-type-missing": _result_type,
+    "request-meta-missing": _request_meta,
+}
+
+
+def run_vec(vi: VecInput, rules: Sequence[Rule] = RULES) -> list[tuple[Rule, int, int | None, str]]:
+    """Apply the catalogue; ``(rule, seq, related_seq, detail)`` sorted by (seq, code)."""
+    present = np.unique(vi.session).tolist()
+    checked = {c: V.normalise(vi.version_of(c)) for c in present}
+    out: list[tuple[Rule, int, int | None, str]] = []
+    for r in rules:
+        applies_by = {c: v in r.versions for c, v in checked.items()}
+        if not any(applies_by.values()):
+            continue
+        table = np.zeros(len(vi.session_cats) + 1, dtype=bool)
+        for c, ok in applies_by.items():
+            table[c] = ok  # code -1 lands in the last slot
+        if r.code in ROW_CHECKS:
+            seq, rel, det = ROW_CHECKS[r.code](vi, np.flatnonzero(table[vi.session]))
+        elif r.code in VEC_CHECKS:
+            seq, rel, det = VEC_CHECKS[r.code](vi)
+        else:  # no column form: the reference check, on lists made on demand
+            got = list(ref_checks.CHECKS[r.code](vi.reference))
+            seq = np.asarray([g[0] for g in got], dtype=np.int64)
+            rel = np.asarray([-1 if g[1] is None else g[1] for g in got], dtype=np.int64)
+            det = [g[2] for g in got]
+        if not len(seq):
+            continue
+        keep = table[vi.session[seq]]
+        for s, q, d in zip(seq[keep].tolist(), rel[keep].tolist(),
+                           [d for d, k in zip(det, keep.tolist(), strict=True) if k],
+                           strict=True):
+            out.append((r, s, None if q < 0 else q, d))
+    out.sort(key=lambda t: (t[1], t[0].code))
+    return out
+
+
+def session_versions_vec(vi: VecInput, version: dict[int, str],
+                         override: str | None = None) -> dict[Any, str]:
+    """``checks.session_versions`` on columns (``version``: row -> named version)."""
+    present = [vi.session_of(c) for c in np.unique(vi.session).tolist()]
+    if override is not None:
+        return {s: V.normalise(override) for s in present}
+    init = set(vi.method_codes(lambda m: m == "initialize").tolist())
+    from_request: dict[Any, str] = {}
+    from_meta: dict[Any, Counter[str]] = {}
+    for row in sorted(version):
+        if vi.kind[row] != REQUEST:
+            continue
+        s = vi.session_of(int(vi.session[row]))
+        if int(vi.method[row]) in init:
+            from_request.setdefault(s, version[row])
+        else:
+            from_meta.setdefault(s, Counter())[version[row]] += 1
+    out: dict[Any, str] = {}
+    p = vi.pairs
+    for i in np.flatnonzero(np.isin(p.method, list(init)) & (p.response_seq >= 0)).tolist():
+        s = vi.session_of(int(p.session[i]))
+        if s not in out:
+            v = version.get(int(p.response_seq[i]))
+            if v is not None:
+                out[s] = v
+    for s in present:
+        if s in out:
+            continue
+        if s in from_request:
+            out[s] = from_request[s]
+        elif s in from_meta:
+            out[s] = from_meta[s].most_common(1)[0][0]
+    return out
+
+
+class _LazyCheckInput(ref_checks.CheckInput):
+    """A :class:`CheckInput` whose lists are made from the columns when first read."""
+
+    def __init__(self, vi: VecInput) -> None:  # noqa: D107 - fields come on demand
+        self.__dict__["_vi"] = vi
+
+    def __getattr__(self, name: str) -> Any:
+        vi = self.__dict__["_vi"]
+        value = _materialise(vi, name)
+        self.__dict__[name] = value
+        return value
+
+
+def _materialise(vi: VecInput, name: str) -> Any:
+    n = len(vi.kind)
+    if name == "kind":
+        return [KINDS[k] for k in vi.kind.tolist()]
+    if name == "session":
+        return [vi.session_of(c) for c in vi.session.tolist()]
+    if name == "direction":
+        return [_DIR[d + 1] for d in vi.direction.tolist()]
+    if name == "method":
+        return [vi.name(c) for c in vi.method.tolist()]
+    if name == "id_key":
+        return vi.id_key.tolist()
+    if name == "error_code":
+        return [None if v is None or v != v else int(v) for v in vi.error_code.tolist()]
+    if name == "flags":
+        return [vi.flags.get(i, ()) for i in range(n)]
+    if name == "raw":
+        return vi.texts(np.arange(n, dtype=np.int64))
+    if name == "batch":
+        return [None if b < 0 else b for b in vi.batch.tolist()]
+    if name == "pairs":
+        return pair_rows(vi)
+    if name == "findings":
+        return [Finding(r, s, q, d) for s, r, q, d in vi.pairs.findings]
+    if name == "versions":
+        return vi.versions
+    if name == "extra":
+        return vi.extra
+    raise AttributeError(name)
+
+
+def pair_rows(vi: VecInput) -> list[PairRow]:
+    """The pair table as the reference's :class:`PairRow` list (``responses`` included)."""
+    p = vi.pairs
+    rows: list[PairRow] = []
+    by_req: dict[int, PairRow] = {}
+    dup = OUTCOMES.index("duplicate")
+
+    def opt(v: int) -> int | None:
+        return None if v < 0 else int(v)
+
+    for i in range(len(p)):
+        r = PairRow(opt(p.request_seq[i]), opt(p.response_seq[i]), vi.session_of(p.session[i]),
+                    _DIR[p.requester[i] + 1], p.id_key[i], vi.name(int(p.method[i])),
+                    OUTCOMES[p.outcome[i]], opt(p.cancel_seq[i]), int(p.progress_count[i]))
+        if r.response_seq is not None:
+            r.responses.append(r.response_seq)
+        if p.outcome[i] == dup and r.request_seq in by_req:
+            by_req[r.request_seq].responses.append(r.response_seq)
+        elif r.request_seq is not None and p.outcome[i] != dup:
+            by_req[r.request_seq] = r
+        rows.append(r)
+    return rows

@@ -1,0 +1,320 @@
+"""Pairing with numpy: the same rows and findings as :func:`mcp_notebook.core.pairing.pair`.
+
+Sans-IO: plain arrays in (one entry per frame, in capture order), arrays out.
+
+Requests and responses are keyed by ``(session, requester, id key)`` as integer codes and
+sorted by ``(key, seq)``. In that order the reference walk reduces to neighbours: a
+response pairs when the event just before it in its key group is a request (that request
+is still pending); otherwise it is a duplicate of the last request of the group (which
+was then answered), or an orphan when the group has no earlier request. A request is
+"in flight" when the event before it is a request, "reused" when the group has an
+earlier request. Progress notifications are matched the same way to the last request
+that carried their token. Cancels, orphans' id-type twins and the messages of findings
+are few and done in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .pairing import _digits_twin
+
+__all__ = ["PairTable", "pair_arrays", "OUTCOMES"]
+
+OUTCOMES = ("result", "error", "tool_error", "unanswered", "cancelled", "orphan", "duplicate")
+_O = {o: i for i, o in enumerate(OUTCOMES)}
+REQUEST, NOTIFICATION, RESULT, ERROR = 0, 1, 2, 3
+_CANCEL = "notifications/cancelled"
+_PROGRESS = "notifications/progress"
+
+
+@dataclass
+class PairTable:
+    """Pair rows (in the reference order) and findings (by seq), as arrays."""
+
+    request_seq: np.ndarray  # int64, -1: none
+    response_seq: np.ndarray  # int64, -1: none
+    session: np.ndarray  # int32 session codes
+    requester: np.ndarray  # int8: 0 c2s, 1 s2c, -1 none
+    id_key: np.ndarray  # object
+    method: np.ndarray  # int32 method codes, -1 none
+    outcome: np.ndarray  # int8 index into OUTCOMES
+    cancel_seq: np.ndarray  # int64, -1: none
+    progress_count: np.ndarray  # int64
+    findings: list[tuple[int, str, int | None, str]]  # (seq, rule, related_seq, detail)
+
+    def __len__(self) -> int:
+        return len(self.request_seq)
+
+
+def _opp(d: np.ndarray) -> np.ndarray:
+    out = d.copy()
+    out[d == 0] = 1
+    out[d == 1] = 0
+    return out
+
+
+def _sorted_groups(key: np.ndarray, seq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Order of events by (key, seq), and whether each sorted event starts its group."""
+    order = np.lexsort((seq, key))
+    k = key[order]
+    first = np.ones(len(k), dtype=bool)
+    first[1:] = k[1:] != k[:-1]
+    return order, first
+
+
+def _last_before(mark: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """For each sorted event, the sorted index of the last marked event strictly before it in
+    its group (-1 if none)."""
+    n = len(mark)
+    idx = np.where(mark, np.arange(n), -1)
+    incl = np.maximum.accumulate(idx) if n else idx
+    start = np.maximum.accumulate(np.where(first, np.arange(n), 0)) if n else idx
+    before = np.full(n, -1, dtype=np.int64)
+    if n > 1:
+        before[1:] = incl[:-1]
+    before[before < start] = -1
+    return before
+
+
+def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
+                id_key: np.ndarray, method: np.ndarray, method_cats: Sequence[Any],
+                is_tool_error: np.ndarray, ref: dict[int, str], progress: dict[int, float],
+                skip: Sequence[int] = ()) -> PairTable:
+    """Pair the frames (see the module docstring); ``skip`` frames take no part."""
+    n = len(kind)
+    seq_all = np.arange(n, dtype=np.int64)
+    cancel_code = _index(method_cats, _CANCEL)
+    progress_code = _index(method_cats, _PROGRESS)
+    init_code = _index(method_cats, "initialize")
+
+    is_req = kind == REQUEST
+    is_resp = (kind == RESULT) | (kind == ERROR)
+    if len(skip):
+        is_resp[np.asarray(list(skip), dtype=np.int64)] = False
+    keys_obj = id_key
+    null_id = is_resp & pd.isna(keys_obj) | is_resp & (keys_obj == "null")
+    keyed_resp = is_resp & ~null_id
+    # -- the key codes: (session, requester, id key) ------------------------------------------
+    ev = np.flatnonzero(is_req | keyed_resp)
+    req_dir = np.where(is_req[ev], direction[ev], _opp(direction[ev])).astype(np.int64)
+    idc, uniq = pd.factorize(keys_obj[ev])
+    key = (session[ev].astype(np.int64) * 3 + (req_dir + 1)) * (len(uniq) + 1) + idc
+    order, first = _sorted_groups(key, ev)
+    s_seq = ev[order]
+    s_req = is_req[s_seq]
+    last_req = _last_before(s_req, first)
+    prev_is_req = np.zeros(len(order), dtype=bool)
+    prev_is_req[1:] = s_req[:-1] & ~first[1:]
+    # responses
+    resp = ~s_req
+    paired = resp & prev_is_req
+    dup = resp & ~prev_is_req & (last_req >= 0)
+    orphan = resp & (last_req < 0)
+    # requests: rows in request order
+    req_rows = np.flatnonzero(is_req)  # seq of each request row
+    row_of_seq = np.full(n, -1, dtype=np.int64)
+    row_of_seq[req_rows] = np.arange(len(req_rows))
+    response_seq = np.full(len(req_rows), -1, dtype=np.int64)
+    pi = np.flatnonzero(paired)
+    answered_req = s_seq[pi - 1]
+    response_seq[row_of_seq[answered_req]] = s_seq[pi]
+    outcome = np.full(len(req_rows), _O["unanswered"], dtype=np.int8)
+    resp_kind = kind[s_seq[pi]]
+    tool = is_tool_error[s_seq[pi]]
+    outcome[row_of_seq[answered_req]] = np.where(resp_kind == ERROR, _O["error"],
+                                                 np.where(tool, _O["tool_error"], _O["result"]))
+    findings: list[tuple[int, str, int | None, str]] = []
+    # request findings
+    for i in np.flatnonzero(s_req & prev_is_req).tolist():
+        findings.append((int(s_seq[i]), "request-id-in-flight", int(s_seq[i - 1]),
+                         f"id {keys_obj[s_seq[i]]} is still in flight"))
+    for i in np.flatnonzero(s_req & ~prev_is_req & (last_req >= 0)).tolist():
+        findings.append((int(s_seq[i]), "request-id-reused", int(s_seq[last_req[i]]),
+                         f"id {keys_obj[s_seq[i]]} was used before in this session"))
+    # duplicates: one extra row each, and a finding
+    di = np.flatnonzero(dup)
+    dup_req = s_seq[last_req[di]]
+    dup_seq = s_seq[di]
+    for q, s in zip(dup_req.tolist(), dup_seq.tolist(), strict=True):
+        findings.append((s, "duplicate-response", int(response_seq[row_of_seq[q]]),
+                         f"a second response for id {keys_obj[s]}"))
+    # -- lookups for cancels and twins: the state of a key group at a given time -------------
+    lookup = _Lookup(key[order], s_seq, s_req, last_req, uniq, session, n)
+    # orphans: keyed ones get a finding (id-type-mismatch when the twin id is in flight)
+    for i in np.flatnonzero(orphan).tolist():
+        s = int(s_seq[i])
+        ik = keys_obj[s]
+        twin = _digits_twin(ik)
+        pend = lookup.pending(int(session[s]), int(req_dir[order[i]]), twin, s) \
+            if twin is not None else -1
+        if pend >= 0:
+            findings.append((s, "id-type-mismatch", pend,
+                             f"response id {ik} but the request id was {twin}"))
+        else:
+            findings.append((s, "orphan-response", None, f"no request with id {ik} from this side"))
+    orphan_seq = np.sort(np.concatenate([s_seq[orphan], np.flatnonzero(null_id)]))
+    # -- cancels (few): walk them in order --------------------------------------------------
+    cancel_seq = np.full(len(req_rows), -1, dtype=np.int64)
+    cancelled_before = np.full(len(req_rows), -1, dtype=np.int64)  # last cancel while pending
+    if cancel_code >= 0:
+        rrows = np.fromiter(ref, dtype=np.int64, count=len(ref))
+        rrows = np.sort(rrows[(kind[rrows] == NOTIFICATION) & (method[rrows] == cancel_code)])
+        for s in rrows.tolist():
+            rk = ref[s]
+            d = int(direction[s])
+            pend = lookup.pending(int(session[s]), d, rk, s)
+            if pend >= 0:
+                row = row_of_seq[pend]
+                cancel_seq[row] = s
+                cancelled_before[row] = s
+                if method[pend] == init_code and init_code >= 0:
+                    findings.append((s, "cancel-initialize", pend, "initialize was cancelled"))
+                continue
+            done = lookup.done(int(session[s]), d, rk, s)
+            if done >= 0:
+                row = row_of_seq[done]
+                if cancel_seq[row] < 0:
+                    cancel_seq[row] = s
+                findings.append((s, "cancel-after-response", done,
+                                 f"request {rk} had already been answered"))
+            else:
+                findings.append((s, "cancel-unknown-request", None,
+                                 f"no request {rk} from this side is known"))
+    was_cancelled = cancelled_before >= 0
+    outcome[was_cancelled] = _O["cancelled"]
+    for row in np.flatnonzero(was_cancelled & (response_seq >= 0)).tolist():
+        s = int(response_seq[row])
+        findings.append((s, "response-after-cancel", int(cancelled_before[row]),
+                         f"a {'error' if kind[s] == ERROR else 'result'} for id {keys_obj[s]} "
+                         "after it was cancelled"))
+    # -- progress ---------------------------------------------------------------------------
+    progress_count = np.zeros(len(req_rows), dtype=np.int64)
+    if progress_code >= 0:
+        _progress(kind, session, direction, method, progress_code, ref, progress, req_rows,
+                  row_of_seq, response_seq, progress_count, findings)
+    # -- the rows, in the reference order ---------------------------------------------------
+    m = len(req_rows)
+    extra_seq = np.concatenate([dup_seq, orphan_seq])
+    anchor = np.concatenate([req_rows, extra_seq])
+    rorder = np.argsort(anchor, kind="stable")
+    n_dup = len(dup_seq)
+    e_req = np.concatenate([dup_req, np.full(len(orphan_seq), -1, dtype=np.int64)])
+    e_requester = np.concatenate([direction[dup_req], _opp(direction[orphan_seq])])
+    e_method = np.concatenate([method[dup_req], np.full(len(orphan_seq), -1, dtype=np.int32)])
+    e_outcome = np.concatenate([np.full(n_dup, _O["duplicate"], dtype=np.int8),
+                                np.full(len(orphan_seq), _O["orphan"], dtype=np.int8)])
+    findings.sort(key=lambda f: f[0])
+    return PairTable(
+        request_seq=np.concatenate([req_rows, e_req])[rorder],
+        response_seq=np.concatenate([response_seq, extra_seq])[rorder],
+        session=np.concatenate([session[req_rows], session[extra_seq]])[rorder],
+        requester=np.concatenate([direction[req_rows], e_requester]).astype(np.int8)[rorder],
+        id_key=np.concatenate([keys_obj[req_rows], keys_obj[extra_seq]])[rorder],
+        method=np.concatenate([method[req_rows], e_method]).astype(np.int32)[rorder],
+        outcome=np.concatenate([outcome, e_outcome])[rorder],
+        cancel_seq=np.concatenate([cancel_seq, np.full(len(extra_seq), -1, np.int64)])[rorder],
+        progress_count=np.concatenate([progress_count, np.zeros(len(extra_seq), np.int64)]
+                                      )[rorder],
+        findings=findings)
+
+
+def _index(cats: Sequence[Any], value: str) -> int:
+    try:
+        return list(cats).index(value)
+    except ValueError:
+        return -1
+
+
+class _Lookup:
+    """The state of one key group at a time: its pending request, its last answered one."""
+
+    def __init__(self, skey: np.ndarray, sseq: np.ndarray, sreq: np.ndarray,
+                 last_req: np.ndarray, uniq: Any, session: np.ndarray, n: int) -> None:
+        self.skey, self.sseq, self.sreq, self.last_req = skey, sseq, sreq, last_req
+        self.code = {k: i for i, k in enumerate(uniq)}
+        self.width = len(uniq) + 1
+
+    def _last(self, sess: int, d: int, idk: str, s: int) -> int:
+        """Sorted index of the group's last event before ``s`` (-1: none)."""
+        c = self.code.get(idk)
+        if c is None:
+            return -1
+        k = (sess * 3 + (d + 1)) * self.width + c
+        lo = int(np.searchsorted(self.skey, k, side="left"))
+        hi = int(np.searchsorted(self.skey, k, side="right"))
+        p = lo + int(np.searchsorted(self.sseq[lo:hi], s, side="left")) - 1
+        return p if p >= lo else -1
+
+    def pending(self, sess: int, d: int, idk: str, s: int) -> int:
+        """Seq of the request pending under the key at time ``s`` (-1: none)."""
+        p = self._last(sess, d, idk, s)
+        return int(self.sseq[p]) if p >= 0 and self.sreq[p] else -1
+
+    def done(self, sess: int, d: int, idk: str, s: int) -> int:
+        """Seq of the last answered request under the key at ``s`` (when none is pending)."""
+        p = self._last(sess, d, idk, s)
+        if p < 0 or self.sreq[p]:
+            return -1
+        q = self.last_req[p]
+        return int(self.sseq[q]) if q >= 0 else -1
+
+
+def _progress(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, method: np.ndarray,
+              progress_code: int, ref: dict[int, str], progress: dict[int, float],
+              req_rows: np.ndarray, row_of_seq: np.ndarray, response_seq: np.ndarray,
+              progress_count: np.ndarray, findings: list) -> None:
+    rows = np.fromiter(ref, dtype=np.int64, count=len(ref))
+    if not len(rows):
+        return
+    toks = np.array(list(ref.values()), dtype=object)
+    k = kind[rows]
+    is_tr = k == REQUEST
+    is_p = (k == NOTIFICATION) & (method[rows] == progress_code)
+    sel = is_tr | is_p
+    rows, toks, is_tr = rows[sel], toks[sel], is_tr[sel]
+    if not is_tr.any() and not len(rows):
+        return
+    tdir = np.where(is_tr, direction[rows], _opp(direction[rows])).astype(np.int64)
+    tc, tuniq = pd.factorize(toks)
+    tkey = (session[rows].astype(np.int64) * 3 + (tdir + 1)) * (len(tuniq) + 1) + tc
+    order, first = _sorted_groups(tkey, rows)
+    s_rows = rows[order]
+    s_tr = is_tr[order]
+    last = _last_before(s_tr, first)
+    p_idx = np.flatnonzero(~s_tr)
+    p_seq = s_rows[p_idx]
+    q = last[p_idx]
+    unknown = q < 0
+    for s in p_seq[unknown].tolist():
+        findings.append((s, "progress-unknown-token", None,
+                         f"no request in flight carries token {ref[s]}"))
+    p_idx, p_seq, q = p_idx[~unknown], p_seq[~unknown], q[~unknown]
+    row = row_of_seq[s_rows[q]]
+    rs = response_seq[row]
+    after = (rs >= 0) & (rs < p_seq)
+    for s, r in zip(p_seq[after].tolist(), rs[after].tolist(), strict=True):
+        findings.append((s, "progress-after-response", r,
+                         f"progress for token {ref[s]} after the response"))
+    c_row, c_seq = row[~after], p_seq[~after]
+    if not len(c_row):
+        return
+    progress_count += np.bincount(c_row, minlength=len(progress_count))
+    c_val = np.array([progress.get(r, np.nan) for r in c_seq.tolist()], dtype=np.float64)
+    # per request row, in seq order: each value against the last known value before it
+    o = np.lexsort((c_seq, c_row))
+    c_row, c_seq, c_val = c_row[o], c_seq[o], c_val[o]
+    grp = np.ones(len(c_row), dtype=bool)
+    grp[1:] = c_row[1:] != c_row[:-1]
+    known = ~np.isnan(c_val)
+    prev = _last_before(known, grp)
+    hit = known & (prev >= 0)
+    hit[hit] = c_val[hit] <= c_val[prev[hit]]
+    for i in np.flatnonzero(hit).tolist():
+        findings.append((int(c_seq[i]), "progress-not-increasing", int(req_rows[c_row[i]]),
+                         f"progress {c_val[i]:g} after {c_val[prev[i]]:g}"))

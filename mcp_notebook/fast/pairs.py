@@ -1,0 +1,69 @@
+"""The pairs DataFrame, built from a :class:`~mcp_notebook.core.pairing_vec.PairTable`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..core.pairing_vec import OUTCOMES, PairTable
+from ..table import PAIR_COLUMNS, empty
+from .frames import categorical
+from .store import DIRS, Store
+
+__all__ = ["pairs_frame", "categorical_used"]
+
+
+def categorical_used(codes: np.ndarray, cats: list) -> pd.Categorical:
+    """``pd.Categorical`` of the values the codes name (categories: those used, sorted)."""
+    used = np.unique(codes[codes >= 0])
+    remap = np.full(len(cats) + 1, -1, dtype=np.int32)
+    remap[used] = np.arange(len(used), dtype=np.int32)
+    return categorical(remap[codes], [cats[i] for i in used.tolist()])
+
+
+def pairs_frame(pt: PairTable, store: Store, frames: pd.DataFrame) -> pd.DataFrame:
+    if not len(pt):
+        return empty(PAIR_COLUMNS)
+    req, resp = pt.request_seq, pt.response_seq
+    ts = frames["ts"].dt.tz_convert(None).to_numpy(dtype="datetime64[ns]")
+
+    def at(seqs: np.ndarray) -> pd.Series:
+        out = np.full(len(seqs), np.datetime64("NaT"), dtype="datetime64[ns]")
+        ok = seqs >= 0
+        out[ok] = ts[seqs[ok]]
+        return pd.Series(out).dt.tz_localize("UTC")
+
+    t_req, t_resp = at(req), at(resp)
+    has_req = req >= 0
+    ids = np.empty(len(pt), dtype=object)
+    ids[has_req] = store.id[req[has_req]]
+    other = ~has_req & (resp >= 0)
+    ids[other] = store.id[resp[other]]
+    codes = store.error_code
+    got = resp >= 0
+    vals = np.zeros(len(pt), dtype=np.int64)
+    mask = np.ones(len(pt), dtype=bool)
+    if got.any():
+        sub = codes[resp[got]]
+        mask[got] = np.asarray(sub.isna())
+        vals[got] = np.asarray(sub.fillna(0), dtype=np.int64)
+
+    def opt(a: np.ndarray) -> pd.arrays.IntegerArray:
+        return pd.arrays.IntegerArray(np.where(a >= 0, a, 0).astype(np.int64), a < 0)
+
+    return pd.DataFrame({
+        "request_seq": opt(req),
+        "response_seq": opt(resp),
+        "session": categorical_used(pt.session, store.session[1]),
+        "requester": pd.Categorical.from_codes(pt.requester, categories=list(DIRS)),
+        "id": ids,
+        "id_key": pt.id_key,
+        "method": categorical_used(pt.method, store.method[1]),
+        "outcome": pd.Categorical.from_codes(pt.outcome, categories=list(OUTCOMES)),
+        "error_code": pd.arrays.IntegerArray(vals, mask),
+        "t_request": t_req.array,
+        "t_response": t_resp.array,
+        "latency": (t_resp - t_req).array,
+        "cancel_seq": opt(pt.cancel_seq),
+        "progress_count": pt.progress_count,
+    })

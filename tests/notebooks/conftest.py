@@ -1,0 +1,127 @@
+"""Shared by the notebook tests: where the notebooks are, running them once, a browser.
+
+``executed(name)`` runs a notebook with nbclient (kernel ``python3``, a timeout per cell)
+once per test session, with its solution appended and checked (see ``SOLUTION_CHECKS``);
+the HTML test drops those extra cells again before exporting.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+NB_DIR = REPO / "notebooks"
+CELL_TIMEOUT = 60  # seconds per cell; every cell here takes well under one
+SOLUTION_TAG = "test-solution"
+LOAD = re.compile(r"^#?\s*%load\s+(solutions/\S+)", re.M)
+
+#: What must hold after a notebook's solution has run (default: every exercise graded right).
+DEFAULT_CHECK = """
+graded = [(n, a) for n, a in (("ex", "answer"), ("ex2", "answer2")) if n in globals()]
+assert graded, "the notebook defines no exercise"
+for n, a in graded:
+    feedback = globals()[n].check(globals()[a])
+    assert feedback.correct, f"{n}: {feedback}"
+"""
+SOLUTION_CHECKS = {
+    "07-write-your-own-rule": """
+rows = {k: test(v, check_progress_after_cancel)
+        for k, v in {"reference": pc, "demo": demo, "replayed": moved}.items()}
+assert all(r["ok"] for r in rows.values()), rows
+assert rows["reference"]["found"] and rows["replayed"]["found"], rows
+""",
+}
+
+
+def notebook_paths() -> list[Path]:
+    return sorted(NB_DIR.glob("*.ipynb"))
+
+
+def solution_files(nb: nbformat.NotebookNode) -> list[str]:
+    """The ``solutions/...`` files a notebook loads (``%load``, commented or not)."""
+    return [m for c in nb.cells if c.cell_type == "code" for m in LOAD.findall(c.source)]
+
+
+def with_solutions(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    nb = nbformat.from_dict(nb)
+    for path in solution_files(nb):
+        for source in (f"%run -i {path}", SOLUTION_CHECKS.get(name, DEFAULT_CHECK)):
+            cell = nbformat.v4.new_code_cell(source.strip())
+            cell.metadata["tags"] = [SOLUTION_TAG]
+            nb.cells.append(cell)
+    return nb
+
+
+def without_solutions(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    nb = nbformat.from_dict(nb)
+    nb.cells = [c for c in nb.cells if SOLUTION_TAG not in c.metadata.get("tags", [])]
+    return nb
+
+
+@pytest.fixture(scope="session")
+def executed():
+    """``get(name) -> (executed notebook, seconds)``, each notebook run once per session."""
+    from nbclient import NotebookClient
+
+    cache: dict[str, tuple[nbformat.NotebookNode, float]] = {}
+
+    def get(name: str) -> tuple[nbformat.NotebookNode, float]:
+        if name not in cache:
+            nb = with_solutions(nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4), name)
+            start = time.perf_counter()
+            NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT, startup_timeout=120,
+                           resources={"metadata": {"path": str(NB_DIR)}}).execute()
+            cache[name] = (nb, time.perf_counter() - start)
+        return cache[name]
+
+    return get
+
+
+# -- a headless browser that may only load local files (for the HTML export test) ------------
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+LOCAL = ("file://", "data:", "blob:", "about:")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A page that aborts and records every request that is not a local file."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    pg.outside, pg.failed, pg.errors = [], [], []
+
+    def guard(route):
+        url = route.request.url
+        if url.startswith(LOCAL):
+            route.continue_()
+        else:
+            pg.outside.append(url)
+            route.abort()
+
+    pg.route("**/*", guard)
+    pg.on("requestfailed", lambda r: pg.failed.append(r.url))
+    pg.on("console", lambda m: m.type == "error" and pg.errors.append(m.text))
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    yield pg
+    ctx.close()
