@@ -280,6 +280,7 @@ def ours(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
     checks["id_dtype"] = str(frames["id_key"].dtype) if "id_key" in frames else "?"
     checks.update(_id_checks(frames["id_key"].dropna().unique().tolist(), manifest))
     checks["hooks"] = hook_notes
+    checks["imported_snapshot"] = "snapshot" in Path(mn.__file__).parts
     checks["violations"] = len(t.violations)
     checks["hook_seconds"] = hook_phases
     return len(frames), checks

@@ -11,6 +11,9 @@ after imports and warm-up. Reps are interleaved: rep r of every measurement runs
 rep r+1 of any, so the noise of a shared box falls on all alike. Peak RSS is the child's
 whole process (GNU ``/usr/bin/time -f %M``, else ``os.wait4``).
 
+The children import a snapshot of ``mcp_notebook`` copied at the start (``--live`` to
+import the checkout), so edits made during a long run do not mix versions.
+
 Generated captures go to ``benchmarks/out/`` (git-ignored) and are reused when their
 manifest says they were made with the same generator version, seed and size; 3M files
 are deleted after use unless ``--keep-3m``. The report goes to ``benchmarks/RESULTS.md``
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -71,7 +75,21 @@ def _short(n: int) -> str:
 TIME = Path("/usr/bin/time")
 
 
-def run_child(approach: str, path: Path, manifest: Path, timeout: float) -> dict[str, Any]:
+def snapshot(out_dir: Path) -> Path:
+    """Copy the library as it is now; the children import this copy (``PYTHONPATH``).
+
+    Other people may edit the checkout while a run goes on; a snapshot keeps every
+    measurement of the run on the same code.
+    """
+    snap = out_dir / "snapshot"
+    shutil.rmtree(snap, ignore_errors=True)
+    shutil.copytree(HERE.parent / "mcp_notebook", snap / "mcp_notebook",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return snap
+
+
+def run_child(approach: str, path: Path, manifest: Path, timeout: float,
+              pythonpath: Path | None = None) -> dict[str, Any]:
     """One fresh process: the child's JSON plus its wall time and peak RSS.
 
     Peak RSS comes from GNU ``/usr/bin/time -f %M`` when present: a child forked straight
@@ -86,7 +104,10 @@ def run_child(approach: str, path: Path, manifest: Path, timeout: float) -> dict
         with open(Path(tmp) / "out", "w+b") as out, open(Path(tmp) / "err", "w+b") as err:
             load0 = os.getloadavg()[0]
             t0 = time.perf_counter()
-            proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=str(HERE),
+            env = dict(os.environ)
+            if pythonpath is not None:
+                env["PYTHONPATH"] = str(pythonpath)
+            proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=str(HERE), env=env,
                                     start_new_session=True)  # its own group: killable whole
             timer = threading.Timer(timeout, lambda: _kill(proc.pid))
             timer.start()
@@ -179,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per child")
     ap.add_argument("--out-dir", type=Path, default=HERE / "out")
     ap.add_argument("--report", type=Path, default=None, help="markdown report path")
+    ap.add_argument("--live", action="store_true",
+                    help="import the checkout's mcp_notebook instead of a snapshot taken at start")
     ap.add_argument("--render", type=Path, default=None, metavar="RESULTS_JSON",
                     help="only re-render the report (ratios, targets, markdown) from a JSON")
     a = ap.parse_args(argv)
@@ -192,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     a.out_dir.mkdir(parents=True, exist_ok=True)
     started = time.time()
     load_start = os.getloadavg()
+    snap = None if a.live else snapshot(a.out_dir)
+    code = bench_report.code_version(HERE.parent, snap)
+    code["snapshot"] = snap is not None
 
     todo = plan(sizes, main_size, a)
     files: dict[tuple[str, int], tuple[Path, dict[str, Any]]] = {}
@@ -215,7 +241,9 @@ def main(argv: list[str] | None = None) -> int:
                 continue  # a reader that cannot read the file fails the same way every time
             approach, kind, n = key
             path, _ = files[(kind, n)]
-            r = run_child(approach, path, manifest_path(path), a.timeout)
+            digest = bench_report.code_version(HERE.parent, snap)["digest"]
+            r = run_child(approach, path, manifest_path(path), a.timeout, snap)
+            r["code_digest"] = digest
             runs[key].append(r)
             if "error" in r:
                 failed.add(key)
@@ -234,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         "mode": "quick" if a.quick else "full", "reps": a.reps, "seed": a.seed,
         "sizes": sizes, "main_size": main_size, "started": started,
         "seconds": round(time.time() - started, 1),
-        "machine": bench_report.machine(), "loadavg_start": load_start,
+        "machine": bench_report.machine(), "code": code, "loadavg_start": load_start,
         "loadavg_end": os.getloadavg(), "manifests": manifests, "results": results,
         "raw": {f"{ap_}|{k}|{n}": rs for (ap_, k, n), rs in runs.items()},
     }
@@ -243,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     md = bench_report.markdown(doc)
     report.write_text(md)
     print()
+    if len({r.get("code_digest") for rs in runs.values() for r in rs}) > 1:
+        print("WARNING: mcp_notebook's code changed during this run; medians mix versions.")
     print(bench_report.console(doc))
     print(f"wrote {report.name} and {raw_json.name} in {report.parent.name}/")
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,6 +39,16 @@ def _add_input(p: argparse.ArgumentParser, many: bool = True) -> None:
                    help="check against this MCP version instead of the negotiated one")
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _show(text: str) -> None:
+    """Print text from a trace for a terminal: control characters (escape sequences a
+    hostile capture could carry) as ``\\xNN``, undecodable bytes as ``\\udcNN``."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    print(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
 def cmd_summary(args: argparse.Namespace) -> int:
     trace = _load(args)
     s = trace.summary()
@@ -45,25 +56,25 @@ def cmd_summary(args: argparse.Namespace) -> int:
         print(json.dumps(s, indent=2))
         return 0
     sev = s["violations"]["by_severity"]
-    print(f"{s['frames']} frames in {s['sessions']} session(s), protocol "
+    _show(f"{s['frames']} frames in {s['sessions']} session(s), protocol "
           f"{s['protocol_version'] or 'unknown'}")
-    print(f"  {s['requests']} requests, {s['notifications']} notifications, "
+    _show(f"  {s['requests']} requests, {s['notifications']} notifications, "
           f"{s['results']} results, {s['errors']} errors ({s['tool_errors']} tool errors)")
-    print(f"  {s['pairs']} answered, {s['unanswered']} unanswered ({s['cancelled']} cancelled), "
+    _show(f"  {s['pairs']} answered, {s['unanswered']} unanswered ({s['cancelled']} cancelled), "
           f"{s['orphans']} orphans, {s['duplicates']} duplicates")
     other = [f"{s[k]} {k}" for k in ("invalid", "stderr", "log") if s[k]]
     if other:
-        print("  " + ", ".join(other) + " rows")
-    print(f"  violations: {sev.get('error', 0)} error, {sev.get('warning', 0)} warning, "
+        _show("  " + ", ".join(other) + " rows")
+    _show(f"  violations: {sev.get('error', 0)} error, {sev.get('warning', 0)} warning, "
           f"{sev.get('info', 0)} info")
     lat = trace.latency_by_method().head(8)
     if len(lat):
-        print("  latency by method (ms):  count    p50    p90    max")
+        _show("  latency by method (ms):  count    p50    p90    max")
         for method, row in lat.iterrows():
-            print(f"    {str(method)[:24]:<24} {int(row['count']):>5} {_ms(row['p50_ms'])} "
+            _show(f"    {str(method)[:24]:<24} {int(row['count']):>5} {_ms(row['p50_ms'])} "
                   f"{_ms(row['p90_ms'])} {_ms(row['max_ms'])}")
     for note in trace.notes:
-        print(f"  note: {note}")
+        _show(f"  note: {note}")
     return 0
 
 
@@ -90,11 +101,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         shown = v if args.all else v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
         for row in shown.itertuples(index=False):
             where = trace._cols.source[int(row.seq)]
-            print(f"{where}: {row.severity}: [{row.rule}] {row.message}")
+            _show(f"{where}: {row.severity}: [{row.rule}] {row.message}")
             if args.spec:
-                print(f"    spec: {row.spec}")
+                _show(f"    spec: {row.spec}")
         counts = v["severity"].astype(str).value_counts()
-        print(f"{len(v)} finding(s): " + ", ".join(f"{int(counts.get(s, 0))} {s}"
+        _show(f"{len(v)} finding(s): " + ", ".join(f"{int(counts.get(s, 0))} {s}"
                                                    for s in SEVERITIES)
               + f"; {len(failing)} at or above {args.fail_on}"
               + ("" if args.all or len(shown) == len(v) else " (--all shows the rest)"))

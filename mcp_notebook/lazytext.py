@@ -342,7 +342,8 @@ class LazyTextArray(ObjectStringArrayMixin, ExtensionArray):  # type: ignore[mis
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         values = self._read()
-        return values if dtype is None or dtype == object else values.astype(dtype)
+        return values if dtype is None or np.dtype(dtype) == np.dtype(object) \
+            else values.astype(dtype)
 
     def to_numpy(self, dtype: Any = None, copy: bool = False, na_value: Any = None) -> np.ndarray:
         values = self._read()

@@ -8,8 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from . import readers
-from .core.direction import infer
+from . import fast, readers
 from .core.envelope import bounded_recursion
 from .readers import CaptureError, Record
 from .table import Columns, collect
@@ -83,7 +82,17 @@ def load(
     used: list[str] = []
     formats = _formats(named + found, format)
     merged = _deduplicated(formats, session, direction, options)
+    pieces: list[Any] = []  # Columns of reference-path files and Stores of fast-path files
     for path in named + found:
+        fmt = formats.get(path, format)
+        if path not in merged and fast.supports(fmt, options):
+            with bounded_recursion():
+                store = fast.try_load(path, fmt, session, direction)
+            if store is not None:
+                pieces += [cols, store]
+                cols = Columns()
+                used.append(str(path))
+                continue
         before = len(cols)
         try:
             with bounded_recursion():  # sniffing and decoding recurse in C
@@ -101,12 +110,10 @@ def load(
                 raise CaptureError(f"{path}: cannot be read ({exc})") from exc
             notes.append(f"{path.name}: reading stopped early ({exc})")
         used.append(str(path))
-    if any(d is None for d, k in zip(cols.direction, cols.kind, strict=True)
-           if k in ("request", "notification", "result", "error")):
-        cols.direction = _one_per_frame(infer(cols.kind, cols.session, cols.id_key, cols.method,
-                                              cols.direction), cols.batch)
+    store = fast.combine([*pieces, cols])
+    if fast.infer_directions(store):  # as infer() and _one_per_frame(), on columns
         notes.append("directions inferred from the message flow (the capture does not say)")
-    return Trace(cols, version=version, notes=notes, paths=used)
+    return Trace(store, version=version, notes=notes, paths=used)
 
 
 def _one_per_frame(direction: list[str | None], batch: list[int | None]) -> list[str | None]:

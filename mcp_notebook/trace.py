@@ -76,7 +76,8 @@ class Trace:
             extra=s.extra)
 
     def _found_versions(self, override: str | None = None) -> dict[Any, str]:
-        return session_versions_vec(self._check_input({}), self._store.version, override)
+        return session_versions_vec(self._check_input({}), self._store.version.as_dict(),
+                                    override)
 
     @cached_property
     def versions(self) -> dict[Any, str]:

@@ -84,11 +84,14 @@ def _last_before(mark: np.ndarray, first: np.ndarray) -> np.ndarray:
 
 def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
                 id_key: np.ndarray, method: np.ndarray, method_cats: Sequence[Any],
-                is_tool_error: np.ndarray, ref: dict[int, str], progress: dict[int, float],
+                is_tool_error: np.ndarray, ref: Any, progress: Any,
                 skip: Sequence[int] = ()) -> PairTable:
-    """Pair the frames (see the module docstring); ``skip`` frames take no part."""
+    """Pair the frames (see the module docstring); ``skip`` frames take no part.
+
+    ``ref`` and ``progress`` are the few frames that have them: objects with ``rows``
+    (ascending) and ``values`` arrays (:class:`mcp_notebook.fast.store.Sparse`).
+    """
     n = len(kind)
-    seq_all = np.arange(n, dtype=np.int64)
     cancel_code = _index(method_cats, _CANCEL)
     progress_code = _index(method_cats, _PROGRESS)
     init_code = _index(method_cats, "initialize")
@@ -163,10 +166,9 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
     cancel_seq = np.full(len(req_rows), -1, dtype=np.int64)
     cancelled_before = np.full(len(req_rows), -1, dtype=np.int64)  # last cancel while pending
     if cancel_code >= 0:
-        rrows = np.fromiter(ref, dtype=np.int64, count=len(ref))
-        rrows = np.sort(rrows[(kind[rrows] == NOTIFICATION) & (method[rrows] == cancel_code)])
-        for s in rrows.tolist():
-            rk = ref[s]
+        rrows = ref.rows
+        csel = (kind[rrows] == NOTIFICATION) & (method[rrows] == cancel_code)
+        for s, rk in zip(rrows[csel].tolist(), ref.values[csel].tolist(), strict=True):
             d = int(direction[s])
             pend = lookup.pending(int(session[s]), d, rk, s)
             if pend >= 0:
@@ -199,7 +201,6 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
         _progress(kind, session, direction, method, progress_code, ref, progress, req_rows,
                   row_of_seq, response_seq, progress_count, findings)
     # -- the rows, in the reference order ---------------------------------------------------
-    m = len(req_rows)
     extra_seq = np.concatenate([dup_seq, orphan_seq])
     anchor = np.concatenate([req_rows, extra_seq])
     rorder = np.argsort(anchor, kind="stable")
@@ -266,13 +267,13 @@ class _Lookup:
 
 
 def _progress(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, method: np.ndarray,
-              progress_code: int, ref: dict[int, str], progress: dict[int, float],
+              progress_code: int, ref: Any, progress: Any,
               req_rows: np.ndarray, row_of_seq: np.ndarray, response_seq: np.ndarray,
               progress_count: np.ndarray, findings: list) -> None:
-    rows = np.fromiter(ref, dtype=np.int64, count=len(ref))
+    rows = ref.rows
     if not len(rows):
         return
-    toks = np.array(list(ref.values()), dtype=object)
+    toks = ref.values
     k = kind[rows]
     is_tr = k == REQUEST
     is_p = (k == NOTIFICATION) & (method[rows] == progress_code)
@@ -285,27 +286,29 @@ def _progress(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, meth
     tkey = (session[rows].astype(np.int64) * 3 + (tdir + 1)) * (len(tuniq) + 1) + tc
     order, first = _sorted_groups(tkey, rows)
     s_rows = rows[order]
+    s_tok = toks[order]
     s_tr = is_tr[order]
     last = _last_before(s_tr, first)
     p_idx = np.flatnonzero(~s_tr)
     p_seq = s_rows[p_idx]
     q = last[p_idx]
     unknown = q < 0
-    for s in p_seq[unknown].tolist():
+    for s, tok in zip(p_seq[unknown].tolist(), s_tok[p_idx[unknown]].tolist(), strict=True):
         findings.append((s, "progress-unknown-token", None,
-                         f"no request in flight carries token {ref[s]}"))
+                         f"no request in flight carries token {tok}"))
     p_idx, p_seq, q = p_idx[~unknown], p_seq[~unknown], q[~unknown]
     row = row_of_seq[s_rows[q]]
     rs = response_seq[row]
     after = (rs >= 0) & (rs < p_seq)
-    for s, r in zip(p_seq[after].tolist(), rs[after].tolist(), strict=True):
+    for s, r, tok in zip(p_seq[after].tolist(), rs[after].tolist(),
+                         s_tok[p_idx[after]].tolist(), strict=True):
         findings.append((s, "progress-after-response", r,
-                         f"progress for token {ref[s]} after the response"))
+                         f"progress for token {tok} after the response"))
     c_row, c_seq = row[~after], p_seq[~after]
     if not len(c_row):
         return
     progress_count += np.bincount(c_row, minlength=len(progress_count))
-    c_val = np.array([progress.get(r, np.nan) for r in c_seq.tolist()], dtype=np.float64)
+    c_val = progress.at(c_seq, np.nan).astype(np.float64)
     # per request row, in seq order: each value against the last known value before it
     o = np.lexsort((c_seq, c_row))
     c_row, c_seq, c_val = c_row[o], c_seq[o], c_val[o]

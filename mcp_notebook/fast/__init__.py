@@ -27,10 +27,11 @@ import numpy as np
 
 from ..lazytext import FileSource, LabelSource, ListSource
 from ..readers.base import GZIP_MAGIC
-from .rows import KINDS, Rows
-from .store import Part, Store, factorize
+from .rows import Rows
+from .store import Part, Sparse, Store
 
-__all__ = ["ENABLED", "LAZY_TEXT_MIN_BYTES", "FORMATS", "supports", "load_file", "Store"]
+__all__ = ["ENABLED", "LAZY_TEXT_MIN_BYTES", "FORMATS", "supports", "load_file", "try_load",
+           "combine", "infer_directions", "Store"]
 
 #: Use the fast path for the formats it knows (False: the reference path for everything).
 ENABLED = True
@@ -65,8 +66,9 @@ def load_file(path: Path, fmt: str, session: str | None = None,
 def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Rows,
             spans: np.ndarray, lazy: bool, line_base: int) -> Part:
     """Numpy columns of gathered rows; ``line_base`` is the file line of the rows' line 0."""
+    rows.flush()
     n = len(rows)
-    line = np.asarray(rows.line, dtype=np.int64)
+    line = rows.column("line", np.int64)
     if n:
         offsets, ends = spans[line, 0], spans[line, 1]
     else:
@@ -75,12 +77,12 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
     labels = line + (line_base + 1)
     over_src = rows.source_over
     if rows.context:  # tap: per-row context
-        ts = np.array([np.nan if v is None else v for v in rows.ts], dtype=np.float64)
-        sess = factorize(rows.session)
-        stream = factorize(rows.stream)
-        direct = np.array(rows.direction, dtype=np.int8)
-        size = np.array(rows.size, dtype=np.int64)
-        tap_mask: np.ndarray | None = np.array(rows.tap_raw, dtype=bool)
+        ts = rows.column("ts", np.float64)
+        sess = (rows.column("session", np.int32), rows.sessions.values)
+        stream = (rows.column("stream", np.int32), rows.streams.values)
+        direct = rows.column("direction", np.int8)
+        size = rows.column("size", np.int64)
+        tap_mask: np.ndarray | None = rows.column("tap_raw", bool)
     else:
         ts = np.full(n, np.nan)
         sess = (np.zeros(n, dtype=np.int32), [session])
@@ -93,20 +95,61 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
         raw = FileSource(path, offsets, lengths, tap=tap_mask, overrides=rows.raw_over)
         source = LabelSource(path.name, labels, over_src)
     else:
-        raw = ListSource(rows.raw)  # type: ignore[attr-defined]
+        raw = ListSource(rows.raw or [])
         src = [f"{path.name}:{k}" for k in labels.tolist()]
         for r, v in over_src.items():
             src[r] = v
         source = ListSource(src)
-    kind = np.array(rows.kind, dtype=np.int8)
-    assert len(KINDS) < 127
-    return Part(n=n, kind=kind, id=_objects(rows.id), id_key=_objects(rows.id_key),
-                method=factorize(rows.method), size=size, ts=ts, session=sess, stream=stream,
-                direction=direct, sparse=rows.sparse, flags=dict(rows.flags), extra=rows.extra,
-                raw=raw, source=source, blank=rows.blank, lines=rows.lines)
+    return Part(n=n, kind=rows.column("kind", np.int8), id=rows.column("id", object),
+                id_key=rows.column("id_key", object),
+                method=(rows.column("method", np.int32), rows.methods.values), size=size, ts=ts,
+                session=sess, stream=stream, direction=direct, sparse=rows.sparse,
+                flags=dict(rows.flags), extra=rows.extra, raw=raw, source=source,
+                blank=rows.blank, lines=rows.lines,
+                ref=Sparse(rows.ref_rows, rows.ref_vals),
+                progress=Sparse(rows.prog_rows, rows.prog_vals, np.float64),
+                version=Sparse.from_dict(rows.sparse["version"]))
 
 
-def _objects(values: list[Any]) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
+def try_load(path: Path, fmt: str, session: str | None, direction: str | None) -> Store | None:
+    """The store of one file by the fast path, or None when the reference path must read it
+    (unreadable or cut-short files: the reference path keeps what it read and says so)."""
+    try:
+        return load_file(path, fmt, session, direction)
+    except (OSError, EOFError, ValueError, RuntimeError, MemoryError):
+        return None
+    except Exception:  # a fast-path bug must not cost the user the capture
+        return None
+
+
+def combine(pieces: list[Any]) -> Store:
+    """One store from the pieces of a load, in order (``Columns`` or ``Store``)."""
+    from ..table import Columns
+
+    stores = [Store.from_columns(p) if isinstance(p, Columns) else p for p in pieces
+              if len(p) or p.blank_lines]
+    if not stores:
+        return Store.from_columns(Columns())
+    return Store.concat(stores)
+
+
+def infer_directions(store: Store) -> bool:
+    """Fill the unknown directions of messages (as ``core.direction.infer``); the members of
+    a batch array take the direction of its first member. True when anything was unknown."""
+    from ..core.direction_vec import infer_codes
+
+    if not ((store.direction < 0) & (store.kind <= 3)).any():
+        return False
+    d = infer_codes(store.kind, store.session[0], store.id_key, store.method[0],
+                    store.method[1], store.direction)
+    b = store.batch
+    members = np.flatnonzero(b > 0)
+    if len(members):
+        heads = np.where(b == 0, np.arange(len(b)), -1)
+        last_head = np.maximum.accumulate(heads)[members]
+        ok = last_head >= 0
+        src = d[last_head[ok]]
+        has = src >= 0
+        d[members[ok][has]] = src[has]
+    store.direction = d
+    return True

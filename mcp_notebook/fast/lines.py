@@ -7,9 +7,9 @@ first line, and a last line without ``\\n`` kept.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-import re
 from typing import Any, BinaryIO
 
 import numpy as np

@@ -20,9 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET, UnsetType
 
-from ..core.envelope import _as_str, _decode_any, _Params, _ToolResult, id_key_of
 from .rows import Rows
 
 __all__ = ["decoder", "scan", "Message"]
@@ -33,48 +32,82 @@ class _Error(msgspec.Struct, gc=False):
     message: str
 
 
+class _Meta(msgspec.Struct, gc=False,
+            rename={"version": "io.modelcontextprotocol/protocolVersion"}):
+    progressToken: int | str | UnsetType = UNSET  # noqa: N815 - the MCP member name
+    version: str | UnsetType = UNSET
+
+
+class _Params(msgspec.Struct, gc=False):
+    requestId: int | str | UnsetType = UNSET  # noqa: N815
+    progressToken: int | str | UnsetType = UNSET  # noqa: N815
+    progress: float | UnsetType = UNSET
+    protocolVersion: str | UnsetType = UNSET  # noqa: N815
+    _meta: _Meta | None = None
+
+
+class _Result(msgspec.Struct, gc=False):
+    isError: bool | UnsetType = UNSET  # noqa: N815
+    protocolVersion: str | UnsetType = UNSET  # noqa: N815
+
+
 class Message(msgspec.Struct, gc=False):
     """A JSON-RPC 2.0 message of the usual shape (the members the tables need)."""
 
     jsonrpc: Literal["2.0"]
-    id: Raw = Raw()
+    id: int | str | None | UnsetType = UNSET
     method: str | UnsetType = UNSET
     params: _Params | UnsetType = UNSET
-    result: _ToolResult | UnsetType = UNSET
+    result: _Result | UnsetType = UNSET
     error: _Error | UnsetType = UNSET
 
 
 decoder = msgspec.json.Decoder(Message)
 
 _SPECIAL = frozenset(("notifications/cancelled", "notifications/progress", "initialize"))
-_TRUE = Raw(b"true")
 _INT64 = 1 << 63
 _ESC = b"\\u"
+_encode = msgspec.json.encode
 
 
-def _details(method: str, p: _Params, has_id: bool) -> tuple[str | None, float | None,
+def key_of(v: int | str) -> str | None:
+    """The id key (compact JSON text) of a decoded int or str id; None for 0, whose text
+    (``0`` or ``-0``) the decoded value does not tell."""
+    if v.__class__ is int:
+        return str(v) if v else None
+    if '"' not in v and "\\" not in v and v.isprintable():  # type: ignore[operator]
+        return f'"{v}"'
+    return _encode(v).decode()
+
+
+def _details(method: str, p: _Params, has_id: bool) -> tuple[bool, str | None, float | None,
                                                                str | None]:
-    """``(ref, progress, version)`` of decoded params, as ``envelope._details`` gives them."""
+    """``(ok, ref, progress, version)`` of decoded params, as ``envelope._details`` gives
+    them; ``ok`` is False when only the reference can tell (a token or id of 0)."""
     ref: str | None = None
     progress: float | None = None
     version: str | None = None
     if method == "notifications/cancelled":
-        if len(p.requestId):
-            ref = id_key_of(bytes(p.requestId))
+        if p.requestId is not UNSET:
+            ref = key_of(p.requestId)
+            if ref is None:
+                return False, None, None, None
     elif method == "notifications/progress":
-        if len(p.progressToken):
-            ref = id_key_of(bytes(p.progressToken))
-        if len(p.progress):
-            value = _decode_any(p.progress)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                progress = float(value)
-    elif has_id and p._meta is not None and len(p._meta.progressToken):
-        ref = id_key_of(bytes(p._meta.progressToken))
-    if method == "initialize" and len(p.protocolVersion):
-        version = _as_str(p.protocolVersion)
-    elif p._meta is not None and len(p._meta.version):
-        version = _as_str(p._meta.version)
-    return ref, progress, version
+        if p.progressToken is not UNSET:
+            ref = key_of(p.progressToken)
+            if ref is None:
+                return False, None, None, None
+        if p.progress is not UNSET:
+            progress = float(p.progress)
+    elif has_id and p._meta is not None and p._meta.progressToken is not UNSET:
+        ref = key_of(p._meta.progressToken)
+        if ref is None:
+            return False, None, None, None
+    if method == "initialize" and p.protocolVersion is not UNSET:
+        version = p.protocolVersion
+    elif p._meta is not None and p._meta.version is not UNSET:
+        version = p._meta.version
+    return True, ref, progress, version
 
 
 def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
@@ -88,29 +121,32 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
     kind_a, id_a, key_a, meth_a = (rows.kind.append, rows.id.append, rows.id_key.append,
                                    rows.method.append)
     line_a = rows.line.append
+    kinds = rows.kind
+    base = rows.base
     sp = rows.sparse
-    ref_d, prog_d, ver_d = sp["ref"], sp["progress"], sp["version"]
+    ver_d = sp["version"]
     code_d, emsg_d, tool_d = sp["error_code"], sp["error_message"], sp["is_tool_error"]
+    ref_r, ref_v = rows.ref_rows.append, rows.ref_vals.append
+    prog_r, prog_v = rows.prog_rows.append, rows.prog_vals.append
     for k, m in enumerate(msgs):
         j = lines[k]
-        idr = m.id
-        if len(idr):
-            kb = bytes(idr)
-            if kb[0] == 34:  # a string id
-                if 92 in kb:  # an escape: the reference keys it canonically
-                    slow(j)
-                    continue
-                key: str | None = kb.decode()
-                val: object = key[1:-1]  # type: ignore[index]
+        val = m.id
+        cls = val.__class__
+        if cls is int:
+            if not val:  # 0 or -0: the text decides the key
+                slow(j)
+                continue
+            key: str | None = str(val)
+        elif cls is str:
+            if '"' not in val and "\\" not in val and val.isprintable():
+                key = f'"{val}"'
             else:
-                try:
-                    val = int(kb)
-                except ValueError:  # null, a float, true, ...: the reference decides
-                    slow(j)
-                    continue
-                key = kb.decode()
-        else:
+                key = _encode(val).decode()
+        elif val is UNSET:
             key = val = None
+        else:  # null: the reference decides
+            slow(j)
+            continue
         meth = m.method
         if meth is not UNSET:
             if m.result is not UNSET or m.error is not UNSET or meth[:4] == "rpc.":
@@ -118,21 +154,23 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
                 continue
             p = m.params
             if p is not UNSET and (meth in _SPECIAL or p._meta is not None):
-                ref, prog, ver = _details(meth, p, key is not None)
-                if (ref is not None or ver is not None) and meth not in _SPECIAL \
-                        and _ESC in line_bytes(j):
+                ok, ref, prog, ver = _details(meth, p, key is not None)
+                if not ok or ((ref is not None or ver is not None) and meth not in _SPECIAL
+                              and _ESC in line_bytes(j)):
                     slow(j)
                     continue
-                r = len(rows.kind)
+                r = base + len(kinds)
                 if ref is not None:
-                    ref_d[r] = ref
+                    ref_r(r)
+                    ref_v(ref)
                 if prog is not None:
-                    prog_d[r] = prog
+                    prog_r(r)
+                    prog_v(prog)
                 if ver is not None:
                     ver_d[r] = ver
             kind_a(0 if key is not None else 1)
         else:
-            if key is None or val is None:
+            if key is None:
                 slow(j)
                 continue
             err = m.error
@@ -141,7 +179,7 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
                 if m.result is not UNSET or not -_INT64 <= code < _INT64:
                     slow(j)
                     continue
-                r = len(rows.kind)
+                r = base + len(kinds)
                 code_d[r] = code
                 emsg_d[r] = err.message
                 kind_a(3)
@@ -150,17 +188,16 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
                 if res is UNSET:
                     slow(j)
                     continue
-                if len(res.isError) or len(res.protocolVersion):
+                tool, ver = res.isError, res.protocolVersion
+                if tool is not UNSET or ver is not UNSET:
                     if _ESC in line_bytes(j):
                         slow(j)
                         continue
-                    r = len(rows.kind)
-                    if res.isError == _TRUE:
+                    r = base + len(kinds)
+                    if tool is True:
                         tool_d[r] = True
-                    if len(res.protocolVersion):
-                        ver = _as_str(res.protocolVersion)
-                        if ver is not None:
-                            ver_d[r] = ver
+                    if ver is not UNSET:
+                        ver_d[r] = ver
                 kind_a(2)
             meth = None
         id_a(val)

@@ -31,7 +31,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
     rows also hold each frame's text (``rows.raw``).
     """
     rows = Rows(per_row_context=False)
-    rows.raw = [] if keep_text else None  # type: ignore[attr-defined]
+    rows.raw = [] if keep_text else None
     spans: list[np.ndarray] = []
     decode_lines = decoder.decode_lines
     decode = decoder.decode
@@ -48,7 +48,6 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
         bad = bad_utf8(buf, starts, ends)
         badmask = np.zeros(len(starts), dtype=bool)
         badmask[bad] = True
-        before = len(rows)
 
         def line_bytes(j: int, mv: memoryview = mv, st: list[int] = st, en: list[int] = en,
                        line0: int = line0) -> bytes:
@@ -85,13 +84,10 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
                     slow(j)
                     continue
                 scan((m,), (j,), rows, line_bytes, slow)
-        if keep_text:
-            add = rows.raw.append  # type: ignore[attr-defined]
-            over = rows.raw_over
-            for r in range(before, len(rows)):
-                text = over.get(r)
-                if text is None:
-                    text = line_bytes(rows.line[r]).decode("utf-8", "surrogateescape")
-                add(text)
+        if keep_text and rows.raw is not None:
+            add = rows.raw.append
+            for j in rows.line:
+                add(line_bytes(j).decode("utf-8", "surrogateescape"))
+        rows.flush()
         rows.lines = line0 + len(starts)
     return rows, spans

@@ -31,3 +31,6 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
     with open_bytes(path) as f:
         rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text)
     return [(rows, _spans(spans), 0)]
+
+#: files at least this large are split over two processes (see ``read_file``)
+MIN_PARALLEL_BYTES = 1 << 62

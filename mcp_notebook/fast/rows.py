@@ -1,8 +1,10 @@
 """Row values of one part of a capture, as the fast loader gathers them.
 
-Per-row values that most rows have (kind, id, id key, method, line) are plain lists;
-values that few rows have (error code, reason, flags, progress token, ...) are kept by
-row number. :meth:`Rows.add_columns` appends rows that the reference path built (a
+Per-row values that most rows have (kind, id, id key, method, line) are gathered in
+plain lists for one block of the file, then turned into numpy arrays
+(:meth:`Rows.flush`), so that only one block of Python objects is alive at a time; values
+that few rows have (error code, reason, flags, progress token, ...) are kept by row
+number. :meth:`Rows.add_columns` appends rows that the reference path built (a
 :class:`~mcp_notebook.table.Columns`), so that anything unusual is decided by exactly the
 code the reference loader runs.
 """
@@ -11,47 +13,116 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..table import Columns
 
-__all__ = ["Rows", "KINDS", "KIND_CODE", "DIR_CODE"]
+__all__ = ["Rows", "KINDS", "KIND_CODE", "DIR_CODE", "Codes"]
 
 KINDS = ("request", "notification", "result", "error", "invalid", "stderr", "log")
 KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 DIR_CODE: dict[Any, int] = {"c2s": 0, "s2c": 1, None: -1}
 
-#: sparse per-row values, by name
-SPARSE = ("error_code", "error_message", "is_tool_error", "batch", "reason", "ref", "progress",
-          "version", "local_time")
+#: sparse per-row values kept in dicts (few rows have them)
+SPARSE = ("error_code", "error_message", "is_tool_error", "batch", "reason", "version",
+          "local_time")
+
+
+class Codes:
+    """Integer codes for repeated values (methods, sessions), in order of first appearance."""
+
+    def __init__(self) -> None:
+        self.index: dict[Any, int] = {}
+        self.values: list[Any] = []
+
+    def codes(self, values: list[Any]) -> np.ndarray:
+        index = self.index
+        get = index.get
+        out = np.empty(len(values), dtype=np.int32)
+        for k, v in enumerate(values):
+            c = get(v)
+            if c is None:
+                if v is None:
+                    c = -1
+                else:
+                    c = index[v] = len(self.values)
+                    self.values.append(v)
+            out[k] = c
+        return out
 
 
 class Rows:
     """The rows of one part of a capture (a file, or a byte range of one)."""
 
     def __init__(self, per_row_context: bool) -> None:
+        self.context = per_row_context
+        self.base = 0  # rows already flushed into arrays
+        self._new_lists()
+        self.arrays: dict[str, list[np.ndarray]] = {}
+        self.methods = Codes()
+        self.sessions = Codes()
+        self.streams = Codes()
+        # sparse
+        self.sparse: dict[str, dict[int, Any]] = {name: {} for name in SPARSE}
+        self.ref_rows: list[int] = []
+        self.ref_vals: list[str] = []
+        self.prog_rows: list[int] = []
+        self.prog_vals: list[float] = []
+        self.flags: list[tuple[int, tuple[str, ...]]] = []
+        self.extra: dict[int, dict[str, Any]] = {}
+        self.raw_over: dict[int, str] = {}  # raw text that is neither the line nor its tap raw
+        self.source_over: dict[int, str] = {}
+        self.raw: list[str] | None = None  # every row's text, when the text is kept
+        self.blank = 0
+        self.lines = 0  # lines seen (blank ones included)
+
+    def _new_lists(self) -> None:
         self.kind: list[int] = []
         self.id: list[object] = []
         self.id_key: list[str | None] = []
         self.method: list[str | None] = []
         self.line: list[int] = []  # line index (0-based, within the part) of each row
-        self.size: list[int] = []  # filled for tap rows (the size of raw, not of the line)
         # per-row context, for formats that carry it on every line (tap)
-        self.context = per_row_context
+        self.size: list[int] = []
         self.ts: list[float | None] = []
         self.session: list[object] = []
         self.direction: list[int] = []
         self.stream: list[str] = []
         self.tap_raw: list[bool] = []  # raw is the tap record's "raw" member (else the line)
-        # sparse
-        self.sparse: dict[str, dict[int, Any]] = {name: {} for name in SPARSE}
-        self.flags: list[tuple[int, tuple[str, ...]]] = []
-        self.extra: dict[int, dict[str, Any]] = {}
-        self.raw_over: dict[int, str] = {}  # raw text that is neither the line nor its tap raw
-        self.source_over: dict[int, str] = {}
-        self.blank = 0
-        self.lines = 0  # lines seen (blank ones included)
 
     def __len__(self) -> int:
-        return len(self.kind)
+        return self.base + len(self.kind)
+
+    def flush(self) -> None:
+        """Turn the rows gathered so far into arrays (call at the end of each block)."""
+        if not self.kind:
+            return
+        a = self.arrays
+
+        def put(name: str, value: np.ndarray) -> None:
+            a.setdefault(name, []).append(value)
+
+        put("kind", np.array(self.kind, dtype=np.int8))
+        put("id", _objects(self.id))
+        put("id_key", _objects(self.id_key))
+        put("method", self.methods.codes(self.method))
+        put("line", np.array(self.line, dtype=np.int64))
+        if self.context:
+            put("size", np.array(self.size, dtype=np.int64))
+            put("ts", np.array([np.nan if v is None else v for v in self.ts], dtype=np.float64))
+            put("session", self.sessions.codes(self.session))
+            put("direction", np.array(self.direction, dtype=np.int8))
+            put("stream", self.streams.codes(self.stream))
+            put("tap_raw", np.array(self.tap_raw, dtype=bool))
+        self.base += len(self.kind)
+        self._new_lists()
+
+    def column(self, name: str, dtype: Any) -> np.ndarray:
+        """A flushed column, whole."""
+        parts = self.arrays.get(name, [])
+        if not parts:
+            return np.empty(0, dtype=dtype)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def add_columns(self, c: Columns, line: int, source: str, raw_mode: str = "line",
                     line_text: str | None = None) -> None:
@@ -63,11 +134,10 @@ class Rows:
         ``source`` is the label the row gets unless the reference gave another.
         """
         self.blank += c.blank_lines
-        base = len(self.kind)
         sp = self.sparse
         for i in range(len(c)):
-            r = base + i
-            self.kind.append(KINDS.index(c.kind[i]))
+            r = len(self)
+            self.kind.append(KIND_CODE[c.kind[i]])
             self.id.append(c.id[i])
             self.id_key.append(c.id_key[i])
             self.method.append(c.method[i])
@@ -82,6 +152,12 @@ class Rows:
                 v = getattr(c, name)[i]
                 if v is not None and v is not False:
                     sp[name][r] = v
+            if c.ref[i] is not None:
+                self.ref_rows.append(r)
+                self.ref_vals.append(c.ref[i])
+            if c.progress[i] is not None:
+                self.prog_rows.append(r)
+                self.prog_vals.append(c.progress[i])
             if c.flags[i]:
                 self.flags.append((r, c.flags[i]))
             if i in c.extra:
@@ -95,3 +171,8 @@ class Rows:
                 self.raw_over[r] = c.raw[i]
             if c.source[i] != source:
                 self.source_over[r] = c.source[i]
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    """An object array of the values as they are (a list value stays one element)."""
+    return np.fromiter(values, dtype=object, count=len(values))

@@ -19,7 +19,7 @@ from ..lazytext import LazyTextArray, ListSource, MultiSource, TextSource
 from ..table import Columns
 from .rows import DIR_CODE, KIND_CODE, KINDS
 
-__all__ = ["Store", "Part", "factorize", "KINDS"]
+__all__ = ["Store", "Part", "Sparse", "factorize", "KINDS"]
 
 DIRS = ("c2s", "s2c")
 
@@ -28,6 +28,62 @@ def factorize(values: Sequence[Any]) -> tuple[np.ndarray, list[Any]]:
     """Codes (int32, -1 for None/NaN) and the distinct values in order of first appearance."""
     codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
     return codes.astype(np.int32, copy=False), list(uniques)
+
+
+class Sparse:
+    """The values of a few rows: ascending row numbers and their values (object or float)."""
+
+    def __init__(self, rows: Any = None, values: Any = None, dtype: Any = object) -> None:
+        self.rows = np.asarray([] if rows is None else rows, dtype=np.int64)
+        if values is None:
+            values = []
+        self.values = (np.fromiter(values, dtype=object, count=len(self.rows))
+                       if dtype is object and not isinstance(values, np.ndarray)
+                       else np.asarray(values, dtype=dtype))
+        if len(self.rows) > 1 and (np.diff(self.rows) < 0).any():
+            order = np.argsort(self.rows, kind="stable")
+            self.rows, self.values = self.rows[order], self.values[order]
+
+    @classmethod
+    def from_dict(cls, d: dict[int, Any], dtype: Any = object) -> Sparse:
+        rows = sorted(d)
+        return cls(rows, [d[r] for r in rows], dtype)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sparse) and self.as_dict() == other.as_dict()
+
+    def get(self, row: int, default: Any = None) -> Any:
+        i = int(np.searchsorted(self.rows, row))
+        if i < len(self.rows) and self.rows[i] == row:
+            v = self.values[i]
+            return v.item() if isinstance(v, np.generic) else v
+        return default
+
+    def at(self, rows: np.ndarray, default: Any) -> np.ndarray:
+        """The values of ``rows`` (``default`` where a row has none)."""
+        out = np.full(len(rows), default, dtype=self.values.dtype)
+        if len(self.rows) and len(rows):
+            pos = np.minimum(np.searchsorted(self.rows, rows), len(self.rows) - 1)
+            hit = self.rows[pos] == rows
+            out[hit] = self.values[pos[hit]]
+        return out
+
+    def as_dict(self) -> dict[int, Any]:
+        return dict(zip(self.rows.tolist(), self.values.tolist(), strict=True))
+
+    @classmethod
+    def concat(cls, pieces: Sequence[tuple[Sparse, int]]) -> Sparse:
+        """Pieces ``(sparse, row base)`` end to end."""
+        pieces = [(p, b) for p, b in pieces if len(p)]
+        if not pieces:
+            return cls()
+        if len(pieces) == 1 and pieces[0][1] == 0:
+            return pieces[0][0]
+        vals = np.concatenate([p.values for p, _ in pieces])
+        return cls(np.concatenate([p.rows + b for p, b in pieces]), vals, vals.dtype)
 
 
 @dataclass
@@ -51,6 +107,9 @@ class Part:
     source: TextSource
     blank: int = 0
     lines: int = 0
+    ref: Sparse = field(default_factory=Sparse)
+    progress: Sparse = field(default_factory=lambda: Sparse(dtype=np.float64))
+    version: Sparse = field(default_factory=Sparse)
 
 
 @dataclass
@@ -76,9 +135,9 @@ class Store:
     reason: np.ndarray  # object
     local_time: np.ndarray  # bool
     flags: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    ref: dict[int, str] = field(default_factory=dict)
-    progress: dict[int, float] = field(default_factory=dict)
-    version: dict[int, str] = field(default_factory=dict)
+    ref: Sparse = field(default_factory=Sparse)  # cancelled request / progress token keys
+    progress: Sparse = field(default_factory=lambda: Sparse(dtype=np.float64))
+    version: Sparse = field(default_factory=Sparse)
     extra: dict[int, dict[str, Any]] = field(default_factory=dict)
     blank_lines: int = 0
 
@@ -91,8 +150,9 @@ class Store:
         """The store of rows the reference path built."""
         n = len(c)
 
-        def sparse(values: Sequence[Any]) -> dict[int, Any]:
-            return {i: v for i, v in enumerate(values) if v is not None}
+        def sparse(values: Sequence[Any], dtype: Any = object) -> Sparse:
+            rows = [i for i, v in enumerate(values) if v is not None]
+            return Sparse(rows, [values[i] for i in rows], dtype)
 
         return cls(
             n=n,
@@ -108,7 +168,8 @@ class Store:
             batch=np.array([-1 if b is None else b for b in c.batch], dtype=np.int32),
             reason=_objects(c.reason), local_time=np.array(c.local_time, dtype=bool),
             flags={i: f for i, f in enumerate(c.flags) if f}, ref=sparse(c.ref),
-            progress=sparse(c.progress), version=sparse(c.version), extra=dict(c.extra),
+            progress=sparse(c.progress, np.float64), version=sparse(c.version),
+            extra=dict(c.extra),
             blank_lines=c.blank_lines)
 
     @classmethod
@@ -128,8 +189,12 @@ class Store:
             return out
 
         sp = {name: shifted(name) for name in ("error_code", "error_message", "is_tool_error",
-                                                "batch", "reason", "ref", "progress", "version",
-                                                "local_time")}
+                                                "batch", "reason", "local_time")}
+
+        def sparse(name: str) -> Sparse:
+            return Sparse.concat([(getattr(p, name), b) for p, b in zip(parts, bases,
+                                                                         strict=True)])
+
         code_vals = np.zeros(n, dtype=np.int64)
         code_mask = np.ones(n, dtype=bool)
         if sp["error_code"]:
@@ -154,8 +219,8 @@ class Store:
             batch=_fill(n, sp["batch"], np.int32, -1),
             reason=_fill(n, sp["reason"], object, None),
             local_time=_fill(n, sp["local_time"], bool, False),
-            flags=shifted("flags"), ref=sp["ref"], progress=sp["progress"],
-            version=sp["version"], extra=shifted("extra"),
+            flags=shifted("flags"), ref=sparse("ref"), progress=sparse("progress"),
+            version=sparse("version"), extra=shifted("extra"),
             blank_lines=sum(p.blank for p in parts))
 
     @classmethod
@@ -177,15 +242,15 @@ class Store:
             "error_message": _nonnull(self.error_message),
             "is_tool_error": {int(i): True for i in np.flatnonzero(self.is_tool_error)},
             "batch": {int(i): int(self.batch[i]) for i in np.flatnonzero(self.batch >= 0)},
-            "reason": _nonnull(self.reason), "ref": self.ref, "progress": self.progress,
-            "version": self.version,
+            "reason": _nonnull(self.reason),
             "local_time": {int(i): True for i in np.flatnonzero(self.local_time)},
         }
         return Part(n=self.n, kind=self.kind, id=self.id, id_key=self.id_key,
                     method=self.method, size=self.size, ts=self.ts, session=self.session,
                     stream=self.stream, direction=self.direction, sparse=sparse,
                     flags=self.flags, extra=self.extra, raw=_source_of(self.raw),
-                    source=_source_of(self.source), blank=self.blank_lines)
+                    source=_source_of(self.source), blank=self.blank_lines, ref=self.ref,
+                    progress=self.progress, version=self.version)
 
     # -- reading ----------------------------------------------------------------------------
     def values(self, name: str) -> list[Any]:
@@ -204,10 +269,11 @@ class Store:
             return [None if b < 0 else b for b in self.batch.tolist()]
         if name == "error_code":
             return [None if v is pd.NA else int(v) for v in self.error_code]
-        if name in ("ref", "progress", "version", "flags"):
-            d = getattr(self, name)
-            empty: Any = () if name == "flags" else None
-            return [d.get(i, empty) for i in range(self.n)]
+        if name == "flags":
+            return [self.flags.get(i, ()) for i in range(self.n)]
+        if name in ("ref", "progress", "version"):
+            d = getattr(self, name).as_dict()
+            return [d.get(i) for i in range(self.n)]
         col = getattr(self, name)
         return col.tolist() if hasattr(col, "tolist") else list(col)
 
@@ -221,9 +287,8 @@ class Store:
 
 
 def _objects(values: Sequence[Any]) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
+    """An object array of the values as they are (a list value stays one element)."""
+    return np.fromiter(values, dtype=object, count=len(values))
 
 
 def _nonnull(arr: np.ndarray) -> dict[int, Any]:

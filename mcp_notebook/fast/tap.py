@@ -45,7 +45,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
               keep_text: bool = False) -> tuple[Rows, list[np.ndarray]]:
     """The rows of tap lines from byte ``start`` to ``stop`` (see ``ndjson.read_part``)."""
     rows = Rows(per_row_context=True)
-    rows.raw = [] if keep_text else None  # type: ignore[attr-defined]
+    rows.raw = [] if keep_text else None
     spans: list[np.ndarray] = []
     label = f"{name}:?"
     stem = session
@@ -62,7 +62,6 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
         line0 = blk.first_line
         nonblank = np.flatnonzero(ends > starts)
         rows.blank += len(starts) - len(nonblank)
-        before = len(rows)
 
         def line_bytes(j: int, mv: memoryview = mv, st: list[int] = st, en: list[int] = en,
                        line0: int = line0) -> bytes:
@@ -70,7 +69,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
 
         def slow(j: int, line_bytes=line_bytes) -> None:  # noqa: ANN001
             text = line_bytes(j).decode("utf-8", "surrogateescape")
-            records = tap_reader.read_lines(fake, [(0, text)], stem)
+            records = tap_reader.read_lines(fake, [("?", text)], stem)
             rows.add_columns(collect(records), j, label, raw_mode="auto", line_text=text)
 
         nb = nonblank.tolist()
@@ -89,22 +88,11 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
                     except _DecodeErrors:
                         recs.append(None)
             # frames to classify, in line order; other lines are added where they fall
-            pend_raw: list[str] = []
-            pend_line: list[int] = []
-            pend_ctx: list[tuple] = []
-
-            def flush() -> None:
-                if pend_raw:
-                    _frames(pend_raw, pend_line, pend_ctx, rows, line_bytes, slow,
-                            msg_lines, msg_decode)
-                    pend_raw.clear()
-                    pend_line.clear()
-                    pend_ctx.clear()
-
+            pend = _Pending(rows, line_bytes, slow, msg_lines, msg_decode)
             for i, rec in zip(seg, recs, strict=True):
                 j = line0 + i
                 if rec is None or not _plain(rec):
-                    flush()
+                    pend.flush()
                     slow(j)
                     continue
                 d = rec.dir
@@ -113,16 +101,13 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
                     ts = _parse_ts(ts)
                 sess = rec.session or stem
                 if d in _DIRS:
-                    pend_raw.append(rec.raw)
-                    pend_line.append(j)
-                    pend_ctx.append((ts, sess, _DIRS[d]))
+                    pend.add(rec.raw, j, (ts, sess, _DIRS[d]))
                     continue
                 other = _OTHER.get(d)
+                pend.flush()
                 if other is None:
-                    flush()
                     slow(j)
                     continue
-                flush()
                 rows.kind.append(other[0])
                 rows.id.append(None)
                 rows.id_key.append(None)
@@ -134,18 +119,47 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
                 rows.stream.append(other[1])
                 rows.tap_raw.append(True)
                 rows.size.append(_size(rec.raw))
-                if keep_text:
-                    rows.raw_over[len(rows) - 1] = rec.raw
-            flush()
-        if keep_text:
-            add = rows.raw.append  # type: ignore[attr-defined]
-            for r in range(before, len(rows)):
-                text = rows.raw_over.pop(r, None)
+            pend.flush()
+        if keep_text and rows.raw is not None:
+            add = rows.raw.append
+            for k, j in enumerate(rows.line):
+                text = rows.raw_over.pop(rows.base + k, None)
                 if text is None:
-                    text = tap_reader._decode(line_bytes(rows.line[r])).raw
+                    line = line_bytes(j)
+                    text = _raw_of(line) if rows.tap_raw[k] else \
+                        line.decode("utf-8", "surrogateescape")
                 add(text)
+        rows.flush()
         rows.lines = line0 + len(starts)
     return rows, spans
+
+
+class _Pending:
+    """Frames of plain c2s/s2c records waiting to be classified together."""
+
+    def __init__(self, rows: Rows, line_bytes, slow, msg_lines, msg_decode) -> None:  # noqa: ANN001
+        self.rows, self.line_bytes, self.slow = rows, line_bytes, slow
+        self.msg_lines, self.msg_decode = msg_lines, msg_decode
+        self.raws: list[str] = []
+        self.lines: list[int] = []
+        self.ctx: list[tuple] = []
+
+    def add(self, raw: str, line: int, ctx: tuple) -> None:
+        self.raws.append(raw)
+        self.lines.append(line)
+        self.ctx.append(ctx)
+
+    def flush(self) -> None:
+        if self.raws:
+            _frames(self.raws, self.lines, self.ctx, self.rows, self.line_bytes, self.slow,
+                    self.msg_lines, self.msg_decode)
+            self.raws, self.lines, self.ctx = [], [], []
+
+
+def _raw_of(line: bytes) -> str:
+    """The ``raw`` member of a tap line, as the tap reader gives it."""
+    rec = tap_reader._decode(line)
+    return tap_reader._exact(rec.raw_b64, rec.raw) if rec.raw_b64 is not None else rec.raw
 
 
 def _frames(raws: list[str], lines: list[int], ctx: list[tuple], rows: Rows, line_bytes,  # noqa: ANN001

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,8 +89,15 @@ def _exact(b64: str, fallback: str) -> str:
 
 
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
-    stem = session or path.name
-    for n, line in iter_lines(path):
+    return read_lines(path, iter_lines(path), session or path.name)
+
+
+def read_lines(path: Any, lines: Iterable[tuple[Any, str]], stem: str) -> Iterator[Record]:
+    """The records of ``(line number, text)`` pairs of a tap file (``path.name`` names it).
+
+    The fast loader (:mod:`mcp_notebook.fast.tap`) reads unusual lines through this too.
+    """
+    for n, line in lines:
         source = f"{path.name}:{n}"
         if not line:
             yield BLANK  # no row; counted as a blank line in the summary

@@ -59,7 +59,8 @@ class _Har:
                 item["value"] = self.text(value, where, source)
 
     def body(self, holder: Any, source: str, sse: bool) -> None:
-        """``postData`` / ``content``: its ``text`` (base64 or not) redacted as frames."""
+        """``postData`` / ``content``: its ``text`` (base64 or not) redacted as frames
+        (``source`` names the frame; for an SSE body, the entry its events belong to)."""
         if not isinstance(holder, dict) or not isinstance(holder.get("text"), str):
             return
         text = holder["text"]
@@ -128,7 +129,8 @@ class _Har:
                 mime = str(content.get("mimeType") or "") + " ".join(
                     str(h.get("value", "")) for h in resp.get("headers") or []
                     if isinstance(h, dict) and str(h.get("name", "")).lower() == "content-type")
-                self.body(content, rsrc, sse="text/event-stream" in mime.lower())
+                sse = "text/event-stream" in mime.lower()
+                self.body(content, src if sse else rsrc, sse=sse)
                 events = content.get("_sseEvents")
                 if isinstance(events, list):
                     for m, ev in enumerate(events):

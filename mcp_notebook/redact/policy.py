@@ -69,7 +69,8 @@ DEFAULT_VALUES: dict[str, str] = {
 # then the value (a JSON string, a quoted string, or a bare word)
 _KEY_SEP = re.compile(r"""(?P<q>["']?)(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?P=q)"""
                       r"""[ \t]*(?::|=>|=)[ \t]*""")
-_VALUE = re.compile(r"""(?:"(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*'|[^\s"',;&)}\]<>{\[]+)""")
+_VALUE = re.compile(  # a quoted value may be cut (an unterminated frame): then to the line end
+    r"""(?:"(?:[^"\\\r\n]|\\.)*"?|'[^'\r\n]*'?|[^\s"',;&)}\]<>{\[]+)""")
 #: Lower-case text each default shape needs (a fast test before the regex runs over
 #: megabytes); a shape a user redefines is always run.
 _NEEDS: dict[str, tuple[str, ...]] = {
@@ -262,21 +263,22 @@ class Redactor:
         return "".join(out)
 
     def _kv(self, key: str, val: str, q: str, where: str, hits: list[Hit]) -> str:
-        quoted = val[:1] in ("'", '"') and len(val) >= 2
-        inner = val[1:-1] if quoted else val
+        opener = val[:1] if val[:1] in ("'", '"') else ""
+        closed = bool(opener) and len(val) >= 2 and val[-1] == opener
+        inner = val[1:-1] if closed else val[len(opener):]
         if not inner or TOKEN_RE.search(val):
             return val
         secret = inner
-        if val[:1] == '"':
+        if closed and opener == '"':
             try:
                 decoded = json.loads(val)
                 secret = decoded if isinstance(decoded, str) else inner
             except ValueError:
                 pass
         tok = self._replace(secret, where, f"key:{key}", hits)
-        if not quoted and q == '"':
-            tok = f'"{tok}"'  # "key": 1234 in a cut JSON text stays JSON-like
-        return (val[0] + tok + val[-1]) if quoted else tok
+        if not opener and q == '"':
+            return f'"{tok}"'  # "key": 1234 in a cut JSON text stays JSON-like
+        return opener + tok + (opener if closed else "")
 
     # -- JSON ------------------------------------------------------------------------------
     def json(self, value: Any, path: tuple[Any, ...], hits: list[Hit],

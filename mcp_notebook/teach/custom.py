@@ -42,11 +42,12 @@ def run_rule(trace: Any, rule: Rule, check: Check) -> pd.DataFrame:
                      "versions": ", ".join(rule.versions)})
     if not rows:
         return empty(VIOLATION_COLUMNS)
-    out = pd.DataFrame(rows)
-    out["severity"] = pd.Categorical(out["severity"], categories=["error", "warning", "info"])
-    out["seq"] = out["seq"].astype("Int64")
-    out["related_seq"] = pd.array(out["related_seq"], dtype="Int64")
-    return out
+    col = {name: [r[name] for r in rows] for name in VIOLATION_COLUMNS}
+    return pd.DataFrame({  # the dtypes of ``trace.violations`` (``table.VIOLATION_COLUMNS``)
+        name: pd.Categorical(values, categories=["error", "warning", "info"])
+        if name == "severity" else pd.array(values, dtype="Int64")
+        if name in ("seq", "related_seq") else pd.Series(values, dtype=object)
+        for name, values in col.items()})
 
 
 def with_rule(trace: Any, rule: Rule, check: Check) -> pd.DataFrame:

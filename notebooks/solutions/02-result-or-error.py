@@ -1,4 +1,6 @@
 # Solutions to the exercises of 02-result-or-error.
+# It runs in the notebook's namespace (`%load` or `%run -i`): `ex`, `mn`, `display`... are there.
+# ruff: noqa: F821, B018
 # 1. Both members: decode every response and look for the two keys together.
 frames = ex.trace.frames
 responses = frames[frames["kind"].isin(["result", "error"])]

@@ -1,9 +1,11 @@
 # Solutions to the exercises of 03-pairing-by-id.
+# It runs in the notebook's namespace (`%load` or `%run -i`): `ex`, `mn`, `display`... are there.
+# ruff: noqa: F821, B018
 # 1. The flipped id: an answer whose id_key matches no request from the other side, but
 #    would match one if its type were changed ("4" <-> 4). Its request stays unanswered.
 frames = ex.trace.frames
 requests = frames[frames["kind"] == "request"]
-asked = set(zip(requests["direction"], requests["id_key"]))
+asked = set(zip(requests["direction"], requests["id_key"], strict=True))
 answer = {}
 for row in frames[frames["kind"].isin(["result", "error"])].itertuples():
     asker = {"c2s": "s2c", "s2c": "c2s"}[row.direction]

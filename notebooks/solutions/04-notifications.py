@@ -1,4 +1,6 @@
 # Solution to the exercise of 04-notifications.
+# It runs in the notebook's namespace (`%load` or `%run -i`): `ex`, `mn`, `display`... are there.
+# ruff: noqa: F821, B018
 # A notifications/* method sent with an id is classified as a request; the answer to it
 # pairs with it like any answer.
 frames = ex.trace.frames

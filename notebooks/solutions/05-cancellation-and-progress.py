@@ -1,4 +1,6 @@
 # Solution to the exercise of 05-cancellation-and-progress.
+# It runs in the notebook's namespace (`%load` or `%run -i`): `ex`, `mn`, `display`... are there.
+# ruff: noqa: F821, B018
 # A cancelled pair that still has a response_seq was answered after its cancel: legal,
 # reported as info.
 pairs = ex.trace.pairs

@@ -1,4 +1,6 @@
 # One solution to 07-write-your-own-rule: progress for a request after its cancel.
+# It runs in the notebook's namespace (`%load` or `%run -i`): `ex`, `mn`, `display`... are there.
+# ruff: noqa: F821, B018
 def check_progress_after_cancel(t):
     """Progress notifications for a request after its cancel."""
     cancelled = t.pairs.dropna(subset=["cancel_seq"])

@@ -162,8 +162,8 @@ p[["request_seq", "response_seq", "id", "method", "request_order", "answer_order
 
 # %% [markdown]
 # The timeline shows it better: each request and its answer are one span; overlapping
-# spans were in flight together. (Scroll to zoom, drag to pan; the span that never ends is
-# the call that was cancelled, notebook 05.)
+# spans were in flight together. (Scroll to zoom, drag to pan; the purple span is a call
+# that was cancelled, notebook 05.)
 
 # %%
 mn.timeline(pc)

@@ -110,8 +110,9 @@ progress["after_cancel"] = progress["seq"] > int(gone["cancel_seq"])
 progress.query("token == @token")[["seq", "ts", "token", "after_cancel"]]
 
 # %% [markdown]
-# The timeline makes the story plain: the cancelled span never closes, and the progress
-# ticks keep coming after the cancel and after the capture's note that stdin closed.
+# The timeline makes the story plain: the cancelled call is the purple span, which stops
+# at the cancel; in the server's lane the progress ticks keep coming long after it, and
+# after the capture's note (in the log lane) that the client closed stdin.
 
 # %%
 mn.timeline(pc)

@@ -47,7 +47,8 @@ bt.violations[["rule", "severity", "seq", "related_seq", "message"]]
 # ## Step 2: the timeline
 #
 # Requests are spans from the question to its answer; violations are marked on their
-# frames. One span never closes: that is the lookup the client waited for.
+# frames. One span never closes: the `lookup` call, which by the checker's reading never
+# got its answer.
 
 # %%
 mn.timeline(bt)

@@ -94,10 +94,11 @@ def test_exported_notebook_renders_offline(executed, html_dir, page, name):
             ".filter(e => e.children.length > 0).length >= n", arg=views, timeout=30_000)
         for selector in sorted(classes):
             page.locator(selector).first.wait_for(state="visible", timeout=30_000)
-        if ".mnt" in classes:  # the timeline drew its lanes
+        if ".mnt" in classes:  # the timeline drew its canvas and counted what it shows
             page.wait_for_function(
-                "() => document.querySelector('.mnt').textContent.includes('client')",
-                timeout=30_000)
+                "() => Array.from(document.querySelectorAll('.mnt')).every(e =>"
+                " e.querySelector('canvas') && /showing .* requests/.test("
+                "e.querySelector('.mnt-note').textContent))", timeout=30_000)
     page.wait_for_timeout(300)  # let late requests (fonts) show up before counting
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
