@@ -11,8 +11,9 @@ after imports and warm-up. Reps are interleaved: rep r of every measurement runs
 rep r+1 of any, so the noise of a shared box falls on all alike. Peak RSS is the child's
 whole process (GNU ``/usr/bin/time -f %M``, else ``os.wait4``).
 
-The children import a snapshot of ``mcp_notebook`` copied at the start (``--live`` to
-import the checkout), so edits made during a long run do not mix versions.
+The children import a snapshot of ``mcp_notebook`` as of the last commit (``--code
+worktree`` for the working tree at the start, ``--code live`` for the checkout itself),
+so edits made during a long run do not mix versions.
 
 Generated captures go to ``benchmarks/out/`` (git-ignored) and are reused when their
 manifest says they were made with the same generator version, seed and size; 3M files
@@ -24,6 +25,7 @@ and ``benchmarks/results.json`` (``RESULTS-quick.md`` / ``results-quick.json`` w
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import shutil
@@ -31,6 +33,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
@@ -75,17 +78,57 @@ def _short(n: int) -> str:
 TIME = Path("/usr/bin/time")
 
 
-def snapshot(out_dir: Path) -> Path:
-    """Copy the library as it is now; the children import this copy (``PYTHONPATH``).
+def snapshot(out_dir: Path, source: str) -> Path:
+    """Copy the library; the children import this copy (``PYTHONPATH``).
 
-    Other people may edit the checkout while a run goes on; a snapshot keeps every
-    measurement of the run on the same code.
+    ``source="head"``: the package as of the last commit (``git archive``; read-only),
+    a version anyone can name and re-run. ``"worktree"``: the files as they are now.
+    Either way, edits made in the checkout during a long run do not mix versions.
     """
     snap = out_dir / "snapshot"
     shutil.rmtree(snap, ignore_errors=True)
-    shutil.copytree(HERE.parent / "mcp_notebook", snap / "mcp_notebook",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    snap.mkdir(parents=True)
+    if source == "head":
+        tar = subprocess.run(["git", "archive", "--format=tar", "HEAD", "mcp_notebook"],
+                             cwd=HERE.parent, capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(tar)) as tf:
+            tf.extractall(snap, filter="data")
+    else:
+        shutil.copytree(HERE.parent / "mcp_notebook", snap / "mcp_notebook",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return snap
+
+
+class TreeRss(threading.Thread):
+    """Sample the summed RSS of a process group (a loader may fork workers).
+
+    ``/usr/bin/time`` gives the peak of the largest single process; when a loader splits
+    work over processes, their sum is what the machine must hold. Sampled every 20 ms.
+    """
+
+    def __init__(self, pgid: int) -> None:
+        super().__init__(daemon=True)
+        self.pgid, self.peak_kb, self.procs = pgid, 0, 1
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
+        while not self.done.wait(0.02):
+            total, n = 0, 0
+            for d in os.listdir("/proc"):
+                if not d.isdigit():
+                    continue
+                try:
+                    with open(f"/proc/{d}/stat", "rb") as f:
+                        fields = f.read().rsplit(b")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[2]) == self.pgid:  # field 5 of stat: the process group
+                    total += int(fields[21]) * page_kb  # field 24: rss in pages
+                    n += 1
+            if total > self.peak_kb:
+                self.peak_kb = total
+            self.procs = max(self.procs, n - 1)  # minus /usr/bin/time itself
 
 
 def run_child(approach: str, path: Path, manifest: Path, timeout: float,
@@ -111,10 +154,13 @@ def run_child(approach: str, path: Path, manifest: Path, timeout: float,
                                     start_new_session=True)  # its own group: killable whole
             timer = threading.Timer(timeout, lambda: _kill(proc.pid))
             timer.start()
+            tree = TreeRss(proc.pid)
+            tree.start()
             try:
                 _, status, usage = os.wait4(proc.pid, 0)
             finally:
                 timer.cancel()
+                tree.done.set()
             proc.returncode = os.waitstatus_to_exitcode(status)
             wall = time.perf_counter() - t0
             out.seek(0)
@@ -132,7 +178,8 @@ def run_child(approach: str, path: Path, manifest: Path, timeout: float,
     except (IndexError, ValueError):
         why = "timed out" if wall >= timeout else f"exit {proc.returncode}"
         res = {"approach": approach, "error": f"child failed ({why}): {' '.join(tail)[:300]}"}
-    res.update(process_s=wall, peak_rss_mb=rss_kb / 1024, loadavg_start=load0)
+    res.update(process_s=wall, peak_rss_mb=rss_kb / 1024, loadavg_start=load0,
+               tree_rss_mb=tree.peak_kb / 1024, processes=tree.procs)
     return res
 
 
@@ -180,7 +227,9 @@ def aggregate(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "timed_s_all": [round(sum(r["phases"].values()), 4) for r in ok],
         "phases": phases, "cpu_s": med(r["cpu_s"] for r in ok),
         "process_s": med(r["process_s"] for r in ok), "warmup_s": med(r["warmup_s"] for r in ok),
-        "peak_rss_mb": med(r["peak_rss_mb"] for r in ok), "rows": ok[0]["rows"],
+        "peak_rss_mb": med(r["peak_rss_mb"] for r in ok),
+        "tree_rss_mb": med(r.get("tree_rss_mb", 0.0) for r in ok),
+        "processes": max(r.get("processes", 1) for r in ok), "rows": ok[0]["rows"],
         "checks": ok[0]["checks"], "loadavg_start": [round(r["loadavg_start"], 2) for r in ok],
     }
 
@@ -200,8 +249,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per child")
     ap.add_argument("--out-dir", type=Path, default=HERE / "out")
     ap.add_argument("--report", type=Path, default=None, help="markdown report path")
-    ap.add_argument("--live", action="store_true",
-                    help="import the checkout's mcp_notebook instead of a snapshot taken at start")
+    ap.add_argument("--code", choices=["head", "worktree", "live"], default="head",
+                    help="which mcp_notebook the children import: a snapshot of the last "
+                         "commit (default), a snapshot of the working tree taken at the "
+                         "start, or the live checkout")
     ap.add_argument("--render", type=Path, default=None, metavar="RESULTS_JSON",
                     help="only re-render the report (ratios, targets, markdown) from a JSON")
     a = ap.parse_args(argv)
@@ -215,9 +266,11 @@ def main(argv: list[str] | None = None) -> int:
     a.out_dir.mkdir(parents=True, exist_ok=True)
     started = time.time()
     load_start = os.getloadavg()
-    snap = None if a.live else snapshot(a.out_dir)
+    snap = None if a.code == "live" else snapshot(a.out_dir, a.code)
     code = bench_report.code_version(HERE.parent, snap)
-    code["snapshot"] = snap is not None
+    code["source"] = a.code
+    if a.code == "head":
+        code["modified"] = False  # the snapshot is the commit itself
 
     todo = plan(sizes, main_size, a)
     files: dict[tuple[str, int], tuple[Path, dict[str, Any]]] = {}

@@ -78,6 +78,13 @@ def _cpu(doc: dict[str, Any], approach: str, kind: str) -> float | None:
     return _r(doc, approach, kind).get("cpu_s")
 
 
+def _rss(res: dict[str, Any]) -> float | None:
+    """Peak RSS of the run: its largest process, or the sampled sum over its processes."""
+    if "peak_rss_mb" not in res:
+        return None
+    return max(res["peak_rss_mb"], res.get("tree_rss_mb") or 0.0)
+
+
 def _div(a: float | None, b: float | None) -> float | None:
     return a / b if a is not None and b else None
 
@@ -110,7 +117,7 @@ def evaluate(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]
         if ph.get("load"):
             ratios[f"pairs_violations_over_load_{k}"] = (
                 (ph.get("pairs", 0) + ph.get("violations", 0)) / ph["load"])
-        rss = _r(doc, "ours", k).get("peak_rss_mb")
+        rss = _rss(_r(doc, "ours", k))
         size = doc["manifests"].get(f"{k}|{n}", {}).get("bytes")
         if rss and size:
             ratios[f"rss_over_file_{k}"] = rss * 2**20 / size
@@ -292,9 +299,10 @@ def markdown(doc: dict[str, Any]) -> str:
             t = r.get("timed_s")
             fps = f"{m.get('frames', 0) / t:,.0f}" if t else "–"
             mbs = f"{m.get('bytes', 0) / 1e6 / t:,.1f}" if t else "–"
+            procs = f" ({r['processes']} procs)" if r.get("processes", 1) > 1 else ""
             out.append(f"| {r['approach']} | {r['file']} | {_fmt(t, 3)} | "
                        f"{_fmt(r.get('cpu_s'))} | {_fmt(r.get('process_s'))} | "
-                       f"{r.get('peak_rss_mb', 0):,.0f} | {fps} | {mbs} | {correctness(r, m)} |")
+                       f"{_rss(r) or 0:,.0f}{procs} | {fps} | {mbs} | {correctness(r, m)} |")
     noop = _r(doc, "noop", "ndjson_clean", doc["sizes"][0])
     if noop:
         out += ["", f"`noop` (imports only: pandas, pyarrow, mcp_notebook): peak RSS "
@@ -322,6 +330,11 @@ def markdown(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+_SOURCES = {"head": " (children imported a snapshot of that commit)",
+            "worktree": " (children imported a snapshot of the working tree at the start)",
+            "live": " (children imported the live checkout)"}
+
+
 def _code_lines(doc: dict[str, Any]) -> list[str]:
     digests = sorted({r.get("code_digest") for rs in doc.get("raw", {}).values() for r in rs
                       if r.get("code_digest")})
@@ -329,7 +342,7 @@ def _code_lines(doc: dict[str, Any]) -> list[str]:
     lines = [f"mcp_notebook code: commit {code.get('commit', '?')}"
              f"{' with local changes' if code.get('modified') else ''}, source digest "
              f"{', '.join(digests) or code.get('digest', '?')}"
-             f"{' (children ran a snapshot copied at the start)' if code.get('snapshot') else ''}.",
+             f"{_SOURCES.get(code.get('source', ''), '')}.",
              ""]
     if len(digests) > 1:
         lines += ["**Warning: the library's code changed during this run** (several source "

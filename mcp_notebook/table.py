@@ -18,7 +18,7 @@ from .core.pairing import PairRow
 from .readers.base import Record
 
 __all__ = ["FRAME_COLUMNS", "PAIR_COLUMNS", "VIOLATION_COLUMNS", "Columns", "collect",
-           "frames_frame", "pairs_frame", "empty"]
+           "frames_frame", "pairs_frame", "empty", "int64_or_na"]
 
 #: name -> (dtype, meaning)
 FRAME_COLUMNS: dict[str, tuple[str, str]] = {
@@ -187,6 +187,16 @@ def _times(values: list[float | None]) -> pd.Series:
     return pd.to_datetime(s, unit="s", utc=True).astype("datetime64[ns, UTC]")
 
 
+_INT64 = 1 << 63
+
+
+def int64_or_na(values: list[int | None]) -> Any:
+    """An Int64 array; an integer outside int64 (a peer's error code can be any JSON integer)
+    is missing there (the exact value stays in the frame's text)."""
+    return pd.array([v if v is None or -_INT64 <= v < _INT64 else None for v in values],
+                    dtype="Int64")
+
+
 def _categorical(values: list[Any]) -> pd.Categorical:
     """``pd.Categorical``, with text holding undecodable bytes (surrogate escapes, e.g. a
     server name in a damaged log) shown as ``\\xNN`` instead of failing."""
@@ -212,7 +222,7 @@ def frames_frame(c: Columns) -> pd.DataFrame:
         "id": pd.Series(c.id, dtype=object),
         "id_key": pd.Series(c.id_key, dtype=object),
         "method": _categorical(c.method),
-        "error_code": pd.array(c.error_code, dtype="Int64"),
+        "error_code": int64_or_na(c.error_code),
         "error_message": pd.Series(c.error_message, dtype=object),
         "is_tool_error": pd.Series(c.is_tool_error, dtype=bool),
         "size": pd.Series(c.size, dtype="int64"),
@@ -253,7 +263,7 @@ def pairs_frame(rows: list[PairRow], frames: pd.DataFrame, c: Columns) -> pd.Dat
         "method": _categorical([r.method for r in rows]),
         "outcome": pd.Categorical([r.outcome for r in rows], categories=[
             "result", "error", "tool_error", "unanswered", "cancelled", "orphan", "duplicate"]),
-        "error_code": pd.array(codes, dtype="Int64"),
+        "error_code": int64_or_na(codes),
         "t_request": t_req.array,
         "t_response": t_resp.array,
         "latency": (t_resp - t_req).array,

@@ -14,6 +14,7 @@ from .core import versions as V
 from .core.checks_vec import VecInput, run_vec, session_versions_vec
 from .core.envelope import bounded_recursion
 from .core.pairing_vec import PairTable, pair_arrays
+from .fast import release_memory
 from .fast.compat import ColumnsView
 from .fast.frames import frames_frame
 from .fast.pairs import pairs_frame
@@ -57,8 +58,9 @@ class Trace:
     def _pairing(self) -> PairTable:
         s = self._store
         transport = sorted(i for i, e in s.extra.items() if "transport_error" in e)
-        return pair_arrays(s.kind, s.session[0], s.direction, s.id_key, s.method[0],
-                           s.method[1], s.is_tool_error, s.ref, s.progress, skip=transport)
+        return _released(pair_arrays(s.kind, s.session[0], s.direction, s.id_key, s.id_code[0],
+                           s.id_code[1], s.method[0], s.method[1], s.is_tool_error, s.ref,
+                           s.progress, skip=transport))
 
     @cached_property
     def pairs(self) -> pd.DataFrame:
@@ -71,7 +73,7 @@ class Trace:
         return VecInput(
             kind=s.kind, session=s.session[0], session_cats=s.session[1], direction=s.direction,
             id_key=s.id_key, method=s.method[0], method_cats=s.method[1],
-            error_code=s.error_code, flags=s.flags, batch=s.batch,
+            error_code=s.error_code, flags=s.flags, batch=s.batch, size=s.size,
             texts=lambda rows: texts_of(raw, rows), pairs=self._pairing, versions=versions,
             extra=s.extra)
 
@@ -258,6 +260,11 @@ class Trace:
             f"<div>violations: {sev.get('error', 0)} error, {sev.get('warning', 0)} warning, "
             f"{sev.get('info', 0)} info{(' — ' + rules) if rules else ''}</div></div>"
         )
+
+
+def _released(value: Any) -> Any:
+    release_memory()
+    return value
 
 
 def _message(rule: Any, detail: str) -> str:

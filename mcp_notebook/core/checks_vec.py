@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 import numpy as np
+from msgspec import UNSET, UnsetType
 
 from . import checks as ref_checks
 from . import versions as V
@@ -48,6 +49,7 @@ class VecInput:
     error_code: Any  # Int64 array
     flags: dict[int, tuple[str, ...]]
     batch: np.ndarray  # int32, -1 none
+    size: np.ndarray  # int64 bytes of each frame's text
     texts: Callable[[np.ndarray], list[str | None]]  # frame text of rows, read on demand
     pairs: PairTable
     versions: dict[Any, str]  # session -> checked version
@@ -72,8 +74,18 @@ class VecInput:
         return np.asarray([i for i, m in enumerate(self.method_cats)
                            if isinstance(m, str) and want(m)], dtype=np.int32)
 
+    def method_in(self, codes: np.ndarray, method: np.ndarray | None = None) -> np.ndarray:
+        """Whether each method code (of ``method``, default: every frame's) is in ``codes``."""
+        table = np.zeros(len(self.method_cats) + 1, dtype=bool)
+        table[codes] = True  # code -1 (no method) reads the last slot: False
+        return table[self.method if method is None else method]
+
     def name(self, code: int) -> Any:
         return None if code < 0 else self.method_cats[code]
+
+    @cached_property
+    def method_combos(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return _method_combos(self)
 
     @cached_property
     def reference(self) -> ref_checks.CheckInput:
@@ -112,10 +124,10 @@ _BIG = 1 << 53
 def _big_id(vi: VecInput) -> Hits:
     req = np.flatnonzero(vi.kind == REQUEST)
     keys = vi.id_key[req]
+    long = np.fromiter(map(len, keys.tolist()), dtype=np.int64, count=len(keys)) > 15
     out, det = [], []
-    for r, key in zip(req.tolist(), keys.tolist(), strict=True):
-        if key and len(key) > 15 and key[0] != '"' and key.lstrip("-").isdigit() \
-                and abs(int(key)) > _BIG:
+    for r, key in zip(req[long].tolist(), keys[long].tolist(), strict=True):
+        if key[0] != '"' and key.lstrip("-").isdigit() and abs(int(key)) > _BIG:
             out.append(r)
             det.append(f"id {key} is above 2^53")
     return _hits(out, None, det)
@@ -123,7 +135,7 @@ def _big_id(vi: VecInput) -> Hits:
 
 def _notification_with_id(vi: VecInput) -> Hits:
     codes = vi.method_codes(lambda m: m.startswith("notifications/"))
-    rows = np.flatnonzero((vi.kind == REQUEST) & np.isin(vi.method, codes))
+    rows = np.flatnonzero((vi.kind == REQUEST) & vi.method_in(codes))
     return _hits(rows, None, [f"{vi.name(int(vi.method[r]))} carries id {vi.id_key[r]}"
                               for r in rows.tolist()])
 
@@ -131,7 +143,7 @@ def _notification_with_id(vi: VecInput) -> Hits:
 def _notification_answered(vi: VecInput) -> Hits:
     p = vi.pairs
     codes = vi.method_codes(lambda m: m.startswith("notifications/"))
-    sel = np.flatnonzero((p.request_seq >= 0) & np.isin(p.method, codes))
+    sel = np.flatnonzero((p.request_seq >= 0) & vi.method_in(codes, p.method))
     dup = p.outcome[sel] == OUTCOMES.index("duplicate")
     seq, rel, det = [], [], []
     dups_of: dict[int, list[int]] = {}
@@ -155,7 +167,7 @@ def _unanswered(vi: VecInput) -> Hits:
     p = vi.pairs
     listen = vi.method_codes(lambda m: m == "subscriptions/listen")
     sel = np.flatnonzero((p.outcome == OUTCOMES.index("unanswered")) & (p.request_seq >= 0)
-                         & ~np.isin(p.method, listen))
+                         & ~vi.method_in(listen, p.method))
     return _hits(p.request_seq[sel], None,
                  [f"{vi.name(int(p.method[i]))} id {p.id_key[i]} got no response"
                   for i in sel.tolist()])
@@ -163,14 +175,9 @@ def _unanswered(vi: VecInput) -> Hits:
 
 def _methods(want: str) -> Callable[[VecInput], Hits]:
     def check(vi: VecInput) -> Hits:
-        notif = vi.method_codes(lambda m: m.startswith("notifications/"))
-        rows = np.flatnonzero(((vi.kind == REQUEST) & ~np.isin(vi.method, notif))
-                              | ((vi.kind == NOTIFICATION) & (vi.method >= 0)))
+        rows, uniq, inverse = vi.method_combos
         if not len(rows):
             return _hits(_NONE)
-        combo = ((vi.session[rows].astype(np.int64) + 1) * (len(vi.method_cats) + 1)
-                 + vi.method[rows]) * 3 + (vi.direction[rows] + 1)
-        uniq, inverse = np.unique(combo, return_inverse=True)
         verdict: list[str | None] = []
         for c in uniq.tolist():
             d = c % 3 - 1
@@ -192,10 +199,30 @@ def _methods(want: str) -> Callable[[VecInput], Hits]:
     return check
 
 
+def _method_combos(vi: VecInput) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Frames the method rules look at, their distinct (session, method, direction), and
+    each frame's index into those."""
+    notif = vi.method_codes(lambda m: m.startswith("notifications/"))
+    rows = np.flatnonzero(((vi.kind == REQUEST) & ~vi.method_in(notif)
+                           & (vi.method >= 0))
+                          | ((vi.kind == NOTIFICATION) & (vi.method >= 0)))
+    combo = ((vi.session[rows].astype(np.int64) + 1) * (len(vi.method_cats) + 1)
+             + vi.method[rows]) * 3 + (vi.direction[rows] + 1)
+    if len(combo) and int(combo.max()) < 1 << 24:  # few distinct values: a dense table
+        present = np.zeros(int(combo.max()) + 1, dtype=bool)
+        present[combo] = True
+        uniq = np.flatnonzero(present)
+        pos = np.zeros(len(present), dtype=np.int64)
+        pos[uniq] = np.arange(len(uniq))
+        return rows, uniq, pos[combo]
+    uniq, inverse = np.unique(combo, return_inverse=True)
+    return rows, uniq, inverse
+
+
 def _lifecycle(vi: VecInput) -> Hits:
     init = vi.method_codes(lambda m: m == "initialize")
     req = vi.kind == REQUEST
-    inits = np.flatnonzero(req & np.isin(vi.method, init))
+    inits = np.flatnonzero(req & vi.method_in(init))
     if not len(inits):
         return _hits(_NONE)
     sess, first = np.unique(vi.session[inits], return_index=True)
@@ -204,7 +231,7 @@ def _lifecycle(vi: VecInput) -> Hits:
     fi = first_init[vi.session]
     ok_methods = vi.method_codes(lambda m: m in ("ping", "initialize"))
     rows = np.flatnonzero(req & (fi >= 0) & (np.arange(len(req)) < fi) & (vi.direction == 0)
-                          & ~np.isin(vi.method, ok_methods))
+                          & ~vi.method_in(ok_methods))
     return _hits(rows, fi[rows], [f"{vi.name(int(vi.method[r]))} before initialize"
                                   for r in rows.tolist()])
 
@@ -241,21 +268,32 @@ def _error_verdict(version: str, code: int, reserved_2026: bool) -> str | None:
     return None
 
 
-_decode = msgspec.json.decode
+class _PingResponse(msgspec.Struct, gc=False):
+    result: dict[str, msgspec.Raw] | UnsetType = UNSET
+
+
+_decode_ping = msgspec.json.Decoder(_PingResponse).decode
 
 
 def _ping_result(vi: VecInput) -> Hits:
     p = vi.pairs
     ping = vi.method_codes(lambda m: m == "ping")
-    sel = np.flatnonzero(np.isin(p.method, ping) & (p.outcome == OUTCOMES.index("result"))
+    sel = np.flatnonzero(vi.method_in(ping, p.method) & (p.outcome == OUTCOMES.index("result"))
                          & (p.response_seq >= 0))
+    # a frame with "jsonrpc":"2.0" and a result with a member is at least 39 bytes longer
+    # than its id: shorter ones hold an empty result, no need to read them
+    rs = p.response_seq[sel]
+    keylen = np.fromiter(map(len, p.id_key[sel].tolist()), dtype=np.int64, count=len(sel))
+    versioned = np.array([r not in vi.flags or "jsonrpc-version" not in vi.flags[r]
+                          for r in rs.tolist()], dtype=bool)
+    sel = sel[~(versioned & (vi.size[rs] < 39 + keylen))]
     out, rel, det = [], [], []
     for i, text in zip(sel.tolist(), vi.texts(p.response_seq[sel]), strict=True):
-        try:
-            result = _decode(text).get("result")
-        except (msgspec.DecodeError, AttributeError, RecursionError):
+        try:  # as decode(text).get("result"), without building the values
+            result = _decode_ping(text).result
+        except (msgspec.DecodeError, RecursionError):
             continue
-        if isinstance(result, dict) and set(result) - {"_meta"}:
+        if result is not UNSET and set(result) - {"_meta"}:
             out.append(int(p.response_seq[i]))
             rel.append(int(p.request_seq[i]))
             det.append(f"ping answered with {sorted(result)}")

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .versions import direction_of
 
@@ -35,9 +34,12 @@ def _method_dirs(cats: Sequence[Any]) -> np.ndarray:
     return out
 
 
-def infer_codes(kind: np.ndarray, session: np.ndarray, id_key: np.ndarray, method: np.ndarray,
+def infer_codes(kind: np.ndarray, session: np.ndarray, id_code: np.ndarray, method: np.ndarray,
                 method_cats: Sequence[Any], given: np.ndarray) -> np.ndarray:
-    """Direction codes (0 c2s, 1 s2c, -1 none) with the unknown ones of messages filled in."""
+    """Direction codes (0 c2s, 1 s2c, -1 none) with the unknown ones of messages filled in.
+
+    ``id_code`` numbers the distinct id keys (-1: no id).
+    """
     out = given.astype(np.int8, copy=True)
     is_req = kind == REQUEST
     is_note = kind == NOTIFICATION
@@ -54,9 +56,10 @@ def infer_codes(kind: np.ndarray, session: np.ndarray, id_key: np.ndarray, metho
     ev = np.flatnonzero(is_req | pops)
     if not len(ev):
         return out
-    idc, uniq = pd.factorize(id_key[ev], use_na_sentinel=True)
-    idc = np.where(idc < 0, len(uniq), idc)  # a missing key is a key of its own
-    key = session[ev].astype(np.int64) * (len(uniq) + 2) + idc
+    idc = id_code[ev].astype(np.int64)
+    width = int(id_code.max()) + 2 if len(id_code) else 1
+    idc[idc < 0] = width - 1  # a missing key is a key of its own
+    key = session[ev].astype(np.int64) * width + idc
     order = np.lexsort((ev, key))
     s_seq = ev[order]
     k = key[order]

@@ -60,8 +60,10 @@ def _opp(d: np.ndarray) -> np.ndarray:
 
 
 def _sorted_groups(key: np.ndarray, seq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Order of events by (key, seq), and whether each sorted event starts its group."""
-    order = np.lexsort((seq, key))
+    """Order of events by (key, seq), and whether each sorted event starts its group.
+
+    ``seq`` is ascending already, so a stable sort by key keeps it within each group."""
+    order = np.argsort(key, kind="stable")
     k = key[order]
     first = np.ones(len(k), dtype=bool)
     first[1:] = k[1:] != k[:-1]
@@ -83,146 +85,172 @@ def _last_before(mark: np.ndarray, first: np.ndarray) -> np.ndarray:
 
 
 def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
-                id_key: np.ndarray, method: np.ndarray, method_cats: Sequence[Any],
+                id_key: np.ndarray, id_code: np.ndarray, id_uniques: Sequence[Any],
+                method: np.ndarray, method_cats: Sequence[Any],
                 is_tool_error: np.ndarray, ref: Any, progress: Any,
                 skip: Sequence[int] = ()) -> PairTable:
     """Pair the frames (see the module docstring); ``skip`` frames take no part.
 
-    ``ref`` and ``progress`` are the few frames that have them: objects with ``rows``
+    ``id_code`` numbers the distinct id keys (``id_uniques``; -1: no id). ``ref`` and
+    ``progress`` are the few frames that have them: objects with ``rows``
     (ascending) and ``values`` arrays (:class:`mcp_notebook.fast.store.Sparse`).
     """
-    n = len(kind)
     cancel_code = _index(method_cats, _CANCEL)
     progress_code = _index(method_cats, _PROGRESS)
     init_code = _index(method_cats, "initialize")
-
-    is_req = kind == REQUEST
-    is_resp = (kind == RESULT) | (kind == ERROR)
-    if len(skip):
-        is_resp[np.asarray(list(skip), dtype=np.int64)] = False
-    keys_obj = id_key
-    null_id = is_resp & pd.isna(keys_obj) | is_resp & (keys_obj == "null")
-    keyed_resp = is_resp & ~null_id
-    # -- the key codes: (session, requester, id key) ------------------------------------------
-    ev = np.flatnonzero(is_req | keyed_resp)
-    req_dir = np.where(is_req[ev], direction[ev], _opp(direction[ev])).astype(np.int64)
-    idc, uniq = pd.factorize(keys_obj[ev])
-    key = (session[ev].astype(np.int64) * 3 + (req_dir + 1)) * (len(uniq) + 1) + idc
-    order, first = _sorted_groups(key, ev)
-    s_seq = ev[order]
-    s_req = is_req[s_seq]
-    last_req = _last_before(s_req, first)
-    prev_is_req = np.zeros(len(order), dtype=bool)
-    prev_is_req[1:] = s_req[:-1] & ~first[1:]
-    # responses
-    resp = ~s_req
-    paired = resp & prev_is_req
-    dup = resp & ~prev_is_req & (last_req >= 0)
-    orphan = resp & (last_req < 0)
-    # requests: rows in request order
-    req_rows = np.flatnonzero(is_req)  # seq of each request row
-    row_of_seq = np.full(n, -1, dtype=np.int64)
-    row_of_seq[req_rows] = np.arange(len(req_rows))
-    response_seq = np.full(len(req_rows), -1, dtype=np.int64)
-    pi = np.flatnonzero(paired)
-    answered_req = s_seq[pi - 1]
-    response_seq[row_of_seq[answered_req]] = s_seq[pi]
-    outcome = np.full(len(req_rows), _O["unanswered"], dtype=np.int8)
-    resp_kind = kind[s_seq[pi]]
-    tool = is_tool_error[s_seq[pi]]
-    outcome[row_of_seq[answered_req]] = np.where(resp_kind == ERROR, _O["error"],
-                                                 np.where(tool, _O["tool_error"], _O["result"]))
-    findings: list[tuple[int, str, int | None, str]] = []
-    # request findings
-    for i in np.flatnonzero(s_req & prev_is_req).tolist():
-        findings.append((int(s_seq[i]), "request-id-in-flight", int(s_seq[i - 1]),
-                         f"id {keys_obj[s_seq[i]]} is still in flight"))
-    for i in np.flatnonzero(s_req & ~prev_is_req & (last_req >= 0)).tolist():
-        findings.append((int(s_seq[i]), "request-id-reused", int(s_seq[last_req[i]]),
-                         f"id {keys_obj[s_seq[i]]} was used before in this session"))
-    # duplicates: one extra row each, and a finding
-    di = np.flatnonzero(dup)
-    dup_req = s_seq[last_req[di]]
-    dup_seq = s_seq[di]
-    for q, s in zip(dup_req.tolist(), dup_seq.tolist(), strict=True):
-        findings.append((s, "duplicate-response", int(response_seq[row_of_seq[q]]),
-                         f"a second response for id {keys_obj[s]}"))
-    # -- lookups for cancels and twins: the state of a key group at a given time -------------
-    lookup = _Lookup(key[order], s_seq, s_req, last_req, uniq, session, n)
-    # orphans: keyed ones get a finding (id-type-mismatch when the twin id is in flight)
-    for i in np.flatnonzero(orphan).tolist():
-        s = int(s_seq[i])
-        ik = keys_obj[s]
-        twin = _digits_twin(ik)
-        pend = lookup.pending(int(session[s]), int(req_dir[order[i]]), twin, s) \
-            if twin is not None else -1
-        if pend >= 0:
-            findings.append((s, "id-type-mismatch", pend,
-                             f"response id {ik} but the request id was {twin}"))
-        else:
-            findings.append((s, "orphan-response", None, f"no request with id {ik} from this side"))
-    orphan_seq = np.sort(np.concatenate([s_seq[orphan], np.flatnonzero(null_id)]))
-    # -- cancels (few): walk them in order --------------------------------------------------
-    cancel_seq = np.full(len(req_rows), -1, dtype=np.int64)
-    cancelled_before = np.full(len(req_rows), -1, dtype=np.int64)  # last cancel while pending
+    cancels: tuple[list[int], list[str]] = ([], [])
     if cancel_code >= 0:
         rrows = ref.rows
         csel = (kind[rrows] == NOTIFICATION) & (method[rrows] == cancel_code)
-        for s, rk in zip(rrows[csel].tolist(), ref.values[csel].tolist(), strict=True):
-            d = int(direction[s])
-            pend = lookup.pending(int(session[s]), d, rk, s)
-            if pend >= 0:
-                row = row_of_seq[pend]
+        cancels = (rrows[csel].tolist(), ref.values[csel].tolist())
+    st = _pair_core(kind, session, direction, id_key, id_code, id_uniques, is_tool_error, skip,
+                    cancels)
+    findings = st.findings
+    req_rows, response_seq, outcome = st.req_rows, st.response_seq, st.outcome
+    # -- cancels (few): walk them in order --------------------------------------------------
+    cancel_seq = np.full(len(req_rows), -1, dtype=np.int64)
+    cancelled_before = np.full(len(req_rows), -1, dtype=np.int64)  # last cancel while pending
+    lookup, row_of = st.lookup, st.row_of
+    for s, rk in zip(*cancels, strict=True):
+        d = int(direction[s])
+        pend = lookup.pending(int(session[s]), d, rk, s)
+        if pend >= 0:
+            row = row_of(pend)
+            cancel_seq[row] = s
+            cancelled_before[row] = s
+            if method[pend] == init_code and init_code >= 0:
+                findings.append((s, "cancel-initialize", pend, "initialize was cancelled"))
+            continue
+        done = lookup.done(int(session[s]), d, rk, s)
+        if done >= 0:
+            row = row_of(done)
+            if cancel_seq[row] < 0:
                 cancel_seq[row] = s
-                cancelled_before[row] = s
-                if method[pend] == init_code and init_code >= 0:
-                    findings.append((s, "cancel-initialize", pend, "initialize was cancelled"))
-                continue
-            done = lookup.done(int(session[s]), d, rk, s)
-            if done >= 0:
-                row = row_of_seq[done]
-                if cancel_seq[row] < 0:
-                    cancel_seq[row] = s
-                findings.append((s, "cancel-after-response", done,
-                                 f"request {rk} had already been answered"))
-            else:
-                findings.append((s, "cancel-unknown-request", None,
-                                 f"no request {rk} from this side is known"))
+            findings.append((s, "cancel-after-response", done,
+                             f"request {rk} had already been answered"))
+        else:
+            findings.append((s, "cancel-unknown-request", None,
+                             f"no request {rk} from this side is known"))
+    st.lookup = lookup = None  # type: ignore[assignment]
     was_cancelled = cancelled_before >= 0
     outcome[was_cancelled] = _O["cancelled"]
     for row in np.flatnonzero(was_cancelled & (response_seq >= 0)).tolist():
         s = int(response_seq[row])
         findings.append((s, "response-after-cancel", int(cancelled_before[row]),
-                         f"a {'error' if kind[s] == ERROR else 'result'} for id {keys_obj[s]} "
+                         f"a {'error' if kind[s] == ERROR else 'result'} for id {id_key[s]} "
                          "after it was cancelled"))
+    del cancelled_before, was_cancelled
     # -- progress ---------------------------------------------------------------------------
     progress_count = np.zeros(len(req_rows), dtype=np.int64)
     if progress_code >= 0:
         _progress(kind, session, direction, method, progress_code, ref, progress, req_rows,
-                  row_of_seq, response_seq, progress_count, findings)
+                  response_seq, progress_count, findings)
     # -- the rows, in the reference order ---------------------------------------------------
+    dup_req, dup_seq, orphan_seq = st.dup_req, st.dup_seq, st.orphan_seq
     extra_seq = np.concatenate([dup_seq, orphan_seq])
-    anchor = np.concatenate([req_rows, extra_seq])
-    rorder = np.argsort(anchor, kind="stable")
-    n_dup = len(dup_seq)
-    e_req = np.concatenate([dup_req, np.full(len(orphan_seq), -1, dtype=np.int64)])
+    rorder = np.argsort(np.concatenate([req_rows, extra_seq]), kind="stable")
+    n_dup, n_orph = len(dup_seq), len(orphan_seq)
+    e_req = np.concatenate([dup_req, np.full(n_orph, -1, dtype=np.int64)])
     e_requester = np.concatenate([direction[dup_req], _opp(direction[orphan_seq])])
-    e_method = np.concatenate([method[dup_req], np.full(len(orphan_seq), -1, dtype=np.int32)])
+    e_method = np.concatenate([method[dup_req], np.full(n_orph, -1, dtype=np.int32)])
     e_outcome = np.concatenate([np.full(n_dup, _O["duplicate"], dtype=np.int8),
-                                np.full(len(orphan_seq), _O["orphan"], dtype=np.int8)])
+                                np.full(n_orph, _O["orphan"], dtype=np.int8)])
     findings.sort(key=lambda f: f[0])
     return PairTable(
         request_seq=np.concatenate([req_rows, e_req])[rorder],
         response_seq=np.concatenate([response_seq, extra_seq])[rorder],
         session=np.concatenate([session[req_rows], session[extra_seq]])[rorder],
         requester=np.concatenate([direction[req_rows], e_requester]).astype(np.int8)[rorder],
-        id_key=np.concatenate([keys_obj[req_rows], keys_obj[extra_seq]])[rorder],
+        id_key=np.concatenate([id_key[req_rows], id_key[extra_seq]])[rorder],
         method=np.concatenate([method[req_rows], e_method]).astype(np.int32)[rorder],
         outcome=np.concatenate([outcome, e_outcome])[rorder],
         cancel_seq=np.concatenate([cancel_seq, np.full(len(extra_seq), -1, np.int64)])[rorder],
         progress_count=np.concatenate([progress_count, np.zeros(len(extra_seq), np.int64)]
                                       )[rorder],
         findings=findings)
+
+
+class _Core:
+    """What the request/response walk leaves for the cancels, the progress and the rows."""
+
+    def __init__(self, **kw: Any) -> None:
+        self.__dict__.update(kw)
+
+    def row_of(self, seq: int) -> int:
+        """The request row of a request's seq."""
+        return int(np.searchsorted(self.req_rows, seq))
+
+
+def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_key: np.ndarray,
+               id_code: np.ndarray, id_uniques: Sequence[Any], is_tool_error: np.ndarray,
+               skip: Sequence[int], cancels: tuple[list[int], list[str]]) -> _Core:
+    is_req = kind == REQUEST
+    is_resp = (kind == RESULT) | (kind == ERROR)
+    if len(skip):
+        is_resp[np.asarray(list(skip), dtype=np.int64)] = False
+    null_code = _index(id_uniques, "null")
+    null_id = is_resp & ((id_code < 0) | (id_code == null_code))
+    # -- the key codes: (session, requester, id key), sorted by (key, seq) ------------------
+    ev = np.flatnonzero(is_req | (is_resp & ~null_id))
+    del is_resp
+    req_dir = np.where(is_req[ev], direction[ev], _opp(direction[ev])).astype(np.int64)
+    width = len(id_uniques) + 1
+    key = (session[ev].astype(np.int64) * 3 + (req_dir + 1)) * width + id_code[ev]
+    order, first = _sorted_groups(key, ev)
+    s_seq = ev[order]
+    del ev
+    s_req = is_req[s_seq]
+    last_req = _last_before(s_req, first)
+    prev_is_req = np.zeros(len(order), dtype=bool)
+    prev_is_req[1:] = s_req[:-1] & ~first[1:]
+    del first
+    # requests: rows in request order
+    req_rows = np.flatnonzero(is_req)
+    del is_req
+    response_seq = np.full(len(req_rows), -1, dtype=np.int64)
+    outcome = np.full(len(req_rows), _O["unanswered"], dtype=np.int8)
+    pi = np.flatnonzero(~s_req & prev_is_req)  # responses that pair: with the request before
+    answered = np.searchsorted(req_rows, s_seq[pi - 1])
+    resp_seq = s_seq[pi]
+    response_seq[answered] = resp_seq
+    outcome[answered] = np.where(kind[resp_seq] == ERROR, _O["error"],
+                                 np.where(is_tool_error[resp_seq], _O["tool_error"], _O["result"]))
+    del pi, answered, resp_seq
+    findings: list[tuple[int, str, int | None, str]] = []
+    for i in np.flatnonzero(s_req & prev_is_req).tolist():
+        findings.append((int(s_seq[i]), "request-id-in-flight", int(s_seq[i - 1]),
+                         f"id {id_key[s_seq[i]]} is still in flight"))
+    for i in np.flatnonzero(s_req & ~prev_is_req & (last_req >= 0)).tolist():
+        findings.append((int(s_seq[i]), "request-id-reused", int(s_seq[last_req[i]]),
+                         f"id {id_key[s_seq[i]]} was used before in this session"))
+    # duplicates: one extra row each, and a finding
+    di = np.flatnonzero(~s_req & ~prev_is_req & (last_req >= 0))
+    dup_req = s_seq[last_req[di]]
+    dup_seq = s_seq[di]
+    first_resp = response_seq[np.searchsorted(req_rows, dup_req)]
+    for q, s in zip(first_resp.tolist(), dup_seq.tolist(), strict=True):
+        findings.append((s, "duplicate-response", q, f"a second response for id {id_key[s]}"))
+    del di, prev_is_req, first_resp
+    # orphans: keyed ones get a finding (id-type-mismatch when the twin id is in flight)
+    orphans = np.flatnonzero(~s_req & (last_req < 0))
+    twins = [_digits_twin(id_key[s]) for s in s_seq[orphans].tolist()]
+    lookup = _Lookup(key[order], s_seq, s_req, last_req, id_uniques, width,
+                     {*twins, *cancels[1]} - {None})
+    del key
+    for i, twin in zip(orphans.tolist(), twins, strict=True):
+        s = int(s_seq[i])
+        ik = id_key[s]
+        pend = lookup.pending(int(session[s]), int(_opp(direction[s:s + 1])[0]), twin, s) \
+            if twin is not None else -1
+        if pend >= 0:
+            findings.append((s, "id-type-mismatch", pend,
+                             f"response id {ik} but the request id was {twin}"))
+        else:
+            findings.append((s, "orphan-response", None, f"no request with id {ik} from this side"))
+    orphan_seq = np.sort(np.concatenate([s_seq[orphans], np.flatnonzero(null_id)]))
+    return _Core(req_rows=req_rows, response_seq=response_seq, outcome=outcome,
+                 dup_req=dup_req, dup_seq=dup_seq, orphan_seq=orphan_seq, findings=findings,
+                 lookup=lookup)
 
 
 def _index(cats: Sequence[Any], value: str) -> int:
@@ -236,10 +264,12 @@ class _Lookup:
     """The state of one key group at a time: its pending request, its last answered one."""
 
     def __init__(self, skey: np.ndarray, sseq: np.ndarray, sreq: np.ndarray,
-                 last_req: np.ndarray, uniq: Any, session: np.ndarray, n: int) -> None:
+                 last_req: np.ndarray, uniq: Sequence[Any], width: int,
+                 wanted: set[Any]) -> None:
         self.skey, self.sseq, self.sreq, self.last_req = skey, sseq, sreq, last_req
-        self.code = {k: i for i, k in enumerate(uniq)}
-        self.width = len(uniq) + 1
+        self.width = width
+        # id key -> code, for the few keys that will be looked up
+        self.code = {k: i for i, k in enumerate(uniq) if k in wanted} if wanted else {}
 
     def _last(self, sess: int, d: int, idk: str, s: int) -> int:
         """Sorted index of the group's last event before ``s`` (-1: none)."""
@@ -267,9 +297,8 @@ class _Lookup:
 
 
 def _progress(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, method: np.ndarray,
-              progress_code: int, ref: Any, progress: Any,
-              req_rows: np.ndarray, row_of_seq: np.ndarray, response_seq: np.ndarray,
-              progress_count: np.ndarray, findings: list) -> None:
+              progress_code: int, ref: Any, progress: Any, req_rows: np.ndarray,
+              response_seq: np.ndarray, progress_count: np.ndarray, findings: list) -> None:
     rows = ref.rows
     if not len(rows):
         return
@@ -284,11 +313,15 @@ def _progress(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, meth
     tdir = np.where(is_tr, direction[rows], _opp(direction[rows])).astype(np.int64)
     tc, tuniq = pd.factorize(toks)
     tkey = (session[rows].astype(np.int64) * 3 + (tdir + 1)) * (len(tuniq) + 1) + tc
+    del tc, tuniq, tdir
     order, first = _sorted_groups(tkey, rows)
+    del tkey
     s_rows = rows[order]
     s_tok = toks[order]
     s_tr = is_tr[order]
+    del rows, toks, is_tr, order
     last = _last_before(s_tr, first)
+    del first
     p_idx = np.flatnonzero(~s_tr)
     p_seq = s_rows[p_idx]
     q = last[p_idx]
@@ -297,7 +330,7 @@ def _progress(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, meth
         findings.append((s, "progress-unknown-token", None,
                          f"no request in flight carries token {tok}"))
     p_idx, p_seq, q = p_idx[~unknown], p_seq[~unknown], q[~unknown]
-    row = row_of_seq[s_rows[q]]
+    row = np.searchsorted(req_rows, s_rows[q])
     rs = response_seq[row]
     after = (rs >= 0) & (rs < p_seq)
     for s, r, tok in zip(p_seq[after].tolist(), rs[after].tolist(),
@@ -305,6 +338,7 @@ def _progress(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, meth
         findings.append((s, "progress-after-response", r,
                          f"progress for token {tok} after the response"))
     c_row, c_seq = row[~after], p_seq[~after]
+    del row, rs, q, p_idx, s_rows, s_tok, last
     if not len(c_row):
         return
     progress_count += np.bincount(c_row, minlength=len(progress_count))

@@ -70,11 +70,12 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
     n = len(rows)
     line = rows.column("line", np.int64)
     if n:
-        offsets, ends = spans[line, 0], spans[line, 1]
+        offsets = spans[line, 0]
+        lengths = spans[line, 1] - offsets
     else:
-        offsets = ends = np.empty(0, dtype=np.int64)
-    lengths = ends - offsets
+        offsets = lengths = np.empty(0, dtype=np.int64)
     labels = line + (line_base + 1)
+    del line
     over_src = rows.source_over
     if rows.context:  # tap: per-row context
         ts = rows.column("ts", np.float64)
@@ -102,6 +103,7 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
         source = ListSource(src)
     return Part(n=n, kind=rows.column("kind", np.int8), id=rows.column("id", object),
                 id_key=rows.column("id_key", object),
+                id_code=(rows.column("id_code", np.int32), rows.keys.values),
                 method=(rows.column("method", np.int32), rows.methods.values), size=size, ts=ts,
                 session=sess, stream=stream, direction=direct, sparse=rows.sparse,
                 flags=dict(rows.flags), extra=rows.extra, raw=raw, source=source,
@@ -109,6 +111,24 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
                 ref=Sparse(rows.ref_rows, rows.ref_vals),
                 progress=Sparse(rows.prog_rows, rows.prog_vals, np.float64),
                 version=Sparse.from_dict(rows.sparse["version"]))
+
+
+def release_memory() -> None:
+    """Give freed heap memory back to the system (glibc keeps it otherwise), so that the
+    temporary arrays of one phase do not add to the peak of the next."""
+    global _TRIM
+    if _TRIM is None:
+        try:
+            import ctypes
+
+            _TRIM = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM: Any = None
 
 
 def try_load(path: Path, fmt: str, session: str | None, direction: str | None) -> Store | None:
@@ -130,7 +150,9 @@ def combine(pieces: list[Any]) -> Store:
               if len(p) or p.blank_lines]
     if not stores:
         return Store.from_columns(Columns())
-    return Store.concat(stores)
+    out = Store.concat(stores)
+    release_memory()
+    return out
 
 
 def infer_directions(store: Store) -> bool:
@@ -140,7 +162,7 @@ def infer_directions(store: Store) -> bool:
 
     if not ((store.direction < 0) & (store.kind <= 3)).any():
         return False
-    d = infer_codes(store.kind, store.session[0], store.id_key, store.method[0],
+    d = infer_codes(store.kind, store.session[0], store.id_code[0], store.method[0],
                     store.method[1], store.direction)
     b = store.batch
     members = np.flatnonzero(b > 0)
@@ -152,4 +174,5 @@ def infer_directions(store: Store) -> bool:
         has = src >= 0
         d[members[ok][has]] = src[has]
     store.direction = d
+    release_memory()
     return True

@@ -1,18 +1,33 @@
-"""Read a line-format file, in one process or split in byte ranges over several."""
+"""Read a line-format file in one process, or split in two byte ranges over two processes.
+
+A file of at least :data:`MIN_PARALLEL_BYTES` (plain, not gzip) on a machine with two
+usable cores or more is cut at the line boundary nearest its middle. A forked child
+decodes the second half while this process decodes the first; the child sends its rows
+back through a pipe (numpy arrays and the id objects, pickled). Anything that goes wrong
+on the child's side (no ``fork``, a crash, a short message) falls back to reading the
+second half here, so the result never depends on it.
+"""
 
 from __future__ import annotations
 
+import os
+import pickle
+import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..readers.base import open_bytes
 from .rows import Rows
 
-__all__ = ["read_file"]
+__all__ = ["read_file", "MIN_PARALLEL_BYTES", "workers"]
+
+#: files at least this large are split over two processes (when two cores are usable)
+MIN_PARALLEL_BYTES = 64 << 20
 
 
-def _reader(fmt: str):  # noqa: ANN202
+def _reader(fmt: str) -> Any:
     if fmt == "ndjson":
         from .ndjson import read_part
     else:
@@ -24,13 +39,103 @@ def _spans(spans: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(spans) if spans else np.empty((0, 2), dtype=np.int64)
 
 
+def workers() -> int:
+    """Cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _cut(path: Path, size: int) -> int:
+    """The start of the first line at or after the middle of the file (``size`` if none)."""
+    with open(path, "rb") as f:
+        pos = size // 2
+        f.seek(pos)
+        while True:
+            chunk = f.read(1 << 16)
+            if not chunk:
+                return size
+            i = chunk.find(b"\n")
+            if i >= 0:
+                return pos + i + 1
+            pos += len(chunk)
+
+
 def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: bool,
               keep_text: bool) -> list[tuple[Rows, np.ndarray, int]]:
     """``[(rows, line spans, first line), ...]`` for consecutive parts of the file."""
     read_part = _reader(fmt)
-    with open_bytes(path) as f:
-        rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text)
-    return [(rows, _spans(spans), 0)]
+    size = path.stat().st_size
+    if gz or size < MIN_PARALLEL_BYTES or workers() < 2 or not hasattr(os, "fork"):
+        with open_bytes(path) as f:
+            rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text)
+        return [(rows, _spans(spans), 0)]
+    cut = _cut(path, size)
+    child = _start(path, fmt, session, direction, cut, keep_text) if cut < size else None
+    with open(path, "rb") as f:
+        first, spans0 = read_part(f, path.name, session, direction, 0, cut, keep_text)
+    parts = [(first, _spans(spans0), 0)]
+    if cut >= size:
+        return parts
+    got = _finish(child) if child is not None else None
+    if got is None:  # no child, or it failed: read the second half here
+        with open(path, "rb") as f:
+            f.seek(cut)
+            got = read_part(f, path.name, session, direction, cut, None, keep_text)
+    second, spans1 = got
+    parts.append((second, _spans(spans1), first.lines))
+    return parts
 
-#: files at least this large are split over two processes (see ``read_file``)
-MIN_PARALLEL_BYTES = 1 << 62
+
+def _start(path: Path, fmt: str, session: str, direction: str | None, start: int,
+           keep_text: bool) -> tuple[int, int] | None:
+    """Fork a child that reads from ``start`` to the end; ``(pid, read end of its pipe)``."""
+    try:
+        r, w = os.pipe()
+        with warnings.catch_warnings():  # 3.12+: fork of a threaded process; the child
+            warnings.simplefilter("ignore", DeprecationWarning)  # only decodes and exits
+            pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:  # the child
+        code = 1
+        try:
+            os.close(r)
+            with open(path, "rb") as f:
+                f.seek(start)
+                rows, spans = _reader(fmt)(f, path.name, session, direction, start, None,
+                                           keep_text)
+            rows.flush()
+            for codes in (rows.methods, rows.keys, rows.sessions, rows.streams):
+                codes.index = {}  # the parent needs the values only
+            data = pickle.dumps((rows, spans), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(w, "wb") as out:
+                out.write(len(data).to_bytes(8, "little"))
+                out.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    return pid, r
+
+
+def _finish(child: tuple[int, int]) -> tuple[Rows, list[np.ndarray]] | None:
+    """The child's rows, or None if it failed."""
+    pid, r = child
+    try:
+        with os.fdopen(r, "rb") as f:
+            head = f.read(8)
+            data = f.read(int.from_bytes(head, "little")) if len(head) == 8 else b""
+    except OSError:
+        data = b""
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        status = 1
+    if status != 0 or not data:
+        return None
+    try:
+        return pickle.loads(data)  # noqa: S301 - our own child's output
+    except Exception:
+        return None

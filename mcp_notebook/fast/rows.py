@@ -35,20 +35,26 @@ class Codes:
         self.index: dict[Any, int] = {}
         self.values: list[Any] = []
 
-    def codes(self, values: list[Any]) -> np.ndarray:
+    def codes(self, values: list[Any], canon: bool = False) -> np.ndarray:
+        """The codes of ``values`` (-1 for None); with ``canon``, equal values in ``values``
+        are replaced by one shared object (the first seen), which saves memory."""
         index = self.index
         get = index.get
-        out = np.empty(len(values), dtype=np.int32)
+        firsts = self.values
+        out = []
+        add = out.append
         for k, v in enumerate(values):
             c = get(v)
             if c is None:
                 if v is None:
                     c = -1
                 else:
-                    c = index[v] = len(self.values)
-                    self.values.append(v)
-            out[k] = c
-        return out
+                    c = index[v] = len(firsts)
+                    firsts.append(v)
+            elif canon:
+                values[k] = firsts[c]
+            add(c)
+        return np.array(out, dtype=np.int32)
 
 
 class Rows:
@@ -60,6 +66,7 @@ class Rows:
         self._new_lists()
         self.arrays: dict[str, list[np.ndarray]] = {}
         self.methods = Codes()
+        self.keys = Codes()  # id keys
         self.sessions = Codes()
         self.streams = Codes()
         # sparse
@@ -104,6 +111,7 @@ class Rows:
 
         put("kind", np.array(self.kind, dtype=np.int8))
         put("id", _objects(self.id))
+        put("id_code", self.keys.codes(self.id_key, canon=True))
         put("id_key", _objects(self.id_key))
         put("method", self.methods.codes(self.method))
         put("line", np.array(self.line, dtype=np.int64))
@@ -118,8 +126,8 @@ class Rows:
         self._new_lists()
 
     def column(self, name: str, dtype: Any) -> np.ndarray:
-        """A flushed column, whole."""
-        parts = self.arrays.get(name, [])
+        """A flushed column, whole (its per-block pieces are let go)."""
+        parts = self.arrays.pop(name, [])
         if not parts:
             return np.empty(0, dtype=dtype)
         return parts[0] if len(parts) == 1 else np.concatenate(parts)

@@ -16,12 +16,13 @@ import numpy as np
 import pandas as pd
 
 from ..lazytext import LazyTextArray, ListSource, MultiSource, TextSource
-from ..table import Columns
+from ..table import Columns, int64_or_na
 from .rows import DIR_CODE, KIND_CODE, KINDS
 
 __all__ = ["Store", "Part", "Sparse", "factorize", "KINDS"]
 
 DIRS = ("c2s", "s2c")
+_INT64 = 1 << 63
 
 
 def factorize(values: Sequence[Any]) -> tuple[np.ndarray, list[Any]]:
@@ -94,6 +95,7 @@ class Part:
     kind: np.ndarray  # int8
     id: np.ndarray  # object
     id_key: np.ndarray  # object
+    id_code: tuple[np.ndarray, list[Any]]  # int32 codes of id_key (-1: none), distinct keys
     method: tuple[np.ndarray, list[Any]]  # codes, categories
     size: np.ndarray  # int64
     ts: np.ndarray  # float64
@@ -124,6 +126,7 @@ class Store:
     kind: np.ndarray  # int8: index into KINDS
     id: np.ndarray  # object
     id_key: np.ndarray  # object
+    id_code: tuple[np.ndarray, list[Any]]  # int32 codes of id_key (-1: none), distinct keys
     method: tuple[np.ndarray, list[Any]]
     error_code: Any  # pandas Int64 array
     error_message: np.ndarray  # object
@@ -160,8 +163,9 @@ class Store:
             session=factorize(c.session), stream=factorize(c.stream),
             direction=np.array([DIR_CODE.get(d, -1) for d in c.direction], dtype=np.int8),
             kind=np.array([KIND_CODE[k] for k in c.kind], dtype=np.int8),
-            id=_objects(c.id), id_key=_objects(c.id_key), method=factorize(c.method),
-            error_code=pd.array(c.error_code, dtype="Int64"),
+            id=_objects(c.id), id_key=_objects(c.id_key), id_code=factorize(c.id_key),
+            method=factorize(c.method),
+            error_code=int64_or_na(c.error_code),
             error_message=_objects(c.error_message),
             is_tool_error=np.array(c.is_tool_error, dtype=bool),
             size=np.array(c.size, dtype=np.int64), raw=_objects(c.raw), source=_objects(c.source),
@@ -197,10 +201,10 @@ class Store:
 
         code_vals = np.zeros(n, dtype=np.int64)
         code_mask = np.ones(n, dtype=bool)
-        if sp["error_code"]:
-            rows = np.fromiter(sp["error_code"], dtype=np.int64, count=len(sp["error_code"]))
-            code_vals[rows] = np.fromiter(sp["error_code"].values(), dtype=np.int64,
-                                          count=len(rows))
+        fits = {r: v for r, v in sp["error_code"].items() if -_INT64 <= v < _INT64}
+        if fits:
+            rows = np.fromiter(fits, dtype=np.int64, count=len(fits))
+            code_vals[rows] = np.fromiter(fits.values(), dtype=np.int64, count=len(rows))
             code_mask[rows] = False
         return cls(
             n=n,
@@ -210,7 +214,7 @@ class Store:
             kind=_cat_arrays([p.kind for p in parts], np.int8),
             id=_cat_arrays([p.id for p in parts], object),
             id_key=_cat_arrays([p.id_key for p in parts], object),
-            method=cat(lambda p: p.method),
+            id_code=cat(lambda p: p.id_code), method=cat(lambda p: p.method),
             error_code=pd.arrays.IntegerArray(code_vals, code_mask),
             error_message=_fill(n, sp["error_message"], object, None),
             is_tool_error=_fill(n, sp["is_tool_error"], bool, False),
@@ -233,6 +237,7 @@ class Store:
         # from_parts rebuilds error codes from the sparse dict; keep the exact arrays
         out.error_code = pd.array(np.concatenate([np.asarray(s.error_code, dtype=object)
                                                   for s in stores]), dtype="Int64")
+        # (every piece's codes already fit int64)
         return out
 
     def as_part(self) -> Part:
@@ -246,7 +251,7 @@ class Store:
             "local_time": {int(i): True for i in np.flatnonzero(self.local_time)},
         }
         return Part(n=self.n, kind=self.kind, id=self.id, id_key=self.id_key,
-                    method=self.method, size=self.size, ts=self.ts, session=self.session,
+                    id_code=self.id_code, method=self.method, size=self.size, ts=self.ts, session=self.session,
                     stream=self.stream, direction=self.direction, sparse=sparse,
                     flags=self.flags, extra=self.extra, raw=_source_of(self.raw),
                     source=_source_of(self.source), blank=self.blank_lines, ref=self.ref,

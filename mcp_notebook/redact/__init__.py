@@ -98,8 +98,8 @@ def _har_report(trace: Any, rows: list[tuple[str, Hit]]) -> pd.DataFrame:
     """Name each HAR finding's frame (its part's, else its entry's); drop the copies a
     proxy's ``_sseEvents`` hold of the SSE body."""
     first: dict[str, int] = {}
-    for seq, source in enumerate(trace._cols.source):
-        first.setdefault(source, seq)
+    for i, src in enumerate(trace._cols.source):
+        first.setdefault(src, i)
     out: list[tuple[int | None, str, Hit]] = []
     seen: set[tuple[str, Hit]] = set()
     for source, hit in rows:

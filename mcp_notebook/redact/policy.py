@@ -27,6 +27,7 @@ import re
 import secrets as _secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, NamedTuple
 
 __all__ = ["Policy", "Redactor", "Hit", "TOKEN_RE", "DEFAULT_KEYS", "DEFAULT_VALUES",
@@ -211,7 +212,7 @@ class Redactor:
             text = _HEADER_LINE.sub(lambda m: self._header_line(m, where, hits), text)
         for kind, rx, needs in self._values:
             if not needs or any(n in low for n in needs):
-                text = rx.sub(lambda m, k=kind: self._shape(m, k, where, hits), text)
+                text = rx.sub(partial(self._shape, kind=kind, where=where, hits=hits), text)
         if ":" not in text and "=" not in text:
             return text
         return self._kvs(text, where, hits)

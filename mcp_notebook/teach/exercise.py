@@ -18,7 +18,7 @@ import pandas as pd
 from ..core.rules import RULES, rule
 from .faults import Fault, found
 
-__all__ = ["Exercise", "Feedback"]
+__all__ = ["Exercise", "Feedback", "Hint"]
 
 _CODES = sorted(r.code for r in RULES)
 
@@ -41,6 +41,17 @@ class Feedback:
         items = "".join(f"<li>{_md(line)}</li>" for line in self.lines[1:])
         return (f"<div class='mn-feedback' style='border-left:4px solid {color};"
                 f"padding:2px 10px'><b>{_md(self.lines[0])}</b><ul>{items}</ul></div>")
+
+
+class Hint(str):
+    """A hint: a plain string that shows as text, not as a quoted repr, in a notebook."""
+
+    def __repr__(self) -> str:
+        return f"Hint: {self}"
+
+    def _repr_html_(self) -> str:
+        return (f"<div class='mn-hint' style='border-left:4px solid #8250df;padding:2px 10px'>"
+                f"<b>Hint:</b> {_md(self)}</div>")
 
 
 def _md(text: str) -> str:
@@ -81,10 +92,10 @@ class Exercise:
                 "the codes are in <code>mn.rules()</code>.</small></div>")
 
     # -- hints ---------------------------------------------------------------------------------
-    def hint(self) -> str:
+    def hint(self) -> Hint:
         """The next hint: general first, then narrower; the last one narrows to a few frames."""
         self._hints += 1
-        return self._hint(self._hints - 1)
+        return Hint(self._hint(self._hints - 1))
 
     def _hint(self, level: int) -> str:
         seqs = sorted(self._key)

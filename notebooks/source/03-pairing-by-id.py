@@ -161,12 +161,25 @@ p["request_order"] = p["request_seq"].rank().astype(int)
 p[["request_seq", "response_seq", "id", "method", "request_order", "answer_order", "latency"]]
 
 # %% [markdown]
-# The timeline shows it better: each request and its answer are one span; overlapping
-# spans were in flight together. (Scroll to zoom, drag to pan; the purple span is a call
-# that was cancelled, notebook 05.)
+# The timeline shows it better: each request and its answer are one span, and spans that
+# overlap were in flight together. The whole session first (the purple span is a call that
+# was cancelled, notebook 05):
 
 # %%
 mn.timeline(pc)
+
+# %% [markdown]
+# The four requests overlap for a few milliseconds only, so here is the same timeline with
+# its window set to the 11 ms after the first of them was sent. The long call's span runs
+# off the right edge; the ping, sent last, closes first. (In a live notebook, scroll to
+# zoom and drag to pan; double-click fits the whole session again.)
+
+# %%
+zoomed = mn.timeline(pc)
+start = p.loc[p["answer_order"] != p["request_order"], "t_request"].min()
+t0 = (start - zoomed.prepared.origin).total_seconds()  # the axis counts seconds from the origin
+zoomed.window = [t0 - 0.001, t0 + 0.010]
+zoomed
 
 # %% [markdown]
 # ## Exercise: the id that changed type

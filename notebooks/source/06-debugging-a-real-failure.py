@@ -11,6 +11,7 @@
 # *About 20 minutes.*
 
 # %%
+import subprocess
 import sys
 
 import mcp_notebook as mn
@@ -155,10 +156,13 @@ for row in bt.violations.itertuples():
 # ## Step 7: the same check in CI
 #
 # The command line runs the same checker and exits non-zero when it finds an error, so a
-# test suite can record a session against the server and fail on the first broken rule:
+# test suite can record a session against the server and fail on the first broken rule.
+# In a terminal: `mcp-notebook check data/broken-duplicate-response.jsonl`. From here:
 
 # %%
-!{sys.executable} -m mcp_notebook.cli check {path}
+run = subprocess.run([sys.executable, "-m", "mcp_notebook.cli", "check", str(path)],
+                     capture_output=True, text=True)
+print(run.stdout + run.stderr + f"exit status: {run.returncode}")
 
 # %% [markdown]
 # ## Exercise: find the duplicate yourself

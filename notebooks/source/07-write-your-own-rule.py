@@ -77,10 +77,13 @@ print(progress_after_cancel.cite)
 def check_progress_after_cancel(t):
     """Progress notifications for a request after its cancel."""
     cancelled = t.pairs.dropna(subset=["cancel_seq"])
+    progress = t.frames[t.frames["method"] == "notifications/progress"]
     for row in cancelled.itertuples():
-        pass  # your code: yield seq, row.cancel_seq, "a detail"
-    return
-    yield
+        # Your code: find the progressToken of the request (t.message(row.request_seq)),
+        # then the frames of `progress` with that token after row.cancel_seq, and for each:
+        #     yield seq, row.cancel_seq, "a short detail"
+        pass
+    yield from ()  # (makes this function a generator while it finds nothing)
 
 
 # %% [markdown]

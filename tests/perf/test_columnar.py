@@ -1,0 +1,160 @@
+"""The columnar pairing, direction inference and checks against the reference walks.
+
+Random traces with a small id space (so ids collide, repeat, cross sides and types),
+cancels, progress tokens and transport errors; and every rule case of
+``tests/core/test_rules.py`` through both whole pipelines.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from reference import materialised, reference_columns, reference_tables
+
+import mcp_notebook as mn
+from mcp_notebook.core.direction import infer
+from mcp_notebook.core.direction_vec import infer_codes
+from mcp_notebook.core.pairing import pair
+from mcp_notebook.core.pairing_vec import OUTCOMES, pair_arrays
+from mcp_notebook.fast.store import Store
+from mcp_notebook.table import Columns
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+
+_DIRS = (None, "c2s", "s2c")
+
+
+def random_columns(rng: random.Random, n: int) -> Columns:
+    c = Columns()
+    methods = ["tools/call", "initialize", "ping", "zz/custom", "sampling/createMessage",
+               "notifications/message"]
+    for i in range(n):
+        k = rng.choice(["request"] * 4 + ["result"] * 3 + ["error", "notification",
+                                                          "notification", "invalid"])
+        d = rng.choice(["c2s", "s2c", None] if rng.random() < 0.15 else ["c2s", "s2c"])
+        keys = ["1", "2", '"1"', '"2"', "3", "null"]
+        ik = rng.choice(keys + [None]) if k in ("result", "error") else rng.choice(keys)
+        m = ref = prog = None
+        if k == "request":
+            m = rng.choice(methods)
+            if rng.random() < 0.3:
+                ref = rng.choice(["1", '"t"', "2"])
+        elif k == "notification":
+            m = rng.choice(["notifications/cancelled", "notifications/progress",
+                            "notifications/progress", "x"])
+            ik = None
+            if m != "x" and rng.random() < 0.9:
+                ref = rng.choice(["1", '"1"', "2", '"t"'])
+            if m == "notifications/progress" and rng.random() < 0.8:
+                prog = float(rng.choice([1, 2, 3, 2.5]))
+        elif k == "invalid":
+            ik = None
+        batch = rng.choice([None] * 8 + [0, 1])
+        for name, v in [("ts", float(i)), ("session", rng.choice(["a", "b", None])),
+                        ("stream", "stdio"), ("direction", d), ("kind", k), ("id", None),
+                        ("id_key", ik), ("method", m), ("error_code", None),
+                        ("error_message", None),
+                        ("is_tool_error", k == "result" and rng.random() < 0.2), ("size", 1),
+                        ("raw", "{}"), ("source", "x"), ("batch", batch), ("reason", None),
+                        ("local_time", False), ("flags", ()), ("ref", ref), ("progress", prog),
+                        ("version", None)]:
+            getattr(c, name).append(v)
+        if k in ("result", "error") and rng.random() < 0.03:
+            c.extra[i] = {"transport_error": 500}
+    return c
+
+
+SEEDS = range(150)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pairing_matches_the_walk(seed: int) -> None:
+    rng = random.Random(seed)
+    c = random_columns(rng, rng.randint(0, 120))
+    st = Store.from_columns(c)
+    skip = sorted(i for i, e in c.extra.items() if "transport_error" in e)
+    rows, findings = pair(range(len(c)), c.session, c.direction, c.kind, c.id_key, c.method,
+                          c.is_tool_error, c.ref, c.progress, skip=set(skip))
+    pt = pair_arrays(st.kind, st.session[0], st.direction, st.id_key, st.id_code[0],
+                     st.id_code[1], st.method[0], st.method[1], st.is_tool_error, st.ref,
+                     st.progress, skip=skip)
+    sess, meth = [*st.session[1], None], [*st.method[1], None]
+    got = [(int(pt.request_seq[i]), int(pt.response_seq[i]), sess[pt.session[i]],
+            _DIRS[pt.requester[i] + 1], pt.id_key[i], meth[pt.method[i]],
+            OUTCOMES[pt.outcome[i]], int(pt.cancel_seq[i]), int(pt.progress_count[i]))
+           for i in range(len(pt))]
+
+    def opt(v: int | None) -> int:
+        return -1 if v is None else v
+
+    want = [(opt(r.request_seq), opt(r.response_seq), r.session, r.requester, r.id_key,
+             r.method, r.outcome, opt(r.cancel_seq), r.progress_count) for r in rows]
+    assert got == want
+    assert pt.findings == [(f.seq, f.rule, f.related_seq, f.detail) for f in findings]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_direction_inference_matches(seed: int) -> None:
+    rng = random.Random(seed)
+    c = random_columns(rng, rng.randint(0, 100))
+    for i in range(len(c)):
+        if rng.random() < 0.7:
+            c.direction[i] = None
+    st = Store.from_columns(c)
+    got = infer_codes(st.kind, st.session[0], st.id_code[0], st.method[0], st.method[1],
+                      st.direction)
+    assert [_DIRS[d + 1] for d in got.tolist()] == infer(c.kind, c.session, c.id_key,
+                                                          c.method, c.direction)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_whole_tables_match(seed: int) -> None:
+    rng = random.Random(seed)
+    c = random_columns(rng, rng.randint(0, 80))
+    t = mn.Trace(Store.from_columns(c))
+    frames, pairs, violations = reference_tables(c)
+    pd.testing.assert_frame_equal(t.frames, frames)
+    pd.testing.assert_frame_equal(t.pairs, pairs)
+    pd.testing.assert_frame_equal(t.violations, violations)
+
+
+def _rule_cases() -> list[tuple[str, str, list, dict]]:
+    from test_rules import CASES, INIT, INIT_0326
+
+    out = []
+    for code, (bad, good, opts) in sorted(CASES.items()):
+        if opts == "batch":
+            out += [(code, "bad", INIT + bad, {}), (code, "good", INIT_0326 + good, {})]
+        else:
+            out += [(code, "bad", bad, opts), (code, "good", good, opts)]
+    return out
+
+
+@pytest.mark.parametrize("code,which,rows,opts", _rule_cases(),
+                         ids=[f"{c}-{w}" for c, w, _, _ in _rule_cases()])
+@pytest.mark.parametrize("fmt", ["tap", "ndjson"])
+def test_rule_cases_both_pipelines(tmp_path: Path, code: str, which: str, rows: list,
+                                   opts: dict, fmt: str) -> None:
+    from helpers import tap
+
+    if fmt == "tap":
+        path = tap(tmp_path / "c.jsonl", rows)
+    else:
+        import json
+
+        path = tmp_path / "c.ndjson"
+        path.write_text("\n".join(m if isinstance(m, str) else json.dumps(m) for _, m in rows)
+                        + "\n")
+    version = opts.get("version")
+    t = mn.load(path, format=fmt, version=version)
+    frames, pairs, violations = reference_tables(reference_columns([path], fmt), version)
+    pd.testing.assert_frame_equal(materialised(t.frames), frames)
+    pd.testing.assert_frame_equal(t.pairs, pairs)
+    pd.testing.assert_frame_equal(t.violations, violations)
+    assert np.array_equal(t.frames["seq"].to_numpy(), np.arange(len(frames)))

@@ -1,0 +1,216 @@
+"""The fast paths give the reference's frames, pairs and violations, cell for cell.
+
+Each case is loaded twice: by ``mn.load`` (fast loader for NDJSON and tap, columnar
+pairing and checks) and by the reference pipeline of :mod:`reference` (reader records
+classified one by one, the pure-Python pairing walk and checks). The three DataFrames
+must be equal, with the frame text read from memory and from disk by offset.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from reference import materialised, reference_columns, reference_tables
+
+import mcp_notebook as mn
+from mcp_notebook import fast
+
+ROOT = Path(__file__).resolve().parents[2]
+WILD = ROOT / "tests" / "fixtures" / "wild"
+DATA = ROOT / "data"
+
+
+def assert_same(paths: list[Path], fmt: str = "auto", **opts: object) -> mn.Trace:
+    version = opts.pop("version", None)
+    t = mn.load(paths, format=fmt, version=version, **opts)  # type: ignore[arg-type]
+    frames, pairs, violations = reference_tables(reference_columns(paths, fmt, **opts),
+                                                 version)  # type: ignore[arg-type]
+    pd.testing.assert_frame_equal(materialised(t.frames), frames)
+    pd.testing.assert_frame_equal(t.pairs, pairs)
+    pd.testing.assert_frame_equal(t.violations, violations)
+    return t
+
+
+# -- lines the fast loader must hand to the reference, or decide as the reference does -------
+ODD_LINES = [
+    '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}',
+    '{"jsonrpc":"2.0","id":-0,"result":{"protocolVersion":"2025-06-18"}}',
+    '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}',
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":0}}}',
+    '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":0,"progress":1}}',
+    '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":0,"progress":true}}',
+    '{"jsonrpc":"2.0","id":"a\\"b","method":"ping"}',
+    '{"jsonrpc":"2.0","id":"a\\u0062","method":"ping"}',
+    '{"jsonrpc":"2.0","id":"ab","result":{}}',
+    '{"jsonrpc":"2.0","id":"tab\\tid","method":"ping"}',
+    '{"jsonrpc":"2.0","id":1.0,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":1e3,"result":{}}',
+    '{"jsonrpc":"2.0","id":true,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
+    '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"}}',
+    '{"jsonrpc":"2.0","id":18446744073709551621,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":18446744073709551621,"result":{"isError":true}}',
+    '{"jsonrpc":"2.0","id":9,"error":{"code":99999999999999999999,"message":"x"}}',
+    '{"jsonrpc":"2.0","id":9,"error":{"code":-32601.5,"message":"x"}}',
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_m\\u0065ta":{"progressToken":"t"}}}',
+    '{"jsonrpc":"2.0","id":2,"result":{"is\\u0045rror":true}}',
+    '{"jsonrpc":"2.0","id":3,"result":{"isError":"yes"}}',
+    '{"jsonrpc":"2.0","id":4,"result":null}',
+    '{"jsonrpc":"2.0","id":5,"method":"x","params":[1]}',
+    '{"jsonrpc":"2.0","id":5,"method":"rpc.discover"}',
+    '{"jsonrpc":"2.0","id":6,"method":"x","result":{}}',
+    '{"jsonrpc":"1.0","id":7,"method":"ping"}',
+    '{"id":7,"method":"ping"}',
+    '{"jsonrpc":"2.0","method":5}',
+    '{"jsonrpc":"2.0","method":"a","method":"b"}',
+    '{"jsonrpc":"2.0","method":5,"method":"b"}',
+    '[{"jsonrpc":"2.0","id":10,"method":"ping"},{"jsonrpc":"2.0","method":"x"}]',
+    '[]',
+    '[1, "x"]',
+    '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"1"}}',
+    '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.5}}',
+    '   ',
+    '\t{"jsonrpc":"2.0","id":11,"method":"ping"}\x0c',
+    ' {"jsonrpc":"2.0","id":12,"method":"ping"} ',
+    '{"jsonrpc":"2.0","id":12,"result":{"_meta":{}}}',
+    '{"jsonrpc":"2.0","id":13,"method":"ping"}',
+    '{"jsonrpc": "2.0", "id": 13, "result": {"pong": 1}}',
+    '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":NaN}}',
+    '{"jsonrpc":"2.0","method":"x",}',
+    '{"jsonrpc":"2.0","method":"x"',
+    'Content-Length: 52',
+    '"just a string"',
+    "[" * 3000 + "]" * 3000,
+    '{"jsonrpc":"2.0","id":14,"method":"initialize","params":{"_meta":{'
+    '"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}',
+    '{"jsonrpc":"2.0","id":15,"method":"tools/list","params":{"_meta":{'
+    '"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}',
+]
+
+
+def _write_ndjson(path: Path, lines: list[str], crlf: bool = False, bom: bool = False) -> Path:
+    end = b"\r\n" if crlf else b"\n"
+    data = end.join(ln.encode("utf-8") for ln in lines) + end
+    data = data.replace(b"\x00BAD", b"\xff\xfe")
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + data)
+    return path
+
+
+@pytest.mark.parametrize("crlf,bom", [(False, False), (True, True)])
+def test_odd_lines_ndjson(tmp_path: Path, text_mode: str, crlf: bool, bom: bool) -> None:
+    lines = ODD_LINES + ["", "\r", '{"jsonrpc":"2.0","id":16,"method":"x\x00BAD"}',
+                         '{"jsonrpc":"2.0","id":17,"result":{"t":"\x00BAD"}}']
+    assert_same([_write_ndjson(tmp_path / "odd.ndjson", lines, crlf, bom)])
+
+
+def test_odd_lines_tap(tmp_path: Path, text_mode: str) -> None:
+    path = tmp_path / "odd.jsonl"
+    recs = [json.dumps({"ts": 1000.0 + i, "dir": ("c2s", "s2c")[i % 2], "raw": ln,
+                        "session": "s" if i % 3 else None})
+            for i, ln in enumerate(ODD_LINES)]
+    recs += [json.dumps({"ts": "2025-01-02T03:04:05Z", "dir": "c2s", "raw": ODD_LINES[0]}),
+             json.dumps({"ts": 5, "dir": "stderr", "raw": "log \u00e9"}),
+             json.dumps({"ts": None, "dir": "meta", "raw": "start", "event": "start"}),
+             json.dumps({"ts": 6.5, "dir": "sideways", "raw": "x"}),
+             json.dumps({"ts": 7.0, "dir": "s2c", "raw": "\ud800 lone"}),
+             json.dumps({"ts": 8.0, "dir": "c2s", "raw": "{\n\"jsonrpc\":\"2.0\",\"method\":\"x\"}"}),
+             json.dumps({"ts": 9.0, "dir": "c2s", "raw": "abc", "raw_b64": "YWL/"}),
+             json.dumps({"ts": 9.5, "dir": "c2s", "raw": '{"jsonrpc":"2.0"', "truncated": 999}),
+             json.dumps({"ts": 9.7, "dir": "s2c", "raw": "x", "kind": "invalid", "reason": "r",
+                         "source": "elsewhere:3", "stream": "http", "local_time": True}),
+             "not a tap record", "", json.dumps({"dir": "c2s"}), "[" * 3000]
+    path.write_text("\n".join(recs) + "\n", encoding="utf-8", errors="surrogatepass")
+    assert_same([path], "tap")
+
+
+@pytest.mark.parametrize("name", ["edge.ndjson", "edge.tap.jsonl", "plain.tap.jsonl"])
+def test_generated_edge_captures(edge_captures: dict[str, Path], text_mode: str,
+                                 name: str) -> None:
+    t = assert_same([edge_captures[name]])
+    assert len(t.violations) and len(t.pairs)
+
+
+def test_one_sided_ndjson_and_sessions(edge_captures: dict[str, Path]) -> None:
+    assert_same([edge_captures["edge.ndjson"]], direction="s2c", session="named")
+
+
+def test_several_files_and_formats(edge_captures: dict[str, Path], text_mode: str) -> None:
+    data = sorted(DATA.glob("*.jsonl"))[:2] + sorted(DATA.glob("*.har"))[:1]
+    assert_same([edge_captures["edge.ndjson"], *data, edge_captures["plain.tap.jsonl"]])
+
+
+def test_gzip(tmp_path: Path, edge_captures: dict[str, Path]) -> None:
+    import gzip
+
+    gz = tmp_path / "edge.ndjson.gz"
+    gz.write_bytes(gzip.compress(edge_captures["edge.ndjson"].read_bytes()))
+    assert_same([gz])
+
+
+CAPTURES = sorted([p for p in WILD.iterdir() if p.is_dir()]
+                  + [p for p in DATA.iterdir() if p.suffix in (".jsonl", ".har")])
+
+
+@pytest.mark.parametrize("capture", CAPTURES, ids=[p.name for p in CAPTURES])
+def test_real_captures(capture: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real captures of every format, as ``mn.load`` reads them (folders, dedupe, notes):
+    the columnar engine against the reference one, on the same rows."""
+    t = mn.load(capture)
+    monkeypatch.setattr(fast, "ENABLED", False)
+    ref = mn.load(capture)
+    assert t.notes == ref.notes
+    frames, pairs, violations = reference_tables(ref._cols)
+    pd.testing.assert_frame_equal(materialised(t.frames), frames)
+    pd.testing.assert_frame_equal(t.pairs, pairs)
+    pd.testing.assert_frame_equal(t.violations, violations)
+    assert t.summary() == ref.summary()
+
+
+def test_reference_switch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                          edge_captures: dict[str, Path]) -> None:
+    monkeypatch.setattr(fast, "ENABLED", False)
+    t = assert_same([edge_captures["edge.tap.jsonl"]])
+    assert t.frames["raw"].dtype == object
+
+
+def test_lazy_text_reads_the_file_and_sees_it_change(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fast, "LAZY_TEXT_MIN_BYTES", 0)
+    path = _write_ndjson(tmp_path / "a.ndjson", ODD_LINES[:4])
+    t = mn.load(path)
+    raw = t.frames["raw"]
+    assert str(raw.dtype) == "lazytext" and raw[3] == ODD_LINES[3]
+    assert t.message(0)["method"] == "initialize"
+    assert raw[raw.str.contains("initialized")].tolist() == [ODD_LINES[3]]
+    assert t.frames["source"].tolist() == [f"a.ndjson:{i}" for i in range(1, 5)]
+    path.write_text("changed\n")
+    from mcp_notebook.lazytext import StaleCaptureError
+
+    with pytest.raises(StaleCaptureError, match="changed on disk"):
+        raw.tolist()
+
+
+@pytest.mark.parametrize("name", ["edge.ndjson", "edge.tap.jsonl"])
+def test_split_over_two_processes(edge_captures: dict[str, Path], text_mode: str, split: None,
+                                  monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    from mcp_notebook.fast import parallel
+
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    parts = parallel.read_file(edge_captures[name], "ndjson" if "ndjson" in name else "tap",
+                               name, None, gz=False, keep_text=False)
+    assert len(parts) == 2 and len(parts[1][0]) > 0  # the child's half came back
+    assert_same([edge_captures[name]])
+
+
+def test_split_falls_back_when_the_child_fails(edge_captures: dict[str, Path], split: None,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp_notebook.fast import parallel
+
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "_finish", lambda child: None)
+    assert_same([edge_captures["edge.ndjson"]])
