@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -253,7 +254,8 @@ class Trace:
         body = "".join(f"<td>{html.escape(str(val))}</td>" for _, val in cells)
         rules = ", ".join(f"{html.escape(k)} × {n}" for k, n in list(v["by_rule"].items())[:8])
         sev = v["by_severity"]
-        paths = html.escape(", ".join(self.paths[:3]) + (" …" if len(self.paths) > 3 else ""))
+        names = [Path(p).name for p in self.paths[:3]]  # file names: no machine paths
+        paths = html.escape(", ".join(names) + (" …" if len(self.paths) > 3 else ""))
         return (
             f"<div class='mcp-trace'><b>MCP trace</b> <small>{paths}</small>"
             f"<table><tr>{head}</tr><tr>{body}</tr></table>"

@@ -81,8 +81,10 @@ TRACES: dict[str, tuple[str, str, str]] = {
         "**A deliberately broken server, for teaching** (`scripts/broken_server.py`, not a "
         "real product). After tools/list it answers id 9999, which nobody sent (an orphan); "
         "it answers `echo` twice (a duplicate response); it answers `lookup` (id 4) with "
-        "the id `\"4\"` (a string: an orphan, and request 4 stays unanswered: the SDK client "
-        "gives up after its 1.5 s read timeout without sending a cancel).")),
+        "the id `\"4\"` (a string, not the number it was sent as). The checker reports an "
+        "id type mismatch and leaves request 4 unanswered; the Python SDK client itself "
+        "accepts `\"4\"` for 4 on purpose (it coerces ids, as the TypeScript SDK does) and "
+        "carries on with a ping.")),
 }
 
 
