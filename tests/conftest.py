@@ -1,10 +1,33 @@
+import os
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+#: Debian's Chromium, driven by Playwright (``playwright install`` cannot download here)
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
 
 def pytest_collection_modifyitems(session, config, items):
     """Browser tests last: Playwright's sync API keeps an event loop running in the main
     thread for the rest of the session, which other tests' ``asyncio.run`` cannot share."""
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the whole session (two sync Playwrights cannot share a
+    thread). Browser tests skip only when Chromium is absent; CI installs it."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()

@@ -320,19 +320,20 @@ def _fill(n: int, values: dict[int, Any], dtype: Any, default: Any) -> np.ndarra
 
 
 def _concat_codes(pieces: Sequence[tuple[np.ndarray, list[Any]]]) -> tuple[np.ndarray, list[Any]]:
+    """Codes of consecutive pieces in one code space (categories in order of first sight)."""
     if len(pieces) == 1:
         return pieces[0][0].astype(np.int32, copy=False), list(pieces[0][1])
     cats: list[Any] = []
-    index: dict[Any, int] = {}
     out = []
     for codes, local in pieces:
-        remap = np.empty(len(local) + 1, dtype=np.int32)
-        for i, v in enumerate(local):
-            if v not in index:
-                index[v] = len(cats)
-                cats.append(v)
-            remap[i] = index[v]
-        remap[len(local)] = -1
+        if cats and local:
+            idx = pd.Index(cats, dtype=object).get_indexer(pd.Index(local, dtype=object))
+        else:
+            idx = np.full(len(local), -1, dtype=np.int64)
+        miss = np.flatnonzero(idx < 0)
+        idx[miss] = len(cats) + np.arange(len(miss))
+        cats.extend(local[i] for i in miss.tolist())
+        remap = np.append(idx, -1).astype(np.int32)
         out.append(remap[codes])  # codes of -1 pick the last entry: -1
     return np.concatenate(out) if out else np.empty(0, np.int32), cats
 

@@ -24,10 +24,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # labhelpers
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "tests" / "artifacts"
 LOCAL = ("file://", "http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost",
@@ -35,16 +31,6 @@ LOCAL = ("file://", "http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "w
 
 
 
-@pytest.fixture(scope="session")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture

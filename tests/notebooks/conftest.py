@@ -7,7 +7,6 @@ the HTML test drops those extra cells again before exporting.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
@@ -85,23 +84,9 @@ def executed():
 
 # -- a headless browser that may only load local files (for the HTML export test) ------------
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 LOCAL = ("file://", "data:", "blob:", "about:")
 
 
-@pytest.fixture(scope="session")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -142,7 +143,10 @@ def test_reader_alone_survives_every_hostile_file(fmt: str, tmp_path: Path) -> N
     for case, data in FILES.items():
         path = tmp_path / case
         path.write_bytes(data)
-        collect(readers.REGISTRY[fmt].read(path))
+        try:
+            collect(readers.REGISTRY[fmt].read(path))
+        except (OSError, EOFError, zlib.error):  # an I/O error: mn.load says "cannot be read"
+            assert case.endswith(".gz")
 
 
 @pytest.mark.parametrize("fmt", sorted(_DEEP_DOCS))
