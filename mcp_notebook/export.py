@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import math
 from pathlib import Path
 from typing import Any
@@ -14,8 +15,16 @@ __all__ = ["write", "to_tap_records"]
 _encode = msgspec.json.encode
 
 
+_DEFAULT_STREAM = {"stderr": "stderr", "meta": "log"}  # any other dir: stdio
+
+
 def to_tap_records(trace: Any) -> list[dict[str, Any]]:
-    """One tap record per captured frame (a batch's members share one record)."""
+    """One tap record per captured frame (a batch's members share one record).
+
+    Besides ``ts, dir, raw, session`` a record keeps what the frame would otherwise lose
+    on the way back: a reader's ``kind``/``reason`` for rows it marked invalid, the
+    ``stream``, ``local_time``, the ``source`` and the reader's ``extra`` context.
+    """
     c = trace._cols
     out: list[dict[str, Any]] = []
     for i in range(len(c)):
@@ -31,11 +40,13 @@ def to_tap_records(trace: Any) -> list[dict[str, Any]]:
         elif kind == "invalid" and c.flags[i] == ():
             rec["kind"] = "invalid"  # forced by the reader: keep its reason
             rec["reason"] = c.reason[i]
-        if c.stream[i] not in ("stdio", "stderr", "log"):
+        if c.stream[i] != _DEFAULT_STREAM.get(rec["dir"], "stdio"):
             rec["stream"] = c.stream[i]
         if c.local_time[i]:
             rec["local_time"] = True
         rec["source"] = c.source[i]
+        if c.extra.get(i):
+            rec["extra"] = c.extra[i]
         out.append(rec)
     return out
 
@@ -48,9 +59,11 @@ def write(trace: Any, path: Path, fmt: str) -> None:
                 if rec["ts"] is not None and math.isnan(rec["ts"]):
                     rec["ts"] = None
                 raw = rec["raw"]
-                if isinstance(raw, str):
-                    rec["raw"] = raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace") \
-                        if _has_surrogates(raw) else raw
+                if isinstance(raw, str) and _has_surrogates(raw):
+                    # bytes that are not UTF-8: readable text, and the exact bytes beside it
+                    exact = raw.encode("utf-8", "surrogateescape")
+                    rec["raw"] = exact.decode("utf-8", "replace")
+                    rec["raw_b64"] = base64.b64encode(exact).decode("ascii")
                 f.write(_encode(rec) + b"\n")
         return
     frames = _flat(trace.frames)

@@ -32,6 +32,7 @@ class _TapLine(msgspec.Struct, gc=False):
     stream: str | None = None
     source: str | None = None
     local_time: bool = False
+    extra: dict[str, Any] | None = None  # a reader's context (HTTP status, SSE event, ...)
     # written by the capture tap: the exact bytes of a line that is not UTF-8, and the full
     # length of a frame longer than its cap (``raw`` then holds only the first bytes)
     raw_b64: str | None = None
@@ -80,6 +81,14 @@ def parse_ts(value: float | str | None) -> float | None:
     return dt.timestamp()
 
 
+def _redacted(raw: str) -> Any:
+    """The envelope of a payload-less log line (``method="x" id=1 params``) that a
+    conversion wrote out: such a line has no JSON to classify."""
+    from .claude_desktop import parse_redacted
+
+    return parse_redacted(raw)
+
+
 def _exact(b64: str, fallback: str) -> str:
     """The exact bytes of ``raw_b64`` as text (bytes that are not UTF-8 as surrogate escapes)."""
     try:
@@ -121,19 +130,21 @@ def read_lines(path: Any, lines: Iterable[tuple[Any, str]], stem: str) -> Iterat
         ts = parse_ts(rec.ts)
         sess = rec.session or stem
         source = rec.source or source
+        extra = rec.extra or {}
         if rec.kind == "invalid":
             yield Record(raw=rec.raw, ts=ts, direction=rec.dir, session=sess, source=source,
                          stream=rec.stream or "stdio", kind="invalid", reason=rec.reason,
-                         local_time=rec.local_time)
+                         local_time=rec.local_time, extra=extra)
         elif rec.dir in ("c2s", "s2c", None):
             yield Record(raw=rec.raw, ts=ts, direction=rec.dir, session=sess, source=source,
-                         stream=rec.stream or "stdio", local_time=rec.local_time)
+                         stream=rec.stream or "stdio", local_time=rec.local_time, extra=extra,
+                         envelope=_redacted(rec.raw) if extra.get("redacted") else None)
         elif rec.dir == "stderr":
             yield Record(raw=rec.raw, ts=ts, session=sess, stream=rec.stream or "stderr",
-                         source=source, kind="stderr", local_time=rec.local_time)
+                         source=source, kind="stderr", local_time=rec.local_time, extra=extra)
         elif rec.dir == "meta":
             yield Record(raw=rec.raw, ts=ts, session=sess, stream=rec.stream or "log",
-                         source=source, kind="log", local_time=rec.local_time)
+                         source=source, kind="log", local_time=rec.local_time, extra=extra)
         else:
             yield Record(raw=line, ts=ts, session=sess, source=source, kind="invalid",
                          reason=f"unknown tap direction {rec.dir!r} (expected c2s, s2c, stderr, meta)")
