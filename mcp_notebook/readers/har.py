@@ -167,7 +167,7 @@ class _Reader:
         try:
             with open_text(self.path) as f:
                 doc = json.load(f)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             return None, f"not a HAR file (not valid JSON: {exc})"
         entries = doc.get("log", {}).get("entries") if isinstance(doc, dict) and isinstance(
             doc.get("log"), dict) else None

@@ -73,7 +73,7 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
         data = f.read()
     try:
         cassette = _decode(data)
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, RecursionError) as exc:
         yield Record(raw="", session=sess, source=path.name, kind="invalid",
                      reason=f"not an mcp-recorder cassette: {exc}")
         return
