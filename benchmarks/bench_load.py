@@ -201,8 +201,9 @@ def plan(sizes: list[int], main_size: int, args: argparse.Namespace) -> list[tup
             todo += [("polars_scan", "ndjson_clean", n), ("polars_scan", "ndjson", n),
                      ("duckdb_read_json", "ndjson_clean", n), ("duckdb_read_json", "ndjson", n),
                      ("duckdb_lenient", "ndjson", n), ("json_loop", "ndjson_clean", n)]
+            todo.append(("json_loop_tap", "tap_clean", n))
             if not big or args.naive_all:
-                todo.append(("json_loop", "ndjson", n))
+                todo += [("json_loop", "ndjson", n), ("json_loop_tap", "tap", n)]
             if not big or args.pandas_1m:
                 todo += [("pandas_read_json", "ndjson_clean", n), ("pandas_read_json", "ndjson", n)]
             todo += [("ours", k, n) for k in FILE_KINDS]
@@ -242,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--naive-all", action="store_true",
-                    help="also run the json.loads loop on the realistic 1M file")
+                    help="also run the json.loads loops on the realistic 1M files")
     ap.add_argument("--pandas-1m", action="store_true",
                     help="also run pandas.read_json at 1M (~100 s and ~14 GB per rep)")
     ap.add_argument("--only", default="", help="comma-separated approaches (e.g. ours,floor)")

@@ -106,6 +106,7 @@ def evaluate(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]
     ratio("ours_over_polars", ("ours", "ndjson_clean"), ("polars_scan", "ndjson_clean"))
     ratio("ours_over_duckdb", ("ours", "ndjson_clean"), ("duckdb_read_json", "ndjson_clean"))
     ratio("json_loop_over_ours", ("json_loop", "ndjson_clean"), ("ours", "ndjson_clean"))
+    ratio("json_loop_over_ours_tap", ("json_loop_tap", "tap_clean"), ("ours", "tap_clean"))
     ratio("ours_over_floor", ("ours", "ndjson_clean"), ("floor", "ndjson_clean"))
     ratio("realistic_over_clean_ndjson", ("ours", "ndjson"), ("ours", "ndjson_clean"))
     ratio("realistic_over_clean_tap", ("ours", "tap"), ("ours", "tap_clean"))

@@ -53,7 +53,7 @@ class Trace:
     @cached_property
     def frames(self) -> pd.DataFrame:
         """One row per captured record, in capture order (columns: ``table.FRAME_COLUMNS``)."""
-        return frames_frame(self._store)
+        return _released(frames_frame(self._store))
 
     @cached_property
     def _pairing(self) -> PairTable:
@@ -66,7 +66,7 @@ class Trace:
     @cached_property
     def pairs(self) -> pd.DataFrame:
         """One row per request, plus one per response with no request (``table.PAIR_COLUMNS``)."""
-        return pairs_frame(self._pairing, self._store, self.frames)
+        return _released(pairs_frame(self._pairing, self._store, self.frames))
 
     def _check_input(self, versions: dict[Any, str]) -> VecInput:
         s = self._store
@@ -106,7 +106,7 @@ class Trace:
         hits = run_vec(self._check_input(self.versions))
         if not hits:
             return empty(VIOLATION_COLUMNS)
-        return pd.DataFrame({
+        return _released(pd.DataFrame({
             "rule": pd.Series([r.code for r, *_ in hits], dtype=object),
             "severity": pd.Categorical([r.severity for r, *_ in hits],
                                        categories=["error", "warning", "info"]),
@@ -115,7 +115,7 @@ class Trace:
             "message": pd.Series([_message(r, d) for r, _, _, d in hits], dtype=object),
             "spec": pd.Series([r.cite for r, *_ in hits], dtype=object),
             "versions": pd.Series([", ".join(r.versions) for r, *_ in hits], dtype=object),
-        })
+        }))
 
     # -- questions ----------------------------------------------------------------------------
     def message(self, seq: int) -> Any:

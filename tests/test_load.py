@@ -100,3 +100,26 @@ def test_message_of_log_rows_is_none(tmp_path):
     path = tmp_path / "t.jsonl"
     path.write_text(json.dumps({"ts": 1.0, "dir": "stderr", "raw": '{"looks": "like json"}'}) + "\n")
     assert mn.load(path).message(0) is None
+
+
+def test_a_reader_that_fails_midway_keeps_what_it_read(tmp_path, monkeypatch):
+    """A reader bug on hostile input: the rows read so far stay, one invalid row says why."""
+    import types
+
+    from mcp_notebook import readers
+    from mcp_notebook.readers.base import Record
+
+    def read(path, session=None, **options):
+        yield Record(raw='{"jsonrpc":"2.0","id":1,"method":"ping"}', direction="c2s",
+                     session="s", source=f"{path.name}:1")
+        raise KeyError("boom")
+
+    fragile = types.SimpleNamespace(name="fragile", description="test", read=read,
+                                    sniff=lambda head, name: 0)
+    monkeypatch.setitem(readers.REGISTRY, "fragile", fragile)
+    path = tmp_path / "x.txt"
+    path.write_text("anything\n")
+    t = mn.load(path, format="fragile")
+    assert t.frames["kind"].astype(str).tolist() == ["request", "invalid"]
+    assert "KeyError" in t.frames["reason"][1] and "missing" in t.frames["reason"][1]
+    assert t.notes

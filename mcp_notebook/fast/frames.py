@@ -10,7 +10,7 @@ import pandas as pd
 from ..table import FRAME_COLUMNS, empty
 from .store import DIRS, KINDS, Store
 
-__all__ = ["frames_frame", "categorical", "times"]
+__all__ = ["frames_frame", "categorical", "categorical_used", "times"]
 
 #: datetime64[ns] holds the years 1677-2262; a capture time outside them is unknown (NaT)
 _MAX_TS = 9.2e9
@@ -49,6 +49,14 @@ def _shown(values: list[Any]) -> pd.Categorical:
         "utf-8", "backslashreplace") if isinstance(v, str) else v for v in values])
 
 
+def categorical_used(codes: np.ndarray, cats: list) -> pd.Categorical:
+    """``pd.Categorical`` of the values the codes name (categories: those used, sorted)."""
+    used = np.flatnonzero(np.bincount(codes + 1, minlength=len(cats) + 1)[1:])
+    remap = np.full(len(cats) + 1, -1, dtype=np.int32)
+    remap[used] = np.arange(len(used), dtype=np.int32)
+    return categorical(remap[codes], [cats[i] for i in used.tolist()])
+
+
 def frames_frame(s: Store) -> pd.DataFrame:
     n = s.n
     if n == 0:
@@ -56,13 +64,13 @@ def frames_frame(s: Store) -> pd.DataFrame:
     data = {
         "seq": np.arange(n, dtype=np.int64),
         "ts": times(s.ts),
-        "session": categorical(*s.session),
-        "stream": categorical(*s.stream),
+        "session": categorical_used(*s.session),
+        "stream": categorical_used(*s.stream),
         "direction": pd.Categorical.from_codes(s.direction.astype(np.int8), categories=list(DIRS)),
         "kind": pd.Categorical.from_codes(s.kind, categories=list(KINDS)),
         "id": pd.Series(s.id, dtype=object, copy=False),
         "id_key": pd.Series(s.id_key, dtype=object, copy=False),
-        "method": categorical(*s.method),
+        "method": categorical_used(*s.method),
         "error_code": s.error_code,
         "error_message": pd.Series(s.error_message, dtype=object, copy=False),
         "is_tool_error": pd.Series(s.is_tool_error, dtype=bool, copy=False),

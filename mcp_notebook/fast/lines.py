@@ -14,7 +14,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-__all__ = ["Block", "blocks", "bad_utf8"]
+__all__ = ["Block", "blocks", "bad_utf8", "lines_with"]
 
 BLOCK_BYTES = 8 << 20
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -23,9 +23,13 @@ _INDEX = re.compile(r"string index (\d+)")
 
 @dataclass
 class Block:
-    """Whole lines of a file: ``buf[starts[i]:ends[i]]`` is line ``first_line + i``."""
+    """Whole lines of a file: ``buf[starts[i]:ends[i]]`` is line ``first_line + i``.
 
-    buf: bytes
+    ``buf`` is reused for the next block: take what is needed from it before asking for
+    the next one.
+    """
+
+    buf: bytearray
     starts: np.ndarray  # int64, relative to buf
     ends: np.ndarray  # int64, relative to buf, a trailing \r left out
     offset: int  # where buf starts in the (decompressed) file
@@ -38,26 +42,33 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
 
     ``f`` is positioned at ``start`` by the caller.
     """
-    pos = start
-    rest = b""
+    buf = bytearray(block_bytes)
+    have = 0  # bytes of buf in use (a partial line carried over, then new data)
+    pos = start  # file offset of buf[0]
     line = first_line
     bom_checked = start != 0
-    while True:
-        want = block_bytes if stop is None else min(block_bytes, stop - pos - len(rest))
-        chunk = f.read(want) if want > 0 else b""
-        at_end = not chunk
-        buf = rest + chunk if rest else chunk
-        if not buf:
+    at_end = False
+    while not at_end:
+        if have == len(buf):  # one line longer than the buffer: a larger one (not resized:
+            bigger = bytearray(2 * len(buf))  # the caller may still hold views of it)
+            bigger[:have] = buf
+            buf = bigger
+        want = len(buf) - have
+        if stop is not None:
+            want = min(want, stop - pos - have)
+        got = f.readinto(memoryview(buf)[have:have + want]) if want > 0 else 0
+        at_end = not got
+        have += got or 0
+        if not have:
             return
-        arr = np.frombuffer(buf, dtype=np.uint8)
+        arr = np.frombuffer(buf, dtype=np.uint8, count=have)
         nl = np.flatnonzero(arr == 10)
         if at_end:
-            if not len(nl) or nl[-1] != len(buf) - 1:
-                nl = np.append(nl, len(buf))  # a last line without a newline
-            used = len(buf)
+            if not len(nl) or nl[-1] != have - 1:
+                nl = np.append(nl, have)  # a last line without a newline
+            used = have
         elif not len(nl):
-            rest = buf  # one line longer than a block: read on
-            continue
+            continue  # a line longer than what is read so far: read on
         else:
             used = int(nl[-1]) + 1
         starts = np.empty(len(nl), dtype=np.int64)
@@ -69,22 +80,43 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
             if buf.startswith(UTF8_BOM):
                 starts[0] = min(3, int(ends[0]))
         # one trailing \r is not part of the line
-        nonempty = ends > starts
-        cr = np.zeros(len(ends), dtype=bool)
-        idx = np.flatnonzero(nonempty)
-        cr[idx] = arr[ends[idx] - 1] == 13
-        ends -= cr
-        yield Block(buf[:used] if used < len(buf) else buf, starts, ends, pos, line)
+        idx = np.flatnonzero(ends > starts)
+        ends[idx] -= arr[ends[idx] - 1] == 13
+        del arr
+        yield Block(buf, starts, ends, pos, line)
         line += len(nl)
+        rest = have - used
+        buf[:rest] = buf[used:have]
         pos += used
-        rest = buf[used:]
-        if at_end:
-            return
+        have = rest
 
 
-def bad_utf8(buf: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+def lines_with(buf: bytes | bytearray, starts: np.ndarray, ends: np.ndarray,
+               pairs: tuple[bytes, ...]) -> np.ndarray:
+    """Whether each line holds one of the two-byte sequences ``pairs`` (all with the same
+    first byte), found for the whole block at once."""
+    n = len(starts)
+    hi = int(ends[-1]) if n else 0
+    if hi < 2:
+        return np.zeros(n, dtype=bool)
+    arr = np.frombuffer(buf, dtype=np.uint8, count=hi)
+    second = arr[1:]
+    hit = second == pairs[0][1]
+    for p in pairs[1:]:
+        hit |= second == p[1]
+    hit &= arr[:-1] == pairs[0][0]
+    at = np.flatnonzero(hit)
+    out = np.zeros(n, dtype=bool)
+    if len(at):
+        line = np.searchsorted(starts, at, side="right") - 1
+        ok = at + 1 < ends[line]  # both bytes inside the line
+        out[line[ok]] = True
+    return out
+
+
+def bad_utf8(buf: bytes | bytearray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Indices of the lines that are not valid UTF-8 (checked by Arrow, bisecting on failure)."""
-    if buf.isascii():
+    if buf.isascii():  # all of the buffer (conservative: it may hold more than the lines)
         return np.empty(0, dtype=np.int64)
     import pyarrow as pa
 
@@ -96,8 +128,9 @@ def bad_utf8(buf: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     offsets = np.empty(2 * n, dtype=np.int64)
     offsets[0::2] = starts - lo
     offsets[1::2] = ends - lo
+    data = pa.py_buffer(memoryview(buf)[lo:int(ends.max())])
     arr = pa.Array.from_buffers(pa.large_string(), 2 * n - 1,
-                                [None, pa.py_buffer(offsets), pa.py_buffer(buf[lo:])])
+                                [None, pa.py_buffer(offsets), data])
     bad: list[int] = []
     a, stop = 0, 2 * n - 1
     while a < stop:  # validate from a on; the error names the first bad element

@@ -66,7 +66,6 @@ decoder = msgspec.json.Decoder(Message)
 
 _SPECIAL = frozenset(("notifications/cancelled", "notifications/progress", "initialize"))
 _INT64 = 1 << 63
-_ESC = b"\\u"
 _encode = msgspec.json.encode
 
 
@@ -111,16 +110,17 @@ def _details(method: str, p: _Params, has_id: bool) -> tuple[bool, str | None, f
 
 
 def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
-         line_bytes: Callable[[int], bytes], slow: Callable[[int], None],
-         context: Sequence[tuple] | None = None) -> None:
+         escaped: Callable[[int], bool], slow: Callable[[int], None]) -> None:
     """Append one row per decoded message; hand unusual ones to ``slow(line)``.
 
-    ``lines[k]`` is the line of ``msgs[k]``. ``context[k]``, for formats with per-line
-    context, is ``(ts, session, direction code, size)`` of a fast row.
+    ``lines[k]`` is the line of ``msgs[k]``; ``escaped(line)`` says whether the line holds
+    a ``\\u`` escape.
     """
     kind_a, id_a, key_a, meth_a = (rows.kind.append, rows.id.append, rows.id_key.append,
                                    rows.method.append)
     line_a = rows.line.append
+    minfo = rows.method_info  # method name -> (code, 1 special / 2 reserved / 0)
+    mget = minfo.get
     kinds = rows.kind
     base = rows.base
     sp = rows.sparse
@@ -149,14 +149,19 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
             continue
         meth = m.method
         if meth is not UNSET:
-            if m.result is not UNSET or m.error is not UNSET or meth[:4] == "rpc.":
+            info = mget(meth)
+            if info is None:
+                info = minfo[meth] = (rows.method_code(meth),
+                                      2 if meth.startswith("rpc.") else int(meth in _SPECIAL))
+            mc, special = info
+            if m.result is not UNSET or m.error is not UNSET or special == 2:
                 slow(j)
                 continue
             p = m.params
-            if p is not UNSET and (meth in _SPECIAL or p._meta is not None):
+            if p is not UNSET and (special or p._meta is not None):
                 ok, ref, prog, ver = _details(meth, p, key is not None)
-                if not ok or ((ref is not None or ver is not None) and meth not in _SPECIAL
-                              and _ESC in line_bytes(j)):
+                if not ok or ((ref is not None or ver is not None) and not special
+                              and escaped(j)):
                     slow(j)
                     continue
                 r = base + len(kinds)
@@ -190,7 +195,7 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
                     continue
                 tool, ver = res.isError, res.protocolVersion
                 if tool is not UNSET or ver is not UNSET:
-                    if _ESC in line_bytes(j):
+                    if escaped(j):
                         slow(j)
                         continue
                     r = base + len(kinds)
@@ -199,16 +204,8 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
                     if ver is not UNSET:
                         ver_d[r] = ver
                 kind_a(2)
-            meth = None
+            mc = -1
         id_a(val)
         key_a(key)
-        meth_a(meth)
+        meth_a(mc)
         line_a(j)
-        if context is not None:
-            ts, sess, d, size = context[k]
-            rows.ts.append(ts)
-            rows.session.append(sess)
-            rows.direction.append(d)
-            rows.stream.append("stdio")
-            rows.tap_raw.append(True)
-            rows.size.append(size)

@@ -53,6 +53,10 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
                        line0: int = line0) -> bytes:
             return bytes(mv[st[j - line0]:en[j - line0]])
 
+        def escaped(j: int, buf: bytes = buf, st: list[int] = st, en: list[int] = en,
+                    line0: int = line0) -> bool:
+            return buf.find(b"\\u", st[j - line0], en[j - line0]) >= 0
+
         def slow(j: int, line_bytes=line_bytes) -> None:  # noqa: ANN001
             text = line_bytes(j).decode("utf-8", "surrogateescape")
             rec = Record(raw=text, direction=direction, session=session, source=label)
@@ -71,7 +75,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
                 if msgs is not None and len(msgs) != len(seg):
                     msgs = None  # a whitespace-only line was skipped: go line by line
             if msgs is not None:
-                scan(msgs, [line0 + i for i in seg], rows, line_bytes, slow)
+                scan(msgs, [line0 + i for i in seg], rows, escaped, slow)
                 continue
             for i in seg:
                 j = line0 + i
@@ -83,7 +87,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
                 except _DecodeErrors:
                     slow(j)
                     continue
-                scan((m,), (j,), rows, line_bytes, slow)
+                scan((m,), (j,), rows, escaped, slow)
         if keep_text and rows.raw is not None:
             add = rows.raw.append
             for j in rows.line:

@@ -7,31 +7,19 @@ import pandas as pd
 
 from ..core.pairing_vec import OUTCOMES, PairTable
 from ..table import PAIR_COLUMNS, empty
-from .frames import categorical
+from .frames import categorical_used, times
 from .store import DIRS, Store
 
 __all__ = ["pairs_frame", "categorical_used"]
-
-
-def categorical_used(codes: np.ndarray, cats: list) -> pd.Categorical:
-    """``pd.Categorical`` of the values the codes name (categories: those used, sorted)."""
-    used = np.unique(codes[codes >= 0])
-    remap = np.full(len(cats) + 1, -1, dtype=np.int32)
-    remap[used] = np.arange(len(used), dtype=np.int32)
-    return categorical(remap[codes], [cats[i] for i in used.tolist()])
 
 
 def pairs_frame(pt: PairTable, store: Store, frames: pd.DataFrame) -> pd.DataFrame:
     if not len(pt):
         return empty(PAIR_COLUMNS)
     req, resp = pt.request_seq, pt.response_seq
-    ts = frames["ts"].dt.tz_convert(None).to_numpy(dtype="datetime64[ns]")
 
-    def at(seqs: np.ndarray) -> pd.Series:
-        out = np.full(len(seqs), np.datetime64("NaT"), dtype="datetime64[ns]")
-        ok = seqs >= 0
-        out[ok] = ts[seqs[ok]]
-        return pd.Series(out).dt.tz_localize("UTC")
+    def at(seqs: np.ndarray) -> pd.Series:  # the frames' times, converted for these rows only
+        return times(np.where(seqs >= 0, store.ts[np.maximum(seqs, 0)], np.nan))
 
     t_req, t_resp = at(req), at(resp)
     has_req = req >= 0

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..table import Columns
 
-__all__ = ["Rows", "KINDS", "KIND_CODE", "DIR_CODE", "Codes"]
+__all__ = ["Rows", "LineContext", "KINDS", "KIND_CODE", "DIR_CODE", "Codes"]
 
 KINDS = ("request", "notification", "result", "error", "invalid", "stderr", "log")
 KIND_CODE = {k: i for i, k in enumerate(KINDS)}
@@ -57,6 +57,19 @@ class Codes:
         return np.array(out, dtype=np.int32)
 
 
+class LineContext:
+    """The context of each line of a block (tap): time, session code, direction code, stream
+    code and frame size; ``line0`` is the block's first line."""
+
+    def __init__(self, line0: int, n: int) -> None:
+        self.line0 = line0
+        self.ts: list[float | None] = [None] * n
+        self.session: list[int] = [-1] * n
+        self.direction: list[int] = [-1] * n
+        self.stream: list[int] = [-1] * n
+        self.size: list[int] = [0] * n
+
+
 class Rows:
     """The rows of one part of a capture (a file, or a byte range of one)."""
 
@@ -66,6 +79,7 @@ class Rows:
         self._new_lists()
         self.arrays: dict[str, list[np.ndarray]] = {}
         self.methods = Codes()
+        self.method_info: dict[str, tuple[int, int]] = {}  # see message.scan
         self.keys = Codes()  # id keys
         self.sessions = Codes()
         self.streams = Codes()
@@ -87,21 +101,25 @@ class Rows:
         self.kind: list[int] = []
         self.id: list[object] = []
         self.id_key: list[str | None] = []
-        self.method: list[str | None] = []
+        self.method: list[int] = []  # method codes (self.methods), -1: none
         self.line: list[int] = []  # line index (0-based, within the part) of each row
-        # per-row context, for formats that carry it on every line (tap)
-        self.size: list[int] = []
-        self.ts: list[float | None] = []
-        self.session: list[object] = []
-        self.direction: list[int] = []
-        self.stream: list[str] = []
-        self.tap_raw: list[bool] = []  # raw is the tap record's "raw" member (else the line)
+        # context of rows the reference built, for formats with per-line context (tap):
+        # row -> (ts, session, direction code, stream, size, raw is the record's raw member)
+        self.ctx_over: dict[int, tuple] = {}
 
     def __len__(self) -> int:
         return self.base + len(self.kind)
 
-    def flush(self) -> None:
-        """Turn the rows gathered so far into arrays (call at the end of each block)."""
+    def method_code(self, method: str | None) -> int:
+        """The code of a method name (-1: none)."""
+        return self.methods.codes([method])[0] if method is not None else -1
+
+    def flush(self, line_ctx: LineContext | None = None) -> None:
+        """Turn the rows gathered so far into arrays (call at the end of each block).
+
+        ``line_ctx``, for formats with per-line context, holds the context of the block's
+        lines; rows the reference built keep their own (``ctx_over``).
+        """
         if not self.kind:
             return
         a = self.arrays
@@ -113,15 +131,33 @@ class Rows:
         put("id", _objects(self.id))
         put("id_code", self.keys.codes(self.id_key, canon=True))
         put("id_key", _objects(self.id_key))
-        put("method", self.methods.codes(self.method))
+        put("method", np.array(self.method, dtype=np.int32))
         put("line", np.array(self.line, dtype=np.int64))
         if self.context:
-            put("size", np.array(self.size, dtype=np.int64))
-            put("ts", np.array([np.nan if v is None else v for v in self.ts], dtype=np.float64))
-            put("session", self.sessions.codes(self.session))
-            put("direction", np.array(self.direction, dtype=np.int8))
-            put("stream", self.streams.codes(self.stream))
-            put("tap_raw", np.array(self.tap_raw, dtype=bool))
+            assert line_ctx is not None
+            idx = np.array(self.line, dtype=np.int64) - line_ctx.line0
+            ts = np.array(line_ctx.ts, dtype=np.float64)[idx]
+            sess = np.array(line_ctx.session, dtype=np.int32)[idx]
+            direct = np.array(line_ctx.direction, dtype=np.int8)[idx]
+            stream = np.array(line_ctx.stream, dtype=np.int32)[idx]
+            size = np.array(line_ctx.size, dtype=np.int64)[idx]
+            tap_raw = np.ones(len(idx), dtype=bool)
+            for r, (t, se, d, st, sz, tr) in self.ctx_over.items():
+                k = r - self.base
+                if 0 <= k < len(idx):
+                    ts[k] = np.nan if t is None else t
+                    sess[k] = self.sessions.codes([se])[0]
+                    direct[k] = d
+                    stream[k] = self.streams.codes([st])[0]
+                    size[k] = sz
+                    tap_raw[k] = tr
+            self.ctx_over = {}
+            put("size", size)
+            put("ts", ts)
+            put("session", sess)
+            put("direction", direct)
+            put("stream", stream)
+            put("tap_raw", tap_raw)
         self.base += len(self.kind)
         self._new_lists()
 
@@ -148,14 +184,8 @@ class Rows:
             self.kind.append(KIND_CODE[c.kind[i]])
             self.id.append(c.id[i])
             self.id_key.append(c.id_key[i])
-            self.method.append(c.method[i])
+            self.method.append(self.method_code(c.method[i]))
             self.line.append(line)
-            self.size.append(c.size[i])
-            if self.context:
-                self.ts.append(c.ts[i])
-                self.session.append(c.session[i])
-                self.direction.append(DIR_CODE.get(c.direction[i], -1))
-                self.stream.append(c.stream[i])
             for name in SPARSE:
                 v = getattr(c, name)[i]
                 if v is not None and v is not False:
@@ -174,7 +204,8 @@ class Rows:
             if mode == "auto":
                 mode = "line" if c.raw[i] == line_text else "keep"
             if self.context:
-                self.tap_raw.append(mode == "tap")
+                self.ctx_over[r] = (c.ts[i], c.session[i], DIR_CODE.get(c.direction[i], -1),
+                                    c.stream[i], c.size[i], mode == "tap")
             if mode == "keep":
                 self.raw_over[r] = c.raw[i]
             if c.source[i] != source:

@@ -323,9 +323,9 @@ def _concat_codes(pieces: Sequence[tuple[np.ndarray, list[Any]]]) -> tuple[np.nd
     """Codes of consecutive pieces in one code space (categories in order of first sight)."""
     if len(pieces) == 1:
         return pieces[0][0].astype(np.int32, copy=False), list(pieces[0][1])
-    cats: list[Any] = []
-    out = []
-    for codes, local in pieces:
+    cats: list[Any] = list(pieces[0][1])
+    out = [pieces[0][0].astype(np.int32, copy=False)]
+    for codes, local in pieces[1:]:
         if cats and local:
             idx = pd.Index(cats, dtype=object).get_indexer(pd.Index(local, dtype=object))
         else:

@@ -8,6 +8,7 @@ the fields ``convert`` writes) is read by the reference reader, line by line.
 
 from __future__ import annotations
 
+import codecs
 from typing import BinaryIO
 
 import msgspec
@@ -15,29 +16,59 @@ import numpy as np
 
 from ..readers import tap as tap_reader
 from ..table import collect
-from .lines import blocks
+from .lines import bad_utf8, blocks, lines_with
 from .message import decoder, scan
-from .rows import Rows
+from .rows import LineContext, Rows
 
 __all__ = ["read_part"]
 
 SEGMENT = 128
 _DecodeErrors = (msgspec.DecodeError, RecursionError)
-_tap_decoder = msgspec.json.Decoder(tap_reader._TapLine)
 _parse_ts = tap_reader.parse_ts
 _DIRS = {"c2s": 0, "s2c": 1, None: -1}
 _OTHER = {"stderr": (5, "stderr"), "meta": (6, "log")}
 
 
-def _plain(rec: tap_reader._TapLine) -> bool:
-    """A record with only the usual members (the fast path reads it as the reader does)."""
-    return (rec.kind is None and rec.raw_b64 is None and rec.truncated is None
-            and rec.reason is None and rec.stream is None and rec.source is None
-            and not rec.local_time)
+class _Plain(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    """A tap record with only the usual members; any other member (``kind``, ``raw_b64``,
+    ``truncated``, a meta record's event fields...) fails to decode, and the line goes to
+    the reference reader. The members decode as ``readers.tap._TapLine``'s, but ``raw`` is
+    kept as its JSON string literal (:func:`_unescape` makes the frame's bytes of it)."""
+
+    raw: msgspec.Raw
+    dir: str | None
+    ts: float | str | None = None
+    session: str | None = None
+
+
+_plain_decoder = msgspec.json.Decoder(_Plain)
 
 
 def _size(raw: str) -> int:
     return len(raw) if raw.isascii() else len(raw.encode("utf-8", "surrogateescape"))
+
+
+_escape_decode = codecs.escape_decode  # type: ignore[attr-defined]
+_decode_str = msgspec.json.Decoder(str).decode
+
+
+def _unescape(literal: bytes, uncommon: bool) -> bytes | None:
+    """The UTF-8 bytes of a JSON string literal (valid UTF-8 already), or None when the
+    literal is not a string or names a lone surrogate (the reference reader decides).
+
+    Python's ``escape_decode`` undoes the JSON escapes ``\\" \\\\ \\b \\f \\n \\r \\t``
+    exactly as JSON does; ``\\/`` and ``\\uXXXX`` it does not know, so a literal that
+    may hold one of those (``uncommon``) is decoded by msgspec (other escapes are not
+    JSON: msgspec refused the line already).
+    """
+    if literal[:1] != b'"':
+        return None
+    if uncommon:
+        try:
+            return _decode_str(literal).encode("utf-8")
+        except UnicodeError:
+            return None
+    return _escape_decode(literal[1:-1])[0]
 
 
 def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None,
@@ -49,11 +80,12 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
     spans: list[np.ndarray] = []
     label = f"{name}:?"
     stem = session
-    decode_lines = _tap_decoder.decode_lines
-    decode = _tap_decoder.decode
-    msg_lines = decoder.decode_lines
-    msg_decode = decoder.decode
+    decode_lines = _plain_decoder.decode_lines
+    decode = _plain_decoder.decode
     fake = _FakePath(name)
+    sess_code = rows.sessions.index
+    streams = rows.streams
+    stdio = -1
     for blk in blocks(f, start, stop, first_line=rows.lines):
         buf, starts, ends = blk.buf, blk.starts, blk.ends
         spans.append(np.stack([starts + blk.offset, ends + blk.offset], axis=1))
@@ -62,16 +94,28 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
         line0 = blk.first_line
         nonblank = np.flatnonzero(ends > starts)
         rows.blank += len(starts) - len(nonblank)
+        bad = set(bad_utf8(buf, starts, ends).tolist())  # the reference refuses such lines
+        # lines with a \\u or \\/ escape: their raw takes msgspec's unescaping (and a \\u of
+        # a frame, which the message classifier watches for, is a \\\\u here)
+        esc = lines_with(buf, starts, ends, (b"\\u", b"\\/")).tolist()
+        ctx = LineContext(line0, len(starts))
+        c_ts, c_sess, c_dir, c_stream, c_size = (ctx.ts, ctx.session, ctx.direction,
+                                                 ctx.stream, ctx.size)
 
         def line_bytes(j: int, mv: memoryview = mv, st: list[int] = st, en: list[int] = en,
                        line0: int = line0) -> bytes:
             return bytes(mv[st[j - line0]:en[j - line0]])
+
+        def escaped(j: int, esc: list[bool] = esc, line0: int = line0) -> bool:
+            return esc[j - line0]
 
         def slow(j: int, line_bytes=line_bytes) -> None:  # noqa: ANN001
             text = line_bytes(j).decode("utf-8", "surrogateescape")
             records = tap_reader.read_lines(fake, [("?", text)], stem)
             rows.add_columns(collect(records), j, label, raw_mode="auto", line_text=text)
 
+        pend = _Pending(rows, escaped, slow, c_size)
+        p_raws, p_lines, p_idx = pend.raws, pend.lines, pend.idx
         nb = nonblank.tolist()
         for k0 in range(0, len(nb), SEGMENT):
             seg = nb[k0:k0 + SEGMENT]
@@ -87,49 +131,63 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
                         recs.append(decode(mv[st[i]:en[i]]))
                     except _DecodeErrors:
                         recs.append(None)
-            # frames to classify, in line order; other lines are added where they fall
-            pend = _Pending(rows, line_bytes, slow, msg_lines, msg_decode)
             for i, rec in zip(seg, recs, strict=True):
                 j = line0 + i
-                if rec is None or not _plain(rec):
+                if rec is None or bad and i in bad:
                     pend.flush()
                     slow(j)
                     continue
                 d = rec.dir
+                dc = _DIRS.get(d, -2)
+                other = _OTHER.get(d) if dc == -2 else None
+                if dc == -2 and other is None:
+                    pend.flush()
+                    slow(j)
+                    continue
                 ts = rec.ts
                 if ts is not None and ts.__class__ is not float:
                     ts = _parse_ts(ts)
                 sess = rec.session or stem
-                if d in _DIRS:
-                    pend.add(rec.raw, j, (ts, sess, _DIRS[d]))
-                    continue
-                other = _OTHER.get(d)
-                pend.flush()
-                if other is None:
+                sc = sess_code.get(sess)
+                if sc is None:
+                    sc = int(rows.sessions.codes([sess])[0])
+                frame = _unescape(bytes(rec.raw), esc[i])
+                if frame is None:
+                    pend.flush()
                     slow(j)
                     continue
+                c_ts[i] = ts
+                c_sess[i] = sc
+                if other is None:
+                    c_dir[i] = dc
+                    if stdio < 0:
+                        stdio = int(streams.codes(["stdio"])[0])
+                    c_stream[i] = stdio
+                    p_raws.append(frame)
+                    p_lines.append(j)
+                    p_idx.append(i)
+                    continue
+                pend.flush()
+                c_stream[i] = int(streams.codes([other[1]])[0])
+                c_size[i] = len(frame)
                 rows.kind.append(other[0])
                 rows.id.append(None)
                 rows.id_key.append(None)
-                rows.method.append(None)
+                rows.method.append(-1)
                 rows.line.append(j)
-                rows.ts.append(ts)
-                rows.session.append(sess)
-                rows.direction.append(-1)
-                rows.stream.append(other[1])
-                rows.tap_raw.append(True)
-                rows.size.append(_size(rec.raw))
             pend.flush()
         if keep_text and rows.raw is not None:
             add = rows.raw.append
             for k, j in enumerate(rows.line):
-                text = rows.raw_over.pop(rows.base + k, None)
+                r = rows.base + k
+                text = rows.raw_over.pop(r, None)
                 if text is None:
                     line = line_bytes(j)
-                    text = _raw_of(line) if rows.tap_raw[k] else \
+                    over = rows.ctx_over.get(r)
+                    text = _raw_of(line) if over is None or over[5] else \
                         line.decode("utf-8", "surrogateescape")
                 add(text)
-        rows.flush()
+        rows.flush(ctx)
         rows.lines = line0 + len(starts)
     return rows, spans
 
@@ -137,23 +195,19 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
 class _Pending:
     """Frames of plain c2s/s2c records waiting to be classified together."""
 
-    def __init__(self, rows: Rows, line_bytes, slow, msg_lines, msg_decode) -> None:  # noqa: ANN001
-        self.rows, self.line_bytes, self.slow = rows, line_bytes, slow
-        self.msg_lines, self.msg_decode = msg_lines, msg_decode
-        self.raws: list[str] = []
+    def __init__(self, rows: Rows, escaped, slow, sizes: list[int]) -> None:  # noqa: ANN001
+        self.rows, self.escaped, self.slow = rows, escaped, slow
+        self.sizes = sizes  # frame size of each line of the block, filled here
+        self.raws: list[bytes] = []  # the frames' UTF-8 bytes
         self.lines: list[int] = []
-        self.ctx: list[tuple] = []
-
-    def add(self, raw: str, line: int, ctx: tuple) -> None:
-        self.raws.append(raw)
-        self.lines.append(line)
-        self.ctx.append(ctx)
+        self.idx: list[int] = []  # index of the line in its block
 
     def flush(self) -> None:
         if self.raws:
-            _frames(self.raws, self.lines, self.ctx, self.rows, self.line_bytes, self.slow,
-                    self.msg_lines, self.msg_decode)
-            self.raws, self.lines, self.ctx = [], [], []
+            _frames(self, self.sizes)
+            self.raws.clear()  # (cleared in place: the read loop holds these lists)
+            self.lines.clear()
+            self.idx.clear()
 
 
 def _raw_of(line: bytes) -> str:
@@ -162,29 +216,30 @@ def _raw_of(line: bytes) -> str:
     return tap_reader._exact(rec.raw_b64, rec.raw) if rec.raw_b64 is not None else rec.raw
 
 
-def _frames(raws: list[str], lines: list[int], ctx: list[tuple], rows: Rows, line_bytes,  # noqa: ANN001
-            slow, msg_lines, msg_decode) -> None:  # noqa: ANN001
+def _frames(p: _Pending, sizes: list[int]) -> None:
     """Classify the frames of plain c2s/s2c records (128 at a time when they allow it)."""
-    joined = "\n".join(raws)
+    raws, lines, rows = p.raws, p.lines, p.rows
+    for i, raw in zip(p.idx, raws, strict=True):
+        sizes[i] = len(raw)
+    joined = b"\n".join(raws)
     msgs = None
-    if joined.count("\n") == len(raws) - 1:
+    if joined.count(b"\n") == len(raws) - 1:
         try:
-            msgs = msg_lines(joined)
-        except (*_DecodeErrors, UnicodeError):
+            msgs = decoder.decode_lines(joined)
+        except _DecodeErrors:
             msgs = None
         if msgs is not None and len(msgs) != len(raws):
             msgs = None
     if msgs is not None:
-        scan(msgs, lines, rows, line_bytes, slow,
-             [(*c, _size(r)) for c, r in zip(ctx, raws, strict=True)])
+        scan(msgs, lines, rows, p.escaped, p.slow)
         return
-    for raw, j, c in zip(raws, lines, ctx, strict=True):
+    for raw, j in zip(raws, lines, strict=True):
         try:
-            m = msg_decode(raw)
-        except (*_DecodeErrors, UnicodeError):
-            slow(j)
+            m = decoder.decode(raw)
+        except _DecodeErrors:
+            p.slow(j)
             continue
-        scan((m,), (j,), rows, line_bytes, slow, ((*c, _size(raw)),))
+        scan((m,), (j,), rows, p.escaped, p.slow)
 
 
 class _FakePath:

@@ -26,7 +26,7 @@ def py_server(code: str) -> list[str]:
 
 def read_records(path: Path) -> list[dict]:
     """Every record of a tap JSONL file."""
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+    return [json.loads(line) for line in path.read_text("utf-8").split("\n") if line]
 
 
 def frames(records: list[dict], direction: str) -> list[dict]:

@@ -28,7 +28,7 @@ LINE_FORMATS = ("tap", "ndjson")  # one row per line (batch members share a line
 RANGE_FORMATS = ("claude-desktop", "vscode")  # rows cite the line ranges they came from
 
 #: how many examples each hypothesis test runs (``make fuzz`` sets 20000)
-FUZZ_EXAMPLES = int(os.environ.get("MCP_NOTEBOOK_FUZZ_EXAMPLES", "40"))
+FUZZ_EXAMPLES = int(os.environ.get("MCP_NOTEBOOK_FUZZ_EXAMPLES", "100"))
 #: a long run: every byte offset instead of a sample of them
 LONG_RUN = FUZZ_EXAMPLES >= 1000
 
@@ -125,6 +125,21 @@ def exercise(trace: mn.Trace, deep: bool = True) -> dict[str, Any]:
     assert s["frames"] == len(f)
     assert s["messages"] + s["invalid"] + s["stderr"] + s["log"] == s["frames"]
     return s
+
+
+def exercise_views(trace: mn.Trace) -> None:
+    """Build every view of a trace (the widgets and the pure functions under them)."""
+    import numpy as np
+
+    from mcp_notebook.widgets import aggregate, frametable
+
+    prepared = aggregate.prepare(trace)
+    aggregate.view(prepared)
+    aggregate.view(prepared, 0.0, 1.0, width=10)
+    table = frametable.frame_table(trace)
+    frametable.page_rows(table, np.arange(len(table)), 0)
+    mn.explore(trace)
+    mn.timeline(trace)
 
 
 def load_any(path: Path, fmt: str) -> mn.Trace | None:

@@ -30,20 +30,6 @@ def test_every_line_of_a_real_capture_is_a_row(name: str, data: bytes, fmt: str,
 
 # -- convert --to jsonl and back ---------------------------------------------------------------
 
-_EXPORT_RAW_B64 = ("export.py writes text that is not UTF-8 with U+FFFD replacements and no "
-                   "raw_b64, so the exact bytes (and an invalid row's kind) are lost")
-_EXPORT_ENVELOPE = ("export.py drops a reader's pre-classified envelope (Claude Desktop 2026 "
-                    "'method=\"x\" id=1 params' lines), so the row reloads as invalid")
-_EXPORT_STREAM = ("export.py omits stream 'log' on an invalid row, so it reloads as 'stdio'")
-KNOWN_GAPS = {
-    "claude-ai-mcp-664-redacted-2026.txt": _EXPORT_ENVELOPE,
-    "anytype-34-multiline-inspect.txt": _EXPORT_STREAM,
-    "whatsapp-mcp-36-stderr-then-truncated.txt": _EXPORT_STREAM,
-    "line-invalid-utf8.ndjson": _EXPORT_RAW_B64, "line-invalid-utf8.tap": _EXPORT_RAW_B64,
-    "line-random-binary.ndjson": _EXPORT_RAW_B64, "line-random-binary.tap": _EXPORT_RAW_B64,
-}
-
-
 def _cases() -> list[object]:
     out = [(name, data, fmt) for name, data, fmt in seeds()]
     for key, line in sorted(LINES.items()):
@@ -51,8 +37,7 @@ def _cases() -> list[object]:
             continue  # covered by test_hostile; 400 kB each, and slow to compare
         out.append((f"line-{key}.ndjson", ndjson_with(line), "ndjson"))
         out.append((f"line-{key}.tap", tap_with(line), "tap"))
-    return [pytest.param(*c, id=c[0], marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[
-        c[0]])) if c[0] in KNOWN_GAPS else pytest.param(*c, id=c[0]) for c in out]
+    return [pytest.param(*c, id=c[0]) for c in out]
 
 
 @pytest.mark.parametrize("name, data, fmt", _cases())
