@@ -85,16 +85,18 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
         size = rows.column("size", np.int64)
         tap_mask: np.ndarray | None = rows.column("tap_raw", bool)
     else:
-        ts = np.full(n, np.nan)
-        sess = (np.zeros(n, dtype=np.int32), [session])
-        stream = (np.zeros(n, dtype=np.int32), ["stdio"])
+        ts = np.broadcast_to(np.float64(np.nan), (n,))
+        sess = (np.zeros(n, dtype=np.int8), [session])
+        stream = (np.zeros(n, dtype=np.int8), ["stdio"])
         code = {"c2s": 0, "s2c": 1}.get(direction or "", -1)
         direct = np.full(n, code, dtype=np.int8)
         size = lengths
         tap_mask = None
     if lazy:
-        raw = FileSource(path, offsets, lengths, tap=tap_mask, overrides=rows.raw_over)
-        source = LabelSource(path.name, labels, over_src)
+        raw = FileSource(path, offsets, lengths.astype(np.int32), tap=tap_mask,
+                         overrides=rows.raw_over)
+        source = LabelSource(path.name, labels.astype(np.int32) if len(labels) and
+                             labels[-1] < 1 << 31 else labels, over_src)
     else:
         raw = ListSource(rows.raw or [])
         src = [f"{path.name}:{k}" for k in labels.tolist()]

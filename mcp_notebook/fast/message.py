@@ -127,6 +127,7 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
     ver_d = sp["version"]
     code_d, emsg_d, tool_d = sp["error_code"], sp["error_message"], sp["is_tool_error"]
     ref_r, ref_v = rows.ref_rows.append, rows.ref_vals.append
+    same = rows.ref_intern.setdefault  # progress tokens repeat: keep one string of each
     prog_r, prog_v = rows.prog_rows.append, rows.prog_vals.append
     for k, m in enumerate(msgs):
         j = lines[k]
@@ -167,7 +168,7 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
                 r = base + len(kinds)
                 if ref is not None:
                     ref_r(r)
-                    ref_v(ref)
+                    ref_v(same(ref, ref))
                 if prog is not None:
                     prog_r(r)
                     prog_v(prog)

@@ -109,10 +109,10 @@ def _start(path: Path, fmt: str, session: str, direction: str | None, start: int
             rows.flush()
             for codes in (rows.methods, rows.keys, rows.sessions, rows.streams):
                 codes.index = {}  # the parent needs the values only
-            data = pickle.dumps((rows, spans), protocol=pickle.HIGHEST_PROTOCOL)
+            rows.ref_intern = {}
             with os.fdopen(w, "wb") as out:
-                out.write(len(data).to_bytes(8, "little"))
-                out.write(data)
+                out.write(b"mcp-rows")
+                pickle.dump((rows, spans), out, protocol=pickle.HIGHEST_PROTOCOL)
             code = 0
         finally:
             os._exit(code)
@@ -123,19 +123,15 @@ def _start(path: Path, fmt: str, session: str, direction: str | None, start: int
 def _finish(child: tuple[int, int]) -> tuple[Rows, list[np.ndarray]] | None:
     """The child's rows, or None if it failed."""
     pid, r = child
+    got: Any = None
     try:
         with os.fdopen(r, "rb") as f:
-            head = f.read(8)
-            data = f.read(int.from_bytes(head, "little")) if len(head) == 8 else b""
-    except OSError:
-        data = b""
+            if len(f.read(8)) == 8:
+                got = pickle.load(f)  # noqa: S301 - our own child's output
+    except Exception:  # a child that died half-way: read the half here
+        got = None
     try:
         _, status = os.waitpid(pid, 0)
     except ChildProcessError:
         status = 1
-    if status != 0 or not data:
-        return None
-    try:
-        return pickle.loads(data)  # noqa: S301 - our own child's output
-    except Exception:
-        return None
+    return got if status == 0 else None

@@ -87,6 +87,7 @@ class Rows:
         self.sparse: dict[str, dict[int, Any]] = {name: {} for name in SPARSE}
         self.ref_rows: list[int] = []
         self.ref_vals: list[str] = []
+        self.ref_intern: dict[str, str] = {}
         self.prog_rows: list[int] = []
         self.prog_vals: list[float] = []
         self.flags: list[tuple[int, tuple[str, ...]]] = []

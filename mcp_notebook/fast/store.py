@@ -182,8 +182,11 @@ class Store:
         n = sum(p.n for p in parts)
         bases = np.cumsum([0] + [p.n for p in parts])[:-1].tolist()
 
-        def cat(get: Any) -> tuple[np.ndarray, list[Any]]:
-            return _concat_codes([get(p) for p in parts])
+        def cat(name: str) -> tuple[np.ndarray, list[Any]]:
+            return _small(_concat_codes([_take(p, name) for p in parts]))
+
+        def arrays(name: str, dtype: Any) -> np.ndarray:
+            return _cat_arrays([_take(p, name) for p in parts], dtype)
 
         def shifted(name: str) -> dict[int, Any]:
             out: dict[int, Any] = {}
@@ -206,19 +209,19 @@ class Store:
             rows = np.fromiter(fits, dtype=np.int64, count=len(fits))
             code_vals[rows] = np.fromiter(fits.values(), dtype=np.int64, count=len(rows))
             code_mask[rows] = False
+        # each part's column is let go once copied: one column at a time is held twice
         return cls(
             n=n,
-            ts=_cat_arrays([p.ts for p in parts], np.float64),
-            session=cat(lambda p: p.session), stream=cat(lambda p: p.stream),
-            direction=_cat_arrays([p.direction for p in parts], np.int8),
-            kind=_cat_arrays([p.kind for p in parts], np.int8),
-            id=_cat_arrays([p.id for p in parts], object),
-            id_key=_cat_arrays([p.id_key for p in parts], object),
-            id_code=cat(lambda p: p.id_code), method=cat(lambda p: p.method),
+            ts=_unknown_ts(n) if all(_no_ts(p.ts) for p in parts)
+            else arrays("ts", np.float64),
+            session=cat("session"), stream=cat("stream"),
+            direction=arrays("direction", np.int8), kind=arrays("kind", np.int8),
+            id=arrays("id", object), id_key=arrays("id_key", object),
+            id_code=_concat_codes([_take(p, "id_code") for p in parts]), method=cat("method"),
             error_code=pd.arrays.IntegerArray(code_vals, code_mask),
             error_message=_fill(n, sp["error_message"], object, None),
             is_tool_error=_fill(n, sp["is_tool_error"], bool, False),
-            size=_cat_arrays([p.size for p in parts], np.int64),
+            size=arrays("size", np.int64),
             raw=_text([p.raw for p in parts]), source=_text([p.source for p in parts]),
             batch=_fill(n, sp["batch"], np.int32, -1),
             reason=_fill(n, sp["reason"], object, None),
@@ -289,6 +292,29 @@ class Store:
             return cats.index(value)
         except ValueError:
             return -2
+
+
+def _take(part: Part, name: str) -> Any:
+    """A column of a part, let go by the part (the caller keeps the only reference)."""
+    value = getattr(part, name)
+    setattr(part, name, None)
+    return value
+
+
+def _unknown_ts(n: int) -> np.ndarray:
+    """Capture times of ``n`` frames that have none: one NaN seen ``n`` times (no memory)."""
+    return np.broadcast_to(np.float64(np.nan), (n,))
+
+
+def _no_ts(ts: np.ndarray) -> bool:
+    return ts.strides == (0,) or (len(ts) > 0 and bool(np.isnan(ts).all()))
+
+
+def _small(codes: tuple[np.ndarray, list[Any]]) -> tuple[np.ndarray, list[Any]]:
+    """Codes in the smallest signed integer type that holds them."""
+    c, cats = codes
+    dtype = np.int8 if len(cats) < 127 else np.int16 if len(cats) < 32767 else np.int32
+    return c.astype(dtype, copy=False), cats
 
 
 def _objects(values: Sequence[Any]) -> np.ndarray:

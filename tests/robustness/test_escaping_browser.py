@@ -8,7 +8,6 @@ Headless Debian Chromium through Playwright; requests that are not local are ref
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -20,27 +19,20 @@ from .escaping import ENTITIES, SCRIPT, hostile_capture
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-        "--disable-background-networking", "--disable-dev-shm-usage"]
 LOCAL = ("file://", "data:", "about:", "blob:")
 
 
 @pytest.fixture(scope="module")
-def page():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        pg = browser.new_page()
-        pg.route("**/*", lambda r: r.continue_() if r.request.url.startswith(LOCAL)
-                 else r.abort())
-        pg.dialogs = []
-        pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
-        yield pg
-        browser.close()
+def page(browser):
+    """A page of the session's shared Chromium that refuses every request not local."""
+    ctx = browser.new_context()
+    pg = ctx.new_page()
+    pg.route("**/*", lambda r: r.continue_() if r.request.url.startswith(LOCAL)
+             else r.abort())
+    pg.dialogs = []
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
+    yield pg
+    ctx.close()
 
 
 @pytest.fixture(scope="module")
