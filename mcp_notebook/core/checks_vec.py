@@ -87,7 +87,6 @@ class VecInput:
     def method_combos(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return _method_combos(self)
 
-    @cached_property
     def reference(self) -> ref_checks.CheckInput:
         """The same input as plain lists, for rules checked by their reference function."""
         return _LazyCheckInput(self)
@@ -330,6 +329,27 @@ def _finding(code: str) -> Callable[[VecInput], Hits]:
     return check
 
 
+def _extra(key: str) -> Callable[[VecInput], Hits]:
+    def check(vi: VecInput) -> Hits:
+        got = [(i, e.get("related_seq"), e[key]) for i, e in vi.extra.items() if key in e]
+        return _hits([g[0] for g in got], [-1 if g[1] is None else g[1] for g in got],
+                     [v if isinstance(v, str) else "" for _, _, v in got])
+    return check
+
+
+def _stdout_noise(vi: VecInput) -> Hits:
+    got = [(i, e.get("detail", "")) for i, e in vi.extra.items()
+           if e.get("rule") == "stdout-noise"]
+    return _hits([g[0] for g in got], None, [g[1] for g in got])
+
+
+def _sse_event(vi: VecInput) -> Hits:
+    log = KINDS.index("log")
+    got = [(i, e["sse_event"]) for i, e in vi.extra.items()
+           if e.get("sse_event") and e["sse_event"] != "message" and vi.kind[i] != log]
+    return _hits([g[0] for g in got], None, [f"an SSE {ev!r} event" for _, ev in got])
+
+
 VEC_CHECKS: dict[str, Callable[[VecInput], Hits]] = {
     **{code: _flag(code) for code in (
         "parse-error", "not-an-object", "not-a-message", "jsonrpc-version", "method-not-string",
@@ -356,6 +376,9 @@ VEC_CHECKS: dict[str, Callable[[VecInput], Hits]] = {
     "reserved-error-code-2026": _error_codes(True),
     "ping-result-not-empty": _ping_result,
     "server-request-2026": _server_request,
+    "stdout-noise": _stdout_noise,
+    "ambiguous-pairing": _extra("ambiguous"),
+    "sse-non-message-event": _sse_event,
 }
 #: rules that read frame text: given only the rows of sessions the rule applies to
 ROW_CHECKS: dict[str, Callable[[VecInput, np.ndarray], Hits]] = {
@@ -369,6 +392,7 @@ def run_vec(vi: VecInput, rules: Sequence[Rule] = RULES) -> list[tuple[Rule, int
     present = np.unique(vi.session).tolist()
     checked = {c: V.normalise(vi.version_of(c)) for c in present}
     out: list[tuple[Rule, int, int | None, str]] = []
+    reference: ref_checks.CheckInput | None = None
     for r in rules:
         applies_by = {c: v in r.versions for c, v in checked.items()}
         if not any(applies_by.values()):
@@ -381,7 +405,9 @@ def run_vec(vi: VecInput, rules: Sequence[Rule] = RULES) -> list[tuple[Rule, int
         elif r.code in VEC_CHECKS:
             seq, rel, det = VEC_CHECKS[r.code](vi)
         else:  # no column form: the reference check, on lists made on demand
-            got = list(ref_checks.CHECKS[r.code](vi.reference))
+            if reference is None:
+                reference = vi.reference()
+            got = list(ref_checks.CHECKS[r.code](reference))
             seq = np.asarray([g[0] for g in got], dtype=np.int64)
             rel = np.asarray([-1 if g[1] is None else g[1] for g in got], dtype=np.int64)
             det = [g[2] for g in got]

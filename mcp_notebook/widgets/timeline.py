@@ -133,6 +133,16 @@ class Timeline(anywidget.AnyWidget):
         finally:
             self._syncing = False
 
+    def zoom(self, start: Any, end: Any) -> Timeline:
+        """Show ``start`` to ``end``: timestamps (or strings pandas reads as one) on a time
+        axis, frame numbers when the capture has no times. Returns the timeline, so a
+        notebook cell can end with ``tl.zoom(a, b)`` to show it."""
+        lo, hi = sorted((self._value_to_axis(start), self._value_to_axis(end)))
+        if hi <= lo:
+            raise ValueError("zoom needs an end after its start")
+        self.window = [lo, hi]
+        return self
+
     def range_mask(self) -> np.ndarray:
         """Boolean mask over ``trace.frames`` of the brushed range (all True when none)."""
         p = self.prepared

@@ -175,11 +175,8 @@ mn.timeline(pc)
 # zoom and drag to pan; double-click fits the whole session again.)
 
 # %%
-zoomed = mn.timeline(pc)
 start = p.loc[p["answer_order"] != p["request_order"], "t_request"].min()
-t0 = (start - zoomed.prepared.origin).total_seconds()  # the axis counts seconds from the origin
-zoomed.window = [t0 - 0.001, t0 + 0.010]
-zoomed
+mn.timeline(pc).zoom(start - pd.Timedelta("1ms"), start + pd.Timedelta("10ms"))
 
 # %% [markdown]
 # ## Exercise: the id that changed type
