@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test test-fast fuzz bench data docs lint clean
+.PHONY: lab test test-fast fuzz bench bench-quick data docs lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,9 +24,15 @@ test-fast: $(STAMP)
 fuzz: $(STAMP)
 	MCP_NOTEBOOK_FUZZ_EXAMPLES=20000 $(PY) -m pytest tests/robustness -q
 
+# loader benchmarks: 100k + 1M frames, 3 interleaved reps (~10 min, ~4 GB in benchmarks/out/)
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	$(PY) benchmarks/bench_load.py
+
+# the same at 100k frames (~2-3 min)
+bench-quick: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	$(PY) benchmarks/bench_load.py --quick
 
 data: $(STAMP)
 	$(PY) scripts/make_data.py

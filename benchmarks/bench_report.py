@@ -245,8 +245,10 @@ def markdown(doc: dict[str, Any]) -> str:
         f" on {time.strftime('%Y-%m-%d', time.gmtime(doc['started']))} "
         f"({doc['seconds']:.0f} s). Sizes: {', '.join(_n(s) for s in doc['sizes'])} frames; "
         f"{doc['reps']} interleaved reps, each a fresh process; medians shown. The timed "
-        "region starts after imports and the pandas warm-up; peak RSS covers the whole "
-        "process (interpreter and imports included).",
+        "region starts after imports and the pandas warm-up; CPU s counts all threads and "
+        "finished worker processes. Peak RSS covers the whole process (interpreter and "
+        "imports included); when a loader runs worker processes (\"2 procs\") it is the "
+        "sampled sum over them.",
         "",
         f"Machine: {mach.get('cores')} cores ({mach.get('cpu', '?')}), "
         f"{mach.get('ram_gib', '?')} GiB RAM, {mach.get('os')}, "
@@ -322,7 +324,7 @@ def markdown(doc: dict[str, Any]) -> str:
         out.append(f"| {r['file']} | {_n(r['frames'])} | {_fmt(ph.get('load'), 3)} | "
                    f"{_fmt(ph.get('pairs'), 3)} | {_fmt(ph.get('violations'), 3)} | "
                    f"{cell[0]} | {cell[1]} |")
-    out += ["", "## Reproduce", "",
+    out += ["", "## Notes", "", *NOTES, "", "## Reproduce", "",
             "```", "make bench            # .venv/bin/python benchmarks/bench_load.py",
             ".venv/bin/python benchmarks/bench_load.py --quick",
             ".venv/bin/python benchmarks/bench_load.py --with-3m", "```", "",
@@ -349,6 +351,28 @@ def _code_lines(doc: dict[str, Any]) -> list[str]:
         lines += ["**Warning: the library's code changed during this run** (several source "
                   "digests); medians mix versions. Re-run on a quiet tree.", ""]
     return lines
+
+
+NOTES = [
+    "- *kept / lost* compares each reader's output with the capture's manifest (the "
+    "generator's own count of what it wrote). *ids typed* means int 1 and string \"1\" stay "
+    "distinct ids; *big ids exact* counts sampled ids above 2^53, 2^63 and 2^64 that come "
+    "back digit for digit.",
+    "- The manifest's `cancelled` counts cancelled requests that got no response; "
+    "`mn.load`'s summary also counts those answered after their cancel (noted in the "
+    "table, not counted as a difference).",
+    "- Bare NDJSON has no direction: a response whose request line was truncated can be "
+    "read as a duplicate of the other side's answered request with the same id instead of "
+    "an orphan; that is where the few pair differences on realistic NDJSON come from "
+    "(tap files carry the direction and match exactly).",
+    "- The json.loads loop reads bare NDJSON: no timestamp, direction or session to decode, "
+    "so it is far cheaper than the baselines' naive pipeline over a wrapped format; "
+    "`json_loop_tap` (tap line, then its `raw`, then timestamps) is the naive way on tap.",
+    "- polars and DuckDB are timed on the narrow envelope only (jsonrpc, id, method, "
+    "error.code) and stop at their native table; `mn.load` builds frames, pairs and "
+    "violations. Both fail on any malformed line; lenient DuckDB drops blank lines and "
+    "accepts NaN and trailing commas.",
+]
 
 
 def console(doc: dict[str, Any]) -> str:

@@ -265,8 +265,18 @@ class LazyTextArray(ObjectStringArrayMixin, ExtensionArray):  # type: ignore[mis
 
     def __init__(self, source: TextSource, rows: np.ndarray | None = None) -> None:
         self.source = source
-        self.rows = (np.arange(len(source), dtype=np.int64) if rows is None
-                     else np.asarray(rows, dtype=np.int64))
+        # None: every row of the source, in order (no index array is kept for that)
+        self._rows = None if rows is None else np.asarray(rows, dtype=np.int64)
+        self._n = len(source) if rows is None else len(self._rows)
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The source row of each element (-1: missing)."""
+        return np.arange(self._n, dtype=np.int64) if self._rows is None else self._rows
+
+    def _slice_rows(self, a: int, b: int) -> np.ndarray:
+        return np.arange(a, min(b, self._n), dtype=np.int64) if self._rows is None \
+            else self._rows[a:b]
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -286,21 +296,26 @@ class LazyTextArray(ObjectStringArrayMixin, ExtensionArray):  # type: ignore[mis
         return self._dtype
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return self._n
 
     @property
     def nbytes(self) -> int:
-        return int(self.rows.nbytes)
+        return 0 if self._rows is None else int(self._rows.nbytes)
 
     def __getitem__(self, item: Any) -> Any:
         if isinstance(item, (int, np.integer)):
-            r = int(self.rows[item])
+            if self._rows is None:
+                i = int(item) + (self._n if item < 0 else 0)
+                if not 0 <= i < self._n:
+                    raise IndexError(item)
+                return self.source.text(i)
+            r = int(self._rows[item])
             return None if r < 0 else self.source.text(r)
         item = pd.api.indexers.check_array_indexer(self, item)
         return type(self)(self.source, self.rows[item])
 
     def isna(self) -> np.ndarray:
-        return self.rows < 0
+        return np.zeros(self._n, dtype=bool) if self._rows is None else self._rows < 0
 
     def take(self, indices: Any, allow_fill: bool = False, fill_value: Any = None) -> LazyTextArray:
         if allow_fill and fill_value is not None and not _isna(fill_value):
@@ -311,7 +326,7 @@ class LazyTextArray(ObjectStringArrayMixin, ExtensionArray):  # type: ignore[mis
         return type(self)(self.source, rows)
 
     def copy(self) -> LazyTextArray:
-        return type(self)(self.source, self.rows.copy())
+        return type(self)(self.source, None if self._rows is None else self._rows.copy())
 
     @classmethod
     def _concat_same_type(cls, to_concat: Sequence[LazyTextArray]) -> LazyTextArray:
@@ -328,9 +343,9 @@ class LazyTextArray(ObjectStringArrayMixin, ExtensionArray):  # type: ignore[mis
 
     # -- reading ------------------------------------------------------------------------------
     def _read(self) -> np.ndarray:
-        out = np.empty(len(self.rows), dtype=object)
-        for a in range(0, len(self.rows), _CHUNK):
-            rows = self.rows[a:a + _CHUNK]
+        out = np.empty(self._n, dtype=object)
+        for a in range(0, self._n, _CHUNK):
+            rows = self._slice_rows(a, a + _CHUNK)
             ok = rows >= 0
             got = np.empty(len(rows), dtype=object)
             if ok.all():
@@ -348,15 +363,15 @@ class LazyTextArray(ObjectStringArrayMixin, ExtensionArray):  # type: ignore[mis
     def to_numpy(self, dtype: Any = None, copy: bool = False, na_value: Any = None) -> np.ndarray:
         values = self._read()
         if na_value is not None:
-            values[self.rows < 0] = na_value
+            values[self.isna()] = na_value
         return values if dtype is None or np.dtype(dtype) == object else values.astype(dtype)
 
     def tolist(self) -> list[Any]:
         return self._read().tolist()
 
     def __iter__(self) -> Any:
-        for a in range(0, len(self.rows), _CHUNK):
-            yield from type(self)(self.source, self.rows[a:a + _CHUNK])._read().tolist()
+        for a in range(0, self._n, _CHUNK):
+            yield from type(self)(self.source, self._slice_rows(a, a + _CHUNK))._read().tolist()
 
     def astype(self, dtype: Any, copy: bool = True) -> Any:
         if isinstance(dtype, LazyTextDtype) or dtype == "lazytext":
@@ -413,10 +428,10 @@ class LazyTextArray(ObjectStringArrayMixin, ExtensionArray):  # type: ignore[mis
         raise TypeError(f"cannot perform {name} with type lazytext")
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"source": self.source, "rows": self.rows}
+        return {"source": self.source, "rows": self._rows, "n": self._n}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.source, self.rows = state["source"], state["rows"]
+        self.source, self._rows, self._n = state["source"], state["rows"], state["n"]
 
 
 def _isna(v: Any) -> bool:
@@ -427,7 +442,7 @@ def texts_of(column: Any, rows: Sequence[int] | np.ndarray) -> list[str | None]:
     """The text of ``rows`` of a text column (lazy or in memory), read in one pass."""
     rows = np.asarray(rows, dtype=np.int64)
     if isinstance(column, LazyTextArray):
-        sub = column.rows[rows]
+        sub = rows if column._rows is None else column._rows[rows]
         ok = sub >= 0
         out: list[str | None] = [None] * len(rows)
         got = column.source.texts(sub[ok])

@@ -106,15 +106,19 @@ class Trace:
         hits = run_vec(self._check_input(self.versions))
         if not hits:
             return empty(VIOLATION_COLUMNS)
+        # one string per rule for what repeats (a big trace can hold 100,000 findings)
+        texts = {r.code: (r.cite, ", ".join(r.versions), _message(r, ""))
+                 for r in {h[0] for h in hits}}
         return _released(pd.DataFrame({
             "rule": pd.Series([r.code for r, *_ in hits], dtype=object),
             "severity": pd.Categorical([r.severity for r, *_ in hits],
                                        categories=["error", "warning", "info"]),
             "seq": pd.array([s for _, s, _, _ in hits], dtype="Int64"),
             "related_seq": pd.array([rel for _, _, rel, _ in hits], dtype="Int64"),
-            "message": pd.Series([_message(r, d) for r, _, _, d in hits], dtype=object),
-            "spec": pd.Series([r.cite for r, *_ in hits], dtype=object),
-            "versions": pd.Series([", ".join(r.versions) for r, *_ in hits], dtype=object),
+            "message": pd.Series([_message(r, d) if d else texts[r.code][2]
+                                  for r, _, _, d in hits], dtype=object),
+            "spec": pd.Series([texts[r.code][0] for r, *_ in hits], dtype=object),
+            "versions": pd.Series([texts[r.code][1] for r, *_ in hits], dtype=object),
         }))
 
     # -- questions ----------------------------------------------------------------------------

@@ -46,12 +46,14 @@ def main(argv: list[str] | None = None) -> int:
         prof = cProfile.Profile()
         prof.enable()
     phases: dict[str, tuple[float, float]] = {}
+    peaks: dict[str, int] = {}
     w0, c0 = time.perf_counter(), time.process_time()
 
     def lap(name: str) -> None:
         nonlocal w0, c0
         w, c = time.perf_counter(), time.process_time()
         phases[name] = (w - w0, c - c0)
+        peaks[name] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
         w0, c0 = w, c
 
     t = mn.load(a.path)
@@ -71,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
            "phases_cpu": {k: round(c, 3) for k, (_, c) in phases.items()},
            "total_wall": round(sum(w for w, _ in phases.values()), 3),
            "total_cpu_main": round(sum(c for _, c in phases.values()), 3),
-           "peak_rss_mb": round(rss), "size_mb": round(a.path.stat().st_size / 1e6),
+           "peak_rss_mb": round(rss), "peak_after": peaks, "size_mb": round(a.path.stat().st_size / 1e6),
            "raw_dtype": str(f["raw"].dtype)}
     print(json.dumps(out))
     return 0

@@ -204,15 +204,16 @@ def _method_combos(vi: VecInput) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     notif = vi.method_codes(lambda m: m.startswith("notifications/"))
     rows = np.flatnonzero(((vi.kind == REQUEST) & ~vi.method_in(notif)
                            & (vi.method >= 0))
-                          | ((vi.kind == NOTIFICATION) & (vi.method >= 0)))
+                          | ((vi.kind == NOTIFICATION) & (vi.method >= 0))).astype(np.int32)
     combo = ((vi.session[rows].astype(np.int64) + 1) * (len(vi.method_cats) + 1)
              + vi.method[rows]) * 3 + (vi.direction[rows] + 1)
     if len(combo) and int(combo.max()) < 1 << 24:  # few distinct values: a dense table
+        combo = combo.astype(np.int32)
         present = np.zeros(int(combo.max()) + 1, dtype=bool)
         present[combo] = True
         uniq = np.flatnonzero(present)
-        pos = np.zeros(len(present), dtype=np.int64)
-        pos[uniq] = np.arange(len(uniq))
+        pos = np.zeros(len(present), dtype=np.int32)
+        pos[uniq] = np.arange(len(uniq), dtype=np.int32)
         return rows, uniq, pos[combo]
     uniq, inverse = np.unique(combo, return_inverse=True)
     return rows, uniq, inverse
@@ -220,19 +221,20 @@ def _method_combos(vi: VecInput) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _lifecycle(vi: VecInput) -> Hits:
     init = vi.method_codes(lambda m: m == "initialize")
-    req = vi.kind == REQUEST
-    inits = np.flatnonzero(req & vi.method_in(init))
+    req = np.flatnonzero(vi.kind == REQUEST)
+    meth = vi.method[req]
+    inits = req[vi.method_in(init, meth)]
     if not len(inits):
         return _hits(_NONE)
     sess, first = np.unique(vi.session[inits], return_index=True)
     first_init = np.full(len(vi.session_cats) + 1, -1, dtype=np.int64)
     first_init[sess] = inits[first]  # session code -1 lands in the last slot
-    fi = first_init[vi.session]
+    fi = first_init[vi.session[req]]
     ok_methods = vi.method_codes(lambda m: m in ("ping", "initialize"))
-    rows = np.flatnonzero(req & (fi >= 0) & (np.arange(len(req)) < fi) & (vi.direction == 0)
-                          & ~vi.method_in(ok_methods))
-    return _hits(rows, fi[rows], [f"{vi.name(int(vi.method[r]))} before initialize"
-                                  for r in rows.tolist()])
+    sel = (fi >= 0) & (req < fi) & (vi.direction[req] == 0) & ~vi.method_in(ok_methods, meth)
+    rows, fi = req[sel], fi[sel]
+    return _hits(rows, fi, [f"{vi.name(int(vi.method[r]))} before initialize"
+                            for r in rows.tolist()])
 
 
 def _error_codes(reserved_2026: bool) -> Callable[[VecInput], Hits]:

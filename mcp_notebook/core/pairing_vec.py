@@ -63,7 +63,7 @@ def _sorted_groups(key: np.ndarray, seq: np.ndarray) -> tuple[np.ndarray, np.nda
     """Order of events by (key, seq), and whether each sorted event starts its group.
 
     ``seq`` is ascending already, so a stable sort by key keeps it within each group."""
-    order = np.argsort(key, kind="stable")
+    order = np.argsort(key, kind="stable").astype(np.int32)
     k = key[order]
     first = np.ones(len(k), dtype=bool)
     first[1:] = k[1:] != k[:-1]
@@ -74,10 +74,15 @@ def _last_before(mark: np.ndarray, first: np.ndarray) -> np.ndarray:
     """For each sorted event, the sorted index of the last marked event strictly before it in
     its group (-1 if none)."""
     n = len(mark)
-    idx = np.where(mark, np.arange(n), -1)
-    incl = np.maximum.accumulate(idx) if n else idx
-    start = np.maximum.accumulate(np.where(first, np.arange(n), 0)) if n else idx
-    before = np.full(n, -1, dtype=np.int64)
+    pos = np.arange(n, dtype=np.int32)
+    incl = np.where(mark, pos, np.int32(-1))
+    if n:
+        np.maximum.accumulate(incl, out=incl)
+    start = np.where(first, pos, np.int32(0))
+    del pos
+    if n:
+        np.maximum.accumulate(start, out=start)
+    before = np.full(n, -1, dtype=np.int32)
     if n > 1:
         before[1:] = incl[:-1]
     before[before < start] = -1
@@ -191,11 +196,20 @@ def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_
     null_code = _index(id_uniques, "null")
     null_id = is_resp & ((id_code < 0) | (id_code == null_code))
     # -- the key codes: (session, requester, id key), sorted by (key, seq) ------------------
-    ev = np.flatnonzero(is_req | (is_resp & ~null_id))
+    ev = np.flatnonzero(is_req | (is_resp & ~null_id)).astype(np.int32)
     del is_resp
-    req_dir = np.where(is_req[ev], direction[ev], _opp(direction[ev])).astype(np.int64)
     width = len(id_uniques) + 1
-    key = (session[ev].astype(np.int64) * 3 + (req_dir + 1)) * width + id_code[ev]
+    # (session, requester, id) as one integer; int32 when it fits (half the sorting memory)
+    top = (int(session.max(initial=0)) + 1) * 3 * width + width
+    kt = np.int32 if top < 1 << 31 else np.int64
+    req_dir = np.where(is_req[ev], direction[ev], _opp(direction[ev])).astype(kt)
+    key = session[ev].astype(kt)
+    key *= 3
+    req_dir += 1
+    key += req_dir
+    del req_dir
+    key *= width
+    key += id_code[ev]
     order, first = _sorted_groups(key, ev)
     s_seq = ev[order]
     del ev
@@ -276,10 +290,12 @@ class _Lookup:
         c = self.code.get(idk)
         if c is None:
             return -1
-        k = (sess * 3 + (d + 1)) * self.width + c
+        # scalars of the arrays' own types: numpy would otherwise cast the whole array
+        k = self.skey.dtype.type((sess * 3 + (d + 1)) * self.width + c)
         lo = int(np.searchsorted(self.skey, k, side="left"))
         hi = int(np.searchsorted(self.skey, k, side="right"))
-        p = lo + int(np.searchsorted(self.sseq[lo:hi], s, side="left")) - 1
+        p = lo + int(np.searchsorted(self.sseq[lo:hi], self.sseq.dtype.type(s),
+                                     side="left")) - 1
         return p if p >= lo else -1
 
     def pending(self, sess: int, d: int, idk: str, s: int) -> int:

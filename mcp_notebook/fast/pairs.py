@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..core.pairing_vec import OUTCOMES, PairTable
 from ..table import PAIR_COLUMNS, empty
-from .frames import categorical_used, times
+from .frames import categorical_used
 from .store import DIRS, Store
 
 __all__ = ["pairs_frame", "categorical_used"]
@@ -18,8 +18,12 @@ def pairs_frame(pt: PairTable, store: Store, frames: pd.DataFrame) -> pd.DataFra
         return empty(PAIR_COLUMNS)
     req, resp = pt.request_seq, pt.response_seq
 
-    def at(seqs: np.ndarray) -> pd.Series:  # the frames' times, converted for these rows only
-        return times(np.where(seqs >= 0, store.ts[np.maximum(seqs, 0)], np.nan))
+    ts_ns = np.asarray(frames["ts"].array.asi8)  # the frames' times (ns; NaT as its int)
+    nat = np.iinfo(np.int64).min
+
+    def at(seqs: np.ndarray) -> pd.Series:
+        picked = np.where(seqs >= 0, ts_ns[np.maximum(seqs, 0)], nat)
+        return pd.Series(picked.view("M8[ns]")).dt.tz_localize("UTC")
 
     t_req, t_resp = at(req), at(resp)
     has_req = req >= 0
@@ -37,7 +41,8 @@ def pairs_frame(pt: PairTable, store: Store, frames: pd.DataFrame) -> pd.DataFra
         vals[got] = np.asarray(sub.fillna(0), dtype=np.int64)
 
     def opt(a: np.ndarray) -> pd.arrays.IntegerArray:
-        return pd.arrays.IntegerArray(np.where(a >= 0, a, 0).astype(np.int64), a < 0)
+        # the pair table's own int64 array: -1 marks a missing value, masked here
+        return pd.arrays.IntegerArray(a, a < 0)
 
     return pd.DataFrame({
         "request_seq": opt(req),
@@ -54,4 +59,4 @@ def pairs_frame(pt: PairTable, store: Store, frames: pd.DataFrame) -> pd.DataFra
         "latency": (t_resp - t_req).array,
         "cancel_seq": opt(pt.cancel_seq),
         "progress_count": pt.progress_count,
-    })
+    }, copy=False)

@@ -109,6 +109,7 @@ def _start(path: Path, fmt: str, session: str, direction: str | None, start: int
             rows.flush()
             for codes in (rows.methods, rows.keys, rows.sessions, rows.streams):
                 codes.index = {}  # the parent needs the values only
+                codes.paired = []
             rows.ref_intern = {}
             with os.fdopen(w, "wb") as out:
                 out.write(b"mcp-rows")

@@ -34,13 +34,17 @@ class Codes:
     def __init__(self) -> None:
         self.index: dict[Any, int] = {}
         self.values: list[Any] = []
+        self.paired: list[Any] = []
 
-    def codes(self, values: list[Any], canon: bool = False) -> np.ndarray:
+    def codes(self, values: list[Any], canon: bool = False,
+              paired: list[Any] | None = None) -> np.ndarray:
         """The codes of ``values`` (-1 for None); with ``canon``, equal values in ``values``
-        are replaced by one shared object (the first seen), which saves memory."""
+        are replaced by one shared object (the first seen), which saves memory, and so are
+        the entries of ``paired`` (a value that the code decides: the id of an id key)."""
         index = self.index
         get = index.get
         firsts = self.values
+        twins = self.paired
         out = []
         add = out.append
         for k, v in enumerate(values):
@@ -51,8 +55,12 @@ class Codes:
                 else:
                     c = index[v] = len(firsts)
                     firsts.append(v)
+                    if paired is not None:
+                        twins.append(paired[k])
             elif canon:
                 values[k] = firsts[c]
+                if paired is not None:
+                    paired[k] = twins[c]
             add(c)
         return np.array(out, dtype=np.int32)
 
@@ -129,8 +137,8 @@ class Rows:
             a.setdefault(name, []).append(value)
 
         put("kind", np.array(self.kind, dtype=np.int8))
+        put("id_code", self.keys.codes(self.id_key, canon=True, paired=self.id))
         put("id", _objects(self.id))
-        put("id_code", self.keys.codes(self.id_key, canon=True))
         put("id_key", _objects(self.id_key))
         put("method", np.array(self.method, dtype=np.int32))
         put("line", np.array(self.line, dtype=np.int64))

@@ -366,7 +366,7 @@ def _concat_codes(pieces: Sequence[tuple[np.ndarray, list[Any]]]) -> tuple[np.nd
 
 def _source_of(col: Any) -> TextSource:
     if isinstance(col, LazyTextArray):
-        if len(col.rows) == len(col.source) and np.array_equal(
+        if col._rows is None or len(col) == len(col.source) and np.array_equal(
                 col.rows, np.arange(len(col.source))):
             return col.source
         return ListSource(col.to_numpy())

@@ -10,14 +10,16 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 _BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(_BENCH))
 _spec = importlib.util.spec_from_file_location("gen_capture", _BENCH / "gen_capture.py")
+assert _spec is not None and _spec.loader is not None
 gen_capture = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gen_capture)  # type: ignore[union-attr]
+_spec.loader.exec_module(gen_capture)
 
 FRAMES = 2000
 EDGE = 30.0  # anomaly scale: enough malformed lines and odd ids in a small file
@@ -27,12 +29,12 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-def _strict(raw: bytes) -> object:
+def _strict(raw: bytes) -> Any:
     """Strict JSON: UTF-8 only, no NaN/Infinity (json.loads allows those by default)."""
     return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
 
 
-def _kind(raw: bytes) -> tuple[str, object | None]:
+def _kind(raw: bytes) -> tuple[str, Any]:
     """(kind, message) of one frame, decided independently of the generator."""
     try:
         m = _strict(raw)
@@ -49,13 +51,13 @@ def _id_text(v: object) -> str:
     return json.dumps(v, separators=(",", ":"))
 
 
-def independent_count(path: Path, tap: bool) -> dict:
+def independent_count(path: Path, tap: bool) -> dict[str, Any]:
     """Kinds, blank lines, ids and (for tap, which has directions) the pairing outcome."""
     kinds = dict.fromkeys(["request", "notification", "result", "error", "invalid", "stderr",
                            "log"], 0)
     blank = tool_errors = pairs = orphans = duplicates = above_2_64 = 0
     typed: set[str] = set()
-    req: dict[tuple, list[int]] = {}
+    req: dict[tuple[str, str | None, str], list[int]] = {}
     for line in path.read_bytes().split(b"\n")[:-1]:
         if not line:
             blank += 1
@@ -100,7 +102,7 @@ def independent_count(path: Path, tap: bool) -> dict:
             else:
                 st[0] = 1
                 pairs += 1
-    out = {"kinds": kinds, "blank_lines": blank, "tool_errors": tool_errors,
+    out: dict[str, Any] = {"kinds": kinds, "blank_lines": blank, "tool_errors": tool_errors,
            "distinct_typed": len(typed), "above_2_64": above_2_64}
     if tap:
         out.update(pairs=pairs, orphans=orphans, duplicates=duplicates,
