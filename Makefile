@@ -12,8 +12,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# as root (containers, CI boxes) Jupyter refuses to start without --allow-root
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/00-start.ipynb
+	$(VENV)/bin/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/00-start.ipynb
 
 test: $(STAMP)
 	$(PY) -m pytest
