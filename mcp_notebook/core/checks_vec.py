@@ -12,7 +12,6 @@ made on first use.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -24,11 +23,12 @@ from msgspec import UNSET, UnsetType
 
 from . import checks as ref_checks
 from . import versions as V
-from .pairing import Finding, PairRow
 from .pairing_vec import OUTCOMES, PairTable
 from .rules import RULES, Rule
 
 __all__ = ["VecInput", "VEC_CHECKS", "run_vec", "session_versions_vec"]
+
+from .checks_bridge import session_versions_vec  # noqa: E402 - re-exported
 
 REQUEST, NOTIFICATION, RESULT, ERROR = 0, 1, 2, 3
 KINDS = ("request", "notification", "result", "error", "invalid", "stderr", "log")
@@ -89,7 +89,9 @@ class VecInput:
 
     def reference(self) -> ref_checks.CheckInput:
         """The same input as plain lists, for rules checked by their reference function."""
-        return _LazyCheckInput(self)
+        from .checks_bridge import LazyCheckInput
+
+        return LazyCheckInput(self)
 
 
 def _hits(seq: Any, related: Any = None, details: Sequence[str] | None = None) -> Hits:
@@ -290,6 +292,8 @@ def _ping_result(vi: VecInput) -> Hits:
     sel = sel[~(versioned & (vi.size[rs] < 39 + keylen))]
     out, rel, det = [], [], []
     for i, text in zip(sel.tolist(), vi.texts(p.response_seq[sel]), strict=True):
+        if text is None:
+            continue
         try:  # as decode(text).get("result"), without building the values
             result = _decode_ping(text).result
         except (msgspec.DecodeError, RecursionError):
@@ -305,7 +309,8 @@ def _text_rule(kind: int, test: Callable[[str], bool],
                detail: Callable[[VecInput, int], str]) -> Callable[[VecInput, np.ndarray], Hits]:
     def check(vi: VecInput, rows: np.ndarray) -> Hits:
         rows = rows[vi.kind[rows] == kind]
-        hit = [r for r, t in zip(rows.tolist(), vi.texts(rows), strict=True) if test(t)]
+        hit = [r for r, t in zip(rows.tolist(), vi.texts(rows), strict=True)
+               if t is not None and test(t)]
         return _hits(hit, None, [detail(vi, r) for r in hit])
     return check
 
@@ -422,106 +427,3 @@ def run_vec(vi: VecInput, rules: Sequence[Rule] = RULES) -> list[tuple[Rule, int
             out.append((r, s, None if q < 0 else q, d))
     out.sort(key=lambda t: (t[1], t[0].code))
     return out
-
-
-def session_versions_vec(vi: VecInput, version: dict[int, str],
-                         override: str | None = None) -> dict[Any, str]:
-    """``checks.session_versions`` on columns (``version``: row -> named version)."""
-    present = [vi.session_of(c) for c in np.unique(vi.session).tolist()]
-    if override is not None:
-        return {s: V.normalise(override) for s in present}
-    init = set(vi.method_codes(lambda m: m == "initialize").tolist())
-    from_request: dict[Any, str] = {}
-    from_meta: dict[Any, Counter[str]] = {}
-    for row in sorted(version):
-        if vi.kind[row] != REQUEST:
-            continue
-        s = vi.session_of(int(vi.session[row]))
-        if int(vi.method[row]) in init:
-            from_request.setdefault(s, version[row])
-        else:
-            from_meta.setdefault(s, Counter())[version[row]] += 1
-    out: dict[Any, str] = {}
-    p = vi.pairs
-    for i in np.flatnonzero(np.isin(p.method, list(init)) & (p.response_seq >= 0)).tolist():
-        s = vi.session_of(int(p.session[i]))
-        if s not in out:
-            v = version.get(int(p.response_seq[i]))
-            if v is not None:
-                out[s] = v
-    for s in present:
-        if s in out:
-            continue
-        if s in from_request:
-            out[s] = from_request[s]
-        elif s in from_meta:
-            out[s] = from_meta[s].most_common(1)[0][0]
-    return out
-
-
-class _LazyCheckInput(ref_checks.CheckInput):
-    """A :class:`CheckInput` whose lists are made from the columns when first read."""
-
-    def __init__(self, vi: VecInput) -> None:  # noqa: D107 - fields come on demand
-        self.__dict__["_vi"] = vi
-
-    def __getattr__(self, name: str) -> Any:
-        vi = self.__dict__["_vi"]
-        value = _materialise(vi, name)
-        self.__dict__[name] = value
-        return value
-
-
-def _materialise(vi: VecInput, name: str) -> Any:
-    n = len(vi.kind)
-    if name == "kind":
-        return [KINDS[k] for k in vi.kind.tolist()]
-    if name == "session":
-        return [vi.session_of(c) for c in vi.session.tolist()]
-    if name == "direction":
-        return [_DIR[d + 1] for d in vi.direction.tolist()]
-    if name == "method":
-        return [vi.name(c) for c in vi.method.tolist()]
-    if name == "id_key":
-        return vi.id_key.tolist()
-    if name == "error_code":
-        return [None if v is None or v != v else int(v) for v in vi.error_code.tolist()]
-    if name == "flags":
-        return [vi.flags.get(i, ()) for i in range(n)]
-    if name == "raw":
-        return vi.texts(np.arange(n, dtype=np.int64))
-    if name == "batch":
-        return [None if b < 0 else b for b in vi.batch.tolist()]
-    if name == "pairs":
-        return pair_rows(vi)
-    if name == "findings":
-        return [Finding(r, s, q, d) for s, r, q, d in vi.pairs.findings]
-    if name == "versions":
-        return vi.versions
-    if name == "extra":
-        return vi.extra
-    raise AttributeError(name)
-
-
-def pair_rows(vi: VecInput) -> list[PairRow]:
-    """The pair table as the reference's :class:`PairRow` list (``responses`` included)."""
-    p = vi.pairs
-    rows: list[PairRow] = []
-    by_req: dict[int, PairRow] = {}
-    dup = OUTCOMES.index("duplicate")
-
-    def opt(v: int) -> int | None:
-        return None if v < 0 else int(v)
-
-    for i in range(len(p)):
-        r = PairRow(opt(p.request_seq[i]), opt(p.response_seq[i]), vi.session_of(p.session[i]),
-                    _DIR[p.requester[i] + 1], p.id_key[i], vi.name(int(p.method[i])),
-                    OUTCOMES[p.outcome[i]], opt(p.cancel_seq[i]), int(p.progress_count[i]))
-        if r.response_seq is not None:
-            r.responses.append(r.response_seq)
-        if p.outcome[i] == dup and r.request_seq in by_req:
-            by_req[r.request_seq].responses.append(r.response_seq)
-        elif r.request_seq is not None and p.outcome[i] != dup:
-            by_req[r.request_seq] = r
-        rows.append(r)
-    return rows

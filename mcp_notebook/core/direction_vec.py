@@ -60,7 +60,7 @@ def infer_codes(kind: np.ndarray, session: np.ndarray, id_code: np.ndarray, meth
     width = int(id_code.max()) + 2 if len(id_code) else 1
     idc[idc < 0] = width - 1  # a missing key is a key of its own
     key = session[ev].astype(np.int64) * width + idc
-    order = np.lexsort((ev, key))
+    order = np.argsort(key, kind="stable")  # ev is ascending: stable keeps it in each group
     s_seq = ev[order]
     k = key[order]
     first = np.ones(len(k), dtype=bool)

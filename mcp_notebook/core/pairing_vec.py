@@ -136,7 +136,7 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
         else:
             findings.append((s, "cancel-unknown-request", None,
                              f"no request {rk} from this side is known"))
-    st.lookup = lookup = None  # type: ignore[assignment]
+    st.lookup = lookup = None
     was_cancelled = cancelled_before >= 0
     outcome[was_cancelled] = _O["cancelled"]
     for row in np.flatnonzero(was_cancelled & (response_seq >= 0)).tolist():
@@ -175,11 +175,18 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
         findings=findings)
 
 
+@dataclass
 class _Core:
     """What the request/response walk leaves for the cancels, the progress and the rows."""
 
-    def __init__(self, **kw: Any) -> None:
-        self.__dict__.update(kw)
+    req_rows: np.ndarray
+    response_seq: np.ndarray
+    outcome: np.ndarray
+    dup_req: np.ndarray
+    dup_seq: np.ndarray
+    orphan_seq: np.ndarray
+    findings: list[tuple[int, str, int | None, str]]
+    lookup: Any
 
     def row_of(self, seq: int) -> int:
         """The request row of a request's seq."""
@@ -202,8 +209,8 @@ def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_
     # (session, requester, id) as one integer; int32 when it fits (half the sorting memory)
     top = (int(session.max(initial=0)) + 1) * 3 * width + width
     kt = np.int32 if top < 1 << 31 else np.int64
-    req_dir = np.where(is_req[ev], direction[ev], _opp(direction[ev])).astype(kt)
-    key = session[ev].astype(kt)
+    req_dir: Any = np.where(is_req[ev], direction[ev], _opp(direction[ev])).astype(kt)
+    key: Any = session[ev].astype(kt)
     key *= 3
     req_dir += 1
     key += req_dir

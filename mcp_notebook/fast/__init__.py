@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..lazytext import FileSource, LabelSource, ListSource
+from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..readers.base import GZIP_MAGIC
 from .rows import Rows
 from .store import Part, Sparse, Store
@@ -92,6 +92,8 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
         direct = np.full(n, code, dtype=np.int8)
         size = lengths
         tap_mask = None
+    raw: TextSource
+    source: TextSource
     if lazy:
         raw = FileSource(path, offsets, lengths.astype(np.int32), tap=tap_mask,
                          overrides=rows.raw_over)

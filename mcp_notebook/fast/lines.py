@@ -56,7 +56,7 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
         want = len(buf) - have
         if stop is not None:
             want = min(want, stop - pos - have)
-        got = f.readinto(memoryview(buf)[have:have + want]) if want > 0 else 0
+        got = f.readinto(memoryview(buf)[have:have + want]) if want > 0 else 0  # type: ignore[attr-defined]
         at_end = not got
         have += got or 0
         if not have:

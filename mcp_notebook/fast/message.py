@@ -17,7 +17,7 @@ and a name spelled with escapes is the one case where the two could differ.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -72,9 +72,9 @@ _encode = msgspec.json.encode
 def key_of(v: int | str) -> str | None:
     """The id key (compact JSON text) of a decoded int or str id; None for 0, whose text
     (``0`` or ``-0``) the decoded value does not tell."""
-    if v.__class__ is int:
+    if isinstance(v, int):
         return str(v) if v else None
-    if '"' not in v and "\\" not in v and v.isprintable():  # type: ignore[operator]
+    if '"' not in v and "\\" not in v and v.isprintable():
         return f'"{v}"'
     return _encode(v).decode()
 
@@ -131,7 +131,7 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
     prog_r, prog_v = rows.prog_rows.append, rows.prog_vals.append
     for k, m in enumerate(msgs):
         j = lines[k]
-        val = m.id
+        val: Any = m.id
         cls = val.__class__
         if cls is int:
             if not val:  # 0 or -0: the text decides the key
@@ -194,16 +194,16 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
                 if res is UNSET:
                     slow(j)
                     continue
-                tool, ver = res.isError, res.protocolVersion
-                if tool is not UNSET or ver is not UNSET:
+                tool, rver = res.isError, res.protocolVersion
+                if tool is not UNSET or rver is not UNSET:
                     if escaped(j):
                         slow(j)
                         continue
                     r = base + len(kinds)
                     if tool is True:
                         tool_d[r] = True
-                    if ver is not UNSET:
-                        ver_d[r] = ver
+                    if rver is not UNSET:
+                        ver_d[r] = rver
                 kind_a(2)
             mc = -1
         id_a(val)

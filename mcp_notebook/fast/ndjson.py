@@ -53,7 +53,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
                        line0: int = line0) -> bytes:
             return bytes(mv[st[j - line0]:en[j - line0]])
 
-        def escaped(j: int, buf: bytes = buf, st: list[int] = st, en: list[int] = en,
+        def escaped(j: int, buf: bytes | bytearray = buf, st: list[int] = st, en: list[int] = en,
                     line0: int = line0) -> bool:
             return buf.find(b"\\u", st[j - line0], en[j - line0]) >= 0
 

@@ -45,7 +45,7 @@ class Codes:
         get = index.get
         firsts = self.values
         twins = self.paired
-        out = []
+        out: list[int] = []
         add = out.append
         for k, v in enumerate(values):
             c = get(v)
@@ -199,12 +199,13 @@ class Rows:
                 v = getattr(c, name)[i]
                 if v is not None and v is not False:
                     sp[name][r] = v
-            if c.ref[i] is not None:
+            ref, prog = c.ref[i], c.progress[i]
+            if ref is not None:
                 self.ref_rows.append(r)
-                self.ref_vals.append(c.ref[i])
-            if c.progress[i] is not None:
+                self.ref_vals.append(ref)
+            if prog is not None:
                 self.prog_rows.append(r)
-                self.prog_vals.append(c.progress[i])
+                self.prog_vals.append(prog)
             if c.flags[i]:
                 self.flags.append((r, c.flags[i]))
             if i in c.extra:

@@ -44,31 +44,29 @@ class _Plain(msgspec.Struct, gc=False, forbid_unknown_fields=True):
 _plain_decoder = msgspec.json.Decoder(_Plain)
 
 
-def _size(raw: str) -> int:
-    return len(raw) if raw.isascii() else len(raw.encode("utf-8", "surrogateescape"))
-
-
-_escape_decode = codecs.escape_decode  # type: ignore[attr-defined]
+# CPython's bytes-escape decoder (undocumented but long-standing); without it, msgspec
+_escape_decode = getattr(codecs, "escape_decode", None)
 _decode_str = msgspec.json.Decoder(str).decode
 
 
-def _unescape(literal: bytes, uncommon: bool) -> bytes | None:
+def _unescape(literal: msgspec.Raw | bytes, uncommon: bool) -> bytes | None:
     """The UTF-8 bytes of a JSON string literal (valid UTF-8 already), or None when the
     literal is not a string or names a lone surrogate (the reference reader decides).
 
     Python's ``escape_decode`` undoes the JSON escapes ``\\" \\\\ \\b \\f \\n \\r \\t``
-    exactly as JSON does; ``\\/`` and ``\\uXXXX`` it does not know, so a literal that
-    may hold one of those (``uncommon``) is decoded by msgspec (other escapes are not
-    JSON: msgspec refused the line already).
+    exactly as JSON does (other escapes are not JSON: msgspec refused the line already);
+    ``\\/`` and ``\\uXXXX`` it does not know, so a literal that may hold one of those
+    (``uncommon``: its line holds ``\\u`` or ``\\/``) is decoded by msgspec instead.
     """
-    if literal[:1] != b'"':
+    mv = memoryview(literal)
+    if mv[:1] != b'"':
         return None
-    if uncommon:
+    if uncommon or _escape_decode is None:
         try:
-            return _decode_str(literal).encode("utf-8")
+            return _decode_str(mv).encode("utf-8")
         except UnicodeError:
             return None
-    return _escape_decode(literal[1:-1])[0]
+    return _escape_decode(mv[1:-1])[0]
 
 
 def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None,
@@ -95,10 +93,9 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
         nonblank = np.flatnonzero(ends > starts)
         rows.blank += len(starts) - len(nonblank)
         bad = set(bad_utf8(buf, starts, ends).tolist())  # the reference refuses such lines
-        # lines with a \\u or \\/ escape: their raw takes msgspec's unescaping (and a \\u of
-        # a frame, which the message classifier watches for, is a \\\\u here)
-        esc = lines_with(buf, starts, ends, (b"\\u", b"\\/")).tolist()
+        uncommon = lines_with(buf, starts, ends, (b"\\u", b"\\/")).tolist()
         ctx = LineContext(line0, len(starts))
+        frames: dict[int, bytes] = {}  # line -> frame, for the escape check of scan
         c_ts, c_sess, c_dir, c_stream, c_size = (ctx.ts, ctx.session, ctx.direction,
                                                  ctx.stream, ctx.size)
 
@@ -106,8 +103,8 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
                        line0: int = line0) -> bytes:
             return bytes(mv[st[j - line0]:en[j - line0]])
 
-        def escaped(j: int, esc: list[bool] = esc, line0: int = line0) -> bool:
-            return esc[j - line0]
+        def escaped(j: int, frames: dict[int, bytes] = frames) -> bool:
+            return b"\\u" in frames[j]
 
         def slow(j: int, line_bytes=line_bytes) -> None:  # noqa: ANN001
             text = line_bytes(j).decode("utf-8", "surrogateescape")
@@ -151,7 +148,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
                 sc = sess_code.get(sess)
                 if sc is None:
                     sc = int(rows.sessions.codes([sess])[0])
-                frame = _unescape(bytes(rec.raw), esc[i])
+                frame = _unescape(rec.raw, uncommon[i])
                 if frame is None:
                     pend.flush()
                     slow(j)
@@ -166,6 +163,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
                     p_raws.append(frame)
                     p_lines.append(j)
                     p_idx.append(i)
+                    frames[j] = frame
                     continue
                 pend.flush()
                 c_stream[i] = int(streams.codes([other[1]])[0])
@@ -176,6 +174,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
                 rows.method.append(-1)
                 rows.line.append(j)
             pend.flush()
+            frames.clear()
         if keep_text and rows.raw is not None:
             add = rows.raw.append
             for k, j in enumerate(rows.line):
