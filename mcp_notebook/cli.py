@@ -92,7 +92,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         for row in v.itertuples(index=False):
             rows.append({"rule": row.rule, "severity": str(row.severity),
                          "seq": _int(row.seq), "related_seq": _int(row.related_seq),
-                         "source": trace._cols.source[int(row.seq)],
+                         "source": trace.frames["source"].iat[int(row.seq)],
                          "message": row.message, "spec": row.spec, "versions": row.versions})
         print(json.dumps({"fail_on": args.fail_on, "failing": int(len(failing)),
                           "protocol_version": trace.protocol_version,
@@ -100,7 +100,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         shown = v if args.all else v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
         for row in shown.itertuples(index=False):
-            where = trace._cols.source[int(row.seq)]
+            where = trace.frames["source"].iat[int(row.seq)]
             _show(f"{where}: {row.severity}: [{row.rule}] {row.message}")
             if args.spec:
                 _show(f"    spec: {row.spec}")

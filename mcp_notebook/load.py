@@ -111,21 +111,9 @@ def load(
             notes.append(f"{path.name}: reading stopped early ({exc})")
         used.append(str(path))
     store = fast.combine([*pieces, cols])
-    if fast.infer_directions(store):  # as infer() and _one_per_frame(), on columns
+    if fast.infer_directions(store):  # as core.direction.infer, on columns
         notes.append("directions inferred from the message flow (the capture does not say)")
     return Trace(store, version=version, notes=notes, paths=used)
-
-
-def _one_per_frame(direction: list[str | None], batch: list[int | None]) -> list[str | None]:
-    """The members of one batch array share its frame's direction (one side wrote the line):
-    the direction inferred for its first member."""
-    first: str | None = None
-    for i, pos in enumerate(batch):
-        if pos == 0:
-            first = direction[i]
-        elif pos is not None and first is not None:
-            direction[i] = first
-    return direction
 
 
 def _collect(records: Iterable[Record], cols: Columns, path: Path, session: str | None,

@@ -22,8 +22,13 @@ def infer(
     id_key: Sequence[str | None],
     method: Sequence[str | None],
     given: Sequence[str | None],
+    batch: Sequence[int | None] | None = None,
 ) -> list[str | None]:
-    """Fill the ``None`` entries of ``given`` with ``c2s``/``s2c`` where a message is."""
+    """Fill the ``None`` entries of ``given`` with ``c2s``/``s2c`` where a message is.
+
+    With ``batch`` (each frame's position in its batch array), the members of one batch
+    take the direction inferred for its first member: one side wrote the whole line.
+    """
     out = list(given)
     used: set[tuple[object, str, str | None]] = set()
     pending: dict[tuple[object, str | None], list[str]] = {}
@@ -49,4 +54,11 @@ def infer(
                 out[i] = "s2c" if stack.pop() == "c2s" else "c2s"
             else:
                 out[i] = "s2c"  # most responses come from the server
+    if batch is not None:
+        first: str | None = None
+        for i, pos in enumerate(batch):
+            if pos == 0:
+                first = out[i]
+            elif pos is not None and first is not None:
+                out[i] = first
     return out

@@ -76,7 +76,8 @@ def open_bytes(path: Path) -> io.BufferedIOBase:
 
 def open_text(path: Path) -> io.TextIOWrapper:
     """Open a capture as text: UTF-8, undecodable bytes kept (surrogateescape), newlines as-is."""
-    return io.TextIOWrapper(open_bytes(path), encoding="utf-8", errors="surrogateescape",
+    return io.TextIOWrapper(open_bytes(path), encoding="utf-8",  # type: ignore[arg-type]
+                            errors="surrogateescape",
                             newline="")
 
 

@@ -31,14 +31,8 @@ def reference_columns(paths: list[Path], fmt: str = "auto", **opts: Any) -> Colu
             collect(readers.read(path, format=fmt, **opts), cols)
     if any(d is None for d, k in zip(cols.direction, cols.kind, strict=True)
            if k in ("request", "notification", "result", "error")):
-        d = infer(cols.kind, cols.session, cols.id_key, cols.method, cols.direction)
-        first: str | None = None
-        for i, pos in enumerate(cols.batch):  # batch members share their frame's direction
-            if pos == 0:
-                first = d[i]
-            elif pos is not None and first is not None:
-                d[i] = first
-        cols.direction = d
+        cols.direction = infer(cols.kind, cols.session, cols.id_key, cols.method,
+                               cols.direction, cols.batch)
     return cols
 
 
