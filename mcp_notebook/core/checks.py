@@ -211,23 +211,29 @@ def _sse_event(ci: CheckInput) -> Iterator[Hit]:
             yield i, None, f"an SSE {event!r} event"
 
 
+#: rules found by the envelope classifier, one message at a time (the flag is the code)
+FLAG_RULES = (
+    "parse-error", "not-an-object", "not-a-message", "jsonrpc-version", "method-not-string",
+    "reserved-method", "params-not-object", "mixed-request-response", "response-neither",
+    "result-and-error", "result-not-object", "error-not-object", "error-code-not-integer",
+    "error-message-not-string", "request-id-type", "batch-empty")
+
+#: rules found by the pairing walk (its findings carry the code)
+FINDING_RULES = (
+    "id-type-mismatch", "request-id-reused", "request-id-in-flight", "duplicate-response",
+    "orphan-response", "response-after-cancel", "cancel-after-response",
+    "cancel-unknown-request", "cancel-initialize", "progress-unknown-token",
+    "progress-after-response", "progress-not-increasing")
+
 CHECKS: dict[str, Callable[[CheckInput], Iterator[Hit]]] = {
-    **{code: _flag(code) for code in (
-        "parse-error", "not-an-object", "not-a-message", "jsonrpc-version", "method-not-string",
-        "reserved-method", "params-not-object", "mixed-request-response", "response-neither",
-        "result-and-error", "result-not-object", "error-not-object", "error-code-not-integer",
-        "error-message-not-string", "request-id-type", "batch-empty")},
+    **{code: _flag(code) for code in FLAG_RULES},
     "result-id-null": lambda ci: _chain(_response_id("result", "response-id-null")(ci),
                                         _response_id("result", "response-id-missing")(ci)),
     "error-id-null": _response_id("error", "response-id-null"),
     "error-id-absent": _response_id("error", "response-id-missing"),
     "batch-not-allowed": _batch,
     "big-id": _big_id,
-    **{code: _finding(code) for code in (
-        "id-type-mismatch", "request-id-reused", "request-id-in-flight", "duplicate-response",
-        "orphan-response", "response-after-cancel", "cancel-after-response",
-        "cancel-unknown-request", "cancel-initialize", "progress-unknown-token",
-        "progress-after-response", "progress-not-increasing")},
+    **{code: _finding(code) for code in FINDING_RULES},
     "unanswered-request": _unanswered,
     "notification-with-id": _notification_with_id,
     "notification-answered": _notification_answered,

@@ -358,21 +358,13 @@ def _sse_event(vi: VecInput) -> Hits:
 
 
 VEC_CHECKS: dict[str, Callable[[VecInput], Hits]] = {
-    **{code: _flag(code) for code in (
-        "parse-error", "not-an-object", "not-a-message", "jsonrpc-version", "method-not-string",
-        "reserved-method", "params-not-object", "mixed-request-response", "response-neither",
-        "result-and-error", "result-not-object", "error-not-object", "error-code-not-integer",
-        "error-message-not-string", "request-id-type", "batch-empty")},
+    **{code: _flag(code) for code in ref_checks.FLAG_RULES},
     "result-id-null": _response_id(RESULT, "response-id-null", "response-id-missing"),
     "error-id-null": _response_id(ERROR, "response-id-null"),
     "error-id-absent": _response_id(ERROR, "response-id-missing"),
     "batch-not-allowed": _batch,
     "big-id": _big_id,
-    **{code: _finding(code) for code in (
-        "id-type-mismatch", "request-id-reused", "request-id-in-flight", "duplicate-response",
-        "orphan-response", "response-after-cancel", "cancel-after-response",
-        "cancel-unknown-request", "cancel-initialize", "progress-unknown-token",
-        "progress-after-response", "progress-not-increasing")},
+    **{code: _finding(code) for code in ref_checks.FINDING_RULES},
     "unanswered-request": _unanswered,
     "notification-with-id": _notification_with_id,
     "notification-answered": _notification_answered,
