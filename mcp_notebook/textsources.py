@@ -8,6 +8,7 @@ in one pass over the file, sorted by offset) or one (:meth:`text`). Used by
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,14 +25,14 @@ class StaleCaptureError(RuntimeError):
     """The capture file changed on disk after it was loaded."""
 
 
-class TextSource:
+class TextSource(ABC):
     """Text for row numbers: :meth:`texts` (many, in one pass) and :meth:`text` (one)."""
 
-    def __len__(self) -> int:
-        raise NotImplementedError
+    @abstractmethod
+    def __len__(self) -> int: ...
 
-    def texts(self, rows: np.ndarray) -> list[str | None]:
-        raise NotImplementedError
+    @abstractmethod
+    def texts(self, rows: np.ndarray) -> list[str | None]: ...
 
     def text(self, row: int) -> str | None:
         return self.texts(np.array([row], dtype=np.int64))[0]
