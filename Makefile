@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+LAB_ARGS ?=
 
 .PHONY: lab test test-fast fuzz bench bench-quick data docs lint clean
 
@@ -14,7 +15,7 @@ $(STAMP): pyproject.toml
 
 # as root (containers, CI boxes) Jupyter refuses to start without --allow-root
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/00-start.ipynb
+	$(VENV)/bin/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS) notebooks/00-start.ipynb
 
 test: $(STAMP)
 	$(PY) -m pytest
