@@ -9,7 +9,7 @@ the protocol version of the frame's session.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -286,7 +286,16 @@ def session_versions(
             v = version[r.response_seq]
             if v is not None:
                 out[r.session] = v
-    for s in seen:
+    return choose_versions(seen, out, from_request, from_meta)
+
+
+def choose_versions(sessions: Iterable[object], from_result: dict[object, str],
+                    from_request: dict[object, str],
+                    from_meta: dict[object, Counter[str]]) -> dict[object, str]:
+    """Per session: the initialize result's version, else the initialize request's, else
+    the most common ``_meta`` version; sessions with none are left out."""
+    out = dict(from_result)
+    for s in sessions:
         if s in out:
             continue
         if s in from_request:

@@ -53,14 +53,7 @@ def session_versions_vec(vi: VecInput, version: dict[int, str],
             v = version.get(int(p.response_seq[i]))
             if v is not None:
                 out[s] = v
-    for s in present:
-        if s in out:
-            continue
-        if s in from_request:
-            out[s] = from_request[s]
-        elif s in from_meta:
-            out[s] = from_meta[s].most_common(1)[0][0]
-    return out
+    return ref_checks.choose_versions(present, out, from_request, from_meta)
 
 
 class LazyCheckInput(ref_checks.CheckInput):
