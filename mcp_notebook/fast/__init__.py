@@ -19,6 +19,7 @@ Set :data:`ENABLED` to False to load through the reference path only.
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,13 @@ def load_file(path: Path, fmt: str, session: str | None = None,
     gz = _is_gzip(path)
     lazy = not gz and os.path.getsize(path) >= LAZY_TEXT_MIN_BYTES
     sess = session or path.name
-    parts = read_file(path, fmt, sess, direction, gz=gz, keep_text=not lazy)
+    collecting = gc.isenabled()
+    gc.disable()  # millions of small objects, none in a cycle: the collector only costs time
+    try:
+        parts = read_file(path, fmt, sess, direction, gz=gz, keep_text=not lazy)
+    finally:
+        if collecting:
+            gc.enable()
     return Store.from_parts([to_part(path, fmt, sess, direction, rows, spans, lazy, base)
                              for rows, spans, base in parts])
 

@@ -1,4 +1,5 @@
-"""Bare NDJSON, fast: blocks of lines decoded 128 at a time, unusual lines by the reference.
+"""Bare NDJSON, fast: the C scanner (or blocks of 128 lines decoded by msgspec), unusual
+lines by the reference.
 
 The rows are those of ``readers.ndjson`` + ``table.collect``: one per non-blank line
 (one per member for a batch array), in line order, with the same values.
@@ -6,6 +7,7 @@ The rows are those of ``readers.ndjson`` + ``table.collect``: one per non-blank 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import BinaryIO
 
 import msgspec
@@ -13,6 +15,7 @@ import numpy as np
 
 from ..readers.base import Record
 from ..table import collect
+from . import native as _native
 from .lines import bad_utf8, blocks
 from .message import decoder, scan
 from .rows import Rows
@@ -33,9 +36,8 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
     rows = Rows(per_row_context=False)
     rows.raw = [] if keep_text else None
     spans: list[np.ndarray] = []
-    decode_lines = decoder.decode_lines
-    decode = decoder.decode
     label = f"{name}:?"  # the reader's source label: the line number is set by the store
+    native = _native.native
     for blk in blocks(f, start, stop, first_line=rows.lines):
         buf, starts, ends = blk.buf, blk.starts, blk.ends
         spans.append(np.stack([starts + blk.offset, ends + blk.offset], axis=1))
@@ -45,9 +47,6 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
         lens = ends - starts
         nonblank = np.flatnonzero(lens > 0)
         rows.blank += len(starts) - len(nonblank)
-        bad = bad_utf8(buf, starts, ends)
-        badmask = np.zeros(len(starts), dtype=bool)
-        badmask[bad] = True
 
         def line_bytes(j: int, mv: memoryview = mv, st: list[int] = st, en: list[int] = en,
                        line0: int = line0) -> bytes:
@@ -62,32 +61,15 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
             rec = Record(raw=text, direction=direction, session=session, source=label)
             rows.add_columns(collect([rec]), j, label)
 
-        nb = nonblank.tolist()
-        for k0 in range(0, len(nb), SEGMENT):
-            seg = nb[k0:k0 + SEGMENT]
-            a, b = seg[0], seg[-1]
-            msgs = None
-            if not (len(bad) and badmask[a:b + 1].any()):
-                try:
-                    msgs = decode_lines(mv[st[a]:en[b]])
-                except _DecodeErrors:
-                    msgs = None
-                if msgs is not None and len(msgs) != len(seg):
-                    msgs = None  # a whitespace-only line was skipped: go line by line
-            if msgs is not None:
-                scan(msgs, [line0 + i for i in seg], rows, escaped, slow)
-                continue
-            for i in seg:
-                j = line0 + i
-                if badmask[i]:
-                    slow(j)
-                    continue
-                try:
-                    m = decode(mv[st[i]:en[i]])
-                except _DecodeErrors:
-                    slow(j)
-                    continue
-                scan((m,), (j,), rows, escaped, slow)
+        if native is not None:  # the C scanner; the Python path for the lines it leaves
+            n = len(starts)
+            i = native.scan(buf, starts, ends, 0, n, line0, _native.out_lists(rows))
+            while i < n:
+                _one(mv[st[i]:en[i]], line0 + i, rows, escaped, slow)
+                i = native.scan(buf, starts, ends, i + 1, n, line0, _native.out_lists(rows))
+        else:
+            _segments(nonblank.tolist(), bad_utf8(buf, starts, ends), mv, st, en, line0,
+                      rows, escaped, slow)
         if keep_text and rows.raw is not None:
             add = rows.raw.append
             for j in rows.line:
@@ -95,3 +77,52 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
         rows.flush()
         rows.lines = line0 + len(starts)
     return rows, spans
+
+
+def _one(line: memoryview, j: int, rows: Rows, escaped: Callable[[int], bool],
+         slow: Callable[[int], None]) -> None:
+    """One line by the Python path: msgspec, or the reference."""
+    try:
+        bytes(line).decode("utf-8")  # the reference refuses invalid UTF-8
+        m = decoder.decode(line)
+    except (UnicodeDecodeError, *_DecodeErrors):
+        slow(j)
+    else:
+        scan((m,), (j,), rows, escaped, slow)
+
+
+def _segments(nb: list[int], bad: np.ndarray, mv: memoryview, st: list[int], en: list[int],
+              line0: int, rows: Rows, escaped: Callable[[int], bool],
+              slow: Callable[[int], None]) -> None:
+    """The Python path for the non-blank lines ``nb`` of a block: ``decode_lines`` on
+    segments of :data:`SEGMENT` lines, a failed segment redone line by line; ``bad``
+    lists the lines that are not valid UTF-8."""
+    decode_lines = decoder.decode_lines
+    decode = decoder.decode
+    badmask = np.zeros(len(st), dtype=bool)
+    badmask[bad] = True
+    for k0 in range(0, len(nb), SEGMENT):
+        seg = nb[k0:k0 + SEGMENT]
+        a, b = seg[0], seg[-1]
+        msgs = None
+        if not (len(bad) and badmask[a:b + 1].any()):
+            try:
+                msgs = decode_lines(mv[st[a]:en[b]])
+            except _DecodeErrors:
+                msgs = None
+            if msgs is not None and len(msgs) != len(seg):
+                msgs = None  # a whitespace-only line was skipped: go line by line
+        if msgs is not None:
+            scan(msgs, [line0 + i for i in seg], rows, escaped, slow)
+            continue
+        for i in seg:
+            j = line0 + i
+            if badmask[i]:
+                slow(j)
+                continue
+            try:
+                m = decode(mv[st[i]:en[i]])
+            except _DecodeErrors:
+                slow(j)
+                continue
+            scan((m,), (j,), rows, escaped, slow)

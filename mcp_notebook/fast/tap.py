@@ -16,6 +16,7 @@ import numpy as np
 
 from ..readers import tap as tap_reader
 from ..table import collect
+from . import native as _native
 from .lines import bad_utf8, blocks, lines_with
 from .message import decoder, scan
 from .rows import LineContext, Rows
@@ -83,7 +84,12 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
     fake = _FakePath(name)
     sess_code = rows.sessions.index
     streams = rows.streams
-    stdio = -1
+    native = _native.native
+
+    def stdio_code() -> int:
+        code = streams.index.get("stdio")
+        return code if code is not None else int(streams.codes(["stdio"])[0])
+
     for blk in blocks(f, start, stop, first_line=rows.lines):
         buf, starts, ends = blk.buf, blk.starts, blk.ends
         spans.append(np.stack([starts + blk.offset, ends + blk.offset], axis=1))
@@ -92,8 +98,6 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
         line0 = blk.first_line
         nonblank = np.flatnonzero(ends > starts)
         rows.blank += len(starts) - len(nonblank)
-        bad = set(bad_utf8(buf, starts, ends).tolist())  # the reference refuses such lines
-        uncommon = lines_with(buf, starts, ends, (b"\\u", b"\\/")).tolist()
         ctx = LineContext(line0, len(starts))
         frames: dict[int, bytes] = {}  # line -> frame, for the escape check of scan
         c_ts, c_sess, c_dir, c_stream, c_size = (ctx.ts, ctx.session, ctx.direction,
@@ -112,69 +116,94 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
             rows.add_columns(collect(records), j, label, raw_mode="auto", line_text=text)
 
         pend = _Pending(rows, escaped, slow, c_size)
-        p_raws, p_lines, p_idx = pend.raws, pend.lines, pend.idx
-        nb = nonblank.tolist()
-        for k0 in range(0, len(nb), SEGMENT):
-            seg = nb[k0:k0 + SEGMENT]
-            recs: list | None
-            try:
-                recs = decode_lines(mv[st[seg[0]]:en[seg[-1]]])
-            except _DecodeErrors:
-                recs = None
-            if recs is None or len(recs) != len(seg):
-                recs = []
-                for i in seg:
-                    try:
-                        recs.append(decode(mv[st[i]:en[i]]))
-                    except _DecodeErrors:
-                        recs.append(None)
-            for i, rec in zip(seg, recs, strict=True):
-                j = line0 + i
-                if rec is None or bad and i in bad:
-                    pend.flush()
-                    slow(j)
-                    continue
-                d = rec.dir
-                dc = _DIRS.get(d, -2)
-                other = _OTHER.get(d) if dc == -2 else None
-                if dc == -2 and other is None:
-                    pend.flush()
-                    slow(j)
-                    continue
-                ts = rec.ts
-                if ts is not None and ts.__class__ is not float:
-                    ts = _parse_ts(ts)
-                sess = rec.session or stem
-                sc = sess_code.get(sess)
-                if sc is None:
-                    sc = int(rows.sessions.codes([sess])[0])
-                frame = _unescape(rec.raw, uncommon[i])
-                if frame is None:
-                    pend.flush()
-                    slow(j)
-                    continue
-                c_ts[i] = ts
-                c_sess[i] = sc
-                if other is None:
-                    c_dir[i] = dc
-                    if stdio < 0:
-                        stdio = int(streams.codes(["stdio"])[0])
-                    c_stream[i] = stdio
-                    p_raws.append(frame)
-                    p_lines.append(j)
-                    p_idx.append(i)
-                    frames[j] = frame
-                    continue
+
+        def take(i: int, rec: _Plain | None, uncommon: bool, line0: int = line0,
+                 slow=slow, pend: _Pending = pend, frames: dict[int, bytes] = frames,
+                 c_ts: list = c_ts, c_sess: list[int] = c_sess, c_dir: list[int] = c_dir,
+                 c_stream: list[int] = c_stream, c_size: list[int] = c_size) -> None:  # noqa: ANN001
+            """The row of line ``i`` from its decoded record (None: not a plain record)."""
+            j = line0 + i
+            if rec is None:
                 pend.flush()
-                c_stream[i] = int(streams.codes([other[1]])[0])
-                c_size[i] = len(frame)
-                rows.kind.append(other[0])
-                rows.id.append(None)
-                rows.id_key.append(None)
-                rows.method.append(-1)
-                rows.line.append(j)
+                slow(j)
+                return
+            d = rec.dir
+            dc = _DIRS.get(d, -2)
+            other = _OTHER.get(d) if dc == -2 else None
+            if dc == -2 and other is None:
+                pend.flush()
+                slow(j)
+                return
+            ts = rec.ts
+            if ts is not None and ts.__class__ is not float:
+                ts = _parse_ts(ts)
+            sess = rec.session or stem
+            sc = sess_code.get(sess)
+            if sc is None:
+                sc = int(rows.sessions.codes([sess])[0])
+            frame = _unescape(rec.raw, uncommon)
+            if frame is None:
+                pend.flush()
+                slow(j)
+                return
+            c_ts[i] = ts
+            c_sess[i] = sc
+            if other is None:
+                c_dir[i] = dc
+                c_stream[i] = stdio_code()
+                pend.raws.append(frame)
+                pend.lines.append(j)
+                pend.idx.append(i)
+                frames[j] = frame
+                return
             pend.flush()
-            frames.clear()
+            c_stream[i] = int(streams.codes([other[1]])[0])
+            c_size[i] = len(frame)
+            rows.kind.append(other[0])
+            rows.id.append(None)
+            rows.id_key.append(None)
+            rows.method.append(-1)
+            rows.line.append(j)
+
+        if native is not None:  # the C scanner; the Python path for the lines it leaves
+            n = len(starts)
+            context = (c_ts, c_sess, c_dir, c_stream, c_size, sess_code, stem, stdio_code())
+            i = native.scan(buf, starts, ends, 0, n, line0, _native.out_lists(rows), context)
+            while i < n:
+                line = mv[st[i]:en[i]]
+                try:
+                    text = bytes(line)
+                    text.decode("utf-8")  # the reference refuses invalid UTF-8
+                    rec = decode(line)
+                except (UnicodeDecodeError, *_DecodeErrors):
+                    rec = None
+                take(i, rec, b"\\u" in text or b"\\/" in text)
+                pend.flush()
+                frames.clear()
+                i = native.scan(buf, starts, ends, i + 1, n, line0, _native.out_lists(rows),
+                                context)
+        else:
+            bad = set(bad_utf8(buf, starts, ends).tolist())  # the reference refuses them
+            uncommon = lines_with(buf, starts, ends, (b"\\u", b"\\/")).tolist()
+            nb = nonblank.tolist()
+            for k0 in range(0, len(nb), SEGMENT):
+                seg = nb[k0:k0 + SEGMENT]
+                recs: list | None
+                try:
+                    recs = decode_lines(mv[st[seg[0]]:en[seg[-1]]])
+                except _DecodeErrors:
+                    recs = None
+                if recs is None or len(recs) != len(seg):
+                    recs = []
+                    for i in seg:
+                        try:
+                            recs.append(decode(mv[st[i]:en[i]]))
+                        except _DecodeErrors:
+                            recs.append(None)
+                for i, rec in zip(seg, recs, strict=True):
+                    take(i, None if bad and i in bad else rec, uncommon[i])
+                pend.flush()
+                frames.clear()
         if keep_text and rows.raw is not None:
             add = rows.raw.append
             for k, j in enumerate(rows.line):

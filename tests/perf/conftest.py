@@ -50,3 +50,15 @@ def text_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
 def split(monkeypatch: pytest.MonkeyPatch) -> None:
     """Split every file over worker processes, however small."""
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+
+
+@pytest.fixture(autouse=True, params=["c", "python"])
+def scanner(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run every fast-path test with the C envelope scanner, then with the Python path."""
+    from mcp_notebook.fast import native
+
+    if request.param == "python":
+        monkeypatch.setattr(native, "native", None)
+    elif native.native is None:
+        pytest.fail("the C scanner is not built (pip install -e . builds it)")
+    return request.param

@@ -1,0 +1,1152 @@
+/* mcp_notebook.fast._native: the envelope of the usual JSON-RPC line, found in C.
+ *
+ * scan() reads the lines of a block, one after the other, and for each line of the
+ * usual shape appends its row to the lists of a fast.rows.Rows: the same values
+ * fast.message.scan gives after a msgspec decode. It stops at the first line it does
+ * not take (anything malformed or unusual: a \u escape anywhere, a null or float id,
+ * a batch, a special method, params with a member the tables read, ...) and returns
+ * its index: the caller reads that line by the Python path and calls again after it.
+ * So this code only ever decides lines where its answer is the Python path's, and
+ * the Python path (and through it the reference reader) decides every other line.
+ *
+ * The JSON check is strict (RFC 8259): a line is taken only when the whole of it is
+ * one valid JSON object with valid UTF-8, nothing after it but whitespace.
+ *
+ * codes() numbers values as fast.rows.Codes.codes(values, canon=True, paired=...).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define MAX_DEPTH 64
+
+typedef const unsigned char *cptr;
+
+/* character classes: 1 = plain string byte (no quote, backslash, control or non-ASCII) */
+static unsigned char PLAIN[256];
+
+static void init_tables(void) {
+    for (int c = 0; c < 256; c++) PLAIN[c] = (c >= 0x20 && c < 0x80 && c != '"' && c != '\\');
+}
+
+typedef struct {
+    cptr p, end;
+} Cur;
+
+static inline void ws(Cur *c) {
+    while (c->p < c->end) {
+        unsigned char ch = *c->p;
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') c->p++;
+        else break;
+    }
+}
+
+/* The first byte at or after p that is not a plain string byte (end if none). */
+static inline cptr plain_run(cptr p, cptr end) {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+                  space = _mm_set1_epi8(0x20);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        /* signed compare: control bytes and bytes >= 0x80 (negative) are both < 0x20 */
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+                                                _mm_cmpeq_epi8(v, bslash)),
+                                   _mm_cmplt_epi8(v, space));
+        int mask = _mm_movemask_epi8(hit);
+        if (mask) return p + __builtin_ctz((unsigned)mask);
+        p += 16;
+    }
+#endif
+    while (p < end && PLAIN[*p]) p++;
+    return p;
+}
+
+/* one UTF-8 sequence starting at p (a byte >= 0x80); its length, or 0 if invalid */
+static inline int utf8_len(cptr p, cptr end) {
+    unsigned char a = p[0];
+    if (a >= 0xC2 && a <= 0xDF) {
+        if (end - p < 2 || (p[1] & 0xC0) != 0x80) return 0;
+        return 2;
+    }
+    if (a >= 0xE0 && a <= 0xEF) {
+        if (end - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
+        if (a == 0xE0 && p[1] < 0xA0) return 0;  /* overlong */
+        if (a == 0xED && p[1] > 0x9F) return 0;  /* surrogate */
+        return 3;
+    }
+    if (a >= 0xF0 && a <= 0xF4) {
+        if (end - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 ||
+            (p[3] & 0xC0) != 0x80) return 0;
+        if (a == 0xF0 && p[1] < 0x90) return 0;  /* overlong */
+        if (a == 0xF4 && p[1] > 0x8F) return 0;  /* above U+10FFFF */
+        return 4;
+    }
+    return 0;
+}
+
+/* A string, c->p just after its opening quote. On success c->p is after the closing
+ * quote, [*s, *e) is the text between the quotes, *esc tells whether it holds an escape,
+ * *ascii whether it is all ASCII. Returns 0, or -1 (malformed, or a \u escape). */
+static inline int string(Cur *c, cptr *s, cptr *e, int *esc, int *ascii) {
+    cptr p = c->p, end = c->end;
+    *s = p;
+    *esc = 0;
+    *ascii = 1;
+    for (;;) {
+        p = plain_run(p, end);
+        if (p >= end) return -1;
+        unsigned char ch = *p;
+        if (ch == '"') {
+            *e = p;
+            c->p = p + 1;
+            return 0;
+        }
+        if (ch == '\\') {
+            if (p + 1 >= end) return -1;
+            switch (p[1]) {
+            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+                *esc = 1;
+                p += 2;
+                continue;
+            default:  /* \u (left to the Python path) or not an escape at all */
+                return -1;
+            }
+        }
+        if (ch < 0x20) return -1;
+        int n = utf8_len(p, end);
+        if (!n) return -1;
+        *ascii = 0;
+        p += n;
+    }
+}
+
+/* A number; *integer tells whether it has no fraction and no exponent. */
+static inline int number(Cur *c, int *integer) {
+    cptr p = c->p, end = c->end;
+    *integer = 1;
+    if (p < end && *p == '-') p++;
+    if (p >= end) return -1;
+    if (*p == '0') p++;
+    else if (*p >= '1' && *p <= '9') {
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    } else return -1;
+    if (p < end && *p == '.') {
+        *integer = 0;
+        p++;
+        if (p >= end || *p < '0' || *p > '9') return -1;
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        *integer = 0;
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        if (p >= end || *p < '0' || *p > '9') return -1;
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    c->p = p;
+    return 0;
+}
+
+static inline int literal(Cur *c, const char *word, size_t n) {
+    if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n)) return -1;
+    c->p += n;
+    return 0;
+}
+
+static int value(Cur *c, int depth);
+
+static int object_rest(Cur *c, int depth) {  /* c->p just after '{' */
+    cptr s, e;
+    int esc, ascii;
+    ws(c);
+    if (c->p < c->end && *c->p == '}') {
+        c->p++;
+        return 0;
+    }
+    for (;;) {
+        if (c->p >= c->end || *c->p != '"') return -1;
+        c->p++;
+        if (string(c, &s, &e, &esc, &ascii)) return -1;
+        ws(c);
+        if (c->p >= c->end || *c->p != ':') return -1;
+        c->p++;
+        ws(c);
+        if (value(c, depth)) return -1;
+        ws(c);
+        if (c->p >= c->end) return -1;
+        if (*c->p == ',') {
+            c->p++;
+            ws(c);
+            continue;
+        }
+        if (*c->p == '}') {
+            c->p++;
+            return 0;
+        }
+        return -1;
+    }
+}
+
+static int array_rest(Cur *c, int depth) {  /* c->p just after '[' */
+    ws(c);
+    if (c->p < c->end && *c->p == ']') {
+        c->p++;
+        return 0;
+    }
+    for (;;) {
+        if (value(c, depth)) return -1;
+        ws(c);
+        if (c->p >= c->end) return -1;
+        if (*c->p == ',') {
+            c->p++;
+            ws(c);
+            continue;
+        }
+        if (*c->p == ']') {
+            c->p++;
+            return 0;
+        }
+        return -1;
+    }
+}
+
+/* Any JSON value (checked, not built), c->p at its first byte. */
+static int value(Cur *c, int depth) {
+    cptr s, e;
+    int esc, ascii, integer;
+    if (c->p >= c->end) return -1;
+    switch (*c->p) {
+    case '{':
+        if (depth >= MAX_DEPTH) return -1;
+        c->p++;
+        return object_rest(c, depth + 1);
+    case '[':
+        if (depth >= MAX_DEPTH) return -1;
+        c->p++;
+        return array_rest(c, depth + 1);
+    case '"':
+        c->p++;
+        return string(c, &s, &e, &esc, &ascii);
+    case 't':
+        return literal(c, "true", 4);
+    case 'f':
+        return literal(c, "false", 5);
+    case 'n':
+        return literal(c, "null", 4);
+    default:
+        return number(c, &integer);
+    }
+}
+
+#define KEY_IS(s, e, lit) ((size_t)((e) - (s)) == sizeof(lit) - 1 && !memcmp((s), lit, sizeof(lit) - 1))
+
+/* A span of text: [s, e), with or without escapes. */
+typedef struct {
+    cptr s, e;
+    int esc;
+} Span;
+
+/* What the usual message holds. */
+typedef struct {
+    int kind;               /* 0 request, 1 notification, 2 result, 3 error */
+    cptr id_s, id_e;        /* the id's JSON text (a string with its quotes) */
+    int id_str;             /* the id is a string */
+    cptr meth_s, meth_e;    /* the method's text */
+    long long code;         /* error.code */
+    cptr msg_s, msg_e;      /* error.message's text (escaped) */
+    int msg_esc;
+    /* params (members typed as fast.message._Params) */
+    int has_params;
+    Span req_id, token, pver, meta_token, meta_ver;  /* s == NULL: absent */
+    int req_id_key, token_key, meta_token_key;       /* the id-like value has a key */
+    int has_prog;
+    double prog;
+    int meta;               /* _meta is an object (not absent, not null) */
+    /* result */
+    int tool;               /* isError is true */
+    Span rver;
+    /* what the row gets */
+    Span ref;               /* the id a cancel or progress refers to (its key text) */
+    Span ver;               /* a protocol version */
+    int prog_set;           /* prog is the row's progress */
+} Msg;
+
+/* An id-like value (int or str): its span (a string with its quotes) and whether its key
+ * is that text (a non-zero int; a printable ASCII string without escapes). */
+static int id_like(Cur *c, Span *v, int *keyed) {
+    cptr s, e;
+    int esc, ascii, integer;
+    if (c->p >= c->end) return -1;
+    v->s = c->p;
+    v->esc = 0;
+    if (*c->p == '"') {
+        c->p++;
+        if (string(c, &s, &e, &esc, &ascii)) return -1;
+        *keyed = !esc && ascii;
+        for (cptr q = s; q < e && *keyed; q++)
+            if (*q == 0x7F) *keyed = 0;
+    } else {
+        if (number(c, &integer) || !integer) return -1;  /* msgspec: int | str only */
+        cptr d = v->s + (*v->s == '-');
+        *keyed = *d != '0' && c->p - v->s <= 1000;
+    }
+    v->e = c->p;
+    return 0;
+}
+
+static int str_value(Cur *c, Span *v) {
+    int ascii;
+    if (c->p >= c->end || *c->p != '"') return -1;
+    c->p++;
+    return string(c, &v->s, &v->e, &v->esc, &ascii);
+}
+
+static int float_value(Cur *c, double *out) {
+    int integer;
+    cptr a = c->p;
+    if (number(c, &integer)) return -1;
+    size_t n = (size_t)(c->p - a);
+    if (n > 300) return -1;
+    char tmp[320];
+    memcpy(tmp, a, n);
+    tmp[n] = 0;
+    *out = PyOS_string_to_double(tmp, NULL, NULL);  /* locale-free, correctly rounded */
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    return isfinite(*out) ? 0 : -1;
+}
+
+/* Walk an object's members: for each, `member` reads the value (c->p at it) and returns
+ * 0, or returns 1 to have it skipped. -1: malformed, a member twice, or refused. */
+typedef int (*MemberFn)(Cur *c, cptr name, size_t n, Msg *m, int *seen);
+
+static int members(Cur *c, Msg *m, MemberFn member) {
+    cptr s, e;
+    int esc, ascii, seen = 0;
+    if (c->p >= c->end || *c->p != '{') return -1;
+    c->p++;
+    ws(c);
+    if (c->p < c->end && *c->p == '}') {
+        c->p++;
+        return 0;
+    }
+    for (;;) {
+        if (c->p >= c->end || *c->p != '"') return -1;
+        c->p++;
+        if (string(c, &s, &e, &esc, &ascii)) return -1;
+        if (esc) return -1;  /* a member name spelled with escapes: the Python path */
+        ws(c);
+        if (c->p >= c->end || *c->p != ':') return -1;
+        c->p++;
+        ws(c);
+        int r = member(c, s, (size_t)(e - s), m, &seen);
+        if (r < 0) return -1;
+        if (r > 0 && value(c, 2)) return -1;
+        ws(c);
+        if (c->p >= c->end) return -1;
+        if (*c->p == ',') {
+            c->p++;
+            ws(c);
+            continue;
+        }
+        if (*c->p == '}') {
+            c->p++;
+            return 0;
+        }
+        return -1;
+    }
+}
+
+#define NAME_IS(lit) (n == sizeof(lit) - 1 && !memcmp(name, lit, sizeof(lit) - 1))
+#define ONCE(bit) do { if (*seen & (bit)) return -1; *seen |= (bit); } while (0)
+
+static int meta_member(Cur *c, cptr name, size_t n, Msg *m, int *seen) {
+    if (NAME_IS("progressToken")) {
+        ONCE(1);
+        return id_like(c, &m->meta_token, &m->meta_token_key);
+    }
+    if (NAME_IS("io.modelcontextprotocol/protocolVersion")) {
+        ONCE(2);
+        return str_value(c, &m->meta_ver);
+    }
+    return 1;
+}
+
+static int params_member(Cur *c, cptr name, size_t n, Msg *m, int *seen) {
+    if (NAME_IS("requestId")) {
+        ONCE(1);
+        return id_like(c, &m->req_id, &m->req_id_key);
+    }
+    if (NAME_IS("progressToken")) {
+        ONCE(2);
+        return id_like(c, &m->token, &m->token_key);
+    }
+    if (NAME_IS("progress")) {
+        ONCE(4);
+        m->has_prog = 1;
+        return float_value(c, &m->prog);
+    }
+    if (NAME_IS("protocolVersion")) {
+        ONCE(8);
+        return str_value(c, &m->pver);
+    }
+    if (NAME_IS("_meta")) {
+        ONCE(16);
+        if (c->p < c->end && *c->p == 'n') return literal(c, "null", 4);
+        m->meta = 1;
+        return members(c, m, meta_member);
+    }
+    return 1;
+}
+
+static int result_member(Cur *c, cptr name, size_t n, Msg *m, int *seen) {
+    (void)m;
+    if (NAME_IS("isError")) {
+        ONCE(1);
+        if (c->p < c->end && *c->p == 't') {
+            m->tool = 1;
+            return literal(c, "true", 4);
+        }
+        return literal(c, "false", 5);
+    }
+    if (NAME_IS("protocolVersion")) {
+        ONCE(2);
+        return str_value(c, &m->rver);
+    }
+    return 1;
+}
+
+/* error: {"code": <int64>, "message": <string>, ...}; c->p at '{'. */
+static int error_object(Cur *c, Msg *m) {
+    cptr s, e;
+    int esc, ascii, integer, have_code = 0, have_msg = 0;
+    if (c->p >= c->end || *c->p != '{') return -1;
+    c->p++;
+    ws(c);
+    if (c->p < c->end && *c->p == '}') return -1;  /* no code, no message */
+    for (;;) {
+        if (c->p >= c->end || *c->p != '"') return -1;
+        c->p++;
+        if (string(c, &s, &e, &esc, &ascii)) return -1;
+        if (esc) return -1;
+        ws(c);
+        if (c->p >= c->end || *c->p != ':') return -1;
+        c->p++;
+        ws(c);
+        if (KEY_IS(s, e, "code")) {
+            if (have_code) return -1;
+            have_code = 1;
+            cptr a = c->p;
+            if (number(c, &integer) || !integer) return -1;
+            size_t n = (size_t)(c->p - a);
+            if (n > 18) return -1;  /* might not fit int64: the Python path */
+            char tmp[24];
+            memcpy(tmp, a, n);
+            tmp[n] = 0;
+            m->code = strtoll(tmp, NULL, 10);
+        } else if (KEY_IS(s, e, "message")) {
+            if (have_msg) return -1;
+            have_msg = 1;
+            if (c->p >= c->end || *c->p != '"') return -1;
+            c->p++;
+            if (string(c, &m->msg_s, &m->msg_e, &m->msg_esc, &ascii)) return -1;
+        } else if (value(c, 1)) {
+            return -1;
+        }
+        ws(c);
+        if (c->p >= c->end) return -1;
+        if (*c->p == ',') {
+            c->p++;
+            ws(c);
+            continue;
+        }
+        if (*c->p == '}') {
+            c->p++;
+            break;
+        }
+        return -1;
+    }
+    return have_code && have_msg ? 0 : -1;
+}
+
+enum { F_JSONRPC = 1, F_ID = 2, F_METHOD = 4, F_PARAMS = 8, F_RESULT = 16, F_ERROR = 32 };
+
+/* The message of [p, end): 0 and *m filled when it is of the usual shape, else -1. */
+static int message(cptr p, cptr end, Msg *m) {
+    Cur cc = {p, end}, *c = &cc;
+    cptr s, e;
+    int esc, ascii, integer, seen = 0;
+    memset(m, 0, sizeof *m);
+    ws(c);
+    if (c->p >= c->end || *c->p != '{') return -1;
+    c->p++;
+    ws(c);
+    if (c->p < c->end && *c->p == '}') return -1;
+    for (;;) {
+        if (c->p >= c->end || *c->p != '"') return -1;
+        c->p++;
+        if (string(c, &s, &e, &esc, &ascii)) return -1;
+        if (esc) return -1;
+        ws(c);
+        if (c->p >= c->end || *c->p != ':') return -1;
+        c->p++;
+        ws(c);
+        int f = 0;
+        size_t n = (size_t)(e - s);
+        if (n == 7 && !memcmp(s, "jsonrpc", 7)) f = F_JSONRPC;
+        else if (n == 2 && !memcmp(s, "id", 2)) f = F_ID;
+        else if (n == 6 && !memcmp(s, "method", 6)) f = F_METHOD;
+        else if (n == 6 && !memcmp(s, "params", 6)) f = F_PARAMS;
+        else if (n == 6 && !memcmp(s, "result", 6)) f = F_RESULT;
+        else if (n == 5 && !memcmp(s, "error", 5)) f = F_ERROR;
+        if (f & seen) return -1;  /* a member twice */
+        seen |= f;
+        switch (f) {
+        case F_JSONRPC:
+            if (c->p >= c->end || *c->p != '"') return -1;
+            c->p++;
+            if (string(c, &s, &e, &esc, &ascii) || esc || !KEY_IS(s, e, "2.0")) return -1;
+            break;
+        case F_ID:
+            if (c->p >= c->end) return -1;
+            if (*c->p == '"') {
+                m->id_s = c->p;
+                c->p++;
+                if (string(c, &s, &e, &esc, &ascii) || esc || !ascii) return -1;
+                for (cptr q = s; q < e; q++)
+                    if (*q == 0x7F) return -1;  /* not printable: the Python path */
+                m->id_e = c->p;
+                m->id_str = 1;
+            } else {
+                m->id_s = c->p;
+                if (number(c, &integer) || !integer) return -1;
+                m->id_e = c->p;
+                m->id_str = 0;
+                if (m->id_e - m->id_s > 1000) return -1;  /* Python's int/str digit limit */
+                cptr d = m->id_s + (*m->id_s == '-');
+                if (*d == '0') return -1;  /* 0 or -0 */
+            }
+            break;
+        case F_METHOD:
+            if (c->p >= c->end || *c->p != '"') return -1;
+            c->p++;
+            if (string(c, &m->meth_s, &m->meth_e, &esc, &ascii) || esc) return -1;
+            break;
+        case F_PARAMS:
+            m->has_params = 1;
+            if (members(c, m, params_member)) return -1;
+            break;
+        case F_RESULT:
+            if (members(c, m, result_member)) return -1;
+            break;
+        case F_ERROR:
+            if (error_object(c, m)) return -1;
+            break;
+        default:
+            if (value(c, 1)) return -1;
+        }
+        ws(c);
+        if (c->p >= c->end) return -1;
+        if (*c->p == ',') {
+            c->p++;
+            ws(c);
+            continue;
+        }
+        if (*c->p == '}') {
+            c->p++;
+            break;
+        }
+        return -1;
+    }
+    ws(c);
+    if (c->p != c->end) return -1;
+    if (!(seen & F_JSONRPC)) return -1;
+    m->ref.s = m->ver.s = NULL;
+    m->prog_set = 0;
+    if (seen & F_METHOD) {
+        cptr a = m->meth_s, z = m->meth_e;
+        if (seen & (F_RESULT | F_ERROR)) return -1;
+        if (z - a >= 4 && !memcmp(a, "rpc.", 4)) return -1;
+        int cancelled = KEY_IS(a, z, "notifications/cancelled");
+        int progress = KEY_IS(a, z, "notifications/progress");
+        int initialize = KEY_IS(a, z, "initialize");
+        /* fast.message._details */
+        if (m->has_params && (cancelled || progress || initialize || m->meta)) {
+            int keyed = 1;
+            if (cancelled) {
+                if (m->req_id.s) { m->ref = m->req_id; keyed = m->req_id_key; }
+            } else if (progress) {
+                if (m->token.s) { m->ref = m->token; keyed = m->token_key; }
+                m->prog_set = m->has_prog;
+            } else if ((seen & F_ID) && m->meta && m->meta_token.s) {
+                m->ref = m->meta_token;
+                keyed = m->meta_token_key;
+            }
+            if (!keyed) return -1;  /* a key the Python path makes */
+            if (initialize && m->pver.s) m->ver = m->pver;
+            else if (m->meta && m->meta_ver.s) m->ver = m->meta_ver;
+        }
+        m->kind = (seen & F_ID) ? 0 : 1;
+    } else {
+        m->meth_s = m->meth_e = NULL;
+        if (!(seen & F_ID)) return -1;
+        if (seen & F_ERROR) {
+            if (seen & F_RESULT) return -1;
+            m->kind = 3;
+        } else if (seen & F_RESULT) {
+            m->kind = 2;
+            if (m->rver.s) m->ver = m->rver;
+        } else {
+            return -1;
+        }
+    }
+    if (!(seen & F_ID)) m->id_s = m->id_e = NULL;
+    return 0;
+}
+
+/* ---- unescaping (no \u: the string() check refused those) ---- */
+
+typedef struct {
+    unsigned char *data;
+    size_t cap;
+} Scratch;
+
+static int reserve(Scratch *b, size_t n) {
+    if (n <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < n) cap *= 2;
+    unsigned char *d = realloc(b->data, cap);
+    if (!d) return -1;
+    b->data = d;
+    b->cap = cap;
+    return 0;
+}
+
+/* The bytes of an escaped string's text into b; their length. */
+static size_t unescape(cptr s, cptr e, unsigned char *out) {
+    unsigned char *o = out;
+    while (s < e) {
+        cptr bs = memchr(s, '\\', (size_t)(e - s));
+        if (!bs) {
+            memcpy(o, s, (size_t)(e - s));
+            o += e - s;
+            break;
+        }
+        memcpy(o, s, (size_t)(bs - s));
+        o += bs - s;
+        switch (bs[1]) {
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        default: *o++ = bs[1];  /* " \ / */
+        }
+        s = bs + 2;
+    }
+    return (size_t)(o - out);
+}
+
+/* ---- the rows ---- */
+
+typedef struct {
+    PyObject *kind, *id, *id_key, *method, *line;  /* lists */
+    PyObject *code_d, *emsg_d, *tool_d, *ver_d;    /* dicts row -> value */
+    PyObject *ref_rows, *ref_vals, *ref_intern;    /* lists, lists, dict */
+    PyObject *prog_rows, *prog_vals;               /* lists */
+    PyObject *meth_index, *meth_values;            /* Codes of the methods */
+    Py_ssize_t base;
+} Out;
+
+/* The str of a span's text (escapes undone). */
+static PyObject *span_str(cptr s, cptr e, int esc, Scratch *tmp) {
+    size_t n = (size_t)(e - s);
+    if (!esc) return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, "strict");
+    if (reserve(tmp, n + 1)) return PyErr_NoMemory();
+    return PyUnicode_DecodeUTF8((const char *)tmp->data, (Py_ssize_t)unescape(s, e, tmp->data),
+                                "strict");
+}
+
+/* d[row] = v (v's reference is taken over); -1 on failure. */
+static int set_row(PyObject *d, Py_ssize_t r, PyObject *v) {
+    if (!v) return -1;
+    PyObject *row = PyLong_FromSsize_t(r);
+    int bad = !row || PyDict_SetItem(d, row, v);
+    Py_XDECREF(row);
+    Py_DECREF(v);
+    return bad ? -1 : 0;
+}
+
+/* rows.append(r), vals.append(v) (v's reference is taken over); -1 on failure. */
+static int add_sparse(PyObject *rows, PyObject *vals, Py_ssize_t r, PyObject *v) {
+    if (!v) return -1;
+    PyObject *row = PyLong_FromSsize_t(r);
+    int bad = !row || PyList_Append(rows, row) || PyList_Append(vals, v);
+    Py_XDECREF(row);
+    Py_DECREF(v);
+    return bad ? -1 : 0;
+}
+
+static PyObject *SMALL[8];  /* kind codes */
+
+/* The row of message m on line j; -1 with an exception set on failure. */
+static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
+    PyObject *idv = NULL, *key = NULL, *mc = NULL, *lj = NULL;
+    Py_ssize_t r = o->base + PyList_GET_SIZE(o->kind);
+    if (m->id_s) {
+        Py_ssize_t n = m->id_e - m->id_s;
+        key = PyUnicode_FromStringAndSize((const char *)m->id_s, n);
+        if (!key) goto fail;
+        if (m->id_str) {
+            idv = PyUnicode_Substring(key, 1, n - 1);
+        } else {
+            char small[64];
+            char *digits = n < 64 ? small : malloc((size_t)n + 1);
+            if (!digits) { PyErr_NoMemory(); goto fail; }
+            memcpy(digits, m->id_s, (size_t)n);
+            digits[n] = 0;
+            idv = PyLong_FromString(digits, NULL, 10);
+            if (digits != small) free(digits);
+        }
+        if (!idv) goto fail;
+    } else {
+        idv = Py_NewRef(Py_None);
+        key = Py_NewRef(Py_None);
+    }
+    if (m->meth_s) {
+        PyObject *name = PyUnicode_DecodeUTF8((const char *)m->meth_s, m->meth_e - m->meth_s,
+                                              "strict");
+        if (!name) goto fail;
+        mc = PyDict_GetItemWithError(o->meth_index, name);
+        if (mc) {
+            Py_INCREF(mc);
+        } else if (PyErr_Occurred()) {
+            Py_DECREF(name);
+            goto fail;
+        } else {
+            mc = PyLong_FromSsize_t(PyList_GET_SIZE(o->meth_values));
+            if (!mc || PyDict_SetItem(o->meth_index, name, mc) ||
+                PyList_Append(o->meth_values, name)) {
+                Py_DECREF(name);
+                goto fail;
+            }
+        }
+        Py_DECREF(name);
+    } else {
+        mc = PyLong_FromLong(-1);
+        if (!mc) goto fail;
+    }
+    if (m->kind == 3) {
+        if (set_row(o->code_d, r, PyLong_FromLongLong(m->code)) ||
+            set_row(o->emsg_d, r, span_str(m->msg_s, m->msg_e, m->msg_esc, tmp))) goto fail;
+    }
+    if (m->tool && set_row(o->tool_d, r, Py_NewRef(Py_True))) goto fail;
+    if (m->ref.s) {
+        PyObject *ref = PyUnicode_FromStringAndSize((const char *)m->ref.s, m->ref.e - m->ref.s);
+        if (!ref) goto fail;
+        PyObject *same = PyDict_SetDefault(o->ref_intern, ref, ref);  /* borrowed */
+        Py_XINCREF(same);
+        Py_DECREF(ref);
+        if (add_sparse(o->ref_rows, o->ref_vals, r, same)) goto fail;
+    }
+    if (m->prog_set && add_sparse(o->prog_rows, o->prog_vals, r, PyFloat_FromDouble(m->prog)))
+        goto fail;
+    if (m->ver.s && set_row(o->ver_d, r, span_str(m->ver.s, m->ver.e, m->ver.esc, tmp)))
+        goto fail;
+    lj = PyLong_FromLongLong(j);
+    if (!lj) goto fail;
+    if (PyList_Append(o->kind, SMALL[m->kind]) || PyList_Append(o->id, idv) ||
+        PyList_Append(o->id_key, key) || PyList_Append(o->method, mc) ||
+        PyList_Append(o->line, lj)) goto fail;
+    Py_DECREF(idv);
+    Py_DECREF(key);
+    Py_DECREF(mc);
+    Py_DECREF(lj);
+    return 0;
+fail:
+    Py_XDECREF(idv);
+    Py_XDECREF(key);
+    Py_XDECREF(mc);
+    Py_XDECREF(lj);
+    return -1;
+}
+
+/* A string, c->p just after its opening quote, checked as string() does and its text
+ * written to out with the escapes undone (out has room for the rest of the input plus
+ * 16 bytes); its length in *n. 0, or -1 (malformed, or a \u escape). */
+static int string_copy(Cur *c, unsigned char *out, size_t *n) {
+    cptr p = c->p, end = c->end;
+    unsigned char *o = out;
+    for (;;) {
+#if defined(__SSE2__)
+        const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+                      space = _mm_set1_epi8(0x20);
+        while (end - p >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)p);
+            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+                                                    _mm_cmpeq_epi8(v, bslash)),
+                                       _mm_cmplt_epi8(v, space));
+            _mm_storeu_si128((__m128i *)o, v);
+            int mask = _mm_movemask_epi8(hit);
+            if (mask) {
+                int k = __builtin_ctz((unsigned)mask);
+                p += k;
+                o += k;
+                goto special;
+            }
+            p += 16;
+            o += 16;
+        }
+#endif
+        while (p < end && PLAIN[*p]) *o++ = *p++;
+        if (p >= end) return -1;
+#if defined(__SSE2__)
+    special:
+#endif
+        {
+            unsigned char ch = *p;
+            if (ch == '"') {
+                c->p = p + 1;
+                *n = (size_t)(o - out);
+                return 0;
+            }
+            if (ch == '\\') {
+                if (p + 1 >= end) return -1;
+                switch (p[1]) {
+                case '"': *o++ = '"'; break;
+                case '\\': *o++ = '\\'; break;
+                case '/': *o++ = '/'; break;
+                case 'b': *o++ = '\b'; break;
+                case 'f': *o++ = '\f'; break;
+                case 'n': *o++ = '\n'; break;
+                case 'r': *o++ = '\r'; break;
+                case 't': *o++ = '\t'; break;
+                default: return -1;  /* \u (the Python path) or not an escape */
+                }
+                p += 2;
+                continue;
+            }
+            if (ch < 0x20) return -1;
+            int k = utf8_len(p, end);
+            if (!k) return -1;
+            memcpy(o, p, (size_t)k);
+            o += k;
+            p += k;
+        }
+    }
+}
+
+/* ---- tap records ---- */
+
+typedef struct {
+    cptr raw_s, raw_e;
+    int dir;           /* 0 c2s, 1 s2c */
+    int has_ts;
+    double ts;
+    cptr sess_s, sess_e;  /* NULL: none (null, absent or "") */
+} Tap;
+
+enum { T_RAW = 1, T_DIR = 2, T_TS = 4, T_SESSION = 8 };
+
+static int tap_record(cptr p, cptr end, Tap *t, Scratch *frame) {
+    Cur cc = {p, end}, *c = &cc;
+    cptr s, e;
+    int esc, ascii, integer, seen = 0;
+    t->has_ts = 0;
+    t->sess_s = t->sess_e = NULL;
+    ws(c);
+    if (c->p >= c->end || *c->p != '{') return -1;
+    c->p++;
+    ws(c);
+    if (c->p < c->end && *c->p == '}') return -1;
+    for (;;) {
+        if (c->p >= c->end || *c->p != '"') return -1;
+        c->p++;
+        if (string(c, &s, &e, &esc, &ascii) || esc) return -1;
+        ws(c);
+        if (c->p >= c->end || *c->p != ':') return -1;
+        c->p++;
+        ws(c);
+        int f;
+        if (KEY_IS(s, e, "raw")) f = T_RAW;
+        else if (KEY_IS(s, e, "dir")) f = T_DIR;
+        else if (KEY_IS(s, e, "ts")) f = T_TS;
+        else if (KEY_IS(s, e, "session")) f = T_SESSION;
+        else return -1;  /* any other member: the reference reader */
+        if (f & seen) return -1;
+        seen |= f;
+        if (c->p >= c->end) return -1;
+        switch (f) {
+        case T_RAW: {
+            size_t n;
+            if (*c->p != '"') return -1;
+            c->p++;
+            if (reserve(frame, (size_t)(c->end - c->p) + 16)) return -1;
+            if (string_copy(c, frame->data, &n)) return -1;
+            t->raw_s = frame->data;
+            t->raw_e = frame->data + n;
+            break;
+        }
+        case T_DIR:
+            if (*c->p != '"') return -1;
+            c->p++;
+            if (string(c, &s, &e, &esc, &ascii) || esc) return -1;
+            if (KEY_IS(s, e, "c2s")) t->dir = 0;
+            else if (KEY_IS(s, e, "s2c")) t->dir = 1;
+            else return -1;  /* stderr, meta, ...: the Python path */
+            break;
+        case T_TS:
+            if (*c->p == 'n') {
+                if (literal(c, "null", 4)) return -1;
+            } else {
+                cptr a = c->p;
+                if (number(c, &integer)) return -1;
+                size_t n = (size_t)(c->p - a);
+                char small[64];
+                char *tmp = n < 64 ? small : malloc(n + 1);
+                if (!tmp) return -1;
+                memcpy(tmp, a, n);
+                tmp[n] = 0;
+                t->ts = PyOS_string_to_double(tmp, NULL, NULL);  /* locale-free, rounded */
+                if (tmp != small) free(tmp);
+                if (!isfinite(t->ts)) return -1;
+                t->has_ts = 1;
+            }
+            break;
+        case T_SESSION:
+            if (*c->p == 'n') {
+                if (literal(c, "null", 4)) return -1;
+            } else {
+                if (*c->p != '"') return -1;
+                c->p++;
+                if (string(c, &s, &e, &esc, &ascii) || esc) return -1;
+                if (e > s) {
+                    t->sess_s = s;
+                    t->sess_e = e;
+                }
+            }
+            break;
+        }
+        ws(c);
+        if (c->p >= c->end) return -1;
+        if (*c->p == ',') {
+            c->p++;
+            ws(c);
+            continue;
+        }
+        if (*c->p == '}') {
+            c->p++;
+            break;
+        }
+        return -1;
+    }
+    ws(c);
+    if (c->p != c->end) return -1;
+    return (seen & T_RAW) && (seen & T_DIR) ? 0 : -1;
+}
+
+/* ---- Python entry points ---- */
+
+static int get_buffer(PyObject *o, Py_buffer *b) {
+    return PyObject_GetBuffer(o, b, PyBUF_SIMPLE);
+}
+
+static const char SCAN_DOC[] =
+    "scan(buf, starts, ends, lo, hi, line0, out, tap=None) -> int\n\n"
+    "Append the rows of lines lo.. of a block (starts/ends: int64 buffers of line bounds in\n"
+    "buf; blank lines are skipped) to the lists of ``out`` = (kind, id, id_key, method,\n"
+    "line, error_code, error_message, is_tool_error, version (dicts), ref_rows, ref_vals,\n"
+    "ref_intern, prog_rows, prog_vals, method index, method values, base). Stops at the first line it does not take and returns its index (hi when all\n"
+    "were taken). ``tap`` = (ts, session, direction, stream, size lists of the block,\n"
+    "session index dict, default session, stdio stream code) reads tap records instead.";
+
+static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *names[] = {"buf", "starts", "ends", "lo", "hi", "line0", "out", "tap", NULL};
+    PyObject *bufo, *so, *eo, *outo, *tapo = Py_None;
+    Py_ssize_t lo, hi;
+    long long line0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOnnLO!|O", names, &bufo, &so, &eo, &lo, &hi,
+                                     &line0, &PyTuple_Type, &outo, &tapo))
+        return NULL;
+    Out o;
+    if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n", &PyList_Type, &o.kind,
+                          &PyList_Type, &o.id, &PyList_Type, &o.id_key, &PyList_Type,
+                          &o.method, &PyList_Type, &o.line, &PyDict_Type, &o.code_d,
+                          &PyDict_Type, &o.emsg_d, &PyDict_Type, &o.tool_d, &PyDict_Type,
+                          &o.ver_d, &PyList_Type, &o.ref_rows, &PyList_Type, &o.ref_vals,
+                          &PyDict_Type, &o.ref_intern, &PyList_Type, &o.prog_rows,
+                          &PyList_Type, &o.prog_vals, &PyDict_Type, &o.meth_index,
+                          &PyList_Type, &o.meth_values, &o.base))
+        return NULL;
+    PyObject *c_ts = NULL, *c_sess = NULL, *c_dir = NULL, *c_stream = NULL, *c_size = NULL;
+    PyObject *sess_index = NULL, *stem = NULL, *stdio = NULL;
+    int tap = tapo != Py_None;
+    if (tap && !PyArg_ParseTuple(tapo, "O!O!O!O!O!O!OO", &PyList_Type, &c_ts, &PyList_Type,
+                                 &c_sess, &PyList_Type, &c_dir, &PyList_Type, &c_stream,
+                                 &PyList_Type, &c_size, &PyDict_Type, &sess_index, &stem,
+                                 &stdio))
+        return NULL;
+    Py_buffer b, sb, eb;
+    if (get_buffer(bufo, &b)) return NULL;
+    if (get_buffer(so, &sb)) { PyBuffer_Release(&b); return NULL; }
+    if (get_buffer(eo, &eb)) { PyBuffer_Release(&b); PyBuffer_Release(&sb); return NULL; }
+    const int64_t *st = sb.buf, *en = eb.buf;
+    Py_ssize_t nlines = sb.len / 8;
+    if (eb.len / 8 < nlines) nlines = eb.len / 8;
+    if (hi > nlines) hi = nlines;
+    cptr base = b.buf;
+    Scratch frame = {NULL, 0}, tmp = {NULL, 0};
+    Py_ssize_t i = lo;
+    int failed = 0;
+    PyObject *sess_code = NULL;  /* the code of the last session seen (borrowed from index) */
+    cptr last_s = NULL;
+    Py_ssize_t last_n = -1;
+    for (; i < hi; i++) {
+        int64_t a = st[i], z = en[i];
+        if (a >= z) continue;  /* blank */
+        if (a < 0 || z > b.len) break;
+        Msg m;
+        if (!tap) {
+            if (message(base + a, base + z, &m)) break;
+            if (add_row(&o, &m, line0 + i, &tmp)) { failed = 1; break; }
+            continue;
+        }
+        Tap t;
+        if (tap_record(base + a, base + z, &t, &frame)) break;  /* the frame's text: in frame */
+        cptr fs = t.raw_s, fe = t.raw_e;
+        if (message(fs, fe, &m)) break;
+        /* the session's code: the Python path registers a session not seen before */
+        PyObject *code;
+        if (!t.sess_s) {
+            code = PyDict_GetItemWithError(sess_index, stem);
+        } else if (sess_code && last_n == t.sess_e - t.sess_s &&
+                   !memcmp(last_s, t.sess_s, (size_t)last_n)) {
+            code = sess_code;
+        } else {
+            PyObject *name = PyUnicode_DecodeUTF8((const char *)t.sess_s, t.sess_e - t.sess_s,
+                                                  "strict");
+            if (!name) { failed = 1; break; }
+            code = PyDict_GetItemWithError(sess_index, name);
+            Py_DECREF(name);
+            if (code) {
+                sess_code = code;
+                last_s = t.sess_s;
+                last_n = t.sess_e - t.sess_s;
+            }
+        }
+        if (!code) {
+            if (PyErr_Occurred()) failed = 1;
+            break;
+        }
+        Py_ssize_t k = i;  /* index of the line in its block */
+        PyObject *ts = t.has_ts ? PyFloat_FromDouble(t.ts) : Py_NewRef(Py_None);
+        PyObject *size = PyLong_FromSsize_t(fe - fs);
+        if (!ts || !size) { Py_XDECREF(ts); Py_XDECREF(size); failed = 1; break; }
+        if (add_row(&o, &m, line0 + i, &tmp)) {
+            Py_DECREF(ts);
+            Py_DECREF(size);
+            failed = 1;
+            break;
+        }
+        Py_INCREF(code);
+        Py_INCREF(stdio);
+        PyList_SetItem(c_ts, k, ts);  /* steals */
+        PyList_SetItem(c_sess, k, code);
+        PyList_SetItem(c_dir, k, Py_NewRef(SMALL[t.dir]));
+        PyList_SetItem(c_stream, k, stdio);
+        PyList_SetItem(c_size, k, size);
+        if (PyErr_Occurred()) { failed = 1; break; }
+    }
+    free(frame.data);
+    free(tmp.data);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&eb);
+    if (failed) return NULL;
+    return PyLong_FromSsize_t(i);
+}
+
+static const char CODES_DOC[] =
+    "codes(values, index, firsts, paired=None, twins=None) -> bytearray\n\n"
+    "The int32 codes (native byte order) of ``values`` as Codes.codes(values, canon=True,\n"
+    "paired=paired) gives them: None is -1; a value seen before takes its code and is\n"
+    "replaced in ``values`` by the first one seen (and ``paired[k]`` by its twin).";
+
+static PyObject *py_codes(PyObject *self, PyObject *args) {
+    PyObject *values, *index, *firsts, *paired = Py_None, *twins = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!O!|OO", &PyList_Type, &values, &PyDict_Type, &index,
+                          &PyList_Type, &firsts, &paired, &twins))
+        return NULL;
+    int pair = paired != Py_None;
+    if (pair && (!PyList_Check(paired) || !PyList_Check(twins) ||
+                 PyList_GET_SIZE(paired) != PyList_GET_SIZE(values))) {
+        PyErr_SetString(PyExc_TypeError, "paired and twins must be lists, paired as long as values");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(values);
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 4);
+    if (!out) return NULL;
+    int32_t *dst = (int32_t *)PyByteArray_AS_STRING(out);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *v = PyList_GET_ITEM(values, k);
+        if (v == Py_None) {
+            dst[k] = -1;
+            continue;
+        }
+        PyObject *c = PyDict_GetItemWithError(index, v);
+        if (c) {
+            long code = PyLong_AsLong(c);
+            if (code == -1 && PyErr_Occurred()) goto fail;
+            dst[k] = (int32_t)code;
+            PyObject *first = PyList_GET_ITEM(firsts, code);
+            Py_INCREF(first);
+            PyList_SetItem(values, k, first);
+            if (pair) {
+                PyObject *twin = PyList_GET_ITEM(twins, code);
+                Py_INCREF(twin);
+                PyList_SetItem(paired, k, twin);
+            }
+            continue;
+        }
+        if (PyErr_Occurred()) goto fail;
+        Py_ssize_t code = PyList_GET_SIZE(firsts);
+        PyObject *co = PyLong_FromSsize_t(code);
+        if (!co) goto fail;
+        int bad = PyDict_SetItem(index, v, co) || PyList_Append(firsts, v) ||
+                  (pair && PyList_Append(twins, PyList_GET_ITEM(paired, k)));
+        Py_DECREF(co);
+        if (bad) goto fail;
+        dst[k] = (int32_t)code;
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyMethodDef METHODS[] = {
+    {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS, SCAN_DOC},
+    {"codes", py_codes, METH_VARARGS, CODES_DOC},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_native",
+                                    "The envelope of usual JSON-RPC lines, found in C.", -1,
+                                    METHODS};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    init_tables();
+    for (int k = 0; k < 8; k++) {
+        SMALL[k] = PyLong_FromLong(k);
+        if (!SMALL[k]) return NULL;
+    }
+    return PyModule_Create(&MODULE);
+}

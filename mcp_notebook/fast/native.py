@@ -1,0 +1,31 @@
+"""The C envelope scanner (``_native``), when it is built; None otherwise.
+
+The scanner takes the lines of the usual shape and leaves every other line to the Python
+path of :mod:`.ndjson` and :mod:`.tap` (see the comment at the top of ``_native.c``).
+Set :data:`native` to None to load through the Python path only (the tests run both).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .rows import Rows
+
+__all__ = ["native", "out_lists"]
+
+native: ModuleType | None
+try:
+    from . import _native as native
+except ImportError:  # not built (no C compiler where it was installed)
+    native = None
+
+
+def out_lists(rows: Rows) -> tuple:
+    """What ``_native.scan`` appends to: the current lists of ``rows`` and its sparse dicts."""
+    sp = rows.sparse
+    return (rows.kind, rows.id, rows.id_key, rows.method, rows.line, sp["error_code"],
+            sp["error_message"], sp["is_tool_error"], sp["version"], rows.ref_rows,
+            rows.ref_vals, rows.ref_intern, rows.prog_rows, rows.prog_vals,
+            rows.methods.index, rows.methods.values, rows.base)
