@@ -90,6 +90,51 @@ ODD_LINES = [
     '"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}',
     '{"jsonrpc":"2.0","id":15,"method":"tools/list","params":{"_meta":{'
     '"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}',
+    # what the C scanner reads itself: escapes, members the tables read, numbers, depth
+    '{"jsonrpc":"2.0","id":16,"error":{"code":-32000,"message":"bad \\"x\\" \\\\ \\/ \\n\\t"}}',
+    '{"jsonrpc":"2.0","id":17,"error":{"message":"m","code":1,"code":2}}',
+    '{"jsonrpc":"2.0","id":17,"error":{"code":1}}',
+    '{"jsonrpc":"2.0","id":17,"error":{"code":9223372036854775807,"message":"max"}}',
+    '{"jsonrpc":"2.0","id":17,"error":{"code":-9223372036854775808,"message":"min"}}',
+    '{"jsonrpc":"2.0","id":17,"error":{"code":123456789012345678,"message":"18 digits"}}',
+    '{"jsonrpc":"2.0","id":18,"method":"tools\\/call"}',
+    '{"jsonrpc":"2.0","id":"caf\u00e9","method":"ping"}',
+    '{"jsonrpc":"2.0","id":"del\x7f","method":"ping"}',
+    '{"jsonrpc":"2.0","id":"","method":"ping"}',
+    '{"jsonrpc":"2.0","id":"","result":{}}',
+    '{"jsonrpc":"2.0","id":' + "7" * 1001 + ',"method":"ping"}',
+    '{"jsonrpc":"2.0","id":-19,"method":"ping"}',
+    '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1.5e3,"total":2}}',
+    '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1e999}}',
+    '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"caf\u00e9","progress":1}}',
+    '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":-4,"progress":-0.0}}',
+    '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":3}}',
+    '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":20,"reason":"x"}}',
+    '{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"_meta":null,"name":"t"}}',
+    '{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"_meta":{"progressToken":"tok"},"name":"t"}}',
+    '{"jsonrpc":"2.0","method":"x/y","params":{"_meta":{"progressToken":"tok"}}}',
+    '{"jsonrpc":"2.0","id":22,"method":"x","params":{"requestId":1.5}}',
+    '{"jsonrpc":"2.0","id":22,"method":"x","params":{"protocolVersion":7}}',
+    '{"jsonrpc":"2.0","id":23,"method":"initialize","params":{"protocolVersion":"2025-\\/06"}}',
+    '{"jsonrpc":"2.0","id":23,"result":{"protocolVersion":"2025-06-18","isError":false}}',
+    '{"jsonrpc":"2.0","id":23,"result":{"isError":true,"isError":false}}',
+    '{"jsonrpc":"2.0","id":24,"result":{},"params":{"progress":"x"}}',
+    '{"jsonrpc":"2.0","id":24,"result":{},"extra":[1,{"a":[true,false,null]}]}',
+    '{"jsonrpc":"2.0","id":25,"result":{"deep":' + "[" * 70 + "]" * 70 + '}}',
+    '{"jsonrpc":"2.0","id":25,"result":{"deep":' + "[" * 60 + "]" * 60 + '}}',
+    '{"jsonrpc":"2.0","id":26,"result":{"a":01}}',
+    '{"jsonrpc":"2.0","id":26,"result":{"a":-}}',
+    '{"jsonrpc":"2.0","id":26,"result":{"a":1.}}',
+    '{"jsonrpc":"2.0","id":26,"result":{"a":"ctl\x01"}}',
+    '{"jsonrpc":"2.0","id":26,"result":{"a":"\\x"}}',
+    '{"jsonrpc":"2.0","id":26,"result":{"a":tru}}',
+    '{"jsonrpc":"2.0","id":26,"result":{"a":1} x',
+    '{"jsonrpc":"2.0","id":26,"result":{"a":1}}\r{"jsonrpc":"2.0"}',
+    '{\r"jsonrpc"\t:\n"2.0" , "id":27,"result":{ }}',
+    '{"jsonrpc":"2.0","id":28,"result":{"s":"\u4e2d\u6587 \U0001f680 r\u00e9sum\u00e9"}}',
+    '{"jsonrpc":"2.0","id":29,"result":{"bad":"\x00BAD"}}',
+    '{"jsonrpc":"2.0","id":30,"method":"notifications/message","params":{"level":"info"}}',
+    '{"jsonrpc":"2.0","id":31,"result":{"payload":"' + "x" * 70000 + '"}}',
 ]
 
 
@@ -108,11 +153,18 @@ def test_odd_lines_ndjson(tmp_path: Path, text_mode: str, crlf: bool, bom: bool)
     assert_same([_write_ndjson(tmp_path / "odd.ndjson", lines, crlf, bom)])
 
 
-def test_odd_lines_tap(tmp_path: Path, text_mode: str) -> None:
+@pytest.mark.parametrize("ascii_only", [True, False])
+def test_odd_lines_tap(tmp_path: Path, text_mode: str, ascii_only: bool) -> None:
     path = tmp_path / "odd.jsonl"
     recs = [json.dumps({"ts": 1000.0 + i, "dir": ("c2s", "s2c")[i % 2], "raw": ln,
-                        "session": "s" if i % 3 else None})
+                        "session": "s" if i % 3 else None}, ensure_ascii=ascii_only)
             for i, ln in enumerate(ODD_LINES)]
+    recs += ['{"ts":12,"dir":"c2s","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"a\\"}","session":""}',
+             '{"ts":1e400,"dir":"c2s","raw":"{}"}', '{"ts":-1.5e-3,"dir":"s2c","raw":"{}"}',
+             '{"dir":"c2s","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"b\\"}","session":"s\\/2"}',
+             '{"dir":"c2s","dir":"s2c","raw":"{}"}', '{"ts":1,"dir":"c2s","raw":5}',
+             '{"ts":1,"dir":"c2s","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"c\\"}"} ',
+             '{"ts":1,"dir":"c2s","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"d\\"}",}']
     recs += [json.dumps({"ts": "2025-01-02T03:04:05Z", "dir": "c2s", "raw": ODD_LINES[0]}),
              json.dumps({"ts": 5, "dir": "stderr", "raw": "log \u00e9"}),
              json.dumps({"ts": None, "dir": "meta", "raw": "start", "event": "start"}),

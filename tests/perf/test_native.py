@@ -1,0 +1,186 @@
+"""The C envelope scanner decides a line only as the reference does.
+
+Random JSON-RPC messages (every member the tables read, with right and wrong types,
+escapes, non-ASCII text, odd numbers, whitespace, deep nesting), written several ways and
+then damaged by random byte edits, are loaded as NDJSON and as tap JSONL with the C
+scanner and compared with the reference pipeline, table for table.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+from test_equivalence import assert_same
+
+from mcp_notebook.fast import native
+
+
+
+@pytest.fixture(autouse=True)
+def scanner() -> str:
+    """These tests are of the C scanner (tests/perf/conftest.py fails them if it is not built)."""
+    if native.native is None:
+        pytest.fail("the C scanner is not built (pip install -e . builds it)")
+    return "c"
+
+_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8) | \
+    st.sampled_from(["", "a", "tok", 'q"q', "b\\s", "sl/ash", "caf\u00e9", "\u4e2d", "\x7f",
+                     "\U0001f680", "tab\t", "2025-06-18"])
+
+
+def _weighted(*pairs: tuple[int, st.SearchStrategy]) -> st.SearchStrategy:
+    """One of the strategies, each drawn with the given weight."""
+    return st.sampled_from([s for w, s in pairs for _ in range(w)]).flatmap(lambda s: s)
+
+
+_ids = _weighted((4, st.integers(-3, 3)), (3, st.integers(-(2**70), 2**70)), (3, _text),
+                 (1, st.none()), (1, st.floats(allow_nan=False, allow_infinity=False)),
+                 (1, st.booleans()))
+_numbers = st.integers(-(2**65), 2**65) | st.floats(allow_nan=False, allow_infinity=False)
+_scalar = _ids | _numbers
+_json = st.recursive(_scalar, lambda kids: st.lists(kids, max_size=3) |
+                     st.dictionaries(_text, kids, max_size=3), max_leaves=6)
+_methods = st.sampled_from(["ping", "tools/call", "initialize", "notifications/progress",
+                            "notifications/cancelled", "notifications/initialized",
+                            "rpc.x", "tools\u00e9", "a/b"])
+
+
+@st.composite
+def messages(draw: st.DrawFn) -> dict:
+    m: dict = {}
+    if draw(st.integers(0, 19)):
+        m["jsonrpc"] = draw(st.sampled_from(["2.0"] * 8 + ["1.0", 2]))
+    if draw(st.integers(0, 4)):
+        m["id"] = draw(_ids)
+    shape = draw(st.integers(0, 3))
+    if shape == 0 or draw(st.integers(0, 20)) == 0:
+        m["method"] = draw(_methods)
+    if shape in (0, 1) and draw(st.integers(0, 3)):
+        params: dict = draw(st.dictionaries(_text, _json, max_size=2))
+        for name, values in [("requestId", _ids), ("progressToken", _ids),
+                             ("progress", _numbers | _text), ("protocolVersion", _text | _numbers)]:
+            if draw(st.integers(0, 3)) == 0:
+                params[name] = draw(values)
+        if draw(st.integers(0, 3)) == 0:
+            params["_meta"] = draw(st.none() | st.fixed_dictionaries(
+                {}, optional={"progressToken": _ids,
+                              "io.modelcontextprotocol/protocolVersion": _text}))
+        m["params"] = params if draw(st.integers(0, 9)) else draw(_json)
+    if shape == 2:
+        res: dict = draw(st.dictionaries(_text, _json, max_size=2))
+        if draw(st.booleans()):
+            res["isError"] = draw(_weighted((6, st.booleans()), (1, _scalar)))
+        if draw(st.integers(0, 3)) == 0:
+            res["protocolVersion"] = draw(_text)
+        m["result"] = res if draw(st.integers(0, 9)) else draw(_json)
+    if shape == 3:
+        err: dict = {}
+        if draw(st.integers(0, 9)):
+            err["code"] = draw(st.integers(-(2**64), 2**64) | st.sampled_from([-32601, 1.5]))
+        if draw(st.integers(0, 9)):
+            err["message"] = draw(_text)
+        if draw(st.booleans()):
+            err["data"] = draw(_json)
+        m["error"] = err
+    keys = list(m)
+    draw(st.randoms(use_true_random=False)).shuffle(keys)
+    return {k: m[k] for k in keys}
+
+
+def _write(m: dict, style: int) -> str:
+    if style == 0:
+        return json.dumps(m, separators=(",", ":"), ensure_ascii=False)
+    if style == 1:
+        return json.dumps(m)  # spaces, \\u escapes
+    if style == 2:
+        return " " + json.dumps(m, indent=None, separators=(" , ", " : "), ensure_ascii=False) + "\t"
+    return json.dumps(m, separators=(",", ":"), ensure_ascii=False).replace("/", "\\/")
+
+
+def _damage(line: str, rnd: random.Random) -> str:
+    data = bytearray(line.encode("utf-8"))
+    for _ in range(rnd.randint(1, 2)):
+        i = rnd.randrange(len(data) + 1)
+        op = rnd.randrange(3)
+        byte = rnd.choice(b'{}[]",:\\0123456789.-eEtrufalsn \x00\x7f\xc3\xa9\xff')
+        if op == 0:
+            data.insert(i, byte)
+        elif op == 1 and i < len(data):
+            del data[i]
+        elif i < len(data):
+            data[i] = byte
+    return data.decode("utf-8", "surrogateescape")
+
+
+@st.composite
+def captures(draw: st.DrawFn) -> list[str]:
+    rnd = draw(st.randoms(use_true_random=False))
+    lines = []
+    for m in draw(st.lists(messages(), min_size=1, max_size=12)):
+        line = _write(m, draw(st.integers(0, 3)))
+        if draw(st.integers(0, 4)) == 0:
+            line = _damage(line, rnd)
+        lines.append(line.replace("\n", " ").replace("\r", " "))
+    return lines
+
+
+_SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
+                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@seed(20261130)
+@_SETTINGS
+@given(captures())
+def test_ndjson_lines_as_the_reference(lines: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fuzz.ndjson"
+        path.write_bytes("\n".join(lines).encode("utf-8", "surrogateescape") + b"\n")
+        assert_same([path], "ndjson")
+
+
+@seed(20261130)
+@_SETTINGS
+@given(captures(), st.booleans())
+def test_tap_lines_as_the_reference(lines: list[str], ascii_only: bool) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fuzz.jsonl"
+        recs = [json.dumps({"ts": 1.5 + i, "dir": ("c2s", "s2c")[i % 2], "raw": ln,
+                            "session": ("a", "b", "")[i % 3]}, ensure_ascii=ascii_only)
+                for i, ln in enumerate(lines)]
+        path.write_text("\n".join(recs) + "\n", encoding="utf-8", errors="surrogateescape")
+        assert_same([path], "tap")
+
+
+def test_the_scanner_takes_the_usual_lines(tmp_path: Path) -> None:
+    """The usual lines are the scanner's: it stops only at the unusual one."""
+    from mcp_notebook.fast.rows import Rows
+
+    usual = [b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}',
+             b'{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}',
+             b'{"jsonrpc":"2.0","method":"notifications/progress","params":'
+             b'{"progressToken":"t","progress":0.5}}',
+             b'{"jsonrpc":"2.0","id":"r","error":{"code":-32601,"message":"no \\"such\\""}}',
+             b'{"jsonrpc":"2.0","id":null,"method":"ping"}',  # null id: the Python path
+             b'{"jsonrpc":"2.0","id":2,"method":"ping"}']
+    buf = b"\n".join(usual)
+    import numpy as np
+
+    ends = np.cumsum([len(u) + 1 for u in usual]) - 1
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    rows = Rows(per_row_context=False)
+    stop = native.native.scan(buf, starts.astype(np.int64), ends.astype(np.int64), 0,
+                              len(usual), 0, native.out_lists(rows))
+    assert stop == 4
+    assert rows.kind == [0, 2, 1, 3]
+    assert rows.id_key == ["1", "1", None, '"r"']
+    assert rows.sparse["is_tool_error"] == {1: True}
+    assert rows.sparse["error_message"] == {3: 'no "such"'}
+    assert rows.ref_vals == ['"t"'] and rows.prog_vals == [0.5]
+    assert native.native.scan(buf, starts.astype(np.int64), ends.astype(np.int64), 5,
+                              len(usual), 0, native.out_lists(rows)) == len(usual)
