@@ -28,15 +28,16 @@
 
 typedef const unsigned char *cptr;
 
-/* character classes: 1 = plain string byte (no quote, backslash, control or non-ASCII) */
+/* character classes: 1 = plain string byte (not a quote, a backslash or a control byte) */
 static unsigned char PLAIN[256];
 
 static void init_tables(void) {
-    for (int c = 0; c < 256; c++) PLAIN[c] = (c >= 0x20 && c < 0x80 && c != '"' && c != '\\');
+    for (int c = 0; c < 256; c++) PLAIN[c] = (c >= 0x20 && c != '"' && c != '\\');
 }
 
 typedef struct {
     cptr p, end;
+    unsigned hi;  /* non-zero once a byte >= 0x80 was passed (UTF-8 is checked at the end) */
 } Cur;
 
 static inline void ws(Cur *c) {
@@ -47,23 +48,32 @@ static inline void ws(Cur *c) {
     }
 }
 
-/* The first byte at or after p that is not a plain string byte (end if none). */
-static inline cptr plain_run(cptr p, cptr end) {
+/* The first byte at or after p that is not a plain string byte (end if none); *hi gets
+ * the high bits of the bytes passed. */
+static inline cptr plain_run(cptr p, cptr end, unsigned *hi) {
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
-                  space = _mm_set1_epi8(0x20);
+                  ctl = _mm_set1_epi8(0x1F);
+    __m128i high = _mm_setzero_si128();
     while (end - p >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)p);
-        /* signed compare: control bytes and bytes >= 0x80 (negative) are both < 0x20 */
         __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
                                                 _mm_cmpeq_epi8(v, bslash)),
-                                   _mm_cmplt_epi8(v, space));
+                                   _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));  /* <= 0x1F */
         int mask = _mm_movemask_epi8(hit);
-        if (mask) return p + __builtin_ctz((unsigned)mask);
+        if (mask) {
+            int k = __builtin_ctz((unsigned)mask);
+            /* the high bits of the k plain bytes before the hit */
+            *hi |= (unsigned)_mm_movemask_epi8(_mm_or_si128(high, v)) & ((1u << k) - 1u);
+            *hi |= (unsigned)_mm_movemask_epi8(high);
+            return p + k;
+        }
+        high = _mm_or_si128(high, v);
         p += 16;
     }
+    *hi |= (unsigned)_mm_movemask_epi8(high);
 #endif
-    while (p < end && PLAIN[*p]) p++;
+    while (p < end && PLAIN[*p]) *hi |= *p++ & 0x80;
     return p;
 }
 
@@ -91,15 +101,15 @@ static inline int utf8_len(cptr p, cptr end) {
 }
 
 /* A string, c->p just after its opening quote. On success c->p is after the closing
- * quote, [*s, *e) is the text between the quotes, *esc tells whether it holds an escape,
- * *ascii whether it is all ASCII. Returns 0, or -1 (malformed, or a \u escape). */
-static inline int string(Cur *c, cptr *s, cptr *e, int *esc, int *ascii) {
+ * quote, [*s, *e) is the text between the quotes and *esc tells whether it holds an
+ * escape. Returns 0, or -1 (malformed, or a \u escape). Non-ASCII bytes are passed and
+ * noted in c->hi: the caller checks the UTF-8 of the whole input. */
+static inline int string(Cur *c, cptr *s, cptr *e, int *esc) {
     cptr p = c->p, end = c->end;
     *s = p;
     *esc = 0;
-    *ascii = 1;
     for (;;) {
-        p = plain_run(p, end);
+        p = plain_run(p, end, &c->hi);
         if (p >= end) return -1;
         unsigned char ch = *p;
         if (ch == '"') {
@@ -118,12 +128,42 @@ static inline int string(Cur *c, cptr *s, cptr *e, int *esc, int *ascii) {
                 return -1;
             }
         }
-        if (ch < 0x20) return -1;
+        return -1;  /* a control byte */
+    }
+}
+
+/* Whether [p, end) is valid UTF-8. */
+static int utf8_valid(cptr p, cptr end) {
+    while (p < end) {
+#if defined(__SSE2__)
+        while (end - p >= 16 &&
+               !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)p)))
+            p += 16;
+        if (p >= end) break;
+#endif
+        if (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if (!(w & 0x8080808080808080ULL)) {
+                p += 8;
+                continue;
+            }
+        }
+        if (*p < 0x80) {
+            p++;
+            continue;
+        }
         int n = utf8_len(p, end);
-        if (!n) return -1;
-        *ascii = 0;
+        if (!n) return 0;
         p += n;
     }
+    return 1;
+}
+
+static inline int all_ascii(cptr s, cptr e) {
+    for (; s < e; s++)
+        if (*s >= 0x80) return 0;
+    return 1;
 }
 
 /* A number; *integer tells whether it has no fraction and no exponent. */
@@ -163,7 +203,7 @@ static int value(Cur *c, int depth);
 
 static int object_rest(Cur *c, int depth) {  /* c->p just after '{' */
     cptr s, e;
-    int esc, ascii;
+    int esc;
     ws(c);
     if (c->p < c->end && *c->p == '}') {
         c->p++;
@@ -172,7 +212,7 @@ static int object_rest(Cur *c, int depth) {  /* c->p just after '{' */
     for (;;) {
         if (c->p >= c->end || *c->p != '"') return -1;
         c->p++;
-        if (string(c, &s, &e, &esc, &ascii)) return -1;
+        if (string(c, &s, &e, &esc)) return -1;
         ws(c);
         if (c->p >= c->end || *c->p != ':') return -1;
         c->p++;
@@ -219,7 +259,7 @@ static int array_rest(Cur *c, int depth) {  /* c->p just after '[' */
 /* Any JSON value (checked, not built), c->p at its first byte. */
 static int value(Cur *c, int depth) {
     cptr s, e;
-    int esc, ascii, integer;
+    int esc, integer;
     if (c->p >= c->end) return -1;
     switch (*c->p) {
     case '{':
@@ -232,7 +272,7 @@ static int value(Cur *c, int depth) {
         return array_rest(c, depth + 1);
     case '"':
         c->p++;
-        return string(c, &s, &e, &esc, &ascii);
+        return string(c, &s, &e, &esc);
     case 't':
         return literal(c, "true", 4);
     case 'f':
@@ -281,14 +321,14 @@ typedef struct {
  * is that text (a non-zero int; a printable ASCII string without escapes). */
 static int id_like(Cur *c, Span *v, int *keyed) {
     cptr s, e;
-    int esc, ascii, integer;
+    int esc, integer;
     if (c->p >= c->end) return -1;
     v->s = c->p;
     v->esc = 0;
     if (*c->p == '"') {
         c->p++;
-        if (string(c, &s, &e, &esc, &ascii)) return -1;
-        *keyed = !esc && ascii;
+        if (string(c, &s, &e, &esc)) return -1;
+        *keyed = !esc && all_ascii(s, e);
         for (cptr q = s; q < e && *keyed; q++)
             if (*q == 0x7F) *keyed = 0;
     } else {
@@ -301,10 +341,9 @@ static int id_like(Cur *c, Span *v, int *keyed) {
 }
 
 static int str_value(Cur *c, Span *v) {
-    int ascii;
     if (c->p >= c->end || *c->p != '"') return -1;
     c->p++;
-    return string(c, &v->s, &v->e, &v->esc, &ascii);
+    return string(c, &v->s, &v->e, &v->esc);
 }
 
 static int float_value(Cur *c, double *out) {
@@ -330,7 +369,7 @@ typedef int (*MemberFn)(Cur *c, cptr name, size_t n, Msg *m, int *seen);
 
 static int members(Cur *c, Msg *m, MemberFn member) {
     cptr s, e;
-    int esc, ascii, seen = 0;
+    int esc, seen = 0;
     if (c->p >= c->end || *c->p != '{') return -1;
     c->p++;
     ws(c);
@@ -341,7 +380,7 @@ static int members(Cur *c, Msg *m, MemberFn member) {
     for (;;) {
         if (c->p >= c->end || *c->p != '"') return -1;
         c->p++;
-        if (string(c, &s, &e, &esc, &ascii)) return -1;
+        if (string(c, &s, &e, &esc)) return -1;
         if (esc) return -1;  /* a member name spelled with escapes: the Python path */
         ws(c);
         if (c->p >= c->end || *c->p != ':') return -1;
@@ -427,7 +466,7 @@ static int result_member(Cur *c, cptr name, size_t n, Msg *m, int *seen) {
 /* error: {"code": <int64>, "message": <string>, ...}; c->p at '{'. */
 static int error_object(Cur *c, Msg *m) {
     cptr s, e;
-    int esc, ascii, integer, have_code = 0, have_msg = 0;
+    int esc, integer, have_code = 0, have_msg = 0;
     if (c->p >= c->end || *c->p != '{') return -1;
     c->p++;
     ws(c);
@@ -435,7 +474,7 @@ static int error_object(Cur *c, Msg *m) {
     for (;;) {
         if (c->p >= c->end || *c->p != '"') return -1;
         c->p++;
-        if (string(c, &s, &e, &esc, &ascii)) return -1;
+        if (string(c, &s, &e, &esc)) return -1;
         if (esc) return -1;
         ws(c);
         if (c->p >= c->end || *c->p != ':') return -1;
@@ -457,7 +496,7 @@ static int error_object(Cur *c, Msg *m) {
             have_msg = 1;
             if (c->p >= c->end || *c->p != '"') return -1;
             c->p++;
-            if (string(c, &m->msg_s, &m->msg_e, &m->msg_esc, &ascii)) return -1;
+            if (string(c, &m->msg_s, &m->msg_e, &m->msg_esc)) return -1;
         } else if (value(c, 1)) {
             return -1;
         }
@@ -480,10 +519,10 @@ static int error_object(Cur *c, Msg *m) {
 enum { F_JSONRPC = 1, F_ID = 2, F_METHOD = 4, F_PARAMS = 8, F_RESULT = 16, F_ERROR = 32 };
 
 /* The message of [p, end): 0 and *m filled when it is of the usual shape, else -1. */
-static int message(cptr p, cptr end, Msg *m) {
+static int message(cptr p, cptr end, Msg *m, int check_utf8) {
     Cur cc = {p, end}, *c = &cc;
     cptr s, e;
-    int esc, ascii, integer, seen = 0;
+    int esc, integer, seen = 0;
     memset(m, 0, sizeof *m);
     ws(c);
     if (c->p >= c->end || *c->p != '{') return -1;
@@ -493,7 +532,7 @@ static int message(cptr p, cptr end, Msg *m) {
     for (;;) {
         if (c->p >= c->end || *c->p != '"') return -1;
         c->p++;
-        if (string(c, &s, &e, &esc, &ascii)) return -1;
+        if (string(c, &s, &e, &esc)) return -1;
         if (esc) return -1;
         ws(c);
         if (c->p >= c->end || *c->p != ':') return -1;
@@ -513,14 +552,14 @@ static int message(cptr p, cptr end, Msg *m) {
         case F_JSONRPC:
             if (c->p >= c->end || *c->p != '"') return -1;
             c->p++;
-            if (string(c, &s, &e, &esc, &ascii) || esc || !KEY_IS(s, e, "2.0")) return -1;
+            if (string(c, &s, &e, &esc) || esc || !KEY_IS(s, e, "2.0")) return -1;
             break;
         case F_ID:
             if (c->p >= c->end) return -1;
             if (*c->p == '"') {
                 m->id_s = c->p;
                 c->p++;
-                if (string(c, &s, &e, &esc, &ascii) || esc || !ascii) return -1;
+                if (string(c, &s, &e, &esc) || esc || !all_ascii(s, e)) return -1;
                 for (cptr q = s; q < e; q++)
                     if (*q == 0x7F) return -1;  /* not printable: the Python path */
                 m->id_e = c->p;
@@ -538,7 +577,7 @@ static int message(cptr p, cptr end, Msg *m) {
         case F_METHOD:
             if (c->p >= c->end || *c->p != '"') return -1;
             c->p++;
-            if (string(c, &m->meth_s, &m->meth_e, &esc, &ascii) || esc) return -1;
+            if (string(c, &m->meth_s, &m->meth_e, &esc) || esc) return -1;
             break;
         case F_PARAMS:
             m->has_params = 1;
@@ -568,6 +607,7 @@ static int message(cptr p, cptr end, Msg *m) {
     }
     ws(c);
     if (c->p != c->end) return -1;
+    if (c->hi && check_utf8 && !utf8_valid(p, end)) return -1;
     if (!(seen & F_JSONRPC)) return -1;
     m->ref.s = m->ver.s = NULL;
     m->prog_set = 0;
@@ -788,59 +828,52 @@ static int string_copy(Cur *c, unsigned char *out, size_t *n) {
     for (;;) {
 #if defined(__SSE2__)
         const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
-                      space = _mm_set1_epi8(0x20);
+                      ctl = _mm_set1_epi8(0x1F);
+        __m128i high = _mm_setzero_si128();
         while (end - p >= 16) {
             __m128i v = _mm_loadu_si128((const __m128i *)p);
             __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
                                                     _mm_cmpeq_epi8(v, bslash)),
-                                       _mm_cmplt_epi8(v, space));
+                                       _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
             _mm_storeu_si128((__m128i *)o, v);
             int mask = _mm_movemask_epi8(hit);
             if (mask) {
                 int k = __builtin_ctz((unsigned)mask);
+                c->hi |= (unsigned)_mm_movemask_epi8(v) & ((1u << k) - 1u);
                 p += k;
                 o += k;
-                goto special;
+                break;
             }
+            high = _mm_or_si128(high, v);
             p += 16;
             o += 16;
         }
+        c->hi |= (unsigned)_mm_movemask_epi8(high);
 #endif
-        while (p < end && PLAIN[*p]) *o++ = *p++;
-        if (p >= end) return -1;
-#if defined(__SSE2__)
-    special:
-#endif
-        {
-            unsigned char ch = *p;
-            if (ch == '"') {
-                c->p = p + 1;
-                *n = (size_t)(o - out);
-                return 0;
-            }
-            if (ch == '\\') {
-                if (p + 1 >= end) return -1;
-                switch (p[1]) {
-                case '"': *o++ = '"'; break;
-                case '\\': *o++ = '\\'; break;
-                case '/': *o++ = '/'; break;
-                case 'b': *o++ = '\b'; break;
-                case 'f': *o++ = '\f'; break;
-                case 'n': *o++ = '\n'; break;
-                case 'r': *o++ = '\r'; break;
-                case 't': *o++ = '\t'; break;
-                default: return -1;  /* \u (the Python path) or not an escape */
-                }
-                p += 2;
-                continue;
-            }
-            if (ch < 0x20) return -1;
-            int k = utf8_len(p, end);
-            if (!k) return -1;
-            memcpy(o, p, (size_t)k);
-            o += k;
-            p += k;
+        while (p < end && PLAIN[*p]) {
+            c->hi |= *p & 0x80;
+            *o++ = *p++;
         }
+        if (p >= end) return -1;
+        unsigned char ch = *p;
+        if (ch == '"') {
+            c->p = p + 1;
+            *n = (size_t)(o - out);
+            return 0;
+        }
+        if (ch != '\\' || p + 1 >= end) return -1;  /* a control byte, or the end */
+        switch (p[1]) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '/': *o++ = '/'; break;
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        default: return -1;  /* \u (the Python path) or not an escape */
+        }
+        p += 2;
     }
 }
 
@@ -859,7 +892,7 @@ enum { T_RAW = 1, T_DIR = 2, T_TS = 4, T_SESSION = 8 };
 static int tap_record(cptr p, cptr end, Tap *t, Scratch *frame) {
     Cur cc = {p, end}, *c = &cc;
     cptr s, e;
-    int esc, ascii, integer, seen = 0;
+    int esc, integer, seen = 0;
     t->has_ts = 0;
     t->sess_s = t->sess_e = NULL;
     ws(c);
@@ -870,7 +903,7 @@ static int tap_record(cptr p, cptr end, Tap *t, Scratch *frame) {
     for (;;) {
         if (c->p >= c->end || *c->p != '"') return -1;
         c->p++;
-        if (string(c, &s, &e, &esc, &ascii) || esc) return -1;
+        if (string(c, &s, &e, &esc) || esc) return -1;
         ws(c);
         if (c->p >= c->end || *c->p != ':') return -1;
         c->p++;
@@ -898,7 +931,7 @@ static int tap_record(cptr p, cptr end, Tap *t, Scratch *frame) {
         case T_DIR:
             if (*c->p != '"') return -1;
             c->p++;
-            if (string(c, &s, &e, &esc, &ascii) || esc) return -1;
+            if (string(c, &s, &e, &esc) || esc) return -1;
             if (KEY_IS(s, e, "c2s")) t->dir = 0;
             else if (KEY_IS(s, e, "s2c")) t->dir = 1;
             else return -1;  /* stderr, meta, ...: the Python path */
@@ -927,7 +960,7 @@ static int tap_record(cptr p, cptr end, Tap *t, Scratch *frame) {
             } else {
                 if (*c->p != '"') return -1;
                 c->p++;
-                if (string(c, &s, &e, &esc, &ascii) || esc) return -1;
+                if (string(c, &s, &e, &esc) || esc) return -1;
                 if (e > s) {
                     t->sess_s = s;
                     t->sess_e = e;
@@ -950,6 +983,7 @@ static int tap_record(cptr p, cptr end, Tap *t, Scratch *frame) {
     }
     ws(c);
     if (c->p != c->end) return -1;
+    if (c->hi && !utf8_valid(p, end)) return -1;
     return (seen & T_RAW) && (seen & T_DIR) ? 0 : -1;
 }
 
@@ -1015,14 +1049,14 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
         if (a < 0 || z > b.len) break;
         Msg m;
         if (!tap) {
-            if (message(base + a, base + z, &m)) break;
+            if (message(base + a, base + z, &m, 1)) break;
             if (add_row(&o, &m, line0 + i, &tmp)) { failed = 1; break; }
             continue;
         }
         Tap t;
         if (tap_record(base + a, base + z, &t, &frame)) break;  /* the frame's text: in frame */
         cptr fs = t.raw_s, fe = t.raw_e;
-        if (message(fs, fe, &m)) break;
+        if (message(fs, fe, &m, 0)) break;  /* UTF-8: checked on the tap line */
         /* the session's code: the Python path registers a session not seen before */
         PyObject *code;
         if (!t.sess_s) {
@@ -1132,9 +1166,51 @@ fail:
     return NULL;
 }
 
+static const char NEWLINES_DOC[] =
+    "newlines(buf, n) -> bytearray\n\n"
+    "The offsets of the newline bytes in buf[:n], as int64 (native byte order).";
+
+static PyObject *py_newlines(PyObject *self, PyObject *args) {
+    PyObject *bufo;
+    Py_ssize_t n;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "On", &bufo, &n)) return NULL;
+    Py_buffer b;
+    if (get_buffer(bufo, &b)) return NULL;
+    if (n > b.len) n = b.len;
+    Py_ssize_t cap = n / 256 + 64, used = 0;
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, cap * 8);
+    if (!out) {
+        PyBuffer_Release(&b);
+        return NULL;
+    }
+    const char *start = b.buf, *p = start, *end = start + n;
+    for (;;) {
+        const char *q = memchr(p, '\n', (size_t)(end - p));
+        if (!q) break;
+        if (used == cap) {
+            cap *= 2;
+            if (PyByteArray_Resize(out, cap * 8)) {
+                Py_DECREF(out);
+                PyBuffer_Release(&b);
+                return NULL;
+            }
+        }
+        ((int64_t *)PyByteArray_AS_STRING(out))[used++] = q - start;
+        p = q + 1;
+    }
+    PyBuffer_Release(&b);
+    if (PyByteArray_Resize(out, used * 8)) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
 static PyMethodDef METHODS[] = {
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS, SCAN_DOC},
     {"codes", py_codes, METH_VARARGS, CODES_DOC},
+    {"newlines", py_newlines, METH_VARARGS, NEWLINES_DOC},
     {NULL, NULL, 0, NULL},
 };
 

@@ -62,7 +62,7 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
         if not have:
             return
         arr = np.frombuffer(buf, dtype=np.uint8, count=have)
-        nl = np.flatnonzero(arr == 10)
+        nl = _newlines(buf, have)
         if at_end:
             if not len(nl) or nl[-1] != have - 1:
                 nl = np.append(nl, have)  # a last line without a newline
@@ -89,6 +89,15 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
         buf[:rest] = buf[used:have]
         pos += used
         have = rest
+
+
+def _newlines(buf: bytearray, n: int) -> np.ndarray:
+    """Offsets of the newline bytes of ``buf[:n]`` (int64)."""
+    from . import native
+
+    if native.native is not None:
+        return np.frombuffer(native.native.newlines(buf, n), dtype=np.int64)
+    return np.flatnonzero(np.frombuffer(buf, dtype=np.uint8, count=n) == 10)
 
 
 def lines_with(buf: bytes | bytearray, starts: np.ndarray, ends: np.ndarray,

@@ -1,7 +1,7 @@
 """Read a line-format file in one process, or split in two byte ranges over two processes.
 
 A file of at least :data:`MIN_PARALLEL_BYTES` (plain, not gzip) on a machine with two
-usable cores or more is cut at the line boundary nearest its middle. A forked child
+usable cores or more is cut at a line boundary a little past its middle. A forked child
 decodes the second half while this process decodes the first; the child sends its rows
 back through a pipe (numpy arrays and the id objects, pickled). Anything that goes wrong
 on the child's side (no ``fork``, a crash, a short message) falls back to reading the
@@ -25,6 +25,9 @@ __all__ = ["read_file", "MIN_PARALLEL_BYTES", "workers"]
 
 #: files at least this large are split over two processes (when two cores are usable)
 MIN_PARALLEL_BYTES = 64 << 20
+#: the share of the file this process reads: the child also sends its rows back (pickled),
+#: so it gets a little less
+PARENT_SHARE = 0.54
 
 
 def _reader(fmt: str) -> Any:
@@ -48,9 +51,10 @@ def workers() -> int:
 
 
 def _cut(path: Path, size: int) -> int:
-    """The start of the first line at or after the middle of the file (``size`` if none)."""
+    """The start of the first line at or after :data:`PARENT_SHARE` of the file (``size`` if
+    none)."""
     with open(path, "rb") as f:
-        pos = size // 2
+        pos = int(size * PARENT_SHARE)
         f.seek(pos)
         while True:
             chunk = f.read(1 << 16)
