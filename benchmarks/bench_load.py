@@ -52,6 +52,8 @@ FILE_KINDS = {  # key -> (format, clean, file name pattern)
     "ndjson": ("ndjson", False, "capture-{n}.ndjson"),
     "tap_clean": ("tap", True, "capture-{n}-clean.tap.jsonl"),
     "tap": ("tap", False, "capture-{n}.tap.jsonl"),
+    # the frames of ndjson_clean, line for line, as tap records (written with it)
+    "tap_twin_clean": ("tap", True, "capture-{n}-clean.twin.tap.jsonl"),
 }
 
 
@@ -66,6 +68,13 @@ def ensure_file(out_dir: Path, kind: str, n: int, seed: int) -> tuple[Path, dict
                 and m.get("frames") == n and path.stat().st_size == m.get("bytes")):
             return path, m
     print(f"  generating {path.name} ...", flush=True)
+    if kind == "tap_twin_clean":  # written beside the clean NDJSON capture, from its frames
+        nd_pattern = FILE_KINDS["ndjson_clean"][2]
+        generate(out_dir / nd_pattern.format(n=_short(n)), n, "ndjson", clean=True, seed=seed,
+                 twin=path)
+        m = json.loads(mpath.read_text())
+        print(f"    {m['bytes'] / 1e6:.0f} MB", flush=True)
+        return path, m
     m = generate(path, n, fmt, clean=clean, seed=seed)
     print(f"    {m['bytes'] / 1e6:.0f} MB in {m['seconds']} s", flush=True)
     return path, m
@@ -200,7 +209,8 @@ def plan(sizes: list[int], main_size: int, args: argparse.Namespace) -> list[tup
             todo += [("floor", k, n) for k in FILE_KINDS]
             todo += [("polars_scan", "ndjson_clean", n), ("polars_scan", "ndjson", n),
                      ("duckdb_read_json", "ndjson_clean", n), ("duckdb_read_json", "ndjson", n),
-                     ("duckdb_lenient", "ndjson", n), ("json_loop", "ndjson_clean", n)]
+                     ("duckdb_lenient", "ndjson", n), ("json_loop", "ndjson_clean", n),
+                     ("json_loop_dicts", "ndjson_clean", n)]
             todo.append(("json_loop_tap", "tap_clean", n))
             if not big or args.naive_all:
                 todo += [("json_loop", "ndjson", n), ("json_loop_tap", "tap", n)]

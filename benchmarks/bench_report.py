@@ -106,14 +106,17 @@ def evaluate(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]
     ratio("ours_over_polars", ("ours", "ndjson_clean"), ("polars_scan", "ndjson_clean"))
     ratio("ours_over_duckdb", ("ours", "ndjson_clean"), ("duckdb_read_json", "ndjson_clean"))
     ratio("json_loop_over_ours", ("json_loop", "ndjson_clean"), ("ours", "ndjson_clean"))
+    ratio("json_loop_dicts_over_ours", ("json_loop_dicts", "ndjson_clean"),
+          ("ours", "ndjson_clean"))
     ratio("json_loop_over_ours_tap", ("json_loop_tap", "tap_clean"), ("ours", "tap_clean"))
     ratio("ours_over_floor", ("ours", "ndjson_clean"), ("floor", "ndjson_clean"))
     ratio("realistic_over_clean_ndjson", ("ours", "ndjson"), ("ours", "ndjson_clean"))
     ratio("realistic_over_clean_tap", ("ours", "tap"), ("ours", "tap_clean"))
     ratio("tap_over_ndjson_clean", ("ours", "tap_clean"), ("ours", "ndjson_clean"))
+    ratio("tap_over_ndjson_same_frames", ("ours", "tap_twin_clean"), ("ours", "ndjson_clean"))
     ratio("tap_over_ndjson", ("ours", "tap"), ("ours", "ndjson"))
     noop = _r(doc, "noop", "ndjson_clean", doc["sizes"][0]).get("peak_rss_mb")
-    for k in ("ndjson_clean", "ndjson", "tap_clean", "tap"):
+    for k in ("ndjson_clean", "ndjson", "tap_clean", "tap", "tap_twin_clean"):
         ph = _r(doc, "ours", k).get("phases", {})
         if ph.get("load"):
             ratios[f"pairs_violations_over_load_{k}"] = (
@@ -135,13 +138,17 @@ def evaluate(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]
     specs = [
         ("load+pairs+violations ≤ 2× polars narrow scan (clean NDJSON)", "ours_over_polars",
          2.0, "≤"),
-        ("≥ 8× faster than the json.loads loop (clean NDJSON)", "json_loop_over_ours", 8.0,
-         "≥"),
+        ("≥ 8× faster than the json.loads loop: dicts into a DataFrame (clean NDJSON)",
+         "json_loop_dicts_over_ours", 8.0, "≥"),
+        ("≥ 8× faster than the lean json.loads loop: envelope members only (clean NDJSON)",
+         "json_loop_over_ours", 8.0, "≥"),
         ("realistic within 1.1× of clean (NDJSON)", "realistic_over_clean_ndjson", 1.1, "≤"),
         ("realistic within 1.1× of clean (tap)", "realistic_over_clean_tap", 1.1, "≤"),
-        ("tap within 1.3× of NDJSON (clean, same frame count)", "tap_over_ndjson_clean", 1.3,
-         "≤"),
-        ("tap within 1.3× of NDJSON (realistic)", "tap_over_ndjson", 1.3, "≤"),
+        ("tap within 1.3× of NDJSON (the same frames, clean)", "tap_over_ndjson_same_frames",
+         1.3, "≤"),
+        ("tap within 1.3× of NDJSON (clean; the tap is other traffic: 12 sessions)",
+         "tap_over_ndjson_clean", 1.3, "≤"),
+        ("tap within 1.3× of NDJSON (realistic; other traffic)", "tap_over_ndjson", 1.3, "≤"),
         ("pairs+violations ≤ 0.25× load (clean NDJSON)",
          "pairs_violations_over_load_ndjson_clean", 0.25, "≤"),
         ("peak RSS < 0.5× file size (clean NDJSON, whole process)", "rss_over_file_ndjson_clean",

@@ -213,8 +213,13 @@ def _percentiles(sizes: array) -> dict[str, int | float]:
 
 def generate(out: Path, frames: int, fmt: str = "ndjson", *, clean: bool = False,
              seed: int = 7, sessions: int | None = None, anomaly_scale: float = 1.0,
-             chunk: int = 20000) -> dict[str, Any]:
-    """Write ``frames`` lines of capture to ``out`` and its manifest; return the manifest."""
+             chunk: int = 20000, twin: Path | None = None) -> dict[str, Any]:
+    """Write ``frames`` lines of capture to ``out`` and its manifest; return the manifest.
+
+    ``twin`` (NDJSON only): also write there the same lines as tap records (the frames as
+    they are, with their time, direction and session), and its manifest: the same
+    capture in the two formats, to compare the formats' cost on the same frames.
+    """
     if fmt not in ("ndjson", "tap"):
         raise ValueError(f"unknown format {fmt!r}: use 'ndjson' or 'tap'")
     t0 = time.perf_counter()
@@ -228,16 +233,29 @@ def generate(out: Path, frames: int, fmt: str = "ndjson", *, clean: bool = False
     cnt = _Counter()
     sizes = array("I")
     p_bad = 0.0 if clean else rates["malformed"]
+    if twin is not None and tap:
+        raise ValueError("a twin is written for an NDJSON capture")
     buf: list[bytes] = []
-    n_bytes = 0
+    twin_buf: list[bytes] = []
+    n_bytes = twin_bytes = 0
     written = 0
     out.parent.mkdir(parents=True, exist_ok=True)
+    tf = open(twin, "wb") if twin is not None else None  # noqa: SIM115 - closed below
     with open(out, "wb") as f:
-        def put(text: str, t: float, d: str, sess: str) -> None:
-            nonlocal written, n_bytes
-            if tap and (text or d != "blank"):
-                text = (f'{{"ts":{t:.6f},"dir":"{d}","raw":{encode_basestring(text)},'
+        def tap_line(text: str, t: float, d: str, sess: str) -> str:
+            if text or d != "blank":
+                return (f'{{"ts":{t:.6f},"dir":"{d}","raw":{encode_basestring(text)},'
                         f'"session":"{sess}"}}')
+            return text
+
+        def put(text: str, t: float, d: str, sess: str) -> None:
+            nonlocal written, n_bytes, twin_bytes
+            if tf is not None:
+                tb = tap_line(text, t, d, sess).encode("utf-8", "surrogateescape")
+                twin_buf.append(tb)
+                twin_bytes += len(tb) + 1
+            if tap:
+                text = tap_line(text, t, d, sess)
             b = text.encode("utf-8", "surrogateescape")
             buf.append(b)
             sizes.append(len(b))
@@ -246,6 +264,9 @@ def generate(out: Path, frames: int, fmt: str = "ndjson", *, clean: bool = False
             if len(buf) >= chunk:
                 f.write(b"\n".join(buf) + b"\n")
                 buf.clear()
+                if tf is not None:
+                    tf.write(b"\n".join(twin_buf) + b"\n")
+                    twin_buf.clear()
 
         while written < frames:
             t, _, typ, s, data = traffic.pop()
@@ -295,6 +316,10 @@ def generate(out: Path, frames: int, fmt: str = "ndjson", *, clean: bool = False
             put(line, t, d, s.name)
         if buf:
             f.write(b"\n".join(buf) + b"\n")
+        if tf is not None:
+            if twin_buf:
+                tf.write(b"\n".join(twin_buf) + b"\n")
+            tf.close()
     res = cnt.result()
     manifest = {
         "generator": "gen_capture", "generator_version": GENERATOR_VERSION, "seed": seed,
@@ -308,6 +333,11 @@ def generate(out: Path, frames: int, fmt: str = "ndjson", *, clean: bool = False
         "seconds": round(time.perf_counter() - t0, 2),
     }
     manifest_path(out).write_text(json.dumps(manifest, indent=1) + "\n")
+    if twin is not None:
+        twin_manifest = {**manifest, "format": "tap", "file": twin.name, "bytes": twin_bytes,
+                         "twin_of": out.name,
+                         "unreadable_tap_lines": cnt.bad["invalid_utf8"]}
+        manifest_path(twin).write_text(json.dumps(twin_manifest, indent=1) + "\n")
     return manifest
 
 

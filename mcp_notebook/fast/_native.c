@@ -136,22 +136,18 @@ static inline int string(Cur *c, cptr *s, cptr *e, int *esc) {
 static int utf8_valid(cptr p, cptr end) {
     while (p < end) {
 #if defined(__SSE2__)
-        while (end - p >= 16 &&
-               !_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)p)))
-            p += 16;
-        if (p >= end) break;
-#endif
-        if (end - p >= 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            if (!(w & 0x8080808080808080ULL)) {
-                p += 8;
+        if (end - p >= 16) {
+            int mask = _mm_movemask_epi8(_mm_loadu_si128((const __m128i *)p));
+            if (!mask) {
+                p += 16;
                 continue;
             }
-        }
-        if (*p < 0x80) {
-            p++;
-            continue;
+            p += __builtin_ctz((unsigned)mask);  /* the next non-ASCII byte */
+        } else
+#endif
+        {
+            while (p < end && *p < 0x80) p++;
+            if (p >= end) break;
         }
         int n = utf8_len(p, end);
         if (!n) return 0;

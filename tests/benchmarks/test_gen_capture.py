@@ -190,3 +190,28 @@ def test_cli_writes_the_file_and_its_manifest(tmp_path: Path) -> None:
     m = json.loads(gen_capture.manifest_path(out).read_text())
     assert m["frames"] == 500 and m["format"] == "tap"
     assert len(out.read_bytes().splitlines()) == 500
+
+
+@pytest.mark.parametrize("clean", [True, False])
+def test_twin_holds_the_same_frames_as_tap_records(tmp_path: Path, clean: bool) -> None:
+    """The tap twin of an NDJSON capture: the same lines, in order, each as a tap record."""
+    nd, tw = tmp_path / "c.ndjson", tmp_path / "c.twin.tap.jsonl"
+    m = gen_capture.generate(nd, FRAMES, "ndjson", clean=clean, seed=5, anomaly_scale=EDGE,
+                             twin=tw)
+    lines = nd.read_bytes().split(b"\n")[:-1]
+    recs = tw.read_bytes().split(b"\n")[:-1]
+    assert len(lines) == len(recs) == m["frames"]
+    dirs = set()
+    for line, rec in zip(lines, recs, strict=True):
+        if not line:
+            assert not rec  # a blank line stays blank
+            continue
+        r = json.loads(rec.decode("utf-8", "surrogateescape"))  # invalid UTF-8 stays as it was
+        assert r["raw"].encode("utf-8", "surrogateescape") == line
+        dirs.add(r["dir"])
+    assert dirs == {"c2s", "s2c"}
+    twin_m = json.loads(gen_capture.manifest_path(tw).read_text())
+    assert twin_m["format"] == "tap" and twin_m["bytes"] == tw.stat().st_size
+    skip = ("format", "bytes", "file", "twin_of", "unreadable_tap_lines")
+    assert {k: v for k, v in twin_m.items() if k not in skip} \
+        == {k: v for k, v in m.items() if k not in skip}
