@@ -21,7 +21,6 @@ from test_equivalence import assert_same
 from mcp_notebook.fast import native
 
 
-
 @pytest.fixture(autouse=True)
 def scanner() -> str:
     """These tests are of the C scanner (tests/perf/conftest.py fails them if it is not built)."""
