@@ -25,14 +25,27 @@
 #endif
 
 #define MAX_DEPTH 64
+#define SESSION_CACHE 32  /* session names remembered per scan() call */
+#define SESSION_NAME 64   /* ... of at most this many bytes */
 
 typedef const unsigned char *cptr;
 
 /* character classes: 1 = plain string byte (not a quote, a backslash or a control byte) */
 static unsigned char PLAIN[256];
+/* the byte a two-byte escape stands for, by its second byte (0: not one; \u is not one
+ * here either: strings with \u escapes are left to the Python path) */
+static unsigned char ESCAPE[256];
 
 static void init_tables(void) {
     for (int c = 0; c < 256; c++) PLAIN[c] = (c >= 0x20 && c != '"' && c != '\\');
+    ESCAPE['"'] = '"';
+    ESCAPE['\\'] = '\\';
+    ESCAPE['/'] = '/';
+    ESCAPE['b'] = '\b';
+    ESCAPE['f'] = '\f';
+    ESCAPE['n'] = '\n';
+    ESCAPE['r'] = '\r';
+    ESCAPE['t'] = '\t';
 }
 
 typedef struct {
@@ -117,23 +130,17 @@ static inline int string(Cur *c, cptr *s, cptr *e, int *esc) {
             c->p = p + 1;
             return 0;
         }
-        if (ch == '\\') {
-            if (p + 1 >= end) return -1;
-            switch (p[1]) {
-            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-                *esc = 1;
-                p += 2;
-                continue;
-            default:  /* \u (left to the Python path) or not an escape at all */
-                return -1;
-            }
+        if (ch == '\\' && p + 1 < end && ESCAPE[p[1]]) {
+            *esc = 1;
+            p += 2;
+            continue;
         }
-        return -1;  /* a control byte */
+        return -1;  /* a control byte, \u (left to the Python path) or not an escape */
     }
 }
 
-/* Whether [p, end) is valid UTF-8. */
-static int utf8_valid(cptr p, cptr end) {
+/* Whether [p, end) is valid UTF-8 (a sequence at a time). */
+static int utf8_valid_scalar(cptr p, cptr end) {
     while (p < end) {
 #if defined(__SSE2__)
         if (end - p >= 16) {
@@ -154,6 +161,74 @@ static int utf8_valid(cptr p, cptr end) {
         p += n;
     }
     return 1;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <tmmintrin.h>
+#define HAVE_SSSE3_PATH 1
+/* Whether [p, end) is valid UTF-8, 16 bytes at a time: the lookup algorithm of
+ * J. Keiser and D. Lemire, "Validating UTF-8 in less than one instruction per byte"
+ * (Software: Practice and Experience, 2021), as simdjson implements it. */
+__attribute__((target("ssse3"))) static int utf8_valid_ssse3(cptr p, cptr end) {
+    /* error bits: TOO_SHORT 01, TOO_LONG 02, OVERLONG_3 04, TOO_LARGE 08, SURROGATE 10,
+     * OVERLONG_2 20, TOO_LARGE_1000 / OVERLONG_4 40, TWO_CONTS 80 */
+    const __m128i hi1 = _mm_setr_epi8(0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02,
+                                      (char)0x80, (char)0x80, (char)0x80, (char)0x80,
+                                      0x21, 0x01, 0x15, 0x49);
+    const __m128i lo1 = _mm_setr_epi8((char)0xE7, (char)0xA3, (char)0x83, (char)0x83,
+                                      (char)0x8B, (char)0xCB, (char)0xCB, (char)0xCB,
+                                      (char)0xCB, (char)0xCB, (char)0xCB, (char)0xCB,
+                                      (char)0xCB, (char)0xDB, (char)0xCB, (char)0xCB);
+    const __m128i hi2 = _mm_setr_epi8(0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01,
+                                      (char)0xE6, (char)0xAE, (char)0xBA, (char)0xBA,
+                                      0x01, 0x01, 0x01, 0x01);
+    const __m128i nib = _mm_set1_epi8(0x0F);
+    const __m128i incomplete = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                             -1, (char)0xEF, (char)0xDF, (char)0xBF);
+    __m128i prev = _mm_setzero_si128(), prev_inc = _mm_setzero_si128(),
+            err = _mm_setzero_si128();
+    unsigned char tail[16];
+    for (int last = 0; !last;) {
+        __m128i in;
+        if (end - p >= 16) {
+            in = _mm_loadu_si128((const __m128i *)p);
+            p += 16;
+        } else {  /* the rest, padded with zero bytes (ASCII): a cut sequence shows */
+            memset(tail, 0, 16);
+            memcpy(tail, p, (size_t)(end - p));
+            in = _mm_loadu_si128((const __m128i *)tail);
+            last = 1;
+        }
+        if (!_mm_movemask_epi8(in)) {
+            err = _mm_or_si128(err, prev_inc);
+        } else {
+            __m128i prev1 = _mm_alignr_epi8(in, prev, 15);
+            __m128i sc = _mm_and_si128(
+                _mm_and_si128(_mm_shuffle_epi8(hi1, _mm_and_si128(_mm_srli_epi16(prev1, 4), nib)),
+                              _mm_shuffle_epi8(lo1, _mm_and_si128(prev1, nib))),
+                _mm_shuffle_epi8(hi2, _mm_and_si128(_mm_srli_epi16(in, 4), nib)));
+            __m128i prev2 = _mm_alignr_epi8(in, prev, 14);
+            __m128i prev3 = _mm_alignr_epi8(in, prev, 13);
+            __m128i must23 = _mm_or_si128(_mm_subs_epu8(prev2, _mm_set1_epi8((char)(0xE0 - 0x80))),
+                                          _mm_subs_epu8(prev3, _mm_set1_epi8((char)(0xF0 - 0x80))));
+            __m128i must23_80 = _mm_and_si128(must23, _mm_set1_epi8((char)0x80));
+            err = _mm_or_si128(err, _mm_xor_si128(must23_80, sc));
+            prev_inc = _mm_subs_epu8(in, incomplete);
+        }
+        prev = in;
+    }
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(err, _mm_setzero_si128())) == 0xFFFF;
+}
+#endif
+
+static int use_ssse3;
+
+/* Whether [p, end) is valid UTF-8. */
+static int utf8_valid(cptr p, cptr end) {
+#ifdef HAVE_SSSE3_PATH
+    if (use_ssse3) return utf8_valid_ssse3(p, end);
+#endif
+    return utf8_valid_scalar(p, end);
 }
 
 static inline int all_ascii(cptr s, cptr e) {
@@ -678,14 +753,7 @@ static size_t unescape(cptr s, cptr e, unsigned char *out) {
         }
         memcpy(o, s, (size_t)(bs - s));
         o += bs - s;
-        switch (bs[1]) {
-        case 'b': *o++ = '\b'; break;
-        case 'f': *o++ = '\f'; break;
-        case 'n': *o++ = '\n'; break;
-        case 'r': *o++ = '\r'; break;
-        case 't': *o++ = '\t'; break;
-        default: *o++ = bs[1];  /* " \ / */
-        }
+        *o++ = ESCAPE[bs[1]];  /* checked when the string was read */
         s = bs + 2;
     }
     return (size_t)(o - out);
@@ -858,17 +926,9 @@ static int string_copy(Cur *c, unsigned char *out, size_t *n) {
             return 0;
         }
         if (ch != '\\' || p + 1 >= end) return -1;  /* a control byte, or the end */
-        switch (p[1]) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '/': *o++ = '/'; break;
-        case 'b': *o++ = '\b'; break;
-        case 'f': *o++ = '\f'; break;
-        case 'n': *o++ = '\n'; break;
-        case 'r': *o++ = '\r'; break;
-        case 't': *o++ = '\t'; break;
-        default: return -1;  /* \u (the Python path) or not an escape */
-        }
+        unsigned char d = ESCAPE[p[1]];
+        if (!d) return -1;  /* \u (the Python path) or not an escape */
+        *o++ = d;
         p += 2;
     }
 }
@@ -995,8 +1055,9 @@ static const char SCAN_DOC[] =
     "buf; blank lines are skipped) to the lists of ``out`` = (kind, id, id_key, method,\n"
     "line, error_code, error_message, is_tool_error, version (dicts), ref_rows, ref_vals,\n"
     "ref_intern, prog_rows, prog_vals, method index, method values, base). Stops at the first line it does not take and returns its index (hi when all\n"
-    "were taken). ``tap`` = (ts, session, direction, stream, size lists of the block,\n"
-    "session index dict, default session, stdio stream code) reads tap records instead.";
+    "were taken). ``tap`` = (ts float64, session int32, direction int8, stream int32,\n"
+    "size int64 arrays of the block's lines, session index dict, default session, stdio\n"
+    "stream code) reads tap records instead.";
 
 static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"buf", "starts", "ends", "lo", "hi", "line0", "out", "tap", NULL};
@@ -1016,14 +1077,24 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
                           &PyList_Type, &o.prog_vals, &PyDict_Type, &o.meth_index,
                           &PyList_Type, &o.meth_values, &o.base))
         return NULL;
-    PyObject *c_ts = NULL, *c_sess = NULL, *c_dir = NULL, *c_stream = NULL, *c_size = NULL;
-    PyObject *sess_index = NULL, *stem = NULL, *stdio = NULL;
+    PyObject *ctx[5] = {NULL, NULL, NULL, NULL, NULL};  /* ts, session, dir, stream, size */
+    PyObject *sess_index = NULL, *stem = NULL;
+    int stdio = -1;
     int tap = tapo != Py_None;
-    if (tap && !PyArg_ParseTuple(tapo, "O!O!O!O!O!O!OO", &PyList_Type, &c_ts, &PyList_Type,
-                                 &c_sess, &PyList_Type, &c_dir, &PyList_Type, &c_stream,
-                                 &PyList_Type, &c_size, &PyDict_Type, &sess_index, &stem,
-                                 &stdio))
+    if (tap && !PyArg_ParseTuple(tapo, "OOOOOO!Oi", &ctx[0], &ctx[1], &ctx[2], &ctx[3],
+                                 &ctx[4], &PyDict_Type, &sess_index, &stem, &stdio))
         return NULL;
+    /* the context columns of the block's lines: float64, int32, int8, int32, int64 */
+    static const Py_ssize_t ITEM[5] = {8, 4, 1, 4, 8};
+    Py_buffer cb[5];
+    int held = 0;
+    for (; tap && held < 5; held++) {
+        if (PyObject_GetBuffer(ctx[held], &cb[held], PyBUF_WRITABLE)) break;
+    }
+    if (tap && held < 5) {
+        for (int k = 0; k < held; k++) PyBuffer_Release(&cb[k]);
+        return NULL;
+    }
     Py_buffer b, sb, eb;
     if (get_buffer(bufo, &b)) return NULL;
     if (get_buffer(so, &sb)) { PyBuffer_Release(&b); return NULL; }
@@ -1032,13 +1103,18 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     Py_ssize_t nlines = sb.len / 8;
     if (eb.len / 8 < nlines) nlines = eb.len / 8;
     if (hi > nlines) hi = nlines;
+    for (int k = 0; tap && k < 5; k++)
+        if (cb[k].len / ITEM[k] < hi) hi = cb[k].len / ITEM[k];
     cptr base = b.buf;
     Scratch frame = {NULL, 0}, tmp = {NULL, 0};
     Py_ssize_t i = lo;
     int failed = 0;
-    PyObject *sess_code = NULL;  /* the code of the last session seen (borrowed from index) */
-    cptr last_s = NULL;
-    Py_ssize_t last_n = -1;
+    struct {
+        char name[SESSION_NAME];
+        Py_ssize_t n;  /* -1: the default session (none named) */
+        int32_t code;
+    } cache[SESSION_CACHE];
+    int ncache = 0;
     for (; i < hi; i++) {
         int64_t a = st[i], z = en[i];
         if (a >= z) continue;  /* blank */
@@ -1053,48 +1129,45 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
         if (tap_record(base + a, base + z, &t, &frame)) break;  /* the frame's text: in frame */
         cptr fs = t.raw_s, fe = t.raw_e;
         if (message(fs, fe, &m, 0)) break;  /* UTF-8: checked on the tap line */
-        /* the session's code: the Python path registers a session not seen before */
-        PyObject *code;
-        if (!t.sess_s) {
-            code = PyDict_GetItemWithError(sess_index, stem);
-        } else if (sess_code && last_n == t.sess_e - t.sess_s &&
-                   !memcmp(last_s, t.sess_s, (size_t)last_n)) {
-            code = sess_code;
-        } else {
-            PyObject *name = PyUnicode_DecodeUTF8((const char *)t.sess_s, t.sess_e - t.sess_s,
-                                                  "strict");
-            if (!name) { failed = 1; break; }
-            code = PyDict_GetItemWithError(sess_index, name);
-            Py_DECREF(name);
-            if (code) {
-                sess_code = code;
-                last_s = t.sess_s;
-                last_n = t.sess_e - t.sess_s;
+        /* the session's code (a session not seen before: the Python path registers it) */
+        int32_t code = -1;
+        const char *name = t.sess_s ? (const char *)t.sess_s : NULL;
+        Py_ssize_t nlen = t.sess_s ? t.sess_e - t.sess_s : -1;
+        for (int k = 0; k < ncache; k++) {
+            if (cache[k].n == nlen && (nlen < 0 || !memcmp(cache[k].name, name, (size_t)nlen))) {
+                code = cache[k].code;
+                break;
             }
         }
-        if (!code) {
-            if (PyErr_Occurred()) failed = 1;
-            break;
+        if (code < 0) {
+            PyObject *key = name ? PyUnicode_DecodeUTF8(name, nlen, "strict") : Py_NewRef(stem);
+            if (!key) { failed = 1; break; }
+            PyObject *c = PyDict_GetItemWithError(sess_index, key);
+            Py_DECREF(key);
+            if (!c) {
+                if (PyErr_Occurred()) failed = 1;
+                break;
+            }
+            long v = PyLong_AsLong(c);
+            if (v < 0 || v > INT32_MAX) {
+                if (PyErr_Occurred()) failed = 1;
+                break;
+            }
+            code = (int32_t)v;
+            if (ncache < SESSION_CACHE && nlen <= SESSION_NAME) {
+                cache[ncache].n = nlen;
+                if (nlen > 0) memcpy(cache[ncache].name, name, (size_t)nlen);
+                cache[ncache++].code = code;
+            }
         }
-        Py_ssize_t k = i;  /* index of the line in its block */
-        PyObject *ts = t.has_ts ? PyFloat_FromDouble(t.ts) : Py_NewRef(Py_None);
-        PyObject *size = PyLong_FromSsize_t(fe - fs);
-        if (!ts || !size) { Py_XDECREF(ts); Py_XDECREF(size); failed = 1; break; }
-        if (add_row(&o, &m, line0 + i, &tmp)) {
-            Py_DECREF(ts);
-            Py_DECREF(size);
-            failed = 1;
-            break;
-        }
-        Py_INCREF(code);
-        Py_INCREF(stdio);
-        PyList_SetItem(c_ts, k, ts);  /* steals */
-        PyList_SetItem(c_sess, k, code);
-        PyList_SetItem(c_dir, k, Py_NewRef(SMALL[t.dir]));
-        PyList_SetItem(c_stream, k, stdio);
-        PyList_SetItem(c_size, k, size);
-        if (PyErr_Occurred()) { failed = 1; break; }
+        if (add_row(&o, &m, line0 + i, &tmp)) { failed = 1; break; }
+        ((double *)cb[0].buf)[i] = t.has_ts ? t.ts : NAN;
+        ((int32_t *)cb[1].buf)[i] = code;
+        ((int8_t *)cb[2].buf)[i] = (int8_t)t.dir;
+        ((int32_t *)cb[3].buf)[i] = stdio;
+        ((int64_t *)cb[4].buf)[i] = fe - fs;
     }
+    for (int k = 0; tap && k < 5; k++) PyBuffer_Release(&cb[k]);
     free(frame.data);
     free(tmp.data);
     PyBuffer_Release(&b);
@@ -1203,10 +1276,29 @@ static PyObject *py_newlines(PyObject *self, PyObject *args) {
     return out;
 }
 
+static const char UTF8_DOC[] =
+    "utf8_valid(data, simd=True) -> bool\n\n"
+    "Whether data is valid UTF-8, by the check the scanner uses (simd=False: the\n"
+    "sequence-at-a-time check). For tests.";
+
+static PyObject *py_utf8_valid(PyObject *self, PyObject *args) {
+    PyObject *o;
+    int simd = 1;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O|p", &o, &simd)) return NULL;
+    Py_buffer b;
+    if (get_buffer(o, &b)) return NULL;
+    cptr p = b.buf;
+    int ok = simd ? utf8_valid(p, p + b.len) : utf8_valid_scalar(p, p + b.len);
+    PyBuffer_Release(&b);
+    return PyBool_FromLong(ok);
+}
+
 static PyMethodDef METHODS[] = {
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS, SCAN_DOC},
     {"codes", py_codes, METH_VARARGS, CODES_DOC},
     {"newlines", py_newlines, METH_VARARGS, NEWLINES_DOC},
+    {"utf8_valid", py_utf8_valid, METH_VARARGS, UTF8_DOC},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1216,6 +1308,10 @@ static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_native",
 
 PyMODINIT_FUNC PyInit__native(void) {
     init_tables();
+#ifdef HAVE_SSSE3_PATH
+    __builtin_cpu_init();
+    use_ssse3 = __builtin_cpu_supports("ssse3") && !getenv("MCP_NOTEBOOK_NO_SIMD");
+#endif
     for (int k = 0; k < 8; k++) {
         SMALL[k] = PyLong_FromLong(k);
         if (!SMALL[k]) return NULL;

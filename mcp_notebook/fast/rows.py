@@ -72,16 +72,16 @@ class Codes:
 
 
 class LineContext:
-    """The context of each line of a block (tap): time, session code, direction code, stream
-    code and frame size; ``line0`` is the block's first line."""
+    """The context of each line of a block (tap): time (NaN: none), session code, direction
+    code, stream code and frame size, as arrays; ``line0`` is the block's first line."""
 
     def __init__(self, line0: int, n: int) -> None:
         self.line0 = line0
-        self.ts: list[float | None] = [None] * n
-        self.session: list[int] = [-1] * n
-        self.direction: list[int] = [-1] * n
-        self.stream: list[int] = [-1] * n
-        self.size: list[int] = [0] * n
+        self.ts = np.full(n, np.nan)
+        self.session = np.full(n, -1, dtype=np.int32)
+        self.direction = np.full(n, -1, dtype=np.int8)
+        self.stream = np.full(n, -1, dtype=np.int32)
+        self.size = np.zeros(n, dtype=np.int64)
 
 
 class Rows:
@@ -151,11 +151,11 @@ class Rows:
         if self.context:
             assert line_ctx is not None
             idx = np.array(self.line, dtype=np.int64) - line_ctx.line0
-            ts = np.array(line_ctx.ts, dtype=np.float64)[idx]
-            sess = np.array(line_ctx.session, dtype=np.int32)[idx]
-            direct = np.array(line_ctx.direction, dtype=np.int8)[idx]
-            stream = np.array(line_ctx.stream, dtype=np.int32)[idx]
-            size = np.array(line_ctx.size, dtype=np.int64)[idx]
+            ts = line_ctx.ts[idx]
+            sess = line_ctx.session[idx]
+            direct = line_ctx.direction[idx]
+            stream = line_ctx.stream[idx]
+            size = line_ctx.size[idx]
             tap_raw = np.ones(len(idx), dtype=bool)
             for r, (t, se, d, st, sz, tr) in self.ctx_over.items():
                 k = r - self.base

@@ -119,8 +119,9 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
 
         def take(i: int, rec: _Plain | None, uncommon: bool, line0: int = line0,
                  slow=slow, pend: _Pending = pend, frames: dict[int, bytes] = frames,
-                 c_ts: list = c_ts, c_sess: list[int] = c_sess, c_dir: list[int] = c_dir,
-                 c_stream: list[int] = c_stream, c_size: list[int] = c_size) -> None:  # noqa: ANN001
+                 c_ts: np.ndarray = c_ts, c_sess: np.ndarray = c_sess,
+                 c_dir: np.ndarray = c_dir, c_stream: np.ndarray = c_stream,
+                 c_size: np.ndarray = c_size) -> None:  # noqa: ANN001
             """The row of line ``i`` from its decoded record (None: not a plain record)."""
             j = line0 + i
             if rec is None:
@@ -146,7 +147,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
                 pend.flush()
                 slow(j)
                 return
-            c_ts[i] = ts
+            c_ts[i] = np.nan if ts is None else ts
             c_sess[i] = sc
             if other is None:
                 c_dir[i] = dc
@@ -223,7 +224,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
 class _Pending:
     """Frames of plain c2s/s2c records waiting to be classified together."""
 
-    def __init__(self, rows: Rows, escaped, slow, sizes: list[int]) -> None:  # noqa: ANN001
+    def __init__(self, rows: Rows, escaped, slow, sizes: np.ndarray) -> None:  # noqa: ANN001
         self.rows, self.escaped, self.slow = rows, escaped, slow
         self.sizes = sizes  # frame size of each line of the block, filled here
         self.raws: list[bytes] = []  # the frames' UTF-8 bytes
@@ -244,7 +245,7 @@ def _raw_of(line: bytes) -> str:
     return tap_reader._exact(rec.raw_b64, rec.raw) if rec.raw_b64 is not None else rec.raw
 
 
-def _frames(p: _Pending, sizes: list[int]) -> None:
+def _frames(p: _Pending, sizes: np.ndarray) -> None:
     """Classify the frames of plain c2s/s2c records (128 at a time when they allow it)."""
     raws, lines, rows = p.raws, p.lines, p.rows
     for i, raw in zip(p.idx, raws, strict=True):
