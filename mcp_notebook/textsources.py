@@ -150,18 +150,18 @@ class FileSource(TextSource):
         gap = starts[1:] - np.maximum.accumulate(ends)[:-1]
         cut = np.flatnonzero(gap > _READ_GAP) + 1
         bounds = np.concatenate(([0], cut, [len(srt)]))
+        his = np.maximum.reduceat(ends, bounds[:-1]).tolist() if len(srt) else []
+        st, ln = starts.tolist(), self.lengths[srt].tolist()
+        where, row_of = order.tolist(), srt.tolist()
         fd = os.open(self.path, os.O_RDONLY)
         try:
             self._check(fd)
-            for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
-                lo = int(starts[a])
-                hi = int(ends[a:b].max())
-                buf = os.pread(fd, hi - lo, lo)
-                mv = memoryview(buf)
+            for a, b, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), his, strict=True):
+                lo = st[a]
+                mv = memoryview(os.pread(fd, hi - lo, lo))
                 for k in range(a, b):
-                    s = int(starts[k]) - lo
-                    out[int(order[k])] = self._decode(int(srt[k]),
-                                                      bytes(mv[s:s + int(self.lengths[srt[k]])]))
+                    s = st[k] - lo
+                    out[where[k]] = self._decode(row_of[k], bytes(mv[s:s + ln[k]]))
         finally:
             os.close(fd)
         return out
