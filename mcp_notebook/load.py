@@ -83,11 +83,19 @@ def load(
     formats = _formats(named + found, format)
     merged = _deduplicated(formats, session, direction, options)
     pieces: list[Any] = []  # Columns of reference-path files and Stores of fast-path files
+    fast_jobs = [(path, formats[path], session, direction) for path in named + found
+                 if path in formats and path not in merged and fast.supports(formats[path],
+                                                                              options)]
+    with bounded_recursion():  # several files: shared between two processes when it pays
+        prefetched = fast.load_many(fast_jobs)
     for path in named + found:
         fmt = formats.get(path, format)
         if path not in merged and fast.supports(fmt, options):
-            with bounded_recursion():
-                store = fast.try_load(path, fmt, session, direction)
+            if path in prefetched:
+                store = prefetched[path]
+            else:
+                with bounded_recursion():
+                    store = fast.try_load(path, fmt, session, direction)
             if store is not None:
                 pieces += [cols, store]
                 cols = Columns()

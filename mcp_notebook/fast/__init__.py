@@ -32,7 +32,7 @@ from .rows import Rows
 from .store import Part, Sparse, Store
 
 __all__ = ["ENABLED", "LAZY_TEXT_MIN_BYTES", "FORMATS", "supports", "load_file", "try_load",
-           "combine", "infer_directions", "Store"]
+           "load_many", "combine", "infer_directions", "Store"]
 
 #: Use the fast path for the formats it knows (False: the reference path for everything).
 ENABLED = True
@@ -151,6 +151,14 @@ def try_load(path: Path, fmt: str, session: str | None, direction: str | None) -
         return None
     except Exception:  # a fast-path bug must not cost the user the capture
         return None
+
+
+def load_many(jobs: list[tuple[Path, str, str | None, str | None]]) -> dict[Path, Store | None]:
+    """``{path: try_load(*job)}`` for several files loaded by two processes, when it pays
+    (see :func:`.parallel.load_many`); ``{}`` otherwise."""
+    from .parallel import load_many as share
+
+    return share(jobs, try_load) if ENABLED else {}
 
 
 def combine(pieces: list[Any]) -> Store:

@@ -1,7 +1,8 @@
 """Read a line-format file in one process, or split in two byte ranges over two processes.
 
 A file of at least :data:`MIN_PARALLEL_BYTES` (plain, not gzip) on a machine with two
-usable cores or more is cut at a line boundary a little past its middle. A forked child
+usable cores or more is cut at a line boundary a little past its middle; several smaller
+files (together at least :data:`MIN_MANY_BYTES`) are shared out instead (:func:`load_many`). A forked child
 decodes the second half while this process decodes the first; the child sends its rows
 back through a pipe (numpy arrays and the id objects, pickled). Anything that goes wrong
 on the child's side (no ``fork``, a crash, a short message) falls back to reading the
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 import pickle
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ import numpy as np
 from ..readers.base import open_bytes
 from .rows import Rows
 
-__all__ = ["read_file", "MIN_PARALLEL_BYTES", "workers"]
+__all__ = ["read_file", "load_many", "MIN_PARALLEL_BYTES", "MIN_MANY_BYTES", "workers"]
 
 #: files at least this large are split over two processes (when two cores are usable)
 MIN_PARALLEL_BYTES = 64 << 20
@@ -92,9 +94,8 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
     return parts
 
 
-def _start(path: Path, fmt: str, session: str, direction: str | None, start: int,
-           keep_text: bool) -> tuple[int, int] | None:
-    """Fork a child that reads from ``start`` to the end; ``(pid, read end of its pipe)``."""
+def _fork(work: Callable[[], Any]) -> tuple[int, int] | None:
+    """Fork a child that sends ``work()`` back pickled; ``(pid, read end of its pipe)``."""
     try:
         r, w = os.pipe()
         with warnings.catch_warnings():  # 3.12+: fork of a threaded process; the child
@@ -106,18 +107,10 @@ def _start(path: Path, fmt: str, session: str, direction: str | None, start: int
         code = 1
         try:
             os.close(r)
-            with open(path, "rb") as f:
-                f.seek(start)
-                rows, spans = _reader(fmt)(f, path.name, session, direction, start, None,
-                                           keep_text)
-            rows.flush()
-            for codes in (rows.methods, rows.keys, rows.sessions, rows.streams):
-                codes.index = {}  # the parent needs the values only
-                codes.paired = []
-            rows.ref_intern = {}
+            result = work()
             with os.fdopen(w, "wb") as out:
-                out.write(b"mcp-rows")
-                pickle.dump((rows, spans), out, protocol=pickle.HIGHEST_PROTOCOL)
+                out.write(b"mcp-part")
+                pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
             code = 0
         finally:
             os._exit(code)
@@ -125,8 +118,26 @@ def _start(path: Path, fmt: str, session: str, direction: str | None, start: int
     return pid, r
 
 
-def _finish(child: tuple[int, int]) -> tuple[Rows, list[np.ndarray]] | None:
-    """The child's rows, or None if it failed."""
+def _start(path: Path, fmt: str, session: str, direction: str | None, start: int,
+           keep_text: bool) -> tuple[int, int] | None:
+    """Fork a child that reads from ``start`` to the end."""
+    def work() -> tuple[Rows, list[np.ndarray]]:
+        with open(path, "rb") as f:
+            f.seek(start)
+            rows, spans = _reader(fmt)(f, path.name, session, direction, start, None,
+                                       keep_text)
+        rows.flush()
+        for codes in (rows.methods, rows.keys, rows.sessions, rows.streams):
+            codes.index = {}  # the parent needs the values only
+            codes.paired = []
+        rows.ref_intern = {}
+        return rows, spans
+
+    return _fork(work)
+
+
+def _finish(child: tuple[int, int]) -> Any:
+    """What the child sent, or None if it failed."""
     pid, r = child
     got: Any = None
     try:
@@ -140,3 +151,47 @@ def _finish(child: tuple[int, int]) -> tuple[Rows, list[np.ndarray]] | None:
     except ChildProcessError:
         status = 1
     return got if status == 0 else None
+
+
+#: several files of the fast formats are shared between two processes when together they
+#: are at least this large (below it, a fork costs more than it saves)
+MIN_MANY_BYTES = 24 << 20
+
+Job = tuple[Path, str, "str | None", "str | None"]  # path, format, session, direction
+
+
+def load_many(jobs: list[Job], load: Any) -> dict[Path, Any]:
+    """``{path: load(*job)}`` for several files, shared between this process and a forked
+    child (about half the bytes each), when it pays; ``{}`` when it does not (the caller
+    then loads them one by one). Files of :data:`MIN_PARALLEL_BYTES` or more are left
+    out: each of those is split in two by :func:`read_file` already."""
+    sizes = {}
+    for job in jobs:
+        try:
+            size = job[0].stat().st_size
+        except OSError:
+            continue
+        if size < MIN_PARALLEL_BYTES:
+            sizes[job[0]] = size
+    small = [j for j in jobs if j[0] in sizes]
+    if (len(small) < 2 or sum(sizes.values()) < MIN_MANY_BYTES or workers() < 2
+            or not hasattr(os, "fork")):
+        return {}
+    # the largest first, each to the lighter side
+    mine: list[Job] = []
+    theirs: list[Job] = []
+    load_a = load_b = 0
+    for job in sorted(small, key=lambda j: -sizes[j[0]]):
+        if load_a <= load_b:
+            mine.append(job)
+            load_a += sizes[job[0]]
+        else:
+            theirs.append(job)
+            load_b += sizes[job[0]]
+    child = _fork(lambda: {job[0]: load(*job) for job in theirs})
+    out = {job[0]: load(*job) for job in mine}
+    got = _finish(child) if child is not None else None
+    if got is None:  # no child, or it failed: load its files here
+        got = {job[0]: load(*job) for job in theirs}
+    out.update(got)
+    return out

@@ -350,15 +350,20 @@ def _concat_codes(pieces: Sequence[tuple[np.ndarray, list[Any]]]) -> tuple[np.nd
     if len(pieces) == 1:
         return pieces[0][0].astype(np.int32, copy=False), list(pieces[0][1])
     cats: list[Any] = list(pieces[0][1])
+    pos = {v: i for i, v in enumerate(cats)}  # (each piece's categories are distinct)
     out = [pieces[0][0].astype(np.int32, copy=False)]
+    from . import native as _native
+
     for codes, local in pieces[1:]:
-        if cats and local:
-            idx = pd.Index(cats, dtype=object).get_indexer(pd.Index(local, dtype=object))
+        if _native.native is not None:  # the same, in C
+            idx = np.frombuffer(_native.native.codes(list(local), pos, cats), dtype=np.int32)
         else:
-            idx = np.full(len(local), -1, dtype=np.int64)
-        miss = np.flatnonzero(idx < 0)
-        idx[miss] = len(cats) + np.arange(len(miss))
-        cats.extend(local[i] for i in miss.tolist())
+            get = pos.get
+            idx = np.fromiter((get(v, -1) for v in local), dtype=np.int64, count=len(local))
+            for i in np.flatnonzero(idx < 0).tolist():
+                v = local[i]
+                idx[i] = pos[v] = len(cats)
+                cats.append(v)
         remap = np.append(idx, -1).astype(np.int32)
         out.append(remap[codes])  # codes of -1 pick the last entry: -1
     return np.concatenate(out) if out else np.empty(0, np.int32), cats

@@ -266,3 +266,34 @@ def test_split_falls_back_when_the_child_fails(edge_captures: dict[str, Path], s
     monkeypatch.setattr(parallel, "workers", lambda: 2)
     monkeypatch.setattr(parallel, "_finish", lambda child: None)
     assert_same([edge_captures["edge.ndjson"]])
+
+
+@pytest.mark.parametrize("child_fails", [False, True])
+def test_several_files_over_two_processes(edge_captures: dict[str, Path], text_mode: str,
+                                          monkeypatch: pytest.MonkeyPatch,
+                                          child_fails: bool) -> None:
+    """Several files are shared between this process and a child; the result is the
+    reference's, and it does not depend on the child (a failed child's files are read here)."""
+    import os
+
+    from mcp_notebook.fast import parallel
+
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "MIN_MANY_BYTES", 0)
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            forks.append(pid)
+        elif child_fails:
+            os._exit(3)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    data = sorted(DATA.glob("*.jsonl"))[:3]
+    paths = [edge_captures["edge.ndjson"], *data, edge_captures["plain.tap.jsonl"],
+             edge_captures["edge.tap.jsonl"]]
+    assert_same(paths)
+    assert len(forks) == 1  # one child took its share of the files
