@@ -7,6 +7,7 @@ Set :data:`native` to None to load through the Python path only (the tests run b
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,7 @@ __all__ = ["native", "out_lists"]
 
 native: ModuleType | None
 try:
-    from . import _native as native
+    native = importlib.import_module(f"{__package__}._native")
 except ImportError:  # not built (no C compiler where it was installed)
     native = None
 

@@ -26,8 +26,8 @@ __all__ = ["read_part"]
 SEGMENT = 128
 _DecodeErrors = (msgspec.DecodeError, RecursionError)
 _parse_ts = tap_reader.parse_ts
-_DIRS = {"c2s": 0, "s2c": 1, None: -1}
-_OTHER = {"stderr": (5, "stderr"), "meta": (6, "log")}
+_DIRS: dict[str | None, int] = {"c2s": 0, "s2c": 1, None: -1}
+_OTHER: dict[str | None, tuple[int, str]] = {"stderr": (5, "stderr"), "meta": (6, "log")}
 
 
 class _Plain(msgspec.Struct, gc=False, forbid_unknown_fields=True):
@@ -171,14 +171,13 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
             context = (c_ts, c_sess, c_dir, c_stream, c_size, sess_code, stem, stdio_code())
             i = native.scan(buf, starts, ends, 0, n, line0, _native.out_lists(rows), context)
             while i < n:
-                line = mv[st[i]:en[i]]
+                data = bytes(mv[st[i]:en[i]])
                 try:
-                    text = bytes(line)
-                    text.decode("utf-8")  # the reference refuses invalid UTF-8
-                    rec = decode(line)
+                    data.decode("utf-8")  # the reference refuses invalid UTF-8
+                    rec = decode(data)
                 except (UnicodeDecodeError, *_DecodeErrors):
                     rec = None
-                take(i, rec, b"\\u" in text or b"\\/" in text)
+                take(i, rec, b"\\u" in data or b"\\/" in data)
                 pend.flush()
                 frames.clear()
                 i = native.scan(buf, starts, ends, i + 1, n, line0, _native.out_lists(rows),
