@@ -54,6 +54,8 @@ class VecInput:
     pairs: PairTable
     versions: dict[Any, str]  # session -> checked version
     extra: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # rows of results known to hold no member but _meta (their text need not be read)
+    empty_results: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
     def session_of(self, code: int) -> Any:
         return None if code < 0 else self.session_cats[code]
@@ -285,6 +287,8 @@ def _ping_result(vi: VecInput) -> Hits:
                          & (p.response_seq >= 0))
     # a frame with "jsonrpc":"2.0" and a result with a member is at least 39 bytes longer
     # than its id: shorter ones hold an empty result, no need to read them
+    if len(vi.empty_results):
+        sel = sel[~np.isin(p.response_seq[sel], vi.empty_results)]
     rs = p.response_seq[sel]
     keylen = np.fromiter(map(len, p.id_key[sel].tolist()), dtype=np.int64, count=len(sel))
     versioned = np.array([r not in vi.flags or "jsonrpc-version" not in vi.flags[r]

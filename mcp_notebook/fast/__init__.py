@@ -121,7 +121,9 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
                 blank=rows.blank, lines=rows.lines,
                 ref=Sparse(rows.ref_rows, rows.ref_vals),
                 progress=Sparse(rows.prog_rows, rows.prog_vals, np.float64),
-                version=Sparse.from_dict(rows.sparse["version"]))
+                version=Sparse.from_dict(rows.sparse["version"]),
+                empty_result=Sparse(rows.empty_rows, np.ones(len(rows.empty_rows), dtype=bool),
+                                    bool))
 
 
 def release_memory() -> None:

@@ -381,6 +381,7 @@ typedef struct {
     int meta;               /* _meta is an object (not absent, not null) */
     /* result */
     int tool;               /* isError is true */
+    int full;               /* the result has a member other than _meta */
     Span rver;
     /* what the row gets */
     Span ref;               /* the id a cancel or progress refers to (its key text) */
@@ -518,7 +519,7 @@ static int params_member(Cur *c, cptr name, size_t n, Msg *m, int *seen) {
 }
 
 static int result_member(Cur *c, cptr name, size_t n, Msg *m, int *seen) {
-    (void)m;
+    if (!NAME_IS("_meta")) m->full = 1;
     if (NAME_IS("isError")) {
         ONCE(1);
         if (c->p < c->end && *c->p == 't') {
@@ -765,7 +766,7 @@ typedef struct {
     PyObject *kind, *id, *id_key, *method, *line;  /* lists */
     PyObject *code_d, *emsg_d, *tool_d, *ver_d;    /* dicts row -> value */
     PyObject *ref_rows, *ref_vals, *ref_intern;    /* lists, lists, dict */
-    PyObject *prog_rows, *prog_vals;               /* lists */
+    PyObject *prog_rows, *prog_vals, *empty_rows;  /* lists */
     PyObject *meth_index, *meth_values;            /* Codes of the methods */
     Py_ssize_t base;
 } Out;
@@ -853,6 +854,12 @@ static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
             set_row(o->emsg_d, r, span_str(m->msg_s, m->msg_e, m->msg_esc, tmp))) goto fail;
     }
     if (m->tool && set_row(o->tool_d, r, Py_NewRef(Py_True))) goto fail;
+    if (m->kind == 2 && !m->full) {  /* a result with no member but _meta */
+        PyObject *row = PyLong_FromSsize_t(r);
+        int bad = !row || PyList_Append(o->empty_rows, row);
+        Py_XDECREF(row);
+        if (bad) goto fail;
+    }
     if (m->ref.s) {
         PyObject *ref = PyUnicode_FromStringAndSize((const char *)m->ref.s, m->ref.e - m->ref.s);
         if (!ref) goto fail;
@@ -1054,7 +1061,7 @@ static const char SCAN_DOC[] =
     "Append the rows of lines lo.. of a block (starts/ends: int64 buffers of line bounds in\n"
     "buf; blank lines are skipped) to the lists of ``out`` = (kind, id, id_key, method,\n"
     "line, error_code, error_message, is_tool_error, version (dicts), ref_rows, ref_vals,\n"
-    "ref_intern, prog_rows, prog_vals, method index, method values, base). Stops at the first line it does not take and returns its index (hi when all\n"
+    "ref_intern, prog_rows, prog_vals, empty_rows, method index, method values, base). Stops at the first line it does not take and returns its index (hi when all\n"
     "were taken). ``tap`` = (ts float64, session int32, direction int8, stream int32,\n"
     "size int64 arrays of the block's lines, session index dict, default session, stdio\n"
     "stream code) reads tap records instead.";
@@ -1068,13 +1075,14 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
                                      &line0, &PyTuple_Type, &outo, &tapo))
         return NULL;
     Out o;
-    if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n", &PyList_Type, &o.kind,
+    if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n", &PyList_Type, &o.kind,
                           &PyList_Type, &o.id, &PyList_Type, &o.id_key, &PyList_Type,
                           &o.method, &PyList_Type, &o.line, &PyDict_Type, &o.code_d,
                           &PyDict_Type, &o.emsg_d, &PyDict_Type, &o.tool_d, &PyDict_Type,
                           &o.ver_d, &PyList_Type, &o.ref_rows, &PyList_Type, &o.ref_vals,
                           &PyDict_Type, &o.ref_intern, &PyList_Type, &o.prog_rows,
-                          &PyList_Type, &o.prog_vals, &PyDict_Type, &o.meth_index,
+                          &PyList_Type, &o.prog_vals, &PyList_Type, &o.empty_rows,
+                          &PyDict_Type, &o.meth_index,
                           &PyList_Type, &o.meth_values, &o.base))
         return NULL;
     PyObject *ctx[5] = {NULL, NULL, NULL, NULL, NULL};  /* ts, session, dir, stream, size */

@@ -28,5 +28,5 @@ def out_lists(rows: Rows) -> tuple:
     sp = rows.sparse
     return (rows.kind, rows.id, rows.id_key, rows.method, rows.line, sp["error_code"],
             sp["error_message"], sp["is_tool_error"], sp["version"], rows.ref_rows,
-            rows.ref_vals, rows.ref_intern, rows.prog_rows, rows.prog_vals,
+            rows.ref_vals, rows.ref_intern, rows.prog_rows, rows.prog_vals, rows.empty_rows,
             rows.methods.index, rows.methods.values, rows.base)

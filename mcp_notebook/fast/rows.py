@@ -104,6 +104,7 @@ class Rows:
         self.ref_intern: dict[str, str] = {}
         self.prog_rows: list[int] = []
         self.prog_vals: list[float] = []
+        self.empty_rows: list[int] = []  # results with no member but _meta (C scanner only)
         self.flags: list[tuple[int, tuple[str, ...]]] = []
         self.extra: dict[int, dict[str, Any]] = {}
         self.raw_over: dict[int, str] = {}  # raw text that is neither the line nor its tap raw

@@ -112,6 +112,7 @@ class Part:
     ref: Sparse = field(default_factory=Sparse)
     progress: Sparse = field(default_factory=lambda: Sparse(dtype=np.float64))
     version: Sparse = field(default_factory=Sparse)
+    empty_result: Sparse = field(default_factory=lambda: Sparse(dtype=bool))
 
 
 @dataclass
@@ -143,6 +144,9 @@ class Store:
     version: Sparse = field(default_factory=Sparse)
     extra: dict[int, dict[str, Any]] = field(default_factory=dict)
     blank_lines: int = 0
+    #: results known to hold no member but ``_meta`` (the C scanner says so for the lines it
+    #: reads; for other rows nothing is known: the checks read their text)
+    empty_result: Sparse = field(default_factory=lambda: Sparse(dtype=bool))
 
     def __len__(self) -> int:
         return self.n
@@ -228,6 +232,7 @@ class Store:
             local_time=_fill(n, sp["local_time"], bool, False),
             flags=shifted("flags"), ref=sparse("ref"), progress=sparse("progress"),
             version=sparse("version"), extra=shifted("extra"),
+            empty_result=sparse("empty_result"),
             blank_lines=sum(p.blank for p in parts))
 
     @classmethod
@@ -258,7 +263,8 @@ class Store:
                     stream=self.stream, direction=self.direction, sparse=sparse,
                     flags=self.flags, extra=self.extra, raw=_source_of(self.raw),
                     source=_source_of(self.source), blank=self.blank_lines, ref=self.ref,
-                    progress=self.progress, version=self.version)
+                    progress=self.progress, version=self.version,
+                    empty_result=self.empty_result)
 
     # -- reading ----------------------------------------------------------------------------
     def values(self, name: str) -> list[Any]:

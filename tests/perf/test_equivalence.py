@@ -135,6 +135,13 @@ ODD_LINES = [
     '{"jsonrpc":"2.0","id":29,"result":{"bad":"\x00BAD"}}',
     '{"jsonrpc":"2.0","id":30,"method":"notifications/message","params":{"level":"info"}}',
     '{"jsonrpc":"2.0","id":31,"result":{"payload":"' + "x" * 70000 + '"}}',
+    # ping answers: empty, _meta only (both fine), with members (a finding); spaced out
+    '{"jsonrpc":"2.0","id":40,"method":"ping"}', '{"jsonrpc": "2.0", "id": 40, "result": {}}',
+    '{"jsonrpc":"2.0","id":41,"method":"ping"}',
+    '{"jsonrpc": "2.0", "id": 41, "result": {"_meta": {"k": 1}}}',
+    '{"jsonrpc":"2.0","id":42,"method":"ping"}',
+    '{"jsonrpc": "2.0", "id": 42, "result": {"_meta": {}, "pong": true}}',
+    '{"jsonrpc":"2.0","id":43,"method":"ping"}', '{"jsonrpc":"2.0","id":43,"result":{"x":1}}',
 ]
 
 
