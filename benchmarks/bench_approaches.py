@@ -353,6 +353,11 @@ def ours(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
         v = s.get(k)
         checks[k] = v if isinstance(v, int) else (len(v) if isinstance(v, (list, dict)) else v)
     checks["id_dtype"] = str(frames["id_key"].dtype) if "id_key" in frames else "?"
+    try:  # which envelope scanner ran: the C one, or the pure-Python path
+        from mcp_notebook.fast import native
+        checks["scanner"] = "C" if native.native is not None else "Python"
+    except ImportError:
+        checks["scanner"] = "?"
     checks.update(_id_checks(frames["id_key"].dropna().unique().tolist(), manifest))
     checks["hooks"] = hook_notes
     checks["imported_snapshot"] = "snapshot" in Path(mn.__file__).parts

@@ -104,8 +104,23 @@ def snapshot(out_dir: Path, source: str) -> Path:
             tf.extractall(snap, filter="data")
     else:
         shutil.copytree(HERE.parent / "mcp_notebook", snap / "mcp_notebook",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.so"))
+    build_native(snap)
     return snap
+
+
+def build_native(root: Path) -> bool:
+    """Compile the C scanner of the copy in ``root`` beside its source, as ``pip install``
+    does (``setup.py``); False (and the pure-Python path is measured) if it cannot be built."""
+    code = ("from setuptools import Extension, setup; setup(name='snap', script_args=["
+            "'build_ext', '--inplace', '-q'], ext_modules=[Extension("
+            "'mcp_notebook.fast._native', ['mcp_notebook/fast/_native.c'], "
+            "extra_compile_args=['-O3'])])")
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True)
+    shutil.rmtree(root / "build", ignore_errors=True)
+    if done.returncode:
+        print("  the C scanner could not be built: measuring the Python path", flush=True)
+    return done.returncode == 0
 
 
 class TreeRss(threading.Thread):

@@ -198,6 +198,8 @@ def correctness(res: dict[str, Any], m: dict[str, Any]) -> str:
     notes: list[str] = []
     kinds = m.get("kinds", {})
     if res["approach"] == "ours":
+        if c.get("scanner"):
+            notes.append(f"{c['scanner']} scanner")
         wrong = [f"{k} {c.get(k)} (true {kinds.get(k, 0)})" for k in kinds
                  if c.get(k) is not None and c.get(k) != kinds.get(k, 0)]
         for k in ("pairs", "unanswered", "orphans", "duplicates", "tool_errors"):
