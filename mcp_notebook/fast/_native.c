@@ -164,6 +164,7 @@ static int utf8_valid_scalar(cptr p, cptr end) {
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
 #include <tmmintrin.h>
 #define HAVE_SSSE3_PATH 1
 /* Whether [p, end) is valid UTF-8, 16 bytes at a time: the lookup algorithm of
@@ -219,13 +220,75 @@ __attribute__((target("ssse3"))) static int utf8_valid_ssse3(cptr p, cptr end) {
     }
     return _mm_movemask_epi8(_mm_cmpeq_epi8(err, _mm_setzero_si128())) == 0xFFFF;
 }
+/* The same, 32 bytes at a time. */
+__attribute__((target("avx2"))) static int utf8_valid_avx2(cptr p, cptr end) {
+    const __m256i hi1 = _mm256_setr_epi8(
+        0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, (char)0x80, (char)0x80, (char)0x80,
+        (char)0x80, 0x21, 0x01, 0x15, 0x49,
+        0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, (char)0x80, (char)0x80, (char)0x80,
+        (char)0x80, 0x21, 0x01, 0x15, 0x49);
+    const __m256i lo1 = _mm256_setr_epi8(
+        (char)0xE7, (char)0xA3, (char)0x83, (char)0x83, (char)0x8B, (char)0xCB, (char)0xCB,
+        (char)0xCB, (char)0xCB, (char)0xCB, (char)0xCB, (char)0xCB, (char)0xCB, (char)0xDB,
+        (char)0xCB, (char)0xCB,
+        (char)0xE7, (char)0xA3, (char)0x83, (char)0x83, (char)0x8B, (char)0xCB, (char)0xCB,
+        (char)0xCB, (char)0xCB, (char)0xCB, (char)0xCB, (char)0xCB, (char)0xCB, (char)0xDB,
+        (char)0xCB, (char)0xCB);
+    const __m256i hi2 = _mm256_setr_epi8(
+        0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, (char)0xE6, (char)0xAE, (char)0xBA,
+        (char)0xBA, 0x01, 0x01, 0x01, 0x01,
+        0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, (char)0xE6, (char)0xAE, (char)0xBA,
+        (char)0xBA, 0x01, 0x01, 0x01, 0x01);
+    const __m256i nib = _mm256_set1_epi8(0x0F);
+    const __m256i incomplete = _mm256_setr_epi8(
+        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+        -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, (char)0xEF, (char)0xDF, (char)0xBF);
+    __m256i prev = _mm256_setzero_si256(), prev_inc = _mm256_setzero_si256(),
+            err = _mm256_setzero_si256();
+    unsigned char tail[32];
+    for (int last = 0; !last;) {
+        __m256i in;
+        if (end - p >= 32) {
+            in = _mm256_loadu_si256((const __m256i *)p);
+            p += 32;
+        } else {
+            memset(tail, 0, 32);
+            memcpy(tail, p, (size_t)(end - p));
+            in = _mm256_loadu_si256((const __m256i *)tail);
+            last = 1;
+        }
+        if (!_mm256_movemask_epi8(in)) {
+            err = _mm256_or_si256(err, prev_inc);
+        } else {
+            /* the bytes before each byte: `in` shifted by 1..3, the tail of prev coming in */
+            __m256i carry = _mm256_permute2x128_si256(prev, in, 0x21);
+            __m256i prev1 = _mm256_alignr_epi8(in, carry, 15);
+            __m256i prev2 = _mm256_alignr_epi8(in, carry, 14);
+            __m256i prev3 = _mm256_alignr_epi8(in, carry, 13);
+            __m256i sc = _mm256_and_si256(
+                _mm256_and_si256(
+                    _mm256_shuffle_epi8(hi1, _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nib)),
+                    _mm256_shuffle_epi8(lo1, _mm256_and_si256(prev1, nib))),
+                _mm256_shuffle_epi8(hi2, _mm256_and_si256(_mm256_srli_epi16(in, 4), nib)));
+            __m256i must23 = _mm256_or_si256(
+                _mm256_subs_epu8(prev2, _mm256_set1_epi8((char)(0xE0 - 0x80))),
+                _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(0xF0 - 0x80))));
+            __m256i must23_80 = _mm256_and_si256(must23, _mm256_set1_epi8((char)0x80));
+            err = _mm256_or_si256(err, _mm256_xor_si256(must23_80, sc));
+            prev_inc = _mm256_subs_epu8(in, incomplete);
+        }
+        prev = in;
+    }
+    return _mm256_testz_si256(err, err);
+}
 #endif
 
-static int use_ssse3;
+static int use_ssse3, use_avx2;
 
 /* Whether [p, end) is valid UTF-8. */
 static int utf8_valid(cptr p, cptr end) {
 #ifdef HAVE_SSSE3_PATH
+    if (use_avx2) return utf8_valid_avx2(p, end);
     if (use_ssse3) return utf8_valid_ssse3(p, end);
 #endif
     return utf8_valid_scalar(p, end);
@@ -896,31 +959,39 @@ fail:
 static int string_copy(Cur *c, unsigned char *out, size_t *n) {
     cptr p = c->p, end = c->end;
     unsigned char *o = out;
-    for (;;) {
 #if defined(__SSE2__)
-        const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
-                      ctl = _mm_set1_epi8(0x1F);
-        __m128i high = _mm_setzero_si128();
-        while (end - p >= 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)p);
-            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
-                                                    _mm_cmpeq_epi8(v, bslash)),
-                                       _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
-            _mm_storeu_si128((__m128i *)o, v);
-            int mask = _mm_movemask_epi8(hit);
-            if (mask) {
-                int k = __builtin_ctz((unsigned)mask);
-                c->hi |= (unsigned)_mm_movemask_epi8(v) & ((1u << k) - 1u);
-                p += k;
-                o += k;
-                break;
-            }
-            high = _mm_or_si128(high, v);
+    /* one loop for runs and escapes alike (an escape costs one pass round it); the high
+     * bits are gathered from whole chunks, a few bytes past the string too: c->hi only
+     * asks for the line's UTF-8 check, so too much is harmless */
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+                  ctl = _mm_set1_epi8(0x1F);
+    __m128i high = _mm_setzero_si128();
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+                                                _mm_cmpeq_epi8(v, bslash)),
+                                   _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+        _mm_storeu_si128((__m128i *)o, v);
+        high = _mm_or_si128(high, v);
+        int mask = _mm_movemask_epi8(hit);
+        if (!mask) {
             p += 16;
             o += 16;
+            continue;
         }
-        c->hi |= (unsigned)_mm_movemask_epi8(high);
+        int k = __builtin_ctz((unsigned)mask);
+        p += k;
+        o += k;
+        if (*p == '\\' && p + 1 < end && ESCAPE[p[1]]) {
+            *o++ = ESCAPE[p[1]];
+            p += 2;
+            continue;
+        }
+        break;  /* the closing quote, or something the loop below refuses */
+    }
+    c->hi |= (unsigned)_mm_movemask_epi8(high);
 #endif
+    for (;;) {
         while (p < end && PLAIN[*p]) {
             c->hi |= *p & 0x80;
             *o++ = *p++;
@@ -938,6 +1009,33 @@ static int string_copy(Cur *c, unsigned char *out, size_t *n) {
         *o++ = d;
         p += 2;
     }
+}
+
+/* A decimal number without exponent whose digits, read as one integer, stay below 2**53
+ * (a tap time such as 1767225600.123456): that integer and the power of ten are exact
+ * doubles, so one division gives the correctly rounded value (Clinger's fast path), as
+ * a full conversion would. 0 and *out set; -1 for any other number. */
+static int quick_double(cptr a, cptr z, double *out) {
+    static const double POW10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                   1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+    int neg = a < z && *a == '-';
+    uint64_t m = 0;
+    int digits = 0, frac = -1;
+    for (cptr q = a + neg; q < z; q++) {
+        if (*q == '.') {
+            frac = 0;
+            continue;
+        }
+        if (*q < '0' || *q > '9') return -1;  /* an exponent */
+        if (++digits > 16) return -1;
+        m = m * 10 + (uint64_t)(*q - '0');
+        if (frac >= 0) frac++;
+    }
+    if (m >= (1ULL << 53)) return -1;
+    double v = (double)m;
+    if (frac > 0) v /= POW10[frac];
+    *out = neg ? -v : v;
+    return 0;
 }
 
 /* ---- tap records ---- */
@@ -1005,14 +1103,20 @@ static int tap_record(cptr p, cptr end, Tap *t, Scratch *frame) {
             } else {
                 cptr a = c->p;
                 if (number(c, &integer)) return -1;
-                size_t n = (size_t)(c->p - a);
-                char small[64];
-                char *tmp = n < 64 ? small : malloc(n + 1);
-                if (!tmp) return -1;
-                memcpy(tmp, a, n);
-                tmp[n] = 0;
-                t->ts = PyOS_string_to_double(tmp, NULL, NULL);  /* locale-free, rounded */
-                if (tmp != small) free(tmp);
+                if (quick_double(a, c->p, &t->ts)) {
+                    size_t n = (size_t)(c->p - a);
+                    char small[64];
+                    char *tmp = n < 64 ? small : malloc(n + 1);
+                    if (!tmp) return -1;
+                    memcpy(tmp, a, n);
+                    tmp[n] = 0;
+                    t->ts = PyOS_string_to_double(tmp, NULL, NULL);  /* locale-free, rounded */
+                    if (tmp != small) free(tmp);
+                    if (PyErr_Occurred()) {
+                        PyErr_Clear();
+                        return -1;
+                    }
+                }
                 if (!isfinite(t->ts)) return -1;
                 t->has_ts = 1;
             }
@@ -1285,20 +1389,30 @@ static PyObject *py_newlines(PyObject *self, PyObject *args) {
 }
 
 static const char UTF8_DOC[] =
-    "utf8_valid(data, simd=True) -> bool\n\n"
-    "Whether data is valid UTF-8, by the check the scanner uses (simd=False: the\n"
-    "sequence-at-a-time check). For tests.";
+    "utf8_valid(data, level=-1) -> bool | None\n\n"
+    "Whether data is valid UTF-8, by the scanner's check (-1: the one it uses; 0: a\n"
+    "sequence at a time; 1: 16 bytes at a time; 2: 32 bytes at a time). None when this\n"
+    "CPU or build has no such level. For tests.";
 
 static PyObject *py_utf8_valid(PyObject *self, PyObject *args) {
     PyObject *o;
-    int simd = 1;
+    int level = -1, ok;
     (void)self;
-    if (!PyArg_ParseTuple(args, "O|p", &o, &simd)) return NULL;
+    if (!PyArg_ParseTuple(args, "O|i", &o, &level)) return NULL;
     Py_buffer b;
     if (get_buffer(o, &b)) return NULL;
-    cptr p = b.buf;
-    int ok = simd ? utf8_valid(p, p + b.len) : utf8_valid_scalar(p, p + b.len);
+    cptr p = b.buf, end = p + b.len;
+    switch (level) {
+    case -1: ok = utf8_valid(p, end); break;
+    case 0: ok = utf8_valid_scalar(p, end); break;
+#ifdef HAVE_SSSE3_PATH
+    case 1: ok = use_ssse3 ? utf8_valid_ssse3(p, end) : -1; break;
+    case 2: ok = use_avx2 ? utf8_valid_avx2(p, end) : -1; break;
+#endif
+    default: ok = -1;
+    }
     PyBuffer_Release(&b);
+    if (ok < 0) Py_RETURN_NONE;
     return PyBool_FromLong(ok);
 }
 
@@ -1319,6 +1433,7 @@ PyMODINIT_FUNC PyInit__native(void) {
 #ifdef HAVE_SSSE3_PATH
     __builtin_cpu_init();
     use_ssse3 = __builtin_cpu_supports("ssse3") && !getenv("MCP_NOTEBOOK_NO_SIMD");
+    use_avx2 = use_ssse3 && __builtin_cpu_supports("avx2") && !getenv("MCP_NOTEBOOK_NO_AVX2");
 #endif
     for (int k = 0; k < 8; k++) {
         SMALL[k] = PyLong_FromLong(k);
