@@ -124,34 +124,50 @@ def build_native(root: Path) -> bool:
 
 
 class TreeRss(threading.Thread):
-    """Sample the summed RSS of a process group (a loader may fork workers).
+    """Sample the summed memory of a process group (a loader may fork workers).
 
     ``/usr/bin/time`` gives the peak of the largest single process; when a loader splits
-    work over processes, their sum is what the machine must hold. Sampled every 20 ms.
+    work over processes, their sum is what the machine must hold. Sampled every 20 ms:
+    the summed RSS (which counts a forked worker's copy-on-write view of its parent's
+    pages twice) and the summed PSS (``smaps_rollup``: each shared page split among the
+    processes that map it, so the sum is what the machine holds). Once the file ``mark``
+    exists (the child writes it at the end of its timed region) the timed peaks stop.
     """
 
-    def __init__(self, pgid: int) -> None:
+    def __init__(self, pgid: int, mark: Path | None = None) -> None:
         super().__init__(daemon=True)
         self.pgid, self.peak_kb, self.procs = pgid, 0, 1
+        self.pss_kb = self.timed_pss_kb = 0
+        self.mark, self.timed = mark, True
         self.done = threading.Event()
 
     def run(self) -> None:
         page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
         while not self.done.wait(0.02):
-            total, n = 0, 0
+            total, pss, n = 0, 0, 0
             for d in os.listdir("/proc"):
                 if not d.isdigit():
                     continue
                 try:
                     with open(f"/proc/{d}/stat", "rb") as f:
                         fields = f.read().rsplit(b")", 1)[1].split()
-                except OSError:
-                    continue
-                if int(fields[2]) == self.pgid:  # field 5 of stat: the process group
+                    if int(fields[2]) != self.pgid:  # field 5 of stat: the process group
+                        continue
                     total += int(fields[21]) * page_kb  # field 24: rss in pages
                     n += 1
-            if total > self.peak_kb:
-                self.peak_kb = total
+                    with open(f"/proc/{d}/smaps_rollup", "rb") as f:
+                        for line in f:
+                            if line.startswith(b"Pss:"):
+                                pss += int(line.split()[1])
+                                break
+                except (OSError, ValueError, IndexError):
+                    continue
+            self.peak_kb = max(self.peak_kb, total)
+            self.pss_kb = max(self.pss_kb, pss)
+            if self.timed and self.mark is not None and self.mark.exists():
+                self.timed = False  # the timed region is over (this sample is after it)
+            if self.timed:
+                self.timed_pss_kb = max(self.timed_pss_kb, pss)
             self.procs = max(self.procs, n - 1)  # minus /usr/bin/time itself
 
 
@@ -174,11 +190,13 @@ def run_child(approach: str, path: Path, manifest: Path, timeout: float,
             env = dict(os.environ)
             if pythonpath is not None:
                 env["PYTHONPATH"] = str(pythonpath)
+            mark = Path(tmp) / "timed-end"
+            env["BENCH_TIMED_MARK"] = str(mark)  # the child writes it when its timing ends
             proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=str(HERE), env=env,
                                     start_new_session=True)  # its own group: killable whole
             timer = threading.Timer(timeout, lambda: _kill(proc.pid))
             timer.start()
-            tree = TreeRss(proc.pid)
+            tree = TreeRss(proc.pid, mark)
             tree.start()
             try:
                 _, status, usage = os.wait4(proc.pid, 0)
@@ -202,8 +220,13 @@ def run_child(approach: str, path: Path, manifest: Path, timeout: float,
     except (IndexError, ValueError):
         why = "timed out" if wall >= timeout else f"exit {proc.returncode}"
         res = {"approach": approach, "error": f"child failed ({why}): {' '.join(tail)[:300]}"}
+    tree.join()
     res.update(process_s=wall, peak_rss_mb=rss_kb / 1024, loadavg_start=load0,
-               tree_rss_mb=tree.peak_kb / 1024, processes=tree.procs)
+               tree_rss_mb=tree.peak_kb / 1024, tree_pss_mb=tree.pss_kb / 1024,
+               processes=tree.procs)
+    if mark_seen := not tree.timed:
+        res["timed_pss_mb"] = tree.timed_pss_kb / 1024
+    res["timed_mark"] = mark_seen
     return res
 
 
@@ -255,6 +278,9 @@ def aggregate(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "process_s": med(r["process_s"] for r in ok), "warmup_s": med(r["warmup_s"] for r in ok),
         "peak_rss_mb": med(r["peak_rss_mb"] for r in ok),
         "tree_rss_mb": med(r.get("tree_rss_mb", 0.0) for r in ok),
+        "tree_pss_mb": med(r.get("tree_pss_mb", 0.0) for r in ok),
+        "timed_pss_mb": (med(r["timed_pss_mb"] for r in ok)
+                         if all("timed_pss_mb" in r for r in ok) else None),
         "processes": max(r.get("processes", 1) for r in ok), "rows": ok[0]["rows"],
         "checks": ok[0]["checks"], "loadavg_start": [round(r["loadavg_start"], 2) for r in ok],
     }

@@ -49,7 +49,15 @@ def frame_table(trace: Any) -> pd.DataFrame:
     outcome = np.full(n, None, dtype=object)
     latency = np.full(n, np.timedelta64("NaT", "ns"), dtype="timedelta64[ns]")
     pair_seq = np.full(n, -1, dtype=np.int64)
-    method = np.asarray(df["method"], dtype=object).copy()
+    # a response's method comes from its request: worked on category codes (an object
+    # array of a million method names would cost ~100 MB of new strings)
+    mcol = df["method"]
+    categorical = isinstance(mcol.dtype, pd.CategoricalDtype)
+    cats: list[Any] = list(mcol.cat.categories) if categorical else []
+    mcodes = (mcol.cat.codes.to_numpy().astype(np.int32) if categorical
+              else np.full(n, -1, dtype=np.int32))
+    method = None if categorical else np.asarray(mcol, dtype=object).copy()
+    missing = mcodes < 0 if categorical else pd.isna(method)
     filled = False
     if n and len(p):
         rq = positions(seq, _num(p["request_seq"]))
@@ -65,17 +73,32 @@ def frame_table(trace: Any) -> pd.DataFrame:
             outcome[rs[a]] = oc[a]
             latency[rs[a]] = lat[a]
             pair_seq[rs[a]] = rq_seq[a]
-            fill = a & pd.isna(method[np.maximum(rs, 0)]) & pd.notna(pm)
-            method[rs[fill]] = pm[fill]
-            filled = filled or bool(fill.any())
+            fill = a & missing[np.maximum(rs, 0)] & pd.notna(pm)
+            if fill.any():
+                filled = True
+                if method is not None:
+                    method[rs[fill]] = pm[fill]
+                else:
+                    index = {c: i for i, c in enumerate(cats)}
+                    for name in dict.fromkeys(pm[fill].tolist()):
+                        if name not in index:
+                            index[name] = len(cats)
+                            cats.append(name)
+                    mcodes[rs[fill]] = [index[x] for x in pm[fill].tolist()]
+                missing[rs[fill]] = False
         a = ~extra & (rq >= 0)
         outcome[rq[a]] = oc[a]
         latency[rq[a]] = lat[a]
         pair_seq[rq[a]] = rs_seq[a]
-    if filled:
-        m = pd.Series(method, dtype=object)
-        df["method"] = m.astype("category") if isinstance(df["method"].dtype,
-                                                          pd.CategoricalDtype) else m
+    if filled and method is not None:
+        df["method"] = pd.Series(method, dtype=object)
+    elif filled:  # categories sorted, as astype("category") makes them
+        order = sorted(range(len(cats)), key=lambda i: cats[i])
+        rank = np.empty(len(cats) + 1, dtype=np.int32)
+        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(cats), dtype=np.int32)
+        rank[-1] = -1
+        df["method"] = pd.Categorical.from_codes(
+            rank[mcodes], dtype=pd.CategoricalDtype([cats[i] for i in order]))
     df["outcome"] = pd.Categorical(outcome)
     df["latency"] = latency
     df["pair_seq"] = pair_seq
