@@ -386,9 +386,17 @@ NOTES = [
     "read as a duplicate of the other side's answered request with the same id instead of "
     "an orphan; that is where the few pair differences on realistic NDJSON come from "
     "(tap files carry the direction and match exactly).",
-    "- The json.loads loop reads bare NDJSON: no timestamp, direction or session to decode, "
-    "so it is far cheaper than the baselines' naive pipeline over a wrapped format; "
-    "`json_loop_tap` (tap line, then its `raw`, then timestamps) is the naive way on tap.",
+    "- `json_loop_dicts` is the naive way word for word: `json.loads` per line, the dicts "
+    "(payloads and all) into `pd.DataFrame`; `json_loop` keeps the envelope members only "
+    "(small row dicts), a leaner loop a careful user might write. Both read bare NDJSON: no "
+    "timestamp, direction or session to decode. `json_loop_tap` (tap line, then its `raw`, "
+    "then timestamps) is the naive way on tap.",
+    "- `tap_twin_clean` holds the frames of `ndjson_clean` line for line as tap records: "
+    "the tap/NDJSON ratio on it is the formats' cost on the same frames. `tap_clean` and "
+    "`tap` are other traffic (many sessions, more big ids, stderr and meta lines).",
+    "- On a shared box wall time includes time the machine gave to others (steal); the "
+    "CPU-second ratios are steadier but charge two-core readers for both cores. A verdict "
+    "near its limit can flip between runs.",
     "- polars and DuckDB are timed on the narrow envelope only (jsonrpc, id, method, "
     "error.code) and stop at their native table; `mn.load` builds frames, pairs and "
     "violations. Both fail on any malformed line; lenient DuckDB drops blank lines and "
