@@ -7,7 +7,7 @@ LAB_ARGS ?=
 
 .PHONY: lab test test-fast fuzz bench bench-quick data docs lint clean
 
-$(STAMP): pyproject.toml setup.py mcp_notebook/fast/_native.c
+$(STAMP): pyproject.toml setup.py $(wildcard mcp_notebook/fast/csrc/*)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

@@ -114,7 +114,7 @@ def build_native(root: Path) -> bool:
     does (``setup.py``); False (and the pure-Python path is measured) if it cannot be built."""
     code = ("from setuptools import Extension, setup; setup(name='snap', script_args=["
             "'build_ext', '--inplace', '-q'], ext_modules=[Extension("
-            "'mcp_notebook.fast._native', ['mcp_notebook/fast/_native.c'], "
+            "'mcp_notebook.fast._native', ['mcp_notebook/fast/csrc/module.c'], "
             "extra_compile_args=['-O3'])])")
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True)
     shutil.rmtree(root / "build", ignore_errors=True)

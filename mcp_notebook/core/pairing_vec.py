@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -289,8 +290,10 @@ class _Lookup:
                  wanted: set[Any]) -> None:
         self.skey, self.sseq, self.sreq, self.last_req = skey, sseq, sreq, last_req
         self.width = width
-        # id key -> code, for the few keys that will be looked up
-        self.code = {k: i for i, k in enumerate(uniq) if k in wanted} if wanted else {}
+        # id key -> code, for the few keys that will be looked up (the scan of every key
+        # runs in C: map and compress)
+        found = compress(range(len(uniq)), map(wanted.__contains__, uniq)) if wanted else ()
+        self.code = {uniq[i]: i for i in found}
 
     def _last(self, sess: int, d: int, idk: str, s: int) -> int:
         """Sorted index of the group's last event before ``s`` (-1: none)."""

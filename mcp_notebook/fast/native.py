@@ -1,7 +1,7 @@
 """The C envelope scanner (``_native``), when it is built; None otherwise.
 
 The scanner takes the lines of the usual shape and leaves every other line to the Python
-path of :mod:`.ndjson` and :mod:`.tap` (see the comment at the top of ``_native.c``).
+path of :mod:`.ndjson` and :mod:`.tap` (see the comment at the top of ``csrc/module.c``).
 Set :data:`native` to None to load through the Python path only (the tests run both).
 """
 

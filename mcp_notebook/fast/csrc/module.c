@@ -1,0 +1,441 @@
+/* mcp_notebook.fast._native: the envelope of the usual JSON-RPC line, found in C.
+ *
+ * scan() reads the lines of a block, one after the other, and for each line of the
+ * usual shape appends its row to the lists of a fast.rows.Rows: the same values
+ * fast.message.scan gives after a msgspec decode. It stops at the first line it does
+ * not take (anything malformed or unusual: a \u escape anywhere, a null or float id,
+ * a batch, a special method, params with a member the tables read, ...) and returns
+ * its index: the caller reads that line by the Python path and calls again after it.
+ * So this code only ever decides lines where its answer is the Python path's, and
+ * the Python path (and through it the reference reader) decides every other line.
+ *
+ * The JSON check is strict (RFC 8259): a line is taken only when the whole of it is
+ * one valid JSON object with valid UTF-8, nothing after it but whitespace.
+ *
+ * codes() numbers values as fast.rows.Codes.codes(values, canon=True, paired=...).
+ *
+ * The parts: json.h (checking), utf8.h, envelope.h (the message), tap.h (tap records);
+ * this file appends the rows and holds the Python entry points.
+ */
+#include "tap.h"
+
+#define SESSION_CACHE 32  /* session names remembered per scan() call */
+#define SESSION_NAME 64   /* ... of at most this many bytes */
+
+/* ---- the rows ---- */
+
+typedef struct {
+    PyObject *kind, *id, *id_key, *method, *line;  /* lists */
+    PyObject *code_d, *emsg_d, *tool_d, *ver_d;    /* dicts row -> value */
+    PyObject *ref_rows, *ref_vals, *ref_intern;    /* lists, lists, dict */
+    PyObject *prog_rows, *prog_vals, *empty_rows;  /* lists */
+    PyObject *meth_index, *meth_values;            /* Codes of the methods */
+    Py_ssize_t base;
+} Out;
+
+/* The str of a span's text (escapes undone). */
+static PyObject *span_str(cptr s, cptr e, int esc, Scratch *tmp) {
+    size_t n = (size_t)(e - s);
+    if (!esc) return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, "strict");
+    if (reserve(tmp, n + 1)) return PyErr_NoMemory();
+    return PyUnicode_DecodeUTF8((const char *)tmp->data, (Py_ssize_t)unescape(s, e, tmp->data),
+                                "strict");
+}
+
+/* d[row] = v (v's reference is taken over); -1 on failure. */
+static int set_row(PyObject *d, Py_ssize_t r, PyObject *v) {
+    if (!v) return -1;
+    PyObject *row = PyLong_FromSsize_t(r);
+    int bad = !row || PyDict_SetItem(d, row, v);
+    Py_XDECREF(row);
+    Py_DECREF(v);
+    return bad ? -1 : 0;
+}
+
+/* rows.append(r), vals.append(v) (v's reference is taken over); -1 on failure. */
+static int add_sparse(PyObject *rows, PyObject *vals, Py_ssize_t r, PyObject *v) {
+    if (!v) return -1;
+    PyObject *row = PyLong_FromSsize_t(r);
+    int bad = !row || PyList_Append(rows, row) || PyList_Append(vals, v);
+    Py_XDECREF(row);
+    Py_DECREF(v);
+    return bad ? -1 : 0;
+}
+
+static PyObject *SMALL[8];  /* kind codes */
+
+/* The row of message m on line j; -1 with an exception set on failure. */
+static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
+    PyObject *idv = NULL, *key = NULL, *mc = NULL, *lj = NULL;
+    Py_ssize_t r = o->base + PyList_GET_SIZE(o->kind);
+    if (m->id_s) {
+        Py_ssize_t n = m->id_e - m->id_s;
+        key = PyUnicode_FromStringAndSize((const char *)m->id_s, n);
+        if (!key) goto fail;
+        if (m->id_str) {
+            idv = PyUnicode_Substring(key, 1, n - 1);
+        } else {
+            char small[64];
+            char *digits = n < 64 ? small : malloc((size_t)n + 1);
+            if (!digits) { PyErr_NoMemory(); goto fail; }
+            memcpy(digits, m->id_s, (size_t)n);
+            digits[n] = 0;
+            idv = PyLong_FromString(digits, NULL, 10);
+            if (digits != small) free(digits);
+        }
+        if (!idv) goto fail;
+    } else {
+        idv = Py_NewRef(Py_None);
+        key = Py_NewRef(Py_None);
+    }
+    if (m->meth_s) {
+        PyObject *name = PyUnicode_DecodeUTF8((const char *)m->meth_s, m->meth_e - m->meth_s,
+                                              "strict");
+        if (!name) goto fail;
+        mc = PyDict_GetItemWithError(o->meth_index, name);
+        if (mc) {
+            Py_INCREF(mc);
+        } else if (PyErr_Occurred()) {
+            Py_DECREF(name);
+            goto fail;
+        } else {
+            mc = PyLong_FromSsize_t(PyList_GET_SIZE(o->meth_values));
+            if (!mc || PyDict_SetItem(o->meth_index, name, mc) ||
+                PyList_Append(o->meth_values, name)) {
+                Py_DECREF(name);
+                goto fail;
+            }
+        }
+        Py_DECREF(name);
+    } else {
+        mc = PyLong_FromLong(-1);
+        if (!mc) goto fail;
+    }
+    if (m->kind == 3) {
+        if (set_row(o->code_d, r, PyLong_FromLongLong(m->code)) ||
+            set_row(o->emsg_d, r, span_str(m->msg_s, m->msg_e, m->msg_esc, tmp))) goto fail;
+    }
+    if (m->tool && set_row(o->tool_d, r, Py_NewRef(Py_True))) goto fail;
+    if (m->kind == 2 && !m->full) {  /* a result with no member but _meta */
+        PyObject *row = PyLong_FromSsize_t(r);
+        int bad = !row || PyList_Append(o->empty_rows, row);
+        Py_XDECREF(row);
+        if (bad) goto fail;
+    }
+    if (m->ref.s) {
+        PyObject *ref = PyUnicode_FromStringAndSize((const char *)m->ref.s, m->ref.e - m->ref.s);
+        if (!ref) goto fail;
+        PyObject *same = PyDict_SetDefault(o->ref_intern, ref, ref);  /* borrowed */
+        Py_XINCREF(same);
+        Py_DECREF(ref);
+        if (add_sparse(o->ref_rows, o->ref_vals, r, same)) goto fail;
+    }
+    if (m->prog_set && add_sparse(o->prog_rows, o->prog_vals, r, PyFloat_FromDouble(m->prog)))
+        goto fail;
+    if (m->ver.s && set_row(o->ver_d, r, span_str(m->ver.s, m->ver.e, m->ver.esc, tmp)))
+        goto fail;
+    lj = PyLong_FromLongLong(j);
+    if (!lj) goto fail;
+    if (PyList_Append(o->kind, SMALL[m->kind]) || PyList_Append(o->id, idv) ||
+        PyList_Append(o->id_key, key) || PyList_Append(o->method, mc) ||
+        PyList_Append(o->line, lj)) goto fail;
+    Py_DECREF(idv);
+    Py_DECREF(key);
+    Py_DECREF(mc);
+    Py_DECREF(lj);
+    return 0;
+fail:
+    Py_XDECREF(idv);
+    Py_XDECREF(key);
+    Py_XDECREF(mc);
+    Py_XDECREF(lj);
+    return -1;
+}
+
+/* ---- Python entry points ---- */
+
+static int get_buffer(PyObject *o, Py_buffer *b) {
+    return PyObject_GetBuffer(o, b, PyBUF_SIMPLE);
+}
+
+static const char SCAN_DOC[] =
+    "scan(buf, starts, ends, lo, hi, line0, out, tap=None) -> int\n\n"
+    "Append the rows of lines lo.. of a block (starts/ends: int64 buffers of line bounds in\n"
+    "buf; blank lines are skipped) to the lists of ``out`` = (kind, id, id_key, method,\n"
+    "line, error_code, error_message, is_tool_error, version (dicts), ref_rows, ref_vals,\n"
+    "ref_intern, prog_rows, prog_vals, empty_rows, method index, method values, base). Stops at the first line it does not take and returns its index (hi when all\n"
+    "were taken). ``tap`` = (ts float64, session int32, direction int8, stream int32,\n"
+    "size int64 arrays of the block's lines, session index dict, default session, stdio\n"
+    "stream code) reads tap records instead.";
+
+static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *names[] = {"buf", "starts", "ends", "lo", "hi", "line0", "out", "tap", NULL};
+    PyObject *bufo, *so, *eo, *outo, *tapo = Py_None;
+    Py_ssize_t lo, hi;
+    long long line0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOnnLO!|O", names, &bufo, &so, &eo, &lo, &hi,
+                                     &line0, &PyTuple_Type, &outo, &tapo))
+        return NULL;
+    Out o;
+    if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n", &PyList_Type, &o.kind,
+                          &PyList_Type, &o.id, &PyList_Type, &o.id_key, &PyList_Type,
+                          &o.method, &PyList_Type, &o.line, &PyDict_Type, &o.code_d,
+                          &PyDict_Type, &o.emsg_d, &PyDict_Type, &o.tool_d, &PyDict_Type,
+                          &o.ver_d, &PyList_Type, &o.ref_rows, &PyList_Type, &o.ref_vals,
+                          &PyDict_Type, &o.ref_intern, &PyList_Type, &o.prog_rows,
+                          &PyList_Type, &o.prog_vals, &PyList_Type, &o.empty_rows,
+                          &PyDict_Type, &o.meth_index,
+                          &PyList_Type, &o.meth_values, &o.base))
+        return NULL;
+    PyObject *ctx[5] = {NULL, NULL, NULL, NULL, NULL};  /* ts, session, dir, stream, size */
+    PyObject *sess_index = NULL, *stem = NULL;
+    int stdio = -1;
+    int tap = tapo != Py_None;
+    if (tap && !PyArg_ParseTuple(tapo, "OOOOOO!Oi", &ctx[0], &ctx[1], &ctx[2], &ctx[3],
+                                 &ctx[4], &PyDict_Type, &sess_index, &stem, &stdio))
+        return NULL;
+    /* the context columns of the block's lines: float64, int32, int8, int32, int64 */
+    static const Py_ssize_t ITEM[5] = {8, 4, 1, 4, 8};
+    Py_buffer cb[5];
+    int held = 0;
+    for (; tap && held < 5; held++) {
+        if (PyObject_GetBuffer(ctx[held], &cb[held], PyBUF_WRITABLE)) break;
+    }
+    if (tap && held < 5) {
+        for (int k = 0; k < held; k++) PyBuffer_Release(&cb[k]);
+        return NULL;
+    }
+    Py_buffer b, sb, eb;
+    if (get_buffer(bufo, &b)) return NULL;
+    if (get_buffer(so, &sb)) { PyBuffer_Release(&b); return NULL; }
+    if (get_buffer(eo, &eb)) { PyBuffer_Release(&b); PyBuffer_Release(&sb); return NULL; }
+    const int64_t *st = sb.buf, *en = eb.buf;
+    Py_ssize_t nlines = sb.len / 8;
+    if (eb.len / 8 < nlines) nlines = eb.len / 8;
+    if (hi > nlines) hi = nlines;
+    for (int k = 0; tap && k < 5; k++)
+        if (cb[k].len / ITEM[k] < hi) hi = cb[k].len / ITEM[k];
+    cptr base = b.buf;
+    Scratch frame = {NULL, 0}, tmp = {NULL, 0};
+    Py_ssize_t i = lo;
+    int failed = 0;
+    struct {
+        char name[SESSION_NAME];
+        Py_ssize_t n;  /* -1: the default session (none named) */
+        int32_t code;
+    } cache[SESSION_CACHE];
+    int ncache = 0;
+    for (; i < hi; i++) {
+        int64_t a = st[i], z = en[i];
+        if (a >= z) continue;  /* blank */
+        if (a < 0 || z > b.len) break;
+        Msg m;
+        if (!tap) {
+            if (message(base + a, base + z, &m, 1)) break;
+            if (add_row(&o, &m, line0 + i, &tmp)) { failed = 1; break; }
+            continue;
+        }
+        Tap t;
+        if (tap_record(base + a, base + z, &t, &frame)) break;  /* the frame's text: in frame */
+        cptr fs = t.raw_s, fe = t.raw_e;
+        if (message(fs, fe, &m, 0)) break;  /* UTF-8: checked on the tap line */
+        /* the session's code (a session not seen before: the Python path registers it) */
+        int32_t code = -1;
+        const char *name = t.sess_s ? (const char *)t.sess_s : NULL;
+        Py_ssize_t nlen = t.sess_s ? t.sess_e - t.sess_s : -1;
+        for (int k = 0; k < ncache; k++) {
+            if (cache[k].n == nlen && (nlen < 0 || !memcmp(cache[k].name, name, (size_t)nlen))) {
+                code = cache[k].code;
+                break;
+            }
+        }
+        if (code < 0) {
+            PyObject *key = name ? PyUnicode_DecodeUTF8(name, nlen, "strict") : Py_NewRef(stem);
+            if (!key) { failed = 1; break; }
+            PyObject *c = PyDict_GetItemWithError(sess_index, key);
+            Py_DECREF(key);
+            if (!c) {
+                if (PyErr_Occurred()) failed = 1;
+                break;
+            }
+            long v = PyLong_AsLong(c);
+            if (v < 0 || v > INT32_MAX) {
+                if (PyErr_Occurred()) failed = 1;
+                break;
+            }
+            code = (int32_t)v;
+            if (ncache < SESSION_CACHE && nlen <= SESSION_NAME) {
+                cache[ncache].n = nlen;
+                if (nlen > 0) memcpy(cache[ncache].name, name, (size_t)nlen);
+                cache[ncache++].code = code;
+            }
+        }
+        if (add_row(&o, &m, line0 + i, &tmp)) { failed = 1; break; }
+        ((double *)cb[0].buf)[i] = t.has_ts ? t.ts : NAN;
+        ((int32_t *)cb[1].buf)[i] = code;
+        ((int8_t *)cb[2].buf)[i] = (int8_t)t.dir;
+        ((int32_t *)cb[3].buf)[i] = stdio;
+        ((int64_t *)cb[4].buf)[i] = fe - fs;
+    }
+    for (int k = 0; tap && k < 5; k++) PyBuffer_Release(&cb[k]);
+    free(frame.data);
+    free(tmp.data);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&eb);
+    if (failed) return NULL;
+    return PyLong_FromSsize_t(i);
+}
+
+static const char CODES_DOC[] =
+    "codes(values, index, firsts, paired=None, twins=None) -> bytearray\n\n"
+    "The int32 codes (native byte order) of ``values`` as Codes.codes(values, canon=True,\n"
+    "paired=paired) gives them: None is -1; a value seen before takes its code and is\n"
+    "replaced in ``values`` by the first one seen (and ``paired[k]`` by its twin).";
+
+static PyObject *py_codes(PyObject *self, PyObject *args) {
+    PyObject *values, *index, *firsts, *paired = Py_None, *twins = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!O!|OO", &PyList_Type, &values, &PyDict_Type, &index,
+                          &PyList_Type, &firsts, &paired, &twins))
+        return NULL;
+    int pair = paired != Py_None;
+    if (pair && (!PyList_Check(paired) || !PyList_Check(twins) ||
+                 PyList_GET_SIZE(paired) != PyList_GET_SIZE(values))) {
+        PyErr_SetString(PyExc_TypeError, "paired and twins must be lists, paired as long as values");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(values);
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 4);
+    if (!out) return NULL;
+    int32_t *dst = (int32_t *)PyByteArray_AS_STRING(out);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *v = PyList_GET_ITEM(values, k);
+        if (v == Py_None) {
+            dst[k] = -1;
+            continue;
+        }
+        PyObject *c = PyDict_GetItemWithError(index, v);
+        if (c) {
+            long code = PyLong_AsLong(c);
+            if (code == -1 && PyErr_Occurred()) goto fail;
+            dst[k] = (int32_t)code;
+            PyObject *first = PyList_GET_ITEM(firsts, code);
+            Py_INCREF(first);
+            PyList_SetItem(values, k, first);
+            if (pair) {
+                PyObject *twin = PyList_GET_ITEM(twins, code);
+                Py_INCREF(twin);
+                PyList_SetItem(paired, k, twin);
+            }
+            continue;
+        }
+        if (PyErr_Occurred()) goto fail;
+        Py_ssize_t code = PyList_GET_SIZE(firsts);
+        PyObject *co = PyLong_FromSsize_t(code);
+        if (!co) goto fail;
+        int bad = PyDict_SetItem(index, v, co) || PyList_Append(firsts, v) ||
+                  (pair && PyList_Append(twins, PyList_GET_ITEM(paired, k)));
+        Py_DECREF(co);
+        if (bad) goto fail;
+        dst[k] = (int32_t)code;
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static const char NEWLINES_DOC[] =
+    "newlines(buf, n) -> bytearray\n\n"
+    "The offsets of the newline bytes in buf[:n], as int64 (native byte order).";
+
+static PyObject *py_newlines(PyObject *self, PyObject *args) {
+    PyObject *bufo;
+    Py_ssize_t n;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "On", &bufo, &n)) return NULL;
+    Py_buffer b;
+    if (get_buffer(bufo, &b)) return NULL;
+    if (n > b.len) n = b.len;
+    Py_ssize_t cap = n / 256 + 64, used = 0;
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, cap * 8);
+    if (!out) {
+        PyBuffer_Release(&b);
+        return NULL;
+    }
+    const char *start = b.buf, *p = start, *end = start + n;
+    for (;;) {
+        const char *q = memchr(p, '\n', (size_t)(end - p));
+        if (!q) break;
+        if (used == cap) {
+            cap *= 2;
+            if (PyByteArray_Resize(out, cap * 8)) {
+                Py_DECREF(out);
+                PyBuffer_Release(&b);
+                return NULL;
+            }
+        }
+        ((int64_t *)PyByteArray_AS_STRING(out))[used++] = q - start;
+        p = q + 1;
+    }
+    PyBuffer_Release(&b);
+    if (PyByteArray_Resize(out, used * 8)) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+static const char UTF8_DOC[] =
+    "utf8_valid(data, level=-1) -> bool | None\n\n"
+    "Whether data is valid UTF-8, by the scanner's check (-1: the one it uses; 0: a\n"
+    "sequence at a time; 1: 16 bytes at a time; 2: 32 bytes at a time). None when this\n"
+    "CPU or build has no such level. For tests.";
+
+static PyObject *py_utf8_valid(PyObject *self, PyObject *args) {
+    PyObject *o;
+    int level = -1, ok;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O|i", &o, &level)) return NULL;
+    Py_buffer b;
+    if (get_buffer(o, &b)) return NULL;
+    cptr p = b.buf, end = p + b.len;
+    switch (level) {
+    case -1: ok = utf8_valid(p, end); break;
+    case 0: ok = utf8_valid_scalar(p, end); break;
+#ifdef HAVE_SSSE3_PATH
+    case 1: ok = use_ssse3 ? utf8_valid_ssse3(p, end) : -1; break;
+    case 2: ok = use_avx2 ? utf8_valid_avx2(p, end) : -1; break;
+#endif
+    default: ok = -1;
+    }
+    PyBuffer_Release(&b);
+    if (ok < 0) Py_RETURN_NONE;
+    return PyBool_FromLong(ok);
+}
+
+static PyMethodDef METHODS[] = {
+    {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS, SCAN_DOC},
+    {"codes", py_codes, METH_VARARGS, CODES_DOC},
+    {"newlines", py_newlines, METH_VARARGS, NEWLINES_DOC},
+    {"utf8_valid", py_utf8_valid, METH_VARARGS, UTF8_DOC},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_native",
+                                    "The envelope of usual JSON-RPC lines, found in C.", -1,
+                                    METHODS};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    init_tables();
+#ifdef HAVE_SSSE3_PATH
+    __builtin_cpu_init();
+    use_ssse3 = __builtin_cpu_supports("ssse3") && !getenv("MCP_NOTEBOOK_NO_SIMD");
+    use_avx2 = use_ssse3 && __builtin_cpu_supports("avx2") && !getenv("MCP_NOTEBOOK_NO_AVX2");
+#endif
+    for (int k = 0; k < 8; k++) {
+        SMALL[k] = PyLong_FromLong(k);
+        if (!SMALL[k]) return NULL;
+    }
+    return PyModule_Create(&MODULE);
+}
