@@ -4,12 +4,6 @@
 #include "json.h"
 #include "utf8.h"
 
-/* A span of text: [s, e), with or without escapes. */
-typedef struct {
-    cptr s, e;
-    int esc;
-} Span;
-
 /* What the usual message holds. */
 typedef struct {
     int kind;               /* 0 request, 1 notification, 2 result, 3 error */
@@ -17,8 +11,7 @@ typedef struct {
     int id_str;             /* the id is a string */
     cptr meth_s, meth_e;    /* the method's text */
     long long code;         /* error.code */
-    cptr msg_s, msg_e;      /* error.message's text (escaped) */
-    int msg_esc;
+    Span msg;               /* error.message */
     /* params (members typed as fast.message._Params) */
     int has_params;
     Span req_id, token, pver, meta_token, meta_ver;  /* s == NULL: absent */
@@ -59,74 +52,8 @@ static int id_like(Cur *c, Span *v, int *keyed) {
     return 0;
 }
 
-static int str_value(Cur *c, Span *v) {
-    if (c->p >= c->end || *c->p != '"') return -1;
-    c->p++;
-    return string(c, &v->s, &v->e, &v->esc);
-}
-
-static int float_value(Cur *c, double *out) {
-    int integer;
-    cptr a = c->p;
-    if (number(c, &integer)) return -1;
-    size_t n = (size_t)(c->p - a);
-    if (n > 300) return -1;
-    char tmp[320];
-    memcpy(tmp, a, n);
-    tmp[n] = 0;
-    *out = PyOS_string_to_double(tmp, NULL, NULL);  /* locale-free, correctly rounded */
-    if (PyErr_Occurred()) {
-        PyErr_Clear();
-        return -1;
-    }
-    return isfinite(*out) ? 0 : -1;
-}
-
-/* Walk an object's members: for each, `member` reads the value (c->p at it) and returns
- * 0, or returns 1 to have it skipped. -1: malformed, a member twice, or refused. */
-typedef int (*MemberFn)(Cur *c, cptr name, size_t n, Msg *m, int *seen);
-
-static int members(Cur *c, Msg *m, MemberFn member) {
-    cptr s, e;
-    int esc, seen = 0;
-    if (c->p >= c->end || *c->p != '{') return -1;
-    c->p++;
-    ws(c);
-    if (c->p < c->end && *c->p == '}') {
-        c->p++;
-        return 0;
-    }
-    for (;;) {
-        if (c->p >= c->end || *c->p != '"') return -1;
-        c->p++;
-        if (string(c, &s, &e, &esc)) return -1;
-        if (esc) return -1;  /* a member name spelled with escapes: the Python path */
-        ws(c);
-        if (c->p >= c->end || *c->p != ':') return -1;
-        c->p++;
-        ws(c);
-        int r = member(c, s, (size_t)(e - s), m, &seen);
-        if (r < 0) return -1;
-        if (r > 0 && value(c, 2)) return -1;
-        ws(c);
-        if (c->p >= c->end) return -1;
-        if (*c->p == ',') {
-            c->p++;
-            ws(c);
-            continue;
-        }
-        if (*c->p == '}') {
-            c->p++;
-            return 0;
-        }
-        return -1;
-    }
-}
-
-#define NAME_IS(lit) (n == sizeof(lit) - 1 && !memcmp(name, lit, sizeof(lit) - 1))
-#define ONCE(bit) do { if (*seen & (bit)) return -1; *seen |= (bit); } while (0)
-
-static int meta_member(Cur *c, cptr name, size_t n, Msg *m, int *seen) {
+static int meta_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
+    Msg *m = ctx;
     if (NAME_IS("progressToken")) {
         ONCE(1);
         return id_like(c, &m->meta_token, &m->meta_token_key);
@@ -138,7 +65,8 @@ static int meta_member(Cur *c, cptr name, size_t n, Msg *m, int *seen) {
     return 1;
 }
 
-static int params_member(Cur *c, cptr name, size_t n, Msg *m, int *seen) {
+static int params_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
+    Msg *m = ctx;
     if (NAME_IS("requestId")) {
         ONCE(1);
         return id_like(c, &m->req_id, &m->req_id_key);
@@ -159,13 +87,15 @@ static int params_member(Cur *c, cptr name, size_t n, Msg *m, int *seen) {
     if (NAME_IS("_meta")) {
         ONCE(16);
         if (c->p < c->end && *c->p == 'n') return literal(c, "null", 4);
+        int inner = 0;
         m->meta = 1;
-        return members(c, m, meta_member);
+        return members(c, 2, m, meta_member, &inner);
     }
     return 1;
 }
 
-static int result_member(Cur *c, cptr name, size_t n, Msg *m, int *seen) {
+static int result_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
+    Msg *m = ctx;
     if (!NAME_IS("_meta")) m->full = 1;
     if (NAME_IS("isError")) {
         ONCE(1);
@@ -182,154 +112,92 @@ static int result_member(Cur *c, cptr name, size_t n, Msg *m, int *seen) {
     return 1;
 }
 
-/* error: {"code": <int64>, "message": <string>, ...}; c->p at '{'. */
-static int error_object(Cur *c, Msg *m) {
-    cptr s, e;
-    int esc, integer, have_code = 0, have_msg = 0;
-    if (c->p >= c->end || *c->p != '{') return -1;
-    c->p++;
-    ws(c);
-    if (c->p < c->end && *c->p == '}') return -1;  /* no code, no message */
-    for (;;) {
-        if (c->p >= c->end || *c->p != '"') return -1;
-        c->p++;
-        if (string(c, &s, &e, &esc)) return -1;
-        if (esc) return -1;
-        ws(c);
-        if (c->p >= c->end || *c->p != ':') return -1;
-        c->p++;
-        ws(c);
-        if (KEY_IS(s, e, "code")) {
-            if (have_code) return -1;
-            have_code = 1;
-            cptr a = c->p;
-            if (number(c, &integer) || !integer) return -1;
-            size_t n = (size_t)(c->p - a);
-            if (n > 18) return -1;  /* might not fit int64: the Python path */
-            char tmp[24];
-            memcpy(tmp, a, n);
-            tmp[n] = 0;
-            m->code = strtoll(tmp, NULL, 10);
-        } else if (KEY_IS(s, e, "message")) {
-            if (have_msg) return -1;
-            have_msg = 1;
-            if (c->p >= c->end || *c->p != '"') return -1;
-            c->p++;
-            if (string(c, &m->msg_s, &m->msg_e, &m->msg_esc)) return -1;
-        } else if (value(c, 1)) {
-            return -1;
-        }
-        ws(c);
-        if (c->p >= c->end) return -1;
-        if (*c->p == ',') {
-            c->p++;
-            ws(c);
-            continue;
-        }
-        if (*c->p == '}') {
-            c->p++;
-            break;
-        }
-        return -1;
+/* error: {"code": <int64>, "message": <string>, ...} */
+static int error_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
+    Msg *m = ctx;
+    if (NAME_IS("code")) {
+        int integer;
+        ONCE(1);
+        cptr a = c->p;
+        if (number(c, &integer) || !integer) return -1;
+        size_t len = (size_t)(c->p - a);
+        if (len > 18) return -1;  /* might not fit int64: the Python path */
+        char tmp[24];
+        memcpy(tmp, a, len);
+        tmp[len] = 0;
+        m->code = strtoll(tmp, NULL, 10);
+        return 0;
     }
-    return have_code && have_msg ? 0 : -1;
+    if (NAME_IS("message")) {
+        ONCE(2);
+        return str_value(c, &m->msg);
+    }
+    return 1;
 }
 
 enum { F_JSONRPC = 1, F_ID = 2, F_METHOD = 4, F_PARAMS = 8, F_RESULT = 16, F_ERROR = 32 };
 
+/* The top-level members (the bits of *seen are F_*). */
+static int message_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
+    Msg *m = ctx;
+    Span v;
+    int integer, inner = 0;
+    if (NAME_IS("jsonrpc")) {
+        ONCE(F_JSONRPC);
+        return str_value(c, &v) || v.esc || !KEY_IS(v.s, v.e, "2.0") ? -1 : 0;
+    }
+    if (NAME_IS("id")) {
+        ONCE(F_ID);
+        m->id_s = c->p;
+        if (c->p < c->end && *c->p == '"') {
+            if (str_value(c, &v) || v.esc || !all_ascii(v.s, v.e)) return -1;
+            for (cptr q = v.s; q < v.e; q++)
+                if (*q == 0x7F) return -1;  /* not printable: the Python path */
+            m->id_str = 1;
+        } else {
+            if (number(c, &integer) || !integer) return -1;
+            if (c->p - m->id_s > 1000) return -1;  /* Python's int/str digit limit */
+            cptr d = m->id_s + (*m->id_s == '-');
+            if (*d == '0') return -1;  /* 0 or -0 */
+            m->id_str = 0;
+        }
+        m->id_e = c->p;
+        return 0;
+    }
+    if (NAME_IS("method")) {
+        ONCE(F_METHOD);
+        if (str_value(c, &v) || v.esc) return -1;
+        m->meth_s = v.s;
+        m->meth_e = v.e;
+        return 0;
+    }
+    if (NAME_IS("params")) {
+        ONCE(F_PARAMS);
+        m->has_params = 1;
+        return members(c, 2, m, params_member, &inner);
+    }
+    if (NAME_IS("result")) {
+        ONCE(F_RESULT);
+        return members(c, 2, m, result_member, &inner);
+    }
+    if (NAME_IS("error")) {
+        ONCE(F_ERROR);
+        return members(c, 1, m, error_member, &inner) || inner != 3 ? -1 : 0;
+    }
+    return 1;
+}
+
 /* The message of [p, end): 0 and *m filled when it is of the usual shape, else -1. */
 static int message(cptr p, cptr end, Msg *m, int check_utf8) {
     Cur cc = {p, end, 0}, *c = &cc;
-    cptr s, e;
-    int esc, integer, seen = 0;
+    int seen = 0;
     memset(m, 0, sizeof *m);
     ws(c);
-    if (c->p >= c->end || *c->p != '{') return -1;
-    c->p++;
-    ws(c);
-    if (c->p < c->end && *c->p == '}') return -1;
-    for (;;) {
-        if (c->p >= c->end || *c->p != '"') return -1;
-        c->p++;
-        if (string(c, &s, &e, &esc)) return -1;
-        if (esc) return -1;
-        ws(c);
-        if (c->p >= c->end || *c->p != ':') return -1;
-        c->p++;
-        ws(c);
-        int f = 0;
-        size_t n = (size_t)(e - s);
-        if (n == 7 && !memcmp(s, "jsonrpc", 7)) f = F_JSONRPC;
-        else if (n == 2 && !memcmp(s, "id", 2)) f = F_ID;
-        else if (n == 6 && !memcmp(s, "method", 6)) f = F_METHOD;
-        else if (n == 6 && !memcmp(s, "params", 6)) f = F_PARAMS;
-        else if (n == 6 && !memcmp(s, "result", 6)) f = F_RESULT;
-        else if (n == 5 && !memcmp(s, "error", 5)) f = F_ERROR;
-        if (f & seen) return -1;  /* a member twice */
-        seen |= f;
-        switch (f) {
-        case F_JSONRPC:
-            if (c->p >= c->end || *c->p != '"') return -1;
-            c->p++;
-            if (string(c, &s, &e, &esc) || esc || !KEY_IS(s, e, "2.0")) return -1;
-            break;
-        case F_ID:
-            if (c->p >= c->end) return -1;
-            if (*c->p == '"') {
-                m->id_s = c->p;
-                c->p++;
-                if (string(c, &s, &e, &esc) || esc || !all_ascii(s, e)) return -1;
-                for (cptr q = s; q < e; q++)
-                    if (*q == 0x7F) return -1;  /* not printable: the Python path */
-                m->id_e = c->p;
-                m->id_str = 1;
-            } else {
-                m->id_s = c->p;
-                if (number(c, &integer) || !integer) return -1;
-                m->id_e = c->p;
-                m->id_str = 0;
-                if (m->id_e - m->id_s > 1000) return -1;  /* Python's int/str digit limit */
-                cptr d = m->id_s + (*m->id_s == '-');
-                if (*d == '0') return -1;  /* 0 or -0 */
-            }
-            break;
-        case F_METHOD:
-            if (c->p >= c->end || *c->p != '"') return -1;
-            c->p++;
-            if (string(c, &m->meth_s, &m->meth_e, &esc) || esc) return -1;
-            break;
-        case F_PARAMS:
-            m->has_params = 1;
-            if (members(c, m, params_member)) return -1;
-            break;
-        case F_RESULT:
-            if (members(c, m, result_member)) return -1;
-            break;
-        case F_ERROR:
-            if (error_object(c, m)) return -1;
-            break;
-        default:
-            if (value(c, 1)) return -1;
-        }
-        ws(c);
-        if (c->p >= c->end) return -1;
-        if (*c->p == ',') {
-            c->p++;
-            ws(c);
-            continue;
-        }
-        if (*c->p == '}') {
-            c->p++;
-            break;
-        }
-        return -1;
-    }
+    if (members(c, 1, m, message_member, &seen)) return -1;
     ws(c);
     if (c->p != c->end) return -1;
     if (c->hi && check_utf8 && !utf8_valid(p, end)) return -1;
     if (!(seen & F_JSONRPC)) return -1;
-    m->ref.s = m->ver.s = NULL;
-    m->prog_set = 0;
     if (seen & F_METHOD) {
         cptr a = m->meth_s, z = m->meth_e;
         if (seen & (F_RESULT | F_ERROR)) return -1;
@@ -355,7 +223,6 @@ static int message(cptr p, cptr end, Msg *m, int check_utf8) {
         }
         m->kind = (seen & F_ID) ? 0 : 1;
     } else {
-        m->meth_s = m->meth_e = NULL;
         if (!(seen & F_ID)) return -1;
         if (seen & F_ERROR) {
             if (seen & F_RESULT) return -1;
@@ -367,7 +234,6 @@ static int message(cptr p, cptr end, Msg *m, int check_utf8) {
             return -1;
         }
     }
-    if (!(seen & F_ID)) m->id_s = m->id_e = NULL;
     return 0;
 }
 

@@ -169,59 +169,60 @@ static inline int literal(Cur *c, const char *word, size_t n) {
 
 static int value(Cur *c, int depth);
 
+/* A member's name and the colon after it, c->p at the opening quote. */
+static inline int member_name(Cur *c, cptr *s, cptr *e, int *esc) {
+    if (c->p >= c->end || *c->p != '"') return -1;
+    c->p++;
+    if (string(c, s, e, esc)) return -1;
+    ws(c);
+    if (c->p >= c->end || *c->p != ':') return -1;
+    c->p++;
+    ws(c);
+    return 0;
+}
+
+/* After a member or an element: 1 past a comma (another follows), 0 past the closing
+ * bracket `close`, -1 at anything else. */
+static inline int after_item(Cur *c, unsigned char close) {
+    ws(c);
+    if (c->p >= c->end) return -1;
+    if (*c->p == ',') {
+        c->p++;
+        ws(c);
+        return 1;
+    }
+    if (*c->p == close) {
+        c->p++;
+        return 0;
+    }
+    return -1;
+}
+
 static int object_rest(Cur *c, int depth) {  /* c->p just after '{' */
     cptr s, e;
-    int esc;
+    int esc, more;
     ws(c);
     if (c->p < c->end && *c->p == '}') {
         c->p++;
         return 0;
     }
-    for (;;) {
-        if (c->p >= c->end || *c->p != '"') return -1;
-        c->p++;
-        if (string(c, &s, &e, &esc)) return -1;
-        ws(c);
-        if (c->p >= c->end || *c->p != ':') return -1;
-        c->p++;
-        ws(c);
-        if (value(c, depth)) return -1;
-        ws(c);
-        if (c->p >= c->end) return -1;
-        if (*c->p == ',') {
-            c->p++;
-            ws(c);
-            continue;
-        }
-        if (*c->p == '}') {
-            c->p++;
-            return 0;
-        }
-        return -1;
-    }
+    do {
+        if (member_name(c, &s, &e, &esc) || value(c, depth)) return -1;
+    } while ((more = after_item(c, '}')) > 0);
+    return more;
 }
 
 static int array_rest(Cur *c, int depth) {  /* c->p just after '[' */
+    int more;
     ws(c);
     if (c->p < c->end && *c->p == ']') {
         c->p++;
         return 0;
     }
-    for (;;) {
+    do {
         if (value(c, depth)) return -1;
-        ws(c);
-        if (c->p >= c->end) return -1;
-        if (*c->p == ',') {
-            c->p++;
-            ws(c);
-            continue;
-        }
-        if (*c->p == ']') {
-            c->p++;
-            return 0;
-        }
-        return -1;
-    }
+    } while ((more = after_item(c, ']')) > 0);
+    return more;
 }
 
 /* Any JSON value (checked, not built), c->p at its first byte. */
@@ -253,6 +254,92 @@ static int value(Cur *c, int depth) {
 }
 
 #define KEY_IS(s, e, lit) ((size_t)((e) - (s)) == sizeof(lit) - 1 && !memcmp((s), lit, sizeof(lit) - 1))
+
+/* A span of text: [s, e), with or without escapes. */
+typedef struct {
+    cptr s, e;
+    int esc;
+} Span;
+
+static int str_value(Cur *c, Span *v) {
+    if (c->p >= c->end || *c->p != '"') return -1;
+    c->p++;
+    return string(c, &v->s, &v->e, &v->esc);
+}
+
+/* A decimal number without exponent whose digits, read as one integer, stay below 2**53
+ * (a tap time such as 1767225600.123456): that integer and the power of ten are exact
+ * doubles, so one division gives the correctly rounded value (Clinger's fast path), as
+ * a full conversion would. 0 and *out set; -1 for any other number. */
+static int quick_double(cptr a, cptr z, double *out) {
+    static const double POW10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                   1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+    int neg = a < z && *a == '-';
+    uint64_t m = 0;
+    int digits = 0, frac = -1;
+    for (cptr q = a + neg; q < z; q++) {
+        if (*q == '.') {
+            frac = 0;
+            continue;
+        }
+        if (*q < '0' || *q > '9') return -1;  /* an exponent */
+        if (++digits > 16) return -1;
+        m = m * 10 + (uint64_t)(*q - '0');
+        if (frac >= 0) frac++;
+    }
+    if (m >= (1ULL << 53)) return -1;
+    double v = (double)m;
+    if (frac > 0) v /= POW10[frac];
+    *out = neg ? -v : v;
+    return 0;
+}
+
+/* A number as a finite double, correctly rounded (-1: not a number, or not finite). */
+static int float_value(Cur *c, double *out) {
+    int integer;
+    cptr a = c->p;
+    if (number(c, &integer)) return -1;
+    if (quick_double(a, c->p, out)) {
+        size_t n = (size_t)(c->p - a);
+        if (n > 300) return -1;  /* left to the Python path */
+        char tmp[320];
+        memcpy(tmp, a, n);
+        tmp[n] = 0;
+        *out = PyOS_string_to_double(tmp, NULL, NULL);  /* locale-free, correctly rounded */
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return -1;
+        }
+    }
+    return isfinite(*out) ? 0 : -1;
+}
+
+/* Walk an object's members, c->p at its '{': for each, `member` reads the value (c->p at
+ * it) and returns 0, or returns 1 to have it skipped (checked at `depth`). `*seen` is the
+ * callers' record of the members met (ONCE below). -1: malformed, a name spelled with
+ * escapes (the Python path reads those), or refused by `member`. */
+typedef int (*MemberFn)(Cur *c, cptr name, size_t n, void *ctx, int *seen);
+
+static int members(Cur *c, int depth, void *ctx, MemberFn member, int *seen) {
+    cptr s, e;
+    int esc, more;
+    if (c->p >= c->end || *c->p != '{') return -1;
+    c->p++;
+    ws(c);
+    if (c->p < c->end && *c->p == '}') {
+        c->p++;
+        return 0;
+    }
+    do {
+        if (member_name(c, &s, &e, &esc) || esc) return -1;
+        int r = member(c, s, (size_t)(e - s), ctx, seen);
+        if (r < 0 || (r > 0 && value(c, depth))) return -1;
+    } while ((more = after_item(c, '}')) > 0);
+    return more;
+}
+
+#define NAME_IS(lit) (n == sizeof(lit) - 1 && !memcmp(name, lit, sizeof(lit) - 1))
+#define ONCE(bit) do { if (*seen & (bit)) return -1; *seen |= (bit); } while (0)
 
 /* ---- unescaping (no \u: the string() check refused those) ---- */
 

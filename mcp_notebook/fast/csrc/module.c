@@ -113,7 +113,7 @@ static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
     }
     if (m->kind == 3) {
         if (set_row(o->code_d, r, PyLong_FromLongLong(m->code)) ||
-            set_row(o->emsg_d, r, span_str(m->msg_s, m->msg_e, m->msg_esc, tmp))) goto fail;
+            set_row(o->emsg_d, r, span_str(m->msg.s, m->msg.e, m->msg.esc, tmp))) goto fail;
     }
     if (m->tool && set_row(o->tool_d, r, Py_NewRef(Py_True))) goto fail;
     if (m->kind == 2 && !m->full) {  /* a result with no member but _meta */
