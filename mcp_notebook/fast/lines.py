@@ -14,6 +14,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from . import native as _native
+
 __all__ = ["Block", "blocks", "bad_utf8", "lines_with"]
 
 BLOCK_BYTES = 8 << 20
@@ -93,10 +95,8 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
 
 def _newlines(buf: bytearray, n: int) -> np.ndarray:
     """Offsets of the newline bytes of ``buf[:n]`` (int64)."""
-    from . import native
-
-    if native.native is not None:
-        return np.frombuffer(native.native.newlines(buf, n), dtype=np.int64)
+    if _native.native is not None:
+        return np.frombuffer(_native.native.newlines(buf, n), dtype=np.int64)
     return np.flatnonzero(np.frombuffer(buf, dtype=np.uint8, count=n) == 10)
 
 

@@ -1,12 +1,12 @@
 """Read a line-format file in one process, or split in two byte ranges over two processes.
 
 A file of at least :data:`MIN_PARALLEL_BYTES` (plain, not gzip) on a machine with two
-usable cores or more is cut at the line boundary nearest its middle; several smaller
-files (together at least :data:`MIN_MANY_BYTES`) are shared out instead (:func:`load_many`). A forked child
-decodes the second half while this process decodes the first; the child sends its rows
-back through a pipe (numpy arrays and the id objects, pickled). Anything that goes wrong
-on the child's side (no ``fork``, a crash, a short message) falls back to reading the
-second half here, so the result never depends on it.
+usable cores or more is cut at the line boundary nearest its middle (several smaller
+files, together at least :data:`MIN_MANY_BYTES`, are shared out instead: :func:`load_many`).
+A forked child decodes the second half while this process decodes the first; the child
+sends its rows back through a pipe (numpy arrays and the id objects, pickled). Anything
+that goes wrong on the child's side (no ``fork``, a crash, a short message) falls back to
+reading the second half here, so the result never depends on it.
 """
 
 from __future__ import annotations
@@ -27,9 +27,6 @@ __all__ = ["read_file", "load_many", "MIN_PARALLEL_BYTES", "MIN_MANY_BYTES", "wo
 
 #: files at least this large are split over two processes (when two cores are usable)
 MIN_PARALLEL_BYTES = 64 << 20
-#: the share of the file this process reads (the child also pickles its rows, this process
-#: unpickles them: measured on the benchmark captures, halves balance best)
-PARENT_SHARE = 0.5
 
 
 def _reader(fmt: str) -> Any:
@@ -53,10 +50,9 @@ def workers() -> int:
 
 
 def _cut(path: Path, size: int) -> int:
-    """The start of the first line at or after :data:`PARENT_SHARE` of the file (``size`` if
-    none)."""
+    """The start of the first line at or after the middle of the file (``size`` if none)."""
     with open(path, "rb") as f:
-        pos = int(size * PARENT_SHARE)
+        pos = size // 2
         f.seek(pos)
         while True:
             chunk = f.read(1 << 16)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..table import Columns
+from . import native as _native
 
 __all__ = ["Rows", "LineContext", "KINDS", "KIND_CODE", "DIR_CODE", "Codes"]
 
@@ -41,8 +42,6 @@ class Codes:
         """The codes of ``values`` (-1 for None); with ``canon``, equal values in ``values``
         are replaced by one shared object (the first seen), which saves memory, and so are
         the entries of ``paired`` (a value that the code decides: the id of an id key)."""
-        from . import native as _native
-
         if canon and _native.native is not None and isinstance(values, list) and (
                 paired is None or isinstance(paired, list)):
             got = _native.native.codes(values, self.index, self.values, paired, self.paired)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..lazytext import LazyTextArray, ListSource, MultiSource, TextSource
 from ..table import Columns, int64_or_na
-from .rows import DIR_CODE, KIND_CODE, KINDS
+from .rows import DIR_CODE, KIND_CODE, KINDS, Codes
 
 __all__ = ["Store", "Part", "Sparse", "factorize", "KINDS"]
 
@@ -355,24 +355,12 @@ def _concat_codes(pieces: Sequence[tuple[np.ndarray, list[Any]]]) -> tuple[np.nd
     """Codes of consecutive pieces in one code space (categories in order of first sight)."""
     if len(pieces) == 1:
         return pieces[0][0].astype(np.int32, copy=False), list(pieces[0][1])
-    cats: list[Any] = list(pieces[0][1])
-    pos = {v: i for i, v in enumerate(cats)}  # (each piece's categories are distinct)
-    out = [pieces[0][0].astype(np.int32, copy=False)]
-    from . import native as _native
-
-    for codes, local in pieces[1:]:
-        if _native.native is not None:  # the same, in C
-            idx = np.frombuffer(_native.native.codes(list(local), pos, cats), dtype=np.int32)
-        else:
-            get = pos.get
-            idx = np.fromiter((get(v, -1) for v in local), dtype=np.int64, count=len(local))
-            for i in np.flatnonzero(idx < 0).tolist():
-                v = local[i]
-                idx[i] = pos[v] = len(cats)
-                cats.append(v)
-        remap = np.append(idx, -1).astype(np.int32)
+    space = Codes()  # the loader's numbering (in C when the scanner is built)
+    out = []
+    for codes, local in pieces:
+        remap = np.append(space.codes(list(local), canon=True), -1).astype(np.int32)
         out.append(remap[codes])  # codes of -1 pick the last entry: -1
-    return np.concatenate(out) if out else np.empty(0, np.int32), cats
+    return np.concatenate(out), space.values
 
 
 def _source_of(col: Any) -> TextSource:
