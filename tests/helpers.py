@@ -1,8 +1,10 @@
-"""Build small captures for tests: lines of (direction, message) into tap JSONL."""
+"""Build small captures for tests: lines of (direction, message) into tap JSONL; and a free
+local port for the tests that start a server."""
 
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -55,3 +57,10 @@ INIT = [
                    "serverInfo": {"name": "s", "version": "1"}})),
     ("c2s", note("notifications/initialized")),
 ]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -5,7 +5,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -13,20 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from helpers import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.mark.live
 def test_make_lab_serves_the_start_notebook(tmp_path):
     if shutil.which("make") is None or not (ROOT / ".venv" / ".installed").exists():
         pytest.skip("needs make and the .venv that `make` creates")
-    port, token = _free_port(), secrets.token_hex(8)
+    port, token = free_port(), secrets.token_hex(8)
     args = (f"--no-browser --ip=127.0.0.1 --port={port} --ServerApp.port_retries=0 "
             f"--IdentityProvider.token={token} --LabApp.news_url=None "
             f"--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate")

@@ -13,7 +13,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from helpers import free_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # labhelpers
 
@@ -60,12 +61,6 @@ def page(browser):
     ctx.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def lab_server(tmp_path_factory, browser):
     """A JupyterLab on 127.0.0.1 over a temporary root.
@@ -82,7 +77,7 @@ def lab_server(tmp_path_factory, browser):
     notif.parent.mkdir(parents=True)
     notif.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False,
                                  "doNotDisturbMode": True}))
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(state / "runtime"),
                JUPYTER_CONFIG_DIR=str(state / "config"), IPYTHONDIR=str(state / "ipython"))
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1",

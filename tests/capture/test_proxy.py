@@ -27,15 +27,11 @@ from mcp import types as mt  # noqa: E402
 from mcp.client.sse import sse_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
+from helpers import free_port
+
 from .conftest import ROOT  # noqa: E402
 
 pytestmark = pytest.mark.live
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait_port(port: int, proc: subprocess.Popen, limit: float = 30) -> None:
@@ -99,7 +95,7 @@ async def _session(url: str, transport: str) -> dict:
 
 
 def _record(tmp_path: Path, transport: str) -> tuple[dict, dict, Path]:
-    sport = _free_port()
+    sport = free_port()
     server = subprocess.Popen([sys.executable, "scripts/demo_server.py", transport, str(sport)],
                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     har = tmp_path / f"{transport}.har"
@@ -239,7 +235,7 @@ def test_har_loads_with_the_right_pairs(recorded):
 
 def test_har_survives_a_killed_proxy(tmp_path):
     """SIGKILL mid-session (the GET stream still open): finished entries are valid HAR."""
-    sport = _free_port()
+    sport = free_port()
     server = subprocess.Popen([sys.executable, "scripts/demo_server.py", "streamable-http",
                                str(sport)], cwd=ROOT, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
