@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -64,3 +65,17 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def until_stable(path: Path, limit: float, poll: float) -> None:
+    """Wait until ``path`` stops growing (a relay is blocked): the same non-zero size two
+    polls ``poll`` seconds apart, within ``limit`` seconds."""
+    end = time.monotonic() + limit
+    last = -1
+    while time.monotonic() < end:
+        size = path.stat().st_size if path.exists() else 0
+        if size == last and size > 0:
+            return
+        last = size
+        time.sleep(poll)
+    raise AssertionError(f"{path.name} kept growing: nothing is blocked")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import until_stable
 from mcp_notebook.capture.jsonl import FrameSplitter, frame_fields
 
 from .conftest import ROOT, frames, py_server, read_records, tap_cmd, wire_bytes
@@ -165,19 +166,6 @@ def _baseline_rss(path: Path, pid: int, limit: float = 20.0) -> int:
 GROWTH_KIB = 16 * 1024  # far less than the 40 MB the other side tries to push through
 
 
-def _wait_stable(path: Path, limit: float = 20.0) -> None:
-    """Wait until ``path`` stops growing (the relay is blocked), at most ``limit`` seconds."""
-    end = time.monotonic() + limit
-    last = -1
-    while time.monotonic() < end:
-        size = path.stat().st_size if path.exists() else 0
-        if size == last and size > 0:
-            return
-        last = size
-        time.sleep(0.4)
-    raise AssertionError(f"{path.name} kept growing")
-
-
 def test_signal_is_forwarded_to_the_server(tmp_path):
     out = tmp_path / "tap.jsonl"
     code = ("import signal, sys, time\n"
@@ -208,7 +196,7 @@ def test_client_stops_reading_memory_stays_bounded(tmp_path):
                             stdout=subprocess.PIPE, cwd=ROOT)
     try:
         base = _baseline_rss(out, proc.pid)
-        _wait_stable(out)
+        until_stable(out, 20.0, 0.4)
         recorded = len(frames(read_records(out), "s2c"))
         assert recorded < n // 10, "the tap kept reading although nobody read its output"
         assert _rss_kib(proc.pid) - base < GROWTH_KIB
@@ -236,7 +224,7 @@ def test_server_stops_reading_memory_stays_bounded(tmp_path):
     try:
         base = _baseline_rss(out, proc.pid)
         writer.start()
-        _wait_stable(out)
+        until_stable(out, 20.0, 0.4)
         assert len(frames(read_records(out), "c2s")) < 1000
         assert _rss_kib(proc.pid) - base < GROWTH_KIB
         os.kill(proc.pid, signal.SIGUSR1)  # forwarded: the server starts reading

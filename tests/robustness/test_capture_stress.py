@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import mcp_notebook as mn
+from helpers import until_stable
 
 from .corpus import ROOT
 
@@ -166,7 +167,7 @@ def test_both_peers_stop_reading_then_resume(tmp_path: Path) -> None:
                               daemon=True)
     try:
         writer.start()
-        _until_stable(out)  # nobody reads the server's replies: the relay is blocked
+        until_stable(out, 60.0, 0.3)  # nobody reads the server's replies: the relay is blocked
         data = proc.stdout.read()  # the client reads again
         writer.join(BOUND)
         proc.wait(BOUND)
@@ -175,18 +176,6 @@ def test_both_peers_stop_reading_then_resume(tmp_path: Path) -> None:
     assert not writer.is_alive() and data.count(b"\n") == n
     s = mn.load(out).summary()
     assert (s["requests"], s["pairs"], s["unanswered"]) == (n, n, 0)
-
-
-def _until_stable(path: Path, limit: float = 60.0) -> None:
-    end = time.monotonic() + limit
-    last = -1
-    while time.monotonic() < end:
-        size = path.stat().st_size if path.exists() else 0
-        if size == last and size > 0:
-            return
-        last = size
-        time.sleep(0.3)
-    raise AssertionError(f"{path.name} kept growing: nothing is blocked")
 
 
 # -- the recording proxy ------------------------------------------------------------------------
