@@ -11,6 +11,10 @@ was then answered), or an orphan when the group has no earlier request. A reques
 earlier request. Progress notifications are matched the same way to the last request
 that carried their token. Cancels, orphans' id-type twins and the messages of findings
 are few and done in Python.
+
+Where the C extension is built (:mod:`mcp_notebook.fast.native`), the reference walk
+itself runs there, on the same integer codes, in one pass (``csrc/pair.h``); the numpy
+walk above is the path without it, and the tests hold both to the reference.
 """
 
 from __future__ import annotations
@@ -23,12 +27,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..fast import native as _native
 from .pairing import _digits_twin
 
-__all__ = ["PairTable", "pair_arrays", "OUTCOMES"]
+__all__ = ["PairTable", "pair_arrays", "OUTCOMES", "FINDINGS"]
 
 OUTCOMES = ("result", "error", "tool_error", "unanswered", "cancelled", "orphan", "duplicate")
 _O = {o: i for i, o in enumerate(OUTCOMES)}
+# the pairing findings, numbered as the C walk reports them
+FINDINGS = ("request-id-in-flight", "request-id-reused", "response-after-cancel",
+            "duplicate-response", "id-type-mismatch", "orphan-response", "cancel-initialize",
+            "cancel-after-response", "cancel-unknown-request", "progress-not-increasing",
+            "progress-after-response", "progress-unknown-token")
 REQUEST, NOTIFICATION, RESULT, ERROR = 0, 1, 2, 3
 _CANCEL = "notifications/cancelled"
 _PROGRESS = "notifications/progress"
@@ -104,6 +114,11 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
     cancel_code = _index(method_cats, _CANCEL)
     progress_code = _index(method_cats, _PROGRESS)
     init_code = _index(method_cats, "initialize")
+    native = _native.native
+    if native is not None and (not len(session) or int(session.max()) < (1 << 29) - 1):
+        return _pair_native(native, kind, session, direction, id_key, id_code, id_uniques,
+                            method, is_tool_error, ref, progress, skip,
+                            (cancel_code, progress_code, init_code))
     cancels: tuple[list[int], list[str]] = ([], [])
     if cancel_code >= 0:
         rrows = ref.rows
@@ -174,6 +189,69 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
         progress_count=np.concatenate([progress_count, np.zeros(len(extra_seq), np.int64)]
                                       )[rorder],
         findings=findings)
+
+
+def _pair_native(native: Any, kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
+                 id_key: np.ndarray, id_code: np.ndarray, id_uniques: Sequence[Any],
+                 method: np.ndarray, is_tool_error: np.ndarray, ref: Any, progress: Any,
+                 skip: Sequence[int], codes: tuple[int, int, int]) -> PairTable:
+    """The reference walk in C (``_native.pair``); the texts of its findings made here."""
+    n = len(kind)
+    skip_mask = None
+    if len(skip):
+        skip_mask = np.zeros(n, dtype=bool)
+        skip_mask[np.asarray(list(skip), dtype=np.int64)] = True
+    uniq = id_uniques if isinstance(id_uniques, list) else list(id_uniques)
+    c = np.ascontiguousarray
+    got = native.pair(
+        c(kind, np.int8), c(session, np.int32), c(direction, np.int8), c(id_code, np.int32),
+        c(is_tool_error, bool), c(method, np.int32), skip_mask, c(ref.rows, np.int64),
+        ref.values.tolist(), c(progress.rows, np.int64), c(progress.values, np.float64),
+        uniq, (_index(uniq, "null"), *codes), _digits_twin)
+    i64, i32, i8 = np.int64, np.int32, np.int8
+    key_seq = np.frombuffer(got[8], i64)
+    findings: list[tuple[int, str, int | None, str]] = []
+    fv = np.frombuffer(got[9], i64).reshape(-1, 3).tolist()
+    fx = np.frombuffer(got[10], np.float64).reshape(-1, 2).tolist()
+    for (s, rule, rel), (a, b) in zip(fv, fx, strict=True):
+        findings.append((s, FINDINGS[rule], rel if rel >= 0 else None,
+                         _detail(rule, s, a, b, id_key, kind, ref)))
+    return PairTable(
+        request_seq=np.frombuffer(got[0], i64), response_seq=np.frombuffer(got[1], i64),
+        session=np.frombuffer(got[2], i32), requester=np.frombuffer(got[3], i8),
+        id_key=id_key[key_seq], method=np.frombuffer(got[4], i32),
+        outcome=np.frombuffer(got[5], i8), cancel_seq=np.frombuffer(got[6], i64),
+        progress_count=np.frombuffer(got[7], i64), findings=findings)
+
+
+def _detail(rule: int, s: int, a: float, b: float, id_key: np.ndarray, kind: np.ndarray,
+            ref: Any) -> str:
+    """The text of a pairing finding, as :func:`mcp_notebook.core.pairing.pair` words it."""
+    name = FINDINGS[rule]
+    if name == "request-id-in-flight":
+        return f"id {id_key[s]} is still in flight"
+    if name == "request-id-reused":
+        return f"id {id_key[s]} was used before in this session"
+    if name == "response-after-cancel":
+        return (f"a {'error' if kind[s] == ERROR else 'result'} for id {id_key[s]} "
+                "after it was cancelled")
+    if name == "duplicate-response":
+        return f"a second response for id {id_key[s]}"
+    if name == "id-type-mismatch":
+        return f"response id {id_key[s]} but the request id was {_digits_twin(id_key[s])}"
+    if name == "orphan-response":
+        return f"no request with id {id_key[s]} from this side"
+    if name == "cancel-initialize":
+        return "initialize was cancelled"
+    if name == "cancel-after-response":
+        return f"request {ref.get(s)} had already been answered"
+    if name == "cancel-unknown-request":
+        return f"no request {ref.get(s)} from this side is known"
+    if name == "progress-not-increasing":
+        return f"progress {a:g} after {b:g}"
+    if name == "progress-after-response":
+        return f"progress for token {ref.get(s)} after the response"
+    return f"no request in flight carries token {ref.get(s)}"
 
 
 @dataclass

@@ -14,10 +14,13 @@
  *
  * codes() numbers values as fast.rows.Codes.codes(values, canon=True, paired=...).
  *
+ * pair() is the pairing walk (pair.h) for core/pairing_vec.py.
+ *
  * The parts: json.h (checking), utf8.h, envelope.h (the message), tap.h (tap records);
  * this file appends the rows and holds the Python entry points.
  */
 #include "tap.h"
+#include "pair.h"
 
 #define SESSION_CACHE 32  /* session names remembered per scan() call */
 #define SESSION_NAME 64   /* ... of at most this many bytes */
@@ -414,11 +417,140 @@ static PyObject *py_utf8_valid(PyObject *self, PyObject *args) {
     return PyBool_FromLong(ok);
 }
 
+static const char PAIR_DOC[] =
+    "pair(kind, session, direction, id_code, tool, method, skip, ref_rows, ref_vals,\n"
+    "     prog_rows, prog_vals, id_uniques, codes, twin) -> tuple\n\n"
+    "The walk of core.pairing.pair on codes. Buffers, one entry per frame: kind int8,\n"
+    "session int32 (below 2**29), direction int8, id_code int32, tool bool, method int32,\n"
+    "skip bool or None; ref_rows/prog_rows int64 ascending with ref_vals (list of str) and\n"
+    "prog_vals (float64, NaN: none); id_uniques the list of id keys by code; codes =\n"
+    "(null, cancelled, progress, initialize) codes (-1: absent); twin(id key) -> the key\n"
+    "of the same id in the other JSON type, or None. Returns bytearrays: the rows in the\n"
+    "reference order (request_seq, response_seq int64, session int32, requester int8,\n"
+    "method int32, outcome int8, cancel_seq, progress_count, key_seq int64: the frame\n"
+    "whose id key is the row's), then the findings as int64 triples (seq, rule, related)\n"
+    "and float64 pairs (a progress value and the one before it).";
+
+static PyObject *py_pair(PyObject *self, PyObject *args) {
+    PyObject *bo[9], *skipo, *ref_vals, *uniq, *twin;
+    PairIn in = {0};
+    PairState st = {0};
+    Py_buffer b[10];
+    int nb = 0;
+    PyObject *res = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO!OOO!(iiii)O", &bo[0], &bo[1], &bo[2], &bo[3],
+                          &bo[4], &bo[5], &skipo, &bo[6], &PyList_Type, &ref_vals, &bo[7],
+                          &bo[8], &PyList_Type, &uniq, &in.null_code, &in.cancel_code,
+                          &in.progress_code, &in.init_code, &twin))
+        return NULL;
+    if (!PyCallable_Check(twin)) {
+        PyErr_SetString(PyExc_TypeError, "twin must be callable");
+        return NULL;
+    }
+    for (; nb < 9; nb++)
+        if (get_buffer(bo[nb], &b[nb])) goto done;
+    if (skipo != Py_None) {
+        if (get_buffer(skipo, &b[nb])) goto done;
+        nb++;
+    }
+    in.n = b[0].len;
+    static const int width[9] = {1, 4, 1, 4, 1, 4, 8, 8, 8};
+    for (int k = 0; k < 6; k++)
+        if (b[k].len != in.n * width[k]) {
+            PyErr_SetString(PyExc_ValueError, "pair: the per-frame buffers differ in length");
+            goto done;
+        }
+    if (nb == 10 && b[9].len != in.n) {
+        PyErr_SetString(PyExc_ValueError, "pair: skip is not one byte per frame");
+        goto done;
+    }
+    in.kind = b[0].buf; in.session = b[1].buf; in.dir = b[2].buf; in.id_code = b[3].buf;
+    in.tool = b[4].buf; in.method = b[5].buf; in.skip = nb == 10 ? b[9].buf : NULL;
+    in.ref_rows = b[6].buf; in.n_ref = b[6].len / 8;
+    in.prog_rows = b[7].buf; in.n_prog = b[7].len / 8; in.prog_vals = b[8].buf;
+    in.ref_vals = ref_vals; in.id_uniques = uniq; in.twin = twin;
+    if (PyList_GET_SIZE(ref_vals) != in.n_ref || b[8].len != b[7].len) {
+        PyErr_SetString(PyExc_ValueError, "pair: rows and values differ in length");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < in.n; i++) {
+        int32_t c = in.id_code[i], s = in.session[i];
+        if (c >= PyList_GET_SIZE(uniq) || s >= (1 << 29) - 1 || s < -1 || c < -1) {
+            PyErr_SetString(PyExc_ValueError, "pair: a code is out of range");
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = 0; i < in.n_ref; i++) {
+        if (!PyUnicode_Check(PyList_GET_ITEM(ref_vals, i)) || in.ref_rows[i] < 0 ||
+            in.ref_rows[i] >= in.n || (i && in.ref_rows[i] <= in.ref_rows[i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "pair: refs must be str on ascending frame rows");
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = 1; i < in.n_prog; i++) {
+        if (in.prog_rows[i] <= in.prog_rows[i - 1]) {
+            PyErr_SetString(PyExc_ValueError, "pair: progress rows must ascend");
+            goto done;
+        }
+    }
+    if (pair_walk(&in, &st)) goto done;
+    {
+        /* the request rows and the extra rows, merged by seq (the reference order),
+         * written straight into the bytearrays returned */
+        Py_ssize_t n = st.n_req + st.n_extra;
+        static const int size[11] = {8, 8, 4, 1, 4, 1, 8, 8, 8, 24, 16};
+        PyObject *t = PyTuple_New(11);
+        if (!t) goto done;
+        for (int k = 0; k < 11; k++) {
+            Py_ssize_t len = (k < 9 ? n : st.f.n) * size[k];
+            PyObject *ba = PyByteArray_FromStringAndSize(NULL, len);
+            if (!ba) {
+                Py_DECREF(t);
+                goto done;
+            }
+            PyTuple_SET_ITEM(t, k, ba);
+        }
+#define COL(k, type) ((type *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(t, k)))
+        int64_t *rq = COL(0, int64_t), *rs = COL(1, int64_t), *cs = COL(6, int64_t),
+                *pc = COL(7, int64_t), *ks = COL(8, int64_t);
+        int32_t *se = COL(2, int32_t), *me = COL(4, int32_t);
+        int8_t *di = COL(3, int8_t), *ou = COL(5, int8_t);
+        if (st.f.n) {
+            memcpy(COL(9, char), st.f.v, (size_t)st.f.n * 24);
+            memcpy(COL(10, char), st.f.x, (size_t)st.f.n * 16);
+        }
+#undef COL
+        Py_ssize_t a = 0, e = 0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            if (e >= st.n_extra || (a < st.n_req && st.rseq[a] < st.eseq[e])) {
+                rq[j] = st.rseq[a]; rs[j] = st.resp[a]; se[j] = st.rsess[a];
+                di[j] = st.rdir[a]; me[j] = st.rmeth[a]; ou[j] = st.out[a];
+                cs[j] = st.canc[a]; pc[j] = st.pcount[a]; ks[j] = st.rseq[a];
+                a++;
+            } else {
+                int64_t s = st.eseq[e], r = st.ereq[e];
+                rq[j] = r; rs[j] = s; se[j] = in.session[s];
+                di[j] = (int8_t)(r >= 0 ? in.dir[r] : opp(in.dir[s]));
+                me[j] = r >= 0 ? in.method[r] : -1;
+                ou[j] = st.eout[e]; cs[j] = -1; pc[j] = 0; ks[j] = s;
+                e++;
+            }
+        }
+        res = t;
+    }
+done:
+    pair_state_free(&st);
+    for (int k = 0; k < nb; k++) PyBuffer_Release(&b[k]);
+    return res;
+}
+
 static PyMethodDef METHODS[] = {
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS, SCAN_DOC},
     {"codes", py_codes, METH_VARARGS, CODES_DOC},
     {"newlines", py_newlines, METH_VARARGS, NEWLINES_DOC},
     {"utf8_valid", py_utf8_valid, METH_VARARGS, UTF8_DOC},
+    {"pair", py_pair, METH_VARARGS, PAIR_DOC},
     {NULL, NULL, 0, NULL},
 };
 
