@@ -258,8 +258,8 @@ def pairs_frame(rows: list[PairRow], frames: pd.DataFrame, c: Columns) -> pd.Dat
         "response_seq": pd.array(resp, dtype="Int64"),
         "session": _categorical([r.session for r in rows]),
         "requester": pd.Categorical([r.requester for r in rows], categories=["c2s", "s2c"]),
-        "id": pd.Series(ids, dtype=object).values,
-        "id_key": pd.Series([r.id_key for r in rows], dtype=object).values,
+        "id": pd.Series(ids, dtype=object),
+        "id_key": pd.Series([r.id_key for r in rows], dtype=object),
         "method": _categorical([r.method for r in rows]),
         "outcome": pd.Categorical([r.outcome for r in rows], categories=[
             "result", "error", "tool_error", "unanswered", "cancelled", "orphan", "duplicate"]),

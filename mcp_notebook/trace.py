@@ -108,7 +108,7 @@ class Trace:
             return empty(VIOLATION_COLUMNS)
         # one string per rule for what repeats (a big trace can hold 100,000 findings)
         texts = {r.code: (r.cite, ", ".join(r.versions), _message(r, ""))
-                 for r in {h[0] for h in hits}}
+                 for r in {id(h[0]): h[0] for h in hits}.values()}
         return _released(pd.DataFrame({
             "rule": pd.Series([r.code for r, *_ in hits], dtype=object),
             "severity": pd.Categorical([r.severity for r, *_ in hits],

@@ -2,11 +2,14 @@
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 
 import mcp_notebook as mn
 from helpers import INIT, ok, req, tap
+
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 LINES = [
     '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}',
@@ -123,3 +126,19 @@ def test_a_reader_that_fails_midway_keeps_what_it_read(tmp_path, monkeypatch):
     assert t.frames["kind"].astype(str).tolist() == ["request", "invalid"]
     assert "KeyError" in t.frames["reason"][1] and "missing" in t.frames["reason"][1]
     assert t.notes
+
+
+@pytest.mark.parametrize("fast_path", [True, False])
+def test_tables_have_the_declared_dtypes(fast_path, monkeypatch):
+    """Frames, pairs and violations of real traces carry the dtypes `mn.table` declares
+    (the same as the empty tables), by the fast path and by the reference path."""
+    from mcp_notebook import fast
+    from mcp_notebook.table import FRAME_COLUMNS, PAIR_COLUMNS, VIOLATION_COLUMNS, empty
+
+    monkeypatch.setattr(fast, "ENABLED", fast_path)
+    t = mn.load(DATA)
+    for df, cols in [(t.frames, FRAME_COLUMNS), (t.pairs, PAIR_COLUMNS),
+                     (t.violations, VIOLATION_COLUMNS)]:
+        assert len(df) > 0
+        want = {c: str(d) for c, d in empty(cols).dtypes.items()}
+        assert {c: str(d) for c, d in df.dtypes.items()} == want

@@ -31,10 +31,13 @@ _DIR = (None, "c2s", "s2c")
 def session_versions_vec(vi: VecInput, version: dict[int, str],
                          override: str | None = None) -> dict[Any, str]:
     """``checks.session_versions`` on columns (``version``: row -> named version)."""
-    present = [vi.session_of(c) for c in np.unique(vi.session).tolist()]
+    from .checks_vec import distinct_codes
+
+    present = [vi.session_of(c) for c in distinct_codes(vi.session)]
     if override is not None:
         return {s: V.normalise(override) for s in present}
-    init = set(vi.method_codes(lambda m: m == "initialize").tolist())
+    init_codes = vi.method_codes(lambda m: m == "initialize")
+    init = set(init_codes.tolist())
     from_request: dict[Any, str] = {}
     from_meta: dict[Any, Counter[str]] = {}
     for row in sorted(version):
@@ -47,7 +50,7 @@ def session_versions_vec(vi: VecInput, version: dict[int, str],
             from_meta.setdefault(s, Counter())[version[row]] += 1
     out: dict[Any, str] = {}
     p = vi.pairs
-    for i in np.flatnonzero(np.isin(p.method, list(init)) & (p.response_seq >= 0)).tolist():
+    for i in np.flatnonzero(vi.method_in(init_codes, p.method) & (p.response_seq >= 0)).tolist():
         s = vi.session_of(int(p.session[i]))
         if s not in out:
             v = version.get(int(p.response_seq[i]))

@@ -207,7 +207,7 @@ def _pair_native(native: Any, kind: np.ndarray, session: np.ndarray, direction: 
         c(kind, np.int8), c(session, np.int32), c(direction, np.int8), c(id_code, np.int32),
         c(is_tool_error, bool), c(method, np.int32), skip_mask, c(ref.rows, np.int64),
         ref.values.tolist(), c(progress.rows, np.int64), c(progress.values, np.float64),
-        uniq, (_index(uniq, "null"), *codes), _digits_twin)
+        uniq, (-2, *codes), _digits_twin)  # -2: the code of "null" found in C
     i64, i32, i8 = np.int64, np.int32, np.int8
     key_seq = np.frombuffer(got[8], i64)
     findings: list[tuple[int, str, int | None, str]] = []

@@ -49,8 +49,10 @@ def pairs_frame(pt: PairTable, store: Store, frames: pd.DataFrame) -> pd.DataFra
         "response_seq": opt(resp),
         "session": categorical_used(pt.session, store.session[1]),
         "requester": pd.Categorical.from_codes(pt.requester, categories=list(DIRS)),
-        "id": ids,
-        "id_key": pt.id_key,
+        # object columns as declared (pandas would otherwise infer a str dtype: slower,
+        # and unlike the frames table's id_key)
+        "id": pd.Series(ids, dtype=object, copy=False),
+        "id_key": pd.Series(pt.id_key, dtype=object, copy=False),
         "method": categorical_used(pt.method, store.method[1]),
         "outcome": pd.Categorical.from_codes(pt.outcome, categories=list(OUTCOMES)),
         "error_code": pd.arrays.IntegerArray(vals, mask),

@@ -424,12 +424,13 @@ static const char PAIR_DOC[] =
     "session int32 (below 2**29), direction int8, id_code int32, tool bool, method int32,\n"
     "skip bool or None; ref_rows/prog_rows int64 ascending with ref_vals (list of str) and\n"
     "prog_vals (float64, NaN: none); id_uniques the list of id keys by code; codes =\n"
-    "(null, cancelled, progress, initialize) codes (-1: absent); twin(id key) -> the key\n"
-    "of the same id in the other JSON type, or None. Returns bytearrays: the rows in the\n"
-    "reference order (request_seq, response_seq int64, session int32, requester int8,\n"
-    "method int32, outcome int8, cancel_seq, progress_count, key_seq int64: the frame\n"
-    "whose id key is the row's), then the findings as int64 triples (seq, rule, related)\n"
-    "and float64 pairs (a progress value and the one before it).";
+    "(null, cancelled, progress, initialize) codes (-1: absent; -2 for null: found here);\n"
+    "twin(id key) -> the key of the same id in the other JSON type, or None. Returns\n"
+    "bytearrays: the rows in the reference order (request_seq, response_seq int64,\n"
+    "session int32, requester int8, method int32, outcome int8, cancel_seq,\n"
+    "progress_count, key_seq int64: the frame whose id key is the row's), then the\n"
+    "findings as int64 triples (seq, rule, related) and float64 pairs (a progress value\n"
+    "and the one before it).";
 
 static PyObject *py_pair(PyObject *self, PyObject *args) {
     PyObject *bo[9], *skipo, *ref_vals, *uniq, *twin;
@@ -545,12 +546,34 @@ done:
     return res;
 }
 
+static const char LENGTHS_DOC[] =
+    "lengths(strs) -> bytearray\n\n"
+    "The length of each str of a list, as int64 (native byte order); -1 for anything else.";
+
+static PyObject *py_lengths(PyObject *self, PyObject *args) {
+    PyObject *lst;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &lst)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(lst);
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (!out) return NULL;
+    int64_t *dst = (int64_t *)PyByteArray_AS_STRING(out);
+    PyObject **items = &PyList_GET_ITEM(lst, 0);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (k + 16 < n) __builtin_prefetch(items[k + 16]);
+        PyObject *o = items[k];
+        dst[k] = PyUnicode_Check(o) ? PyUnicode_GET_LENGTH(o) : -1;
+    }
+    return out;
+}
+
 static PyMethodDef METHODS[] = {
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS, SCAN_DOC},
     {"codes", py_codes, METH_VARARGS, CODES_DOC},
     {"newlines", py_newlines, METH_VARARGS, NEWLINES_DOC},
     {"utf8_valid", py_utf8_valid, METH_VARARGS, UTF8_DOC},
     {"pair", py_pair, METH_VARARGS, PAIR_DOC},
+    {"lengths", py_lengths, METH_VARARGS, LENGTHS_DOC},
     {NULL, NULL, 0, NULL},
 };
 

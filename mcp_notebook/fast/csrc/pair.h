@@ -341,6 +341,18 @@ static int pair_walk(const PairIn *in, PairState *st) {
     free(at);
     free(got);
     if (bad) goto end;
+    /* the code of the id key "null" (-2: to be found here, in the table of id keys) */
+    int32_t null_code = in->null_code;
+    if (null_code == -2) {
+        null_code = -1;
+        if (n_resp && PyList_GET_SIZE(in->id_uniques)) {
+            PyObject *null = PyUnicode_FromString("null");
+            if (!null) goto end;
+            null_code = ids_ready(in, st) ? -2 : strtab_code(&st->ids, null, 0);
+            Py_DECREF(null);
+            if (null_code == -2) goto end;
+        }
+    }
     Py_ssize_t pr = 0, pp = 0, nr = 0, ne = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         /* the table slot of a frame further on, fetched ahead: the walk's time is mostly
@@ -377,7 +389,7 @@ static int pair_walk(const PairIn *in, PairState *st) {
         } else if ((k == K_RESULT || k == K_ERROR) && !(in->skip && in->skip[i])) {
             int req = opp(d);
             int32_t ic = in->id_code[i];
-            if (ic < 0 || ic == in->null_code) {
+            if (ic < 0 || ic == null_code) {
                 st->eseq[ne] = i; st->ereq[ne] = -1; st->eout[ne++] = O_ORPHAN;
                 continue;
             }
