@@ -59,9 +59,11 @@ class Trace:
     def _pairing(self) -> PairTable:
         s = self._store
         transport = sorted(i for i, e in s.extra.items() if "transport_error" in e)
-        return _released(pair_arrays(s.kind, s.session[0], s.direction, s.id_key, s.id_code[0],
-                           s.id_code[1], s.method[0], s.method[1], s.is_tool_error, s.ref,
-                           s.progress, skip=transport))
+        pt = pair_arrays(s.kind, s.session[0], s.direction, s.id_key, s.id_code[0],
+                         s.id_code[1], s.method[0], s.method[1], s.is_tool_error, s.ref,
+                         s.progress, skip=transport, id_index=s.id_index)
+        s.id_index = None  # only the pairing reads it
+        return _released(pt)
 
     @cached_property
     def pairs(self) -> pd.DataFrame:

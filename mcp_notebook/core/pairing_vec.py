@@ -104,12 +104,13 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
                 id_key: np.ndarray, id_code: np.ndarray, id_uniques: Sequence[Any],
                 method: np.ndarray, method_cats: Sequence[Any],
                 is_tool_error: np.ndarray, ref: Any, progress: Any,
-                skip: Sequence[int] = ()) -> PairTable:
+                skip: Sequence[int] = (), id_index: dict[Any, int] | None = None) -> PairTable:
     """Pair the frames (see the module docstring); ``skip`` frames take no part.
 
-    ``id_code`` numbers the distinct id keys (``id_uniques``; -1: no id). ``ref`` and
-    ``progress`` are the few frames that have them: objects with ``rows``
-    (ascending) and ``values`` arrays (:class:`mcp_notebook.fast.store.Sparse`).
+    ``id_code`` numbers the distinct id keys (``id_uniques``; -1: no id); ``id_index``,
+    when given, maps each of them to its code. ``ref`` and ``progress`` are the few frames
+    that have them: objects with ``rows`` (ascending) and ``values`` arrays
+    (:class:`mcp_notebook.fast.store.Sparse`).
     """
     cancel_code = _index(method_cats, _CANCEL)
     progress_code = _index(method_cats, _PROGRESS)
@@ -118,7 +119,7 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
     if native is not None and (not len(session) or int(session.max()) < (1 << 29) - 1):
         return _pair_native(native, kind, session, direction, id_key, id_code, id_uniques,
                             method, is_tool_error, ref, progress, skip,
-                            (cancel_code, progress_code, init_code))
+                            (cancel_code, progress_code, init_code), id_index)
     cancels: tuple[list[int], list[str]] = ([], [])
     if cancel_code >= 0:
         rrows = ref.rows
@@ -194,7 +195,8 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
 def _pair_native(native: Any, kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
                  id_key: np.ndarray, id_code: np.ndarray, id_uniques: Sequence[Any],
                  method: np.ndarray, is_tool_error: np.ndarray, ref: Any, progress: Any,
-                 skip: Sequence[int], codes: tuple[int, int, int]) -> PairTable:
+                 skip: Sequence[int], codes: tuple[int, int, int],
+                 id_index: dict[Any, int] | None) -> PairTable:
     """The reference walk in C (``_native.pair``); the texts of its findings made here."""
     n = len(kind)
     skip_mask = None
@@ -207,7 +209,7 @@ def _pair_native(native: Any, kind: np.ndarray, session: np.ndarray, direction: 
         c(kind, np.int8), c(session, np.int32), c(direction, np.int8), c(id_code, np.int32),
         c(is_tool_error, bool), c(method, np.int32), skip_mask, c(ref.rows, np.int64),
         ref.values.tolist(), c(progress.rows, np.int64), c(progress.values, np.float64),
-        uniq, (-2, *codes), _digits_twin)  # -2: the code of "null" found in C
+        uniq, (-2, *codes), _digits_twin, id_index)  # -2: the code of "null" found in C
     i64, i32, i8 = np.int64, np.int32, np.int8
     key_seq = np.frombuffer(got[8], i64)
     findings: list[tuple[int, str, int | None, str]] = []

@@ -147,6 +147,9 @@ class Store:
     #: results known to hold no member but ``_meta`` (the C scanner says so for the lines it
     #: reads; for other rows nothing is known: the checks read their text)
     empty_result: Sparse = field(default_factory=lambda: Sparse(dtype=bool))
+    #: id key -> its code, when a merge of parts made that dict anyway: the pairing looks
+    #: up the few keys it needs there (cancelled ids, id-type twins), then lets it go
+    id_index: dict[Any, int] | None = None
 
     def __len__(self) -> int:
         return self.n
@@ -206,6 +209,7 @@ class Store:
             return Sparse.concat([(getattr(p, name), b) for p, b in zip(parts, bases,
                                                                          strict=True)])
 
+        id_space = Codes()
         code_vals = np.zeros(n, dtype=np.int64)
         code_mask = np.ones(n, dtype=bool)
         fits = {r: v for r, v in sp["error_code"].items() if -_INT64 <= v < _INT64}
@@ -221,7 +225,8 @@ class Store:
             session=cat("session"), stream=cat("stream"),
             direction=arrays("direction", np.int8), kind=arrays("kind", np.int8),
             id=arrays("id", object), id_key=arrays("id_key", object),
-            id_code=_concat_codes([_take(p, "id_code") for p in parts]), method=cat("method"),
+            id_code=_concat_codes([_take(p, "id_code") for p in parts], id_space),
+            method=cat("method"),
             error_code=pd.arrays.IntegerArray(code_vals, code_mask),
             error_message=_fill(n, sp["error_message"], object, None),
             is_tool_error=_fill(n, sp["is_tool_error"], bool, False),
@@ -233,7 +238,7 @@ class Store:
             flags=shifted("flags"), ref=sparse("ref"), progress=sparse("progress"),
             version=sparse("version"), extra=shifted("extra"),
             empty_result=sparse("empty_result"),
-            blank_lines=sum(p.blank for p in parts))
+            blank_lines=sum(p.blank for p in parts), id_index=id_space.index or None)
 
     @classmethod
     def concat(cls, stores: Sequence[Store]) -> Store:
@@ -351,11 +356,14 @@ def _fill(n: int, values: dict[int, Any], dtype: Any, default: Any) -> np.ndarra
     return out
 
 
-def _concat_codes(pieces: Sequence[tuple[np.ndarray, list[Any]]]) -> tuple[np.ndarray, list[Any]]:
-    """Codes of consecutive pieces in one code space (categories in order of first sight)."""
+def _concat_codes(pieces: Sequence[tuple[np.ndarray, list[Any]]],
+                  space: Codes | None = None) -> tuple[np.ndarray, list[Any]]:
+    """Codes of consecutive pieces in one code space (categories in order of first sight),
+    numbered through ``space`` (its ``index`` then holds value -> code)."""
     if len(pieces) == 1:
         return pieces[0][0].astype(np.int32, copy=False), list(pieces[0][1])
-    space = Codes()  # the loader's numbering (in C when the scanner is built)
+    if space is None:
+        space = Codes()  # the loader's numbering (in C when the scanner is built)
     out = []
     for codes, local in pieces:
         remap = np.append(space.codes(list(local), canon=True), -1).astype(np.int32)

@@ -158,3 +158,22 @@ def test_rule_cases_both_pipelines(tmp_path: Path, code: str, which: str, rows: 
     pd.testing.assert_frame_equal(t.pairs, pairs)
     pd.testing.assert_frame_equal(t.violations, violations)
     assert np.array_equal(t.frames["seq"].to_numpy(), np.arange(len(frames)))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_pairing_with_the_loaders_id_index(seed: int) -> None:
+    """The loader's dict of id keys (kept by a merge of parts) gives the same pairing as
+    the table the pairing otherwise makes of them."""
+    rng = random.Random(seed)
+    c = random_columns(rng, rng.randint(0, 120))
+    st = Store.from_columns(c)
+    skip = sorted(i for i, e in c.extra.items() if "transport_error" in e)
+    args = (st.kind, st.session[0], st.direction, st.id_key, st.id_code[0], st.id_code[1],
+            st.method[0], st.method[1], st.is_tool_error, st.ref, st.progress)
+    plain = pair_arrays(*args, skip=skip)
+    indexed = pair_arrays(*args, skip=skip,
+                          id_index={k: i for i, k in enumerate(st.id_code[1])})
+    for name in ("request_seq", "response_seq", "session", "requester", "id_key", "method",
+                 "outcome", "cancel_seq", "progress_count"):
+        assert getattr(plain, name).tolist() == getattr(indexed, name).tolist(), name
+    assert plain.findings == indexed.findings

@@ -264,6 +264,11 @@ def test_split_over_two_processes(edge_captures: dict[str, Path], text_mode: str
                                name, None, gz=False, keep_text=False)
     assert len(parts) == 2 and len(parts[1][0]) > 0  # the child's half came back
     assert_same([edge_captures[name]])
+    # the merge keeps its dict of id keys for the pairing, which lets it go
+    t = mn.load(edge_captures[name])
+    s = t._store
+    assert s.id_index == {k: i for i, k in enumerate(s.id_code[1])}
+    assert len(t.pairs) and s.id_index is None
 
 
 def test_split_falls_back_when_the_child_fails(edge_captures: dict[str, Path], split: None,

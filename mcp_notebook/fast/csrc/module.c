@@ -419,13 +419,14 @@ static PyObject *py_utf8_valid(PyObject *self, PyObject *args) {
 
 static const char PAIR_DOC[] =
     "pair(kind, session, direction, id_code, tool, method, skip, ref_rows, ref_vals,\n"
-    "     prog_rows, prog_vals, id_uniques, codes, twin) -> tuple\n\n"
+    "     prog_rows, prog_vals, id_uniques, codes, twin, id_index=None) -> tuple\n\n"
     "The walk of core.pairing.pair on codes. Buffers, one entry per frame: kind int8,\n"
     "session int32 (below 2**29), direction int8, id_code int32, tool bool, method int32,\n"
     "skip bool or None; ref_rows/prog_rows int64 ascending with ref_vals (list of str) and\n"
     "prog_vals (float64, NaN: none); id_uniques the list of id keys by code; codes =\n"
     "(null, cancelled, progress, initialize) codes (-1: absent; -2 for null: found here);\n"
-    "twin(id key) -> the key of the same id in the other JSON type, or None. Returns\n"
+    "twin(id key) -> the key of the same id in the other JSON type, or None; id_index a\n"
+    "dict id key -> code (else a table of id_uniques is made when needed). Returns\n"
     "bytearrays: the rows in the reference order (request_seq, response_seq int64,\n"
     "session int32, requester int8, method int32, outcome int8, cancel_seq,\n"
     "progress_count, key_seq int64: the frame whose id key is the row's), then the\n"
@@ -433,18 +434,23 @@ static const char PAIR_DOC[] =
     "and the one before it).";
 
 static PyObject *py_pair(PyObject *self, PyObject *args) {
-    PyObject *bo[9], *skipo, *ref_vals, *uniq, *twin;
+    PyObject *bo[9], *skipo, *ref_vals, *uniq, *twin, *index = Py_None;
     PairIn in = {0};
     PairState st = {0};
     Py_buffer b[10];
     int nb = 0;
     PyObject *res = NULL;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOO!OOO!(iiii)O", &bo[0], &bo[1], &bo[2], &bo[3],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO!OOO!(iiii)O|O", &bo[0], &bo[1], &bo[2], &bo[3],
                           &bo[4], &bo[5], &skipo, &bo[6], &PyList_Type, &ref_vals, &bo[7],
                           &bo[8], &PyList_Type, &uniq, &in.null_code, &in.cancel_code,
-                          &in.progress_code, &in.init_code, &twin))
+                          &in.progress_code, &in.init_code, &twin, &index))
         return NULL;
+    if (index != Py_None && !PyDict_Check(index)) {
+        PyErr_SetString(PyExc_TypeError, "id_index must be a dict or None");
+        return NULL;
+    }
+    in.id_index = index == Py_None ? NULL : index;
     if (!PyCallable_Check(twin)) {
         PyErr_SetString(PyExc_TypeError, "twin must be callable");
         return NULL;

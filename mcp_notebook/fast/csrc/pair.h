@@ -238,6 +238,7 @@ typedef struct {
     PyObject *ref_vals;   /* list of str, one per ref row */
     const double *prog_vals;
     PyObject *id_uniques; /* list of str: the id key of each code */
+    PyObject *id_index;   /* dict id key -> code (the loader's), or NULL: a table made here */
     int32_t null_code, cancel_code, progress_code, init_code;
     PyObject *twin;       /* callable: id key -> its other-type twin or None */
 } PairIn;
@@ -263,7 +264,7 @@ typedef struct {
 static inline int opp(int d) { return d == 0 ? 1 : d == 1 ? 0 : d; }
 
 /* The table of every id key, made the first time it is needed (a cancel, an orphan's
- * twin). 0: ready; -1: a Python error. */
+ * twin, the null id) when the caller has no dict of them. 0: ready; -1: a Python error. */
 static int ids_ready(const PairIn *in, PairState *st) {
     if (st->ids_ready) return 0;
     Py_ssize_t u = PyList_GET_SIZE(in->id_uniques);
@@ -287,7 +288,27 @@ static int ids_ready(const PairIn *in, PairState *st) {
 
 /* The code of an id key's text (-1: no frame has it; -2: a Python error). */
 static int32_t id_code_of(const PairIn *in, PairState *st, PyObject *s) {
+    if (in->id_index) {
+        PyObject *v = PyDict_GetItemWithError(in->id_index, s);
+        if (!v) return PyErr_Occurred() ? -2 : -1;
+        long c = PyLong_AsLong(v);
+        if (c == -1 && PyErr_Occurred()) return -2;
+        if (c < 0 || c >= PyList_GET_SIZE(in->id_uniques)) {
+            PyErr_SetString(PyExc_ValueError, "pair: id_index names a code out of range");
+            return -2;
+        }
+        return (int32_t)c;
+    }
     return ids_ready(in, st) ? -2 : strtab_code(&st->ids, s, 0);
+}
+
+/* The codes of the id keys objs[0..m) (see id_code_of). 0, or -1: a Python error. */
+static int id_codes(const PairIn *in, PairState *st, PyObject *const *objs, Py_ssize_t m,
+                    int32_t *out) {
+    if (!in->id_index) return ids_ready(in, st) || strtab_codes(&st->ids, objs, m, out, 0);
+    for (Py_ssize_t k = 0; k < m; k++)
+        if ((out[k] = id_code_of(in, st, objs[k])) == -2) return -1;
+    return 0;
 }
 
 static int pair_walk(const PairIn *in, PairState *st) {
@@ -333,8 +354,7 @@ static int pair_walk(const PairIn *in, PairState *st) {
             }
         }
         if (!m) continue;
-        bad = cancels ? ids_ready(in, st) || strtab_codes(&st->ids, objs, m, got, 0)
-                      : strtab_codes(&toks, objs, m, got, 1);
+        bad = cancels ? id_codes(in, st, objs, m, got) : strtab_codes(&toks, objs, m, got, 1);
         for (Py_ssize_t q = 0; q < m && !bad; q++) refc[at[q]] = got[q];
     }
     free(objs);
@@ -348,7 +368,7 @@ static int pair_walk(const PairIn *in, PairState *st) {
         if (n_resp && PyList_GET_SIZE(in->id_uniques)) {
             PyObject *null = PyUnicode_FromString("null");
             if (!null) goto end;
-            null_code = ids_ready(in, st) ? -2 : strtab_code(&st->ids, null, 0);
+            null_code = id_code_of(in, st, null);
             Py_DECREF(null);
             if (null_code == -2) goto end;
         }
