@@ -248,7 +248,7 @@ def plan(sizes: list[int], main_size: int, args: argparse.Namespace) -> list[tup
             todo += [("polars_scan", "ndjson_clean", n), ("polars_scan", "ndjson", n),
                      ("duckdb_read_json", "ndjson_clean", n), ("duckdb_read_json", "ndjson", n),
                      ("duckdb_lenient", "ndjson", n), ("json_loop", "ndjson_clean", n),
-                     ("json_loop_dicts", "ndjson_clean", n)]
+                     ("json_loop_rows", "ndjson_clean", n), ("json_loop_dicts", "ndjson_clean", n)]
             todo.append(("json_loop_tap", "tap_clean", n))
             if not big or args.naive_all:
                 todo += [("json_loop", "ndjson", n), ("json_loop_tap", "tap", n)]

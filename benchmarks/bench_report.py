@@ -106,6 +106,8 @@ def evaluate(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]
     ratio("ours_over_polars", ("ours", "ndjson_clean"), ("polars_scan", "ndjson_clean"))
     ratio("ours_over_duckdb", ("ours", "ndjson_clean"), ("duckdb_read_json", "ndjson_clean"))
     ratio("json_loop_over_ours", ("json_loop", "ndjson_clean"), ("ours", "ndjson_clean"))
+    ratio("json_loop_rows_over_ours", ("json_loop_rows", "ndjson_clean"),
+          ("ours", "ndjson_clean"))
     ratio("json_loop_dicts_over_ours", ("json_loop_dicts", "ndjson_clean"),
           ("ours", "ndjson_clean"))
     ratio("json_loop_over_ours_tap", ("json_loop_tap", "tap_clean"), ("ours", "tap_clean"))
@@ -144,9 +146,11 @@ def evaluate(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]
     specs = [
         ("load+pairs+violations ≤ 2× polars narrow scan (clean NDJSON)", "ours_over_polars",
          2.0, "≤"),
-        ("≥ 8× faster than the json.loads loop: dicts into a DataFrame (clean NDJSON)",
+        ("≥ 8× faster than the json.loads loop: list of dicts, row dicts, DataFrame, as the "
+         "reference baselines run it (clean NDJSON)", "json_loop_rows_over_ours", 8.0, "≥"),
+        ("the same against the word-for-word loop: the dicts themselves into a DataFrame",
          "json_loop_dicts_over_ours", 8.0, "≥"),
-        ("≥ 8× faster than the lean json.loads loop: envelope members only (clean NDJSON)",
+        ("the same against a leaner loop than the issue's: row dicts only, no list of dicts",
          "json_loop_over_ours", 8.0, "≥"),
         ("realistic within 1.1× of clean (NDJSON)", "realistic_over_clean_ndjson", 1.1, "≤"),
         ("realistic within 1.1× of clean (tap)", "realistic_over_clean_tap", 1.1, "≤"),
@@ -386,11 +390,13 @@ NOTES = [
     "read as a duplicate of the other side's answered request with the same id instead of "
     "an orphan; that is where the few pair differences on realistic NDJSON come from "
     "(tap files carry the direction and match exactly).",
-    "- `json_loop_dicts` is the naive way word for word: `json.loads` per line, the dicts "
-    "(payloads and all) into `pd.DataFrame`; `json_loop` keeps the envelope members only "
-    "(small row dicts), a leaner loop a careful user might write. Both read bare NDJSON: no "
-    "timestamp, direction or session to decode. `json_loop_tap` (tap line, then its `raw`, "
-    "then timestamps) is the naive way on tap.",
+    "- Three `json.loads` loops, all on bare NDJSON (no timestamp, direction or session to "
+    "decode): `json_loop_rows` is the loop as the reference's loading baselines run it "
+    "(`json.loads` per line into a list of dicts, then a row dict of the envelope members "
+    "per message, then `pd.DataFrame(rows)`); `json_loop_dicts` puts the dicts themselves "
+    "(payloads and all) into `pd.DataFrame`; `json_loop` keeps no list of dicts, only small "
+    "row dicts: a leaner loop than the issue names, shown as a stricter comparison. "
+    "`json_loop_tap` (tap line, then its `raw`, then timestamps) is the naive way on tap.",
     "- `tap_twin_clean` holds the frames of `ndjson_clean` line for line as tap records: "
     "the tap/NDJSON ratio on it is the formats' cost on the same frames. `tap_clean` and "
     "`tap` are other traffic (many sessions, more big ids, stderr and meta lines).",
