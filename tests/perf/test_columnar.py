@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 from reference import materialised, reference_columns, reference_tables
 
 import mcp_notebook as mn
@@ -177,3 +179,23 @@ def test_pairing_with_the_loaders_id_index(seed: int) -> None:
                  "outcome", "cancel_seq", "progress_count"):
         assert getattr(plain, name).tolist() == getattr(indexed, name).tolist(), name
     assert plain.findings == indexed.findings
+
+
+@settings(max_examples=300, deadline=None)
+@given(st_.lists(st_.one_of(st_.floats(allow_nan=True, allow_infinity=True),
+                            st_.floats(min_value=-1e10, max_value=1e10),
+                            st_.integers(-10**10, 10**10).map(lambda k: k / 1e6),
+                            st_.integers(-10**10, 10**10).map(lambda k: k / 1e9)),
+                max_size=40))
+def test_times_match_pandas_to_datetime(values: list[float]) -> None:
+    """The fast path's datetimes are the reference's (``pd.to_datetime(unit="s")``)."""
+    from mcp_notebook.fast.frames import times
+    from mcp_notebook.table import _times
+
+    got = times(np.array(values, dtype=np.float64))
+    want = _times(values)
+    assert got.dtype == want.dtype
+    assert got.array.asi8.tolist() == want.array.asi8.tolist()
+    if values:  # one value for every row, as a format without times gives it
+        same = times(np.broadcast_to(np.float64(values[0]), (3,)))
+        assert same.array.asi8.tolist() == _times([values[0]] * 3).array.asi8.tolist()
