@@ -81,6 +81,8 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
     if cut >= size:
         return parts
     got = _finish(child) if child is not None else None
+    if got is not None:
+        got[0].unpack()  # the child sent its id columns as codes (Rows.pack)
     if got is None:  # no child, or it failed: read the second half here
         with open(path, "rb") as f:
             f.seek(cut)
@@ -123,10 +125,11 @@ def _start(path: Path, fmt: str, session: str, direction: str | None, start: int
             rows, spans = _reader(fmt)(f, path.name, session, direction, start, None,
                                        keep_text)
         rows.flush()
-        for codes in (rows.methods, rows.keys, rows.sessions, rows.streams):
+        for codes in (rows.methods, rows.sessions, rows.streams):
             codes.index = {}  # the parent needs the values only
             codes.paired = []
         rows.ref_intern = {}
+        rows.pack()
         return rows, spans
 
     return _fork(work)

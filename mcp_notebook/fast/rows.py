@@ -109,6 +109,7 @@ class Rows:
         self.raw_over: dict[int, str] = {}  # raw text that is neither the line nor its tap raw
         self.source_over: dict[int, str] = {}
         self.raw: list[str] | None = None  # every row's text, when the text is kept
+        self.keyless_ids: dict[int, Any] = {}  # see pack()
         self.blank = 0
         self.lines = 0  # lines seen (blank ones included)
 
@@ -175,6 +176,40 @@ class Rows:
             put("tap_raw", tap_raw)
         self.base += len(self.kind)
         self._new_lists()
+
+    def pack(self) -> None:
+        """Shrink flushed rows for sending to another process (:meth:`unpack` undoes it).
+
+        The id and id key of a row with a key are the key's first-seen objects (``keys``
+        values and paired ids: :meth:`Codes.codes` made them so), so only the codes travel,
+        and the ids of rows without a key that have one; row lists become arrays."""
+        codes = self.column("id_code", np.int32)
+        ids = self.column("id", object)
+        self.column("id_key", object)
+        self.arrays["id_code"] = [codes]
+        keyless = np.flatnonzero(codes < 0)
+        self.keyless_ids = {int(r): v for r, v in zip(keyless.tolist(),
+                                                      ids[keyless].tolist(), strict=True)
+                            if v is not None}
+        self.keys.index = {}
+        for name in ("ref_rows", "prog_rows", "empty_rows"):
+            setattr(self, name, np.asarray(getattr(self, name), dtype=np.int64))
+        self.prog_vals = np.asarray(self.prog_vals, dtype=np.float64)  # type: ignore[assignment]
+
+    def unpack(self) -> None:
+        """The id and id key columns of rows that :meth:`pack` sent without them."""
+        codes = self.column("id_code", np.int32)
+        self.arrays["id_code"] = [codes]
+        keys = np.empty(len(self.keys.values) + 1, dtype=object)  # code -1: the last, None
+        keys[:-1] = self.keys.values
+        ids = np.empty(len(keys), dtype=object)
+        ids[:-1] = self.keys.paired
+        id_col = ids[codes]
+        for r, v in self.keyless_ids.items():
+            id_col[r] = v
+        self.arrays["id"] = [id_col]
+        self.arrays["id_key"] = [keys[codes]]
+        self.keyless_ids = {}
 
     def column(self, name: str, dtype: Any) -> np.ndarray:
         """A flushed column, whole (its per-block pieces are let go)."""

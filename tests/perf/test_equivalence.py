@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from reference import materialised, reference_columns, reference_tables
@@ -309,3 +310,32 @@ def test_several_files_over_two_processes(edge_captures: dict[str, Path], text_m
              edge_captures["edge.tap.jsonl"]]
     assert_same(paths)
     assert len(forks) == 1  # one child took its share of the files
+
+
+def test_rows_sent_packed_come_back_the_same(edge_captures: dict[str, Path],
+                                             tmp_path: Path) -> None:
+    """A child sends its rows packed (ids as codes); unpacked, every id and id key is the
+    one read, with its type, and rows without an id key keep theirs."""
+    import pickle
+
+    from mcp_notebook.fast import parallel
+
+    path = tmp_path / "odd.ndjson"
+    path.write_bytes(edge_captures["edge.ndjson"].read_bytes() + "\n".join(ODD_LINES).encode(
+        "utf-8", "surrogateescape") + b"\n")
+    with open(path, "rb") as f:
+        rows, _ = parallel._reader("ndjson")(f, path.name, path.name, None, 0, None, False)
+    rows.flush()
+    ids = np.concatenate(rows.arrays["id"]).tolist()
+    keys = np.concatenate(rows.arrays["id_key"]).tolist()
+    codes = np.concatenate(rows.arrays["id_code"])
+    rows.keyless_ids = {}
+    rows.pack()
+    back = pickle.loads(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
+    back.unpack()
+    got_ids = back.column("id", object).tolist()
+    got_keys = back.column("id_key", object).tolist()
+    assert [(type(v), v) for v in got_ids] == [(type(v), v) for v in ids]
+    assert got_keys == keys
+    assert (back.column("id_code", np.int32) == codes).all()
+    assert (codes < 0).any() and (codes >= 0).any()
