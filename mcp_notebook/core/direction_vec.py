@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..fast import native as _native
 from .versions import direction_of
 
 __all__ = ["infer_codes"]
@@ -38,8 +39,18 @@ def infer_codes(kind: np.ndarray, session: np.ndarray, id_code: np.ndarray, meth
                 method_cats: Sequence[Any], given: np.ndarray) -> np.ndarray:
     """Direction codes (0 c2s, 1 s2c, -1 none) with the unknown ones of messages filled in.
 
-    ``id_code`` numbers the distinct id keys (-1: no id).
+    ``id_code`` numbers the distinct id keys (-1: no id). Where the C extension is built,
+    the reference walk runs there (``csrc/pair.h``); this numpy form is the path without
+    it, and the one for a session that keeps more than 64 requests of one id unanswered.
     """
+    native = _native.native
+    if native is not None and (not len(session) or int(session.max()) < (1 << 29) - 1):
+        c = np.ascontiguousarray
+        got = native.directions(c(kind, np.int8), c(session, np.int32), c(id_code, np.int32),
+                                c(method, np.int32), _method_dirs(method_cats),
+                                c(given, np.int8))
+        if got is not None:
+            return np.frombuffer(got, dtype=np.int8)
     out = given.astype(np.int8, copy=True)
     is_req = kind == REQUEST
     is_note = kind == NOTIFICATION

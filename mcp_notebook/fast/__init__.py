@@ -123,7 +123,8 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
                 progress=Sparse(rows.prog_rows, rows.prog_vals, np.float64),
                 version=Sparse.from_dict(rows.sparse["version"]),
                 empty_result=Sparse(rows.empty_rows, np.ones(len(rows.empty_rows), dtype=bool),
-                                    bool))
+                                    bool),
+                id_index=rows.keys.index or None)
 
 
 def release_memory() -> None:

@@ -113,6 +113,9 @@ class Part:
     progress: Sparse = field(default_factory=lambda: Sparse(dtype=np.float64))
     version: Sparse = field(default_factory=Sparse)
     empty_result: Sparse = field(default_factory=lambda: Sparse(dtype=bool))
+    #: id key -> code of ``id_code``'s keys, when the reader still holds that dict (a merge
+    #: of parts starts from it instead of numbering the first part's keys again)
+    id_index: dict[Any, int] | None = None
 
 
 @dataclass
@@ -210,6 +213,9 @@ class Store:
                                                                          strict=True)])
 
         id_space = Codes()
+        if parts[0].id_index is not None and len(parts[0].id_index) == len(parts[0].id_code[1]):
+            id_space.index = parts[0].id_index
+            id_space.values = list(parts[0].id_code[1])
         code_vals = np.zeros(n, dtype=np.int64)
         code_mask = np.ones(n, dtype=bool)
         fits = {r: v for r, v in sp["error_code"].items() if -_INT64 <= v < _INT64}
@@ -365,6 +371,11 @@ def _concat_codes(pieces: Sequence[tuple[np.ndarray, list[Any]]],
     if space is None:
         space = Codes()  # the loader's numbering (in C when the scanner is built)
     out = []
+    if space.values:  # the first piece numbered through it already: its codes stay
+        if space.values != pieces[0][1]:
+            raise ValueError("the first piece's values are not the code space's")
+        out.append(pieces[0][0].astype(np.int32, copy=False))
+        pieces = pieces[1:]
     for codes, local in pieces:
         remap = np.append(space.codes(list(local), canon=True), -1).astype(np.int32)
         out.append(remap[codes])  # codes of -1 pick the last entry: -1

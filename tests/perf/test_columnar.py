@@ -115,6 +115,31 @@ def test_direction_inference_matches(seed: int) -> None:
                                                           c.method, c.direction)
 
 
+@pytest.mark.parametrize("depth", [3, 64, 65, 200])
+def test_direction_inference_with_deep_stacks(depth: int) -> None:
+    """Many requests of one id still open (past the 64 the C walk keeps, it hands over to
+    the numpy walk), then their responses, mixed with a second id and unknown methods."""
+    c = Columns()
+    plan = ([("request", '"a"', "zz/custom")] * depth + [("request", "1", "ping")] * 3
+            + [("result", '"a"', None)] * (depth + 2) + [("error", "1", None)] * 4
+            + [("request", '"a"', "tools/call"), ("result", '"a"', None)])
+    for i, (k, ik, m) in enumerate(plan):
+        for name, v in [("ts", float(i)), ("session", "s"), ("stream", "stdio"),
+                        ("direction", None), ("kind", k), ("id", None), ("id_key", ik),
+                        ("method", m), ("error_code", None), ("error_message", None),
+                        ("is_tool_error", False), ("size", 1), ("raw", "{}"),
+                        ("source", "x"), ("batch", None), ("reason", None),
+                        ("local_time", False), ("flags", ()), ("ref", None),
+                        ("progress", None), ("version", None)]:
+            getattr(c, name).append(v)
+    st = Store.from_columns(c)
+    got = infer_codes(st.kind, st.session[0], st.id_code[0], st.method[0], st.method[1],
+                      st.direction)
+    want = infer(c.kind, c.session, c.id_key, c.method, c.direction)
+    assert [_DIRS[d + 1] for d in got.tolist()] == want
+    assert want.count("s2c") > depth  # the answers travel back
+
+
 @pytest.mark.parametrize("seed", range(60))
 def test_whole_tables_match(seed: int) -> None:
     rng = random.Random(seed)

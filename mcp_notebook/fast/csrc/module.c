@@ -573,6 +573,50 @@ static PyObject *py_lengths(PyObject *self, PyObject *args) {
     return out;
 }
 
+static const char DIRECTIONS_DOC[] =
+    "directions(kind, session, id_code, method, method_dirs, given) -> bytearray | None\n\n"
+    "The walk of core.direction.infer on codes: kind int8, session int32 (below 2**29),\n"
+    "id_code int32, method int32 (one per frame), method_dirs int8 (one per method code and\n"
+    "one more for no method: 0 c2s, 1 s2c, -1 both or unknown), given int8 (0 c2s, 1 s2c,\n"
+    "-1 none). The directions with the unknown ones of messages filled in, as int8; None\n"
+    "when one (session, id) holds more than 64 unanswered requests (use the numpy path).";
+
+static PyObject *py_directions(PyObject *self, PyObject *args) {
+    PyObject *o[6];
+    Py_buffer b[6];
+    int nb = 0;
+    PyObject *res = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]))
+        return NULL;
+    for (; nb < 6; nb++)
+        if (get_buffer(o[nb], &b[nb])) goto done;
+    Py_ssize_t n = b[0].len;
+    if (b[1].len != 4 * n || b[2].len != 4 * n || b[3].len != 4 * n || b[5].len != n ||
+        b[4].len < 1) {
+        PyErr_SetString(PyExc_ValueError, "directions: the buffers differ in length");
+        goto done;
+    }
+    const int32_t *sess = b[1].buf, *idc = b[2].buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (sess[i] < -1 || sess[i] >= (1 << 29) - 1 || idc[i] < -1) {
+            PyErr_SetString(PyExc_ValueError, "directions: a code is out of range");
+            goto done;
+        }
+    res = PyByteArray_FromStringAndSize(b[5].buf, n);
+    if (!res) goto done;
+    int st = infer_walk(n, b[0].buf, sess, idc, b[3].buf, b[4].buf, (int32_t)(b[4].len - 1),
+                        (int8_t *)PyByteArray_AS_STRING(res));
+    if (st) {
+        Py_CLEAR(res);
+        if (st == -2) PyErr_NoMemory();
+        else res = Py_NewRef(Py_None);
+    }
+done:
+    for (int k = 0; k < nb; k++) PyBuffer_Release(&b[k]);
+    return res;
+}
+
 static PyMethodDef METHODS[] = {
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS, SCAN_DOC},
     {"codes", py_codes, METH_VARARGS, CODES_DOC},
@@ -580,6 +624,7 @@ static PyMethodDef METHODS[] = {
     {"utf8_valid", py_utf8_valid, METH_VARARGS, UTF8_DOC},
     {"pair", py_pair, METH_VARARGS, PAIR_DOC},
     {"lengths", py_lengths, METH_VARARGS, LENGTHS_DOC},
+    {"directions", py_directions, METH_VARARGS, DIRECTIONS_DOC},
     {NULL, NULL, 0, NULL},
 };
 

@@ -509,4 +509,75 @@ static void pair_state_free(PairState *st) {
     if (st->ids_ready) strtab_free(&st->ids);
 }
 
+/* ---- directions: the walk of core/direction.py (infer), on codes ----
+ *
+ * Per (session, id key): whether a c2s request used it, and the stack of the directions
+ * of its requests not yet answered, as bits (depth at most 64: a deeper stack returns
+ * -1 and the caller takes its numpy path). */
+
+typedef struct {
+    uint64_t key, bits;
+    uint32_t depth, used;
+} DirSlot;
+
+/* out: the given direction codes (0 c2s, 1 s2c, -1 none) of n frames, filled in; mdir:
+ * the direction of each method code (+1 slot at the end for no method; -1 both/unknown).
+ * 0: done; -1: a stack deeper than 64 (out is then partly written); -2: no memory. */
+static int infer_walk(Py_ssize_t n, const int8_t *kind, const int32_t *session,
+                      const int32_t *id_code, const int32_t *method, const int8_t *mdir,
+                      int32_t n_methods, int8_t *out) {
+    size_t n_req = 0;
+    for (Py_ssize_t i = 0; i < n; i++) n_req += kind[i] == K_REQUEST;
+    size_t cap = table_cap(n_req), mask = cap - 1;
+    DirSlot *t = calloc(cap, sizeof *t);
+    if (!t) return -2;
+    int status = 0;
+    for (Py_ssize_t i = 0; i < n && !status; i++) {
+        Py_ssize_t j = i + PAIR_AHEAD;
+        if (j < n && kind[j] <= K_ERROR && kind[j] != K_NOTIFICATION)
+            __builtin_prefetch(&t[mix64(pack_key(session[j], 0, id_code[j])) & mask], 1);
+        int k = kind[i];
+        if (k == K_REQUEST || k == K_NOTIFICATION) {
+            uint64_t key = pack_key(session[i], 0, id_code[i]);
+            DirSlot *e = NULL;
+            if (k == K_REQUEST) {
+                size_t h = mix64(key) & mask;
+                while (t[h].key && t[h].key != key) h = (h + 1) & mask;
+                e = &t[h];
+                e->key = key;
+            }
+            int d = out[i];
+            if (d < 0) {
+                int32_t m = method[i];
+                int md = mdir[m >= 0 && m < n_methods ? m : n_methods];
+                d = md >= 0 ? md : (k == K_REQUEST && e->used) ? 1 : 0;
+                out[i] = (int8_t)d;
+            }
+            if (e) {
+                if (d == 0) e->used = 1;
+                if (e->depth == 64) {
+                    status = -1;
+                    break;
+                }
+                e->bits = (e->bits << 1) | (uint64_t)(d & 1);
+                e->depth++;
+            }
+        } else if ((k == K_RESULT || k == K_ERROR) && out[i] < 0) {
+            uint64_t key = pack_key(session[i], 0, id_code[i]);
+            size_t h = mix64(key) & mask;
+            while (t[h].key && t[h].key != key) h = (h + 1) & mask;
+            DirSlot *e = &t[h];
+            if (e->key == key && e->depth) {
+                out[i] = (int8_t)(1 - (int)(e->bits & 1));
+                e->bits >>= 1;
+                e->depth--;
+            } else {
+                out[i] = 1; /* most responses come from the server */
+            }
+        }
+    }
+    free(t);
+    return status;
+}
+
 #endif
