@@ -98,15 +98,23 @@ class VecInput:
 
 
 def distinct_codes(codes: np.ndarray) -> list[int]:
-    """The distinct values of a code column, ascending (a table of seen values for 8- and
-    16-bit codes: no sort, no hash of a million values)."""
-    if codes.dtype.kind == "i" and codes.dtype.itemsize <= 2 and len(codes):
+    """The distinct values of a code column, ascending (a table of seen values when the
+    codes span a small range: no sort, no hash of a million values)."""
+    if not len(codes):
+        return []
+    if codes.dtype.kind == "i" and codes.dtype.itemsize <= 2:
         bits = 8 * codes.dtype.itemsize
         seen = np.zeros(1 << bits, dtype=bool)
         seen[codes.view(np.uint8 if bits == 8 else np.uint16)] = True
         found = np.flatnonzero(seen)
         found[found >= 1 << (bits - 1)] -= 1 << bits
         return sorted(found.tolist())
+    if codes.dtype.kind == "i":
+        lo, hi = int(codes.min()), int(codes.max())
+        if hi - lo < 1 << 20:
+            seen = np.zeros(hi - lo + 1, dtype=bool)
+            seen[codes - lo] = True
+            return (np.flatnonzero(seen) + lo).tolist()
     return np.unique(codes).tolist()
 
 

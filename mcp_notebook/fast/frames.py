@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.checks_vec import distinct_codes
 from ..table import FRAME_COLUMNS, empty
 from .store import DIRS, KINDS, Store
 
@@ -42,14 +43,16 @@ def categorical(codes: np.ndarray, cats: list[Any]) -> pd.Categorical:
     except TypeError:  # values that do not sort: let pandas decide, as it does for a list
         table = np.array([*cats, None], dtype=object)
         return pd.Categorical(table[codes])
-    rank = np.empty(len(cats) + 1, dtype=np.int32)
-    rank[np.array(order, dtype=np.int64)] = np.arange(len(cats), dtype=np.int32)
-    rank[-1] = -1
     try:
         dtype = pd.Categorical([cats[i] for i in order]).dtype
     except UnicodeEncodeError:  # undecodable bytes (surrogate escapes): shown as \xNN
         table = np.array([*cats, None], dtype=object)
         return _shown(list(table[codes]))
+    if order == list(range(len(cats))):  # first seen is sorted already (one value, often)
+        return pd.Categorical.from_codes(codes, dtype=dtype)
+    rank = np.empty(len(cats) + 1, dtype=np.int32)
+    rank[np.array(order, dtype=np.int64)] = np.arange(len(cats), dtype=np.int32)
+    rank[-1] = -1
     return pd.Categorical.from_codes(rank[codes], dtype=dtype)
 
 
@@ -60,7 +63,9 @@ def _shown(values: list[Any]) -> pd.Categorical:
 
 def categorical_used(codes: np.ndarray, cats: list) -> pd.Categorical:
     """``pd.Categorical`` of the values the codes name (categories: those used, sorted)."""
-    used = np.flatnonzero(np.bincount(codes + 1, minlength=len(cats) + 1)[1:])
+    used = np.array([c for c in distinct_codes(codes) if c >= 0], dtype=np.int64)
+    if len(used) == len(cats):
+        return categorical(codes, cats)
     remap = np.full(len(cats) + 1, -1, dtype=np.int32)
     remap[used] = np.arange(len(used), dtype=np.int32)
     return categorical(remap[codes], [cats[i] for i in used.tolist()])
