@@ -62,12 +62,13 @@ def load_file(path: Path, fmt: str, session: str | None = None,
     collecting = gc.isenabled()
     gc.disable()  # millions of small objects, none in a cycle: the collector only costs time
     try:
-        parts = read_file(path, fmt, sess, direction, gz=gz, keep_text=not lazy)
+        parts = read_file(path, fmt, sess, direction, gz=gz, keep_text=not lazy,
+                          finish=lambda rows, spans, line0: to_part(
+                              path, fmt, sess, direction, rows, spans, lazy, line0))
     finally:
         if collecting:
             gc.enable()
-    return Store.from_parts([to_part(path, fmt, sess, direction, rows, spans, lazy, base)
-                             for rows, spans, base in parts])
+    return Store.from_parts(parts)
 
 
 def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Rows,

@@ -65,19 +65,24 @@ def _cut(path: Path, size: int) -> int:
 
 
 def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: bool,
-              keep_text: bool) -> list[tuple[Rows, np.ndarray, int]]:
-    """``[(rows, line spans, first line), ...]`` for consecutive parts of the file."""
+              keep_text: bool, finish: Callable[[Rows, np.ndarray, int], Any] | None = None
+              ) -> list[Any]:
+    """``finish(rows, line spans, first line)`` for consecutive parts of the file (without
+    ``finish``: those tuples). The first part is finished while a child reads the next."""
+    done = finish or (lambda rows, spans, line0: (rows, spans, line0))
     read_part = _reader(fmt)
     size = path.stat().st_size
     if gz or size < MIN_PARALLEL_BYTES or workers() < 2 or not hasattr(os, "fork"):
         with open_bytes(path) as f:
             rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text)
-        return [(rows, _spans(spans), 0)]
+        return [done(rows, _spans(spans), 0)]
     cut = _cut(path, size)
     child = _start(path, fmt, session, direction, cut, keep_text) if cut < size else None
     with open(path, "rb") as f:
         first, spans0 = read_part(f, path.name, session, direction, 0, cut, keep_text)
-    parts = [(first, _spans(spans0), 0)]
+    first_lines = first.lines
+    parts = [done(first, _spans(spans0), 0)]
+    del first, spans0
     if cut >= size:
         return parts
     got = _finish(child) if child is not None else None
@@ -88,7 +93,7 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
             f.seek(cut)
             got = read_part(f, path.name, session, direction, cut, None, keep_text)
     second, spans1 = got
-    parts.append((second, _spans(spans1), first.lines))
+    parts.append(done(second, _spans(spans1), first_lines))
     return parts
 
 
