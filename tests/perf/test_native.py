@@ -183,3 +183,38 @@ def test_the_scanner_takes_the_usual_lines(tmp_path: Path) -> None:
     assert rows.ref_vals == ['"t"'] and rows.prog_vals == [0.5]
     assert native.native.scan(buf, starts.astype(np.int64), ends.astype(np.int64), 5,
                               len(usual), 0, native.out_lists(rows)) == len(usual)
+
+
+def test_tap_raw_escapes_at_every_alignment(tmp_path: Path) -> None:
+    """Tap records whose raw frame is dense with escapes (quotes, backslash runs, slashes,
+    control and \\u escapes, non-ASCII), shifted through every offset of a 16-byte chunk:
+    the unescaped frames are the reference's."""
+    pieces = ['a"b', "c\\\\d", "\\", '\\"', "e/f", "g\nh", "\u00e9", "\\u0041", "\t",
+              '""', "\\\\\\", "x" * 15]
+    rnd = random.Random(7)
+    recs = []
+    for pad in range(34):
+        for _ in range(3):
+            text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 12)))
+            frame = json.dumps({"jsonrpc": "2.0", "id": pad, "method": "tools/call",
+                                "params": {"p": "." * pad, "s": text}}, ensure_ascii=False)
+            raw = json.dumps(frame, ensure_ascii=False)
+            if rnd.random() < 0.3:
+                raw = raw.replace("/", "\\/")
+            recs.append(f'{{"ts":1.5,"dir":"c2s","session":"a","raw":{raw}}}')
+    for pad in range(34):  # escaped whitespace between the frame's tokens: a valid frame
+        ws = rnd.choice(["\\n", "\\t", "\\r", "\\n\\t"])
+        recs.append('{"ts":1.5,"dir":"s2c","raw":"{\\"jsonrpc\\":\\"2.0\\",' + ws
+                    + '\\"id\\":' + str(pad) + ',' + ws + '\\"result\\":{\\"k\\":\\"'
+                    + "y" * pad + '\\/\\"}}"}')
+    for pad in range(34):  # a control escape inside a frame's string: an invalid frame
+        esc = rnd.choice(["\\n", "\\t", "\\b", "\\f", "\\r"])
+        recs.append('{"ts":1.5,"dir":"c2s","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"'
+                    + "x" * pad + esc + "y" * 20 + '\\"}"}')
+    recs.append('{"ts":1.5,"dir":"c2s","raw":"' + "\\\\" * 20 + '"}')
+    path = tmp_path / "escapes.jsonl"
+    path.write_text("\n".join(recs) + "\n", encoding="utf-8")
+    t = assert_same([path], "tap")
+    assert (t.frames["kind"] == "request").sum() >= 90  # the frames were read as frames
+    assert (t.frames["kind"] == "result").sum() == 34
+    assert (t.frames["kind"] == "invalid").sum() >= 34

@@ -635,6 +635,7 @@ static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_native",
 PyMODINIT_FUNC PyInit__native(void) {
     init_tables();
 #ifdef HAVE_SSSE3_PATH
+    init_pack();
     __builtin_cpu_init();
     use_ssse3 = __builtin_cpu_supports("ssse3") && !getenv("MCP_NOTEBOOK_NO_SIMD");
     use_avx2 = use_ssse3 && __builtin_cpu_supports("avx2") && !getenv("MCP_NOTEBOOK_NO_AVX2");

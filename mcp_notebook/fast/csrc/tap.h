@@ -3,10 +3,104 @@
 #define MCP_NOTEBOOK_TAP_H
 #include "envelope.h"
 
+#ifdef HAVE_SSSE3_PATH
+/* PACK[h][m]: the pshufb indices that move the bytes of an 8-byte half (h: 0 low, 1 high)
+ * whose bit in m is set to the front of that half, in order (0x80: a zero byte). */
+static unsigned char PACK[2][256][8];
+
+static void init_pack(void) {
+    for (int h = 0; h < 2; h++)
+        for (int m = 0; m < 256; m++) {
+            int k = 0;
+            for (int i = 0; i < 8; i++)
+                if (m >> i & 1) PACK[h][m][k++] = (unsigned char)(i + 8 * h);
+            for (; k < 8; k++) PACK[h][m][k] = 0x80;
+        }
+}
+
+/* string_copy() with SSSE3: a chunk of 16 bytes whose escapes are all \" \\ or \/ (the
+ * only ones a JSON text escaped into a string has) is unescaped whole, its escape
+ * backslashes dropped by one shuffle per half; any other chunk takes one escape at a time
+ * as string_copy() does. A chunk starts outside any escape: an escape across its end is
+ * left to the next chunk. */
+__attribute__((target("ssse3"))) static int string_copy_ssse3(Cur *c, unsigned char *out,
+                                                              size_t *n) {
+    cptr p = c->p, end = c->end;
+    unsigned char *o = out;
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+                  slash = _mm_set1_epi8('/'), ctl = _mm_set1_epi8(0x1F);
+    __m128i high = _mm_setzero_si128();
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        high = _mm_or_si128(high, v);
+        unsigned bs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, bslash));
+        unsigned qt = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote));
+        unsigned cl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+        _mm_storeu_si128((__m128i *)o, v);
+        if (!(bs | qt | cl)) {
+            p += 16;
+            o += 16;
+            continue;
+        }
+        unsigned esc = 0;  /* escape backslashes: one not escaped by the one before it */
+        for (unsigned b = bs; b; b &= ~(3u << __builtin_ctz(b))) esc |= 1u << __builtin_ctz(b);
+        unsigned escaped = (esc << 1) & 0xFFFFu;
+        unsigned stop = (qt & ~escaped) | cl;  /* the closing quote, or a control byte */
+        unsigned lim = stop ? (unsigned)__builtin_ctz(stop) : 16;
+        if (esc >> 15 && lim > 15) lim = 15;  /* an escape across the end: the next chunk */
+        unsigned in = lim >= 16 ? 0xFFFFu : (1u << lim) - 1;
+        unsigned plain = qt | bs | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, slash));
+        if (escaped & in & ~plain) {  /* \n, \u, ...: one at a time, as string_copy */
+            int k = __builtin_ctz(bs | qt | cl);
+            p += k;
+            o += k;
+            if (*p == '\\' && p + 1 < end && ESCAPE[p[1]]) {
+                *o++ = ESCAPE[p[1]];
+                p += 2;
+                continue;
+            }
+            break;
+        }
+        unsigned keep = in & ~esc;
+        __m128i shuf = _mm_set_epi64x(*(const int64_t *)PACK[1][keep >> 8],
+                                      *(const int64_t *)PACK[0][keep & 0xFF]);
+        __m128i r = _mm_shuffle_epi8(v, shuf);
+        int k0 = __builtin_popcount(keep & 0xFF), k1 = __builtin_popcount(keep >> 8);
+        _mm_storel_epi64((__m128i *)o, r);
+        _mm_storel_epi64((__m128i *)(o + k0), _mm_srli_si128(r, 8));
+        o += k0 + k1;
+        p += lim;
+        if (lim < 16 && stop && (unsigned)__builtin_ctz(stop) == lim) break;
+    }
+    c->hi |= (unsigned)_mm_movemask_epi8(high);
+    for (;;) {
+        while (p < end && PLAIN[*p]) {
+            c->hi |= *p & 0x80;
+            *o++ = *p++;
+        }
+        if (p >= end) return -1;
+        unsigned char ch = *p;
+        if (ch == '"') {
+            c->p = p + 1;
+            *n = (size_t)(o - out);
+            return 0;
+        }
+        if (ch != '\\' || p + 1 >= end) return -1;
+        unsigned char d = ESCAPE[p[1]];
+        if (!d) return -1;
+        *o++ = d;
+        p += 2;
+    }
+}
+#endif
+
 /* A string, c->p just after its opening quote, checked as string() does and its text
  * written to out with the escapes undone (out has room for the rest of the input plus
  * 16 bytes); its length in *n. 0, or -1 (malformed, or a \u escape). */
 static int string_copy(Cur *c, unsigned char *out, size_t *n) {
+#ifdef HAVE_SSSE3_PATH
+    if (use_ssse3) return string_copy_ssse3(c, out, n);
+#endif
     cptr p = c->p, end = c->end;
     unsigned char *o = out;
 #if defined(__SSE2__)
