@@ -7,8 +7,10 @@
 /* PACK[h][m]: the pshufb indices that move the bytes of an 8-byte half (h: 0 low, 1 high)
  * whose bit in m is set to the front of that half, in order (0x80: a zero byte). */
 static unsigned char PACK[2][256][8];
+static unsigned char POP8[256];  /* bits set in a byte (no popcnt instruction assumed) */
 
 static void init_pack(void) {
+    for (int m = 0; m < 256; m++) POP8[m] = (unsigned char)((m & 1) + POP8[m >> 1]);
     for (int h = 0; h < 2; h++)
         for (int m = 0; m < 256; m++) {
             int k = 0;
@@ -42,8 +44,10 @@ __attribute__((target("ssse3"))) static int string_copy_ssse3(Cur *c, unsigned c
             o += 16;
             continue;
         }
-        unsigned esc = 0;  /* escape backslashes: one not escaped by the one before it */
-        for (unsigned b = bs; b; b &= ~(3u << __builtin_ctz(b))) esc |= 1u << __builtin_ctz(b);
+        /* escape backslashes: those at an even place in their run of backslashes (the
+         * chunk starts outside an escape), found without a loop as simdjson's
+         * json_escape_scanner does */
+        unsigned esc = ((((bs << 1) | 0xAAAAAAAAu) - bs) ^ 0xAAAAAAAAu) & bs;
         unsigned escaped = (esc << 1) & 0xFFFFu;
         unsigned stop = (qt & ~escaped) | cl;  /* the closing quote, or a control byte */
         unsigned lim = stop ? (unsigned)__builtin_ctz(stop) : 16;
@@ -65,7 +69,7 @@ __attribute__((target("ssse3"))) static int string_copy_ssse3(Cur *c, unsigned c
         __m128i shuf = _mm_set_epi64x(*(const int64_t *)PACK[1][keep >> 8],
                                       *(const int64_t *)PACK[0][keep & 0xFF]);
         __m128i r = _mm_shuffle_epi8(v, shuf);
-        int k0 = __builtin_popcount(keep & 0xFF), k1 = __builtin_popcount(keep >> 8);
+        int k0 = POP8[keep & 0xFF], k1 = POP8[keep >> 8];
         _mm_storel_epi64((__m128i *)o, r);
         _mm_storel_epi64((__m128i *)(o + k0), _mm_srli_si128(r, 8));
         o += k0 + k1;
