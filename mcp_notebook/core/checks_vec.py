@@ -57,6 +57,9 @@ class VecInput:
     extra: dict[int, dict[str, Any]] = field(default_factory=dict)
     # rows of results known to hold no member but _meta (their text need not be read)
     empty_results: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    # rows whose id key is longer than 15 characters, when the reader noted them (None:
+    # every request's key is measured)
+    long_keys: np.ndarray | None = None
 
     def session_of(self, code: int) -> Any:
         return None if code < 0 else self.session_cats[code]
@@ -147,23 +150,18 @@ _BIG = 1 << 53
 
 
 def _big_id(vi: VecInput) -> Hits:
-    req = np.flatnonzero(vi.kind == REQUEST)
+    if vi.long_keys is not None:
+        req = vi.long_keys[vi.kind[vi.long_keys] == REQUEST]
+    else:
+        req = np.flatnonzero(vi.kind == REQUEST)
     keys = vi.id_key[req]
-    long = _lengths(keys.tolist()) > 15
+    long = _native.str_lengths(keys.tolist()) > 15
     out, det = [], []
     for r, key in zip(req[long].tolist(), keys[long].tolist(), strict=True):
         if key[0] != '"' and key.lstrip("-").isdigit() and abs(int(key)) > _BIG:
             out.append(r)
             det.append(f"id {key} is above 2^53")
     return _hits(out, None, det)
-
-
-def _lengths(strs: list[str]) -> np.ndarray:
-    """The length of each str (in C where the extension is built)."""
-    native = _native.native
-    if native is not None:
-        return np.frombuffer(native.lengths(strs), dtype=np.int64)
-    return np.fromiter(map(len, strs), dtype=np.int64, count=len(strs))
 
 
 def _notification_with_id(vi: VecInput) -> Hits:

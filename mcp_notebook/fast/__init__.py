@@ -125,7 +125,8 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
                 version=Sparse.from_dict(rows.sparse["version"]),
                 empty_result=Sparse(rows.empty_rows, np.ones(len(rows.empty_rows), dtype=bool),
                                     bool),
-                id_index=rows.keys.index or None)
+                id_index=rows.keys.index or None,
+                long_keys=np.asarray(rows.long_keys, dtype=np.int64))
 
 
 def release_memory() -> None:

@@ -11,10 +11,12 @@ import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 if TYPE_CHECKING:
     from .rows import Rows
 
-__all__ = ["native", "out_lists"]
+__all__ = ["native", "out_lists", "str_lengths"]
 
 native: ModuleType | None
 try:
@@ -30,3 +32,11 @@ def out_lists(rows: Rows) -> tuple:
             sp["error_message"], sp["is_tool_error"], sp["version"], rows.ref_rows,
             rows.ref_vals, rows.ref_intern, rows.prog_rows, rows.prog_vals, rows.empty_rows,
             rows.methods.index, rows.methods.values, rows.base)
+
+
+def str_lengths(values: list) -> np.ndarray:
+    """The length of each str of a list (-1 for anything else), in C when it is built."""
+    if native is not None:
+        return np.frombuffer(native.lengths(values), dtype=np.int64)
+    return np.fromiter((len(v) if isinstance(v, str) else -1 for v in values),
+                       dtype=np.int64, count=len(values))

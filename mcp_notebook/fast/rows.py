@@ -29,6 +29,10 @@ SPARSE = ("error_code", "error_message", "is_tool_error", "batch", "reason", "ve
           "local_time")
 
 
+#: an id key of more characters may be an integer above 2^53 (2^53 has 16 digits)
+LONG_KEY = 15
+
+
 class Codes:
     """Integer codes for repeated values (methods, sessions), in order of first appearance."""
 
@@ -110,6 +114,7 @@ class Rows:
         self.source_over: dict[int, str] = {}
         self.raw: list[str] | None = None  # every row's text, when the text is kept
         self.keyless_ids: dict[int, Any] = {}  # see pack()
+        self.long_keys: list[int] = []  # rows whose id key is longer than LONG_KEY
         self.blank = 0
         self.lines = 0  # lines seen (blank ones included)
 
@@ -144,6 +149,10 @@ class Rows:
             a.setdefault(name, []).append(value)
 
         put("kind", np.array(self.kind, dtype=np.int8))
+        # rows whose id key is long enough to be an id above 2^53 (found while the keys are
+        # fresh in the cache: the check of big ids then reads only these)
+        self.long_keys.extend((np.flatnonzero(_native.str_lengths(self.id_key) > LONG_KEY)
+                               + self.base).tolist())
         put("id_code", self.keys.codes(self.id_key, canon=True, paired=self.id))
         put("id", _objects(self.id))
         put("id_key", _objects(self.id_key))
@@ -192,7 +201,7 @@ class Rows:
                                                       ids[keyless].tolist(), strict=True)
                             if v is not None}
         self.keys.index = {}
-        for name in ("ref_rows", "prog_rows", "empty_rows"):
+        for name in ("ref_rows", "prog_rows", "empty_rows", "long_keys"):
             setattr(self, name, np.asarray(getattr(self, name), dtype=np.int64))
         self.prog_vals = np.asarray(self.prog_vals, dtype=np.float64)  # type: ignore[assignment]
 

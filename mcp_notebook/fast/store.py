@@ -116,6 +116,8 @@ class Part:
     #: id key -> code of ``id_code``'s keys, when the reader still holds that dict (a merge
     #: of parts starts from it instead of numbering the first part's keys again)
     id_index: dict[Any, int] | None = None
+    #: rows whose id key is longer than ``rows.LONG_KEY`` (None: not noted)
+    long_keys: np.ndarray | None = None
 
 
 @dataclass
@@ -153,6 +155,9 @@ class Store:
     #: id key -> its code, when a merge of parts made that dict anyway: the pairing looks
     #: up the few keys it needs there (cancelled ids, id-type twins), then lets it go
     id_index: dict[Any, int] | None = None
+    #: rows whose id key is longer than ``rows.LONG_KEY``, when the reader noted them (None:
+    #: the check of big ids reads every request's key)
+    long_keys: np.ndarray | None = None
 
     def __len__(self) -> int:
         return self.n
@@ -244,7 +249,10 @@ class Store:
             flags=shifted("flags"), ref=sparse("ref"), progress=sparse("progress"),
             version=sparse("version"), extra=shifted("extra"),
             empty_result=sparse("empty_result"),
-            blank_lines=sum(p.blank for p in parts), id_index=id_space.index or None)
+            blank_lines=sum(p.blank for p in parts), id_index=id_space.index or None,
+            long_keys=None if any(p.long_keys is None for p in parts) else np.concatenate(
+                [np.asarray(p.long_keys, dtype=np.int64) + b
+                 for p, b in zip(parts, bases, strict=True)]))
 
     @classmethod
     def concat(cls, stores: Sequence[Store]) -> Store:
@@ -275,7 +283,7 @@ class Store:
                     flags=self.flags, extra=self.extra, raw=_source_of(self.raw),
                     source=_source_of(self.source), blank=self.blank_lines, ref=self.ref,
                     progress=self.progress, version=self.version,
-                    empty_result=self.empty_result)
+                    empty_result=self.empty_result, long_keys=self.long_keys)
 
     # -- reading ----------------------------------------------------------------------------
     def values(self, name: str) -> list[Any]:
