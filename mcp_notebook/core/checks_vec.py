@@ -206,61 +206,71 @@ def _unanswered(vi: VecInput) -> Hits:
 
 def _methods(want: str) -> Callable[[VecInput], Hits]:
     def check(vi: VecInput) -> Hits:
-        rows, uniq, inverse = vi.method_combos
-        if not len(rows):
-            return _hits(_NONE)
-        verdict: list[str | None] = []
+        sel, flat, uniq = vi.method_combos
+        m1 = len(vi.method_cats) + 1
+        bad: dict[int, str] = {}
         for c in uniq.tolist():
-            d = c % 3 - 1
-            m = (c // 3) % (len(vi.method_cats) + 1)
-            s = (c // 3) // (len(vi.method_cats) + 1) - 1
+            d, m, s = c % 3 - 1, (c // 3) % m1, (c // 3) // m1 - 1
             version = vi.version_of(s)
             name = vi.method_cats[m]
             entry = V.methods(version).get(name)
             if entry is None:
-                verdict.append(f"{name} is not a {version} method" if want == "unknown" else None)
+                if want == "unknown":
+                    bad[c] = f"{name} is not a {version} method"
             elif want == "direction" and d >= 0 and entry[1] != "both" and entry[1] != _DIR[d + 1]:
                 side = "client" if entry[1] == "c2s" else "server"
-                verdict.append(f"{name} is sent by the {side} in {version}")
-            else:
-                verdict.append(None)
-        bad = np.array([v is not None for v in verdict], dtype=bool)
-        hit = np.flatnonzero(bad[inverse])
-        return _hits(rows[hit], None, [verdict[u] for u in inverse[hit].tolist()])
+                bad[c] = f"{name} is sent by the {side} in {version}"
+        if not bad:
+            return _hits(_NONE)
+        codes = np.fromiter(bad, dtype=np.int64, count=len(bad))
+        size = (len(vi.session_cats) + 1) * m1 * 3
+        if size <= _DENSE:
+            table = np.zeros(size, dtype=bool)
+            table[codes] = True
+            hit = np.flatnonzero(sel & table[flat])
+        else:
+            hit = np.flatnonzero(sel & np.isin(flat, codes))
+        return _hits(hit, None, [bad[c] for c in flat[hit].tolist()])
     return check
 
 
+_DENSE = 1 << 22  # combinations of (session, method, direction) held in a table
+
+
 def _method_combos(vi: VecInput) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Frames the method rules look at, their distinct (session, method, direction), and
-    each frame's index into those."""
+    """Which frames the method rules look at (a mask), each frame's (session, method,
+    direction) as one number, and the distinct numbers of the frames looked at."""
     notif = vi.method_codes(lambda m: m.startswith("notifications/"))
-    rows = np.flatnonzero(((vi.kind == REQUEST) & ~vi.method_in(notif)
-                           & (vi.method >= 0))
-                          | ((vi.kind == NOTIFICATION) & (vi.method >= 0))).astype(np.int32)
-    combo = ((vi.session[rows].astype(np.int64) + 1) * (len(vi.method_cats) + 1)
-             + vi.method[rows]) * 3 + (vi.direction[rows] + 1)
-    if len(combo) and int(combo.max()) < 1 << 24:  # few distinct values: a dense table
-        combo = combo.astype(np.int32)
-        present = np.zeros(int(combo.max()) + 1, dtype=bool)
-        present[combo] = True
-        uniq = np.flatnonzero(present)
-        pos = np.zeros(len(present), dtype=np.int32)
-        pos[uniq] = np.arange(len(uniq), dtype=np.int32)
-        return rows, uniq, pos[combo]
-    uniq, inverse = np.unique(combo, return_inverse=True)
-    return rows, uniq, inverse
+    sel = (((vi.kind == REQUEST) & ~vi.method_in(notif)) | (vi.kind == NOTIFICATION)) \
+        & (vi.method >= 0)
+    m1 = len(vi.method_cats) + 1
+    size = (len(vi.session_cats) + 1) * m1 * 3
+    flat: Any = vi.session.astype(np.int32 if size < 1 << 31 else np.int64)
+    flat += 1
+    flat *= m1
+    flat += vi.method
+    flat *= 3
+    flat += vi.direction
+    flat += 1
+    if size <= _DENSE:  # few combinations: a table of those seen
+        present = np.zeros(size, dtype=bool)
+        present[flat[sel]] = True
+        return sel, flat, np.flatnonzero(present)
+    return sel, flat, np.unique(flat[sel])
 
 
 def _lifecycle(vi: VecInput) -> Hits:
     init = vi.method_codes(lambda m: m == "initialize")
-    req = np.flatnonzero(vi.kind == REQUEST)
-    meth = vi.method[req]
-    inits = req[vi.method_in(init, meth)]
+    inits = np.flatnonzero((vi.kind == REQUEST) & vi.method_in(init))
     if not len(inits):
         return _hits(_NONE)
     sess, first = np.unique(vi.session[inits], return_index=True)
     first_init = np.full(len(vi.session_cats) + 1, -1, dtype=np.int64)
     first_init[sess] = inits[first]  # session code -1 lands in the last slot
+    # only requests before some session's first initialize can come too early
+    head = int(first_init.max())
+    req = np.flatnonzero(vi.kind[:head] == REQUEST)
+    meth = vi.method[req]
     fi = first_init[vi.session[req]]
     ok_methods = vi.method_codes(lambda m: m in ("ping", "initialize"))
     sel = (fi >= 0) & (req < fi) & (vi.direction[req] == 0) & ~vi.method_in(ok_methods, meth)
