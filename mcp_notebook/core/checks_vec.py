@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import compress, repeat
+from operator import itemgetter
 from typing import Any
 
 import msgspec
@@ -156,12 +158,20 @@ def _big_id(vi: VecInput) -> Hits:
         req = np.flatnonzero(vi.kind == REQUEST)
     keys = vi.id_key[req]
     long = _native.str_lengths(keys.tolist()) > 15
+    req, long_keys = req[long].tolist(), keys[long].tolist()
+    native = _native.native
+    verdict = native.big_ids(long_keys) if native is not None else bytes([2]) * len(long_keys)
     out, det = [], []
-    for r, key in zip(req[long].tolist(), keys[long].tolist(), strict=True):
-        if key[0] != '"' and key.lstrip("-").isdigit() and abs(int(key)) > _BIG:
+    for r, key, v in zip(req, long_keys, verdict, strict=True):
+        if v == 1 or (v == 2 and _is_big(key)):
             out.append(r)
             det.append(f"id {key} is above 2^53")
     return _hits(out, None, det)
+
+
+def _is_big(key: str) -> bool:
+    """Whether an id key is an integer above 2^53 (the reference's test)."""
+    return key[0] != '"' and key.lstrip("-").isdigit() and abs(int(key)) > _BIG
 
 
 def _notification_with_id(vi: VecInput) -> Hits:
@@ -436,7 +446,8 @@ def run_vec(vi: VecInput, rules: Sequence[Rule] = RULES) -> list[tuple[Rule, int
     checked = {c: V.normalise(vi.version_of(c)) for c in present}
     out: list[tuple[Rule, int, int | None, str]] = []
     reference: ref_checks.CheckInput | None = None
-    for r in rules:
+    # by code: one stable sort by seq at the end then orders by (seq, code)
+    for r in sorted(rules, key=lambda rule: rule.code):
         applies_by = {c: v in r.versions for c, v in checked.items()}
         if not any(applies_by.values()):
             continue
@@ -457,9 +468,12 @@ def run_vec(vi: VecInput, rules: Sequence[Rule] = RULES) -> list[tuple[Rule, int
         if not len(seq):
             continue
         keep = table[vi.session[seq]]
-        for s, q, d in zip(seq[keep].tolist(), rel[keep].tolist(),
-                           [d for d, k in zip(det, keep.tolist(), strict=True) if k],
-                           strict=True):
-            out.append((r, s, None if q < 0 else q, d))
-    out.sort(key=lambda t: (t[1], t[0].code))
+        if not keep.all():
+            seq, rel = seq[keep], rel[keep]
+            det = list(compress(det, keep.tolist()))
+        rel_list: list[Any] = rel.tolist()
+        if (rel < 0).any():
+            rel_list = [None if q < 0 else q for q in rel_list]
+        out.extend(zip(repeat(r), seq.tolist(), rel_list, det))
+    out.sort(key=itemgetter(1))
     return out

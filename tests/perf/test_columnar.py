@@ -224,3 +224,23 @@ def test_times_match_pandas_to_datetime(values: list[float]) -> None:
     if values:  # one value for every row, as a format without times gives it
         same = times(np.broadcast_to(np.float64(values[0]), (3,)))
         assert same.array.asi8.tolist() == _times([values[0]] * 3).array.asi8.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st_.lists(st_.one_of(st_.integers(-(2**80), 2**80).map(str),
+                            st_.integers(-(2**80), 2**80).map(lambda k: f'"{k}"'),
+                            st_.integers(2**52, 2**54).map(str),
+                            st_.integers(2**52, 2**54).map(lambda k: f"-{k}"),
+                            st_.floats(allow_nan=False, allow_infinity=False).map(repr),
+                            st_.text(max_size=20)), max_size=30))
+def test_big_id_keys_as_the_reference_says(keys: list[str]) -> None:
+    """The C verdict on an id key (above 2^53 or not) is the reference test's, or defers."""
+    from mcp_notebook.core.checks_vec import _is_big
+    from mcp_notebook.fast import native
+
+    if native.native is None:
+        return  # the Python path decides every key with _is_big itself
+    for key, v in zip(keys, native.native.big_ids(keys), strict=True):
+        assert v in (0, 1, 2)
+        if v != 2:
+            assert bool(v) == _is_big(key), key

@@ -617,6 +617,51 @@ done:
     return res;
 }
 
+static const char BIG_IDS_DOC[] =
+    "big_ids(keys) -> bytearray\n\n"
+    "For each id key (the compact JSON text of an id) of a list: 1 when it is an integer\n"
+    "above 2**53 in absolute value, 0 when it is not, 2 when Python must decide (a key that\n"
+    "is not plain ASCII, is empty, or has more than one leading minus).";
+
+static PyObject *py_big_ids(PyObject *self, PyObject *args) {
+    PyObject *lst;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &lst)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(lst);
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n);
+    if (!out) return NULL;
+    unsigned char *dst = (unsigned char *)PyByteArray_AS_STRING(out);
+    static const char LIMIT[] = "9007199254740992"; /* 2**53 */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *o = PyList_GET_ITEM(lst, k);
+        if (!PyUnicode_Check(o) || !PyUnicode_IS_ASCII(o) || PyUnicode_GET_LENGTH(o) == 0) {
+            dst[k] = 2;
+            continue;
+        }
+        const char *t = (const char *)PyUnicode_DATA(o);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(o), i = 0;
+        if (t[0] == '"') {
+            dst[k] = 0;
+            continue;
+        }
+        while (i < len && t[i] == '-') i++;
+        if (i > 1) {
+            dst[k] = 2;
+            continue;
+        }
+        Py_ssize_t d = i;
+        while (d < len && t[d] >= '0' && t[d] <= '9') d++;
+        if (d == i || d < len) {  /* not all digits */
+            dst[k] = 0;
+            continue;
+        }
+        while (i < len - 1 && t[i] == '0') i++;  /* leading zeros */
+        Py_ssize_t digits = len - i;
+        dst[k] = digits > 16 || (digits == 16 && memcmp(t + i, LIMIT, 16) > 0);
+    }
+    return out;
+}
+
 static PyMethodDef METHODS[] = {
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS, SCAN_DOC},
     {"codes", py_codes, METH_VARARGS, CODES_DOC},
@@ -624,6 +669,7 @@ static PyMethodDef METHODS[] = {
     {"utf8_valid", py_utf8_valid, METH_VARARGS, UTF8_DOC},
     {"pair", py_pair, METH_VARARGS, PAIR_DOC},
     {"lengths", py_lengths, METH_VARARGS, LENGTHS_DOC},
+    {"big_ids", py_big_ids, METH_VARARGS, BIG_IDS_DOC},
     {"directions", py_directions, METH_VARARGS, DIRECTIONS_DOC},
     {NULL, NULL, 0, NULL},
 };
