@@ -218,3 +218,29 @@ def test_tap_raw_escapes_at_every_alignment(tmp_path: Path) -> None:
     assert (t.frames["kind"] == "request").sum() >= 90  # the frames were read as frames
     assert (t.frames["kind"] == "result").sum() == 34
     assert (t.frames["kind"] == "invalid").sum() >= 34
+
+
+def test_the_scanner_takes_stderr_records_once_their_stream_has_a_code() -> None:
+    """A tap record's stderr line is a row of its own (kind stderr, no id, no direction,
+    the stderr stream); until the Python path has coded that stream, the scanner stops."""
+    import numpy as np
+
+    from mcp_notebook.fast.rows import LineContext, Rows
+
+    recs = [b'{"ts":1.5,"dir":"c2s","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"x\\"}"}',
+            b'{"ts":2.5,"dir":"stderr","raw":"server log: \\"ready\\"\\tok"}',
+            b'{"ts":3.5,"dir":"s2c","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"result\\":{}}"}']
+    buf = b"\n".join(recs)
+    ends = np.cumsum([len(r) + 1 for r in recs]) - 1
+    starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.int64)
+    for stderr_code, taken in [(-1, 1), (7, 3)]:
+        rows = Rows(per_row_context=True)
+        ctx = LineContext(0, len(recs))
+        context = (ctx.ts, ctx.session, ctx.direction, ctx.stream, ctx.size, {"s": 0}, "s", 3,
+                   stderr_code)
+        got = native.native.scan(buf, starts, ends.astype(np.int64), 0, len(recs), 0,
+                                 native.out_lists(rows), context)
+        assert got == taken
+    assert rows.kind == [0, 5, 2] and rows.id_key == ["1", None, "1"]
+    assert ctx.stream.tolist() == [3, 7, 3] and ctx.direction.tolist() == [0, -1, 1]
+    assert ctx.size[1] == len('server log: "ready"\tok') and ctx.ts.tolist() == [1.5, 2.5, 3.5]

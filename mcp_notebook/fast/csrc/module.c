@@ -155,6 +155,17 @@ fail:
     return -1;
 }
 
+/* The row of a tap record's stderr line: kind stderr, no id, no method. */
+static int add_stderr_row(Out *o, long long j) {
+    PyObject *lj = PyLong_FromLongLong(j), *none_method = PyLong_FromLong(-1);
+    int bad = !lj || !none_method || PyList_Append(o->kind, SMALL[5]) ||
+              PyList_Append(o->id, Py_None) || PyList_Append(o->id_key, Py_None) ||
+              PyList_Append(o->method, none_method) || PyList_Append(o->line, lj);
+    Py_XDECREF(lj);
+    Py_XDECREF(none_method);
+    return bad ? -1 : 0;
+}
+
 /* ---- Python entry points ---- */
 
 static int get_buffer(PyObject *o, Py_buffer *b) {
@@ -169,7 +180,8 @@ static const char SCAN_DOC[] =
     "ref_intern, prog_rows, prog_vals, empty_rows, method index, method values, base). Stops at the first line it does not take and returns its index (hi when all\n"
     "were taken). ``tap`` = (ts float64, session int32, direction int8, stream int32,\n"
     "size int64 arrays of the block's lines, session index dict, default session, stdio\n"
-    "stream code) reads tap records instead.";
+    "stream code[, stderr stream code]) reads tap records instead (stderr records only\n"
+    "with a stderr code).";
 
 static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"buf", "starts", "ends", "lo", "hi", "line0", "out", "tap", NULL};
@@ -192,10 +204,11 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
         return NULL;
     PyObject *ctx[5] = {NULL, NULL, NULL, NULL, NULL};  /* ts, session, dir, stream, size */
     PyObject *sess_index = NULL, *stem = NULL;
-    int stdio = -1;
+    int stdio = -1, stderr_code = -1;
     int tap = tapo != Py_None;
-    if (tap && !PyArg_ParseTuple(tapo, "OOOOOO!Oi", &ctx[0], &ctx[1], &ctx[2], &ctx[3],
-                                 &ctx[4], &PyDict_Type, &sess_index, &stem, &stdio))
+    if (tap && !PyArg_ParseTuple(tapo, "OOOOOO!Oi|i", &ctx[0], &ctx[1], &ctx[2], &ctx[3],
+                                 &ctx[4], &PyDict_Type, &sess_index, &stem, &stdio,
+                                 &stderr_code))
         return NULL;
     /* the context columns of the block's lines: float64, int32, int8, int32, int64 */
     static const Py_ssize_t ITEM[5] = {8, 4, 1, 4, 8};
@@ -241,7 +254,11 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
         Tap t;
         if (tap_record(base + a, base + z, &t, &frame)) break;  /* the frame's text: in frame */
         cptr fs = t.raw_s, fe = t.raw_e;
-        if (message(fs, fe, &m, 0)) break;  /* UTF-8: checked on the tap line */
+        if (t.dir == 2) {  /* a stderr line: a row of its own (its stream not yet coded: */
+            if (stderr_code < 0) break;  /* the Python path codes it) */
+        } else if (message(fs, fe, &m, 0)) {
+            break;  /* UTF-8: checked on the tap line */
+        }
         /* the session's code (a session not seen before: the Python path registers it) */
         int32_t code = -1;
         const char *name = t.sess_s ? (const char *)t.sess_s : NULL;
@@ -273,11 +290,14 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
                 cache[ncache++].code = code;
             }
         }
-        if (add_row(&o, &m, line0 + i, &tmp)) { failed = 1; break; }
+        if (t.dir == 2 ? add_stderr_row(&o, line0 + i) : add_row(&o, &m, line0 + i, &tmp)) {
+            failed = 1;
+            break;
+        }
         ((double *)cb[0].buf)[i] = t.has_ts ? t.ts : NAN;
         ((int32_t *)cb[1].buf)[i] = code;
-        ((int8_t *)cb[2].buf)[i] = (int8_t)t.dir;
-        ((int32_t *)cb[3].buf)[i] = stdio;
+        ((int8_t *)cb[2].buf)[i] = (int8_t)(t.dir == 2 ? -1 : t.dir);
+        ((int32_t *)cb[3].buf)[i] = t.dir == 2 ? stderr_code : stdio;
         ((int64_t *)cb[4].buf)[i] = fe - fs;
     }
     for (int k = 0; tap && k < 5; k++) PyBuffer_Release(&cb[k]);

@@ -163,7 +163,7 @@ static int string_copy(Cur *c, unsigned char *out, size_t *n) {
 
 typedef struct {
     cptr raw_s, raw_e;
-    int dir;           /* 0 c2s, 1 s2c */
+    int dir;           /* 0 c2s, 1 s2c, 2 stderr */
     int has_ts;
     double ts;
     cptr sess_s, sess_e;  /* NULL: none (null, absent or "") */
@@ -196,7 +196,8 @@ static int tap_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
         if (str_value(c, &v) || v.esc) return -1;
         if (KEY_IS(v.s, v.e, "c2s")) t->dir = 0;
         else if (KEY_IS(v.s, v.e, "s2c")) t->dir = 1;
-        else return -1;  /* stderr, meta, ...: the Python path */
+        else if (KEY_IS(v.s, v.e, "stderr")) t->dir = 2;  /* raw: a line the peer logged */
+        else return -1;  /* meta, ...: the Python path */
         return 0;
     }
     if (NAME_IS("ts")) {
