@@ -169,11 +169,10 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
         if native is not None:  # the C scanner; the Python path for the lines it leaves
             n = len(starts)
 
-            def context() -> tuple:  # the stderr stream's code, once the Python path gave it
-                return (c_ts, c_sess, c_dir, c_stream, c_size, sess_code, stem, stdio_code(),
-                        streams.index.get("stderr", -1))
-
-            i = native.scan(buf, starts, ends, 0, n, line0, _native.out_lists(rows), context())
+            # the context, and the stderr stream's code once the Python path gave it one
+            block_ctx = (c_ts, c_sess, c_dir, c_stream, c_size, sess_code, stem, stdio_code())
+            i = native.scan(buf, starts, ends, 0, n, line0, _native.out_lists(rows),
+                            (*block_ctx, streams.index.get("stderr", -1)))
             while i < n:
                 data = bytes(mv[st[i]:en[i]])
                 try:
@@ -185,7 +184,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
                 pend.flush()
                 frames.clear()
                 i = native.scan(buf, starts, ends, i + 1, n, line0, _native.out_lists(rows),
-                                context())
+                                (*block_ctx, streams.index.get("stderr", -1)))
         else:
             bad = set(bad_utf8(buf, starts, ends).tolist())  # the reference refuses them
             uncommon = lines_with(buf, starts, ends, (b"\\u", b"\\/")).tolist()
