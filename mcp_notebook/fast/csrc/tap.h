@@ -3,6 +3,30 @@
 #define MCP_NOTEBOOK_TAP_H
 #include "envelope.h"
 
+/* The rest of a string for string_copy() and its SSSE3 form, a byte at a time: p is where
+ * the input goes on and o where its text goes on in out. */
+static int string_rest(Cur *c, cptr p, unsigned char *out, unsigned char *o, size_t *n) {
+    cptr end = c->end;
+    for (;;) {
+        while (p < end && PLAIN[*p]) {
+            c->hi |= *p & 0x80;
+            *o++ = *p++;
+        }
+        if (p >= end) return -1;
+        unsigned char ch = *p;
+        if (ch == '"') {
+            c->p = p + 1;
+            *n = (size_t)(o - out);
+            return 0;
+        }
+        if (ch != '\\' || p + 1 >= end) return -1;  /* a control byte, or the end */
+        unsigned char d = ESCAPE[p[1]];
+        if (!d) return -1;  /* \u (the Python path) or not an escape */
+        *o++ = d;
+        p += 2;
+    }
+}
+
 #ifdef HAVE_SSSE3_PATH
 /* PACK[h][m]: the pshufb indices that move the bytes of an 8-byte half (h: 0 low, 1 high)
  * whose bit in m is set to the front of that half, in order (0x80: a zero byte). */
@@ -77,24 +101,7 @@ __attribute__((target("ssse3"))) static int string_copy_ssse3(Cur *c, unsigned c
         if (lim < 16 && stop && (unsigned)__builtin_ctz(stop) == lim) break;
     }
     c->hi |= (unsigned)_mm_movemask_epi8(high);
-    for (;;) {
-        while (p < end && PLAIN[*p]) {
-            c->hi |= *p & 0x80;
-            *o++ = *p++;
-        }
-        if (p >= end) return -1;
-        unsigned char ch = *p;
-        if (ch == '"') {
-            c->p = p + 1;
-            *n = (size_t)(o - out);
-            return 0;
-        }
-        if (ch != '\\' || p + 1 >= end) return -1;
-        unsigned char d = ESCAPE[p[1]];
-        if (!d) return -1;
-        *o++ = d;
-        p += 2;
-    }
+    return string_rest(c, p, out, o, n);
 }
 #endif
 
@@ -135,28 +142,11 @@ static int string_copy(Cur *c, unsigned char *out, size_t *n) {
             p += 2;
             continue;
         }
-        break;  /* the closing quote, or something the loop below refuses */
+        break;  /* the closing quote, or something string_rest() refuses */
     }
     c->hi |= (unsigned)_mm_movemask_epi8(high);
 #endif
-    for (;;) {
-        while (p < end && PLAIN[*p]) {
-            c->hi |= *p & 0x80;
-            *o++ = *p++;
-        }
-        if (p >= end) return -1;
-        unsigned char ch = *p;
-        if (ch == '"') {
-            c->p = p + 1;
-            *n = (size_t)(o - out);
-            return 0;
-        }
-        if (ch != '\\' || p + 1 >= end) return -1;  /* a control byte, or the end */
-        unsigned char d = ESCAPE[p[1]];
-        if (!d) return -1;  /* \u (the Python path) or not an escape */
-        *o++ = d;
-        p += 2;
-    }
+    return string_rest(c, p, out, o, n);
 }
 
 /* ---- tap records ---- */
