@@ -141,7 +141,8 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
             cancel_seq[row] = s
             cancelled_before[row] = s
             if method[pend] == init_code and init_code >= 0:
-                findings.append((s, "cancel-initialize", pend, "initialize was cancelled"))
+                findings.append((s, "cancel-initialize", pend,
+                                 _detail("cancel-initialize", s, id_key, kind, ref)))
             continue
         done = lookup.done(int(session[s]), d, rk, s)
         if done >= 0:
@@ -149,18 +150,17 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
             if cancel_seq[row] < 0:
                 cancel_seq[row] = s
             findings.append((s, "cancel-after-response", done,
-                             f"request {rk} had already been answered"))
+                             _detail("cancel-after-response", s, id_key, kind, ref)))
         else:
             findings.append((s, "cancel-unknown-request", None,
-                             f"no request {rk} from this side is known"))
+                             _detail("cancel-unknown-request", s, id_key, kind, ref)))
     st.lookup = lookup = None
     was_cancelled = cancelled_before >= 0
     outcome[was_cancelled] = _O["cancelled"]
     for row in np.flatnonzero(was_cancelled & (response_seq >= 0)).tolist():
         s = int(response_seq[row])
         findings.append((s, "response-after-cancel", int(cancelled_before[row]),
-                         f"a {'error' if kind[s] == ERROR else 'result'} for id {id_key[s]} "
-                         "after it was cancelled"))
+                         _detail("response-after-cancel", s, id_key, kind, ref)))
     del cancelled_before, was_cancelled
     # -- progress ---------------------------------------------------------------------------
     progress_count = np.zeros(len(req_rows), dtype=np.int64)
@@ -217,7 +217,7 @@ def _pair_native(native: Any, kind: np.ndarray, session: np.ndarray, direction: 
     fx = np.frombuffer(got[10], np.float64).reshape(-1, 2).tolist()
     for (s, rule, rel), (a, b) in zip(fv, fx, strict=True):
         findings.append((s, FINDINGS[rule], rel if rel >= 0 else None,
-                         _detail(rule, s, a, b, id_key, kind, ref)))
+                         _detail(FINDINGS[rule], s, id_key, kind, ref, a, b)))
     return PairTable(
         request_seq=np.frombuffer(got[0], i64), response_seq=np.frombuffer(got[1], i64),
         session=np.frombuffer(got[2], i32), requester=np.frombuffer(got[3], i8),
@@ -226,10 +226,11 @@ def _pair_native(native: Any, kind: np.ndarray, session: np.ndarray, direction: 
         progress_count=np.frombuffer(got[7], i64), findings=findings)
 
 
-def _detail(rule: int, s: int, a: float, b: float, id_key: np.ndarray, kind: np.ndarray,
-            ref: Any) -> str:
-    """The text of a pairing finding, as :func:`mcp_notebook.core.pairing.pair` words it."""
-    name = FINDINGS[rule]
+def _detail(name: str, s: int, id_key: Any = None, kind: Any = None, ref: Any = None,
+            a: float = 0.0, b: float = 0.0) -> str:
+    """The text of pairing finding ``name`` on frame ``s``, as
+    :func:`mcp_notebook.core.pairing.pair` words it (both walks here write it so): from the
+    frame's id key, kind or ref, or the progress values ``a`` (after ``b``)."""
     if name == "request-id-in-flight":
         return f"id {id_key[s]} is still in flight"
     if name == "request-id-reused":
@@ -320,18 +321,20 @@ def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_
     del pi, answered, resp_seq
     findings: list[tuple[int, str, int | None, str]] = []
     for i in np.flatnonzero(s_req & prev_is_req).tolist():
-        findings.append((int(s_seq[i]), "request-id-in-flight", int(s_seq[i - 1]),
-                         f"id {id_key[s_seq[i]]} is still in flight"))
+        s = int(s_seq[i])
+        findings.append((s, "request-id-in-flight", int(s_seq[i - 1]),
+                         _detail("request-id-in-flight", s, id_key)))
     for i in np.flatnonzero(s_req & ~prev_is_req & (last_req >= 0)).tolist():
-        findings.append((int(s_seq[i]), "request-id-reused", int(s_seq[last_req[i]]),
-                         f"id {id_key[s_seq[i]]} was used before in this session"))
+        s = int(s_seq[i])
+        findings.append((s, "request-id-reused", int(s_seq[last_req[i]]),
+                         _detail("request-id-reused", s, id_key)))
     # duplicates: one extra row each, and a finding
     di = np.flatnonzero(~s_req & ~prev_is_req & (last_req >= 0))
     dup_req = s_seq[last_req[di]]
     dup_seq = s_seq[di]
     first_resp = response_seq[np.searchsorted(req_rows, dup_req)]
     for q, s in zip(first_resp.tolist(), dup_seq.tolist(), strict=True):
-        findings.append((s, "duplicate-response", q, f"a second response for id {id_key[s]}"))
+        findings.append((s, "duplicate-response", q, _detail("duplicate-response", s, id_key)))
     del di, prev_is_req, first_resp
     # orphans: keyed ones get a finding (id-type-mismatch when the twin id is in flight)
     orphans = np.flatnonzero(~s_req & (last_req < 0))
@@ -341,14 +344,12 @@ def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_
     del key
     for i, twin in zip(orphans.tolist(), twins, strict=True):
         s = int(s_seq[i])
-        ik = id_key[s]
         pend = lookup.pending(int(session[s]), int(_opp(direction[s:s + 1])[0]), twin, s) \
             if twin is not None else -1
         if pend >= 0:
-            findings.append((s, "id-type-mismatch", pend,
-                             f"response id {ik} but the request id was {twin}"))
+            findings.append((s, "id-type-mismatch", pend, _detail("id-type-mismatch", s, id_key)))
         else:
-            findings.append((s, "orphan-response", None, f"no request with id {ik} from this side"))
+            findings.append((s, "orphan-response", None, _detail("orphan-response", s, id_key)))
     orphan_seq = np.sort(np.concatenate([s_seq[orphans], np.flatnonzero(null_id)]))
     return _Core(req_rows=req_rows, response_seq=response_seq, outcome=outcome,
                  dup_req=dup_req, dup_seq=dup_seq, orphan_seq=orphan_seq, findings=findings,
@@ -423,7 +424,6 @@ def _progress(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, meth
     order, first = _sorted_groups(tkey, rows)
     del tkey
     s_rows = rows[order]
-    s_tok = toks[order]
     s_tr = is_tr[order]
     del rows, toks, is_tr, order
     last = _last_before(s_tr, first)
@@ -432,19 +432,18 @@ def _progress(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, meth
     p_seq = s_rows[p_idx]
     q = last[p_idx]
     unknown = q < 0
-    for s, tok in zip(p_seq[unknown].tolist(), s_tok[p_idx[unknown]].tolist(), strict=True):
+    for s in p_seq[unknown].tolist():
         findings.append((s, "progress-unknown-token", None,
-                         f"no request in flight carries token {tok}"))
+                         _detail("progress-unknown-token", s, ref=ref)))
     p_idx, p_seq, q = p_idx[~unknown], p_seq[~unknown], q[~unknown]
     row = np.searchsorted(req_rows, s_rows[q])
     rs = response_seq[row]
     after = (rs >= 0) & (rs < p_seq)
-    for s, r, tok in zip(p_seq[after].tolist(), rs[after].tolist(),
-                         s_tok[p_idx[after]].tolist(), strict=True):
+    for s, r in zip(p_seq[after].tolist(), rs[after].tolist(), strict=True):
         findings.append((s, "progress-after-response", r,
-                         f"progress for token {tok} after the response"))
+                         _detail("progress-after-response", s, ref=ref)))
     c_row, c_seq = row[~after], p_seq[~after]
-    del row, rs, q, p_idx, s_rows, s_tok, last
+    del row, rs, q, p_idx, s_rows, last
     if not len(c_row):
         return
     progress_count += np.bincount(c_row, minlength=len(progress_count))
@@ -460,4 +459,5 @@ def _progress(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, meth
     hit[hit] = c_val[hit] <= c_val[prev[hit]]
     for i in np.flatnonzero(hit).tolist():
         findings.append((int(c_seq[i]), "progress-not-increasing", int(req_rows[c_row[i]]),
-                         f"progress {c_val[i]:g} after {c_val[prev[i]]:g}"))
+                         _detail("progress-not-increasing", 0, a=float(c_val[i]),
+                                 b=float(c_val[prev[i]]))))
