@@ -130,10 +130,6 @@ def _start(path: Path, fmt: str, session: str, direction: str | None, start: int
             rows, spans = _reader(fmt)(f, path.name, session, direction, start, None,
                                        keep_text)
         rows.flush()
-        for codes in (rows.methods, rows.sessions, rows.streams):
-            codes.index = {}  # the parent needs the values only
-            codes.paired = []
-        rows.ref_intern = {}
         rows.pack()
         return rows, spans
 

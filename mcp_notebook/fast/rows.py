@@ -191,7 +191,8 @@ class Rows:
 
         The id and id key of a row with a key are the key's first-seen objects (``keys``
         values and paired ids: :meth:`Codes.codes` made them so), so only the codes travel,
-        and the ids of rows without a key that have one; row lists become arrays."""
+        and the ids of rows without a key that have one; row lists become arrays; of the
+        codes, the receiver needs the values only (and the paired ids of the keys)."""
         codes = self.column("id_code", np.int32)
         ids = self.column("id", object)
         self.column("id_key", object)
@@ -200,7 +201,11 @@ class Rows:
         self.keyless_ids = {int(r): v for r, v in zip(keyless.tolist(),
                                                       ids[keyless].tolist(), strict=True)
                             if v is not None}
-        self.keys.index = {}
+        for space in (self.methods, self.keys, self.sessions, self.streams):
+            space.index = {}
+            if space is not self.keys:
+                space.paired = []
+        self.ref_intern = {}
         for name in ("ref_rows", "prog_rows", "empty_rows", "long_keys"):
             setattr(self, name, np.asarray(getattr(self, name), dtype=np.int64))
         self.prog_vals = np.asarray(self.prog_vals, dtype=np.float64)  # type: ignore[assignment]
