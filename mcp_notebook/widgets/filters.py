@@ -134,12 +134,13 @@ def _str_term(field: str, col: str, op: str, raw: str) -> tuple[Callable, str]:
 
 
 def _text_term(value: str) -> tuple[Callable, str]:
+    # object dtype, not pandas' "string": a frame that is not valid UTF-8 keeps its bytes as
+    # lone surrogates (\udcNN), which Arrow-backed strings refuse to hold
     def fn(df: pd.DataFrame) -> np.ndarray:
-        return df["raw"].astype("string").str.contains(value, case=False, regex=False) \
-            .fillna(False).to_numpy(dtype=bool)
+        return df["raw"].astype(object).str.contains(value, case=False, regex=False, na=False) \
+            .to_numpy(dtype=bool)
 
-    return fn, (f'df["raw"].astype("string").str.contains({value!r}, case=False, regex=False)'
-                '.fillna(False)')
+    return fn, f'df["raw"].astype(object).str.contains({value!r}, case=False, regex=False, na=False)'
 
 
 def _term(field: str | None, op_text: str | None, raw: str,

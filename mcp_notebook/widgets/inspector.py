@@ -179,6 +179,13 @@ class Inspector(W.VBox):
             self._status.value = (f'<div class="mnw" style="color:#a1352d">filter error: '
                                   f"{esc(exc)}</div>")
             return
+        except Exception as exc:  # noqa: BLE001 - a widget callback's exception is never seen
+            # by the user: say in the widget that the filter did not run, instead of leaving
+            # the last status line ("all frames") standing for a search that did not happen
+            self._status.value = (f'<div class="mnw" style="color:#a1352d">filter failed, no '
+                                  f"rows selected by it ({esc(type(exc).__name__)}: {esc(exc)}); "
+                                  "this is a bug in mcp_notebook, please report it</div>")
+            return
         mask = f.mask if self._range_mask is None else f.mask & self._range_mask
         self._positions = np.flatnonzero(mask)
         self._filter_expr = f.expr

@@ -161,3 +161,34 @@ def test_every_bundled_capture_explores(path):
     ex.timeline.lane_by = "method"
     ex.inspector.query = "-method:notifications/* has:pair"
     assert "filter error" not in ex.inspector._status.value
+
+
+def test_free_text_search_over_a_frame_that_is_not_utf8(tmp_path):
+    """One frame with bytes that are not UTF-8 (kept as lone surrogates) once made the text
+    search raise inside the widget: the status line went on saying "all frames"."""
+    capture = tmp_path / "latin1.jsonl"
+    capture.write_bytes(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+                        b'{"jsonrpc":"2.0","id":1,"result":{"name":"Jos\xe9"}}\n'
+                        b'{"jsonrpc":"2.0","method":"notifications/message",'
+                        b'"params":{"data":"hello"}}\n')
+    ins = inspect(mn.load(capture))
+    ins.query = "HELLO"
+    assert ins._positions.tolist() == [2]
+    assert "<b>1</b> of 3 frames" in ins._status.value
+    ins.query = "jos\udce9"  # the surrogate itself is searchable, as the frame shows it
+    assert ins._positions.tolist() == [1]
+
+
+def test_a_filter_that_fails_says_so_in_the_widget(real, monkeypatch):
+    import mcp_notebook.widgets.inspector as inspector_module
+
+    ins = inspect(real)
+    before = ins._positions.copy()
+
+    def broken(*args, **kwargs):
+        raise UnicodeEncodeError("utf-8", "x", 0, 1, "surrogates not allowed")
+
+    monkeypatch.setattr(inspector_module, "apply_filter", broken)
+    ins.query = "anything"
+    assert "filter failed" in ins._status.value and "surrogates not allowed" in ins._status.value
+    assert ins._positions.tolist() == before.tolist()
