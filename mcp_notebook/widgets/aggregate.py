@@ -33,6 +33,23 @@ TICK_KINDS = ["notification", "stderr", "log", "invalid", "orphan", "duplicate"]
 SEVERITIES = ["error", "warning", "info"]
 _DIR_LABEL = {"c2s": "client → server", "s2c": "server → client", "log": "stderr / log"}
 _MAX_METHOD_LANES = 30
+#: the longest lane or method label sent to the browser: a capture can name a session or a
+#: method with 300,000 characters, which no canvas label or tooltip needs
+LABEL_MAX = 120
+
+
+def clip_label(text: str, limit: int = LABEL_MAX) -> str:
+    """``text`` cut to ``limit`` characters, the cut shown by an ellipsis and the full length.
+
+    >>> clip_label("x" * 500, 20)
+    'xxxxxxxxxx… (500 ch)'
+    >>> clip_label("tools/call")
+    'tools/call'
+    """
+    if len(text) <= limit:
+        return text
+    tail = f"… ({len(text):,} ch)"
+    return text[: max(limit - len(tail), 1)] + tail
 
 
 @dataclass
@@ -190,7 +207,7 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     counts = np.bincount(both[both >= 0], minlength=len(union))
     order = np.argsort(-counts, kind="stable")
     order = order[counts[order] > 0]
-    methods = [union[i] for i in order]
+    methods = [clip_label(str(union[i])) for i in order]
     rank = np.full(len(union) + 1, -1, dtype=np.int64)  # rank[-1] stays -1 (no method)
     rank[order] = np.arange(len(order))
     span_method, tick_method = rank[span_u], rank[tick_u]
@@ -214,7 +231,8 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
         u_s, u_i = np.unique(s_all, return_index=True)
         first[u_s] = u_i
         uniq: list[int] = sorted(found.tolist(), key=lambda k: (first[k // 3], k % 3))
-        names = s_cats + [""]
+        # room for " · server → client" after the session's name
+        names = [clip_label(str(c), LABEL_MAX - 20) for c in s_cats] + [""]
         multi = len({k // 3 for k in uniq}) > 1
         labels = [_DIR_LABEL["c2s"], _DIR_LABEL["s2c"], _DIR_LABEL["log"]]
         lanes = [f"{names[k // 3]} · {labels[k % 3]}" if multi and names[k // 3] else

@@ -190,3 +190,35 @@ def test_notebook7_renders_and_clicks(page, lab_server, artifacts):
     page.locator(".mn-explorer .mnt").screenshot(path=str(artifacts / "timeline-bins.png"))
     assert page.external_requests == []
     shutdown_kernel(page)
+
+
+def test_labels_of_300000_characters_do_not_freeze_the_page(page, lab_server, artifacts,
+                                                            tmp_path):
+    """Lane labels were trimmed two characters per measureText call: a 300,000-character
+    session name froze the tab. The first paint is measured and kept as an artifact."""
+    import json
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests" / "widgets"))
+    from test_long_labels import long_label_capture
+
+    page.set_viewport_size({"width": 1280, "height": 1200})
+    capture = long_label_capture(lab_server["root"] / "long-labels.jsonl")
+    rel = write_notebook(lab_server["root"], "explore_long_labels.ipynb", [
+        f"import time, mcp_notebook as mn\nfrom mcp_notebook.widgets import explore\n"
+        f"t = mn.load({capture.name!r}, format='tap')\nex = explore(t)\nex"])
+    assert open_notebook(page, lab_server, rel) == "python3"
+    page.evaluate("window.__t0 = performance.now()")
+    run_all(page)
+    page.wait_for_function(
+        "() => (document.querySelector('.mnt-canvas') || {}).mntBoxes?.length > 0",
+        timeout=60_000)
+    first_paint_ms = page.evaluate("performance.now() - window.__t0")
+    (artifacts / "long-labels-first-paint.json").write_text(
+        json.dumps({"first_paint_ms_after_run_all": round(first_paint_ms)}), "utf-8")
+    page.mouse.move(5, 5)
+    page.locator(".mn-explorer .mnt").screenshot(path=str(artifacts / "timeline-long-labels.png"))
+    # a frozen tab does not answer at all; a generous bound tells a freeze from a slow box
+    assert first_paint_ms < 30_000
+    assert page.evaluate("1 + 1") == 2
+    shutdown_kernel(page)

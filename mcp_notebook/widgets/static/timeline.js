@@ -49,6 +49,18 @@ function fmtDur(s) {
   return +(s / 3600).toFixed(2) + " h";
 }
 
+// The longest prefix of text (plus "…") that fits in maxW pixels, by binary search over
+// the prefix length: a few measureText calls whatever the label's length.
+function fitLabel(ctx, text, maxW) {
+  if (ctx.measureText(text).width <= maxW) return text;
+  let lo = 0, hi = Math.min(text.length, 400);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ctx.measureText(text.slice(0, mid) + "…").width <= maxW) lo = mid; else hi = mid - 1;
+  }
+  return text.slice(0, lo) + "…";
+}
+
 // An axis tick label whose precision follows the tick step, so labels never repeat.
 function fmtTick(t, step, axis) {
   if (axis === "seq") return "#" + Math.round(t);
@@ -190,10 +202,7 @@ function render({ model, el: host }) {
     for (let l = 0; l < lanes.length; l++) {
       if (l % 2 === 0) { ctx.fillStyle = th.band; ctx.fillRect(0, laneTop(l), W, LANE_H); }
       ctx.fillStyle = th.fg;
-      let label = String(lanes[l]);
-      while (label.length > 3 && ctx.measureText(label).width > LABEL_W - 14) label = label.slice(0, -2);
-      if (label !== String(lanes[l])) label = label.slice(0, -1) + "…";
-      ctx.fillText(label, 8, laneTop(l) + LANE_H / 2);
+      ctx.fillText(fitLabel(ctx, String(lanes[l]), LABEL_W - 14), 8, laneTop(l) + LANE_H / 2);
     }
     ctx.fillStyle = th.fg2;
     ctx.fillText("in flight", 8, stripTop + STRIP_H / 2);
