@@ -4,8 +4,7 @@ the timeline sends bounded labels, so the browser never trims a 300,000-characte
 import json
 
 import mcp_notebook as mn
-from mcp_notebook.widgets.aggregate import prepare, view
-LABEL_MAX = 120
+from mcp_notebook.widgets.aggregate import LABEL_MAX, prepare, view
 
 LONG = 300_000
 
