@@ -250,6 +250,42 @@ def stateless_2026(out: Path) -> None:
               {"mcp-protocol-version": "2025-11-25"})
 
 
+# -- dual era: the Python SDK client probes server/discover, then falls back -------------
+
+async def _auto(target: Any) -> None:
+    import anyio
+    from mcp import Client, MCPError
+
+    async with Client(target, mode="auto") as c:
+        await c.list_tools()
+        await c.call_tool("echo", {"message": "after the probe"})
+        try:
+            await c.read_resource("demo://resource/no/such/thing")
+        except MCPError:
+            pass
+        async with anyio.create_task_group() as tg:  # in flight together
+            tg.start_soon(c.call_tool, "get-sum", {"a": 1, "b": 2})
+            tg.start_soon(c.call_tool, "echo", {"message": "concurrent"})
+
+
+def auto_everything_stdio(out: Path) -> None:
+    import anyio
+    from mcp import StdioServerParameters
+
+    tap = _tap(out, "auto-everything", npm_server(EVERYTHING, "stdio"))
+    anyio.run(_auto, StdioServerParameters(command=tap[0], args=tap[1:], cwd=str(ROOT),
+                                           env=dict(os.environ)))
+
+
+def auto_everything_http(out: Path) -> None:
+    import anyio
+
+    port = free_port()
+    with http_recording(npm_server(EVERYTHING, "streamableHttp"), port, out,
+                        {"PORT": str(port)}) as url:
+        anyio.run(_auto, url + "/mcp")
+
+
 # -- a reused id while the first request is in flight (stdio, hand-written) -------------
 
 def reused_id_stdio(out: Path) -> None:
@@ -287,6 +323,8 @@ def captures() -> dict[str, Callable[[Path], None]]:
         "conformance-demo-http.har": conformance_http,
         "python-2026-stateless-http.har": stateless_2026,
         "python-reused-id-stdio.jsonl": reused_id_stdio,
+        "python-auto-everything-stdio.jsonl": auto_everything_stdio,
+        "python-auto-everything-http.har": auto_everything_http,
     }
 
 

@@ -212,3 +212,67 @@ def test_the_stateless_capture_holds_what_it_is_kept_for():
             errors_4xx += msg.get("id") is not None and "error" in msg
     assert errors_4xx >= 8
     assert len(c["pairs"]) >= 20 and len(c["null_id"]) == 2
+
+
+def _late_requests(path: Path) -> list[int]:
+    """Counter seqs of the server's unanswered requests sent after the tap's ``stdin-eof``
+    record of their session (the client had gone: issue 13, defect 7)."""
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+    c = COUNT.pair_file(path)
+    assert len(c["frames"]) == len(records)  # no batches: a record is a frame
+    eof: dict[Any, int] = {}
+    for i, rec in enumerate(records):
+        if rec.get("event") == "stdin-eof":
+            eof.setdefault(rec.get("session"), i)
+    return [seq for seq in c["unanswered"] if c["requests"][seq][1] == "s2c"
+            and seq > eof.get(c["requests"][seq][0], len(records))]
+
+
+LATE = [p for p in CAPTURES if p.suffix == ".jsonl" and _late_requests(p)]
+DEFECT_7 = "issue 13 defect 7: a request sent after the client closed its input is a warning"
+
+
+def test_some_capture_has_requests_sent_after_the_client_left():
+    assert any(p.parent == PEERS for p in LATE)
+
+
+@pytest.mark.parametrize("path", [_param(p, {p.name: DEFECT_7 for p in LATE}) for p in LATE])
+def test_unanswered_after_the_client_left_is_info(path):
+    t, _ = _both(path)
+    m = _seq_map(path)
+    late = {m[s] for s in _late_requests(path)}
+    v = t.violations
+    found = v[(v["rule"] == "unanswered-request") & v["seq"].isin(late)]
+    assert sorted(found["seq"].astype(int)) == sorted(late)
+    assert set(found["severity"]) == {"info"}
+
+
+def _readme_table() -> dict[str, dict[str, int]]:
+    text = (PEERS / "README.md").read_text("utf-8").split("## Counts", 1)[1]
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in rows[0].strip("|").split("|")]
+    return {cells[0].strip("`"): dict(zip(header[1:], map(int, cells[1:]), strict=True))
+            for cells in ([c.strip() for c in line.strip("|").split("|")] for line in rows[2:])}
+
+
+def test_the_readme_describes_and_counts_every_capture():
+    table = _readme_table()
+    names = [p.name for p in _captures(PEERS)]
+    assert sorted(table) == names
+    text = (PEERS / "README.md").read_text("utf-8")
+    for name in names:
+        assert f"`{name}`" in text.split("## Counts")[0], f"{name} is not described"
+        counted = COUNT.count_file(PEERS / name)
+        null_id = len(COUNT.pair_file(PEERS / name)["null_id"])
+        want = {k: counted[k] for k in table[name] if k in counted}
+        want["orphans"] -= null_id
+        want["null id"] = null_id
+        assert table[name] == want, name
+
+
+@pytest.mark.parametrize("path", _captures(PEERS), ids=lambda p: p.name)
+def test_capture_is_small_and_names_no_machine_path(path):
+    data = path.read_bytes()
+    assert len(data) < 120_000
+    for needle in (b"/work/", b"/tmp/", b"/root/", b"/home/"):
+        assert needle not in data, f"{path.name} names a machine path ({needle!r})"
