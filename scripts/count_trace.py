@@ -10,7 +10,8 @@ Rules (those of DESIGN.md): a frame is every row: a message, an unparsable line
 event that carries no JSON-RPC message such as ``endpoint``, and a GET or DELETE that
 carried none); each element of a JSON array (a batch) is a frame. Requests pair with
 responses on (session, requesting side, id as exact JSON), the oldest open request first
-when an id is reused while in flight; ``cancelled`` counts requests whose sender cancelled them while in flight
+when an id is reused while in flight (a HAR POST without a session id whose reply is in
+its own body is a scope of its own: stateless HTTP); ``cancelled`` counts requests whose sender cancelled them while in flight
 (answered afterwards or not); ``unanswered`` counts requests that got no response;
 ``orphans`` are responses to no request (a null id included); ``duplicates`` are the
 second and later responses to one request. A result whose ``isError`` is true is a
@@ -53,13 +54,21 @@ def rows_of_har(path: Path) -> list[tuple[str, str | None, str, str | None]]:
     """The HAR's frames in time order: POST bodies, JSON replies, SSE events with data."""
     timed: list[tuple[float, int, tuple[str, str | None, str, str | None]]] = []
     n = 0
-    for e in json.loads(path.read_text("utf-8"))["log"]["entries"]:
+    for i, e in enumerate(json.loads(path.read_text("utf-8"))["log"]["entries"]):
         req, resp = e["request"], e["response"]
         start = _ts(e["startedDateTime"])
         end = start + e["time"] / 1000
         session = next((h["value"] for h in req["headers"] + resp["headers"]
                         if h["name"].lower() == "mcp-session-id"), None)
         content = resp["content"]
+        replies = any(ev.get("data") for ev in content.get("_sseEvents", [])) or (
+            content.get("text", "").strip() != ""
+            and content.get("mimeType", "").startswith("application/json"))
+        if session is None and req["method"] == "POST" and replies:
+            # No session, and the reply is in this POST's own body (stateless Streamable
+            # HTTP: one request in, its response out): the exchange is the scope, so two
+            # clients that number their ids alike are not taken for one.
+            session = f"#exchange{i}"
         got = 0
         if req["method"] == "POST" and req.get("postData", {}).get("text"):
             timed.append((start, n, ("frame", "c2s", req["postData"]["text"], session)))
@@ -128,7 +137,8 @@ def pair(rows: list[tuple[str, str | None, str, str | None]]) -> dict[str, Any]:
     Returns ``pairs`` ``[(request_seq, response_seq)]``, ``unanswered`` request seqs,
     ``orphans`` and ``null_id`` response seqs, ``duplicates``
     ``[(request_seq, response_seq)]``,
-    ``cancelled`` request seqs (cancelled by their sender while open), ``requests``
+    ``cancelled`` request seqs (cancelled by their sender while open),
+    ``reused_in_flight`` request seqs (an id already open in their scope), ``requests``
     ``{seq: (session, requester, id_key, method)}`` and ``frames`` (see ``messages``).
     """
     frames = messages(rows)
@@ -137,7 +147,7 @@ def pair(rows: list[tuple[str, str | None, str, str | None]]) -> dict[str, Any]:
     answered: dict[tuple[Any, ...], list[int]] = {}
     requests: dict[int, tuple[Any, ...]] = {}
     out: dict[str, Any] = {"pairs": [], "orphans": [], "null_id": [], "duplicates": [],
-                           "cancelled": set(),
+                           "cancelled": set(), "reused_in_flight": [],
                            "frames": frames, "requests": requests}
     for seq, _, direction, msg in frames:
         if msg is None:
@@ -147,6 +157,8 @@ def pair(rows: list[tuple[str, str | None, str, str | None]]) -> dict[str, Any]:
             if "id" in msg:
                 key = (session, direction, _key(msg["id"]))
                 requests[seq] = (*key, msg["method"])
+                if open_.get(key):
+                    out["reused_in_flight"].append(seq)
                 open_.setdefault(key, deque()).append(seq)
             elif msg["method"] == "notifications/cancelled":
                 params = msg.get("params")

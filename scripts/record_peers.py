@@ -250,6 +250,34 @@ def stateless_2026(out: Path) -> None:
               {"mcp-protocol-version": "2025-11-25"})
 
 
+async def _two_clients(url: str) -> None:
+    """Two clients at once, each numbering its ids from 1: no session tells them apart."""
+    import anyio
+    from mcp import Client
+
+    async def one(name: str, slow: bool) -> None:
+        async with Client(url, mode="2026-07-28") as c:
+            if slow:
+                await c.call_tool("slow", {"steps": 4, "delay": 0.1})
+            else:
+                await anyio.sleep(0.1)
+                await c.call_tool("add", {"a": 1, "b": 2})
+            await c.call_tool("add", {"a": 20, "b": 22})
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(one, "a", True)
+        tg.start_soon(one, "b", False)
+
+
+def stateless_two_clients(out: Path) -> None:
+    import anyio
+
+    port = free_port()
+    server = [PY, "scripts/record_peers.py", "--serve-stateless", str(port)]
+    with http_recording(server, port, out) as url:
+        anyio.run(_two_clients, url + "/mcp")
+
+
 # -- dual era: the Python SDK client probes server/discover, then falls back -------------
 
 async def _auto(target: Any) -> None:
@@ -323,6 +351,7 @@ def captures() -> dict[str, Callable[[Path], None]]:
         "conformance-demo-http.har": conformance_http,
         "python-2026-stateless-http.har": stateless_2026,
         "python-reused-id-stdio.jsonl": reused_id_stdio,
+        "python-2026-two-clients-http.har": stateless_two_clients,
         "python-auto-everything-stdio.jsonl": auto_everything_stdio,
         "python-auto-everything-http.har": auto_everything_http,
     }

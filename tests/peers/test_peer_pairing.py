@@ -49,8 +49,12 @@ CAPTURES = _captures(PEERS) + _captures(DATA)
 
 DEFECT_4 = "issue 13 defect 4: JSON-RPC errors sent with HTTP 4xx are not paired"
 DEFECT_6 = "issue 13 defect 6: a reused in-flight id does not pair first-in-first-out"
+SESSIONLESS = ("library disagreement (no issue number yet): the POSTs of stateless HTTP "
+               "share one session, so two clients that number their ids alike look like one "
+               "client reusing an id in flight; each such POST's reply is in its own body")
 #: capture name -> the known defect its pairing shows
-KNOWN = {"python-2026-stateless-http.har": DEFECT_4, "python-reused-id-stdio.jsonl": DEFECT_6}
+KNOWN = {"python-2026-stateless-http.har": DEFECT_4, "python-reused-id-stdio.jsonl": DEFECT_6,
+         "python-2026-two-clients-http.har": SESSIONLESS}
 
 
 def _param(path: Path, known: dict[str, str]) -> Any:
@@ -170,6 +174,20 @@ def test_responses_with_a_null_id_pair_with_nothing(path):
     lib = _library_pairing(_both(path)[0])
     answered = {resp for _, resp in lib["pairs"] | lib["duplicates"]}
     assert not answered & _counted_pairing(path)["null_id"]
+
+
+@pytest.mark.parametrize("path", _params({
+    "python-reused-id-stdio.jsonl": DEFECT_6, "python-2026-two-clients-http.har": SESSIONLESS}))
+def test_id_findings_blame_only_what_the_count_sees(path):
+    """``request-id-in-flight`` exactly on the requests that reuse an open id, and
+    ``duplicate-response`` exactly on the responses to an answered request."""
+    t, c = _both(path)
+    m = _seq_map(path)
+    v = t.violations
+    got = {rule: sorted(v.loc[v["rule"] == rule, "seq"].astype(int))
+           for rule in ("request-id-in-flight", "duplicate-response")}
+    assert got == {"request-id-in-flight": sorted(m[s] for s in c["reused_in_flight"]),
+                   "duplicate-response": sorted(m[b] for _, b in c["duplicates"])}
 
 
 @pytest.mark.parametrize("path", _params(KNOWN))
