@@ -115,11 +115,37 @@ def _inspector() -> list[str]:
             + meta["bin"]["mcp-inspector"].removeprefix("./"), "--cli"]
 
 
+INSPECTOR_2026_CALLS: list[tuple[str, list[str]]] = [
+    ("modern", ["--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "b=40"]),
+    ("modern", ["--method", "resources/read", "--uri", "demo://notes/missing"]),
+    ("modern", ["--method", "prompts/get", "--prompt-name", "review", "--prompt-args", "code=x"]),
+    ("auto", ["--method", "tools/call", "--tool-name", "divide", "--tool-arg", "a=1", "b=0"]),
+    ("auto", ["--method", "logging/setLevel", "--log-level", "debug"]),
+]
+
+
+def _inspector_env() -> dict[str, str]:
+    """The Inspector keeps a catalog and storage under HOME: a scratch one, not the user's."""
+    home = Path(tempfile.gettempdir()) / "mcp-notebook-inspector-home"
+    home.mkdir(exist_ok=True)
+    return {"HOME": str(home)}
+
+
+def inspector_2026_http(out: Path) -> None:
+    """The Inspector CLI on the 2026-07-28 stateless server, era pinned and negotiated."""
+    port = free_port()
+    server = [PY, "scripts/record_peers.py", "--serve-stateless", str(port)]
+    with http_recording(server, port, out) as url:
+        for era, call in INSPECTOR_2026_CALLS:
+            _run([*_inspector(), url + "/mcp", "--transport", "http", "--protocol-era", era,
+                  *call], env=_inspector_env(), check=False)
+
+
 def inspector_stdio(out: Path) -> None:
     """One Inspector CLI process per call, each a session of its own in one tap file."""
     for n, call in enumerate(INSPECTOR_CALLS):
         server = _tap(out, f"inspector-{n}", npm_server(EVERYTHING, "stdio"))
-        _run([*_inspector(), *server, *call], check=False)
+        _run([*_inspector(), *server, *call], env=_inspector_env(), check=False)
 
 
 def inspector_http(out: Path) -> None:
@@ -127,7 +153,8 @@ def inspector_http(out: Path) -> None:
     with http_recording(npm_server(EVERYTHING, "streamableHttp"), port, out,
                         {"PORT": str(port)}) as url:
         for call in INSPECTOR_CALLS[2:5]:  # each session lists the tools (10 KB) first
-            _run([*_inspector(), url + "/mcp", "--transport", "http", *call], check=False)
+            _run([*_inspector(), url + "/mcp", "--transport", "http", *call],
+                 env=_inspector_env(), check=False)
 
 
 # -- the conformance suite --------------------------------------------------------------
@@ -348,6 +375,7 @@ def captures() -> dict[str, Callable[[Path], None]]:
             lambda p: {"PORT": str(p)}, after=stale_sessions),
         "inspector-cli-stdio.jsonl": inspector_stdio,
         "inspector-cli-http.har": inspector_http,
+        "inspector-cli-2026-http.har": inspector_2026_http,
         "conformance-demo-http.har": conformance_http,
         "python-2026-stateless-http.har": stateless_2026,
         "python-reused-id-stdio.jsonl": reused_id_stdio,

@@ -56,7 +56,7 @@ DEFECT_4_NULL = ("issue 13 defect 4, null ids: a JSON-RPC error with a null or a
                  "with HTTP 4xx is left out of the pairs, where on stdio it is an orphan")
 #: capture name -> the known defect its pairs show
 KNOWN = {"python-2026-stateless-http.har": DEFECT_4, "python-reused-id-stdio.jsonl": DEFECT_6,
-         "python-2026-two-clients-http.har": SESSIONLESS}
+         "python-2026-two-clients-http.har": SESSIONLESS, "inspector-cli-2026-http.har": DEFECT_4}
 #: capture name -> the known defect its orphans show
 KNOWN_ORPHANS = {name: DEFECT_4_NULL for name in (
     "python-2026-stateless-http.har", "ts-client-demo-http.har", "ts-client-everything-http.har",
@@ -190,7 +190,8 @@ def test_responses_with_a_null_id_pair_with_nothing(path):
 
 
 @pytest.mark.parametrize("path", _params({
-    "python-reused-id-stdio.jsonl": DEFECT_6, "python-2026-two-clients-http.har": SESSIONLESS}))
+    "python-reused-id-stdio.jsonl": DEFECT_6, "python-2026-two-clients-http.har": SESSIONLESS,
+    "inspector-cli-2026-http.har": SESSIONLESS}))
 def test_id_findings_blame_only_what_the_count_sees(path):
     """``request-id-in-flight`` exactly on the requests that reuse an open id, and
     ``duplicate-response`` exactly on the responses to an answered request."""
