@@ -1,5 +1,5 @@
 // A client built on the official TypeScript SDK (npm @modelcontextprotocol/sdk), for
-// scripts/record_peers.py. Run with NODE_PATH=scripts/.npm/node_modules:
+// scripts/record_peers.py. Run with NODE_PATH=scripts/npm-peers/node_modules:
 //
 //   node scripts/peers_ts_client.cjs SCENARIO stdio COMMAND [ARGS...]
 //   node scripts/peers_ts_client.cjs SCENARIO http URL

@@ -5,7 +5,9 @@ all). These captures are not the bundled ``data/`` traces: other clients, other
 transports, other shapes, kept for ``tests/peers/``, which checks the library's pairing
 against an independent count.
 
-Peers (pinned in ``scripts/npm/``, installed into the git-ignored ``scripts/.npm/``):
+Peers (pinned in ``scripts/npm-peers/``, installed there by ``npm install``; its
+``node_modules`` is git-ignored; apart from ``scripts/npm/`` because the Inspector's tree
+names an optional package the registry does not have, which ``npm ci`` refuses):
 the TypeScript SDK client (``scripts/peers_ts_client.cjs`` on npm
 ``@modelcontextprotocol/sdk``) against the Python SDK server (``scripts/demo_server.py``,
 PyPI ``mcp``) and ``@modelcontextprotocol/server-everything``; the Inspector CLI
@@ -16,6 +18,8 @@ then hand-written POSTs that the server rejects with HTTP 400/404 and a JSON-RPC
 stdio goes through ``mcp-notebook record`` (tap JSONL), HTTP through ``mcp-notebook proxy``
 (HAR). The versions of every peer are written to ``tests/fixtures/peers/README.md``.
 
+Afterwards the counts table of ``tests/fixtures/peers/README.md`` is rewritten from
+``scripts/count_trace.py`` (``--counts`` does only that).
 ``record_peers.py --serve-stateless PORT`` is the 2026-07-28 server itself: the demo
 server's tools on ``127.0.0.1:PORT/mcp`` with ``stateless_http=True``.
 """
@@ -40,13 +44,14 @@ warnings.filterwarnings("ignore", message=".*deprecated as of 2026-07-28")
 warnings.filterwarnings("ignore", message=".*removed as of 2026-07-28")
 
 import _rec  # noqa: E402
-from _rec import PY, ROOT, free_port, http_recording, npm_server  # noqa: E402
+from _rec import PY, ROOT, free_port, http_recording  # noqa: E402
 
 OUT = ROOT / "tests" / "fixtures" / "peers"
 EVERYTHING = "@modelcontextprotocol/server-everything"
 DEMO = [PY, "scripts/demo_server.py"]
 TS_CLIENT = ["node", "scripts/peers_ts_client.cjs"]
-NODE_ENV = {"NODE_PATH": "scripts/.npm/node_modules"}
+NPM = ROOT / "scripts" / "npm-peers"  # package.json + package-lock.json, node_modules beside
+NODE_ENV = {"NODE_PATH": "scripts/npm-peers/node_modules"}
 TIMEOUT = 120
 
 
@@ -65,6 +70,26 @@ def _tap(out: Path, session: str, server: list[str]) -> list[str]:
     """The tap around ``server``, appending to ``out`` (relative, so no machine path)."""
     return [PY, "-m", "mcp_notebook.capture.tap", "--out", str(out.relative_to(ROOT)),
             "--session", session, "--grace", "5", "--", *server]
+
+
+def ensure_npm() -> dict[str, str]:
+    """Install the pinned peers into scripts/npm-peers; return ``{package: version}``."""
+    marker = NPM / "node_modules" / ".package-lock.json"
+    if not marker.exists() or marker.stat().st_mtime < (NPM / "package-lock.json").stat().st_mtime:
+        _rec.log("npm install (scripts/npm-peers)")
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund"], cwd=NPM, check=True,
+                       timeout=600, stdout=subprocess.DEVNULL)
+    deps = json.loads((NPM / "package.json").read_text())["dependencies"]
+    return {name: json.loads((NPM / "node_modules" / name / "package.json").read_text())["version"]
+            for name in deps}
+
+
+def npm_server(package: str, *args: str) -> list[str]:
+    """The node command line of an installed npm server (relative to the project root)."""
+    meta = json.loads((NPM / "node_modules" / package / "package.json").read_text())
+    bin_ = meta["bin"] if isinstance(meta["bin"], str) else next(iter(meta["bin"].values()))
+    script = (Path("scripts/npm-peers/node_modules") / package / bin_).as_posix()
+    return ["node", "--require", f"./{_rec.LOOPBACK}", script.replace("/./", "/"), *args]
 
 
 # -- the TypeScript SDK client ----------------------------------------------------------
@@ -109,9 +134,9 @@ INSPECTOR_CALLS: list[list[str]] = [
 
 
 def _inspector() -> list[str]:
-    meta = json.loads((_rec.NPM / "node_modules/@modelcontextprotocol/inspector/package.json")
+    meta = json.loads((NPM / "node_modules/@modelcontextprotocol/inspector/package.json")
                       .read_text())
-    return ["node", "scripts/.npm/node_modules/@modelcontextprotocol/inspector/"
+    return ["node", "scripts/npm-peers/node_modules/@modelcontextprotocol/inspector/"
             + meta["bin"]["mcp-inspector"].removeprefix("./"), "--cli"]
 
 
@@ -169,7 +194,7 @@ def conformance_http(out: Path) -> None:
     """The suite's server scenarios against the Python SDK server (its checks may fail:
     the suite expects tools of its own; the traffic is what is kept)."""
     port = free_port()
-    conformance = ["node", str(_rec.NPM / "node_modules/@modelcontextprotocol/conformance/"
+    conformance = ["node", str(NPM / "node_modules/@modelcontextprotocol/conformance/"
                                "dist/index.js")]  # run in a scratch folder: it writes results/
     with tempfile.TemporaryDirectory(prefix="mcp-notebook-conformance-") as results, \
             http_recording([*DEMO, "streamable-http", str(port)], port, out) as url:
@@ -177,7 +202,7 @@ def conformance_http(out: Path) -> None:
             proc = subprocess.run([*conformance, "server", "--url", url + "/mcp", "--scenario",
                                    scenario], cwd=results, capture_output=True, text=True,
                                   timeout=TIMEOUT, check=False,
-                                  env={**os.environ, "NODE_PATH": str(_rec.NPM / "node_modules")})
+                                  env={**os.environ, "NODE_PATH": str(NPM / "node_modules")})
             _rec.log(f"  conformance {scenario}: exit {proc.returncode}")
             if proc.returncode:
                 _rec.log(proc.stdout[-1500:] + proc.stderr[-1500:])
@@ -386,7 +411,7 @@ def captures() -> dict[str, Callable[[Path], None]]:
 
 
 def versions() -> dict[str, str]:
-    got = _rec.ensure_npm()
+    got = ensure_npm()
     got["mcp (PyPI)"] = metadata.version("mcp")
     got["node"] = subprocess.run(["node", "--version"], capture_output=True, text=True,
                                  check=True).stdout.strip()
@@ -394,9 +419,35 @@ def versions() -> dict[str, str]:
     return got
 
 
+COLUMNS = ["frames", "messages", "requests", "notifications", "results", "errors", "invalid",
+           "pairs", "unanswered", "cancelled", "orphans", "duplicates"]
+
+
+def write_counts() -> None:
+    """Rewrite the counts table of the fixtures' README from ``scripts/count_trace.py``."""
+    import count_trace
+
+    lines = ["| capture | " + " | ".join(COLUMNS) + " | null id |",
+             "|---|" + "---:|" * (len(COLUMNS) + 1)]
+    for path in sorted(OUT.iterdir()):
+        if path.suffix not in (".jsonl", ".har"):
+            continue
+        c = count_trace.count_file(path)
+        null_id = len(count_trace.pair_file(path)["null_id"])
+        c["orphans"] -= null_id  # the table shows them apart
+        lines.append(f"| `{path.name}` | " + " | ".join(str(c[k]) for k in COLUMNS)
+                     + f" | {null_id} |")
+    readme = OUT / "README.md"
+    head, rest = readme.read_text("utf-8").split("| capture |", 1)
+    readme.write_text(head + "\n".join(lines) + "\n\n" + rest.split("\n\n", 1)[1], "utf-8")
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--serve-stateless"]:
         serve_stateless(int(argv[1]))
+        return 0
+    if argv == ["--counts"]:
+        write_counts()
         return 0
     vers = versions()
     OUT.mkdir(parents=True, exist_ok=True)
@@ -414,6 +465,7 @@ def main(argv: list[str]) -> int:
         n = _rec.redact(out, {str(ROOT): "."})
         _rec.log(f"  {out.stat().st_size} bytes" + (f", {n} machine paths redacted" if n else ""))
     (OUT / "versions.json").write_text(json.dumps(vers, indent=2, sort_keys=True) + "\n")
+    write_counts()
     return 0
 
 
