@@ -306,3 +306,11 @@ def test_capture_is_small_and_names_no_machine_path(path):
     assert len(data) < 120_000
     for needle in (b"/work/", b"/tmp/", b"/root/", b"/home/"):
         assert needle not in data, f"{path.name} names a machine path ({needle!r})"
+
+
+def test_the_readme_names_the_recorded_peer_versions():
+    versions = json.loads((PEERS / "versions.json").read_text("utf-8"))
+    table = (PEERS / "README.md").read_text("utf-8").split("## Peers and versions", 1)[1]
+    table = table.split("\n## ", 1)[0]
+    for name, version in versions.items():
+        assert f"| {version} |" in table, f"{name} {version} is not in the README"
