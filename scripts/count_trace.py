@@ -8,8 +8,10 @@ The two implementations share no code on purpose.
 Rules (those of DESIGN.md): a frame is every row: a message, an unparsable line
 (``invalid``), a stderr line, a log line (the tap's ``meta`` records; in a HAR, an SSE
 event that carries no JSON-RPC message such as ``endpoint``, and a GET or DELETE that
-carried none). Requests pair with responses on (session, requesting side, id as exact
-JSON); ``cancelled`` counts requests whose sender cancelled them while in flight
+carried none); each element of a JSON array (a batch) is a frame. Requests pair with
+responses on (session, requesting side, id as exact JSON), the oldest open request first
+when an id is reused while in flight (a HAR POST without a session id whose reply is in
+its own body is a scope of its own: stateless HTTP); ``cancelled`` counts requests whose sender cancelled them while in flight
 (answered afterwards or not); ``unanswered`` counts requests that got no response;
 ``orphans`` are responses to no request (a null id included); ``duplicates`` are the
 second and later responses to one request. A result whose ``isError`` is true is a
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import deque
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -51,13 +54,21 @@ def rows_of_har(path: Path) -> list[tuple[str, str | None, str, str | None]]:
     """The HAR's frames in time order: POST bodies, JSON replies, SSE events with data."""
     timed: list[tuple[float, int, tuple[str, str | None, str, str | None]]] = []
     n = 0
-    for e in json.loads(path.read_text("utf-8"))["log"]["entries"]:
+    for i, e in enumerate(json.loads(path.read_text("utf-8"))["log"]["entries"]):
         req, resp = e["request"], e["response"]
         start = _ts(e["startedDateTime"])
         end = start + e["time"] / 1000
         session = next((h["value"] for h in req["headers"] + resp["headers"]
                         if h["name"].lower() == "mcp-session-id"), None)
         content = resp["content"]
+        replies = any(ev.get("data") for ev in content.get("_sseEvents", [])) or (
+            content.get("text", "").strip() != ""
+            and content.get("mimeType", "").startswith("application/json"))
+        if session is None and req["method"] == "POST" and replies:
+            # No session, and the reply is in this POST's own body (stateless Streamable
+            # HTTP: one request in, its response out): the exchange is the scope, so two
+            # clients that number their ids alike are not taken for one.
+            session = f"#exchange{i}"
         got = 0
         if req["method"] == "POST" and req.get("postData", {}).get("text"):
             timed.append((start, n, ("frame", "c2s", req["postData"]["text"], session)))
@@ -83,66 +94,135 @@ def rows_of_har(path: Path) -> list[tuple[str, str | None, str, str | None]]:
     return [row for _, _, row in sorted(timed)]
 
 
+def _key(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def messages(rows: list[tuple[str, str | None, str, str | None]]
+             ) -> list[tuple[int, str, str | None, dict[str, Any] | None]]:
+    """``(seq, kind, direction, message)`` per frame, seq numbering every frame from 0.
+
+    A JSON array is a JSON-RPC batch: each element is a frame of its own (an element
+    that is not a JSON-RPC object is ``invalid``; an empty array is one ``invalid``).
+    ``kind`` is ``frame`` (message is the parsed object, None when it is not a JSON-RPC
+    2.0 object), ``stderr`` or ``log``.
+    """
+    out: list[tuple[int, str, str | None, dict[str, Any] | None]] = []
+    for kind, direction, raw, session in rows:
+        if kind != "frame":
+            out.append((len(out), kind, None, None))
+            continue
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = None
+        for msg in (parsed if isinstance(parsed, list) and parsed else [parsed]):
+            ok = isinstance(msg, dict) and msg.get("jsonrpc") == "2.0"
+            out.append((len(out), "frame", direction, {**msg, "@session": session} if ok
+                        else None))
+    return out
+
+
+def pair(rows: list[tuple[str, str | None, str, str | None]]) -> dict[str, Any]:
+    """Requests and responses paired, frame by frame, from the spec alone.
+
+    A request has ``method`` and ``id``; a notification ``method`` and no ``id``; a
+    response ``result`` or ``error`` and no ``method``. A response from one side answers
+    a request of the other side in the same session whose id has the same JSON text;
+    when several such requests are open (an id reused while the first is in flight),
+    the oldest is answered first (FIFO). A response whose id is null or absent answers
+    nothing (``null_id``); one with no open or answered request is an orphan; one whose
+    requests are all answered is a duplicate of the latest answered one.
+
+    Returns ``pairs`` ``[(request_seq, response_seq)]``, ``unanswered`` request seqs,
+    ``orphans`` and ``null_id`` response seqs, ``duplicates``
+    ``[(request_seq, response_seq)]``,
+    ``cancelled`` request seqs (cancelled by their sender while open),
+    ``reused_in_flight`` request seqs (an id already open in their scope), ``requests``
+    ``{seq: (session, requester, id_key, method)}`` and ``frames`` (see ``messages``).
+    """
+    frames = messages(rows)
+    other = {"c2s": "s2c", "s2c": "c2s"}
+    open_: dict[tuple[Any, ...], deque[int]] = {}
+    answered: dict[tuple[Any, ...], list[int]] = {}
+    requests: dict[int, tuple[Any, ...]] = {}
+    out: dict[str, Any] = {"pairs": [], "orphans": [], "null_id": [], "duplicates": [],
+                           "cancelled": set(), "reused_in_flight": [],
+                           "frames": frames, "requests": requests}
+    for seq, _, direction, msg in frames:
+        if msg is None:
+            continue
+        session = msg["@session"]
+        if "method" in msg:
+            if "id" in msg:
+                key = (session, direction, _key(msg["id"]))
+                requests[seq] = (*key, msg["method"])
+                if open_.get(key):
+                    out["reused_in_flight"].append(seq)
+                open_.setdefault(key, deque()).append(seq)
+            elif msg["method"] == "notifications/cancelled":
+                params = msg.get("params")
+                ref = params.get("requestId") if isinstance(params, dict) else None
+                waiting = open_.get((session, direction, _key(ref)))
+                if waiting:
+                    out["cancelled"].add(waiting[0])
+            continue
+        if "result" not in msg and "error" not in msg:
+            continue
+        if msg.get("id") is None:
+            out["null_id"].append(seq)
+            continue
+        key = (session, other[direction], _key(msg["id"]))
+        if open_.get(key):
+            req = open_[key].popleft()
+            answered.setdefault(key, []).append(req)
+            out["pairs"].append((req, seq))
+        elif answered.get(key):
+            out["duplicates"].append((answered[key][-1], seq))
+        else:
+            out["orphans"].append(seq)
+    out["unanswered"] = sorted(seq for waiting in open_.values() for seq in waiting)
+    out["cancelled"] = sorted(out["cancelled"])
+    return out
+
+
 def count(rows: list[tuple[str, str | None, str, str | None]]) -> dict[str, int]:
     c = dict.fromkeys(KEYS, 0)
-    pending: dict[tuple, dict[str, Any]] = {}
-    answered: set[tuple] = set()
-    requests: list[dict[str, Any]] = []
-    other = {"c2s": "s2c", "s2c": "c2s"}
-    for kind, direction, raw, session in rows:
+    p = pair(rows)
+    for _, kind, _, msg in p["frames"]:
         c["frames"] += 1
         if kind != "frame":
             c[kind] += 1
-            continue
-        try:
-            msg = json.loads(raw)
-        except ValueError:
-            msg = None
-        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
+        elif msg is None:
             c["invalid"] += 1
-            continue
-        c["messages"] += 1
-        key_id = json.dumps(msg.get("id"), separators=(",", ":"))
-        if "method" in msg:
-            if "id" in msg:
-                c["requests"] += 1
-                req = {"key": (session, direction, key_id), "answered": False,
-                       "cancelled": False}
-                requests.append(req)
-                pending[req["key"]] = req
-            else:
-                c["notifications"] += 1
-                if msg["method"] == "notifications/cancelled":
-                    ref = json.dumps(msg.get("params", {}).get("requestId"),
-                                     separators=(",", ":"))
-                    req = pending.get((session, direction, ref))
-                    if req is not None:
-                        req["cancelled"] = True
-            continue
-        if "error" in msg:
-            c["errors"] += 1
         else:
-            c["results"] += 1
-            if isinstance(msg.get("result"), dict) and msg["result"].get("isError") is True:
-                c["tool_errors"] += 1
-        key = (session, other[direction], key_id)
-        if key in pending:
-            pending.pop(key)["answered"] = True
-            answered.add(key)
-        elif key in answered:
-            c["duplicates"] += 1
-        else:
-            c["orphans"] += 1
-    for req in requests:
-        c["pairs" if req["answered"] else "unanswered"] += 1
-        c["cancelled"] += req["cancelled"]
+            c["messages"] += 1
+            if "method" in msg:
+                c["requests" if "id" in msg else "notifications"] += 1
+            elif "error" in msg:
+                c["errors"] += 1
+            elif "result" in msg:
+                c["results"] += 1
+                if isinstance(msg["result"], dict) and msg["result"].get("isError") is True:
+                    c["tool_errors"] += 1
+    for name in ("pairs", "unanswered", "cancelled", "orphans", "duplicates"):
+        c[name] = len(p[name])
+    c["orphans"] += len(p["null_id"])  # the README's orphans: a null id included
     return c
+
+
+def rows_of_file(path: Path) -> list[tuple[str, str | None, str, str | None]]:
+    return rows_of_har(path) if path.suffix == ".har" else rows_of_tap(path)
 
 
 def count_file(path: Path) -> dict[str, int]:
     """The counts of one ``.jsonl`` (tap) or ``.har`` trace."""
-    rows = rows_of_har(path) if path.suffix == ".har" else rows_of_tap(path)
-    return count(rows)
+    return count(rows_of_file(path))
+
+
+def pair_file(path: Path) -> dict[str, Any]:
+    """The pairing of one ``.jsonl`` (tap) or ``.har`` trace (see ``pair``)."""
+    return pair(rows_of_file(path))
 
 
 if __name__ == "__main__":
