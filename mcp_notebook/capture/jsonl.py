@@ -35,6 +35,7 @@ __all__ = ["FrameSplitter", "TapWriter", "frame_fields"]
 
 #: Default cap on the bytes of one frame kept in memory for its record (256 MiB).
 DEFAULT_MAX_FRAME = 256 * 1024 * 1024
+PIECE = 1024 * 1024  # the most bytes of a record handed to one write()
 
 
 def frame_fields(data: bytes) -> dict[str, Any]:
@@ -115,6 +116,8 @@ class TapWriter:
         self.session = session
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self._lock = threading.Lock()
+        #: monotonic time of the last bytes written (a slow disk is still progress)
+        self.moved = 0.0
 
     def write(self, direction: str, fields: dict[str, Any], ts: float | None = None) -> None:
         """Append one record: ``ts``, ``dir``, ``session``, then ``fields``."""
@@ -127,8 +130,9 @@ class TapWriter:
                 return
             view = memoryview(line)
             while view:
-                n = os.write(self._fd, view)
+                n = os.write(self._fd, view[:PIECE])
                 view = view[n:]
+                self.moved = time.monotonic()
 
     def frame(self, direction: str, data: bytes, total: int, partial: bool = False) -> None:
         """Record one frame (or stderr line) of ``total`` bytes whose kept bytes are ``data``."""

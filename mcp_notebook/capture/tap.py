@@ -19,7 +19,9 @@ How it behaves at the edges:
 - **ends**: the client closing stdin closes the server's stdin; if the server has not
   exited ``--grace`` seconds later it gets SIGTERM, then SIGKILL. A client that stops
   reading and closes the tap's stdout is treated the same way. The server exiting
-  ends the tap, with the server's exit code (128 + N for a signal N);
+  ends the tap, with the server's exit code (128 + N for a signal N), once everything
+  the server wrote has been relayed and recorded, however slow the client or the disk;
+  only a stream that moves no byte for 5 s is given up (a grandchild holding it open);
 - **signals**: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to the tap are
   forwarded to the server's process group (the server runs in its own group, so a signal
   to the client's whole group reaches it exactly once). On Linux the server also gets
@@ -46,9 +48,10 @@ from .jsonl import DEFAULT_MAX_FRAME, FrameSplitter, TapWriter
 __all__ = ["main", "add_arguments", "run", "Tap"]
 
 CHUNK = 256 * 1024
+PIECE = 64 * 1024  # the most bytes handed to one write(), so that progress stays visible
 FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
 KILL_AFTER = 3.0  # seconds between SIGTERM and SIGKILL when the tap stops the server
-DRAIN = 2.0  # seconds to wait for the server's pipes to reach EOF once it has exited
+STALL = 5.0  # once the server has exited: seconds a relay may make no progress at all
 
 
 def _linux_child_setup() -> None:  # pragma: no cover - runs in the child before exec
@@ -62,11 +65,12 @@ def _linux_child_setup() -> None:  # pragma: no cover - runs in the child before
             pass
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes, progress: Callable[[], None]) -> None:
     view = memoryview(data)
     while view:
-        n = os.write(fd, view)
+        n = os.write(fd, view[:PIECE])
         view = view[n:]
+        progress()
 
 
 class Tap:
@@ -98,6 +102,8 @@ class Tap:
         self._input_closed_at: float | None = None
         self._lock = threading.Lock()
         self._stop_sent = False
+        #: direction -> monotonic time the relay last moved a byte (read, relayed or recorded)
+        self._moved: dict[str, float] = {}
 
     # -- relays --------------------------------------------------------------------------
     def _pump(self, src: int, dst: int | None, direction: str,
@@ -108,6 +114,12 @@ class Tap:
         ``src``, so the writer on the other end is never blocked by a reader that is gone.
         """
         splitter = FrameSplitter(self.max_frame)
+        moved = self._moved
+
+        def progress() -> None:
+            moved[direction] = time.monotonic()
+
+        progress()
         while True:
             try:
                 chunk = os.read(src, CHUNK)
@@ -115,11 +127,12 @@ class Tap:
                 chunk = b""
             if not chunk:
                 break
+            progress()
             for data, total in splitter.feed(chunk):
                 self.writer.frame(direction, data, total)
             if dst is not None:
                 try:
-                    _write_all(dst, chunk)
+                    _write_all(dst, chunk, progress)
                 except OSError:
                     dst = None
                     on_dst_closed()
@@ -188,6 +201,21 @@ class Tap:
             self._forward(signal.SIGKILL, None)
             self._input_closed_at = now  # do not repeat every tick
 
+    def _drain(self, threads: Sequence[threading.Thread]) -> None:
+        """The server is gone: relay its output to EOF however long that takes, giving up
+        only on a stream that moves no byte for ``STALL`` seconds (a grandchild holding
+        the pipe open, or a client that stopped reading)."""
+        for t in threads:
+            direction = t.name.removeprefix("tap-")
+            while t.is_alive():
+                t.join(0.05)
+                last = max(self._moved.get(direction, 0.0), self.writer.moved)
+                if t.is_alive() and time.monotonic() - last > STALL:
+                    self.writer.meta("drain-stalled", f"{direction}: no byte moved for "
+                                     f"{STALL:g}s after the server exited; not waiting for "
+                                     "its end")
+                    break
+
     # -- run -----------------------------------------------------------------------------
     def run(self) -> int:
         """Start the server, relay until it exits, return its exit status (128+N for signal N)."""
@@ -223,9 +251,7 @@ class Tap:
                 break
             except subprocess.TimeoutExpired:
                 self._stop_server(time.monotonic())
-        # the server is gone: let its output reach EOF (a grandchild may hold it open)
-        for t in threads[1:]:
-            t.join(DRAIN)
+        self._drain(threads[1:])
         status = code if code >= 0 else 128 - code
         if code < 0:
             name = signal.Signals(-code).name
