@@ -25,10 +25,12 @@ nothing but Python is installed.
 from __future__ import annotations
 
 import base64
+import errno
 import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["FrameSplitter", "TapWriter", "frame_fields"]
@@ -104,20 +106,29 @@ class FrameSplitter:
 
 
 class TapWriter:
-    """Append tap records to a JSONL file, one ``write`` per record, thread-safe.
+    """Append tap records to a JSONL file, one whole line per record, thread-safe.
 
     Every record reaches the operating system before :meth:`write` returns (no user-space
     buffering), so a crash of the tap loses nothing already recorded. The file is opened
     for appending: several sessions can share one file, told apart by ``session``.
+
+    A write that fails (a full disk, an I/O error, a file-size limit) stops the record,
+    never the caller: the half-written line is cut off again where the file allows it, so
+    every line left is a whole record, ``on_stop`` is called once with the reason, and
+    later records are dropped.
     """
 
-    def __init__(self, path: str | os.PathLike[str], session: str) -> None:
+    def __init__(self, path: str | os.PathLike[str], session: str,
+                 on_stop: Callable[[str], None] | None = None) -> None:
         self.path = os.fspath(path)
         self.session = session
+        self.on_stop = on_stop
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self._lock = threading.Lock()
         #: monotonic time of the last bytes written (a slow disk is still progress)
         self.moved = 0.0
+        #: why recording stopped, once it has
+        self.stopped: str | None = None
 
     def write(self, direction: str, fields: dict[str, Any], ts: float | None = None) -> None:
         """Append one record: ``ts``, ``dir``, ``session``, then ``fields``."""
@@ -129,10 +140,36 @@ class TapWriter:
             if self._fd < 0:
                 return
             view = memoryview(line)
-            while view:
-                n = os.write(self._fd, view[:PIECE])
-                view = view[n:]
-                self.moved = time.monotonic()
+            start = written = -1
+            try:
+                start = os.lseek(self._fd, 0, os.SEEK_END)  # where O_APPEND will put it
+                written = 0
+                while view:
+                    n = os.write(self._fd, view[:PIECE])
+                    view = view[n:]
+                    written += n
+                    self.moved = time.monotonic()
+            except OSError as exc:
+                self._stop(exc, start, written)
+
+    def _stop(self, exc: OSError, start: int, written: int) -> None:
+        """Recording failed: cut the half line off (if nobody appended since), stop, say why."""
+        if written > 0:
+            try:
+                if os.fstat(self._fd).st_size == start + written:
+                    os.ftruncate(self._fd, start)
+            except OSError:
+                pass
+        try:
+            os.close(self._fd)
+        except OSError:
+            pass
+        self._fd = -1
+        name = errno.errorcode.get(exc.errno or 0, "")
+        self.stopped = f"cannot write {self.path}: {exc.strerror or exc}" + (
+            f" ({name})" if name else "")
+        if self.on_stop is not None:
+            self.on_stop(self.stopped)
 
     def frame(self, direction: str, data: bytes, total: int, partial: bool = False) -> None:
         """Record one frame (or stderr line) of ``total`` bytes whose kept bytes are ``data``."""

@@ -220,6 +220,10 @@ class Tap:
     def run(self) -> int:
         """Start the server, relay until it exits, return its exit status (128+N for signal N)."""
         stdin_fd, stdout_fd, stderr_fd = self.fds
+        if hasattr(signal, "SIGXFSZ") and threading.current_thread() is threading.main_thread():
+            # a file-size limit fails the record's write (EFBIG) instead of killing the tap;
+            # the server gets the default back (Popen's restore_signals)
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         try:
             self.proc = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -298,8 +302,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     session = args.session or default_session(command)
     out = args.out or os.path.join(os.environ.get("MCP_NOTEBOOK_DIR", "."), f"mcp-{session}.jsonl")
+    def stopped(reason: str) -> None:
+        try:
+            os.write(2, f"mcp-notebook record: recording stopped: {reason}; the session is "
+                        "still relayed, unrecorded from here on\n".encode())
+        except OSError:
+            pass
+
     try:
-        writer = TapWriter(out, session)
+        writer = TapWriter(out, session, on_stop=stopped)
     except OSError as exc:
         sys.stderr.write(f"mcp-notebook record: cannot open {out!r} for writing: {exc}\n")
         return 2

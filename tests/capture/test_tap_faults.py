@@ -8,11 +8,15 @@ test drains at its own pace, so the results do not depend on the machine's load.
 
 from __future__ import annotations
 
+import json
 import os
+import resource
 import subprocess
 import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from .conftest import ROOT, frames, py_server, read_records, tap_cmd, wire_bytes
 
@@ -97,3 +101,66 @@ def test_grandchild_holding_the_output_open_ends_after_a_stall(tmp_path: Path):
     assert 4.5 < took < 20
     events = [r["event"] for r in frames(read_records(out), "meta")]
     assert "drain-stalled" in events and events[-1] == "exit"
+
+
+# -- 14.1: a failing disk stops the record, never the relay ---------------------------------
+
+LIMIT = 64 * 1024
+
+
+@pytest.fixture(params=["rlimit-fsize", "tmpfs-full"])
+def small_disk(request, tmp_path: Path):
+    """``(folder, preexec_fn)``: writes past 64 KiB fail, by a file-size limit (EFBIG,
+    always) or on a 64 KiB tmpfs (ENOSPC, where mounting is permitted)."""
+    if request.param == "rlimit-fsize":
+        def limit() -> None:  # the tap must ignore SIGXFSZ itself: the test does not
+            resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))
+        yield tmp_path, limit
+        return
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={LIMIT}", "tmpfs", str(mnt)],
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield mnt, None
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
+
+
+def test_full_disk_keeps_relaying_byte_exact_and_leaves_valid_lines(small_disk):
+    """3,010 lines of up to 3 KB each way through ``cat`` (the client gets back exactly
+    what it sent: both directions byte-exact) while the record file stops at 64 KiB."""
+    folder, preexec = small_disk
+    out = folder / "tap.jsonl"
+    sent = b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"pad":"%s"}}\n'
+                    % (i, b"p" * (i % 3000)) for i in range(3010))
+    proc = subprocess.Popen(tap_cmd(out, ["cat"]), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                            preexec_fn=preexec)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    got, err = bytearray(), bytearray()
+    threads = [threading.Thread(target=lambda: (proc.stdin.write(sent), proc.stdin.close()),
+                                daemon=True),
+               threading.Thread(target=_sip, args=(proc.stdout.fileno(), got, 1 << 20, 0),
+                                daemon=True),
+               threading.Thread(target=_sip, args=(proc.stderr.fileno(), err, 1 << 20, 0),
+                                daemon=True)]
+    try:
+        for t in threads:
+            t.start()
+        end = time.monotonic() + BOUND
+        for t in threads:
+            t.join(max(0.0, end - time.monotonic()))
+        proc.wait(max(1.0, end - time.monotonic()))
+    finally:
+        proc.kill()
+    assert len(got) == len(sent) and got == sent and proc.returncode == 0
+    assert err.count(b"recording stopped") == 1, err
+    assert b"Traceback" not in err and (b"File too large" in err or b"No space" in err)
+    data = out.read_bytes()
+    assert 0 < len(data) <= LIMIT and data.endswith(b"\n")
+    recs = [json.loads(x) for x in data.split(b"\n")[:-1]]  # every line is a whole record
+    c2s = [r["raw"].encode() + b"\n" for r in recs if r["dir"] == "c2s"]
+    assert c2s and sent.startswith(b"".join(c2s))  # what was recorded is the start, in order
