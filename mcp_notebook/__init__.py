@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the tap start-up
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     from .core.rules import RULES, Rule
     from .load import load
     from .readers import CaptureError, formats

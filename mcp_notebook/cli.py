@@ -13,9 +13,12 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from . import __version__
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
+if TYPE_CHECKING:
+    from typing import Any
 
 # Nothing heavy at import: the console script imports this module for ``record`` too (the
 # stdio tap, standard library only), so the readers, rules and pandas load where used.

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["add_record_parser", "add_proxy_parser", "register"]
 

@@ -31,7 +31,10 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["FrameSplitter", "TapWriter", "frame_fields"]
 
@@ -140,10 +143,12 @@ class TapWriter:
             if self._fd < 0:
                 return
             view = memoryview(line)
-            start = written = -1
             try:
                 start = os.lseek(self._fd, 0, os.SEEK_END)  # where O_APPEND will put it
-                written = 0
+            except OSError:  # a pipe or a terminal: nothing to cut back
+                start = -1
+            written = 0
+            try:
                 while view:
                     n = os.write(self._fd, view[:PIECE])
                     view = view[n:]
@@ -154,7 +159,7 @@ class TapWriter:
 
     def _stop(self, exc: OSError, start: int, written: int) -> None:
         """Recording failed: cut the half line off (if nobody appended since), stop, say why."""
-        if written > 0:
+        if written > 0 and start >= 0:
             try:
                 if os.fstat(self._fd).st_size == start + written:
                     os.ftruncate(self._fd, start)

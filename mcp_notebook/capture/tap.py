@@ -54,15 +54,26 @@ KILL_AFTER = 3.0  # seconds between SIGTERM and SIGKILL when the tap stops the s
 STALL = 5.0  # once the server has exited: seconds a relay may make no progress at all
 
 
-def _linux_child_setup() -> None:  # pragma: no cover - runs in the child before exec
-    """New process group; SIGKILL when the tap dies (Linux ``PR_SET_PDEATHSIG``)."""
-    os.setpgid(0, 0)
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-        except OSError:
-            pass
+def _libc_prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _libc_prctl()  # resolved here, so the child between fork and exec only calls it
+#: Popen sets the new process group itself where it can (Python 3.11+), else the child does
+_GROUP: dict[str, int] = {"process_group": 0} if sys.version_info >= (3, 11) else {}
+
+
+def _child_setup() -> None:  # pragma: no cover - runs in the child before exec
+    """New process group (before 3.11); SIGKILL when the tap dies (``PR_SET_PDEATHSIG``)."""
+    if not _GROUP:
+        os.setpgid(0, 0)
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
 
 
 def _write_all(fd: int, data: bytes, progress: Callable[[], None]) -> None:
@@ -227,7 +238,8 @@ class Tap:
         try:
             self.proc = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, bufsize=0, preexec_fn=_linux_child_setup)
+                stderr=subprocess.PIPE, bufsize=0, preexec_fn=_child_setup,
+                **_GROUP)  # type: ignore[call-overload]
         except OSError as exc:
             self.writer.meta("spawn-error", f"could not start the server: {exc}")
             os.write(stderr_fd, f"mcp-notebook record: cannot start {self.command[0]!r}: "
