@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import threading
 import time
 from pathlib import Path
 
-import pytest
-
-from .conftest import ROOT, frames, py_server, read_records, tap_cmd, wire_bytes
+from .conftest import LIMIT, ROOT, frames, py_server, read_records, tap_cmd, wire_bytes
 
 BOUND = 60  # seconds any one run may take before the test fails
 
@@ -104,30 +101,6 @@ def test_grandchild_holding_the_output_open_ends_after_a_stall(tmp_path: Path):
 
 
 # -- 14.1: a failing disk stops the record, never the relay ---------------------------------
-
-LIMIT = 64 * 1024
-
-
-@pytest.fixture(params=["rlimit-fsize", "tmpfs-full"])
-def small_disk(request, tmp_path: Path):
-    """``(folder, preexec_fn)``: writes past 64 KiB fail, by a file-size limit (EFBIG,
-    always) or on a 64 KiB tmpfs (ENOSPC, where mounting is permitted)."""
-    if request.param == "rlimit-fsize":
-        def limit() -> None:  # the tap must ignore SIGXFSZ itself: the test does not
-            resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))
-        yield tmp_path, limit
-        return
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={LIMIT}", "tmpfs", str(mnt)],
-                          capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.decode().strip()}")
-    try:
-        yield mnt, None
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
-
 
 def test_full_disk_keeps_relaying_byte_exact_and_leaves_valid_lines(small_disk):
     """3,010 lines of up to 3 KB each way through ``cat`` (the client gets back exactly
