@@ -25,12 +25,13 @@ nothing but Python is installed.
 from __future__ import annotations
 
 import base64
+import codecs
 import errno
 import json
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
 if TYPE_CHECKING:
@@ -50,6 +51,22 @@ def frame_fields(data: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         return {"raw": data.decode("utf-8", "replace"),
                 "raw_b64": base64.b64encode(data).decode("ascii")}
+
+
+def _decoded(view: memoryview, errors: str) -> Iterator[str]:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors)
+    for i in range(0, len(view), PIECE):
+        yield decoder.decode(view[i:i + PIECE])
+    yield decoder.decode(b"", final=True)
+
+
+def _is_utf8(view: memoryview) -> bool:
+    try:
+        for _ in _decoded(view, "strict"):
+            pass
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class FrameSplitter:
@@ -80,15 +97,20 @@ class FrameSplitter:
             self._buf += piece[:room]
         self._total += len(piece)
 
-    def _take(self) -> tuple[bytes, int]:
-        out = (bytes(self._buf), self._total)
-        self._buf.clear()
+    def _take(self) -> tuple[bytes | bytearray, int]:
+        # a large frame's buffer is handed over, not copied (memory: one frame, not two)
+        buf, total = self._buf, self._total
         self._total = 0
-        return out
+        if len(buf) > PIECE:
+            self._buf = bytearray()
+            return buf, total
+        out = bytes(buf)
+        buf.clear()
+        return out, total
 
-    def feed(self, chunk: bytes) -> list[tuple[bytes, int]]:
+    def feed(self, chunk: bytes) -> list[tuple[bytes | bytearray, int]]:
         """Add bytes; return the frames completed by them as ``(kept bytes, full length)``."""
-        frames: list[tuple[bytes, int]] = []
+        frames: list[tuple[bytes | bytearray, int]] = []
         view = memoryview(chunk)
         start = 0
         while True:
@@ -101,7 +123,7 @@ class FrameSplitter:
             frames.append(self._take())
             start = nl + 1
 
-    def flush(self) -> tuple[bytes, int] | None:
+    def flush(self) -> tuple[bytes | bytearray, int] | None:
         """The bytes after the last newline, if any (an incomplete frame at end of stream)."""
         if self._total == 0:
             return None
@@ -139,21 +161,26 @@ class TapWriter:
                                "dir": direction, "session": self.session}
         rec.update(fields)
         line = (json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        self._emit((line,))
+
+    def _emit(self, pieces: Iterable[bytes]) -> None:
+        """Write one record from its pieces, under the lock; stop recording if that fails."""
         with self._lock:
             if self._fd < 0:
                 return
-            view = memoryview(line)
             try:
                 start = os.lseek(self._fd, 0, os.SEEK_END)  # where O_APPEND will put it
             except OSError:  # a pipe or a terminal: nothing to cut back
                 start = -1
             written = 0
             try:
-                while view:
-                    n = os.write(self._fd, view[:PIECE])
-                    view = view[n:]
-                    written += n
-                    self.moved = time.monotonic()
+                for piece in pieces:
+                    view = memoryview(piece)
+                    while view:
+                        n = os.write(self._fd, view[:PIECE])
+                        view = view[n:]
+                        written += n
+                        self.moved = time.monotonic()
             except OSError as exc:
                 self._stop(exc, start, written)
 
@@ -176,14 +203,43 @@ class TapWriter:
         if self.on_stop is not None:
             self.on_stop(self.stopped)
 
-    def frame(self, direction: str, data: bytes, total: int, partial: bool = False) -> None:
-        """Record one frame (or stderr line) of ``total`` bytes whose kept bytes are ``data``."""
-        fields = frame_fields(data)
+    def frame(self, direction: str, data: bytes | bytearray, total: int,
+              partial: bool = False) -> None:
+        """Record one frame (or stderr line) of ``total`` bytes whose kept bytes are ``data``.
+
+        A frame over 1 MiB is encoded and written piece by piece, so recording it takes
+        about 1 MiB beside the frame's own bytes, not copies of it.
+        """
+        if len(data) > PIECE:
+            self._emit(self._frame_pieces(direction, data, total, partial))
+            return
+        fields = frame_fields(bytes(data))
         if total > len(data):
             fields["truncated"] = total
         if partial:
             fields["partial"] = True
         self.write(direction, fields)
+
+    def _frame_pieces(self, direction: str, data: bytes | bytearray, total: int,
+                      partial: bool) -> Iterator[bytes]:
+        """The record of :meth:`frame`, the same bytes as one ``json.dumps``, in pieces."""
+        head = {"ts": round(time.time(), 6), "dir": direction, "session": self.session}
+        yield json.dumps(head, ensure_ascii=False, separators=(",", ":"))[:-1].encode() + b',"raw":"'
+        view = memoryview(data)
+        utf8 = _is_utf8(view)
+        for text in _decoded(view, "strict" if utf8 else "replace"):
+            yield json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8")
+        tail = '"'
+        if not utf8:
+            yield b'","raw_b64":"'
+            step = PIECE // 3 * 3  # whole groups of three bytes: the pieces join exactly
+            for i in range(0, len(view), step):
+                yield base64.b64encode(view[i:i + step])
+        if total > len(data):
+            tail += f',"truncated":{total}'
+        if partial:
+            tail += ',"partial":true'
+        yield (tail + "}\n").encode()
 
     def meta(self, event: str, text: str, **extra: Any) -> None:
         """Record one of the tap's own events (``dir: meta``)."""

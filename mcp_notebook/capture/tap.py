@@ -24,8 +24,14 @@ How it behaves at the edges:
   only a stream that moves no byte for 5 s is given up (a grandchild holding it open);
 - **signals**: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to the tap are
   forwarded to the server's process group (the server runs in its own group, so a signal
-  to the client's whole group reaches it exactly once). On Linux the server also gets
-  SIGKILL if the tap itself is killed.
+  to the client's whole group reaches it exactly once). A server that ignores SIGTERM is
+  left running, but a second SIGTERM to the tap sends it SIGKILL. On Linux the server
+  also gets SIGKILL if the tap itself is killed;
+- **memory**: each of the three streams holds at most one frame's first ``--max-frame``
+  bytes plus about 1 MiB (a frame over 1 MiB is recorded piece by piece, not copied), so
+  the tap needs about 3 x ``--max-frame`` at worst, whatever the peers send;
+- **a failing disk** (full, I/O error, file-size limit) stops the record, never the relay:
+  one line on stderr says why, and the record file keeps whole lines only.
 
 Run it standalone with ``python -m mcp_notebook.capture.tap --out FILE -- CMD ARGS...``.
 Only the standard library is used.
@@ -113,6 +119,8 @@ class Tap:
         self._input_closed_at: float | None = None
         self._lock = threading.Lock()
         self._stop_sent = False
+        self._terms = 0  # SIGTERMs the tap received
+        self._escalated = False
         #: direction -> monotonic time the relay last moved a byte (read, relayed or recorded)
         self._moved: dict[str, float] = {}
 
@@ -188,13 +196,27 @@ class Tap:
                 except OSError:
                     pass
 
+    def _on_signal(self, signum: int, frame: object) -> None:
+        """Forward a signal; a second SIGTERM to the tap kills the server (SIGKILL).
+
+        Runs in the main thread between bytecodes: it only signals and counts (the record
+        of an escalation is written by :meth:`run`, never here, where the writer's lock
+        may be held by the very code this interrupted)."""
+        if signum == signal.SIGTERM:
+            self._terms += 1
+            if self._terms >= 2:
+                self._escalated = True
+                self._forward(signal.SIGKILL, frame)
+                return
+        self._forward(signum, frame)
+
     def _install_signals(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return
         for name in FORWARDED:
             sig = getattr(signal, name, None)
             if sig is not None:
-                signal.signal(sig, self._forward)
+                signal.signal(sig, self._on_signal)
 
     def _stop_server(self, now: float) -> None:
         """After the client went away and ``grace`` passed: SIGTERM, then SIGKILL."""
@@ -267,6 +289,8 @@ class Tap:
                 break
             except subprocess.TimeoutExpired:
                 self._stop_server(time.monotonic())
+        if self._escalated:
+            self.writer.meta("kill", "second SIGTERM to the tap; sent SIGKILL to the server")
         self._drain(threads[1:])
         status = code if code >= 0 else 128 - code
         if code < 0:
@@ -292,7 +316,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "default 10)")
     parser.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME, metavar="BYTES",
                         help="keep at most this many bytes of one frame in its record "
-                             "(all bytes are still relayed; default 256 MiB)")
+                             "(default 256 MiB). A longer frame is still relayed whole and "
+                             "byte-exact; its record holds its first BYTES bytes and its "
+                             "full length (\"truncated\"). This bounds the tap's memory: "
+                             "about BYTES + 1 MiB per stream (3 streams), however long a "
+                             "line the server writes")
     parser.add_argument("server_command", nargs=argparse.REMAINDER,
                         metavar="-- SERVER_CMD [ARGS...]", help="the server command line, after --")
 

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from .conftest import LIMIT, ROOT, frames, py_server, read_records, tap_cmd, wire_bytes
 
@@ -137,3 +140,104 @@ def test_full_disk_keeps_relaying_byte_exact_and_leaves_valid_lines(small_disk):
     recs = [json.loads(x) for x in data.split(b"\n")[:-1]]  # every line is a whole record
     c2s = [r["raw"].encode() + b"\n" for r in recs if r["dir"] == "c2s"]
     assert c2s and sent.startswith(b"".join(c2s))  # what was recorded is the start, in order
+
+
+# -- 14.3: memory bounded by --max-frame; a second SIGTERM escalates ----------------------
+
+def _hwm_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM")
+
+
+MIB = 1024 * 1024
+
+
+@pytest.mark.parametrize("frame_mb, max_frame, bound", [
+    (100, 16 * MIB, 2 * 16 * MIB),  # kept truncated: the tap holds 16 MiB, not 100 MB
+    (100, None, 1.5 * 100_000_000),  # kept whole: about the frame once, not 16 times
+])
+def test_memory_is_bounded_by_the_frame_cap(tmp_path: Path, frame_mb, max_frame, bound):
+    """The server writes one line of FRAME_MB megabytes in 1 MB writes, then a small frame,
+    then waits: by the time the client sees the small frame, the big one is recorded (a
+    frame is recorded before the bytes that complete it are relayed). The tap's peak RSS
+    (VmHWM) above its size at start must stay under BOUND; the client gets every byte."""
+    out = tmp_path / "tap.jsonl"
+    code = ("import sys\n"
+            "w = sys.stdout.buffer.write\n"
+            "w(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"')\n"
+            f"for _ in range({frame_mb}): w(b'z' * 1_000_000)\n"
+            "w(b'\"}}\\n{\"done\":1}\\n'); sys.stdout.flush()\n"
+            "sys.stdin.read()\n")
+    extra = ("--max-frame", str(max_frame)) if max_frame else ()
+    proc = subprocess.Popen(tap_cmd(out, py_server(code), *extra), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        end = time.monotonic() + BOUND
+        while not (out.exists() and out.stat().st_size) and time.monotonic() < end:
+            time.sleep(0.01)
+        base = _hwm_kib(proc.pid) * 1024
+        size, tail = 0, b""
+        while not tail.endswith(b'"}}\n{"done":1}\n'):
+            data = os.read(proc.stdout.fileno(), 1 << 20)
+            assert data, "the tap ended early"
+            size += len(data)
+            tail = (tail + data)[-64:]
+        grown = _hwm_kib(proc.pid) * 1024 - base
+        proc.stdin.close()
+        proc.wait(BOUND)
+    finally:
+        proc.kill()
+    frame_len = len(b'{"jsonrpc":"2.0","id":1,"result":{"text":""}}') + frame_mb * 1_000_000
+    assert size == frame_len + 1 + len(b'{"done":1}\n') and proc.returncode == 0
+    print(f"tap grew by {grown / MIB:.1f} MiB for a {frame_mb} MB frame (cap {max_frame})")
+    assert grown < bound
+    with open(out, "rb") as f:
+        big = next(json.loads(line) for line in f if b'"dir":"s2c"' in line)
+    if max_frame:
+        assert big["truncated"] == frame_len and len(big["raw"]) == max_frame
+    else:
+        assert "truncated" not in big and len(big["raw"]) == frame_len
+
+
+@pytest.mark.parametrize("data", [
+    "é\"\\\n\t\x01😀 ".encode() * 300_000,  # escapes and multi-byte characters over pieces
+    b"\xff\xfe" + b"x\x80y" * 700_000,  # not UTF-8: raw with U+FFFD and raw_b64
+])
+def test_a_large_frame_written_in_pieces_is_the_record_of_one_dumps(tmp_path: Path, data):
+    from mcp_notebook.capture.jsonl import TapWriter, frame_fields
+
+    path = tmp_path / "x.jsonl"
+    w = TapWriter(path, "s")
+    w.frame("s2c", bytearray(data), len(data) + 5, partial=True)
+    w.close()
+    line = path.read_bytes()
+    rec = json.loads(line)
+    whole = {"ts": rec["ts"], "dir": "s2c", "session": "s", **frame_fields(data),
+             "truncated": len(data) + 5, "partial": True}
+    assert line == (json.dumps(whole, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+
+
+def test_second_sigterm_to_the_tap_kills_a_server_that_ignores_it(tmp_path: Path):
+    out = tmp_path / "tap.jsonl"
+    code = ("import signal, sys, time\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "sys.stdout.write('{\"ready\":true}\\n'); sys.stdout.flush()\n"
+            "while True: time.sleep(0.05)\n")
+    proc = subprocess.Popen(tap_cmd(out, py_server(code)), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == b'{"ready":true}\n'
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(1.0)
+        assert proc.poll() is None  # the client is still there: the server is left alone
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(BOUND)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signal.SIGKILL
+    events = [r["event"] for r in frames(read_records(out), "meta")]
+    assert events[-2:] == ["kill", "exit"]
