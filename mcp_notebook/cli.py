@@ -212,11 +212,9 @@ def _extra_commands() -> list[Callable[[Any, dict[str, Callable[..., int]]], Non
 def _record(argv: list[str]) -> int:
     """``mcp-notebook record``, parsed without the other commands: the tap starts before
     anything beyond the standard library is imported (clients time out slow servers)."""
-    from .capture.cli import add_record_parser
+    from .capture.cli import record_main
 
-    parser = argparse.ArgumentParser(prog="mcp-notebook")
-    handler = add_record_parser(parser.add_subparsers(dest="command", metavar="COMMAND"))
-    return handler(parser.parse_args(argv))
+    return record_main(argv[1:])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's 
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["add_record_parser", "add_proxy_parser", "register"]
+__all__ = ["add_record_parser", "add_proxy_parser", "register", "record_main"]
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -23,13 +23,24 @@ def add_record_parser(subparsers: Any) -> Handler:
     """Add ``record`` (the stdio tap) to an argparse sub-parser set; return its handler."""
     from . import tap
 
-    p = subparsers.add_parser(
-        "record", help="run an MCP stdio server behind a recording tap (tap JSONL)",
-        description="Relay stdin/stdout between an MCP client and SERVER_CMD byte for byte "
-                    "and record every frame and stderr line as tap JSONL. Put it in a client "
-                    "config in place of the server command.")
+    p = subparsers.add_parser("record", help="run an MCP stdio server behind a recording tap "
+                              "(tap JSONL)", description=RECORD_DESCRIPTION)
     tap.add_arguments(p)
     return tap.run
+
+
+RECORD_DESCRIPTION = ("Relay stdin/stdout between an MCP client and SERVER_CMD byte for byte "
+                      "and record every frame and stderr line as tap JSONL. Put it in a "
+                      "client config in place of the server command.")
+
+
+def record_main(argv: list[str]) -> int:
+    """``mcp-notebook record ARGS`` alone: one small parser, nothing else imported."""
+    from . import tap
+
+    p = argparse.ArgumentParser(prog="mcp-notebook record", description=RECORD_DESCRIPTION)
+    tap.add_arguments(p)
+    return tap.run(p.parse_args(argv))
 
 
 def add_proxy_parser(subparsers: Any) -> Handler:

@@ -241,3 +241,33 @@ def test_second_sigterm_to_the_tap_kills_a_server_that_ignores_it(tmp_path: Path
     assert proc.returncode == 128 + signal.SIGKILL
     events = [r["event"] for r in frames(read_records(out), "meta")]
     assert events[-2:] == ["kill", "exit"]
+
+
+def _alive(pid: int) -> bool:
+    """Running (not gone, not a zombie waiting to be reaped)."""
+    try:
+        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self"), reason="Linux only (PR_SET_PDEATHSIG)")
+def test_server_dies_with_a_killed_tap(tmp_path: Path):
+    """SIGKILL to the tap (no handler can run) still ends a server that ignores its stdin."""
+    out = tmp_path / "tap.jsonl"
+    code = ("import os, sys, time\n"
+            "sys.stdout.write('{\"pid\":%d}\\n' % os.getpid()); sys.stdout.flush()\n"
+            "while True: time.sleep(0.05)\n")
+    proc = subprocess.Popen(tap_cmd(out, py_server(code)), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        pid = json.loads(proc.stdout.readline())["pid"]
+        proc.kill()
+        proc.wait(BOUND)
+        end = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert not _alive(pid)
+    finally:
+        proc.kill()
