@@ -9,7 +9,7 @@ parent's at fork, so this benchmark cannot be the parent), its wall time from st
 reap, ``time``'s own cost included for both alike. For the tap, "server started" is the ``start``
 record's time (written once ``exec`` of the server succeeded) less the fork time.
 
-    .venv/bin/python benchmarks/bench_tap_startup.py [--reps 30] [--json FILE]
+    .venv/bin/python benchmarks/bench_tap_startup.py [--reps 30] [--no-site] [--json FILE]
 
 Target (issue: a light tap): within 1.5x of the bare interpreter in RSS and start time.
 """
@@ -31,9 +31,14 @@ CONSOLE = "import sys; from mcp_notebook.cli import main; sys.exit(main())"
 TARGET = 1.5
 
 
-def record_cmd(out: str) -> tuple[list[str], str]:
+def record_cmd(out: str, no_site: bool) -> tuple[list[str], str]:
     """The tap's command line: the installed console script if there is one beside this
-    interpreter, else the same entry point through ``python -c``."""
+    interpreter, else the same entry point through ``python -c``; with ``no_site``, that
+    entry point under ``python -S`` (no site-packages, no editable-install finder: the
+    package from this checkout), beside a bare ``python -S``."""
+    if no_site:
+        return [sys.executable, "-S", "-c", CONSOLE, "record", "--out", out, "--", "true"], \
+            "python -S, the package from this checkout"
     script = Path(sys.executable).with_name("mcp-notebook")
     head = [str(script)] if script.exists() else [sys.executable, "-c", CONSOLE]
     return [*head, "record", "--out", out, "--", "true"], head[0]
@@ -54,13 +59,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--json", metavar="FILE", help="also write the numbers as JSON")
+    parser.add_argument("--no-site", action="store_true",
+                        help="both under python -S: the interpreter and the tap alone")
     args = parser.parse_args()
-    bare = [sys.executable, "-c", "pass"]
+    bare = [sys.executable, *(["-S"] if args.no_site else []), "-c", "pass"]
+    if args.no_site:
+        root = str(Path(__file__).resolve().parents[1])
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            [root, *filter(None, [os.environ.get("PYTHONPATH")])])
     rows: dict[str, dict[str, list[float]]] = {"bare": {"wall": [], "rss": []},
                                                "record": {"wall": [], "rss": [], "start": []}}
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "tap.jsonl")
-        cmd, how = record_cmd(out)
+        cmd, how = record_cmd(out, args.no_site)
         for _ in range(2):  # warm the page cache for both
             run_once(bare)
             run_once(cmd)
@@ -87,7 +98,7 @@ def main() -> int:
     print("| | wall to exit (ms) | server started (ms) | peak RSS (MiB) |")
     print("|---|---:|---:|---:|")
     med, low = res["median"], res["min"]
-    print(f"| `python -c pass` | {med['bare']['wall'] * 1000:.1f} "
+    print(f"| `python{' -S' if args.no_site else ''} -c pass` | {med['bare']['wall'] * 1000:.1f} "
           f"({low['bare']['wall'] * 1000:.1f}) | - | {med['bare']['rss'] / 1024:.1f} |")
     print(f"| `mcp-notebook record -- true` | {med['record']['wall'] * 1000:.1f} "
           f"({low['record']['wall'] * 1000:.1f}) | {med['record']['start'] * 1000:.1f} "

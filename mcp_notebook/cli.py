@@ -12,7 +12,6 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from . import __version__
 
@@ -126,6 +125,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from .export import write
 
     trace = _load(args)
+    from pathlib import Path  # here: the record path does not import pathlib
+
     out = Path(args.out) if args.out else Path(args.files[0]).with_suffix("." + args.to)
     write(trace, out, args.to)
     print(f"wrote {len(trace.frames)} frames to {out}")

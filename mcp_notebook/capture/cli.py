@@ -8,6 +8,8 @@ tap needs the standard library only, the proxy imports aiohttp when it runs.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Callable
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
@@ -34,11 +36,31 @@ RECORD_DESCRIPTION = ("Relay stdin/stdout between an MCP client and SERVER_CMD b
                       "client config in place of the server command.")
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, finding the terminal width without importing shutil
+    (which imports bz2, lzma and fnmatch: start-up time the tap does not need)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            try:
+                width = int(os.environ["COLUMNS"])
+            except (KeyError, ValueError):
+                out = sys.__stdout__
+                try:
+                    width = os.get_terminal_size(out.fileno()).columns if out else 80
+                except (ValueError, OSError):
+                    width = 80
+            width -= 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 def record_main(argv: list[str]) -> int:
     """``mcp-notebook record ARGS`` alone: one small parser, nothing else imported."""
     from . import tap
 
-    p = argparse.ArgumentParser(prog="mcp-notebook record", description=RECORD_DESCRIPTION)
+    p = argparse.ArgumentParser(prog="mcp-notebook record", description=RECORD_DESCRIPTION,
+                                formatter_class=_Formatter)
     tap.add_arguments(p)
     return tap.run(p.parse_args(argv))
 
