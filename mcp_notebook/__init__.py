@@ -13,10 +13,12 @@ pandas.
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the tap start-up
 if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path  # not at run time either: the tap does not need pathlib
+    from typing import Any
+
     from .core.rules import RULES, Rule
     from .load import load
     from .readers import CaptureError, formats
@@ -85,6 +87,8 @@ def sample_path(name: str | None = None) -> Path:
 
     Without a name, the first one.
     """
+    from pathlib import Path
+
     data = Path(__file__).resolve().parent.parent / "data"
     files = sorted(p for p in data.glob("*")
                    if p.is_file() and p.suffix in (".jsonl", ".har", ".gz", ".log", ".ndjson"))

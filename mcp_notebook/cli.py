@@ -12,12 +12,15 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
 
 from . import __version__
-from .core.rules import RULES
-from .readers import CaptureError, formats
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
+if TYPE_CHECKING:
+    from typing import Any
+
+# Nothing heavy at import: the console script imports this module for ``record`` too (the
+# stdio tap, standard library only), so the readers, rules and pandas load where used.
 
 __all__ = ["main"]
 
@@ -31,6 +34,8 @@ def _load(args: argparse.Namespace) -> Any:
 
 
 def _add_input(p: argparse.ArgumentParser, many: bool = True) -> None:
+    from .readers import formats
+
     p.add_argument("files", nargs="+" if many else 1, metavar="FILE",
                    help="capture file(s) or folder(s); plain or .gz")
     p.add_argument("--format", default="auto",
@@ -120,6 +125,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from .export import write
 
     trace = _load(args)
+    from pathlib import Path  # here: the record path does not import pathlib
+
     out = Path(args.out) if args.out else Path(args.files[0]).with_suffix("." + args.to)
     write(trace, out, args.to)
     print(f"wrote {len(trace.frames)} frames to {out}")
@@ -127,6 +134,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
+    from .core.rules import RULES
+
     if args.json:
         print(json.dumps([{"code": r.code, "severity": r.severity, "versions": list(r.versions),
                            "title": r.title, "spec": r.spec, "source": r.source,
@@ -138,6 +147,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
+    from .readers import formats
+
     for name, description in formats().items():
         print(f"{name:<16} {description}")
     return 0
@@ -199,7 +210,20 @@ def _extra_commands() -> list[Callable[[Any, dict[str, Callable[..., int]]], Non
     return found
 
 
+def _record(argv: list[str]) -> int:
+    """``mcp-notebook record``, parsed without the other commands: the tap starts before
+    anything beyond the standard library is imported (clients time out slow servers)."""
+    from .capture.cli import record_main
+
+    return record_main(argv[1:])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["record"]:
+        return _record(argv)
+    from .readers import CaptureError
+
     parser, handlers = build_parser()
     args = parser.parse_args(argv)
     if not args.command:

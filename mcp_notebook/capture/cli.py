@@ -8,10 +8,15 @@ tap needs the standard library only, the proxy imports aiohttp when it runs.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Callable
-from typing import Any
 
-__all__ = ["add_record_parser", "add_proxy_parser", "register"]
+TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["add_record_parser", "add_proxy_parser", "register", "record_main"]
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -20,13 +25,44 @@ def add_record_parser(subparsers: Any) -> Handler:
     """Add ``record`` (the stdio tap) to an argparse sub-parser set; return its handler."""
     from . import tap
 
-    p = subparsers.add_parser(
-        "record", help="run an MCP stdio server behind a recording tap (tap JSONL)",
-        description="Relay stdin/stdout between an MCP client and SERVER_CMD byte for byte "
-                    "and record every frame and stderr line as tap JSONL. Put it in a client "
-                    "config in place of the server command.")
+    p = subparsers.add_parser("record", help="run an MCP stdio server behind a recording tap "
+                              "(tap JSONL)", description=RECORD_DESCRIPTION)
     tap.add_arguments(p)
     return tap.run
+
+
+RECORD_DESCRIPTION = ("Relay stdin/stdout between an MCP client and SERVER_CMD byte for byte "
+                      "and record every frame and stderr line as tap JSONL. Put it in a "
+                      "client config in place of the server command.")
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, finding the terminal width without importing shutil
+    (which imports bz2, lzma and fnmatch: start-up time the tap does not need)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            try:
+                width = int(os.environ["COLUMNS"])
+            except (KeyError, ValueError):
+                out = sys.__stdout__
+                try:
+                    width = os.get_terminal_size(out.fileno()).columns if out else 80
+                except (ValueError, OSError):
+                    width = 80
+            width -= 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def record_main(argv: list[str]) -> int:
+    """``mcp-notebook record ARGS`` alone: one small parser, nothing else imported."""
+    from . import tap
+
+    p = argparse.ArgumentParser(prog="mcp-notebook record", description=RECORD_DESCRIPTION,
+                                formatter_class=_Formatter)
+    tap.add_arguments(p)
+    return tap.run(p.parse_args(argv))
 
 
 def add_proxy_parser(subparsers: Any) -> Handler:

@@ -26,9 +26,11 @@ allows custom fields whose names start with ``_``):
     the full body size when a body was longer than the proxy's cap and only its start
     was kept.
 
-Crash tolerance: the file is valid HAR after every finished entry. Each entry is written
-in place just before the closing ``]}}``, with one ``write``; only entries still in flight
-are lost if the proxy dies.
+Crash tolerance: the file on disk is always valid HAR. It is never changed in place: a
+new version is written beside it and moved over it; finished entries not yet in a version
+wait in an append-only journal beside it (``FILE.har.journal``), folded back in by
+:func:`recover` or by the next proxy writing the same file. Only entries still in flight
+are lost if the proxy is killed (SIGTERM, SIGINT and SIGHUP keep them, ``_incomplete``).
 """
 
 from __future__ import annotations
@@ -39,10 +41,12 @@ import json
 import os
 import re
 import threading
+import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-__all__ = ["iso", "SseParser", "HarWriter", "body_content", "header_list"]
+__all__ = ["iso", "SseParser", "HarWriter", "recover", "body_content", "header_list"]
 
 TRAILER = b"\n]}}\n"
 _EOL = re.compile(r"\r\n|\r|\n")
@@ -163,29 +167,58 @@ class SseParser:
 
 
 class HarWriter:
-    """Write a HAR 1.2 file that stays valid after every added entry.
+    """Write a HAR 1.2 file that is valid JSON on disk whatever happens to the writer.
+
+    The ``.har`` file is never changed in place: each version is written whole to a new
+    file and moved over it (``os.replace``), so a full disk, SIGKILL or a power cut leaves
+    the last complete version. Between versions, every finished entry is appended at once
+    to a journal beside it (``FILE.har.journal``, one JSON entry per line), which is
+    emptied when a version that holds its entries is in place, and removed by
+    :meth:`close`. A new version is written after each entry while the file is small
+    (under 1 MiB); a larger one is rewritten at most 10% of the time (measured), the
+    journal holding what came since (:meth:`flush` writes a version when it is due).
+
+    A writer that finds the journal of one that died (same path) keeps its entries:
+    the old version's and the journal's (see :func:`recover`) are the first entries of
+    the new file. A write that fails stops the recording, never the caller: ``on_stop``
+    is called once with the reason, and the files stay as they were, valid.
 
     Parameters
     ----------
     path
-        The ``.har`` file (replaced).
+        The ``.har`` file (replaced, unless a journal says a writer died writing it).
     creator
         ``{"name": ..., "version": ...}`` for ``log.creator``.
     comment
         ``log.comment``.
+    on_stop
+        Called once with the reason when recording stops on a failed write.
     """
 
+    SMALL = 1 << 20  # bytes under which every entry gets a new version at once
+    DUTY = 0.1  # the most of the time spent rewriting a large file
+
     def __init__(self, path: str | os.PathLike[str], creator: dict[str, str],
-                 comment: str = "") -> None:
+                 comment: str = "", on_stop: Callable[[str], None] | None = None) -> None:
         self.path = os.fspath(path)
+        self.journal = self.path + ".journal"
+        self.on_stop = on_stop
         self._head = {"version": "1.2", "creator": creator}
         if comment:
             self._head["comment"] = comment
-        self._entries: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._f = open(self.path, "wb")
-        self._f.write(self._prefix() + TRAILER)
-        self._f.flush()
+        #: every entry as written (its JSON bytes), in the order they finished
+        self._dumps: list[bytes] = _recovered(self.path, self.journal)
+        self._keys = [_sort_key(json.loads(d)) for d in self._dumps]  # for the final order
+        self._size = 0  # bytes of the version on disk
+        self._pending = 0  # entries in the journal but not yet in a version on disk
+        self._cost = 0.0  # seconds the last rewrite took
+        self._last = 0.0  # monotonic time of the last rewrite
+        self.stopped: str | None = None
+        self._journal_fd = os.open(self.journal, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self._write_version(sort=False)
+        if self.stopped is None:
+            os.ftruncate(self._journal_fd, 0)  # the recovered entries are in the version
 
     def _prefix(self) -> bytes:
         head = json.dumps(self._head, ensure_ascii=False)[:-1]  # without the closing brace
@@ -195,31 +228,171 @@ class HarWriter:
     def _dump(entry: dict[str, Any]) -> bytes:
         return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
-    def add(self, entry: dict[str, Any]) -> None:
-        """Append one finished entry (written at once, file valid afterwards)."""
-        data = self._dump(entry)
-        with self._lock:
-            if self._f.closed:
-                return
-            sep = b",\n" if self._entries else b""
-            self._entries.append(entry)
-            self._f.seek(-len(TRAILER), os.SEEK_END)
-            self._f.write(sep + data + TRAILER)
-            self._f.flush()
+    def _stop(self, exc: OSError) -> None:
+        self.stopped = f"cannot write {self.path}: {exc.strerror or exc}"
+        for fd in (self._journal_fd,):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._journal_fd = -1
+        if self.on_stop is not None:
+            self.on_stop(self.stopped)
 
-    def close(self) -> None:
-        """Rewrite the file with the entries sorted by ``startedDateTime``, atomically."""
-        with self._lock:
-            if self._f.closed:
-                return
-            self._f.close()
-            entries = sorted(self._entries, key=lambda e: (e["startedDateTime"], e.get("_seq", 0)))
-            tmp = self.path + ".tmp"
+    def _write_version(self, sort: bool) -> None:
+        """Write the whole file anew and move it into place (the old one stays if this fails)."""
+        dumps = self._dumps
+        if sort:
+            order = sorted(range(len(dumps)), key=self._keys.__getitem__)
+            dumps = [dumps[i] for i in order]
+        tmp = self.path + ".tmp"
+        t0 = time.monotonic()
+        try:
             with open(tmp, "wb") as f:
                 f.write(self._prefix())
-                f.write(b",\n".join(self._dump(e) for e in entries))
+                for i, d in enumerate(dumps):
+                    f.write(b",\n" + d if i else d)
                 f.write(TRAILER)
+                size = f.tell()
             os.replace(tmp, self.path)
+        except OSError as exc:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            self._stop(exc)
+            return
+        self._size, self._pending = size, 0
+        self._last = time.monotonic()
+        self._cost = self._last - t0
+        try:
+            os.ftruncate(self._journal_fd, 0)  # every journalled entry is in this version
+        except OSError:
+            pass  # the journal's entries are also in the version: a reader skips repeats
+
+    def _due(self) -> bool:
+        if not self._pending:
+            return False
+        if self._size < self.SMALL:
+            return True
+        return time.monotonic() - self._last >= self._cost * (1 / self.DUTY - 1)
+
+    def add(self, entry: dict[str, Any]) -> None:
+        """Record one finished entry: in the journal at once, in the file when due."""
+        data = self._dump(entry)
+        with self._lock:
+            if self._journal_fd < 0:
+                return
+            try:
+                _append(self._journal_fd, data + b"\n")
+            except OSError as exc:
+                self._stop(exc)
+                return
+            self._dumps.append(data)
+            self._keys.append(_sort_key(entry))
+            self._pending += 1
+            if self._due():
+                self._write_version(sort=False)
+
+    def flush(self) -> None:
+        """Write a new version if entries wait in the journal and one is due."""
+        with self._lock:
+            if self._journal_fd >= 0 and self._due():
+                self._write_version(sort=False)
+
+    def close(self) -> None:
+        """Write the final file, entries sorted by ``startedDateTime``; remove the journal."""
+        with self._lock:
+            if self._journal_fd < 0:
+                return
+            self._write_version(sort=True)
+            if self._journal_fd < 0:
+                return  # the final write failed: the journal keeps what the file lacks
+            os.close(self._journal_fd)
+            self._journal_fd = -1
+            try:
+                os.unlink(self.journal)
+            except OSError:
+                pass
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._dumps)
+
+
+def _sort_key(entry: dict[str, Any]) -> tuple[str, int]:
+    seq = entry.get("_seq", 0)
+    return str(entry.get("startedDateTime", "")), seq if isinstance(seq, int) else 0
+
+
+def _append(fd: int, data: bytes) -> None:
+    """Append whole: a cut write is cut back off, so the journal ends on a whole line."""
+    try:
+        start = os.lseek(fd, 0, os.SEEK_END)
+    except OSError:
+        start = -1
+    view, written = memoryview(data), 0
+    try:
+        while view:
+            n = os.write(fd, view)
+            view, written = view[n:], written + n
+    except OSError:
+        if written and start >= 0:
+            try:
+                os.ftruncate(fd, start)
+            except OSError:
+                pass
+        raise
+
+
+def _recovered(path: str, journal: str) -> list[bytes]:
+    """The entries a writer that died left: its last version's, then its journal's."""
+    if not os.path.exists(journal):
+        return []
+    out: list[bytes] = []
+    seen: set[bytes] = set()
+    try:
+        with open(path, "rb") as f:
+            old = json.loads(f.read())["log"]["entries"]
+    except (OSError, ValueError, KeyError, TypeError):
+        old = []
+    try:
+        with open(journal, "rb") as f:
+            lines = f.read().split(b"\n")
+    except OSError:
+        lines = []
+    for entry in old:
+        data = HarWriter._dump(entry)
+        seen.add(data)
+        out.append(data)
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # a line cut by the crash
+        data = HarWriter._dump(entry)
+        if isinstance(entry, dict) and data not in seen:
+            seen.add(data)
+            out.append(data)
+    return out
+
+
+def recover(path: str | os.PathLike[str]) -> int:
+    """Complete a HAR whose proxy died: fold ``FILE.har.journal`` into it.
+
+    Returns the number of entries of the completed file, or -1 when there is no journal
+    (the file is complete already and is left alone).
+    """
+    path = os.fspath(path)
+    journal = path + ".journal"
+    if not os.path.exists(journal):
+        return -1
+    try:
+        with open(path, "rb") as f:
+            head = json.loads(f.read())["log"]
+    except (OSError, ValueError, KeyError, TypeError):
+        head = {}
+    creator = head.get("creator") or {"name": "mcp-notebook proxy", "version": "0"}
+    w = HarWriter(path, creator, comment=head.get("comment", ""))
+    n = len(w)
+    w.close()
+    return n

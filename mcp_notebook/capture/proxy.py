@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
 import time
@@ -251,9 +252,17 @@ class RecordingProxy:
         bound = addresses[0][1] if addresses else port
         if announce is not None:
             announce(host, bound)
+
+        async def flush() -> None:  # entries waiting in the journal reach the file
+            while True:
+                await asyncio.sleep(0.25)
+                self.writer.flush()
+
+        flusher = asyncio.ensure_future(flush())
         try:
             await stop.wait()
         finally:
+            flusher.cancel()
             for state in list(self._live.values()):
                 state["entry"]["_incomplete"] = True
             await runner.cleanup()
@@ -274,7 +283,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``proxy`` from parsed arguments until SIGINT or SIGTERM; return the exit status."""
+    """Run ``proxy`` from parsed arguments until SIGINT, SIGTERM or SIGHUP; return the exit
+    status."""
     try:
         import aiohttp  # noqa: F401
     except ImportError:
@@ -285,9 +295,25 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"mcp-notebook proxy: warning: listening on {host}, not loopback: "
                          "anyone who can reach it can use the server and is recorded\n")
     out = args.out or time.strftime("mcp-proxy-%Y%m%dT%H%M%S.har", time.gmtime())
-    writer = HarWriter(out, {"name": "mcp-notebook proxy", "version": _version()},
-                       comment=f"MCP traffic to {args.target}; SSE event arrival times in "
-                               "response.content._sseEvents")
+    if hasattr(signal, "SIGXFSZ"):  # a file-size limit fails the write instead of killing us
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    def stopped(reason: str) -> None:
+        sys.stderr.write(f"mcp-notebook proxy: recording stopped: {reason}; still proxying, "
+                         f"unrecorded from here on ({out} keeps what was recorded)\n")
+        sys.stderr.flush()
+
+    recovering = os.path.exists(out + ".journal")
+    try:
+        writer = HarWriter(out, {"name": "mcp-notebook proxy", "version": _version()},
+                           comment=f"MCP traffic to {args.target}; SSE event arrival times "
+                                   "in response.content._sseEvents", on_stop=stopped)
+    except OSError as exc:
+        sys.stderr.write(f"mcp-notebook proxy: cannot write {out!r}: {exc}\n")
+        return 2
+    if recovering and len(writer):
+        sys.stderr.write(f"mcp-notebook proxy: {out} was left by a proxy that died: its "
+                         f"{len(writer)} entries are kept, this session is added\n")
     try:
         proxy = RecordingProxy(args.target, writer, max_body=args.max_body)
     except ValueError as exc:
@@ -301,7 +327,7 @@ def run(args: argparse.Namespace) -> int:
     async def go() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(sig, stop.set)
         await proxy.serve(host, port, stop, announce)
 

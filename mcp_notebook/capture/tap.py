@@ -19,11 +19,19 @@ How it behaves at the edges:
 - **ends**: the client closing stdin closes the server's stdin; if the server has not
   exited ``--grace`` seconds later it gets SIGTERM, then SIGKILL. A client that stops
   reading and closes the tap's stdout is treated the same way. The server exiting
-  ends the tap, with the server's exit code (128 + N for a signal N);
+  ends the tap, with the server's exit code (128 + N for a signal N), once everything
+  the server wrote has been relayed and recorded, however slow the client or the disk;
+  only a stream that moves no byte for 5 s is given up (a grandchild holding it open);
 - **signals**: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to the tap are
   forwarded to the server's process group (the server runs in its own group, so a signal
-  to the client's whole group reaches it exactly once). On Linux the server also gets
-  SIGKILL if the tap itself is killed.
+  to the client's whole group reaches it exactly once). A server that ignores SIGTERM is
+  left running, but a second SIGTERM to the tap sends it SIGKILL. On Linux the server
+  also gets SIGKILL if the tap itself is killed;
+- **memory**: each of the three streams holds at most one frame's first ``--max-frame``
+  bytes plus about 1 MiB (a frame over 1 MiB is recorded piece by piece, not copied), so
+  the tap needs about 3 x ``--max-frame`` at worst, whatever the peers send;
+- **a failing disk** (full, I/O error, file-size limit) stops the record, never the relay:
+  one line on stderr says why, and the record file keeps whole lines only.
 
 Run it standalone with ``python -m mcp_notebook.capture.tap --out FILE -- CMD ARGS...``.
 Only the standard library is used.
@@ -46,27 +54,40 @@ from .jsonl import DEFAULT_MAX_FRAME, FrameSplitter, TapWriter
 __all__ = ["main", "add_arguments", "run", "Tap"]
 
 CHUNK = 256 * 1024
+PIECE = 64 * 1024  # the most bytes handed to one write(), so that progress stays visible
 FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
 KILL_AFTER = 3.0  # seconds between SIGTERM and SIGKILL when the tap stops the server
-DRAIN = 2.0  # seconds to wait for the server's pipes to reach EOF once it has exited
+STALL = 5.0  # once the server has exited: seconds a relay may make no progress at all
 
 
-def _linux_child_setup() -> None:  # pragma: no cover - runs in the child before exec
-    """New process group; SIGKILL when the tap dies (Linux ``PR_SET_PDEATHSIG``)."""
-    os.setpgid(0, 0)
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-        except OSError:
-            pass
+def _libc_prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
 
 
-def _write_all(fd: int, data: bytes) -> None:
+_PRCTL = _libc_prctl()  # resolved here, so the child between fork and exec only calls it
+#: Popen sets the new process group itself where it can (Python 3.11+), else the child does
+_GROUP: dict[str, int] = {"process_group": 0} if sys.version_info >= (3, 11) else {}
+
+
+def _child_setup() -> None:  # pragma: no cover - runs in the child before exec
+    """New process group (before 3.11); SIGKILL when the tap dies (``PR_SET_PDEATHSIG``)."""
+    if not _GROUP:
+        os.setpgid(0, 0)
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+
+
+def _write_all(fd: int, data: bytes, progress: Callable[[], None]) -> None:
     view = memoryview(data)
     while view:
-        n = os.write(fd, view)
+        n = os.write(fd, view[:PIECE])
         view = view[n:]
+        progress()
 
 
 class Tap:
@@ -98,6 +119,10 @@ class Tap:
         self._input_closed_at: float | None = None
         self._lock = threading.Lock()
         self._stop_sent = False
+        self._terms = 0  # SIGTERMs the tap received
+        self._escalated = False
+        #: direction -> monotonic time the relay last moved a byte (read, relayed or recorded)
+        self._moved: dict[str, float] = {}
 
     # -- relays --------------------------------------------------------------------------
     def _pump(self, src: int, dst: int | None, direction: str,
@@ -108,6 +133,12 @@ class Tap:
         ``src``, so the writer on the other end is never blocked by a reader that is gone.
         """
         splitter = FrameSplitter(self.max_frame)
+        moved = self._moved
+
+        def progress() -> None:
+            moved[direction] = time.monotonic()
+
+        progress()
         while True:
             try:
                 chunk = os.read(src, CHUNK)
@@ -115,11 +146,12 @@ class Tap:
                 chunk = b""
             if not chunk:
                 break
+            progress()
             for data, total in splitter.feed(chunk):
                 self.writer.frame(direction, data, total)
             if dst is not None:
                 try:
-                    _write_all(dst, chunk)
+                    _write_all(dst, chunk, progress)
                 except OSError:
                     dst = None
                     on_dst_closed()
@@ -164,13 +196,27 @@ class Tap:
                 except OSError:
                     pass
 
+    def _on_signal(self, signum: int, frame: object) -> None:
+        """Forward a signal; a second SIGTERM to the tap kills the server (SIGKILL).
+
+        Runs in the main thread between bytecodes: it only signals and counts (the record
+        of an escalation is written by :meth:`run`, never here, where the writer's lock
+        may be held by the very code this interrupted)."""
+        if signum == signal.SIGTERM:
+            self._terms += 1
+            if self._terms >= 2:
+                self._escalated = True
+                self._forward(signal.SIGKILL, frame)
+                return
+        self._forward(signum, frame)
+
     def _install_signals(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return
         for name in FORWARDED:
             sig = getattr(signal, name, None)
             if sig is not None:
-                signal.signal(sig, self._forward)
+                signal.signal(sig, self._on_signal)
 
     def _stop_server(self, now: float) -> None:
         """After the client went away and ``grace`` passed: SIGTERM, then SIGKILL."""
@@ -188,14 +234,34 @@ class Tap:
             self._forward(signal.SIGKILL, None)
             self._input_closed_at = now  # do not repeat every tick
 
+    def _drain(self, threads: Sequence[threading.Thread]) -> None:
+        """The server is gone: relay its output to EOF however long that takes, giving up
+        only on a stream that moves no byte for ``STALL`` seconds (a grandchild holding
+        the pipe open, or a client that stopped reading)."""
+        for t in threads:
+            direction = t.name.removeprefix("tap-")
+            while t.is_alive():
+                t.join(0.05)
+                last = max(self._moved.get(direction, 0.0), self.writer.moved)
+                if t.is_alive() and time.monotonic() - last > STALL:
+                    self.writer.meta("drain-stalled", f"{direction}: no byte moved for "
+                                     f"{STALL:g}s after the server exited; not waiting for "
+                                     "its end")
+                    break
+
     # -- run -----------------------------------------------------------------------------
     def run(self) -> int:
         """Start the server, relay until it exits, return its exit status (128+N for signal N)."""
         stdin_fd, stdout_fd, stderr_fd = self.fds
+        if hasattr(signal, "SIGXFSZ") and threading.current_thread() is threading.main_thread():
+            # a file-size limit fails the record's write (EFBIG) instead of killing the tap;
+            # the server gets the default back (Popen's restore_signals)
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         try:
             self.proc = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, bufsize=0, preexec_fn=_linux_child_setup)
+                stderr=subprocess.PIPE, bufsize=0, preexec_fn=_child_setup,
+                **_GROUP)  # type: ignore[call-overload]
         except OSError as exc:
             self.writer.meta("spawn-error", f"could not start the server: {exc}")
             os.write(stderr_fd, f"mcp-notebook record: cannot start {self.command[0]!r}: "
@@ -223,9 +289,9 @@ class Tap:
                 break
             except subprocess.TimeoutExpired:
                 self._stop_server(time.monotonic())
-        # the server is gone: let its output reach EOF (a grandchild may hold it open)
-        for t in threads[1:]:
-            t.join(DRAIN)
+        if self._escalated:
+            self.writer.meta("kill", "second SIGTERM to the tap; sent SIGKILL to the server")
+        self._drain(threads[1:])
         status = code if code >= 0 else 128 - code
         if code < 0:
             name = signal.Signals(-code).name
@@ -250,7 +316,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "default 10)")
     parser.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME, metavar="BYTES",
                         help="keep at most this many bytes of one frame in its record "
-                             "(all bytes are still relayed; default 256 MiB)")
+                             "(default 256 MiB). A longer frame is still relayed whole and "
+                             "byte-exact; its record holds its first BYTES bytes and its "
+                             "full length (\"truncated\"). This bounds the tap's memory: "
+                             "about BYTES + 1 MiB per stream (3 streams), however long a "
+                             "line the server writes")
     parser.add_argument("server_command", nargs=argparse.REMAINDER,
                         metavar="-- SERVER_CMD [ARGS...]", help="the server command line, after --")
 
@@ -272,8 +342,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     session = args.session or default_session(command)
     out = args.out or os.path.join(os.environ.get("MCP_NOTEBOOK_DIR", "."), f"mcp-{session}.jsonl")
+    def stopped(reason: str) -> None:
+        try:
+            os.write(2, f"mcp-notebook record: recording stopped: {reason}; the session is "
+                        "still relayed, unrecorded from here on\n".encode())
+        except OSError:
+            pass
+
     try:
-        writer = TapWriter(out, session)
+        writer = TapWriter(out, session, on_stop=stopped)
     except OSError as exc:
         sys.stderr.write(f"mcp-notebook record: cannot open {out!r} for writing: {exc}\n")
         return 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +62,27 @@ def run_tap(tmp_path: Path):
         return proc, read_records(out)
 
     return run
+
+
+LIMIT = 64 * 1024
+
+
+@pytest.fixture(params=["rlimit-fsize", "tmpfs-full"])
+def small_disk(request, tmp_path: Path):
+    """``(folder, preexec_fn)``: writes past 64 KiB fail, by a file-size limit (EFBIG,
+    always) or on a 64 KiB tmpfs (ENOSPC, where mounting is permitted)."""
+    if request.param == "rlimit-fsize":
+        def limit() -> None:  # the tap must ignore SIGXFSZ itself: the test does not
+            resource.setrlimit(resource.RLIMIT_FSIZE, (LIMIT, LIMIT))
+        yield tmp_path, limit
+        return
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={LIMIT}", "tmpfs", str(mnt)],
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield mnt, None
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], check=False)
