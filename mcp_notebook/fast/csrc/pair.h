@@ -1,10 +1,13 @@
 /* pair.h: the walk of core/pairing.py (pair()), on integer codes, in one pass.
  *
- * The reference walk keeps four dicts: requests pending and last answered under their
- * key (session, requester, id key), and requests carrying a progress token, in flight
- * and answered. Here the keys are packed into 64-bit integers and each pair of dicts is
- * one open-addressing table whose slot holds both values; a dict entry popped is a
- * value set to -1. The walk's decisions
+ * The reference walk keeps, under each key (session, requester, id key), the open
+ * requests (not cancelled, and cancelled, each in request order), the latest request and
+ * the last answered one; and the requests carrying a progress token, in flight and
+ * answered. Here the keys are packed into 64-bit integers and the dicts of one key are
+ * one open-addressing table whose slot holds all their values; a dict entry popped is a
+ * value set to -1. The two queues of open requests are chains through the request rows
+ * (`nxt`, and the tail kept at the head's row): most keys have one open request at a
+ * time, and a reused id adds a link, not a pass. The walk's decisions
  * are the reference's, branch for branch, so its rows and findings are the same; the
  * finding texts are written by the caller (core/pairing_vec.py) from the rule numbers
  * and the seqs given here.
@@ -44,14 +47,15 @@ static inline uint64_t pack_key(int32_t sess, int dir, int32_t code) {
            ((uint64_t)(uint32_t)(dir + 1) << 32) | (uint64_t)(uint32_t)(code + 1);
 }
 
-/* ---- key -> two rows (-1: none): pending and last answered, or a token's request in
- * flight and answered. Sized for `n` keys up front, grown (doubled) past 2/3 full: a
+/* ---- key -> rows (-1: none): the heads of the open requests not cancelled (a) and
+ * cancelled (c), the last answered (b) and the latest request (d); or a token's request
+ * in flight (a) and answered (b). Sized for `n` keys up front, grown (doubled) past 2/3 full: a
  * table is sized up front when its keys are known to be many, and starts small when
  * they may be few (each page of a table costs a page fault when first touched). ---- */
 
 typedef struct {
     uint64_t key;
-    int32_t a, b;
+    int32_t a, b, c, d;
 } Slot;
 
 typedef struct {
@@ -109,13 +113,34 @@ static inline Slot *keymap_at(KeyMap *m, uint64_t k, int add) {
     }
     m->n++;
     m->slot[i].key = k;
-    m->slot[i].a = m->slot[i].b = -1;
+    m->slot[i].a = m->slot[i].b = m->slot[i].c = m->slot[i].d = -1;
     return &m->slot[i];
 }
 
-static inline int32_t keymap_a(KeyMap *m, uint64_t k) {
+/* the latest request under `k` when one is open under it, else -1 */
+static inline int32_t keymap_open_last(KeyMap *m, uint64_t k) {
     Slot *s = keymap_at(m, k, 0);
-    return s ? s->a : -1;
+    return s && (s->a >= 0 || s->c >= 0) ? s->d : -1;
+}
+
+/* queues of request rows: `*head` (-1: empty) links on through nxt[], the last row is
+ * tl[head] */
+static inline void queue_push(int32_t *head, int32_t *nxt, int32_t *tl, int32_t r) {
+    nxt[r] = -1;
+    if (*head < 0) {
+        *head = r;
+        tl[r] = r;
+    } else {
+        nxt[tl[*head]] = r;
+        tl[*head] = r;
+    }
+}
+
+static inline int32_t queue_pop(int32_t *head, const int32_t *nxt, int32_t *tl) {
+    int32_t r = *head;
+    *head = nxt[r];
+    if (*head >= 0) tl[*head] = tl[r];
+    return r;
 }
 
 /* ---- str -> code, by Python's hash and equality (strs are borrowed) ---- */
@@ -248,6 +273,7 @@ typedef struct {
     int64_t *rseq, *resp, *canc, *pcount;
     int8_t *out, *rdir;
     int32_t *rsess, *rmeth, *rtok;
+    int32_t *nxt, *tl; /* the queues of open requests (see queue_push) */
     double *last;
     Py_ssize_t n_req;
     /* orphan and duplicate rows, in response order */
@@ -321,14 +347,14 @@ static int pair_walk(const PairIn *in, PairState *st) {
     st->rseq = malloc(r1 * 8); st->resp = malloc(r1 * 8); st->canc = malloc(r1 * 8);
     st->pcount = calloc(r1, 8); st->out = malloc(r1); st->rdir = malloc(r1);
     st->rsess = malloc(r1 * 4); st->rmeth = malloc(r1 * 4); st->rtok = malloc(r1 * 4);
-    st->last = malloc(r1 * 8);
+    st->last = malloc(r1 * 8); st->nxt = malloc(r1 * 4); st->tl = malloc(r1 * 4);
     st->eseq = malloc(e1 * 8); st->ereq = malloc(e1 * 8); st->eout = malloc(e1);
     KeyMap ids = {0}, toks_at = {0}; /* keyed by id: pending/done; by token */
     StrTab toks = {0};
     int32_t *refc = NULL;
     int failed = -1;
     if (!st->rseq || !st->resp || !st->canc || !st->pcount || !st->out || !st->rdir ||
-        !st->rsess || !st->rmeth || !st->rtok || !st->last || !st->eseq || !st->ereq ||
+        !st->rsess || !st->rmeth || !st->rtok || !st->last || !st->nxt || !st->tl || !st->eseq || !st->ereq ||
         !st->eout || keymap_init(&ids, (size_t)n_req) || keymap_init(&toks_at, 0) ||
         strtab_init(&toks, 0)) {
         PyErr_NoMemory();
@@ -390,16 +416,18 @@ static int pair_walk(const PairIn *in, PairState *st) {
         int32_t sess = in->session[i];
         if (k == K_REQUEST) {
             Slot *p = keymap_at(&ids, pack_key(sess, d, in->id_code[i]), 1);
-            if (p->a >= 0) {
-                if (finding(&st->f, i, F_IN_FLIGHT, st->rseq[p->a], 0, 0)) goto nomem;
-            } else if (p->b >= 0) {
-                if (finding(&st->f, i, F_REUSED, st->rseq[p->b], 0, 0)) goto nomem;
+            if (!p) goto nomem;
+            if (p->a >= 0 || p->c >= 0) {
+                if (finding(&st->f, i, F_IN_FLIGHT, st->rseq[p->d], 0, 0)) goto nomem;
+            } else if (p->d >= 0) {
+                if (finding(&st->f, i, F_REUSED, st->rseq[p->d], 0, 0)) goto nomem;
             }
             int32_t r = (int32_t)nr++;
             st->rseq[r] = i; st->resp[r] = -1; st->canc[r] = -1; st->out[r] = O_UNANSWERED;
             st->rdir[r] = (int8_t)d; st->rsess[r] = sess; st->rmeth[r] = in->method[i];
             st->last[r] = NAN; st->rtok[r] = -1;
-            p->a = r;
+            queue_push(&p->a, st->nxt, st->tl, r);
+            p->d = r;
             if (has_ref) {
                 st->rtok[r] = rc;
                 Slot *t = keymap_at(&toks_at, pack_key(sess, d, rc), 1);
@@ -415,8 +443,10 @@ static int pair_walk(const PairIn *in, PairState *st) {
             }
             Slot *p = keymap_at(&ids, pack_key(sess, req, ic), 0);
             int32_t r;
-            if (p && (r = p->a) >= 0) {
-                p->a = -1;
+            if (p && (p->a >= 0 || p->c >= 0)) {
+                /* first in, first out: the earliest open request not cancelled, else the
+                 * earliest cancelled one */
+                r = queue_pop(p->a >= 0 ? &p->a : &p->c, st->nxt, st->tl);
                 p->b = r;
                 st->resp[r] = i;
                 if (st->out[r] != O_CANCELLED)
@@ -440,7 +470,7 @@ static int pair_walk(const PairIn *in, PairState *st) {
                 if (!twin) goto end;
                 if (twin != Py_None) {
                     int32_t tc = id_code_of(in, st, twin);
-                    if (tc >= 0) mate = keymap_a(&ids, pack_key(sess, req, tc));
+                    if (tc >= 0) mate = keymap_open_last(&ids, pack_key(sess, req, tc));
                     else if (tc == -2) {
                         Py_DECREF(twin);
                         goto end;
@@ -457,7 +487,15 @@ static int pair_walk(const PairIn *in, PairState *st) {
             if (m == in->cancel_code) {
                 int32_t c = rc, r;
                 Slot *p = c >= 0 ? keymap_at(&ids, pack_key(sess, d, c), 0) : NULL;
-                if (p && (r = p->a) >= 0) {
+                if (p && (p->a >= 0 || p->c >= 0)) {
+                    /* the earliest open request not cancelled yet (it joins the cancelled
+                     * ones), else the earliest cancelled one */
+                    if (p->a >= 0) {
+                        r = queue_pop(&p->a, st->nxt, st->tl);
+                        queue_push(&p->c, st->nxt, st->tl, r);
+                    } else {
+                        r = p->c;
+                    }
                     st->out[r] = O_CANCELLED;
                     st->canc[r] = i;
                     if (st->rmeth[r] == in->init_code &&
@@ -504,6 +542,7 @@ end:
 static void pair_state_free(PairState *st) {
     free(st->rseq); free(st->resp); free(st->canc); free(st->pcount); free(st->out);
     free(st->rdir); free(st->rsess); free(st->rmeth); free(st->rtok); free(st->last);
+    free(st->nxt); free(st->tl);
     free(st->eseq); free(st->ereq); free(st->eout);
     free(st->f.v); free(st->f.x);
     if (st->ids_ready) strtab_free(&st->ids);
