@@ -95,6 +95,14 @@ class VecInput:
     def method_combos(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return _method_combos(self)
 
+    @cached_property
+    def peer_closed(self) -> ref_checks.PeerClosed:
+        """When each session's sides closed (the tap's records of it, among the log rows)."""
+        rows = np.flatnonzero(self.kind == KINDS.index("log"))
+        return ref_checks.PeerClosed(zip(rows.tolist(),
+                                         map(self.session_of, self.session[rows].tolist()),
+                                         self.texts(rows), strict=True))
+
     def reference(self) -> ref_checks.CheckInput:
         """The same input as plain lists, for rules checked by their reference function."""
         from .checks_bridge import LazyCheckInput
@@ -204,14 +212,33 @@ def _notification_answered(vi: VecInput) -> Hits:
     return _hits(seq, rel, det)
 
 
-def _unanswered(vi: VecInput) -> Hits:
-    p = vi.pairs
-    listen = vi.method_codes(lambda m: m == "subscriptions/listen")
-    sel = np.flatnonzero((p.outcome == OUTCOMES.index("unanswered")) & (p.request_seq >= 0)
-                         & ~vi.method_in(listen, p.method))
-    return _hits(p.request_seq[sel], None,
-                 [f"{vi.name(int(p.method[i]))} id {p.id_key[i]} got no response"
-                  for i in sel.tolist()])
+def _unanswered(after_close: bool) -> Callable[[VecInput], Hits]:
+    def check(vi: VecInput) -> Hits:
+        p = vi.pairs
+        listen = vi.method_codes(lambda m: m == "subscriptions/listen")
+        sel = np.flatnonzero((p.outcome == OUTCOMES.index("unanswered")) & (p.request_seq >= 0)
+                             & ~vi.method_in(listen, p.method))
+        closes = vi.peer_closed
+        why: list[tuple[int, str] | None] = [None] * len(sel)
+        if closes and len(sel):
+            why = [closes.closed(vi.session_of(int(p.session[i])), _DIR[p.requester[i] + 1],
+                                 int(p.request_seq[i])) for i in sel.tolist()]
+            keep = np.fromiter((w is not None for w in why), dtype=bool, count=len(sel))
+            if not after_close:
+                keep = ~keep
+            sel = sel[keep]
+            why = list(compress(why, keep.tolist()))
+        elif after_close:
+            return _hits(_NONE)
+        if after_close:
+            return _hits(p.request_seq[sel], [w[0] for w in why],  # type: ignore[index]
+                         [ref_checks.unanswered_after_close(vi.name(int(p.method[i])),
+                                                            p.id_key[i], w[1])  # type: ignore[index]
+                          for i, w in zip(sel.tolist(), why, strict=True)])
+        return _hits(p.request_seq[sel], None,
+                     [f"{vi.name(int(p.method[i]))} id {p.id_key[i]} got no response"
+                      for i in sel.tolist()])
+    return check
 
 
 def _methods(want: str) -> Callable[[VecInput], Hits]:
@@ -419,7 +446,8 @@ VEC_CHECKS: dict[str, Callable[[VecInput], Hits]] = {
     "batch-not-allowed": _batch,
     "big-id": _big_id,
     **{code: _finding(code) for code in ref_checks.FINDING_RULES},
-    "unanswered-request": _unanswered,
+    "unanswered-request": _unanswered(False),
+    "unanswered-after-close": _unanswered(True),
     "notification-with-id": _notification_with_id,
     "notification-answered": _notification_answered,
     "unknown-method": _methods("unknown"),
