@@ -218,6 +218,10 @@ def _unanswered(after_close: bool) -> Callable[[VecInput], Hits]:
         listen = vi.method_codes(lambda m: m == "subscriptions/listen")
         sel = np.flatnonzero((p.outcome == OUTCOMES.index("unanswered")) & (p.request_seq >= 0)
                              & ~vi.method_in(listen, p.method))
+        # (a request that reused an id in flight: its requester's fault, see the reference)
+        reused = [f[0] for f in p.findings if f[1] == "request-id-in-flight"]
+        if reused and len(sel):
+            sel = sel[~np.isin(p.request_seq[sel], np.asarray(reused, dtype=np.int64))]
         closes = vi.peer_closed
         why: list[tuple[int, str] | None] = [None] * len(sel)
         if closes and len(sel):

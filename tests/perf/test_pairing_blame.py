@@ -6,8 +6,9 @@ walk and checks). The autouse ``scanner`` fixture runs each test with the C exte
 (the C pairing walk) and without it (the numpy walk), so the three engines agree.
 
 - An id reused while a request with it is open: answers are taken first in, first out,
-  the reuse is the requester's ``request-id-in-flight``, and the answers are neither
-  duplicates nor orphans (issue 13, defect 6).
+  the reuse is the requester's ``request-id-in-flight``, the answers are neither
+  duplicates nor orphans, and a reuse left without an answer of its own is not the
+  answerer's ``unanswered-request`` (issue 13, defect 6).
 - A request sent after the side that should answer it has closed (the tap's records of
   it): ``unanswered-after-close`` (info), not ``unanswered-request`` (issue 13, defect 7).
 """
@@ -69,6 +70,20 @@ def test_an_id_reused_in_flight_is_answered_first_in_first_out(tmp_path: Path) -
         ("s2c", ok(5, {"content": [{"type": "text", "text": "second"}]})),  # 6
     ]))
     assert answers(t, "5") == [(3, 5, "result"), (4, 6, "result")]
+    assert found(t) == [("request-id-in-flight", 4, 3)]
+
+
+def test_a_retry_in_flight_answered_once_is_the_clients_fault_alone(tmp_path: Path) -> None:
+    """The client re-sends id 2 before the answer came, and the server answers once: the
+    answer is the first call's, and the retry's own finding is the only one (no
+    unanswered-request against the server). (Before: the answer went to the retry and the
+    first call was reported unanswered.)"""
+    t = load_checked(tap(tmp_path / "c.jsonl", INIT + [
+        ("c2s", req(2, "tools/list")),   # 3
+        ("c2s", req(2, "tools/list")),   # 4: the retry
+        ("s2c", ok(2, {"tools": []})),   # 5
+    ]))
+    assert answers(t, "2") == [(3, 5, "result"), (4, None, "unanswered")]
     assert found(t) == [("request-id-in-flight", 4, 3)]
 
 
