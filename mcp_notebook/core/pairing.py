@@ -9,6 +9,8 @@ A requester that reuses an id while a request with it is still open is the one a
 answers the earliest open request under its key that was not cancelled (a cancelled
 request may get no answer), else the earliest cancelled one; a cancel names the earliest
 open request not cancelled yet. The answers are then neither duplicates nor orphans.
+A request in flight points at the latest open request with its id; a reused one at the
+last answered.
 """
 
 from __future__ import annotations
@@ -85,33 +87,36 @@ def pair(
     # cancelled but not answered (a cancelled request may still be answered: a legal race)
     live: dict[tuple, deque[int]] = {}
     cancelled: dict[tuple, deque[int]] = {}
-    last: dict[tuple, int] = {}  # key -> row index of the latest request
     done: dict[tuple, int] = {}  # key -> row index of the last answered request
     tokens: dict[tuple, int] = {}  # (session, requester, token key) -> row index
     token_done: dict[tuple, int] = {}
     extra_rows: list[tuple[int, PairRow]] = []  # orphans/duplicates, placed by their seq
 
-    def is_open(key: tuple) -> bool:
-        return bool(live.get(key)) or bool(cancelled.get(key))
+    def latest_open(key: tuple) -> int | None:
+        """Row index of the latest open request under the key (None: none is open)."""
+        a, b = live.get(key), cancelled.get(key)
+        if a and b:
+            return max(a[-1], b[-1])
+        return a[-1] if a else b[-1] if b else None
 
     for i in range(len(seq)):
         k = kind[i]
         s = seq[i]
         if k == "request":
             key = (session[i], direction[i], id_key[i])
-            if is_open(key):
-                findings.append(Finding("request-id-in-flight", s, rows[last[key]].request_seq,
+            flying = latest_open(key)
+            if flying is not None:
+                findings.append(Finding("request-id-in-flight", s, rows[flying].request_seq,
                                         f"id {id_key[i]} is still in flight"))
-            elif key in last:
-                findings.append(Finding("request-id-reused", s, rows[last[key]].request_seq,
+            elif key in done:
+                findings.append(Finding("request-id-reused", s, rows[done[key]].request_seq,
                                         f"id {id_key[i]} was used before in this session"))
             row = PairRow(s, None, session[i], direction[i], id_key[i], method[i], "unanswered")
-            last[key] = len(rows)
             live.setdefault(key, deque()).append(len(rows))
             rows.append(row)
             if ref[i] is not None:
                 row.token = (session[i], direction[i], ref[i])
-                tokens[row.token] = last[key]
+                tokens[row.token] = len(rows) - 1
         elif (k == "result" or k == "error") and s not in skip:
             requester = OPPOSITE.get(direction[i])
             ik = id_key[i]
@@ -120,7 +125,7 @@ def pair(
                                               responses=[s])))
                 continue
             key = (session[i], requester, ik)
-            if is_open(key):
+            if live.get(key) or cancelled.get(key):
                 # first in, first out: the earliest open request that was not cancelled,
                 # else the earliest cancelled one
                 q = live.get(key)
@@ -147,8 +152,9 @@ def pair(
             else:
                 twin = _digits_twin(ik)
                 twin_key = (session[i], requester, twin)
-                if twin is not None and is_open(twin_key):
-                    findings.append(Finding("id-type-mismatch", s, rows[last[twin_key]].request_seq,
+                mate = latest_open(twin_key) if twin is not None else None
+                if mate is not None:
+                    findings.append(Finding("id-type-mismatch", s, rows[mate].request_seq,
                                             f"response id {ik} but the request id was {twin}"))
                 else:
                     findings.append(Finding("orphan-response", s, None,
@@ -159,7 +165,7 @@ def pair(
             m = method[i]
             if m == "notifications/cancelled" and ref[i] is not None:
                 key = (session[i], direction[i], ref[i])
-                if is_open(key):
+                if live.get(key) or cancelled.get(key):
                     # the earliest open request not cancelled yet (else the earliest
                     # cancelled one, cancelled again)
                     q = live.get(key)

@@ -23,6 +23,7 @@ walk above is the path without it, and the tests hold both to the reference.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -131,20 +132,16 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
         csel = (kind[rrows] == NOTIFICATION) & (method[rrows] == cancel_code)
         cancels = (rrows[csel].tolist(), ref.values[csel].tolist())
     st = _pair_core(kind, session, direction, id_key, id_code, id_uniques, is_tool_error, skip,
-                    cancels)
+                    cancels, method, init_code, ref)
     findings = st.findings
     req_rows, response_seq, outcome = st.req_rows, st.response_seq, st.outcome
-    # -- cancels (few): walk them in order --------------------------------------------------
-    cancel_seq = np.full(len(req_rows), -1, dtype=np.int64)
+    # -- cancels (few): walk them in order (those of the walked groups are done) ---------------
+    cancel_seq, in_walk = st.cancel_seq, st.in_walk
     cancelled_before = np.full(len(req_rows), -1, dtype=np.int64)  # last cancel while pending
     lookup, row_of = st.lookup, st.row_of
-    walked: dict[int, list[int]] = {}  # complex group -> its cancels
-    in_walk = np.zeros(len(req_rows), dtype=bool)  # rows of those groups
     for s, rk in zip(*cancels, strict=True):
         d = int(direction[s])
-        g = lookup.group(int(session[s]), d, rk)
-        if g is not None and g in st.complex_groups:
-            walked.setdefault(g, []).append(s)
+        if lookup.group(int(session[s]), d, rk) in st.walked:
             continue
         pend = lookup.pending(int(session[s]), d, rk, s)
         if pend >= 0:
@@ -166,14 +163,6 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
             findings.append((s, "cancel-unknown-request", None,
                              _detail("cancel-unknown-request", s, id_key, kind, ref)))
     dup_req, dup_seq = st.dup_req, st.dup_seq
-    if walked:
-        extra = [_walk_group(lookup, g, walked[g], kind, method, init_code, is_tool_error,
-                             id_key, ref, req_rows, response_seq, outcome, cancel_seq, in_walk,
-                             findings) for g in sorted(walked)]
-        dup_req = np.concatenate([dup_req, *(e[0] for e in extra)])
-        dup_seq = np.concatenate([dup_seq, *(e[1] for e in extra)])
-        o = np.argsort(dup_seq, kind="stable")
-        dup_req, dup_seq = dup_req[o], dup_seq[o]
     st.lookup = lookup = None
     was_cancelled = (cancelled_before >= 0) & ~in_walk
     outcome[was_cancelled] = _O["cancelled"]
@@ -289,7 +278,9 @@ class _Core:
     orphan_seq: np.ndarray
     findings: list[tuple[int, str, int | None, str]]
     lookup: Any
-    complex_groups: set[int]
+    walked: set[int]  # the groups walked as the reference walks them
+    cancel_seq: np.ndarray
+    in_walk: np.ndarray  # the request rows of those groups
 
     def row_of(self, seq: int) -> int:
         """The request row of a request's seq."""
@@ -298,7 +289,8 @@ class _Core:
 
 def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_key: np.ndarray,
                id_code: np.ndarray, id_uniques: Sequence[Any], is_tool_error: np.ndarray,
-               skip: Sequence[int], cancels: tuple[list[int], list[str]]) -> _Core:
+               skip: Sequence[int], cancels: tuple[list[int], list[str]], method: np.ndarray,
+               init_code: int, ref: Any) -> _Core:
     is_req = kind == REQUEST
     is_resp = (kind == RESULT) | (kind == ERROR)
     if len(skip):
@@ -359,39 +351,54 @@ def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_
     del pi
     findings: list[tuple[int, str, int | None, str]] = []
     in_flight = s_req & is_open
-    for i in np.flatnonzero(in_flight).tolist():
-        s = int(s_seq[i])
-        findings.append((s, "request-id-in-flight", int(s_seq[last_req[i]]),
-                         _detail("request-id-in-flight", s, id_key)))
-    for i in np.flatnonzero(s_req & ~is_open & (last_req >= 0)).tolist():
-        s = int(s_seq[i])
-        findings.append((s, "request-id-reused", int(s_seq[last_req[i]]),
-                         _detail("request-id-reused", s, id_key)))
     orphans = np.flatnonzero(~s_req & (last_req < 0))
     twins = [_digits_twin(id_key[s]) for s in s_seq[orphans].tolist()]
     lookup = _Lookup(key[order], s_seq, s_req, last_req, open_after, first, id_uniques,
                      width, {*twins, *cancels[1]} - {None})
     del key, first
-    # the groups where a cancel meets an id reused in flight: walked in pair_arrays
-    complex_groups: set[int] = set()
+    # the groups where a cancel meets an id reused in flight: walked as the reference walks
+    # them (their answers, cancels and findings, but orphans)
+    cancel_seq = np.full(len(req_rows), -1, dtype=np.int64)
+    in_walk = np.zeros(len(req_rows), dtype=bool)
+    walked: dict[int, list[int]] = {}
     if cancels[0] and in_flight.any():
         flying = set(np.unique(gid[in_flight]).tolist())
         for s, rk in zip(*cancels, strict=True):
             g = lookup.group(int(session[s]), int(direction[s]), rk)
             if g is not None and g in flying:
-                complex_groups.add(g)
-    # duplicates: one extra row each, and a finding (of the groups not walked)
-    dup = ~s_req & ~is_open & (last_req >= 0)
-    if complex_groups:
-        dup &= ~np.isin(gid, np.fromiter(complex_groups, dtype=np.int64))
-    di = np.flatnonzero(dup)
-    del dup, is_open, in_flight
-    dup_req = s_seq[last_req[di]]
-    dup_seq = s_seq[di]
+                walked.setdefault(g, []).append(s)
+    not_walked = np.ones(len(s_seq), dtype=bool)
+    dups: list[tuple[np.ndarray, np.ndarray]] = []
+    for g in sorted(walked):
+        lo, hi = lookup.bounds(g)
+        not_walked[lo:hi] = False
+        dups.append(_walk_group(lookup, g, walked[g], kind, method, init_code, is_tool_error,
+                                id_key, ref, req_rows, response_seq, outcome, cancel_seq,
+                                in_walk, findings))
+    # the groups not walked: in-flight and reused requests (the latest request before is
+    # the latest open one, or the last answered), duplicates
+    for i in np.flatnonzero(in_flight & not_walked).tolist():
+        s = int(s_seq[i])
+        findings.append((s, "request-id-in-flight", int(s_seq[last_req[i]]),
+                         _detail("request-id-in-flight", s, id_key)))
+    for i in np.flatnonzero(s_req & ~is_open & (last_req >= 0) & not_walked).tolist():
+        s = int(s_seq[i])
+        findings.append((s, "request-id-reused", int(s_seq[last_req[i]]),
+                         _detail("request-id-reused", s, id_key)))
+    # duplicates: one extra row each, and a finding
+    di = np.flatnonzero(~s_req & ~is_open & (last_req >= 0) & not_walked)
+    del is_open, in_flight, not_walked
+    dup_req = s_seq[last_req[di]].astype(np.int64)
+    dup_seq = s_seq[di].astype(np.int64)
     first_resp = response_seq[np.searchsorted(req_rows, dup_req)]
     for q, s in zip(first_resp.tolist(), dup_seq.tolist(), strict=True):
         findings.append((s, "duplicate-response", q, _detail("duplicate-response", s, id_key)))
     del di, first_resp
+    if dups:
+        dup_req = np.concatenate([dup_req, *(d[0] for d in dups)])
+        dup_seq = np.concatenate([dup_seq, *(d[1] for d in dups)])
+        o = np.argsort(dup_seq, kind="stable")
+        dup_req, dup_seq = dup_req[o], dup_seq[o]
     # orphans: keyed ones get a finding (id-type-mismatch when the twin id is in flight)
     for i, twin in zip(orphans.tolist(), twins, strict=True):
         s = int(s_seq[i])
@@ -404,7 +411,7 @@ def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_
     orphan_seq = np.sort(np.concatenate([s_seq[orphans], np.flatnonzero(null_id)]))
     return _Core(req_rows=req_rows, response_seq=response_seq, outcome=outcome,
                  dup_req=dup_req, dup_seq=dup_seq, orphan_seq=orphan_seq, findings=findings,
-                 lookup=lookup, complex_groups=complex_groups)
+                 lookup=lookup, walked=set(walked), cancel_seq=cancel_seq, in_walk=in_walk)
 
 
 def _open_counts(s_req: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -438,7 +445,9 @@ def _walk_group(lookup: _Lookup, g: int, cancel_seqs: list[int], kind: np.ndarra
                 findings: list) -> tuple[np.ndarray, np.ndarray]:
     """The reference walk over one key group and the cancels that name it (a group where
     a cancel meets an id reused in flight): its rows' answers, outcomes and cancels, the
-    findings of its responses and cancels, and its duplicates (request seq, seq)."""
+    findings of its requests, responses and cancels (not its orphans), and its duplicates
+    (request seq, seq). The latest open request after each event is noted in ``lookup``
+    (for the id-type twins of orphans)."""
     lo, hi = lookup.bounds(g)
     events = [(int(q), bool(r)) for q, r in zip(lookup.sseq[lo:hi].tolist(),
                                                  lookup.sreq[lo:hi].tolist(), strict=True)]
@@ -449,9 +458,23 @@ def _walk_group(lookup: _Lookup, g: int, cancel_seqs: list[int], kind: np.ndarra
     cancelled: deque[int] = deque()
     done = -1
     dups: tuple[list[int], list[int]] = ([], [])
+    at: tuple[list[int], list[int]] = ([], [])  # event seq, latest open request seq after it
+
+    def latest_open() -> int:
+        if live and cancelled:
+            return max(live[-1], cancelled[-1])
+        return live[-1] if live else cancelled[-1] if cancelled else -1
+
     for s, is_request in events:
         if is_request:
             row = int(np.searchsorted(req_rows, s))
+            fly = latest_open()
+            if fly >= 0:
+                findings.append((s, "request-id-in-flight", int(req_rows[fly]),
+                                 _detail("request-id-in-flight", s, id_key)))
+            elif done >= 0:
+                findings.append((s, "request-id-reused", int(req_rows[done]),
+                                 _detail("request-id-reused", s, id_key)))
             in_walk[row] = True
             response_seq[row] = -1
             outcome[row] = _O["unanswered"]
@@ -491,6 +514,10 @@ def _walk_group(lookup: _Lookup, g: int, cancel_seqs: list[int], kind: np.ndarra
                              _detail("duplicate-response", s, id_key)))
             dups[0].append(int(req_rows[done]))
             dups[1].append(s)
+        fly = latest_open()
+        at[0].append(s)
+        at[1].append(int(req_rows[fly]) if fly >= 0 else -1)
+    lookup.walked[g] = at
     return np.asarray(dups[0], dtype=np.int64), np.asarray(dups[1], dtype=np.int64)
 
 
@@ -511,6 +538,8 @@ class _Lookup:
         self.skey, self.sseq, self.sreq, self.last_req = skey, sseq, sreq, last_req
         self.open_after = open_after
         self.starts = np.flatnonzero(first)
+        # walked group -> (event seqs, the latest open request after each; -1: none)
+        self.walked: dict[int, tuple[list[int], list[int]]] = {}
         self.width = width
         # id key -> code, for the few keys that will be looked up (the scan of every key
         # runs in C: map and compress)
@@ -548,6 +577,12 @@ class _Lookup:
         """Seq of the latest request under the key at time ``s`` when one is open then (-1:
         none open). (Outside a walked group, a cancelled request is answered in its turn,
         so the open ones are the latest requests.)"""
+        if self.walked:
+            g = self.group(sess, d, idk)
+            if g in self.walked:
+                seqs, fly = self.walked[g]
+                i = bisect_left(seqs, s) - 1
+                return fly[i] if i >= 0 else -1
         p = self._last(sess, d, idk, s)
         if p < 0 or self.open_after[p] <= 0:
             return -1
