@@ -317,38 +317,43 @@ def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_
     del ev
     s_req = is_req[s_seq]
     last_req = _last_before(s_req, first)
-    open_before, open_after = _open_counts(s_req, first)
-    gid = np.cumsum(first, dtype=np.int64) - 1  # the group of each sorted event
+    gid = np.cumsum(first, dtype=np.int32) - 1  # the group of each sorted event
+    # whether a request is open just before each event and just after it. In a group
+    # whose requests and responses alternate (nearly all), that is whether the event
+    # before is a request, and whether the event is one; the other groups are counted.
+    prev_is_req = np.zeros(len(order), dtype=bool)
+    prev_is_req[1:] = s_req[:-1] & ~first[1:]
+    is_open, open_after = prev_is_req, s_req.copy()
+    odd = np.flatnonzero((s_req == prev_is_req) & ~first)  # a request after one, a response
+    target = np.arange(-1, len(order) - 1, dtype=np.int32)  # the request a response answers
+    if len(odd):
+        bad = np.zeros(int(gid[-1]) + 1, dtype=bool)
+        bad[gid[odd]] = True
+        sub = np.flatnonzero(bad[gid])
+        del bad
+        before, after = _open_counts(s_req[sub], first[sub])
+        is_open[sub] = before > 0
+        open_after[sub] = after > 0
+        target[sub] = sub[_fifo_targets(s_req[sub], first[sub], before > 0)]
+        del sub, before, after
+    del odd, prev_is_req
     # requests: rows in request order
     req_rows = np.flatnonzero(is_req)
     del is_req
     response_seq = np.full(len(req_rows), -1, dtype=np.int64)
     outcome = np.full(len(req_rows), _O["unanswered"], dtype=np.int8)
-    is_open = open_before > 0
     # responses that pair: the k-th of a group that finds a request open answers the
     # group's k-th request (first in, first out)
-    paired = ~s_req & is_open
-    pi = np.flatnonzero(paired)
+    pi = np.flatnonzero(~s_req & is_open)
     if len(pi):
-        starts = np.flatnonzero(first)
-        n_paired = np.cumsum(paired, dtype=np.int64)
-        n_reqs = np.cumsum(s_req, dtype=np.int64)
-        # paired responses and requests before each group (the counts at its first event,
-        # less that event itself)
-        g = gid[pi]
-        p_before = (n_paired - paired)[starts][g]
-        r_before = (n_reqs - s_req)[starts][g]
-        rank = n_paired[pi] - 1 - p_before
-        req_pos = np.flatnonzero(s_req)[r_before + rank]
-        answered = np.searchsorted(req_rows, s_seq[req_pos])
-        del starts, n_paired, n_reqs, g, p_before, r_before, rank, req_pos
+        answered = np.searchsorted(req_rows, s_seq[target[pi]])
         resp_seq = s_seq[pi]
         response_seq[answered] = resp_seq
         outcome[answered] = np.where(kind[resp_seq] == ERROR, _O["error"],
                                      np.where(is_tool_error[resp_seq], _O["tool_error"],
                                               _O["result"]))
         del answered, resp_seq
-    del pi
+    del pi, target
     findings: list[tuple[int, str, int | None, str]] = []
     in_flight = s_req & is_open
     orphans = np.flatnonzero(~s_req & (last_req < 0))
@@ -412,6 +417,26 @@ def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_
     return _Core(req_rows=req_rows, response_seq=response_seq, outcome=outcome,
                  dup_req=dup_req, dup_seq=dup_seq, orphan_seq=orphan_seq, findings=findings,
                  lookup=lookup, walked=set(walked), cancel_seq=cancel_seq, in_walk=in_walk)
+
+
+def _fifo_targets(s_req: np.ndarray, first: np.ndarray, is_open: np.ndarray) -> np.ndarray:
+    """For each sorted event, the index of the request a response answers when it finds
+    one open (first in, first out: the k-th such response of a group answers the group's
+    k-th request); other entries are meaningless."""
+    paired = ~s_req & is_open
+    gid = np.cumsum(first, dtype=np.int64) - 1
+    starts = np.flatnonzero(first)
+    n_paired = np.cumsum(paired, dtype=np.int64)
+    n_reqs = np.cumsum(s_req, dtype=np.int64)
+    # the paired responses and the requests before each group (the counts at its first
+    # event, less that event itself)
+    p_before = (n_paired - paired)[starts][gid]
+    r_before = (n_reqs - s_req)[starts][gid]
+    rank = np.maximum(n_paired - 1 - p_before, 0)
+    req_pos = np.flatnonzero(s_req)
+    if not len(req_pos):
+        return np.zeros(len(s_req), dtype=np.int64)
+    return req_pos[np.minimum(r_before + rank, len(req_pos) - 1)]
 
 
 def _open_counts(s_req: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
