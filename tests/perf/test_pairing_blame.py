@@ -116,6 +116,24 @@ def test_a_reused_id_and_its_type_twin(tmp_path: Path) -> None:
     assert found(t) == [("request-id-in-flight", 4, 3), ("id-type-mismatch", 5, 4)]
 
 
+def test_a_long_queue_of_one_id(tmp_path: Path) -> None:
+    """300 calls with id 9 in flight at once, every seventh cancelled, then 300 answers:
+    each answer finds its call (those not cancelled first), none is a duplicate."""
+    calls = [("c2s", req(9, "tools/call", {"name": f"n{k}"})) for k in range(300)]
+    cancels = [("c2s", note("notifications/cancelled", {"requestId": 9}))
+               for _ in range(0, 300, 7)]
+    answers_ = [("s2c", ok(9, {"content": []})) for _ in range(300)]
+    t = load_checked(tap(tmp_path / "c.jsonl", INIT + calls + cancels + answers_))
+    rules = pd.Series([r for r, _, _ in found(t)]).value_counts().to_dict()
+    assert rules == {"request-id-in-flight": 299, "response-after-cancel": len(cancels)}
+    got = answers(t, "9")
+    assert len(got) == 300 and all(r is not None for _, r, _ in got)
+    first = len(INIT) + 300 + len(cancels)  # the seq of the first answer
+    # the calls not cancelled are answered first, in order; then the cancelled ones
+    kept = [q for q, _, o in got if o != "cancelled"]
+    assert [r for q, r, o in got if o != "cancelled"] == list(range(first, first + len(kept)))
+
+
 @st.composite
 def reused_traffic(draw: st.DrawFn) -> list[tuple[float, str, Any]]:
     """Both sides send requests from a tiny pool of ids (so they are reused, also while
