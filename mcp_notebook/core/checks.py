@@ -156,14 +156,18 @@ def peer_closed(ci: CheckInput) -> PeerClosed:
 
 def _unanswered(ci: CheckInput, after_close: bool = False) -> Iterator[Hit]:
     """Requests left unanswered: by the answerer (``unanswered-request``), or because it
-    had closed (``after_close``). A request that reused an id still in flight is its
-    requester's fault (``request-id-in-flight``, on it): an answer it did not get went to
-    the earlier request of that id."""
+    had closed (``after_close``). Some requests are their requester's fault, found on them,
+    and no answer is owed: one that reused an id still in flight (``request-id-in-flight``:
+    an answer it did not get went to the earlier request of that id), one with a null id
+    (``request-id-type``: many peers take it for a notification) and a ``notifications/*``
+    method with an id (``notification-with-id``)."""
     closes = peer_closed(ci)
     reused = {f.seq for f in ci.findings if f.rule == "request-id-in-flight"}
     for r in ci.pairs:
         if (r.outcome == "unanswered" and r.request_seq is not None
-                and r.method != "subscriptions/listen" and r.request_seq not in reused):
+                and r.method != "subscriptions/listen" and r.request_seq not in reused
+                and r.id_key != "null"
+                and not (isinstance(r.method, str) and r.method.startswith("notifications/"))):
             why = closes.closed(r.session, r.requester, r.request_seq) if closes else None
             if why is None and not after_close:
                 yield r.request_seq, None, f"{r.method} id {r.id_key} got no response"

@@ -215,10 +215,13 @@ def _notification_answered(vi: VecInput) -> Hits:
 def _unanswered(after_close: bool) -> Callable[[VecInput], Hits]:
     def check(vi: VecInput) -> Hits:
         p = vi.pairs
-        listen = vi.method_codes(lambda m: m == "subscriptions/listen")
+        # (the requests whose requester is at fault: see the reference)
+        owed = vi.method_codes(lambda m: m == "subscriptions/listen"
+                               or m.startswith("notifications/"))
         sel = np.flatnonzero((p.outcome == OUTCOMES.index("unanswered")) & (p.request_seq >= 0)
-                             & ~vi.method_in(listen, p.method))
-        # (a request that reused an id in flight: its requester's fault, see the reference)
+                             & ~vi.method_in(owed, p.method))
+        if len(sel):
+            sel = sel[p.id_key[sel] != "null"]
         reused = [f[0] for f in p.findings if f[1] == "request-id-in-flight"]
         if reused and len(sel):
             sel = sel[~np.isin(p.request_seq[sel], np.asarray(reused, dtype=np.int64))]

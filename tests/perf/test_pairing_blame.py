@@ -87,6 +87,20 @@ def test_a_retry_in_flight_answered_once_is_the_clients_fault_alone(tmp_path: Pa
     assert found(t) == [("request-id-in-flight", 4, 3)]
 
 
+def test_no_answer_is_owed_to_a_null_id_or_a_notification_with_an_id(tmp_path: Path) -> None:
+    """A request with a null id, and a notifications/* method sent with an id, are their
+    sender's errors; the other side that takes them for notifications and does not answer
+    is not told it left a request unanswered. (Before: an unanswered-request warning on
+    each.)"""
+    t = load_checked(tap(tmp_path / "c.jsonl", INIT + [
+        ("c2s", '{"jsonrpc":"2.0","id":null,"method":"tools/list"}'),   # 3
+        ("c2s", req(4, "notifications/roots/list_changed")),          # 4
+        ("c2s", req(5, "tools/list")),                                 # 5: owed an answer
+    ]))
+    assert found(t) == [("request-id-type", 3, None), ("notification-with-id", 4, None),
+                        ("unanswered-request", 5, None)]
+
+
 def test_a_reuse_after_a_cancel_takes_the_answer_the_cancelled_call_never_got(
         tmp_path: Path) -> None:
     """The client cancels 7 and sends a new 7: the server honoured the cancel, so its one
