@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from . import versions as V
-from .pairing import Finding, PairRow
+from .pairing import OPPOSITE, Finding, PairRow
 from .rules import RULES, Rule
 
 __all__ = ["CheckInput", "CHECKS", "run", "session_versions"]
@@ -66,6 +66,30 @@ def _response_id(want_kind: str, flag: str) -> Callable[[CheckInput], Iterator[H
             if flag in fl and ci.kind[i] == want_kind:
                 yield i, None, ""
     return check
+
+
+def _result_id_null(ci: CheckInput) -> Iterator[Hit]:
+    """Results with a null id, but those that echo a null id the other side's request had
+    sent before them (that request's id is its sender's error, ``request-id-type``)."""
+    hits = list(_response_id("result", "response-id-null")(ci))
+    if not hits:
+        return
+    first = first_null_requests(ci.kind, ci.session, ci.direction, ci.id_key)
+    for i, related, detail in hits:
+        q = first.get((ci.session[i], OPPOSITE.get(ci.direction[i])))
+        if q is None or q > i:
+            yield i, related, detail
+
+
+def first_null_requests(kind: Sequence[str], session: Sequence[object],
+                        direction: Sequence[str | None],
+                        id_key: Sequence[str | None]) -> dict[tuple, int]:
+    """(session, requester) -> the seq of its first request with a null id."""
+    out: dict[tuple, int] = {}
+    for i, k in enumerate(kind):
+        if k == "request" and id_key[i] == "null":
+            out.setdefault((session[i], direction[i]), i)
+    return out
 
 
 def _batch(ci: CheckInput) -> Iterator[Hit]:
@@ -300,7 +324,7 @@ FINDING_RULES = (
 
 CHECKS: dict[str, Callable[[CheckInput], Iterator[Hit]]] = {
     **{code: _flag(code) for code in FLAG_RULES},
-    "result-id-null": lambda ci: _chain(_response_id("result", "response-id-null")(ci),
+    "result-id-null": lambda ci: _chain(_result_id_null(ci),
                                         _response_id("result", "response-id-missing")(ci)),
     "error-id-null": _response_id("error", "response-id-null"),
     "error-id-absent": _response_id("error", "response-id-missing"),

@@ -150,6 +150,27 @@ def _response_id(want_kind: int, *flags: str) -> Callable[[VecInput], Hits]:
     return check
 
 
+def _result_id_null(vi: VecInput) -> Hits:
+    """Results with a null id (but those that echo an earlier null request id of the other
+    side: see the reference) or none."""
+    null = vi.flag_rows.get("response-id-null", _NONE)
+    null = null[vi.kind[null] == RESULT]
+    if len(null):
+        req = np.flatnonzero(vi.kind == REQUEST)
+        req = req[vi.id_key[req] == "null"]
+        first: dict[tuple[int, int], int] = {}
+        for r in req.tolist():
+            first.setdefault((int(vi.session[r]), int(vi.direction[r])), r)
+        if first:
+            other = {0: 1, 1: 0}
+            null = np.asarray([i for i in null.tolist()
+                               if first.get((int(vi.session[i]),
+                                             other.get(int(vi.direction[i]), -1)), i + 1) > i],
+                              dtype=np.int64)
+    missing = vi.flag_rows.get("response-id-missing", _NONE)
+    return _hits(np.concatenate([null, missing[vi.kind[missing] == RESULT]]))
+
+
 def _batch(vi: VecInput) -> Hits:
     rows = vi.flag_rows.get("batch", _NONE)
     rows = rows[vi.batch[rows] == 0]
@@ -447,7 +468,7 @@ def _sse_event(vi: VecInput) -> Hits:
 
 VEC_CHECKS: dict[str, Callable[[VecInput], Hits]] = {
     **{code: _flag(code) for code in ref_checks.FLAG_RULES},
-    "result-id-null": _response_id(RESULT, "response-id-null", "response-id-missing"),
+    "result-id-null": lambda vi: _result_id_null(vi),
     "error-id-null": _response_id(ERROR, "response-id-null"),
     "error-id-absent": _response_id(ERROR, "response-id-missing"),
     "batch-not-allowed": _batch,

@@ -101,6 +101,20 @@ def test_no_answer_is_owed_to_a_null_id_or_a_notification_with_an_id(tmp_path: P
                         ("unanswered-request", 5, None)]
 
 
+def test_a_result_that_echoes_a_null_request_id_is_not_the_servers_fault(
+        tmp_path: Path) -> None:
+    """The client sent id null; the server answered with the same null id, as JSON-RPC
+    asks: the one finding is the client's request-id-type. A null-id result with no such
+    request before it is still result-id-null. (Before: a result-id-null error against
+    the server for echoing the id, and an unanswered-request warning.)"""
+    t = load_checked(tap(tmp_path / "c.jsonl", INIT + [
+        ("s2c", '{"jsonrpc":"2.0","id":null,"result":{}}'),              # 3: nothing to echo
+        ("c2s", '{"jsonrpc":"2.0","id":null,"method":"tools/list"}'),    # 4
+        ("s2c", '{"jsonrpc":"2.0","id":null,"result":{"tools":[]}}'),    # 5: the echo
+    ]))
+    assert found(t) == [("result-id-null", 3, None), ("request-id-type", 4, None)]
+
+
 def test_a_reuse_after_a_cancel_takes_the_answer_the_cancelled_call_never_got(
         tmp_path: Path) -> None:
     """The client cancels 7 and sends a new 7: the server honoured the cancel, so its one
