@@ -8,6 +8,7 @@ the protocol version of the frame's session.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any
 import msgspec
 
 from . import versions as V
-from .pairing import Finding, PairRow
+from .pairing import OPPOSITE, Finding, PairRow
 from .rules import RULES, Rule
 
 __all__ = ["CheckInput", "CHECKS", "run", "session_versions"]
@@ -67,6 +68,30 @@ def _response_id(want_kind: str, flag: str) -> Callable[[CheckInput], Iterator[H
     return check
 
 
+def _result_id_null(ci: CheckInput) -> Iterator[Hit]:
+    """Results with a null id, but those that echo a null id the other side's request had
+    sent before them (that request's id is its sender's error, ``request-id-type``)."""
+    hits = list(_response_id("result", "response-id-null")(ci))
+    if not hits:
+        return
+    first = first_null_requests(ci.kind, ci.session, ci.direction, ci.id_key)
+    for i, related, detail in hits:
+        q = first.get((ci.session[i], OPPOSITE.get(ci.direction[i])))
+        if q is None or q > i:
+            yield i, related, detail
+
+
+def first_null_requests(kind: Sequence[str], session: Sequence[object],
+                        direction: Sequence[str | None],
+                        id_key: Sequence[str | None]) -> dict[tuple, int]:
+    """(session, requester) -> the seq of its first request with a null id."""
+    out: dict[tuple, int] = {}
+    for i, k in enumerate(kind):
+        if k == "request" and id_key[i] == "null":
+            out.setdefault((session[i], direction[i]), i)
+    return out
+
+
 def _batch(ci: CheckInput) -> Iterator[Hit]:
     for i, fl in enumerate(ci.flags):
         if "batch" in fl and ci.batch[i] == 0:  # once per batch, on its first member
@@ -99,11 +124,83 @@ def _notification_answered(ci: CheckInput) -> Iterator[Hit]:
                 yield s, r.request_seq, f"a response to {m}"
 
 
-def _unanswered(ci: CheckInput) -> Iterator[Hit]:
+#: The stdio tap's own records (its ``meta`` lines, loaded as ``log`` rows) that say a side
+#: has closed, by how their text starts: the requester whose requests can no longer be
+#: answered (the other side is the one that closed), and what happened. A record that
+#: starts the server again opens both sides.
+PEER_CLOSED: tuple[tuple[str, str, str], ...] = (
+    ("client closed stdin", "s2c", "the client had closed its input to the server"),
+    ("client no longer reads stdout", "s2c", "the client had stopped reading the server's output"),
+    ("the server no longer reads its stdin", "c2s", "the server had stopped reading its input"),
+    ("server exited", "c2s", "the server had exited"),
+    ("server killed by", "c2s", "the server had been killed"),
+)
+_PEER_STARTED = "started "
+
+
+class PeerClosed:
+    """When each session's sides closed, from the tap's records of it.
+
+    ``log_rows`` are ``(seq, session, text)`` of the ``log`` rows, in seq order."""
+
+    def __init__(self, log_rows: Iterable[tuple[int, object, str | None]]) -> None:
+        # session -> [(seq, {requester: (close seq, what happened)})], the state after seq
+        self._at: dict[object, tuple[list[int], list[dict[str, tuple[int, str]]]]] = {}
+        for seq, session, text in log_rows:
+            if not text:
+                continue
+            seqs, states = self._at.setdefault(session, ([], []))
+            state = dict(states[-1]) if states else {}
+            if text.startswith(_PEER_STARTED):
+                state = {}
+            else:
+                hit = next((p for p in PEER_CLOSED if text.startswith(p[0])), None)
+                if hit is None or hit[1] in state:
+                    continue
+                state[hit[1]] = (seq, hit[2])
+            seqs.append(seq)
+            states.append(state)
+
+    def __bool__(self) -> bool:
+        return bool(self._at)
+
+    def closed(self, session: object, requester: str | None, seq: int) -> tuple[int, str] | None:
+        """``(close seq, what happened)`` when the side that should answer a request of
+        ``requester`` sent at ``seq`` had closed before it; else None."""
+        got = self._at.get(session)
+        if got is None or requester is None:
+            return None
+        i = bisect_left(got[0], seq) - 1
+        return got[1][i].get(requester) if i >= 0 else None
+
+
+def peer_closed(ci: CheckInput) -> PeerClosed:
+    return PeerClosed((i, ci.session[i], ci.raw[i]) for i, k in enumerate(ci.kind) if k == "log")
+
+
+def _unanswered(ci: CheckInput, after_close: bool = False) -> Iterator[Hit]:
+    """Requests left unanswered: by the answerer (``unanswered-request``), or because it
+    had closed (``after_close``). Some requests are their requester's fault, found on them,
+    and no answer is owed: one that reused an id still in flight (``request-id-in-flight``:
+    an answer it did not get went to the earlier request of that id), one with a null id
+    (``request-id-type``: many peers take it for a notification) and a ``notifications/*``
+    method with an id (``notification-with-id``)."""
+    closes = peer_closed(ci)
+    reused = {f.seq for f in ci.findings if f.rule == "request-id-in-flight"}
     for r in ci.pairs:
         if (r.outcome == "unanswered" and r.request_seq is not None
-                and r.method != "subscriptions/listen"):
-            yield r.request_seq, None, f"{r.method} id {r.id_key} got no response"
+                and r.method != "subscriptions/listen" and r.request_seq not in reused
+                and r.id_key != "null"
+                and not (isinstance(r.method, str) and r.method.startswith("notifications/"))):
+            why = closes.closed(r.session, r.requester, r.request_seq) if closes else None
+            if why is None and not after_close:
+                yield r.request_seq, None, f"{r.method} id {r.id_key} got no response"
+            elif why is not None and after_close:
+                yield r.request_seq, why[0], unanswered_after_close(r.method, r.id_key, why[1])
+
+
+def unanswered_after_close(method: object, id_key: object, what: str) -> str:
+    return f"{method} id {id_key} got no response: {what} before this request; no answer could come"
 
 
 def _methods(ci: CheckInput, want: str) -> Iterator[Hit]:
@@ -227,7 +324,7 @@ FINDING_RULES = (
 
 CHECKS: dict[str, Callable[[CheckInput], Iterator[Hit]]] = {
     **{code: _flag(code) for code in FLAG_RULES},
-    "result-id-null": lambda ci: _chain(_response_id("result", "response-id-null")(ci),
+    "result-id-null": lambda ci: _chain(_result_id_null(ci),
                                         _response_id("result", "response-id-missing")(ci)),
     "error-id-null": _response_id("error", "response-id-null"),
     "error-id-absent": _response_id("error", "response-id-missing"),
@@ -235,6 +332,7 @@ CHECKS: dict[str, Callable[[CheckInput], Iterator[Hit]]] = {
     "big-id": _big_id,
     **{code: _finding(code) for code in FINDING_RULES},
     "unanswered-request": _unanswered,
+    "unanswered-after-close": lambda ci: _unanswered(ci, after_close=True),
     "notification-with-id": _notification_with_id,
     "notification-answered": _notification_answered,
     "unknown-method": lambda ci: _methods(ci, "unknown"),

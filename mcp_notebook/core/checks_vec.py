@@ -95,6 +95,14 @@ class VecInput:
     def method_combos(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return _method_combos(self)
 
+    @cached_property
+    def peer_closed(self) -> ref_checks.PeerClosed:
+        """When each session's sides closed (the tap's records of it, among the log rows)."""
+        rows = np.flatnonzero(self.kind == KINDS.index("log"))
+        return ref_checks.PeerClosed(zip(rows.tolist(),
+                                         map(self.session_of, self.session[rows].tolist()),
+                                         self.texts(rows), strict=True))
+
     def reference(self) -> ref_checks.CheckInput:
         """The same input as plain lists, for rules checked by their reference function."""
         from .checks_bridge import LazyCheckInput
@@ -140,6 +148,27 @@ def _response_id(want_kind: int, *flags: str) -> Callable[[VecInput], Hits]:
                 if vi.kind[r] == want_kind]
         return _hits(rows)
     return check
+
+
+def _result_id_null(vi: VecInput) -> Hits:
+    """Results with a null id (but those that echo an earlier null request id of the other
+    side: see the reference) or none."""
+    null = vi.flag_rows.get("response-id-null", _NONE)
+    null = null[vi.kind[null] == RESULT]
+    if len(null):
+        req = np.flatnonzero(vi.kind == REQUEST)
+        req = req[vi.id_key[req] == "null"]
+        first: dict[tuple[int, int], int] = {}
+        for r in req.tolist():
+            first.setdefault((int(vi.session[r]), int(vi.direction[r])), r)
+        if first:
+            other = {0: 1, 1: 0}
+            null = np.asarray([i for i in null.tolist()
+                               if first.get((int(vi.session[i]),
+                                             other.get(int(vi.direction[i]), -1)), i + 1) > i],
+                              dtype=np.int64)
+    missing = vi.flag_rows.get("response-id-missing", _NONE)
+    return _hits(np.concatenate([null, missing[vi.kind[missing] == RESULT]]))
 
 
 def _batch(vi: VecInput) -> Hits:
@@ -204,14 +233,40 @@ def _notification_answered(vi: VecInput) -> Hits:
     return _hits(seq, rel, det)
 
 
-def _unanswered(vi: VecInput) -> Hits:
-    p = vi.pairs
-    listen = vi.method_codes(lambda m: m == "subscriptions/listen")
-    sel = np.flatnonzero((p.outcome == OUTCOMES.index("unanswered")) & (p.request_seq >= 0)
-                         & ~vi.method_in(listen, p.method))
-    return _hits(p.request_seq[sel], None,
-                 [f"{vi.name(int(p.method[i]))} id {p.id_key[i]} got no response"
-                  for i in sel.tolist()])
+def _unanswered(after_close: bool) -> Callable[[VecInput], Hits]:
+    def check(vi: VecInput) -> Hits:
+        p = vi.pairs
+        # (the requests whose requester is at fault: see the reference)
+        owed = vi.method_codes(lambda m: m == "subscriptions/listen"
+                               or m.startswith("notifications/"))
+        sel = np.flatnonzero((p.outcome == OUTCOMES.index("unanswered")) & (p.request_seq >= 0)
+                             & ~vi.method_in(owed, p.method))
+        if len(sel):
+            sel = sel[p.id_key[sel] != "null"]
+        reused = [f[0] for f in p.findings if f[1] == "request-id-in-flight"]
+        if reused and len(sel):
+            sel = sel[~np.isin(p.request_seq[sel], np.asarray(reused, dtype=np.int64))]
+        closes = vi.peer_closed
+        why: list[tuple[int, str] | None] = [None] * len(sel)
+        if closes and len(sel):
+            why = [closes.closed(vi.session_of(int(p.session[i])), _DIR[p.requester[i] + 1],
+                                 int(p.request_seq[i])) for i in sel.tolist()]
+            keep = np.fromiter((w is not None for w in why), dtype=bool, count=len(sel))
+            if not after_close:
+                keep = ~keep
+            sel = sel[keep]
+            why = list(compress(why, keep.tolist()))
+        elif after_close:
+            return _hits(_NONE)
+        if after_close:
+            return _hits(p.request_seq[sel], [w[0] for w in why],  # type: ignore[index]
+                         [ref_checks.unanswered_after_close(vi.name(int(p.method[i])),
+                                                            p.id_key[i], w[1])  # type: ignore[index]
+                          for i, w in zip(sel.tolist(), why, strict=True)])
+        return _hits(p.request_seq[sel], None,
+                     [f"{vi.name(int(p.method[i]))} id {p.id_key[i]} got no response"
+                      for i in sel.tolist()])
+    return check
 
 
 def _methods(want: str) -> Callable[[VecInput], Hits]:
@@ -413,13 +468,14 @@ def _sse_event(vi: VecInput) -> Hits:
 
 VEC_CHECKS: dict[str, Callable[[VecInput], Hits]] = {
     **{code: _flag(code) for code in ref_checks.FLAG_RULES},
-    "result-id-null": _response_id(RESULT, "response-id-null", "response-id-missing"),
+    "result-id-null": lambda vi: _result_id_null(vi),
     "error-id-null": _response_id(ERROR, "response-id-null"),
     "error-id-absent": _response_id(ERROR, "response-id-missing"),
     "batch-not-allowed": _batch,
     "big-id": _big_id,
     **{code: _finding(code) for code in ref_checks.FINDING_RULES},
-    "unanswered-request": _unanswered,
+    "unanswered-request": _unanswered(False),
+    "unanswered-after-close": _unanswered(True),
     "notification-with-id": _notification_with_id,
     "notification-answered": _notification_answered,
     "unknown-method": _methods("unknown"),

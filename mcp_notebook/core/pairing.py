@@ -3,10 +3,19 @@
 Sans-IO: works on plain sequences (one entry per frame, in capture order) and returns
 plain rows. The key is ``(session, requester, id_key)``: both sides number their own
 requests, often from 0, so an id alone never pairs.
+
+A requester that reuses an id while a request with it is still open is the one at fault
+(``request-id-in-flight``); its requests are answered first in, first out: a response
+answers the earliest open request under its key that was not cancelled (a cancelled
+request may get no answer), else the earliest cancelled one; a cancel names the earliest
+open request not cancelled yet. The answers are then neither duplicates nor orphans.
+A request in flight points at the latest open request with its id; a reused one at the
+last answered.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 
@@ -74,29 +83,40 @@ def pair(
     """
     rows: list[PairRow] = []
     findings: list[Finding] = []
-    pending: dict[tuple, int] = {}  # key -> row index, request still in flight
+    # key -> the open requests (row indexes, in request order): not cancelled, and
+    # cancelled but not answered (a cancelled request may still be answered: a legal race)
+    live: dict[tuple, deque[int]] = {}
+    cancelled: dict[tuple, deque[int]] = {}
     done: dict[tuple, int] = {}  # key -> row index of the last answered request
     tokens: dict[tuple, int] = {}  # (session, requester, token key) -> row index
     token_done: dict[tuple, int] = {}
     extra_rows: list[tuple[int, PairRow]] = []  # orphans/duplicates, placed by their seq
+
+    def latest_open(key: tuple) -> int | None:
+        """Row index of the latest open request under the key (None: none is open)."""
+        a, b = live.get(key), cancelled.get(key)
+        if a and b:
+            return max(a[-1], b[-1])
+        return a[-1] if a else b[-1] if b else None
 
     for i in range(len(seq)):
         k = kind[i]
         s = seq[i]
         if k == "request":
             key = (session[i], direction[i], id_key[i])
-            if key in pending:
-                findings.append(Finding("request-id-in-flight", s, rows[pending[key]].request_seq,
+            flying = latest_open(key)
+            if flying is not None:
+                findings.append(Finding("request-id-in-flight", s, rows[flying].request_seq,
                                         f"id {id_key[i]} is still in flight"))
             elif key in done:
                 findings.append(Finding("request-id-reused", s, rows[done[key]].request_seq,
                                         f"id {id_key[i]} was used before in this session"))
             row = PairRow(s, None, session[i], direction[i], id_key[i], method[i], "unanswered")
-            pending[key] = len(rows)
+            live.setdefault(key, deque()).append(len(rows))
             rows.append(row)
             if ref[i] is not None:
                 row.token = (session[i], direction[i], ref[i])
-                tokens[row.token] = pending[key]
+                tokens[row.token] = len(rows) - 1
         elif (k == "result" or k == "error") and s not in skip:
             requester = OPPOSITE.get(direction[i])
             ik = id_key[i]
@@ -105,8 +125,11 @@ def pair(
                                               responses=[s])))
                 continue
             key = (session[i], requester, ik)
-            if key in pending:
-                idx = pending.pop(key)
+            if live.get(key) or cancelled.get(key):
+                # first in, first out: the earliest open request that was not cancelled,
+                # else the earliest cancelled one
+                q = live.get(key)
+                idx = q.popleft() if q else cancelled[key].popleft()
                 row = rows[idx]
                 row.response_seq = s
                 row.responses.append(s)
@@ -129,8 +152,9 @@ def pair(
             else:
                 twin = _digits_twin(ik)
                 twin_key = (session[i], requester, twin)
-                if twin is not None and twin_key in pending:
-                    findings.append(Finding("id-type-mismatch", s, rows[pending[twin_key]].request_seq,
+                mate = latest_open(twin_key) if twin is not None else None
+                if mate is not None:
+                    findings.append(Finding("id-type-mismatch", s, rows[mate].request_seq,
                                             f"response id {ik} but the request id was {twin}"))
                 else:
                     findings.append(Finding("orphan-response", s, None,
@@ -141,8 +165,16 @@ def pair(
             m = method[i]
             if m == "notifications/cancelled" and ref[i] is not None:
                 key = (session[i], direction[i], ref[i])
-                if key in pending:
-                    row = rows[pending[key]]
+                if live.get(key) or cancelled.get(key):
+                    # the earliest open request not cancelled yet (else the earliest
+                    # cancelled one, cancelled again)
+                    q = live.get(key)
+                    if q:
+                        idx = q.popleft()
+                        cancelled.setdefault(key, deque()).append(idx)
+                    else:
+                        idx = cancelled[key][0]
+                    row = rows[idx]
                     row.outcome = "cancelled"
                     row.cancel_seq = s
                     if row.method == "initialize":

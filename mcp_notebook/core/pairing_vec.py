@@ -3,14 +3,18 @@
 Sans-IO: plain arrays in (one entry per frame, in capture order), arrays out.
 
 Requests and responses are keyed by ``(session, requester, id key)`` as integer codes and
-sorted by ``(key, seq)``. In that order the reference walk reduces to neighbours: a
-response pairs when the event just before it in its key group is a request (that request
-is still pending); otherwise it is a duplicate of the last request of the group (which
-was then answered), or an orphan when the group has no earlier request. A request is
-"in flight" when the event before it is a request, "reused" when the group has an
-earlier request. Progress notifications are matched the same way to the last request
-that carried their token. Cancels, orphans' id-type twins and the messages of findings
-are few and done in Python.
+sorted by ``(key, seq)``. In that order the reference walk reduces to counts within each
+key group: the requests still open before an event are the requests so far less the
+responses that found one open (a running sum, floored at zero by its running minimum). A
+response pairs when one is open, and the k-th response that pairs answers the k-th
+request (first in, first out); otherwise it is a duplicate of the last request of the
+group (all were answered), or an orphan when the group has no earlier request. A request
+is "in flight" when one is open before it, "reused" when the group has an earlier
+request. Progress notifications are matched to the last request that carried their
+token. Cancels, orphans' id-type twins and the messages of findings are few and done in
+Python; so is the rare group where a cancel meets an id reused in flight (the order of
+answers then depends on which requests were cancelled): its events are walked as the
+reference walks them.
 
 Where the C extension is built (:mod:`mcp_notebook.fast.native`), the reference walk
 itself runs there, on the same integer codes, in one pass (``csrc/pair.h``); the numpy
@@ -19,6 +23,8 @@ walk above is the path without it, and the tests hold both to the reference.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -126,15 +132,17 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
         csel = (kind[rrows] == NOTIFICATION) & (method[rrows] == cancel_code)
         cancels = (rrows[csel].tolist(), ref.values[csel].tolist())
     st = _pair_core(kind, session, direction, id_key, id_code, id_uniques, is_tool_error, skip,
-                    cancels)
+                    cancels, method, init_code, ref)
     findings = st.findings
     req_rows, response_seq, outcome = st.req_rows, st.response_seq, st.outcome
-    # -- cancels (few): walk them in order --------------------------------------------------
-    cancel_seq = np.full(len(req_rows), -1, dtype=np.int64)
+    # -- cancels (few): walk them in order (those of the walked groups are done) ---------------
+    cancel_seq, in_walk = st.cancel_seq, st.in_walk
     cancelled_before = np.full(len(req_rows), -1, dtype=np.int64)  # last cancel while pending
     lookup, row_of = st.lookup, st.row_of
     for s, rk in zip(*cancels, strict=True):
         d = int(direction[s])
+        if lookup.group(int(session[s]), d, rk) in st.walked:
+            continue
         pend = lookup.pending(int(session[s]), d, rk, s)
         if pend >= 0:
             row = row_of(pend)
@@ -154,8 +162,9 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
         else:
             findings.append((s, "cancel-unknown-request", None,
                              _detail("cancel-unknown-request", s, id_key, kind, ref)))
+    dup_req, dup_seq = st.dup_req, st.dup_seq
     st.lookup = lookup = None
-    was_cancelled = cancelled_before >= 0
+    was_cancelled = (cancelled_before >= 0) & ~in_walk
     outcome[was_cancelled] = _O["cancelled"]
     for row in np.flatnonzero(was_cancelled & (response_seq >= 0)).tolist():
         s = int(response_seq[row])
@@ -168,7 +177,7 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
         _progress(kind, session, direction, method, progress_code, ref, progress, req_rows,
                   response_seq, progress_count, findings)
     # -- the rows, in the reference order ---------------------------------------------------
-    dup_req, dup_seq, orphan_seq = st.dup_req, st.dup_seq, st.orphan_seq
+    orphan_seq = st.orphan_seq
     extra_seq = np.concatenate([dup_seq, orphan_seq])
     rorder = np.argsort(np.concatenate([req_rows, extra_seq]), kind="stable")
     n_dup, n_orph = len(dup_seq), len(orphan_seq)
@@ -269,6 +278,9 @@ class _Core:
     orphan_seq: np.ndarray
     findings: list[tuple[int, str, int | None, str]]
     lookup: Any
+    walked: set[int]  # the groups walked as the reference walks them
+    cancel_seq: np.ndarray
+    in_walk: np.ndarray  # the request rows of those groups
 
     def row_of(self, seq: int) -> int:
         """The request row of a request's seq."""
@@ -277,7 +289,8 @@ class _Core:
 
 def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_key: np.ndarray,
                id_code: np.ndarray, id_uniques: Sequence[Any], is_tool_error: np.ndarray,
-               skip: Sequence[int], cancels: tuple[list[int], list[str]]) -> _Core:
+               skip: Sequence[int], cancels: tuple[list[int], list[str]], method: np.ndarray,
+               init_code: int, ref: Any) -> _Core:
     is_req = kind == REQUEST
     is_resp = (kind == RESULT) | (kind == ERROR)
     if len(skip):
@@ -304,44 +317,94 @@ def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_
     del ev
     s_req = is_req[s_seq]
     last_req = _last_before(s_req, first)
+    gid = np.cumsum(first, dtype=np.int32) - 1  # the group of each sorted event
+    # whether a request is open just before each event and just after it. In a group
+    # whose requests and responses alternate (nearly all), that is whether the event
+    # before is a request, and whether the event is one; the other groups are counted.
     prev_is_req = np.zeros(len(order), dtype=bool)
     prev_is_req[1:] = s_req[:-1] & ~first[1:]
-    del first
+    is_open, open_after = prev_is_req, s_req.copy()
+    odd = np.flatnonzero((s_req == prev_is_req) & ~first)  # a request after one, a response
+    target = np.arange(-1, len(order) - 1, dtype=np.int32)  # the request a response answers
+    if len(odd):
+        bad = np.zeros(int(gid[-1]) + 1, dtype=bool)
+        bad[gid[odd]] = True
+        sub = np.flatnonzero(bad[gid])
+        del bad
+        before, after = _open_counts(s_req[sub], first[sub])
+        is_open[sub] = before > 0
+        open_after[sub] = after > 0
+        target[sub] = sub[_fifo_targets(s_req[sub], first[sub], before > 0)]
+        del sub, before, after
+    del odd, prev_is_req
     # requests: rows in request order
     req_rows = np.flatnonzero(is_req)
     del is_req
     response_seq = np.full(len(req_rows), -1, dtype=np.int64)
     outcome = np.full(len(req_rows), _O["unanswered"], dtype=np.int8)
-    pi = np.flatnonzero(~s_req & prev_is_req)  # responses that pair: with the request before
-    answered = np.searchsorted(req_rows, s_seq[pi - 1])
-    resp_seq = s_seq[pi]
-    response_seq[answered] = resp_seq
-    outcome[answered] = np.where(kind[resp_seq] == ERROR, _O["error"],
-                                 np.where(is_tool_error[resp_seq], _O["tool_error"], _O["result"]))
-    del pi, answered, resp_seq
+    # responses that pair: the k-th of a group that finds a request open answers the
+    # group's k-th request (first in, first out)
+    pi = np.flatnonzero(~s_req & is_open)
+    if len(pi):
+        answered = np.searchsorted(req_rows, s_seq[target[pi]])
+        resp_seq = s_seq[pi]
+        response_seq[answered] = resp_seq
+        outcome[answered] = np.where(kind[resp_seq] == ERROR, _O["error"],
+                                     np.where(is_tool_error[resp_seq], _O["tool_error"],
+                                              _O["result"]))
+        del answered, resp_seq
+    del pi, target
     findings: list[tuple[int, str, int | None, str]] = []
-    for i in np.flatnonzero(s_req & prev_is_req).tolist():
+    in_flight = s_req & is_open
+    orphans = np.flatnonzero(~s_req & (last_req < 0))
+    twins = [_digits_twin(id_key[s]) for s in s_seq[orphans].tolist()]
+    lookup = _Lookup(key[order], s_seq, s_req, last_req, open_after, first, id_uniques,
+                     width, {*twins, *cancels[1]} - {None})
+    del key, first
+    # the groups where a cancel meets an id reused in flight: walked as the reference walks
+    # them (their answers, cancels and findings, but orphans)
+    cancel_seq = np.full(len(req_rows), -1, dtype=np.int64)
+    in_walk = np.zeros(len(req_rows), dtype=bool)
+    walked: dict[int, list[int]] = {}
+    if cancels[0] and in_flight.any():
+        flying = set(np.unique(gid[in_flight]).tolist())
+        for s, rk in zip(*cancels, strict=True):
+            g = lookup.group(int(session[s]), int(direction[s]), rk)
+            if g is not None and g in flying:
+                walked.setdefault(g, []).append(s)
+    not_walked = np.ones(len(s_seq), dtype=bool)
+    dups: list[tuple[np.ndarray, np.ndarray]] = []
+    for g in sorted(walked):
+        lo, hi = lookup.bounds(g)
+        not_walked[lo:hi] = False
+        dups.append(_walk_group(lookup, g, walked[g], kind, method, init_code, is_tool_error,
+                                id_key, ref, req_rows, response_seq, outcome, cancel_seq,
+                                in_walk, findings))
+    # the groups not walked: in-flight and reused requests (the latest request before is
+    # the latest open one, or the last answered), duplicates
+    for i in np.flatnonzero(in_flight & not_walked).tolist():
         s = int(s_seq[i])
-        findings.append((s, "request-id-in-flight", int(s_seq[i - 1]),
+        findings.append((s, "request-id-in-flight", int(s_seq[last_req[i]]),
                          _detail("request-id-in-flight", s, id_key)))
-    for i in np.flatnonzero(s_req & ~prev_is_req & (last_req >= 0)).tolist():
+    for i in np.flatnonzero(s_req & ~is_open & (last_req >= 0) & not_walked).tolist():
         s = int(s_seq[i])
         findings.append((s, "request-id-reused", int(s_seq[last_req[i]]),
                          _detail("request-id-reused", s, id_key)))
     # duplicates: one extra row each, and a finding
-    di = np.flatnonzero(~s_req & ~prev_is_req & (last_req >= 0))
-    dup_req = s_seq[last_req[di]]
-    dup_seq = s_seq[di]
+    di = np.flatnonzero(~s_req & ~is_open & (last_req >= 0) & not_walked)
+    del is_open, in_flight, not_walked
+    dup_req = s_seq[last_req[di]].astype(np.int64)
+    dup_seq = s_seq[di].astype(np.int64)
     first_resp = response_seq[np.searchsorted(req_rows, dup_req)]
     for q, s in zip(first_resp.tolist(), dup_seq.tolist(), strict=True):
         findings.append((s, "duplicate-response", q, _detail("duplicate-response", s, id_key)))
-    del di, prev_is_req, first_resp
+    del di, first_resp
+    if dups:
+        dup_req = np.concatenate([dup_req, *(d[0] for d in dups)])
+        dup_seq = np.concatenate([dup_seq, *(d[1] for d in dups)])
+        o = np.argsort(dup_seq, kind="stable")
+        dup_req, dup_seq = dup_req[o], dup_seq[o]
     # orphans: keyed ones get a finding (id-type-mismatch when the twin id is in flight)
-    orphans = np.flatnonzero(~s_req & (last_req < 0))
-    twins = [_digits_twin(id_key[s]) for s in s_seq[orphans].tolist()]
-    lookup = _Lookup(key[order], s_seq, s_req, last_req, id_uniques, width,
-                     {*twins, *cancels[1]} - {None})
-    del key
     for i, twin in zip(orphans.tolist(), twins, strict=True):
         s = int(s_seq[i])
         pend = lookup.pending(int(session[s]), int(_opp(direction[s:s + 1])[0]), twin, s) \
@@ -353,7 +416,134 @@ def _pair_core(kind: np.ndarray, session: np.ndarray, direction: np.ndarray, id_
     orphan_seq = np.sort(np.concatenate([s_seq[orphans], np.flatnonzero(null_id)]))
     return _Core(req_rows=req_rows, response_seq=response_seq, outcome=outcome,
                  dup_req=dup_req, dup_seq=dup_seq, orphan_seq=orphan_seq, findings=findings,
-                 lookup=lookup)
+                 lookup=lookup, walked=set(walked), cancel_seq=cancel_seq, in_walk=in_walk)
+
+
+def _fifo_targets(s_req: np.ndarray, first: np.ndarray, is_open: np.ndarray) -> np.ndarray:
+    """For each sorted event, the index of the request a response answers when it finds
+    one open (first in, first out: the k-th such response of a group answers the group's
+    k-th request); other entries are meaningless."""
+    paired = ~s_req & is_open
+    gid = np.cumsum(first, dtype=np.int64) - 1
+    starts = np.flatnonzero(first)
+    n_paired = np.cumsum(paired, dtype=np.int64)
+    n_reqs = np.cumsum(s_req, dtype=np.int64)
+    # the paired responses and the requests before each group (the counts at its first
+    # event, less that event itself)
+    p_before = (n_paired - paired)[starts][gid]
+    r_before = (n_reqs - s_req)[starts][gid]
+    rank = np.maximum(n_paired - 1 - p_before, 0)
+    req_pos = np.flatnonzero(s_req)
+    if not len(req_pos):
+        return np.zeros(len(s_req), dtype=np.int64)
+    return req_pos[np.minimum(r_before + rank, len(req_pos) - 1)]
+
+
+def _open_counts(s_req: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each sorted event, how many requests of its group are open just before it and
+    just after it: requests so far less the responses that found one open.
+
+    The sum of +1 per request and -1 per response, within the group, is the open count
+    less the responses that found none; those are minus the running minimum of the sum
+    (floored at 0)."""
+    n = len(s_req)
+    if not n:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    step = np.where(s_req, 1, -1).astype(np.int64)
+    total = np.cumsum(step)
+    gid = np.cumsum(first, dtype=np.int64) - 1
+    total -= (total - step)[first][gid]  # the sum within the group
+    # a running minimum per group: each earlier group lifted above every later one
+    lift = (int(gid[-1]) - gid) * (2 * n + 2)
+    low = np.minimum.accumulate(total + lift) - lift
+    after = total - np.minimum(low, 0)
+    before = np.zeros(n, dtype=np.int64)
+    before[1:] = after[:-1]
+    before[first] = 0
+    return before, after
+
+
+def _walk_group(lookup: _Lookup, g: int, cancel_seqs: list[int], kind: np.ndarray,
+                method: np.ndarray, init_code: int, is_tool_error: np.ndarray, id_key: Any,
+                ref: Any, req_rows: np.ndarray, response_seq: np.ndarray, outcome: np.ndarray,
+                cancel_seq: np.ndarray, in_walk: np.ndarray,
+                findings: list) -> tuple[np.ndarray, np.ndarray]:
+    """The reference walk over one key group and the cancels that name it (a group where
+    a cancel meets an id reused in flight): its rows' answers, outcomes and cancels, the
+    findings of its requests, responses and cancels (not its orphans), and its duplicates
+    (request seq, seq). The latest open request after each event is noted in ``lookup``
+    (for the id-type twins of orphans)."""
+    lo, hi = lookup.bounds(g)
+    events = [(int(q), bool(r)) for q, r in zip(lookup.sseq[lo:hi].tolist(),
+                                                 lookup.sreq[lo:hi].tolist(), strict=True)]
+    events += [(c, False) for c in cancel_seqs]
+    events.sort()
+    cset = set(cancel_seqs)
+    live: deque[int] = deque()
+    cancelled: deque[int] = deque()
+    done = -1
+    dups: tuple[list[int], list[int]] = ([], [])
+    at: tuple[list[int], list[int]] = ([], [])  # event seq, latest open request seq after it
+
+    def latest_open() -> int:
+        if live and cancelled:
+            return max(live[-1], cancelled[-1])
+        return live[-1] if live else cancelled[-1] if cancelled else -1
+
+    for s, is_request in events:
+        if is_request:
+            row = int(np.searchsorted(req_rows, s))
+            fly = latest_open()
+            if fly >= 0:
+                findings.append((s, "request-id-in-flight", int(req_rows[fly]),
+                                 _detail("request-id-in-flight", s, id_key)))
+            elif done >= 0:
+                findings.append((s, "request-id-reused", int(req_rows[done]),
+                                 _detail("request-id-reused", s, id_key)))
+            in_walk[row] = True
+            response_seq[row] = -1
+            outcome[row] = _O["unanswered"]
+            live.append(row)
+        elif s in cset:
+            if live or cancelled:
+                if live:
+                    row = live.popleft()
+                    cancelled.append(row)
+                else:
+                    row = cancelled[0]
+                outcome[row] = _O["cancelled"]
+                cancel_seq[row] = s
+                if init_code >= 0 and method[req_rows[row]] == init_code:
+                    findings.append((s, "cancel-initialize", int(req_rows[row]),
+                                     _detail("cancel-initialize", s, id_key, kind, ref)))
+            elif done >= 0:
+                if cancel_seq[done] < 0:
+                    cancel_seq[done] = s
+                findings.append((s, "cancel-after-response", int(req_rows[done]),
+                                 _detail("cancel-after-response", s, id_key, kind, ref)))
+            else:
+                findings.append((s, "cancel-unknown-request", None,
+                                 _detail("cancel-unknown-request", s, id_key, kind, ref)))
+        elif live or cancelled:
+            row = live.popleft() if live else cancelled.popleft()
+            response_seq[row] = s
+            if outcome[row] == _O["cancelled"]:
+                findings.append((s, "response-after-cancel", int(cancel_seq[row]),
+                                 _detail("response-after-cancel", s, id_key, kind, ref)))
+            else:
+                outcome[row] = (_O["error"] if kind[s] == ERROR else
+                                _O["tool_error"] if is_tool_error[s] else _O["result"])
+            done = row
+        elif done >= 0:  # (a response before any request is an orphan: found already)
+            findings.append((s, "duplicate-response", int(response_seq[done]),
+                             _detail("duplicate-response", s, id_key)))
+            dups[0].append(int(req_rows[done]))
+            dups[1].append(s)
+        fly = latest_open()
+        at[0].append(s)
+        at[1].append(int(req_rows[fly]) if fly >= 0 else -1)
+    lookup.walked[g] = at
+    return np.asarray(dups[0], dtype=np.int64), np.asarray(dups[1], dtype=np.int64)
 
 
 def _index(cats: Sequence[Any], value: str) -> int:
@@ -364,42 +554,72 @@ def _index(cats: Sequence[Any], value: str) -> int:
 
 
 class _Lookup:
-    """The state of one key group at a time: its pending request, its last answered one."""
+    """The state of one key group at a time: whether a request is open under it (and the
+    latest request), or the last answered one."""
 
     def __init__(self, skey: np.ndarray, sseq: np.ndarray, sreq: np.ndarray,
-                 last_req: np.ndarray, uniq: Sequence[Any], width: int,
-                 wanted: set[Any]) -> None:
+                 last_req: np.ndarray, open_after: np.ndarray, first: np.ndarray,
+                 uniq: Sequence[Any], width: int, wanted: set[Any]) -> None:
         self.skey, self.sseq, self.sreq, self.last_req = skey, sseq, sreq, last_req
+        self.open_after = open_after
+        self.starts = np.flatnonzero(first)
+        # walked group -> (event seqs, the latest open request after each; -1: none)
+        self.walked: dict[int, tuple[list[int], list[int]]] = {}
         self.width = width
         # id key -> code, for the few keys that will be looked up (the scan of every key
         # runs in C: map and compress)
         found = compress(range(len(uniq)), map(wanted.__contains__, uniq)) if wanted else ()
         self.code = {uniq[i]: i for i in found}
 
-    def _last(self, sess: int, d: int, idk: str, s: int) -> int:
-        """Sorted index of the group's last event before ``s`` (-1: none)."""
+    def _range(self, sess: int, d: int, idk: str) -> tuple[int, int]:
         c = self.code.get(idk)
         if c is None:
-            return -1
+            return 0, 0
         # scalars of the arrays' own types: numpy would otherwise cast the whole array
         k = self.skey.dtype.type((sess * 3 + (d + 1)) * self.width + c)
         lo = int(np.searchsorted(self.skey, k, side="left"))
         hi = int(np.searchsorted(self.skey, k, side="right"))
+        return lo, hi
+
+    def group(self, sess: int, d: int, idk: str) -> int | None:
+        """The group number of the key (None: no event has it)."""
+        lo, hi = self._range(sess, d, idk)
+        return int(np.searchsorted(self.starts, lo)) if hi > lo else None
+
+    def bounds(self, g: int) -> tuple[int, int]:
+        """The sorted indexes of group ``g``'s events."""
+        hi = int(self.starts[g + 1]) if g + 1 < len(self.starts) else len(self.sseq)
+        return int(self.starts[g]), hi
+
+    def _last(self, sess: int, d: int, idk: str, s: int) -> int:
+        """Sorted index of the group's last event before ``s`` (-1: none)."""
+        lo, hi = self._range(sess, d, idk)
         p = lo + int(np.searchsorted(self.sseq[lo:hi], self.sseq.dtype.type(s),
                                      side="left")) - 1
         return p if p >= lo else -1
 
     def pending(self, sess: int, d: int, idk: str, s: int) -> int:
-        """Seq of the request pending under the key at time ``s`` (-1: none)."""
+        """Seq of the latest request under the key at time ``s`` when one is open then (-1:
+        none open). (Outside a walked group, a cancelled request is answered in its turn,
+        so the open ones are the latest requests.)"""
+        if self.walked:
+            g = self.group(sess, d, idk)
+            if g in self.walked:
+                seqs, fly = self.walked[g]
+                i = bisect_left(seqs, s) - 1
+                return fly[i] if i >= 0 else -1
         p = self._last(sess, d, idk, s)
-        return int(self.sseq[p]) if p >= 0 and self.sreq[p] else -1
+        if p < 0 or self.open_after[p] <= 0:
+            return -1
+        q = p if self.sreq[p] else self.last_req[p]
+        return int(self.sseq[q])
 
     def done(self, sess: int, d: int, idk: str, s: int) -> int:
-        """Seq of the last answered request under the key at ``s`` (when none is pending)."""
+        """Seq of the last answered request under the key at ``s`` (when none is open)."""
         p = self._last(sess, d, idk, s)
-        if p < 0 or self.sreq[p]:
+        if p < 0 or self.open_after[p] > 0:
             return -1
-        q = self.last_req[p]
+        q = p if self.sreq[p] else self.last_req[p]
         return int(self.sseq[q]) if q >= 0 else -1
 
 

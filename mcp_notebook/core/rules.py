@@ -166,6 +166,14 @@ RULES: tuple[Rule, ...] = (
        "of Notifications.", f"{_JRPC}, §5",
        "No response was captured. The call may hang, have timed out, or the capture ended "
        "first.", topic="pairing"),
+    _R("unanswered-after-close", "info", "No answer once the other side has closed",
+       "For the stdio transport, the client SHOULD initiate shutdown by: First, closing the "
+       "input stream to the child process (the server)",
+       "MCP 2025-06-18, basic/lifecycle.mdx §Shutdown",
+       "The request was sent after the side that should answer it had closed (the capture "
+       "tool recorded it, e.g. the client closing the server's input at shutdown): no answer "
+       "could come. Nothing to fix unless the request should have been sent earlier.",
+       topic="pairing"),
     # -- notifications -------------------------------------------------------------------------
     _R("notification-with-id", "error", "Notifications carry no id",
        "Notifications MUST NOT include an ID.", "MCP 2025-06-18, basic/index.mdx §Notifications",

@@ -77,7 +77,7 @@ def _not_object(w: Work, p: pd.Series, rng: random.Random) -> Key:
 def _retry(w: Work, p: pd.Series, rng: random.Random) -> Key:
     req = int(p["request_seq"])
     w.insert(req, "retry", w.msg(req))  # re-sent with the same id before the answer came
-    return {("retry", "request-id-in-flight"): True, (req, "unanswered-request"): False}
+    return {("retry", "request-id-in-flight"): True}
 
 
 def _late(w: Work, p: pd.Series, rng: random.Random) -> Key:

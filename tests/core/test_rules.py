@@ -17,6 +17,7 @@ INIT_0326 = [
     ("s2c", ok(0, {"protocolVersion": "2025-03-26"})),
     ("c2s", note("notifications/initialized")),
 ]
+STDIN_EOF = "client closed stdin; closing the server's stdin"
 META26 = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                     "io.modelcontextprotocol/clientCapabilities": {}}}
 
@@ -56,6 +57,10 @@ CASES = {
     "duplicate-response": ([REQ1, ("s2c", ok(1)), ("s2c", ok(1))], [REQ1, ("s2c", ok(1))], {}),
     "orphan-response": ([("s2c", ok(5))], [("c2s", req(5, "ping")), ("s2c", ok(5))], {}),
     "unanswered-request": ([REQ1], [REQ1, ("s2c", ok(1))], {}),
+    # the tap's record of the client closing the server's input, before or after the
+    # server's request
+    "unanswered-after-close": ([("meta", STDIN_EOF), ("s2c", req(1, "roots/list"))],
+                               [("s2c", req(1, "roots/list")), ("meta", STDIN_EOF)], {}),
     "notification-with-id": ([("c2s", req(3, "notifications/initialized"))],
                              [("c2s", note("notifications/initialized"))], {}),
     "notification-answered": ([("c2s", req(3, "notifications/message")), ("s2c", ok(3))],

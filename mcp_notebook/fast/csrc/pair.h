@@ -1,10 +1,14 @@
 /* pair.h: the walk of core/pairing.py (pair()), on integer codes, in one pass.
  *
- * The reference walk keeps four dicts: requests pending and last answered under their
- * key (session, requester, id key), and requests carrying a progress token, in flight
- * and answered. Here the keys are packed into 64-bit integers and each pair of dicts is
- * one open-addressing table whose slot holds both values; a dict entry popped is a
- * value set to -1. The walk's decisions
+ * The reference walk keeps, under each key (session, requester, id key), the open
+ * requests (not cancelled, and cancelled, each in request order) and the last answered
+ * one; and the requests carrying a progress token, in flight and answered. Here the keys
+ * are packed into 64-bit integers and the dicts of one key are one open-addressing table
+ * whose slot holds their values (the open requests not cancelled and the last answered
+ * one; the cancelled ones in a second table, looked at only while some are open); a
+ * dict entry popped is a value set to -1. A queue of open requests is one number: most
+ * keys have one open request at a time, and the row is the number; a reused id chains
+ * the rows (see queue_push), a link each, not a pass. The walk's decisions
  * are the reference's, branch for branch, so its rows and findings are the same; the
  * finding texts are written by the caller (core/pairing_vec.py) from the rule numbers
  * and the seqs given here.
@@ -44,8 +48,9 @@ static inline uint64_t pack_key(int32_t sess, int dir, int32_t code) {
            ((uint64_t)(uint32_t)(dir + 1) << 32) | (uint64_t)(uint32_t)(code + 1);
 }
 
-/* ---- key -> two rows (-1: none): pending and last answered, or a token's request in
- * flight and answered. Sized for `n` keys up front, grown (doubled) past 2/3 full: a
+/* ---- key -> two rows (-1: none): the queue of open requests not cancelled (a, see
+ * queue_push) and the last answered (b); or the queue of the cancelled ones (a); or a
+ * token's request in flight (a) and answered (b). Sized for `n` keys up front, grown (doubled) past 2/3 full: a
  * table is sized up front when its keys are known to be many, and starts small when
  * they may be few (each page of a table costs a page fault when first touched). ---- */
 
@@ -113,9 +118,57 @@ static inline Slot *keymap_at(KeyMap *m, uint64_t k, int add) {
     return &m->slot[i];
 }
 
-static inline int32_t keymap_a(KeyMap *m, uint64_t k) {
-    Slot *s = keymap_at(m, k, 0);
-    return s ? s->a : -1;
+/* A queue of request rows (in request order) in one number: -1 empty; r >= 0 the one
+ * row r; -2 - h the rows from h on, each linked to the next by nxt[], the last one
+ * tl[h]. One open request (the usual case) touches no other memory. */
+static inline int32_t queue_last(int32_t q, const int32_t *tl) {
+    return q >= -1 ? q : tl[-2 - q];
+}
+
+static inline int32_t queue_first(int32_t q) { return q >= -1 ? q : -2 - q; }
+
+static inline void queue_push(int32_t *q, int32_t *nxt, int32_t *tl, int32_t r) {
+    if (*q == -1) {
+        *q = r;
+    } else if (*q >= 0) {
+        nxt[*q] = r;
+        tl[*q] = r;
+        *q = -2 - *q;
+    } else {
+        int32_t h = -2 - *q;
+        nxt[tl[h]] = r;
+        tl[h] = r;
+    }
+}
+
+static inline int32_t queue_pop(int32_t *q, const int32_t *nxt, int32_t *tl) {
+    int32_t v = *q;
+    if (v >= 0) {
+        *q = -1;
+        return v;
+    }
+    int32_t h = -2 - v, n = nxt[h];
+    if (tl[h] == n) {
+        *q = n;
+    } else {
+        tl[n] = tl[h];
+        *q = -2 - n;
+    }
+    return h;
+}
+
+/* The latest open request under `k` (-1: none open): `ids` holds the queues not
+ * cancelled, `cq` the cancelled ones (`n_cq` requests in them). */
+static inline int32_t latest_open(KeyMap *ids, KeyMap *cq, Py_ssize_t n_cq, uint64_t k,
+                                  const int32_t *tl) {
+    Slot *p = keymap_at(ids, k, 0);
+    int32_t r = p ? queue_last(p->a, tl) : -1;
+    if (n_cq && p) {
+        Slot *c = keymap_at(cq, k, 0);
+        int32_t rc = c ? queue_last(c->a, tl) : -1;
+        if (rc > r) r = rc;
+    }
+    return r;
 }
 
 /* ---- str -> code, by Python's hash and equality (strs are borrowed) ---- */
@@ -248,6 +301,7 @@ typedef struct {
     int64_t *rseq, *resp, *canc, *pcount;
     int8_t *out, *rdir;
     int32_t *rsess, *rmeth, *rtok;
+    int32_t *nxt, *tl; /* the queues of open requests (see queue_push) */
     double *last;
     Py_ssize_t n_req;
     /* orphan and duplicate rows, in response order */
@@ -321,15 +375,16 @@ static int pair_walk(const PairIn *in, PairState *st) {
     st->rseq = malloc(r1 * 8); st->resp = malloc(r1 * 8); st->canc = malloc(r1 * 8);
     st->pcount = calloc(r1, 8); st->out = malloc(r1); st->rdir = malloc(r1);
     st->rsess = malloc(r1 * 4); st->rmeth = malloc(r1 * 4); st->rtok = malloc(r1 * 4);
-    st->last = malloc(r1 * 8);
+    st->last = malloc(r1 * 8); st->nxt = malloc(r1 * 4); st->tl = malloc(r1 * 4);
     st->eseq = malloc(e1 * 8); st->ereq = malloc(e1 * 8); st->eout = malloc(e1);
-    KeyMap ids = {0}, toks_at = {0}; /* keyed by id: pending/done; by token */
+    KeyMap ids = {0}, cq = {0}, toks_at = {0}; /* by id: open/done, cancelled; by token */
+    Py_ssize_t n_cq = 0; /* requests in the queues of cq */
     StrTab toks = {0};
     int32_t *refc = NULL;
     int failed = -1;
     if (!st->rseq || !st->resp || !st->canc || !st->pcount || !st->out || !st->rdir ||
-        !st->rsess || !st->rmeth || !st->rtok || !st->last || !st->eseq || !st->ereq ||
-        !st->eout || keymap_init(&ids, (size_t)n_req) || keymap_init(&toks_at, 0) ||
+        !st->rsess || !st->rmeth || !st->rtok || !st->last || !st->nxt || !st->tl || !st->eseq || !st->ereq ||
+        !st->eout || keymap_init(&ids, (size_t)n_req) || keymap_init(&cq, 0) || keymap_init(&toks_at, 0) ||
         strtab_init(&toks, 0)) {
         PyErr_NoMemory();
         goto end;
@@ -389,9 +444,17 @@ static int pair_walk(const PairIn *in, PairState *st) {
         int k = in->kind[i], d = in->dir[i];
         int32_t sess = in->session[i];
         if (k == K_REQUEST) {
-            Slot *p = keymap_at(&ids, pack_key(sess, d, in->id_code[i]), 1);
-            if (p->a >= 0) {
-                if (finding(&st->f, i, F_IN_FLIGHT, st->rseq[p->a], 0, 0)) goto nomem;
+            uint64_t key = pack_key(sess, d, in->id_code[i]);
+            Slot *p = keymap_at(&ids, key, 1);
+            if (!p) goto nomem;
+            int32_t fly = queue_last(p->a, st->tl);
+            if (n_cq) {
+                Slot *c = keymap_at(&cq, key, 0);
+                int32_t rc = c ? queue_last(c->a, st->tl) : -1;
+                if (rc > fly) fly = rc;
+            }
+            if (fly >= 0) {
+                if (finding(&st->f, i, F_IN_FLIGHT, st->rseq[fly], 0, 0)) goto nomem;
             } else if (p->b >= 0) {
                 if (finding(&st->f, i, F_REUSED, st->rseq[p->b], 0, 0)) goto nomem;
             }
@@ -399,7 +462,7 @@ static int pair_walk(const PairIn *in, PairState *st) {
             st->rseq[r] = i; st->resp[r] = -1; st->canc[r] = -1; st->out[r] = O_UNANSWERED;
             st->rdir[r] = (int8_t)d; st->rsess[r] = sess; st->rmeth[r] = in->method[i];
             st->last[r] = NAN; st->rtok[r] = -1;
-            p->a = r;
+            queue_push(&p->a, st->nxt, st->tl, r);
             if (has_ref) {
                 st->rtok[r] = rc;
                 Slot *t = keymap_at(&toks_at, pack_key(sess, d, rc), 1);
@@ -413,10 +476,21 @@ static int pair_walk(const PairIn *in, PairState *st) {
                 st->eseq[ne] = i; st->ereq[ne] = -1; st->eout[ne++] = O_ORPHAN;
                 continue;
             }
-            Slot *p = keymap_at(&ids, pack_key(sess, req, ic), 0);
-            int32_t r;
-            if (p && (r = p->a) >= 0) {
-                p->a = -1;
+            uint64_t key = pack_key(sess, req, ic);
+            Slot *p = keymap_at(&ids, key, 0);
+            int32_t r = -1;
+            /* first in, first out: the earliest open request not cancelled, else the
+             * earliest cancelled one */
+            if (p && p->a != -1) {
+                r = queue_pop(&p->a, st->nxt, st->tl);
+            } else if (p && n_cq) {
+                Slot *c = keymap_at(&cq, key, 0);
+                if (c && c->a != -1) {
+                    r = queue_pop(&c->a, st->nxt, st->tl);
+                    n_cq--;
+                }
+            }
+            if (r >= 0) {
                 p->b = r;
                 st->resp[r] = i;
                 if (st->out[r] != O_CANCELLED)
@@ -440,7 +514,7 @@ static int pair_walk(const PairIn *in, PairState *st) {
                 if (!twin) goto end;
                 if (twin != Py_None) {
                     int32_t tc = id_code_of(in, st, twin);
-                    if (tc >= 0) mate = keymap_a(&ids, pack_key(sess, req, tc));
+                    if (tc >= 0) mate = latest_open(&ids, &cq, n_cq, pack_key(sess, req, tc), st->tl);
                     else if (tc == -2) {
                         Py_DECREF(twin);
                         goto end;
@@ -456,8 +530,22 @@ static int pair_walk(const PairIn *in, PairState *st) {
             int32_t m = in->method[i];
             if (m == in->cancel_code) {
                 int32_t c = rc, r;
-                Slot *p = c >= 0 ? keymap_at(&ids, pack_key(sess, d, c), 0) : NULL;
-                if (p && (r = p->a) >= 0) {
+                uint64_t key = pack_key(sess, d, c);
+                Slot *p = c >= 0 ? keymap_at(&ids, key, 0) : NULL;
+                r = -1;
+                /* the earliest open request not cancelled yet (it joins the cancelled
+                 * ones), else the earliest cancelled one */
+                if (p && p->a != -1) {
+                    r = queue_pop(&p->a, st->nxt, st->tl);
+                    Slot *q = keymap_at(&cq, key, 1);
+                    if (!q) goto nomem;
+                    queue_push(&q->a, st->nxt, st->tl, r);
+                    n_cq++;
+                } else if (p && n_cq) {
+                    Slot *q = keymap_at(&cq, key, 0);
+                    if (q) r = queue_first(q->a);
+                }
+                if (r >= 0) {
                     st->out[r] = O_CANCELLED;
                     st->canc[r] = i;
                     if (st->rmeth[r] == in->init_code &&
@@ -495,6 +583,7 @@ nomem:
     PyErr_NoMemory();
 end:
     keymap_free(&ids);
+    keymap_free(&cq);
     keymap_free(&toks_at);
     strtab_free(&toks);
     free(refc);
@@ -504,6 +593,7 @@ end:
 static void pair_state_free(PairState *st) {
     free(st->rseq); free(st->resp); free(st->canc); free(st->pcount); free(st->out);
     free(st->rdir); free(st->rsess); free(st->rmeth); free(st->rtok); free(st->last);
+    free(st->nxt); free(st->tl);
     free(st->eseq); free(st->ereq); free(st->eout);
     free(st->f.v); free(st->f.x);
     if (st->ids_ready) strtab_free(&st->ids);
