@@ -120,9 +120,18 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from .export import write
 
     trace = _load(args)
-    out = Path(args.out) if args.out else Path(args.files[0]).with_suffix("." + args.to)
-    write(trace, out, args.to)
-    print(f"wrote {len(trace.frames)} frames to {out}")
+    tail = args.to if args.table == "frames" else f"{args.table}.{args.to}"
+    out = Path(args.out) if args.out else Path(args.files[0]).with_suffix("." + tail)
+    if args.to == "jsonl" and args.table != "frames":
+        print(f"mcp-notebook: --to jsonl writes frames only; write {args.table} as parquet "
+              "or csv", file=sys.stderr)
+        return 2
+    try:
+        write(trace, out, args.to, args.table)
+    except ImportError as exc:  # parquet without pyarrow: the message says what to install
+        print(f"mcp-notebook: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(getattr(trace, args.table))} {args.table} to {out}")
     return 0
 
 
@@ -216,6 +225,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
     _add_input(p, many=True)
     p.add_argument("--to", choices=("parquet", "csv", "jsonl"), required=True)
     p.add_argument("--out", "-o", help="output file (default: next to the input)")
+    p.add_argument("--table", choices=("frames", "pairs", "violations"), default="frames",
+                   help="the table to write (default: frames; jsonl holds frames only)")
     handlers["convert"] = cmd_convert
 
     p = sub.add_parser("rules", help="list the rule catalogue")

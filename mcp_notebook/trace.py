@@ -235,6 +235,22 @@ class Trace:
 
         return redact_trace(self, policy, salt=salt)
 
+    # -- tables out -----------------------------------------------------------------------------
+    def to_arrow(self) -> dict[str, Any]:
+        """The three tables as ``pyarrow.Table`` s: ``{"frames": ..., "pairs": ...,
+        "violations": ...}``; each id as its exact JSON text (``id_key``) and its JSON type
+        (``id_type``). Needs pyarrow (``pip install 'mcp_notebook[parquet]'``)."""
+        from .export import to_arrow
+
+        return to_arrow(self)
+
+    def to_parquet(self, folder: str | Path) -> dict[str, Path]:
+        """Write ``frames.parquet``, ``pairs.parquet`` and ``violations.parquet`` into
+        ``folder`` (the tables of :meth:`to_arrow`); returns ``{table: path}``."""
+        from .export import to_parquet
+
+        return to_parquet(self, folder)
+
     # -- display ------------------------------------------------------------------------------
     def __len__(self) -> int:
         return self._store.n
