@@ -34,7 +34,7 @@ __all__ = ["BASES", "FAULTS", "Cite", "Exercise", "Fault", "Feedback", "Frames",
            "cite", "exercise", "exercises", "plant", "run_rule", "show", "what_if", "with_rule",
            "worksheets"]
 
-#: The bundled real traces exercises plant into (stems in ``data/``): clean sessions.
+#: The bundled real traces exercises plant into (names of ``mn.datasets()``): clean sessions.
 BASES = ("demo-stdio", "everything-stdio-basics", "filesystem-stdio", "memory-stdio",
          "everything-stdio-server-requests", "everything-stdio-progress-cancel")
 
