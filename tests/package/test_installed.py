@@ -141,3 +141,21 @@ def test_copied_tutorial_runs_every_notebook(installed):
     assert failed == {}
     assert all(r["ran"] == r["code"] for r in results), results
     print({r["name"]: r["seconds"] for r in results})
+
+
+def test_a_plain_install_has_no_pyarrow_and_says_how_to_get_parquet(installed):
+    out = installed.python(
+        "import importlib.util, mcp_notebook as mn\n"
+        "print(importlib.util.find_spec('pyarrow') is None)\n"
+        "t = mn.load(mn.sample_path('everything-stdio-basics'))  # not ASCII: UTF-8 checked\n"
+        "print(len(t), t.frames['raw'].str.contains('[^\\x00-\\x7f]').any())\n").stdout.split()
+    assert out == ["True", "34", "True"]
+    src = installed.python("import mcp_notebook as mn; print(mn.sample_path('demo-stdio'))"
+                           ).stdout.strip()
+    done = installed.run("mcp-notebook", "convert", src, "--to", "parquet", "-o", "x.parquet",
+                         check=False)
+    assert done.returncode == 2
+    assert "pip install 'mcp_notebook[parquet]'" in done.stderr
+    csv = installed.run("mcp-notebook", "convert", src, "--to", "csv", "--table", "pairs",
+                        "-o", "pairs.csv")
+    assert "wrote 24 pairs to pairs.csv" in csv.stdout
