@@ -34,7 +34,9 @@ class Trace:
     Build one with :func:`mcp_notebook.load`.
 
     >>> import mcp_notebook as mn
-    >>> t = mn.load(mn.sample_path("python-sdk-basic"))  # doctest: +SKIP
+    >>> t = mn.load(mn.sample_path("demo-stdio"))
+    >>> len(t.frames), len(t.pairs) > 0
+    (60, True)
     """
 
     def __init__(self, cols: Columns | Store, version: str | None = None,

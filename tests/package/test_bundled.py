@@ -67,3 +67,12 @@ def test_notebooks_command_refuses_a_file_as_destination(tmp_path):
     target.write_text("x")
     with pytest.raises(NotADirectoryError):
         bundled.copy_notebooks(target)
+
+
+@pytest.mark.parametrize("module", ["mcp_notebook.bundled", "mcp_notebook.notebook"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
