@@ -163,9 +163,12 @@ def cmd_notebooks(args: argparse.Namespace) -> int:
     return 0
 
 
-def _lab_command(path: Path) -> list[str]:
+def _lab_command(path: Path, extra: str = "") -> list[str]:
+    import shlex
+
     root = hasattr(os, "geteuid") and os.geteuid() == 0  # Jupyter refuses root without it
-    return [sys.executable, "-m", "jupyterlab", *(["--allow-root"] if root else []), str(path)]
+    return [sys.executable, "-m", "jupyterlab", *(["--allow-root"] if root else []),
+            *shlex.split(extra), str(path)]
 
 
 def cmd_open(args: argparse.Namespace) -> int:
@@ -192,7 +195,7 @@ def cmd_open(args: argparse.Namespace) -> int:
               f"(or open {out} in any Jupyter front end)", file=sys.stderr)
         return 2
     try:
-        return subprocess.call(_lab_command(out))
+        return subprocess.call(_lab_command(out, args.lab_args))
     except KeyboardInterrupt:
         return 0
 
@@ -257,6 +260,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
                    help="the notebook to write (default: CAPTURE's name .ipynb, here)")
     p.add_argument("--no-lab", action="store_true", help="write the notebook only")
     p.add_argument("--force", action="store_true", help="overwrite an existing notebook")
+    p.add_argument("--lab-args", default="", metavar="'OPTIONS'",
+                   help="options for JupyterLab, e.g. --lab-args='--port 8890 --no-browser'")
     handlers["open"] = cmd_open
 
     for extra in _extra_commands():

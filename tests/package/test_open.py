@@ -103,3 +103,56 @@ def test_open_starts_jupyterlab_on_the_notebook(tmp_path, monkeypatch):
     (cmd,) = calls
     assert cmd[:3] == [sys.executable, "-m", "jupyterlab"] and cmd[-1] == "demo-stdio.ipynb"
     assert ("--allow-root" in cmd) == (cli.os.geteuid() == 0)
+
+
+def test_lab_args_go_to_jupyterlab(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("subprocess.call", lambda cmd: calls.append(cmd) or 0)
+    assert cli.main(["open", "demo-stdio", "--lab-args=--port 8890 --no-browser"]) == 0
+    assert calls[0][-4:] == ["--port", "8890", "--no-browser", "demo-stdio.ipynb"]
+
+
+@pytest.mark.live
+def test_open_serves_the_notebook_in_jupyterlab(tmp_path):
+    """The real thing: JupyterLab started by ``open`` serves the notebook it wrote."""
+    import json
+    import os
+    import secrets
+    import signal
+    import subprocess
+    import time
+    import urllib.request
+
+    from helpers import free_port
+
+    pytest.importorskip("jupyterlab")
+    port, token = free_port(), secrets.token_hex(8)
+    lab = (f"--no-browser --ip=127.0.0.1 --port={port} --ServerApp.port_retries=0 "
+           f"--IdentityProvider.token={token} --LabApp.news_url=None")
+    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    proc = subprocess.Popen([sys.executable, "-m", "mcp_notebook.cli", "open", "demo-stdio",
+                             f"--lab-args={lab}"], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    url = f"http://127.0.0.1:{port}/api/contents/demo-stdio.ipynb?token={token}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, proc.stdout.read().decode(errors="replace")
+            try:
+                with urllib.request.urlopen(url, timeout=15) as r:
+                    model = json.load(r)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "JupyterLab did not come up"
+                time.sleep(0.5)
+        assert model["type"] == "notebook"
+        assert model["content"]["cells"][0]["source"].startswith("# `demo-stdio.jsonl`")
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
