@@ -12,8 +12,8 @@ import re
 import sys
 from typing import Any
 
-#: (module, names, heading); names None: the module's ``__all__``
-SECTIONS: tuple[tuple[str, tuple[str, ...] | None, str], ...] = (
+#: (module, names, heading)
+SECTIONS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("mcp_notebook", ("load", "sample_path", "datasets", "formats", "rules"),
      "Loading captures"),
     ("mcp_notebook", ("Trace",), "The trace"),
@@ -143,7 +143,7 @@ def render() -> str:
         lines += [f"## {heading}", ""]
         if module_name != "mcp_notebook":
             lines += [f"In `{module_name}`.", ""]
-        for name in names or getattr(module, "__all__", ()):
+        for name in names:
             prefix = "mn" if module_name == "mcp_notebook" else (
                 "mn.teach" if module_name == "mcp_notebook.teach" else module_name)
             lines += _entry(f"{prefix}.{name}", getattr(module, name))
