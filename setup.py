@@ -19,7 +19,7 @@ from setuptools.command.build_py import build_py
 
 #: package folder -> (folder in the repository, the files to bundle)
 BUNDLED = {
-    "data": ("data", ("README.md", "*.jsonl", "*.har")),
+    "data": ("data", ("*",)),  # every trace make_data writes, whatever its format
     "notebooks": ("notebooks", ("README.md", "*.ipynb", "solutions/*.py")),
 }
 
@@ -30,7 +30,7 @@ class build_py_bundled(build_py):
     def _bundled(self, files):
         for target, (src, patterns) in BUNDLED.items():
             names = sorted({os.path.relpath(f, src) for p in patterns
-                            for f in glob(os.path.join(src, p))})
+                            for f in glob(os.path.join(src, p)) if os.path.isfile(f)})
             if not names:  # a wheel without its traces would fail only on the user's machine
                 raise RuntimeError(f"nothing to bundle from {src}/ (patterns {patterns})")
             files.append(("mcp_notebook", src,

@@ -59,7 +59,7 @@ def test_wheel_carries_traces_and_notebooks_but_no_c_sources(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     data = sorted(Path(n).name for n in names if n.startswith("mcp_notebook/data/"))
     assert data == sorted(p.name for p in (REPO / "data").iterdir()
-                          if p.suffix in (".jsonl", ".har", ".md"))
+                          if p.is_file() and not p.name.startswith("."))
     nbs = sorted(Path(n).name for n in names if re.match(r"mcp_notebook/notebooks/[^/]+$", n))
     assert nbs == sorted(p.name for p in (REPO / "notebooks").glob("*")
                          if p.suffix in (".ipynb", ".md"))
