@@ -175,8 +175,10 @@ def to_parquet(trace: Any, folder: str | Path) -> dict[str, Path]:
 
 def _with_id_type(df: pd.DataFrame) -> pd.DataFrame:
     at = df.columns.get_loc("id_key") + 1
-    df.insert(at, "id_type", pd.Series([id_type(k) for k in df["id_key"]], index=df.index,
-                                       dtype=object))
+    keys = df["id_key"]
+    types = {k: id_type(k) for k in keys.dropna().unique()}
+    df.insert(at, "id_type", pd.Series([types.get(k) for k in keys.to_numpy(dtype=object)],
+                                       index=df.index, dtype=object))
     return df
 
 
@@ -197,8 +199,13 @@ def _flat(frames: pd.DataFrame) -> pd.DataFrame:
 
 
 def _utf8(df: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """Text columns as plain objects (lazy text read once), with the strings that hold
+    undecodable bytes (surrogate escapes) written as ``\\xNN``."""
     for col in columns:
-        df[col] = df[col].map(
-            lambda v: v.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-            if isinstance(v, str) else v)
+        values = df[col].to_numpy(dtype=object, na_value=None)
+        for i, v in enumerate(values):
+            if isinstance(v, str) and not v.isascii() and _has_surrogates(v):
+                values[i] = v.encode("utf-8", "surrogateescape").decode("utf-8",
+                                                                         "backslashreplace")
+        df[col] = pd.Series(values, index=df.index, dtype=object)  # no str inference
     return df
