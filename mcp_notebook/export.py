@@ -200,11 +200,15 @@ def _flat(frames: pd.DataFrame) -> pd.DataFrame:
 
 def _utf8(df: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
     """Text columns as plain objects (lazy text read once), with the strings that hold
-    undecodable bytes (surrogate escapes) written as ``\\xNN``."""
+    undecodable bytes (surrogate escapes) written as ``\\xNN``. The trace's own
+    DataFrames are never changed."""
     for col in columns:
         values = df[col].to_numpy(dtype=object, na_value=None)
+        copied = False
         for i, v in enumerate(values):
             if isinstance(v, str) and not v.isascii() and _has_surrogates(v):
+                if not copied:  # may be a view of the trace's own frames
+                    values, copied = values.copy(), True
                 values[i] = v.encode("utf-8", "surrogateescape").decode("utf-8",
                                                                          "backslashreplace")
         df[col] = pd.Series(values, index=df.index, dtype=object)  # no str inference

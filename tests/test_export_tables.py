@@ -168,3 +168,14 @@ def test_without_pyarrow_the_message_says_what_to_install(monkeypatch, tmp_path,
     assert main(["convert", str(mn.sample_path("demo-stdio")), "--to", "parquet",
                  "-o", str(tmp_path / "x.parquet")]) == 2
     assert "mcp_notebook[parquet]" in capsys.readouterr().err
+
+
+def test_undecodable_bytes_are_written_as_escapes(tmp_path):
+    path = tmp_path / "bytes.ndjson"
+    path.write_bytes(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":"caf\xe9"}}\n'
+                     b'{"jsonrpc":"2.0","id":1,"result":{"n":"caf\xc3\xa9"}}\n')
+    t = mn.load(path)
+    t.to_parquet(tmp_path / "out")
+    raw = pl.read_parquet(tmp_path / "out" / "frames.parquet")["raw"].to_list()
+    assert any("caf\\xe9" in r for r in raw) and any("café" in r for r in raw)
+    assert "caf\udce9" in t.frames["raw"].iloc[0]  # the trace keeps its exact text
