@@ -1,13 +1,50 @@
-"""The one compiled part: the envelope scanner of the fast loader (C, no dependencies).
+"""Two things pyproject.toml cannot say: the compiled scanner, and the bundled files.
 
-It is optional: where it cannot be built (no C compiler), the install goes on and the
-loader uses its pure-Python path (``mcp_notebook.fast.native`` tells which is in use).
+The one compiled part is the envelope scanner of the fast loader (C, no dependencies). It
+is optional: where it cannot be built (no C compiler), the install goes on and the loader
+uses its pure-Python path (``mcp_notebook.fast.native`` tells which is in use).
+
+The real traces (``data/``) and the tutorial (``notebooks/``) live at the top of the
+repository, where ``make data``, ``make lab`` and the tests use them; a build copies them
+into the package (``mcp_notebook/data``, ``mcp_notebook/notebooks``), where
+``mcp_notebook.datasets`` finds them with ``importlib.resources``. Copied, not linked:
+symlinks do not survive every sdist, wheel and file system, and two copies in git drift.
 """
 
+import os
 from glob import glob
 
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
 
-setup(ext_modules=[Extension("mcp_notebook.fast._native", ["mcp_notebook/fast/csrc/module.c"],
+#: package folder -> (folder in the repository, the files to bundle)
+BUNDLED = {
+    "data": ("data", ("*",)),  # every trace make_data writes, whatever its format
+    "notebooks": ("notebooks", ("README.md", "*.ipynb", "solutions/*.py")),
+}
+
+
+class build_py_bundled(build_py):
+    """``build_py`` that also copies the bundled files into the package."""
+
+    def _bundled(self, files):
+        for target, (src, patterns) in BUNDLED.items():
+            names = sorted({os.path.relpath(f, src) for p in patterns
+                            for f in glob(os.path.join(src, p)) if os.path.isfile(f)})
+            if not names:  # a wheel without its traces would fail only on the user's machine
+                raise RuntimeError(f"nothing to bundle from {src}/ (patterns {patterns})")
+            files.append(("mcp_notebook", src,
+                          os.path.join(self.build_lib, "mcp_notebook", target), names))
+        return files
+
+    def _get_data_files(self):
+        return self._bundled(super()._get_data_files())
+
+    def get_data_files_without_manifest(self):
+        return self._bundled(super().get_data_files_without_manifest())
+
+
+setup(cmdclass={"build_py": build_py_bundled},
+      ext_modules=[Extension("mcp_notebook.fast._native", ["mcp_notebook/fast/csrc/module.c"],
                              depends=sorted(glob("mcp_notebook/fast/csrc/*.h")),
                              extra_compile_args=["-O3"], optional=True)])

@@ -33,6 +33,7 @@ __all__ = [
     "Rule",
     "rules",
     "sample_path",
+    "datasets",
     "timeline",
     "inspect",
     "explore",
@@ -53,6 +54,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "inspect": ("widgets", "inspect"),
     "explore": ("widgets", "explore"),
     "teach": ("teach", None),
+    "datasets": ("bundled", "datasets"),
 }
 
 
@@ -83,21 +85,7 @@ def rules() -> Any:
 
 
 def sample_path(name: str | None = None) -> Path:
-    """A bundled real trace in ``data/`` (of a source checkout), by file stem or name.
+    """A bundled real trace, by name or file name (see :func:`datasets`); without one, the first."""
+    from .bundled import sample_path
 
-    Without a name, the first one.
-    """
-    from pathlib import Path
-
-    data = Path(__file__).resolve().parent.parent / "data"
-    files = sorted(p for p in data.glob("*")
-                   if p.is_file() and p.suffix in (".jsonl", ".har", ".gz", ".log", ".ndjson"))
-    if name is None:
-        if not files:
-            raise FileNotFoundError("no bundled traces: data/ is empty or missing")
-        return files[0]
-    for p in files:
-        if p.stem == name or p.name == name:
-            return p
-    known = ", ".join(p.stem for p in files)
-    raise FileNotFoundError(f"no bundled trace named {name!r}; known: {known}")
+    return sample_path(name)

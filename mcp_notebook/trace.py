@@ -34,7 +34,9 @@ class Trace:
     Build one with :func:`mcp_notebook.load`.
 
     >>> import mcp_notebook as mn
-    >>> t = mn.load(mn.sample_path("python-sdk-basic"))  # doctest: +SKIP
+    >>> t = mn.load(mn.sample_path("demo-stdio"))
+    >>> len(t.frames), len(t.pairs) > 0
+    (60, True)
     """
 
     def __init__(self, cols: Columns | Store, version: str | None = None,
@@ -234,6 +236,22 @@ class Trace:
         from .redact import redact_trace
 
         return redact_trace(self, policy, salt=salt)
+
+    # -- tables out -----------------------------------------------------------------------------
+    def to_arrow(self) -> dict[str, Any]:
+        """The three tables as ``pyarrow.Table`` s: ``{"frames": ..., "pairs": ...,
+        "violations": ...}``; each id as its exact JSON text (``id_key``) and its JSON type
+        (``id_type``). Needs pyarrow (``pip install 'mcp_notebook[parquet]'``)."""
+        from .export import to_arrow
+
+        return to_arrow(self)
+
+    def to_parquet(self, folder: str | Path) -> dict[str, Path]:
+        """Write ``frames.parquet``, ``pairs.parquet`` and ``violations.parquet`` into
+        ``folder`` (the tables of :meth:`to_arrow`); returns ``{table: path}``."""
+        from .export import to_parquet
+
+        return to_parquet(self, folder)
 
     # -- display ------------------------------------------------------------------------------
     def __len__(self) -> int:

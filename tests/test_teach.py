@@ -269,3 +269,42 @@ def test_fixture_is_a_clean_session():
     t = mn.load(FIXTURE)
     assert t.violations.empty and isinstance(t.frames, pd.DataFrame)
     assert set(t.pairs["outcome"]) == {"result", "tool_error", "error"}
+
+
+# -- exercise sheets: one notebook per learner -------------------------------------------------
+
+def test_worksheets_differ_by_learner_and_repeat_for_one(tmp_path):
+    import nbformat
+
+    ada, bob = mn.teach.worksheets(["Ada", "Bob"], tmp_path)
+    assert (ada.name, bob.name) == ("ada.ipynb", "bob.ipynb")
+    a, b = (nbformat.read(p, as_version=4) for p in (ada, bob))
+    nbformat.validate(a)
+    seeds = [re.findall(r"seed=(\d+)", "".join(c.source for c in nb.cells)) for nb in (a, b)]
+    assert len(seeds[0]) == len(FAULTS) and seeds[0] != seeds[1]
+    again = mn.teach.worksheets(["Ada"], tmp_path / "again")[0]
+    assert again.read_text() == ada.read_text()
+    with pytest.raises(KeyError, match="no exercise 'nope'"):
+        mn.teach.worksheets(["Ada"], tmp_path, ["nope"])
+
+
+@pytest.mark.slow
+def test_a_worksheet_runs_and_grades_the_right_answer(tmp_path):
+    import nbformat
+    from nbclient import NotebookClient
+
+    (path,) = mn.teach.worksheets(["Grace Hopper"], tmp_path,
+                                  ["duplicate-response", "id-type-flipped"])
+    nb = nbformat.read(path, as_version=4)
+    for k in (1, 2):  # what a learner who found every planted frame would write
+        nb.cells.append(nbformat.v4.new_code_cell(
+            f"s = ex{k}.solution()\n"
+            f"right = ex{k}.check({{int(q): r for q, r, req in "
+            f"zip(s['seq'], s['rule'], s['required']) if req}})\n"
+            f"assert right.correct, right\nright"))
+    NotebookClient(nb, kernel_name="python3", timeout=120, startup_timeout=120,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    texts = [o.get("data", {}).get("text/plain", "") for c in nb.cells for o in c.get("outputs", [])]
+    assert [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"] == []
+    assert sum("Nothing to grade yet." in t for t in texts) == 2  # the empty answers, as given
+    assert sum(t.startswith("Correct!") for t in texts) == 2

@@ -4,7 +4,7 @@
 answer ("which frames break which rule?"); :func:`cite` shows rules from the checker's
 catalogue and :func:`show` frames as JSON; :func:`what_if` replays a trace with frames
 changed; :func:`run_rule` tries a rule of your own; :func:`check_install` checks a
-machine before a workshop.
+machine before a workshop; :func:`worksheets` writes each learner an exercise notebook.
 
 >>> import mcp_notebook as mn
 >>> ex = mn.teach.exercise("duplicate-response", seed=1)
@@ -15,6 +15,9 @@ False
 from __future__ import annotations
 
 import difflib
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -28,9 +31,10 @@ from .install import check_install
 from .show import Cite, Frames, cite, show
 
 __all__ = ["BASES", "FAULTS", "Cite", "Exercise", "Fault", "Feedback", "Frames", "check_install",
-           "cite", "exercise", "exercises", "plant", "run_rule", "show", "what_if", "with_rule"]
+           "cite", "exercise", "exercises", "plant", "run_rule", "show", "what_if", "with_rule",
+           "worksheets"]
 
-#: The bundled real traces exercises plant into (stems in ``data/``): clean sessions.
+#: The bundled real traces exercises plant into (names of ``mn.datasets()``): clean sessions.
 BASES = ("demo-stdio", "everything-stdio-basics", "filesystem-stdio", "memory-stdio",
          "everything-stdio-server-requests", "everything-stdio-progress-cancel")
 
@@ -85,3 +89,26 @@ def exercise(name: str, seed: int = 0, trace: Any = None) -> Exercise:
             continue
         return Exercise(FAULTS[name], planted, key, seed)
     raise ValueError(f"cannot plant {name!r} here: {'; '.join(errors)}")
+
+
+def worksheets(learners: Iterable[str], folder: str | Path,
+               exercises: Sequence[str] | None = None) -> list[Path]:
+    """Write one exercise notebook per learner into ``folder`` (``<name>.ipynb``).
+
+    Every learner gets the same faults (all of :func:`exercises`, or the names given),
+    each planted with a seed of their own, so neighbours cannot share answers; writing
+    again for the same name gives the same sheet. Each notebook is checked with
+    ``nbformat.validate`` before it is written.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     [p.name for p in worksheets(["Ada Lovelace"], d, ["missing-response"])]
+    ['ada-lovelace.ipynb']
+    """
+    from ..notebook import worksheet, write
+
+    out = []
+    for learner in learners:
+        slug = re.sub(r"[^a-z0-9]+", "-", learner.lower()).strip("-") or "learner"
+        out.append(write(worksheet(learner, exercises), Path(folder) / f"{slug}.ipynb"))
+    return out

@@ -74,10 +74,12 @@ class Exercise:
 
     @property
     def name(self) -> str:
+        """The fault's name (a row of ``mn.teach.exercises()``)."""
         return self.fault.name
 
     @property
     def question(self) -> str:
+        """What to find, in words."""
         return self.fault.question
 
     def __repr__(self) -> str:

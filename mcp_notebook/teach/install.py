@@ -11,7 +11,7 @@ import pandas as pd
 
 __all__ = ["check_install"]
 
-#: Traces the notebooks open (stems in ``data/``).
+#: Traces the notebooks open (names of ``mn.datasets()``).
 NOTEBOOK_TRACES = ("demo-stdio", "demo-stdio-raw-frames", "everything-stdio-basics",
                    "everything-stdio-progress-cancel", "everything-stdio-server-requests",
                    "everything-stdio-raw-frames", "demo-http", "broken-duplicate-response")
@@ -29,10 +29,14 @@ def _python() -> str:
 
 
 def _packages() -> str:
-    names = ("pandas", "msgspec", "pyarrow", "ipywidgets", "anywidget")
+    names = ("pandas", "numpy", "msgspec", "ipywidgets", "anywidget", "nbformat")
     found = {n: _version(n) for n in names}
     if not found["ipywidgets"].startswith("8."):
         raise RuntimeError(f"ipywidgets {found['ipywidgets']}: version 8 is needed")
+    try:  # optional: only parquet and Arrow output need it
+        found["pyarrow"] = metadata.version("pyarrow")
+    except metadata.PackageNotFoundError:
+        found["pyarrow"] = "not installed (parquet output: pip install 'mcp_notebook[parquet]')"
     return ", ".join(f"{n} {v}" for n, v in found.items())
 
 
@@ -54,7 +58,7 @@ def _traces() -> str:
 
     for stem in NOTEBOOK_TRACES:
         sample_path(stem)  # FileNotFoundError names what is there
-    return f"{len(NOTEBOOK_TRACES)} traces in data/"
+    return f"{len(NOTEBOOK_TRACES)} bundled traces found"
 
 
 def _checker() -> str:

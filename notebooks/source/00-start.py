@@ -24,9 +24,10 @@
 # MCP, each rule with the sentence of the specification behind it. Widgets show the
 # exchange as a timeline and let you read any frame beside its pair.
 #
-# The traces in `data/` were recorded from real MCP peers: the official MCP Python SDK as
-# the client, and as servers the reference servers published on npm and a small demo
-# server. `data/README.md` says what each trace contains. Everything you see in these
+# The traces that come with the package were recorded from real MCP peers: the official MCP
+# Python SDK as the client, and as servers the reference servers published on npm and a
+# small demo server. `mn.datasets()` lists them, and the README beside them
+# (`data/README.md` in a clone) says what each one contains. Everything you see in these
 # notebooks went over a real pipe or a real HTTP connection.
 
 # %% [markdown]
@@ -49,8 +50,9 @@
 #
 # - run *Kernel → Restart and run all* on each notebook before the session; every notebook
 #   runs offline on the bundled traces in a few seconds;
-# - learners need only this folder, the `data/` folder and `pip install -e .` (or
-#   `make lab`, which installs everything and opens this notebook);
+# - learners need only `pip install "mcp_notebook[lab]"` and `mcp-notebook notebooks
+#   FOLDER`, which copies these notebooks and their solutions (in a clone, `make lab`
+#   installs everything and opens this notebook);
 # - the exercises plant a fault in a real trace; a different `seed` gives each learner a
 #   different trace or place, and the solutions are in `notebooks/solutions/`.
 
@@ -137,7 +139,7 @@ mn.explore(t)
 # %% [markdown]
 # ## Every bundled trace at a glance
 #
-# The same summary for every trace in `data/`. The notebooks use most of them; come back
+# The same summary for every bundled trace. The notebooks use most of them; come back
 # to this table when you want a trace that shows something in particular.
 
 # %%

@@ -1,0 +1,161 @@
+"""A user's first session with the installed wheel, nothing of the checkout on the path:
+the bundled traces, the README example, the tutorial copied out and run, ``open``.
+
+Slow (a fresh environment, then notebooks run by real kernels): ``-m "not slow"`` skips it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from notebooks.conftest import solution_files, with_solutions
+
+from .conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+#: run inside the fresh environment: execute notebooks, print one JSON line per notebook
+RUN_NOTEBOOKS = r'''
+import json, sys, time
+from pathlib import Path
+import nbformat
+from nbclient import NotebookClient
+
+PREFIX = sys.argv[1]
+GUARD = ("import sys, mcp_notebook\n"
+         f"assert sys.prefix == {PREFIX!r}, sys.prefix\n"
+         f"assert mcp_notebook.__file__.startswith({PREFIX!r}), mcp_notebook.__file__")
+for name in sys.argv[2:]:
+    path = Path(name)
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(GUARD))  # this kernel runs the wheel's copy
+    start = time.perf_counter()
+    error = None
+    try:
+        NotebookClient(nb, kernel_name="python3", timeout=120, startup_timeout=120,
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"[-3000:]
+    ran = sum(1 for c in nb.cells if c.cell_type == "code" and c.get("execution_count"))
+    code = sum(1 for c in nb.cells if c.cell_type == "code" and c.source.strip())
+    print(json.dumps({"name": path.name, "error": error, "ran": ran, "code": code,
+                      "seconds": round(time.perf_counter() - start, 1)}), flush=True)
+'''
+
+
+def _execute(installed, *notebooks: Path) -> list[dict]:
+    script = installed.home / "run_notebooks.py"
+    script.write_text(RUN_NOTEBOOKS, encoding="utf-8")
+    done = installed.run("python", script, installed.prefix, *notebooks, timeout=1200)
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def test_wheel_carries_traces_and_notebooks_but_no_c_sources(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    data = sorted(Path(n).name for n in names if n.startswith("mcp_notebook/data/"))
+    assert data == sorted(p.name for p in (REPO / "data").iterdir()
+                          if p.is_file() and not p.name.startswith("."))
+    nbs = sorted(Path(n).name for n in names if re.match(r"mcp_notebook/notebooks/[^/]+$", n))
+    assert nbs == sorted(p.name for p in (REPO / "notebooks").glob("*")
+                         if p.suffix in (".ipynb", ".md"))
+    assert sum(n.startswith("mcp_notebook/notebooks/solutions/") for n in names) == \
+        len(list((REPO / "notebooks" / "solutions").glob("*.py")))
+    assert not [n for n in names if n.endswith((".c", ".h"))]
+    licence = next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))
+    assert "Model Context Protocol" in zipfile.ZipFile(wheel).read(licence).decode()
+
+
+def test_bundled_traces_from_the_installed_package(installed):
+    out = installed.python(
+        "import mcp_notebook as mn, pathlib\n"
+        "p = mn.sample_path('demo-stdio')\n"
+        "print(p)\n"
+        "d = mn.datasets()\n"
+        "print(len(d), sorted(d['name']) == sorted(q.stem for q in p.parent.iterdir() "
+        "if q.suffix in ('.jsonl', '.har')), (d['about'] != '').all())\n"
+        "print(mn.load(p).summary()['pairs'])\n"
+        "ex = mn.teach.exercise('duplicate-response', seed=0)\n"
+        "print(ex.trace.paths[0])\n").stdout.splitlines()
+    assert Path(out[0]).is_relative_to(installed.prefix) and Path(out[0]).name == \
+        "demo-stdio.jsonl"
+    assert out[1] == f"{len(list((REPO / 'data').glob('*.jsonl')) + list((REPO / 'data').glob('*.har')))} True True"
+    assert int(out[2]) > 0
+    assert out[3].endswith(".jsonl")
+
+
+def test_check_install_passes_in_the_installed_package(installed):
+    out = installed.python("import mcp_notebook as mn\n"
+                           "r = mn.teach.check_install()\n"
+                           "print(r.to_json(orient='records'))").stdout
+    rows = json.loads(out)
+    failed = [r for r in rows if not r["ok"] and r["check"] != "jupyter widgets"]
+    assert failed == [], failed  # the widget front end comes with JupyterLab, not the wheel
+
+
+def test_readme_example_runs_on_the_bundled_trace(installed):
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = re.findall(r"```python\n(.*?)```", text, flags=re.S)[0]
+    code = ("import doctest, sys\n"
+            f"t = doctest.DocTestParser().get_doctest({block!r}, {{}}, 'README', 'README', 0)\n"
+            "r = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)\n"
+            "r.run(t)\n"
+            "print('examples', len(t.examples), 'failures', r.failures)\n")
+    out = installed.python(code).stdout
+    assert re.search(r"examples \d+ failures 0$", out.strip()), out
+
+
+def test_open_writes_a_notebook_that_validates_and_runs(installed):
+    done = installed.run("mcp-notebook", "open", "broken-duplicate-response", "--no-lab",
+                         "-o", "broken.ipynb")
+    assert "wrote broken.ipynb" in done.stdout
+    path = installed.home / "broken.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert "mn.sample_path('broken-duplicate-response')" in nb.cells[1].source
+    (result,) = _execute(installed, path)
+    assert result["error"] is None, result["error"]
+    assert result["ran"] == result["code"]
+
+
+def test_copied_tutorial_runs_every_notebook(installed):
+    dest = installed.home / "tutorial"
+    done = installed.run("mcp-notebook", "notebooks", dest)
+    assert f"jupyter lab {dest}" in done.stdout
+    notebooks = sorted(dest.glob("*.ipynb"))
+    assert [p.name for p in notebooks] == sorted(p.name for p in (REPO / "notebooks").glob(
+        "*.ipynb"))
+    assert sorted(p.name for p in (dest / "solutions").glob("*.py")) == sorted(
+        p.name for p in (REPO / "notebooks" / "solutions").glob("*.py"))
+    for path in notebooks:  # each exercise solved from the copied solutions/ and graded
+        nb = nbformat.read(path, as_version=4)
+        if solution_files(nb):
+            nbformat.write(with_solutions(nb, path.stem), path)
+    results = _execute(installed, *notebooks)
+    assert [r["name"] for r in results] == [p.name for p in notebooks]
+    failed = {r["name"]: r["error"] for r in results if r["error"]}
+    assert failed == {}
+    assert all(r["ran"] == r["code"] for r in results), results
+    print({r["name"]: r["seconds"] for r in results})
+
+
+def test_a_plain_install_has_no_pyarrow_and_says_how_to_get_parquet(installed):
+    out = installed.python(
+        "import importlib.util, mcp_notebook as mn\n"
+        "print(importlib.util.find_spec('pyarrow') is None)\n"
+        "t = mn.load(mn.sample_path('everything-stdio-basics'))  # not ASCII: UTF-8 checked\n"
+        "print(len(t), t.frames['raw'].str.contains('[^\\x00-\\x7f]').any())\n").stdout.split()
+    assert out == ["True", "34", "True"]
+    src = installed.python("import mcp_notebook as mn; print(mn.sample_path('demo-stdio'))"
+                           ).stdout.strip()
+    done = installed.run("mcp-notebook", "convert", src, "--to", "parquet", "-o", "x.parquet",
+                         check=False)
+    assert done.returncode == 2
+    assert "pip install 'mcp_notebook[parquet]'" in done.stderr
+    csv = installed.run("mcp-notebook", "convert", src, "--to", "csv", "--table", "pairs",
+                        "-o", "pairs.csv")
+    assert "wrote 24 pairs to pairs.csv" in csv.stdout
