@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, NamedTuple
 
+from .engines import engine_shapes
 from .shapes import BASE64_RUN, CHECKS, DEFAULT_VALUES, NEEDS, b64_text
 
 __all__ = ["Policy", "Redactor", "Hit", "TOKEN_RE", "DEFAULT_KEYS", "DEFAULT_QUERY_KEYS",
@@ -124,6 +125,8 @@ class Policy:
         Redact every cookie value of a HAR, whatever its name.
     query_keys
         Regexes of names that hold secrets in a URL query or a form only.
+    engines
+        Optional engines whose shapes are added (:mod:`.engines`: ``"detect-secrets"``).
 
     Examples
     --------
@@ -137,24 +140,28 @@ class Policy:
     keep_keys: tuple[str, ...] = DEFAULT_KEEP_KEYS
     all_cookies: bool = True
     query_keys: tuple[str, ...] = DEFAULT_QUERY_KEYS
+    engines: tuple[str, ...] = ()
 
     def extend(self, keys: Iterable[str] = (), values: dict[str, str] | None = None,
-               keep_keys: Iterable[str] = (), query_keys: Iterable[str] = ()) -> Policy:
-        """A copy with more key patterns, value shapes and kept names."""
+               keep_keys: Iterable[str] = (), query_keys: Iterable[str] = (),
+               engines: Iterable[str] = ()) -> Policy:
+        """A copy with more key patterns, value shapes, kept names and engines."""
         return replace(self, keys=self.keys + tuple(keys),
                        values={**self.values, **(values or {})},
                        keep_keys=self.keep_keys + tuple(keep_keys),
-                       query_keys=self.query_keys + tuple(query_keys))
+                       query_keys=self.query_keys + tuple(query_keys),
+                       engines=self.engines + tuple(e for e in engines
+                                                    if e not in self.engines))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Policy:
         """A policy from plain data: ``{"keys": [...], "values": {...}, "keep_keys": [...],
-        "query_keys": [...], "all_cookies": bool, "replace": bool}``; without
+        "query_keys": [...], "engines": [...], "all_cookies": bool, "replace": bool}``; without
         ``"replace": true`` it extends the default policy."""
         base = cls() if not data.get("replace") else cls(keys=(), values={}, keep_keys=(),
                                                         query_keys=())
         out = base.extend(data.get("keys", ()), data.get("values"), data.get("keep_keys", ()),
-                          data.get("query_keys", ()))
+                          data.get("query_keys", ()), data.get("engines", ()))
         if "all_cookies" in data:
             out = replace(out, all_cookies=bool(data["all_cookies"]))
         return out
@@ -162,7 +169,8 @@ class Policy:
     def to_dict(self) -> dict[str, Any]:
         return {"keys": list(self.keys), "values": dict(self.values),
                 "keep_keys": list(self.keep_keys), "query_keys": list(self.query_keys),
-                "all_cookies": self.all_cookies, "replace": True}
+                "engines": list(self.engines), "all_cookies": self.all_cookies,
+                "replace": True}
 
 
 def normalise(name: str) -> str:
@@ -206,12 +214,15 @@ class Redactor:
         self._keys = _any(self.policy.keys)
         self._query = _any(self.policy.query_keys)
         self._keep = _any(self.policy.keep_keys)
+        # (kind, regex, text it needs, check of the secret, secret = first group matched)
         self._values: list[tuple[str, re.Pattern[str], tuple[str, ...],
-                                 Callable[[str], bool] | None]] = []
+                                 Callable[[str], bool] | None, bool]] = []
         for kind, rx in self.policy.values.items():
             default = rx == DEFAULT_VALUES.get(kind)
             self._values.append((kind, re.compile(rx), NEEDS.get(kind, ()) if default else (),
-                                 CHECKS.get(kind) if default else None))
+                                 CHECKS.get(kind) if default else None, False))
+        for name in self.policy.engines:
+            self._values.extend((kind, rx, (), None, True) for kind, rx in engine_shapes(name))
         self._cache: dict[tuple[str, bool], bool] = {}
 
     # -- names and tokens ----------------------------------------------------------------
@@ -242,10 +253,10 @@ class Redactor:
         low = text.lower()
         if any(n in low for n in _HEADER_NEEDS):
             text = _HEADER_LINE.sub(lambda m: self._header_line(m, where, hits), text)
-        for kind, rx, needs, check in self._values:
+        for kind, rx, needs, check, first in self._values:
             if not needs or any(n in low for n in needs):
                 text = rx.sub(partial(self._shape, kind=kind, where=where, hits=hits,
-                                      check=check), text)
+                                      check=check, first=first), text)
         if "--" in text:
             text = _FLAG.sub(lambda m: self._flag(m, where, hits), text)
         if ":" in text or "=" in text:
@@ -271,11 +282,12 @@ class Redactor:
         return m.group(0)[:start] + lead + tok + tail
 
     def _shape(self, m: re.Match[str], kind: str, where: str, hits: list[Hit],
-               check: Callable[[str], bool] | None) -> str:
+               check: Callable[[str], bool] | None, first: bool = False) -> str:
+        s, e = m.span()
         if "secret" in m.re.groupindex and m.group("secret") is not None:
             s, e = m.span("secret")
-        else:
-            s, e = m.span()
+        elif first:
+            s, e = next((m.span(g) for g in range(1, m.re.groups + 1) if m.group(g)), (s, e))
         secret = m.string[s:e]
         if not secret or TOKEN_RE.search(m.group(0)) or (check is not None and not check(secret)):
             return m.group(0)

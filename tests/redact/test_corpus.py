@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import mcp_notebook as mn
-from mcp_notebook.redact import TOKEN_RE
+from mcp_notebook.redact import TOKEN_RE, Policy
 
 from .corpus import CASES, Case, kinds
 
@@ -118,14 +118,14 @@ def _dir(case: Case) -> str:
     return case.dir or ("c2s" if isinstance(case.frame, dict) else "stderr")
 
 
-def redact_corpus(tmp: Path) -> list[tuple[Case, str, str]]:
+def redact_corpus(tmp: Path, policy: Policy | None = None) -> list[tuple[Case, str, str]]:
     """(case, original raw, redacted raw) for every case, through load and redact."""
     path = tmp / "corpus.jsonl"
     path.write_text("".join(json.dumps({"ts": 1.0 + i, "dir": _dir(c), "session": "s",
                                         "raw": _raw(c)}) + "\n"
                             for i, c in enumerate(CASES)), "utf-8")
     t = mn.load(path)
-    clean, _ = t.redact(salt=SALT)
+    clean, _ = t.redact(policy, salt=SALT)
     assert len(clean.frames) == len(CASES)
     return [(c, a, b) for c, a, b in zip(CASES, t.frames["raw"], clean.frames["raw"],
                                          strict=True)]
@@ -191,6 +191,28 @@ def test_corpus_recall_and_precision_per_kind(tmp_path: Path) -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_corpus_with_the_detect_secrets_engine(tmp_path: Path) -> None:
+    """The optional engine adds shapes and no false redaction on the corpus."""
+    pytest.importorskip("detect_secrets")
+    stats, problems = measure(redact_corpus(tmp_path, Policy(engines=("detect-secrets",))))
+    print("\nredaction corpus, default policy + detect-secrets\n" + table(stats))
+    assert not problems, "\n".join(problems)
+
+
+def test_detect_secrets_engine_on_the_command_line(tmp_path: Path) -> None:
+    """--engine detect-secrets adds shapes the default policy lacks (a PyPI token)."""
+    pytest.importorskip("detect_secrets")
+    from mcp_notebook.cli import main
+
+    pypi = "pypi-AgEIcHlwaS5vcmc" + "FAKEtestPypiToken0123456789" * 3
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_text(json.dumps({"ts": 1, "dir": "stderr", "raw": f"uploading with {pypi}"}) + "\n")
+    assert main(["redact", str(src), "-o", str(out)]) == 0
+    assert pypi in out.read_text()  # not a default shape
+    assert main(["redact", str(src), "--engine", "detect-secrets", "-o", str(out)]) == 0
+    assert pypi not in out.read_text() and "uploading with «redacted:" in out.read_text()
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if not c.secrets], ids=lambda c: c.kind)
 def test_near_misses_are_left_alone(case: Case, tmp_path: Path) -> None:
     """Each near miss alone: nothing redacted, the frame byte for byte as it was."""
@@ -200,3 +222,25 @@ def test_near_misses_are_left_alone(case: Case, tmp_path: Path) -> None:
     clean, report = t.redact(salt=SALT)
     assert report.empty, report.to_dict("records")
     assert list(clean.frames["raw"]) == [_raw(case)]
+
+
+def test_default_engine_needs_no_detect_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """With detect-secrets not importable the default policy still finds the whole corpus,
+    and asking for the engine is a clear error naming the extra to install."""
+    import sys
+
+    from mcp_notebook.cli import main
+
+    for mod in ("detect_secrets", "detect_secrets.core.plugins.util",
+                "detect_secrets.plugins.base"):
+        monkeypatch.setitem(sys.modules, mod, None)
+    stats, problems = measure(redact_corpus(tmp_path))
+    assert not problems and sum(s["found"] for s in stats.values()) >= 30
+    src = tmp_path / "corpus.jsonl"
+    assert main(["redact", str(src), "--engine", "detect-secrets",
+                 "-o", str(tmp_path / "x.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "mcp_notebook[redact]" in err and err.count("\n") == 1
+    with pytest.raises(ImportError, match=r"mcp_notebook\[redact\]"):
+        mn.load(src).redact(Policy(engines=("detect-secrets",)))
