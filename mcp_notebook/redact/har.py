@@ -15,6 +15,7 @@ from typing import Any
 
 from .frames import redact_frame
 from .policy import Hit, Redactor
+from .shapes import placeholder
 
 __all__ = ["redact_har"]
 
@@ -52,7 +53,8 @@ class _Har:
             name = str(item.get("name", ""))
             where = f"{part}.{name}"
             value = item["value"]
-            if value and (always or self.r.secret_key(name, query)) and "«redacted:" not in value:
+            if value and (always or self.r.secret_key(name, query)) and "«redacted:" not in value \
+                    and not placeholder(value):
                 tok = self.r.token(value)
                 kind = part.rsplit(".", 1)[-1].rstrip("s").lower()
                 self.add(source, [Hit(where, f"{kind}:{name.lower()}", tok)])

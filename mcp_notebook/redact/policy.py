@@ -36,7 +36,7 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from .engines import engine_shapes
-from .shapes import BASE64_RUN, CHECKS, DEFAULT_VALUES, NEEDS, b64_text
+from .shapes import BASE64_RUN, CHECKS, DEFAULT_VALUES, NEEDS, b64_text, placeholder, prose_word
 
 __all__ = ["Policy", "Redactor", "Hit", "TOKEN_RE", "DEFAULT_KEYS", "DEFAULT_QUERY_KEYS",
            "DEFAULT_VALUES", "DEFAULT_KEEP_KEYS"]
@@ -49,8 +49,10 @@ TOKEN_RE = re.compile(r"«redacted:sha256:[0-9a-f]{16}»")
 #: The secret word ends the name: ``db_password``, ``apiKey``, ``x-auth-token`` are secret
 #: names; ``password_policy``, ``secretary``, ``authorization_url``, ``maxTokens`` are not.
 DEFAULT_KEYS: tuple[str, ...] = (
-    r".*(?:passwords?|passwd|passphrase|pwd|secrets?|credentials?|authorization|cookies?"
-    r"|(?:api|private|access|signing|encryption|master|auth|client|session|license)keys?)",
+    r".*(?:passwords?|passwd|passphrase|secrets?|credentials?|authorization|cookies?"
+    r"|(?:api|private|access|signing|encryption|master|auth|client|session|license|secret"
+    r"|sentry|subscription|app|consumer|account|storage|shared|service|admin|deploy)keys?)",
+    r"(?!(?:old)?pwd$).*pwd",  # db_pwd, not the shell's PWD / OLDPWD
     r".*token",  # access_token, refresh_token, id_token, x-auth-token (not maxTokens)
     r"auth|pass|apikeyid",
 )
@@ -71,10 +73,10 @@ DEFAULT_KEEP_KEYS: tuple[str, ...] = (
 
 # ``name: value`` / ``name=value`` / ``"name": "value"`` in free text: the name and separator,
 # then the value (a JSON string, a quoted string, or a bare word)
-_KEY_SEP = re.compile(r"""(?P<q>["']?)(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?P=q)"""
+_KEY_SEP = re.compile(r"""(?P<q>(?:\\?["'])?)(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?P=q)"""
                       r"""[ \t]*(?P<sep>:|=>|=)[ \t]*""")
 _VALUE = re.compile(  # a quoted value may be cut (an unterminated frame): then to the line end
-    r"""(?:"(?:[^"\\\r\n]|\\.)*"?|'[^'\r\n]*'?|[^\s"',;&)}\]<>{\[]+)""")
+    r"""(?:\\"(?:[^"\\\r\n]|\\[^"])*\\"|"(?:[^"\\\r\n]|\\.)*"?|'[^'\r\n]*'?|[^\s"',;&)}\]<>{\[]+)""")
 # ``--password=X``, ``--api-key X`` on a command line (the tap's meta record, a log)
 _FLAG = re.compile(r"""(?<![\w-])--(?P<key>[A-Za-z][A-Za-z0-9_-]{0,60})(?:=|[ \t]+(?=[^\s-]))"""
                    r"""(?P<val>"(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*'|[^\s"'\\]+)""")
@@ -273,8 +275,9 @@ class Redactor:
     def _header_line(self, m: re.Match[str], where: str, hits: list[Hit]) -> str:
         key, val = m.group("key"), m.group("val")
         value = val.strip()
-        if not value or TOKEN_RE.search(value):
-            return m.group(0)
+        if not value or TOKEN_RE.search(value) or placeholder(value) or prose_word(
+                value.split(None, 1)[0]):
+            return m.group(0)  # "Authorization: see the docs" is prose
         start = m.start("val") - m.start(0)
         lead = val[: len(val) - len(val.lstrip())]
         tail = val[len(val.rstrip()):]
@@ -297,10 +300,10 @@ class Redactor:
 
     def _flag(self, m: re.Match[str], where: str, hits: list[Hit]) -> str:
         key, val = m.group("key"), m.group("val")
-        if not self.secret_key(key) or TOKEN_RE.search(val):
-            return m.group(0)
         q = val[0] if val[0] in "\"'" and len(val) > 1 else ""
         inner = val[len(q): len(val) - len(q)]
+        if not self.secret_key(key) or TOKEN_RE.search(val) or placeholder(inner):
+            return m.group(0)
         tok = self._replace(inner, where, f"flag:--{key}", hits)
         return m.group(0)[: m.start("val") - m.start()] + q + tok + q
 
@@ -318,7 +321,7 @@ class Redactor:
             v = _VALUE.match(text, m.end())
             if v is None:
                 continue
-            new = self._kv(key, v.group(0), m.group("q"), where, hits)
+            new = self._kv(key, v.group(0), m.group("q"), m.group("sep"), where, hits)
             out.append(text[pos:v.start()])
             out.append(new)
             pos = v.end()
@@ -327,12 +330,13 @@ class Redactor:
         out.append(text[pos:])
         return "".join(out)
 
-    def _kv(self, key: str, val: str, q: str, where: str, hits: list[Hit]) -> str:
-        opener = val[:1] if val[:1] in ("'", '"') else ""
-        closed = bool(opener) and len(val) >= 2 and val[-1] == opener
-        inner = val[1:-1] if closed else val[len(opener):]
-        if not inner or TOKEN_RE.search(val):
-            return val
+    def _kv(self, key: str, val: str, q: str, sep: str, where: str, hits: list[Hit]) -> str:
+        opener = val[:2] if val[:2] == '\\"' else val[:1] if val[:1] in ("'", '"') else ""
+        closed = bool(opener) and len(val) >= 2 * len(opener) and val.endswith(opener)
+        inner = val[len(opener):-len(opener)] if closed else val[len(opener):]
+        if not inner or TOKEN_RE.search(val) or placeholder(inner) or (
+                sep == ":" and not q and not opener and prose_word(inner)):
+            return val  # "password: the account password" is prose
         secret = inner
         if closed and opener == '"':
             try:
@@ -418,7 +422,7 @@ class Redactor:
             return [self._all_leaves(v, path + (i,), kind, hits) for i, v in enumerate(value)]
         if value is None or isinstance(value, bool) or value == "":
             return value
-        if isinstance(value, str) and TOKEN_RE.fullmatch(value):
+        if isinstance(value, str) and (TOKEN_RE.fullmatch(value) or placeholder(value)):
             return value
         secret = value if isinstance(value, str) else json.dumps(value)
         return self._replace(secret, json_path(path), kind, hits)

@@ -14,7 +14,7 @@ import binascii
 import re
 from collections.abc import Callable
 
-__all__ = ["DEFAULT_VALUES", "NEEDS", "CHECKS", "b64_text"]
+__all__ = ["DEFAULT_VALUES", "NEEDS", "CHECKS", "b64_text", "placeholder", "prose_word"]
 
 # a token after "Bearer": 8+ characters with a digit, or 16+ mixing upper and lower case
 # ("Bearer tokens", "a bearer of news" are words, not tokens)
@@ -45,6 +45,8 @@ DEFAULT_VALUES: dict[str, str] = {
     "discord_token": r"(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\."
                      r"[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_.-])",
     "discord_webhook": r"discord(?:app)?\.com/api/webhooks/\d+/(?P<secret>[A-Za-z0-9_-]{60,70})",
+    "slack_webhook": r"hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]+/[A-Z0-9]+/"
+                     r"(?P<secret>[A-Za-z0-9]{20,40})",
     # Twilio: account SID AC + 32 hex, API key SID SK + 32 hex
     "twilio_sid": r"\b(?:AC|SK)[0-9a-f]{32}\b",
     "aws_access_key_id": r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
@@ -56,6 +58,9 @@ DEFAULT_VALUES: dict[str, str] = {
     # user of any URL is such a key
     "sentry_dsn": r"://(?P<secret>[0-9a-f]{32}(?::[0-9a-f]{32})?)@",
     "url_password": r"(?<=://)[^/\s:@\"']{1,64}:(?P<secret>[^/\s@\"']{1,128})@",
+    # curl -u user:password / --user 'user:password'
+    "curl_user": r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)(?P<q>['\"]?)[^\s:'\"@]{1,64}:"
+                 r"(?P<secret>[^\s'\"]{1,128})(?P=q)",
 }
 
 #: Lower-case text each default shape needs; a shape a user redefines is always run.
@@ -67,7 +72,8 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "sendgrid_key": ("sg.",), "discord_token": (".",), "discord_webhook": ("discord",),
     "twilio_sid": ("ac", "sk"), "aws_access_key_id": ("akia", "asia"),
     "aws_secret_access_key": ("aws",), "slack_token": ("xox",), "google_api_key": ("aiza",),
-    "sentry_dsn": ("://",), "url_password": ("://",),
+    "sentry_dsn": ("://",), "url_password": ("://",), "slack_webhook": ("hooks.slack",),
+    "curl_user": ("-u", "--user"),
 }
 
 
@@ -117,3 +123,33 @@ CHECKS: dict[str, Callable[[str], bool]] = {"basic_auth": _basic, "discord_token
 #: standard base64 of 20 or more characters, padded to a multiple of 4
 BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{4}){5,}"
                         r"(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?![A-Za-z0-9+/=_-])")
+
+
+# a value standing for a secret, not one: a mask, a variable, a template, a type name,
+# the fetch API's credentials modes
+_PLACEHOLDER = re.compile(
+    r"(?i)\*{3,}|x{3,}|\.{3}|•+|<[^<>\s][^<>]{0,60}>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?"
+    r"|%[A-Za-z_][A-Za-z0-9_]*%|\{\{[^{}]{1,60}\}\}|\[(?:redacted|hidden|masked|secret)\]"
+    r"|include|same-origin|omit|none|null|nil|undefined|required|optional|string"
+    r"|your[-_ ]?\w+")
+
+
+def placeholder(value: str) -> bool:
+    """True when ``value`` stands for a secret without being one (``********``,
+    ``${TOKEN}``, ``<your-api-key>``, ``{{ secret }}``, ``string``, ``include``...).
+
+    >>> placeholder("${GITHUB_TOKEN}"), placeholder("hunter2")
+    (True, False)
+    """
+    return _PLACEHOLDER.fullmatch(value.strip()) is not None
+
+
+#: words that start prose, not a secret: ``password: the account password``
+_PROSE = frozenset("""a an the is are be must should can may will your you see for to of and
+or not no if when this that it its as in on by with from which optional required none see
+use set same""".split())
+
+
+def prose_word(value: str) -> bool:
+    """True when a bare ``key: value`` value is a word that starts prose."""
+    return value.rstrip(".,;:!?").lower() in _PROSE

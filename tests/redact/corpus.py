@@ -61,6 +61,7 @@ CLI_PW, CLI_TOKEN, CLI_KEY = "FAKE-hunter2-pw", "FAKEtok_0123456789", "FAKEapike
 ENV_PW, ENV_KEY = "FAKE-db-pw-0042", "FAKEenvApiKey00000001"
 BEARER_NODIGIT = "FAKEabcdefGHIJKLmnopQRSTuvwx"
 BEARER_ESC = "FAKEescapedBearer0123456789"
+AZURE_KEY = base64.b64encode(b"FAKEtestAzureStorageKey".ljust(64, b"0")).decode()  # 88 chars
 BASIC = "Y2ktYm90OkZBS0UtYmFzaWMtcHctMDA0Mg=="               # ci-bot:FAKE-basic-pw-0042
 
 PNG_B64 = base64.b64encode(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(48))).decode()
@@ -126,6 +127,9 @@ CASES: list[Case] = [
     # ---- recall: kinds that were already found (kept found) --------------------------------
     Case("key_value", _msg(password="hunter2", api_key="FAKE-key-1"), ("hunter2", "FAKE-key-1")),
     Case("key_value", f"DB_PASSWORD={ENV_PW} PORT=5432", (ENV_PW,), ("PORT=5432",)),
+    Case("key_value", "environment:\n  POSTGRES_PASSWORD: secret\n  POSTGRES_USER: app",
+         ("secret",), ("POSTGRES_USER: app",)),  # weak passwords are passwords too
+    Case("key_value", _msg(password="changeme", token="12345678"), ("changeme", "12345678")),
     Case("basic_auth", f"Authorization: Basic {BASIC}", (f"Basic {BASIC}",)),
     Case("basic_auth", _text(f"curl sent basic {BASIC}"), (BASIC,)),
     Case("url_password", _text("postgres://admin:FAKE-pg-pw@db:5432/app"), ("FAKE-pg-pw",),
@@ -134,6 +138,31 @@ CASES: list[Case] = [
          ("ghp_FAKEtestGithubToken0123456789abcdef",)),
     Case("jwt", _text("id eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJGQUtFIn0.FAKEsig0123"),
          ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJGQUtFIn0.FAKEsig0123",)),
+    # ---- recall: the same classes in other places ---------------------------------------
+    Case("escaped_json", 'request body: {\\"password\\":\\"FAKE-esc-pw\\",\\"apiKey\\":'
+         '\\"FAKEescKey0001\\",\\"user\\":\\"bob\\"}', ("FAKE-esc-pw", "FAKEescKey0001"),
+         ('\\"user\\":\\"bob\\"',)),
+    Case("escaped_json", _text('{"auth":{"password":"FAKE-inner-pw"},"note":"ok"}'),
+         ("FAKE-inner-pw",), ('\\"note\\":\\"ok\\"',)),
+    Case("vendor_keys", _text(f"POST https://o1.ingest.sentry.io/api/2/envelope/?sentry_key="
+                              f"{SENTRY_KEY}&sentry_version=7"), (SENTRY_KEY,),
+         ("sentry_version=7",)),
+    Case("vendor_keys", "DefaultEndpointsProtocol=https;AccountName=devstore;AccountKey="
+         f"{AZURE_KEY};EndpointSuffix=core.windows.net", (AZURE_KEY,),
+         ("AccountName=devstore", "EndpointSuffix=core.windows.net")),
+    Case("vendor_keys", "curl -H 'Ocp-Apim-Subscription-Key: FAKEsubKey0123456789abcdef' "
+         "https://api.example.com", ("FAKEsubKey0123456789abcdef",), ("https://api.example.com",)),
+    Case("webhook_url", _text("notify https://hooks.slack.com/services/TFAKE0001/BFAKE0002/"
+                              "FAKEtestSlackHook0123456"), ("FAKEtestSlackHook0123456",),
+         ("https://hooks.slack.com/services/",)),
+    Case("webhook_url", "posting to https://discord.com/api/webhooks/123456789012345678/"
+         "FAKEtestDiscordWebhookToken0123456789abcdefghijklmnopqrstuvwxyzABCDEF",
+         ("FAKEtestDiscordWebhookToken0123456789abcdefghijklmnopqrstuvwxyzABCDEF",),
+         ("discord.com/api/webhooks/123456789012345678/",)),
+    Case("curl_user", "curl -u ci-bot:FAKE-curl-pw-01 https://ci.example.com/api",
+         ("FAKE-curl-pw-01",), ("ci-bot:", "https://ci.example.com/api")),
+    Case("curl_user", "curl --user 'deploy:FAKE-curl-pw-02' -X POST https://x.example",
+         ("FAKE-curl-pw-02",), ("deploy:", "-X POST")),
     # ---- precision: near misses that are not secrets ----------------------------------------
     Case("schema", SCHEMA_TOOLS, keep=(
         '"password":{"type":"string","description":"the account password"',
@@ -197,6 +226,32 @@ CASES: list[Case] = [
                                             {"uri": "file:///a.png", "mimeType": "image/png",
                                              "blob": PNG_B64}]}),
          keep=(_b64("hello world, no secrets here\n"), PNG_B64)),
+    Case("placeholders", _msg({"password": "********", "token": "${GITHUB_TOKEN}",
+                               "apiKey": "<your-api-key>", "secret": "{{ secret }}",
+                               "credentials": "include", "client_secret": "string"}),
+         keep=('"********"', '"${GITHUB_TOKEN}"', '"<your-api-key>"', '"{{ secret }}"',
+               '"credentials":"include"', '"client_secret":"string"')),
+    Case("placeholders", "export API_KEY=$OPENAI_API_KEY; password=%DB_PASSWORD%",
+         keep=("$OPENAI_API_KEY", "%DB_PASSWORD%")),
+    Case("tool_prose", _msg({"tools": [{"name": "login", "description": (
+        "Arguments: password: the account password; token: optional, apiKey: required. "
+        "Authorization: see the docs for scopes.")}]}),
+         keep=("password: the account password; token: optional, apiKey: required",
+               "Authorization: see the docs for scopes.")),
+    Case("www_authenticate", "HTTP/1.1 401\r\nWWW-Authenticate: Bearer realm=\"mcp\", "
+         "error=\"invalid_token\", resource_metadata=\"https://mcp.example.com/.well-known/"
+         "oauth-protected-resource\"", keep=('Bearer realm="mcp", error="invalid_token"',
+                                             "oauth-protected-resource")),
+    Case("working_dir", _msg({"env": {"PWD": "/home/dev/app", "OLDPWD": "/home/dev",
+                                      "HOME": "/home/dev"}}),
+         keep=('"PWD":"/home/dev/app"', '"OLDPWD":"/home/dev"')),
+    Case("working_dir", "PWD=/home/dev/app OLDPWD=/home/dev", keep=("PWD=/home/dev/app",
+                                                                   "OLDPWD=/home/dev")),
+    Case("secret_refs", _msg({"secretName": "prod-db", "secret_ref": "vault:kv/app",
+                              "is_secret": True, "token_count": 12, "keyId": "kid-1",
+                              "primaryKey": "id", "key": "name"}),
+         keep=('"secretName":"prod-db"', '"secret_ref":"vault:kv/app"', '"keyId":"kid-1"',
+               '"primaryKey":"id"', '"key":"name"')),
     Case("description", _text("Pass your API key in the Authorization header; the password "
                               "field is write-only."),
          keep=("Pass your API key in the Authorization header",)),
