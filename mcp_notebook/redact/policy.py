@@ -82,6 +82,7 @@ _FLAG = re.compile(r"""(?<![\w-])--(?P<key>[A-Za-z][A-Za-z0-9_-]{0,60})(?:=|[ \t
                    r"""(?P<val>"(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*'|[^\s"'\\]+)""")
 _FLAG_WORD = re.compile(r"--(?P<key>[A-Za-z][A-Za-z0-9_-]{0,60})")
 _HEADER_NEEDS = ("authorization", "cookie", "x-")
+_ONE_BLOB = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 # ``Authorization: Bearer abc`` (a header line, curl -H, a log): the value runs to the line end
 _HEADER_LINE = re.compile(
@@ -225,6 +226,17 @@ class Redactor:
                                  CHECKS.get(kind) if default else None, False))
         for name in self.policy.engines:
             self._values.extend((kind, rx, (), None, True) for kind, rx in engine_shapes(name))
+        # one scan of a text tells which shapes can match it: the needles it holds (found
+        # overlapping, and a needle inside a longer one found with it)
+        needles = sorted({n for v in self._values for n in v[2]} | set(_HEADER_NEEDS),
+                         key=len, reverse=True)
+        self._needles = re.compile("(?=(" + "|".join(map(re.escape, needles)) + "))")
+        self._within = {n: frozenset(m for m in needles if m in n) for n in needles}
+        self._by_needle: dict[str, set[int]] = {n: set() for n in needles}
+        for i, v in enumerate(self._values):
+            for n in v[2]:
+                self._by_needle[n].add(i)
+        self._always = frozenset(i for i, v in enumerate(self._values) if not v[2])
         self._cache: dict[tuple[str, bool], bool] = {}
 
     # -- names and tokens ----------------------------------------------------------------
@@ -252,13 +264,23 @@ class Redactor:
         ``key=value``, then base64 blobs of text holding any of these)."""
         if not text or text.isspace():
             return text
+        if len(text) >= 256 and _ONE_BLOB.fullmatch(text):
+            # a blob (an image, a file): no shape is told apart inside base64; only the text
+            # it may decode to is looked at
+            return BASE64_RUN.sub(lambda m: self._blob(m, where, hits, depth), text) \
+                if depth < 2 else text
         low = text.lower()
-        if any(n in low for n in _HEADER_NEEDS):
+        if len(low) > 4096:  # a substring test per needle beats one regex over a big text
+            found = {n for n in self._within if n in low}
+        else:
+            found = {m for n in set(self._needles.findall(low)) for m in self._within[n]}
+        if not found.isdisjoint(_HEADER_NEEDS):
             text = _HEADER_LINE.sub(lambda m: self._header_line(m, where, hits), text)
-        for kind, rx, needs, check, first in self._values:
-            if not needs or any(n in low for n in needs):
-                text = rx.sub(partial(self._shape, kind=kind, where=where, hits=hits,
-                                      check=check, first=first), text)
+        run = self._always.union(*(self._by_needle[n] for n in found)) if found else self._always
+        for i in sorted(run):
+            kind, rx, _, check, first = self._values[i]
+            text = rx.sub(partial(self._shape, kind=kind, where=where, hits=hits,
+                                  check=check, first=first), text)
         if "--" in text:
             text = _FLAG.sub(lambda m: self._flag(m, where, hits), text)
         if ":" in text or "=" in text:
@@ -369,7 +391,7 @@ class Redactor:
              keep: Callable[[tuple[Any, ...]], bool] | None = None) -> Any:
         """A decoded JSON value with secrets replaced (members named as secrets, shapes)."""
         if isinstance(value, dict):
-            pair = self._pair_name(value)
+            pair = self._pair_name(value) if "value" in value else None
             out = {}
             for k, v in value.items():
                 sub = path + (k,)
@@ -384,9 +406,11 @@ class Redactor:
             return out
         if isinstance(value, list):
             items = []
+            prev: Any = None
             for i, v in enumerate(value):
-                flag = _FLAG_WORD.fullmatch(value[i - 1]) if i and isinstance(
-                    value[i - 1], str) else None
+                flag = _FLAG_WORD.fullmatch(prev) if isinstance(prev, str) and prev[:2] == "--" \
+                    else None
+                prev = v
                 if flag is not None and isinstance(v, str) and not v.startswith("-") \
                         and self.secret_key(flag.group("key")):
                     items.append(self._all_leaves(v, path + (i,), f"flag:{flag.group(0)}",
@@ -395,7 +419,12 @@ class Redactor:
                     items.append(self.json(v, path + (i,), hits, keep))
             return items
         if isinstance(value, str):
-            return self.text(value, json_path(path), hits)
+            n = len(hits)
+            out = self.text(value, "", hits)
+            if len(hits) > n:  # the path named only when it held a secret
+                where = json_path(path)
+                hits[n:] = [h._replace(where=where) for h in hits[n:]]
+            return out
         return value
 
     def _pair_name(self, value: dict[str, Any]) -> str | None:
