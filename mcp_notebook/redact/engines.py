@@ -42,7 +42,7 @@ def engine_shapes(name: str) -> list[tuple[str, re.Pattern[str]]]:
         raise ImportError("the detect-secrets engine needs the detect-secrets package: "
                           "pip install 'mcp_notebook[redact]'") from exc
     out: list[tuple[str, re.Pattern[str]]] = []
-    classes = get_mapping_from_secret_type_to_class().values()
+    classes: list[type] = list(get_mapping_from_secret_type_to_class().values())
     for cls in sorted(classes, key=lambda c: c.__name__):
         if not issubclass(cls, RegexBasedDetector) or cls.__name__ in _SKIP:
             continue

@@ -420,11 +420,11 @@ class Redactor:
             return items
         if isinstance(value, str):
             n = len(hits)
-            out = self.text(value, "", hits)
+            new = self.text(value, "", hits)
             if len(hits) > n:  # the path named only when it held a secret
                 where = json_path(path)
                 hits[n:] = [h._replace(where=where) for h in hits[n:]]
-            return out
+            return new
         return value
 
     def _pair_name(self, value: dict[str, Any]) -> str | None:
