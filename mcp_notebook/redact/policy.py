@@ -123,7 +123,8 @@ class Policy:
         ``kind -> regex`` of secret shapes found anywhere in text; a group named
         ``secret`` narrows the part replaced.
     keep_keys
-        Regexes of normalised names never redacted for their name.
+        Names never redacted for their name: a plain name (``page_token``) is normalised
+        like a key, anything else is a regex matched against the normalised name.
     all_cookies
         Redact every cookie value of a HAR, whatever its name.
     query_keys
@@ -187,6 +188,9 @@ KEEP_PATHS = {("jsonrpc",), ("id",), ("method",), ("params", "requestId"),
               ("params", "protocolVersion"), ("result", "protocolVersion")}
 
 
+_PLAIN_NAME = re.compile(r"[\w\-. ]+")
+
+
 def _any(patterns: Iterable[str]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{k})" for k in patterns) or r"(?!)", re.IGNORECASE)
 
@@ -216,7 +220,8 @@ class Redactor:
         self.salt = salt.encode("utf-8") if isinstance(salt, str) else bytes(salt)
         self._keys = _any(self.policy.keys)
         self._query = _any(self.policy.query_keys)
-        self._keep = _any(self.policy.keep_keys)
+        self._keep = _any(normalise(k) if _PLAIN_NAME.fullmatch(k) else k
+                          for k in self.policy.keep_keys)
         # (kind, regex, text it needs, check of the secret, secret = first group matched)
         self._values: list[tuple[str, re.Pattern[str], tuple[str, ...],
                                  Callable[[str], bool] | None, bool]] = []

@@ -244,3 +244,13 @@ def test_default_engine_needs_no_detect_secrets(tmp_path: Path, monkeypatch: pyt
     assert "mcp_notebook[redact]" in err and err.count("\n") == 1
     with pytest.raises(ImportError, match=r"mcp_notebook\[redact\]"):
         mn.load(src).redact(Policy(engines=("detect-secrets",)))
+
+
+@pytest.mark.parametrize("keep", ["api_key", "API-Key", r"api.*"])
+def test_keep_keys_plain_names_or_regexes(keep: str) -> None:
+    """A kept name is given as the user spells it (normalised like keys) or as a regex."""
+    from mcp_notebook.redact import Redactor
+
+    r = Redactor(Policy().extend(keep_keys=[keep]), salt=SALT)
+    assert not r.secret_key("api_key") and r.secret_key("password")
+    assert Redactor(salt=SALT).secret_key("api_key")
