@@ -36,40 +36,21 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from .engines import engine_shapes
+from .names import (
+    DEFAULT_KEEP_KEYS,
+    DEFAULT_KEYS,
+    DEFAULT_QUERY_KEYS,
+    SCHEMA_VALUES,
+    is_schema,
+    normalise,
+)
 from .shapes import BASE64_RUN, CHECKS, DEFAULT_VALUES, NEEDS, b64_text, placeholder, prose_word
 
 __all__ = ["Policy", "Redactor", "Hit", "TOKEN_RE", "DEFAULT_KEYS", "DEFAULT_QUERY_KEYS",
-           "DEFAULT_VALUES", "DEFAULT_KEEP_KEYS"]
+           "DEFAULT_VALUES", "DEFAULT_KEEP_KEYS", "normalise"]
 
 #: A replacement this module wrote (never redacted again: redaction is idempotent).
 TOKEN_RE = re.compile(r"«redacted:sha256:[0-9a-f]{16}»")
-
-#: Names whose values are secrets. Regexes matched in full, ignoring case, against the
-#: name with ``-``, ``_``, ``.`` and spaces removed (``client_secret`` -> ``clientsecret``).
-#: The secret word ends the name: ``db_password``, ``apiKey``, ``x-auth-token`` are secret
-#: names; ``password_policy``, ``secretary``, ``authorization_url``, ``maxTokens`` are not.
-DEFAULT_KEYS: tuple[str, ...] = (
-    r".*(?:passwords?|passwd|passphrase|secrets?|credentials?|authorization|cookies?"
-    r"|(?:api|private|access|signing|encryption|master|auth|client|session|license|secret"
-    r"|sentry|subscription|app|consumer|account|storage|shared|service|admin|deploy)keys?)",
-    r"(?!(?:old)?pwd$).*pwd",  # db_pwd, not the shell's PWD / OLDPWD
-    r".*token",  # access_token, refresh_token, id_token, x-auth-token (not maxTokens)
-    r"auth|pass|apikeyid",
-)
-
-#: Names that hold secrets in a URL query or a form only (``?key=``, ``&sig=``,
-#: ``X-Amz-Signature=``); as JSON members they are everyday words.
-DEFAULT_QUERY_KEYS: tuple[str, ...] = (
-    r"key|sig|signature|xamzsignature|xamzsecuritytoken|xgoogsignature|xgoogcredential",
-)
-
-#: Names never redacted because of their name (the value shapes still apply): ids a
-#: message refers to, pagination cursors, token counts. Regexes, like the keys.
-DEFAULT_KEEP_KEYS: tuple[str, ...] = (
-    "progresstoken", "nexttoken",
-    r"(?:next|prev|previous)?pagetoken|continuationtoken|synctoken|resumetoken",
-    r"(?:max|min|num|total|input|output|prompt|completion|reasoning)tokens?",
-)
 
 # ``name: value`` / ``name=value`` / ``"name": "value"`` in free text: the name and separator,
 # then the value (a JSON string, a quoted string, or a bare word)
@@ -88,17 +69,6 @@ _ONE_BLOB = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _HEADER_LINE = re.compile(
     r"(?im)\b(?P<key>(?:proxy-)?authorization|cookie|set-cookie"
     r"|x-[a-z0-9-]*(?:key|token|secret|auth)[a-z0-9-]*)[ \t]*:[ \t]*(?P<val>[^\r\n\"'\\]+)")
-
-#: Members of a JSON Schema; an object under a secret name that has only these (and
-#: ``x-...``) describes a parameter. Its example values are the secret's.
-_SCHEMA_WORDS = frozenset((
-    "type", "$ref", "$id", "$schema", "$comment", "anyOf", "oneOf", "allOf", "not",
-    "properties", "items", "required", "additionalProperties", "patternProperties",
-    "description", "title", "format", "pattern", "minLength", "maxLength", "minimum",
-    "maximum", "writeOnly", "readOnly", "deprecated", "nullable", "contentEncoding",
-    "contentMediaType", "default", "const", "enum", "examples", "example"))
-_SCHEMA_MARKS = ("type", "$ref", "anyOf", "oneOf", "allOf", "properties", "description")
-_SCHEMA_VALUES = frozenset(("default", "const", "enum", "examples", "example"))
 
 
 class Hit(NamedTuple):
@@ -177,11 +147,6 @@ class Policy:
                 "replace": True}
 
 
-def normalise(name: str) -> str:
-    """A key as the key patterns see it: lower case, no ``-``, ``_``, ``.`` or spaces."""
-    return re.sub(r"[-_.\s]", "", name).lower()
-
-
 #: JSON-RPC members kept whatever their name: the id and what refers to ids.
 KEEP_PATHS = {("jsonrpc",), ("id",), ("method",), ("params", "requestId"),
               ("params", "progressToken"), ("params", "_meta", "progressToken"),
@@ -193,12 +158,6 @@ _PLAIN_NAME = re.compile(r"[\w\-. ]+")
 
 def _any(patterns: Iterable[str]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{k})" for k in patterns) or r"(?!)", re.IGNORECASE)
-
-
-def _schema(value: dict[str, Any]) -> bool:
-    """True when ``value`` is a JSON Schema (it describes a value, it holds none)."""
-    return any(k in value for k in _SCHEMA_MARKS) and all(
-        isinstance(k, str) and (k in _SCHEMA_WORDS or k.startswith("x-")) for k in value)
 
 
 class Redactor:
@@ -444,8 +403,8 @@ class Redactor:
                        hits: list[Hit]) -> Any:
         """The value of a member named as a secret: every leaf, unless it is a JSON Schema
         describing the secret (then only its example values)."""
-        if isinstance(value, dict) and _schema(value):
-            return {k: self._all_leaves(v, path + (k,), kind, hits) if k in _SCHEMA_VALUES
+        if isinstance(value, dict) and is_schema(value):
+            return {k: self._all_leaves(v, path + (k,), kind, hits) if k in SCHEMA_VALUES
                     else self.json(v, path + (k,), hits) for k, v in value.items()}
         return self._all_leaves(value, path, kind, hits)
 
