@@ -14,6 +14,7 @@ live credential.
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any, NamedTuple
 
 
@@ -124,6 +125,10 @@ CASES: list[Case] = [
         "blob": _b64(f"DB_PASSWORD={ENV_PW}\nAPI_KEY={ENV_KEY}\nPORT=8080\n")}]}),
          (ENV_PW, ENV_KEY), ("PORT=8080",)),
     Case("base64_blob", f"config blob {_b64('token: ' + GITLAB)} loaded", (GITLAB,)),
+    Case("base64_blob", _msg({"kind": "Secret", "type": "kubernetes.io/dockerconfigjson",
+                              "data": {".dockerconfigjson": _b64(json.dumps({"auths": {
+                                  "ghcr.io": {"auth": _b64("ci-bot:FAKE-registry-pw-7")}}}))}}),
+         (_b64("ci-bot:FAKE-registry-pw-7"),), ("kubernetes.io/dockerconfigjson", "ghcr.io")),
     # ---- recall: kinds that were already found (kept found) --------------------------------
     Case("key_value", _msg(password="hunter2", api_key="FAKE-key-1"), ("hunter2", "FAKE-key-1")),
     Case("key_value", f"DB_PASSWORD={ENV_PW} PORT=5432", (ENV_PW,), ("PORT=5432",)),
