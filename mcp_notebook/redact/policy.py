@@ -261,6 +261,8 @@ class Redactor:
     def _header_line(self, m: re.Match[str], where: str, hits: list[Hit]) -> str:
         key, val = m.group("key"), m.group("val")
         value = val.strip()
+        if key[:2].lower() == "x-" and not self.secret_key(key):
+            return m.group(0)  # x-ratelimit-remaining-tokens, x-auth-type: not secrets
         if not value or TOKEN_RE.search(value) or placeholder(value) or prose_word(
                 value.split(None, 1)[0]):
             return m.group(0)  # "Authorization: see the docs" is prose

@@ -257,6 +257,10 @@ CASES: list[Case] = [
                               "primaryKey": "id", "key": "name"}),
          keep=('"secretName":"prod-db"', '"secret_ref":"vault:kv/app"', '"keyId":"kid-1"',
                '"primaryKey":"id"', '"key":"name"')),
+    Case("header_names", "HTTP/1.1 200 OK\nx-ratelimit-remaining-tokens: 9000\n"
+         "x-ratelimit-limit-tokens: 10000\nx-auth-type: oauth\nx-request-id: req_0123456789",
+         keep=("x-ratelimit-remaining-tokens: 9000", "x-ratelimit-limit-tokens: 10000",
+               "x-auth-type: oauth")),
     Case("description", _text("Pass your API key in the Authorization header; the password "
                               "field is write-only."),
          keep=("Pass your API key in the Authorization header",)),

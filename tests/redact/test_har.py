@@ -23,7 +23,8 @@ FORM = [("client_secret", "FAKE-client-secret-01", True), ("grant_type", "author
         ("redirect_uri", "https://app.example/cb", False)]
 HEADERS = [("x-api-key", C.CLI_KEY, True), ("Authorization", f"Basic {C.BASIC}", True),
            ("Accept", "application/json, text/event-stream", False),
-           ("Sec-Fetch-Site", "same-origin", False), ("X-Request-Signature-Version", "2", False)]
+           ("Sec-Fetch-Site", "same-origin", False), ("X-Request-Signature-Version", "2", False),
+           ("x-ratelimit-remaining-tokens", "9000", False), ("X-Auth-Token", "FAKEauth0001", True)]
 
 
 @pytest.fixture
