@@ -28,7 +28,7 @@ DEFAULT_VALUES: dict[str, str] = {
     "jwt": r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
     "bearer": rf"(?i:\bbearer)[ \t]+(?P<secret>{_BEARER_TOKEN})",
     # "token <x>" in prose only with a long token mixing upper case, lower case and digits,
-    # or 32+ hex ("token 12345678", "token claude-3-5-sonnet-20241022" stay)
+    # or 32+ hex ("token 12345678", "token large-model-3-5-20241022" stay)
     "token_word": rf"(?i:\btoken)[ \t]+(?P<secret>(?:(?={_TOK}*\d)(?={_TOK}*[a-z])(?={_TOK}*[A-Z])"
                   rf"{_TOK}{{20,}}|[0-9a-f]{{32,}})=*)(?![A-Za-z0-9._~+/=-])",
     "basic_auth": r"(?i:\bbasic)[ \t]+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",

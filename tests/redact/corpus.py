@@ -202,9 +202,9 @@ CASES: list[Case] = [
          keep=("Basic authentication", "basic usage")),
     Case("prose_token", _text("the token 12345678 is only the request number"),
          keep=("token 12345678",)),
-    Case("prose_token", _text("price per token claude-3-5-sonnet-20241022 and per token "
-                              "gpt-4o-mini-2024-07-18"), keep=("token claude-3-5-sonnet-20241022",
-                                                             "token gpt-4o-mini-2024-07-18")),
+    Case("prose_token", _text("price per token large-model-3-5-20241022 and per token "
+                              "mini-model-4o-2024-07-18"), keep=("token large-model-3-5-20241022",
+                                                             "token mini-model-4o-2024-07-18")),
     Case("token_word", _text(f"use token {HEX32}{HEX32[:8]} or token FAKEtok3nMixedCase0123xyz"),
          (HEX32 + HEX32[:8], "FAKEtok3nMixedCase0123xyz")),
     Case("prose_token", "Bearer tokens are described in RFC 6750; a bearer of news",
