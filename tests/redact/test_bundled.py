@@ -108,3 +108,24 @@ def test_redacted_bundled_trace_pairs_like_the_original(trace: Path, tmp_path: P
     assert list(clean.pairs["response_seq"]) == list(original.pairs["response_seq"])
     keep = ["seq", "kind", "id", "id_key", "method", "session", "direction"]
     pd.testing.assert_frame_equal(clean.frames[keep], original.frames[keep])
+
+
+def test_tap_meta_command_line(tmp_path: Path) -> None:
+    """The tap's start record holds the server's command line twice (``cmd`` and ``raw``):
+    no flag value survives in the redacted copy, and the copy still pairs."""
+    src = DATA / "everything-stdio-basics.jsonl"
+    lines = src.read_text("utf-8").splitlines()
+    meta = json.loads(lines[0])
+    assert meta["dir"] == "meta" and isinstance(meta.get("cmd"), list)
+    meta["cmd"] += [f"--password={C.CLI_PW}", "--api-key", C.CLI_KEY, f"--token={C.CLI_TOKEN}"]
+    meta["raw"] = "started " + " ".join(meta["cmd"])
+    planted = tmp_path / "meta.jsonl"
+    planted.write_text("\n".join([json.dumps(meta), *lines[1:]]) + "\n", "utf-8")
+    original = mn.load(planted)
+    out = tmp_path / "clean.jsonl"
+    assert main(["redact", str(planted), "-o", str(out)]) == 0
+    data = out.read_text("utf-8")
+    assert not [s for s in (C.CLI_PW, C.CLI_KEY, C.CLI_TOKEN) if s in data]
+    first = json.loads(data.splitlines()[0])
+    assert first["dir"] == "meta" and "--api-key «redacted:sha256:" in first["raw"]
+    pd.testing.assert_frame_equal(mn.load(out).pairs, original.pairs)
