@@ -24,7 +24,7 @@ DEFAULT_KEYS: tuple[str, ...] = (
     r"|sentry|subscription|app|consumer|account|storage|shared|service|admin|deploy)keys?)",
     r"(?!(?:old)?pwd$).*pwd",  # db_pwd, not the shell's PWD / OLDPWD
     r".*token",  # access_token, refresh_token, id_token, x-auth-token (not maxTokens)
-    r"x?auth|pass|apikeyid",
+    r"x?auth|pass|apikeyid|(?:code|pkce)verifier",  # OAuth PKCE code_verifier
 )
 
 #: Names that hold secrets in a URL query or a form only (``?key=``, ``&sig=``,

@@ -168,6 +168,14 @@ CASES: list[Case] = [
          ("FAKE-curl-pw-01",), ("ci-bot:", "https://ci.example.com/api")),
     Case("curl_user", "curl --user 'deploy:FAKE-curl-pw-02' -X POST https://x.example",
          ("FAKE-curl-pw-02",), ("deploy:", "-X POST")),
+    Case("oauth", "POST /token grant_type=authorization_code&code_verifier="
+         "FAKEpkceVerifier0123456789abcdefghijklmnopq&client_secret=FAKE-cs-42&"
+         "redirect_uri=http%3A%2F%2Flocalhost%3A3000%2Fcallback",
+         ("FAKEpkceVerifier0123456789abcdefghijklmnopq", "FAKE-cs-42"),
+         ("grant_type=authorization_code", "redirect_uri=http%3A%2F%2Flocalhost%3A3000")),
+    Case("oauth", _msg({"access_token": "FAKEaccess0001", "refresh_token": "FAKErefresh0002",
+                        "token_type": "Bearer", "expires_in": 3600, "scope": "mcp:tools"}),
+         ("FAKEaccess0001", "FAKErefresh0002"), ('"token_type":"Bearer"', '"scope":"mcp:tools"')),
     # ---- precision: near misses that are not secrets ----------------------------------------
     Case("schema", SCHEMA_TOOLS, keep=(
         '"password":{"type":"string","description":"the account password"',
