@@ -30,6 +30,7 @@ import hmac
 import json
 import re
 import secrets as _secrets
+import urllib.parse
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -61,6 +62,9 @@ _VALUE = re.compile(  # a quoted value may be cut (an unterminated frame): then 
 # ``--password=X``, ``--api-key X`` on a command line (the tap's meta record, a log)
 _FLAG = re.compile(r"""(?<![\w-])--(?P<key>[A-Za-z][A-Za-z0-9_-]{0,60})(?:=|[ \t]+(?=[^\s-]))"""
                    r"""(?P<val>"(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*'|[^\s"'\\]+)""")
+# a query inside a percent-encoded URL (``next=https%3A%2F%2Fa%2Fcb%3Fapi_key%3DX``)
+_ENC_KV = re.compile(r"(?i)(?:%3F|%26)(?P<key>[A-Za-z0-9_.\-]{1,80})%3D"
+                     r"(?P<val>(?:(?!%26)[^&\s\"'<>#\\])+)")
 _FLAG_WORD = re.compile(r"--(?P<key>[A-Za-z][A-Za-z0-9_-]{0,60})")
 _HEADER_NEEDS = ("authorization", "cookie", "x-")
 _ONE_BLOB = re.compile(r"[A-Za-z0-9+/]+={0,2}")
@@ -249,6 +253,8 @@ class Redactor:
             text = _FLAG.sub(lambda m: self._flag(m, where, hits), text)
         if ":" in text or "=" in text:
             text = self._kvs(text, where, hits)
+        if "%3D" in text or "%3d" in text:
+            text = _ENC_KV.sub(lambda m: self._enc_kv(m, where, hits), text)
         if depth < 2 and len(text) >= 20:
             text = BASE64_RUN.sub(lambda m: self._blob(m, where, hits, depth), text)
         return text
@@ -294,6 +300,14 @@ class Redactor:
             return m.group(0)
         tok = self._replace(inner, where, f"flag:--{key}", hits)
         return m.group(0)[: m.start("val") - m.start()] + q + tok + q
+
+    def _enc_kv(self, m: re.Match[str], where: str, hits: list[Hit]) -> str:
+        key, val = m.group("key"), m.group("val")
+        secret = urllib.parse.unquote(val)
+        if not self.secret_key(key, query=True) or TOKEN_RE.search(secret) or placeholder(secret):
+            return m.group(0)
+        tok = self._replace(secret, where, f"key:{key}", hits)
+        return m.group(0)[: m.start("val") - m.start()] + tok  # readable, like the others
 
     def _kvs(self, text: str, where: str, hits: list[Hit]) -> str:
         out: list[str] = []

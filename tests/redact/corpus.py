@@ -176,6 +176,9 @@ CASES: list[Case] = [
     Case("oauth", _msg({"access_token": "FAKEaccess0001", "refresh_token": "FAKErefresh0002",
                         "token_type": "Bearer", "expires_in": 3600, "scope": "mcp:tools"}),
          ("FAKEaccess0001", "FAKErefresh0002"), ('"token_type":"Bearer"', '"scope":"mcp:tools"')),
+    Case("encoded_query", _text("GET /login?next=https%3A%2F%2Fapp.example%2Fcb%3Fapi_key%3D"
+                                "FAKEencKey0123456789%26lang%3Den&x=1"),
+         ("FAKEencKey0123456789",), ("%26lang%3Den&x=1", "next=https%3A%2F%2Fapp.example%2Fcb")),
     # ---- precision: near misses that are not secrets ----------------------------------------
     Case("schema", SCHEMA_TOOLS, keep=(
         '"password":{"type":"string","description":"the account password"',
@@ -239,6 +242,8 @@ CASES: list[Case] = [
          dir="meta"),
     Case("query_near", _text("https://example.com/search?q=key&page=2&sort=signature"),
          keep=("?q=key&page=2&sort=signature",)),
+    Case("query_near", "redirect to /login?next=%2Fdocs%3Fpage%3D2%26sort%3Dsignature%26key%3D",
+         keep=("next=%2Fdocs%3Fpage%3D2%26sort%3Dsignature%26key%3D",)),
     Case("base64_plain", _msg({"contents": [{"uri": "file:///a.txt", "mimeType": "text/plain",
                                              "blob": _b64("hello world, no secrets here\n")},
                                             {"uri": "file:///a.png", "mimeType": "image/png",
