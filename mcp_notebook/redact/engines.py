@@ -4,8 +4,8 @@
 regex plugins (Artifactory, Azure storage, IBM, Mailchimp, PyPI, Square, Telegram... and
 the ones the default policy has too). Its keyword and high-entropy plugins are not used:
 on the labelled corpus in ``tests/redact`` they flag schema names, prose and hashes (its
-default plugin set finds 84% of the corpus secrets at 29% precision; its regex plugins
-alone 27% at 100%). Its public-IP plugin is left out too: an address is not a secret.
+default plugin set found 83% of the 58 corpus secrets at 26% precision; its regex plugins
+alone 21% at 100%). Its public-IP plugin is left out too: an address is not a secret.
 Nothing it has is needed for the default policy, which works without it.
 """
 
