@@ -1,16 +1,17 @@
 """Redact secrets from a capture before sharing it: ``trace.redact()``, ``mcp-notebook redact``.
 
 Every secret the :class:`Policy` finds -- bearer tokens and ``Authorization`` headers,
-vendor key shapes (``sk-…``, ``ghp_…``, ``glpat-…``, ``npm_…``, ``hf_…``, SendGrid, Discord,
-Twilio, Slack, Stripe, AWS ``AKIA…`` and secret keys, Sentry DSN keys, JWTs), ``?key=`` and
-``X-Amz-Signature=`` in URLs, ``--password=X`` / ``--api-key X`` on command lines, values
-under names like ``password``, ``token``, ``secret``, ``apiKey``, ``client_secret``,
-cookies, and any of these inside a base64 blob of text -- is replaced with ``«redacted:sha256:<16 hex>»``, a salted hash: equal secrets stay equal
-(joins still work), and the salt is random per run unless one is given. Ids, methods
-and sessions are never changed, so the redacted capture loads and pairs exactly like
-the original. A report says what was replaced where. Values are judged by shape and
-context: a ``tools/list`` parameter named ``password`` keeps its schema, and
-``password_policy``, ``pageToken`` or "a basic introduction" stay as they are.
+vendor key shapes (``sk-…``, ``ghp_…``, ``glpat-…``, ``npm_…``, ``hf_…``, SendGrid,
+Discord, Twilio, Slack, Stripe, AWS ``AKIA…`` and secret keys, Sentry DSN keys, JWTs),
+``?key=`` and ``X-Amz-Signature=`` in URLs, ``--password=X`` / ``--api-key X`` on command
+lines, values under names like ``password``, ``token``, ``secret``, ``apiKey``,
+``client_secret``, cookies, and any of these inside a base64 blob of text -- is replaced with
+``«redacted:sha256:<16 hex>»``, a salted hash: equal secrets stay equal (joins still
+work), and the salt is random per run unless one is given. Ids, methods and sessions
+are never changed, so the redacted capture loads and pairs exactly like the original.
+A report says what was replaced where. Values are judged by shape and context: a
+``tools/list`` parameter named ``password`` keeps its schema, and ``password_policy``,
+``pageToken`` or "a basic introduction" stay as they are.
 
 >>> import mcp_notebook as mn
 >>> t = mn.load(mn.sample_path())                       # doctest: +SKIP

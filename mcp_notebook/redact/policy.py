@@ -54,11 +54,14 @@ __all__ = ["Policy", "Redactor", "Hit", "TOKEN_RE", "DEFAULT_KEYS", "DEFAULT_QUE
 TOKEN_RE = re.compile(r"«redacted:sha256:[0-9a-f]{16}»")
 
 # ``name: value`` / ``name=value`` / ``"name": "value"`` in free text: the name and separator,
-# then the value (a JSON string, a quoted string, or a bare word)
-_KEY_SEP = re.compile(r"""(?P<q>(?:\\?["'])?)(?<![A-Za-z0-9_.\-])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?P=q)"""
+# then the value (a JSON string, a quoted string, or a bare word); a name and a value may
+# be quoted with escaped quotes (JSON inside a log line)
+_KEY_SEP = re.compile(r"""(?P<q>(?:\\?["'])?)(?<![A-Za-z0-9_.\-])"""
+                      r"""(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?P=q)"""
                       r"""[ \t]*(?P<sep>:|=>|=)[ \t]*""")
 _VALUE = re.compile(  # a quoted value may be cut (an unterminated frame): then to the line end
-    r"""(?:\\"(?:[^"\\\r\n]|\\[^"])*\\"|"(?:[^"\\\r\n]|\\.)*"?|'[^'\r\n]*'?|[^\s"',;&)}\]<>{\[]+)""")
+    r"""(?:\\"(?:[^"\\\r\n]|\\[^"])*\\"|"(?:[^"\\\r\n]|\\.)*"?|'[^'\r\n]*'?"""
+    r"""|[^\s"',;&)}\]<>{\[]+)""")
 # ``--password=X``, ``--api-key X`` on a command line (the tap's meta record, a log)
 _FLAG = re.compile(r"""(?<![\w-])--(?P<key>[A-Za-z][A-Za-z0-9_-]{0,60})(?:=|[ \t]+(?=[^\s-]))"""
                    r"""(?P<val>"(?:[^"\\\r\n]|\\.)*"|'[^'\r\n]*'|[^\s"'\\]+)""")
