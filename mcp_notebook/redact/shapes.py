@@ -38,9 +38,9 @@ DEFAULT_VALUES: dict[str, str] = {
     # GitLab: personal, deploy, feed, runner, CI job... tokens; the routable form ends
     # in .<version>.<crc>
     "gitlab_token": r"\bgl(?:pat|dt|ft|soat|rt|cbt|ptt|oas|imt|agent)-[A-Za-z0-9_-]{20,}"
-                    r"(?:\.[0-9a-z]{2}\.[0-9a-z]{6,12})?(?![A-Za-z0-9_-])",
+                    r"(?:\.[0-9]{1,4}\.[0-9A-Za-z]{6,12})?(?![A-Za-z0-9_-])",
     "npm_token": r"\bnpm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])",
-    "huggingface_token": r"\bhf_[A-Za-z0-9]{34}(?![A-Za-z0-9_])",
+    "huggingface_token": r"\b(?:hf_|api_org_)[A-Za-z0-9]{34}(?![A-Za-z0-9_])",  # 34 letters
     "sendgrid_key": r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])",
     # Discord bot token: base64 of the bot's user id . timestamp . HMAC
     "discord_token": r"(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\."
@@ -69,7 +69,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "private_key": ("private key",), "jwt": ("eyj",), "bearer": ("bearer",),
     "token_word": ("token",), "basic_auth": ("basic",), "api_key": ("sk-",),
     "stripe_key": ("k_live_", "k_test_"), "github_token": ("gh", "github_pat_"),
-    "gitlab_token": ("gl",), "npm_token": ("npm_",), "huggingface_token": ("hf_",),
+    "gitlab_token": ("gl",), "npm_token": ("npm_",), "huggingface_token": ("hf_", "api_org_"),
     "sendgrid_key": ("sg.",), "discord_token": (".",), "discord_webhook": ("discord",),
     "twilio_sid": ("ac", "sk"), "aws_access_key_id": ("akia", "asia"),
     "aws_secret_access_key": ("aws",), "slack_token": ("xox",), "google_api_key": ("aiza",),
