@@ -87,6 +87,8 @@ CASES: list[Case] = [
     Case("npm", f"npm publish with {NPM} failed", (NPM,)),
     Case("huggingface", _text(f"login with {HF}"), (HF,)),
     Case("huggingface", _msg(repo="org/model", hub=HF), (HF,)),
+    Case("huggingface", "legacy org token api_org_FAKEtestExampleTokenAbcdefghijklmn in use",
+         ("api_org_FAKEtestExampleTokenAbcdefghijklmn",)),
     Case("sendgrid", _text(f"SENDGRID={SENDGRID}"), (SENDGRID,)),
     Case("sendgrid", f"mail: using {SENDGRID}", (SENDGRID,)),
     Case("discord", _text(f"bot {DISCORD} connected"), (DISCORD,)),
