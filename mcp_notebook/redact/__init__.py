@@ -1,12 +1,17 @@
 """Redact secrets from a capture before sharing it: ``trace.redact()``, ``mcp-notebook redact``.
 
 Every secret the :class:`Policy` finds -- bearer tokens and ``Authorization`` headers,
-API-key shapes (``sk-…``, ``ghp_…``, AWS ``AKIA…`` and secret keys, JWTs), values under
-names like ``password``, ``token``, ``secret``, ``apiKey``, ``client_secret``, cookies --
-is replaced with ``«redacted:sha256:<16 hex>»``, a salted hash: equal secrets stay equal
-(joins still work), and the salt is random per run unless one is given. Ids, methods
-and sessions are never changed, so the redacted capture loads and pairs exactly like
-the original. A report says what was replaced where.
+vendor key shapes (``sk-…``, ``ghp_…``, ``glpat-…``, ``npm_…``, ``hf_…``, SendGrid,
+Discord, Twilio, Slack, Stripe, AWS ``AKIA…`` and secret keys, Sentry DSN keys, JWTs),
+``?key=`` and ``X-Amz-Signature=`` in URLs, ``--password=X`` / ``--api-key X`` on command
+lines, values under names like ``password``, ``token``, ``secret``, ``apiKey``,
+``client_secret``, cookies, and any of these inside a base64 blob of text -- is replaced with
+``«redacted:sha256:<16 hex>»``, a salted hash: equal secrets stay equal (joins still
+work), and the salt is random per run unless one is given. Ids, methods and sessions
+are never changed, so the redacted capture loads and pairs exactly like the original.
+A report says what was replaced where. Values are judged by shape and context: a
+``tools/list`` parameter named ``password`` keeps its schema, and ``password_policy``,
+``pageToken`` or "a basic introduction" stay as they are.
 
 >>> import mcp_notebook as mn
 >>> t = mn.load(mn.sample_path())                       # doctest: +SKIP
@@ -33,6 +38,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.envelope import bounded_recursion
+from .engines import ENGINES
 from .frames import REPORT_COLUMNS, Redacted, redact_columns, report_frame
 from .har import redact_har
 from .policy import DEFAULT_KEYS, DEFAULT_VALUES, TOKEN_RE, Hit, Policy, Redactor
@@ -120,8 +126,10 @@ def register(subparsers: Any, handlers: dict[str, Callable[..., int]]) -> None:
     p = subparsers.add_parser(
         "redact", help="replace secrets in a capture with salted hashes before sharing it",
         description="Replace bearer tokens, Authorization headers, API keys (sk-, ghp_, "
-                    "AKIA...), JWTs, cookies and values under names like password, token, "
-                    "secret or apiKey with «redacted:sha256:...». Equal secrets get equal "
+                    "glpat-, npm_, hf_, SG., AKIA..., Discord, Twilio, Sentry DSN keys), JWTs, "
+                    "cookies, ?key= and X-Amz-Signature= in URLs, --password=X and "
+                    "--api-key X on command lines and values under names like password, "
+                    "token, secret or apiKey with «redacted:sha256:...». Equal secrets get equal "
                     "replacements; ids and sessions are kept, so the copy pairs like the "
                     "original. A HAR is written as a HAR, anything else as tap JSONL.")
     p.add_argument("file", metavar="FILE", help="the capture to redact")
@@ -131,7 +139,11 @@ def register(subparsers: Any, handlers: dict[str, Callable[..., int]]) -> None:
                                   "give the same salt to keep replacements equal across runs)")
     p.add_argument("--policy", metavar="JSON",
                    help='a JSON file extending the default policy: {"keys": [regex...], '
-                        '"values": {"kind": regex}, "keep_keys": [...], "replace": false}')
+                        '"values": {"kind": regex}, "keep_keys": [...], "query_keys": [...], '
+                        '"engines": [...], "replace": false}')
+    p.add_argument("--engine", action="append", default=[], choices=sorted(ENGINES),
+                   help="add an optional engine's secret shapes to the default policy's "
+                        "(detect-secrets: pip install 'mcp_notebook[redact]')")
     p.add_argument("--report", metavar="FILE",
                    help="also write what was redacted where (.csv, or .json)")
     handlers["redact"] = cmd_redact
@@ -141,9 +153,16 @@ def cmd_redact(args: argparse.Namespace) -> int:
     src = Path(args.file)
     try:
         policy = _policy(args.policy) if args.policy else None
-    except (OSError, ValueError, re.error) as exc:
+    except (OSError, ValueError, ImportError, re.error) as exc:
         print(f"mcp-notebook redact: bad --policy {args.policy}: {exc}", file=sys.stderr)
         return 2
+    if args.engine:
+        policy = (policy or Policy()).extend(engines=args.engine)
+        try:
+            Redactor(policy, salt=b"check")
+        except ImportError as exc:
+            print(f"mcp-notebook redact: {exc}", file=sys.stderr)
+            return 2
     out = Path(args.out) if args.out else _default_out(src, args.format)
     try:
         report = redact_file(src, out, policy, salt=args.salt, format=args.format)

@@ -15,6 +15,7 @@ from typing import Any
 
 from .frames import redact_frame
 from .policy import Hit, Redactor
+from .shapes import placeholder
 
 __all__ = ["redact_har"]
 
@@ -40,8 +41,10 @@ class _Har:
         self.add(source, hits)
         return out
 
-    def pairs(self, items: Any, part: str, source: str, always: bool = False) -> None:
-        """A HAR ``[{name, value}]`` list: headers, cookies, query string, form params."""
+    def pairs(self, items: Any, part: str, source: str, always: bool = False,
+              query: bool = False) -> None:
+        """A HAR ``[{name, value}]`` list: headers, cookies, query string, form params
+        (``query``: names like ``key`` and ``sig`` hold secrets there too)."""
         if not isinstance(items, list):
             return
         for item in items:
@@ -50,7 +53,8 @@ class _Har:
             name = str(item.get("name", ""))
             where = f"{part}.{name}"
             value = item["value"]
-            if value and (always or self.r.secret_key(name)) and "«redacted:" not in value:
+            if value and (always or self.r.secret_key(name, query)) and "«redacted:" not in value \
+                    and not placeholder(value):
                 tok = self.r.token(value)
                 kind = part.rsplit(".", 1)[-1].rstrip("s").lower()
                 self.add(source, [Hit(where, f"{kind}:{name.lower()}", tok)])
@@ -112,11 +116,11 @@ class _Har:
             req["url"] = self.text(req.get("url"), "request.url", src)
             self.pairs(req.get("headers"), "request.headers", src)
             self.pairs(req.get("cookies"), "request.cookies", src, self.r.policy.all_cookies)
-            self.pairs(req.get("queryString"), "request.queryString", src)
+            self.pairs(req.get("queryString"), "request.queryString", src, query=True)
             post = req.get("postData")
             self.body(post, src, sse=False)
             if isinstance(post, dict):
-                self.pairs(post.get("params"), "request.postData.params", src)
+                self.pairs(post.get("params"), "request.postData.params", src, query=True)
         resp = e.get("response")
         if isinstance(resp, dict):
             rsrc = f"{src}/response"
