@@ -13,6 +13,8 @@ pandas.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the tap start-up
 if TYPE_CHECKING:  # pragma: no cover
@@ -66,6 +68,20 @@ def __getattr__(name: str) -> Any:
     value = mod if attr is None else getattr(mod, attr)
     globals()[name] = value
     return value
+
+
+class _Package(types.ModuleType):
+    """The package module, which keeps ``mn.load`` the function: the import system binds
+    each submodule to its parent's attribute once loaded, so the first ``import
+    mcp_notebook.load`` anywhere would otherwise put the module where the function was."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "load" and isinstance(value, types.ModuleType):
+            value = value.load
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __dir__() -> list[str]:
