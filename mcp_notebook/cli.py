@@ -1,7 +1,13 @@
 """``mcp-notebook``: summary, check, convert, rules, formats, and the capture tools.
 
-Exit codes: 0 fine; 1 ``check`` found violations at or above ``--fail-on``; 2 the input
-cannot be read (one line on stderr says why).
+Exit codes (the same for every command; ``record`` passes on its server's own status):
+
+* 0 -- done; for ``check``: no finding at or above ``--fail-on``;
+* 1 -- ``check`` found violations at or above ``--fail-on``;
+* 2 -- bad usage, an input that cannot be read or an output that cannot be written (one
+  line on stderr says why and what to do);
+* 3 -- an unexpected error: a bug in mcp-notebook. One line on stderr says so; set
+  ``MCP_NOTEBOOK_DEBUG=1`` (or pass ``--debug``) to see the traceback.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ import json
 import os
 import re
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +29,14 @@ from .readers import CaptureError, formats
 __all__ = ["main"]
 
 SEVERITIES = ("error", "warning", "info")
+INTERNAL_ERROR = 3  #: the exit code of a bug (0 and 1 are results, 2 the user's to fix)
+EXIT_CODES = """exit codes:
+  0  done; for check: no finding at or above --fail-on
+  1  check found violations at or above --fail-on
+  2  bad usage, an input that cannot be read or an output that cannot be written
+  3  a bug in mcp-notebook (MCP_NOTEBOOK_DEBUG=1 or --debug shows the traceback)
+  (record exits with its server's own status instead)"""
+_DEBUG_HELP = "on an internal error, print the traceback (as MCP_NOTEBOOK_DEBUG=1 does)"
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -42,11 +57,17 @@ def _add_input(p: argparse.ArgumentParser, many: bool = True) -> None:
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+def _safe(text: str) -> str:
+    """Text from a trace made harmless for a terminal: control characters (escape
+    sequences a hostile capture could carry) as ``\\xNN``."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def _show(text: str) -> None:
-    """Print text from a trace for a terminal: control characters (escape sequences a
-    hostile capture could carry) as ``\\xNN``, undecodable bytes as ``\\udcNN``."""
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    print(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+    """Print text from a trace (see :func:`_safe`); what the terminal's encoding cannot
+    hold (undecodable bytes as lone surrogates, say) as backslash escapes."""
+    enc = getattr(sys.stdout, "encoding", None) or "utf-8"
+    print(_safe(text).encode(enc, "backslashreplace").decode(enc))
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
@@ -87,12 +108,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     v = trace.violations
     level = SEVERITIES.index(args.fail_on)
     failing = v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
+    args.status = 1 if len(failing) else 0  # kept if the output pipe closes early
     if args.json:
         rows = []
         for row in v.itertuples(index=False):
             rows.append({"rule": row.rule, "severity": str(row.severity),
                          "seq": _int(row.seq), "related_seq": _int(row.related_seq),
-                         "source": trace.frames["source"].iat[int(row.seq)],
+                         "source": _where(trace, row.seq),
                          "message": row.message, "spec": row.spec, "versions": row.versions})
         print(json.dumps({"fail_on": args.fail_on, "failing": int(len(failing)),
                           "protocol_version": trace.protocol_version,
@@ -100,7 +122,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         shown = v if args.all else v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
         for row in shown.itertuples(index=False):
-            where = trace.frames["source"].iat[int(row.seq)]
+            where = _where(trace, row.seq) or "(trace)"
             _show(f"{where}: {row.severity}: [{row.rule}] {row.message}")
             if args.spec:
                 _show(f"    spec: {row.spec}")
@@ -109,11 +131,24 @@ def cmd_check(args: argparse.Namespace) -> int:
                                                    for s in SEVERITIES)
               + f"; {len(failing)} at or above {args.fail_on}"
               + ("" if args.all or len(shown) == len(v) else " (--all shows the rest)"))
-    return 1 if len(failing) else 0
+    return int(args.status)
+
+
+def _missing(value: Any) -> bool:
+    """``None``, NaN or pandas' ``NA`` (whose truth value raises: never compare it)."""
+    import pandas as pd  # loaded already by the trace; not at import (``record`` needs none)
+
+    return bool(pd.isna(value))
 
 
 def _int(value: Any) -> int | None:
-    return None if value is None or value != value or str(value) == "<NA>" else int(value)
+    """An ``Int64`` cell as a JSON value: ``<NA>`` (no related frame) is ``None``."""
+    return None if _missing(value) else int(value)
+
+
+def _where(trace: Any, seq: Any) -> str | None:
+    """The ``file:line`` of frame ``seq`` (``None`` for a finding about no one frame)."""
+    return None if _missing(seq) else str(trace.frames["source"].iat[int(seq)])
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -145,11 +180,13 @@ def cmd_formats(args: argparse.Namespace) -> int:
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int]]]:
     parser = argparse.ArgumentParser(
-        prog="mcp-notebook",
+        prog="mcp-notebook", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="See and check captured MCP (JSON-RPC) traffic.",
-        epilog="exit codes: 0 ok; 1 check found violations at or above --fail-on; "
-               "2 input cannot be read")
+        epilog=EXIT_CODES + "\n\nexamples:\n  mcp-notebook summary data/demo-stdio.jsonl\n"
+               "  mcp-notebook check data/broken-duplicate-response.jsonl --fail-on warning\n"
+               "  mcp-notebook check --help")
     parser.add_argument("--version", action="version", version=f"mcp-notebook {__version__}")
+    parser.add_argument("--debug", action="store_true", default=False, help=_DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     handlers: dict[str, Callable[..., int]] = {}
 
@@ -182,6 +219,10 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
 
     for extra in _extra_commands():
         extra(sub, handlers)
+    for p in sub.choices.values():  # `mcp-notebook check X --debug` works too
+        if "--debug" not in p._option_string_actions:
+            p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                           help=_DEBUG_HELP)
     return parser, handlers
 
 
@@ -200,25 +241,52 @@ def _extra_commands() -> list[Callable[[Any, dict[str, Callable[..., int]]], Non
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, handlers = build_parser()
-    args = parser.parse_args(argv)
-    if not args.command:
-        parser.print_help()
-        return 2
+    """Run ``mcp-notebook`` with ``argv``; return the exit code (see the module docstring)."""
+    args: argparse.Namespace | None = None
     try:
-        return handlers[args.command](args)
+        parser, handlers = build_parser()
+        args = parser.parse_args(argv)
+        if not args.command:
+            parser.print_help()
+            return 2
+        return _run(handlers[args.command], args)
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except Exception as exc:  # a bug: never exit 0 or 1, which mean results
+        if os.environ.get("MCP_NOTEBOOK_DEBUG") or getattr(args, "debug", False):
+            traceback.print_exc()
+        _error(f"internal error ({type(exc).__name__}: {exc}). This is a bug in "
+               "mcp-notebook; run again with MCP_NOTEBOOK_DEBUG=1 (or --debug) to see the "
+               "traceback, and please report it.")
+        return INTERNAL_ERROR
+
+
+def _run(handler: Callable[..., int], args: argparse.Namespace) -> int:
+    """Call ``handler``; turn what the user can fix into exit 2 with one line on stderr."""
+    try:
+        return handler(args)
     except CaptureError as exc:
-        print(f"mcp-notebook: {exc}", file=sys.stderr)
+        _error(str(exc))
         return 2
     except BrokenPipeError:  # piped into head: stop quietly (before OSError, its base class)
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError):
             pass
-        return 0
-    except (OSError, UnicodeError) as exc:
-        print(f"mcp-notebook: cannot read input: {exc}", file=sys.stderr)
+        # the status the command had decided before printing (check: 1 on findings)
+        return int(getattr(args, "status", 0))
+    except UnicodeDecodeError as exc:
+        _error(f"cannot decode input: {exc}")
         return 2
+    except OSError as exc:
+        _error(f"cannot read input: {exc}")
+        return 2
+
+
+def _error(message: str) -> None:
+    """One line on stderr, its control characters shown as escapes."""
+    print(f"mcp-notebook: {_safe(message)}".replace("\n", " "), file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -106,3 +106,55 @@ def test_rules_and_formats():
     assert r.returncode == 0 and any(x["code"] == "result-and-error" for x in json.loads(r.stdout))
     r = run("formats")
     assert r.returncode == 0 and "tap" in r.stdout and "ndjson" in r.stdout
+
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def test_check_json_on_findings_without_a_related_frame():
+    """The README's own example: orphans and unanswered requests have no related_seq."""
+    r = run("check", ROOT / "data" / "broken-duplicate-response.jsonl", "--json")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    data = json.loads(r.stdout)
+    rows = {v["rule"]: v for v in data["violations"]}
+    assert rows["orphan-response"]["related_seq"] is None
+    assert rows["unanswered-request"]["related_seq"] is None
+    assert rows["duplicate-response"]["related_seq"] == 8
+    assert rows["orphan-response"]["source"] == "broken-duplicate-response.jsonl:7"
+    assert data["failing"] == 2
+
+
+_FAULT = """
+import sys
+import mcp_notebook.cli as cli
+def broken(args):
+    raise RuntimeError("injected fault")
+cli.cmd_summary = broken
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("debug", ["", "env", "flag"])
+def test_an_internal_error_exits_3_with_one_line(clean, debug):
+    """A bug must not look like a result (0) or findings (1)."""
+    import os
+
+    env = {**os.environ, "MCP_NOTEBOOK_DEBUG": "1" if debug == "env" else ""}
+    argv = ["summary", str(clean)] + (["--debug"] if debug == "flag" else [])
+    r = subprocess.run([sys.executable, "-c", _FAULT, *argv], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 3 and r.stdout == "", r.stderr
+    last = r.stderr.splitlines()[-1]
+    assert last.startswith("mcp-notebook: internal error (RuntimeError: injected fault)")
+    assert "bug in mcp-notebook" in last and "MCP_NOTEBOOK_DEBUG=1" in last
+    if debug:
+        assert "Traceback (most recent call last)" in r.stderr
+    else:
+        assert r.stderr.count("\n") == 1
+
+
+def test_help_documents_the_exit_codes():
+    r = run("--help")
+    assert r.returncode == 0
+    for line in ("0  done", "1  check found violations", "2  bad usage", "3  a bug"):
+        assert line in r.stdout
