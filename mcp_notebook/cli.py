@@ -152,13 +152,40 @@ def _where(trace: Any, seq: Any) -> str | None:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from .export import write
+    from .export import OutputError, refuse_inputs, write
 
+    out = Path(args.out) if args.out else _default_out(Path(args.files[0]), args.to)
+    if out is None:
+        _error(f"cannot name an output for {args.files[0]}: give one with --out FILE")
+        return 2
+    try:  # before loading: refuse at once, and whatever `load` would read
+        refuse_inputs(out, args.files)
+    except OutputError as exc:
+        _error(str(exc))
+        return 2
     trace = _load(args)
-    out = Path(args.out) if args.out else Path(args.files[0]).with_suffix("." + args.to)
-    write(trace, out, args.to)
-    print(f"wrote {len(trace.frames)} frames to {out}")
+    try:
+        write(trace, out, args.to)
+    except OutputError as exc:
+        _error(str(exc))
+        return 2
+    except OSError as exc:
+        _error(f"cannot write {out}: {exc.strerror or exc} (nothing was written)")
+        return 2
+    _show(f"wrote {len(trace.frames)} frames to {out}")
     return 0
+
+
+def _default_out(src: Path, to: str) -> Path | None:
+    """``X.log`` -> ``X.parquet`` beside it; never the input's own name: ``X.jsonl`` (or
+    ``X.jsonl.gz``) to jsonl is ``X.converted.jsonl``."""
+    if src.name in ("", ".", ".."):
+        src = src.resolve()
+        if not src.name:
+            return None
+    base = src.with_suffix("") if src.suffix == ".gz" else src
+    out = base.with_suffix("." + to)
+    return base.with_suffix(f".converted.{to}") if out.name == base.name else out
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -207,7 +234,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
     p = sub.add_parser("convert", help="write the frames as parquet, csv or tap jsonl")
     _add_input(p, many=True)
     p.add_argument("--to", choices=("parquet", "csv", "jsonl"), required=True)
-    p.add_argument("--out", "-o", help="output file (default: next to the input)")
+    p.add_argument("--out", "-o", metavar="FILE",
+                   help="output file, never an input (default: beside the first input, "
+                        "named after it: X.parquet, X.csv, X.converted.jsonl)")
     handlers["convert"] = cmd_convert
 
     p = sub.add_parser("rules", help="list the rule catalogue")

@@ -1,16 +1,32 @@
-"""Write a trace's frames out: tap JSONL (loads back to the same frames), parquet, csv."""
+"""Write a trace's frames out: tap JSONL (loads back to the same frames), parquet, csv.
+
+A file is written whole or not at all: into a temporary file beside the destination,
+moved into place once complete (a failure leaves the destination as it was and no partial
+file). A destination that is one of the trace's own input files -- by name, symlink or
+hard link -- is refused: the text of a loaded trace may still be read from its files.
+"""
 
 from __future__ import annotations
 
 import base64
 import math
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pandas as pd
 
-__all__ = ["write", "to_tap_records"]
+__all__ = ["write", "to_tap_records", "OutputError", "FORMATS"]
+
+FORMATS = ("parquet", "csv", "jsonl")
+
+
+class OutputError(ValueError):
+    """The output cannot go where it was asked to (an input of the trace, a folder)."""
 
 _encode = msgspec.json.encode
 
@@ -51,28 +67,87 @@ def to_tap_records(trace: Any) -> list[dict[str, Any]]:
     return out
 
 
-def write(trace: Any, path: Path, fmt: str) -> None:
+def write(trace: Any, path: str | os.PathLike[str], fmt: str) -> None:
+    """Write ``trace``'s frames to ``path`` as ``fmt`` (``"jsonl"``, ``"parquet"``, ``"csv"``).
+
+    Raises
+    ------
+    OutputError
+        ``path`` is one of the files the trace was loaded from, or a folder.
+    ValueError
+        ``fmt`` is not one of :data:`FORMATS`.
+    OSError
+        The file cannot be written (the destination is then left as it was).
+    """
     path = Path(path)
-    if fmt == "jsonl":
-        with open(path, "wb") as f:
-            for rec in to_tap_records(trace):
-                if rec["ts"] is not None and math.isnan(rec["ts"]):
-                    rec["ts"] = None
-                raw = rec["raw"]
-                if isinstance(raw, str) and _has_surrogates(raw):
-                    # bytes that are not UTF-8: readable text, and the exact bytes beside it
-                    exact = raw.encode("utf-8", "surrogateescape")
-                    rec["raw"] = exact.decode("utf-8", "replace")
-                    rec["raw_b64"] = base64.b64encode(exact).decode("ascii")
-                f.write(_encode(rec) + b"\n")
-        return
-    frames = _flat(trace.frames)
-    if fmt == "parquet":
-        frames.to_parquet(path, index=False)
-    elif fmt == "csv":
-        frames.to_csv(path, index=False)
-    else:
+    if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r}: parquet, csv or jsonl")
+    refuse_inputs(path, trace.paths)
+    with _replacing(path) as tmp:
+        if fmt == "jsonl":
+            _write_jsonl(trace, tmp)
+        elif fmt == "parquet":
+            _flat(trace.frames).to_parquet(tmp, index=False)
+        else:
+            _flat(trace.frames).to_csv(tmp, index=False)
+
+
+def refuse_inputs(path: Path, inputs: Sequence[str | os.PathLike[str]]) -> None:
+    """Raise :class:`OutputError` if writing ``path`` would write over one of ``inputs``."""
+    if path.is_dir():
+        raise OutputError(f"{path} is a folder: name the file to write")
+    if not path.exists():
+        return
+    for src in inputs:
+        try:
+            same = os.path.samefile(path, src)  # follows symlinks; equal inodes: hard links
+        except OSError:
+            continue
+        if same:
+            raise OutputError(f"{path} is the input {src}: writing it would destroy the "
+                              "capture being read; name another output file")
+
+
+@contextmanager
+def _replacing(path: Path) -> Iterator[Path]:
+    """A temporary path beside ``path``, moved onto it when the block ends without error."""
+    # ends with the real name: pandas infers compression (``x.csv.gz``) from the suffix
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=".part-", suffix="." + path.name)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.chmod(tmp, _mode_for(path))
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions ``path`` has, or a new file would get (mkstemp's are 0600)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0o22)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def _write_jsonl(trace: Any, path: Path) -> None:
+    with open(path, "wb") as f:
+        for rec in to_tap_records(trace):
+            if rec["ts"] is not None and math.isnan(rec["ts"]):
+                rec["ts"] = None
+            raw = rec["raw"]
+            if isinstance(raw, str) and _has_surrogates(raw):
+                # bytes that are not UTF-8: readable text, and the exact bytes beside it
+                exact = raw.encode("utf-8", "surrogateescape")
+                rec["raw"] = exact.decode("utf-8", "replace")
+                rec["raw_b64"] = base64.b64encode(exact).decode("ascii")
+            f.write(_encode(rec) + b"\n")
 
 
 def _has_surrogates(text: str) -> bool:

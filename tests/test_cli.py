@@ -158,3 +158,86 @@ def test_help_documents_the_exit_codes():
     assert r.returncode == 0
     for line in ("0  done", "1  check found violations", "2  bad usage", "3  a bug"):
         assert line in r.stdout
+
+
+# -- convert never writes over what it reads ------------------------------------------------
+
+def _sha(path):
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def big(tmp_path):
+    """A tap capture over 16 MB: the size from which the frame text is read lazily."""
+    blob = "x" * 8000
+    rows = list(INIT)
+    for i in range(1, 1100):
+        rows += [("c2s", req(i, "tools/call", {"name": "echo", "arguments": {"text": blob}})),
+                 ("s2c", ok(i, {"content": [{"type": "text", "text": blob}]}))]
+    path = tap(tmp_path / "big.jsonl", rows)
+    assert path.stat().st_size > 16 * 2**20
+    return path
+
+
+def test_convert_default_name_is_never_the_input(big, tmp_path):
+    before = _sha(big)
+    r = run("convert", big, "--to", "jsonl")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"wrote 2201 frames to {tmp_path / 'big.converted.jsonl'}\n"
+    assert _sha(big) == before
+    import mcp_notebook as mn
+
+    assert len(mn.load(tmp_path / "big.converted.jsonl").pairs) == 1100
+
+
+@pytest.mark.parametrize("how", ["same", "relative", "symlink", "hardlink"])
+def test_convert_refuses_to_write_its_input(big, tmp_path, how):
+    import os
+
+    before = _sha(big)
+    out = {"same": big, "relative": "big.jsonl", "symlink": tmp_path / "link.jsonl",
+           "hardlink": tmp_path / "hard.jsonl"}[how]
+    if how == "symlink":
+        os.symlink(big, out)
+    elif how == "hardlink":
+        os.link(big, out)
+    r = run("convert", big, "--to", "jsonl", "--out", out, cwd=tmp_path)
+    assert r.returncode == 2 and r.stdout == "", r.stderr
+    assert r.stderr.count("\n") == 1 and "name another output file" in r.stderr
+    assert _sha(big) == before
+
+
+def test_convert_refuses_a_file_of_an_input_folder(tmp_path):
+    folder = tmp_path / "caps"
+    folder.mkdir()
+    tap(folder / "a.jsonl", INIT)
+    assert run("convert", folder, "--to", "jsonl", "--out", folder / "all.jsonl").returncode == 0
+    before = _sha(folder / "all.jsonl")  # now an input of the folder: refused the next time
+    r = run("convert", folder, "--to", "jsonl", "--out", folder / "all.jsonl")
+    assert r.returncode == 2 and "is the input" in r.stderr
+    assert _sha(folder / "all.jsonl") == before
+
+
+_LIMITED = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+from mcp_notebook.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_convert_failing_midway_leaves_no_partial_file(big, tmp_path, fmt):
+    """A full disk (here a 1 MB file-size limit): the old output stays, no temporary left."""
+    out = tmp_path / f"out.{fmt}"
+    out.write_text("the previous output\n")
+    r = subprocess.run([sys.executable, "-c", _LIMITED, "convert", str(big), "--to", fmt,
+                        "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith(f"mcp-notebook: cannot write {out}: File too large")
+    assert "Traceback" not in r.stderr
+    assert out.read_text() == "the previous output\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.jsonl", out.name]
