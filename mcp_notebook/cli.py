@@ -18,6 +18,7 @@ import os
 import re
 import sys
 import traceback
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -307,6 +308,10 @@ def _run(handler: Callable[..., int], args: argparse.Namespace) -> int:
         return int(getattr(args, "status", 0))
     except UnicodeDecodeError as exc:
         _error(f"cannot decode input: {exc}")
+        return 2
+    except (EOFError, zlib.error) as exc:  # a .gz cut short or corrupt (as `load` says)
+        names = getattr(args, "files", None) or [getattr(args, "file", "input")]
+        _error(f"{', '.join(map(str, names))}: cannot be read ({exc})")
         return 2
     except OSError as exc:
         _error(f"cannot read input: {exc}")
