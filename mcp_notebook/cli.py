@@ -277,7 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser, handlers = build_parser()
         args = parser.parse_args(argv)
         if not args.command:
-            parser.print_help()
+            parser.print_usage(sys.stderr)
+            _error("name a command (mcp-notebook --help lists them)")
             return 2
         return _run(handlers[args.command], args)
     except KeyboardInterrupt:

@@ -69,8 +69,10 @@ def assert_clean(rc: int, out: str, err: str) -> None:
     line on stderr that names the tool."""
     assert rc in (0, 1, 2), f"exit {rc}: {err[-2000:]}"
     assert not _TRACEBACK.search(out + err), (out + err)[-3000:]
-    if rc == 2:
-        assert err.count("\n") == 1 and err.startswith("mcp-notebook"), err
+    if rc == 2:  # one line; after argparse's usage line(s) for a usage error
+        lines = err.splitlines()
+        assert lines and lines[-1].startswith("mcp-notebook"), err
+        assert len(lines) == 1 or lines[0].startswith("usage: mcp-notebook"), err
 
 
 @pytest.fixture
@@ -91,3 +93,35 @@ def unchanged():
     for folder, names in folders.items():
         now = sorted(q.name for q in folder.iterdir())
         assert now == names, f"files appeared in {folder}: {set(now) - set(names)}"
+
+
+def console_script() -> Path:
+    """The installed ``mcp-notebook`` script of the Python running the tests (``make test``
+    installs the checkout into ``.venv``; the script lives beside its python)."""
+    import shutil
+    import sys
+
+    beside = Path(sys.executable).parent / "mcp-notebook"
+    found = beside if beside.exists() else shutil.which("mcp-notebook")
+    assert found, ("no mcp-notebook console script beside " + sys.executable
+                   + ": install the checkout (pip install -e .) first")
+    return Path(found)
+
+
+def run_parallel(jobs: dict[str, tuple[list[str], dict]], workers: int = 2) -> dict:
+    """Run ``{name: (argv, subprocess.run keywords)}`` on ``workers`` threads; return
+    ``{name: CompletedProcess}``. Two at a time: the machines running this have two cores."""
+    import subprocess
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(item):
+        name, (argv, kw) = item
+        t0 = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, text=True,
+                              **{"timeout": 180, "stdin": subprocess.DEVNULL, **kw})
+        done.seconds = time.perf_counter() - t0  # type: ignore[attr-defined]
+        return name, done
+
+    with ThreadPoolExecutor(workers) as pool:
+        return dict(pool.map(one, jobs.items()))
