@@ -211,19 +211,28 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
         prog="mcp-notebook", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="See and check captured MCP (JSON-RPC) traffic.",
         epilog=EXIT_CODES + "\n\nexamples:\n  mcp-notebook summary data/demo-stdio.jsonl\n"
-               "  mcp-notebook check data/broken-duplicate-response.jsonl --fail-on warning\n"
+               "  mcp-notebook check data/broken-duplicate-response.jsonl --fail-on warning"
+               "    # exit 1\n"
                "  mcp-notebook check --help")
     parser.add_argument("--version", action="version", version=f"mcp-notebook {__version__}")
     parser.add_argument("--debug", action="store_true", default=False, help=_DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     handlers: dict[str, Callable[..., int]] = {}
 
-    p = sub.add_parser("summary", help="counts, pairs, latency and violations of a capture")
+    p = sub.add_parser("summary", help="counts, pairs, latency and violations of a capture",
+                       **_examples("summary data/everything-stdio-basics.jsonl",
+                                   "summary data/demo-http.har --json",
+                                   "summary data/    # every capture in the folder, one trace"))
     _add_input(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     handlers["summary"] = cmd_summary
 
-    p = sub.add_parser("check", help="check every envelope rule; exit 1 on findings")
+    p = sub.add_parser("check", help="check every envelope rule; exit 1 on findings",
+                       **_examples("check data/broken-duplicate-response.jsonl    # exit 1",
+                                   "check data/demo-http.har --fail-on info --all --spec"
+                                   "    # exit 1",
+                                   "check data/demo-stdio.jsonl --json --protocol-version "
+                                   "2025-06-18"))
     _add_input(p)
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.add_argument("--fail-on", choices=SEVERITIES, default="error",
@@ -232,7 +241,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
     p.add_argument("--spec", action="store_true", help="print the spec sentence of each")
     handlers["check"] = cmd_check
 
-    p = sub.add_parser("convert", help="write the frames as parquet, csv or tap jsonl")
+    p = sub.add_parser("convert", help="write the frames as parquet, csv or tap jsonl",
+                       **_examples("convert data/demo-http.har --to parquet"
+                                   "    # writes data/demo-http.parquet",
+                                   "convert data/demo-stdio.jsonl --to jsonl"
+                                   "    # writes data/demo-stdio.converted.jsonl",
+                                   "convert data/ --to csv --out all-frames.csv"))
     _add_input(p, many=True)
     p.add_argument("--to", choices=("parquet", "csv", "jsonl"), required=True)
     p.add_argument("--out", "-o", metavar="FILE",
@@ -240,11 +254,15 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
                         "named after it: X.parquet, X.csv, X.converted.jsonl)")
     handlers["convert"] = cmd_convert
 
-    p = sub.add_parser("rules", help="list the rule catalogue")
+    p = sub.add_parser("rules", help="list the rule catalogue",
+                       **_examples("rules", "rules --json"))
     p.add_argument("--json", action="store_true")
     handlers["rules"] = cmd_rules
 
-    p = sub.add_parser("formats", help="list the capture formats")
+    p = sub.add_parser("formats", help="list the capture formats",
+                       **_examples("formats",
+                                   "summary data/demo-sse.har --format har"
+                                   "    # name the format instead of sniffing it"))
     handlers["formats"] = cmd_formats
 
     for extra in _extra_commands():
@@ -254,6 +272,13 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
             p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                            help=_DEBUG_HELP)
     return parser, handlers
+
+
+def _examples(*lines: str) -> dict[str, Any]:
+    """An ``examples:`` epilogue (each line runs as a test, from a folder holding a copy of
+    the bundled ``data/``; ``# exit N`` says the exit code it must give)."""
+    text = "examples:\n" + "\n".join(f"  mcp-notebook {line}" for line in lines)
+    return {"epilog": text, "formatter_class": argparse.RawDescriptionHelpFormatter}
 
 
 def _extra_commands() -> list[Callable[[Any, dict[str, Callable[..., int]]], None]]:
