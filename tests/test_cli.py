@@ -241,3 +241,16 @@ def test_convert_failing_midway_leaves_no_partial_file(big, tmp_path, fmt):
     assert "Traceback" not in r.stderr
     assert out.read_text() == "the previous output\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.jsonl", out.name]
+
+
+def test_check_fails_on_every_garbage_line_of_a_tap_file(clean):
+    """Lines that are not tap records are findings: --fail-on error cannot pass them."""
+    good = clean.read_text()
+    clean.write_text(good + "garbage from an editor\n" + '{"foo": 1}\n' + good.splitlines()[0][:20]
+                     + "\n")
+    r = run("check", clean, "--fail-on", "error")
+    assert r.returncode == 1, r.stdout
+    lines = [ln for ln in r.stdout.splitlines() if "[unreadable-record]" in ln]
+    assert [ln.split(": ")[0] for ln in lines] == ["clean.jsonl:6", "clean.jsonl:7",
+                                                    "clean.jsonl:8"]
+    assert "not a tap record" in lines[0]
