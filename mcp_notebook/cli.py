@@ -56,12 +56,18 @@ def _add_input(p: argparse.ArgumentParser, many: bool = True) -> None:
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: invisible characters that reorder or hide text: bidi controls (the right-to-left
+#: override U+202E, embeddings, isolates, marks), zero-width characters, line and paragraph
+#: separators, the BOM: a hostile label could make a line read other than it is
+_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 def _safe(text: str) -> str:
     """Text from a trace made harmless for a terminal: control characters (escape
-    sequences a hostile capture could carry) as ``\\xNN``."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    sequences a hostile capture could carry) as ``\\xNN``, bidi controls and other
+    invisible characters as ``\\uNNNN``."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _show(text: str) -> None:

@@ -254,3 +254,19 @@ def test_check_fails_on_every_garbage_line_of_a_tap_file(clean):
     assert [ln.split(": ")[0] for ln in lines] == ["clean.jsonl:6", "clean.jsonl:7",
                                                     "clean.jsonl:8"]
     assert "not a tap record" in lines[0]
+
+
+BIDI = "\u202e\u202a\u202b\u202c\u202d\u200e\u200f\u2066\u2067\u2068\u2069\u061c\u200b\u2028\u2029\ufeff"
+
+
+@pytest.mark.parametrize("command", [["summary"], ["check", "--all", "--spec"]])
+def test_bidi_controls_are_shown_as_escapes(tmp_path, command):
+    """A method name that reverses the rest of the line on a terminal ("Trojan Source")."""
+    evil = "tools/\u202ecall\u2066x\u2069" + BIDI
+    path = tap(tmp_path / "bidi.jsonl", INIT + [("c2s", req(1, evil)), ("s2c", ok(1))])
+    r = run(*command, path)
+    assert r.returncode in (0, 1) and r.stderr == ""
+    assert not set(BIDI) & set(r.stdout), [c for c in r.stdout if c in BIDI]
+    assert "tools/\\u202ecall\\u2066x" in r.stdout
+    r = run(*command, tmp_path / f"gone{BIDI}.jsonl")  # in error lines too
+    assert r.returncode == 2 and not set(BIDI) & set(r.stderr) and "\\u202e" in r.stderr
