@@ -7,7 +7,8 @@ Exit codes (the same for every command; ``record`` passes on its server's own st
 * 2 -- bad usage, an input that cannot be read or an output that cannot be written (one
   line on stderr says why and what to do);
 * 3 -- an unexpected error: a bug in mcp-notebook. One line on stderr says so; set
-  ``MCP_NOTEBOOK_DEBUG=1`` (or pass ``--debug``) to see the traceback.
+  ``MCP_NOTEBOOK_DEBUG=1`` (or pass ``--debug``) to see the traceback;
+* 130 -- interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ EXIT_CODES = """exit codes:
   1  check found violations at or above --fail-on
   2  bad usage, an input that cannot be read or an output that cannot be written
   3  a bug in mcp-notebook (MCP_NOTEBOOK_DEBUG=1 or --debug shows the traceback)
+  130  interrupted (Ctrl-C)
   (record exits with its server's own status instead)"""
 _DEBUG_HELP = "on an internal error, print the traceback (as MCP_NOTEBOOK_DEBUG=1 does)"
 
@@ -202,13 +204,13 @@ def cmd_rules(args: argparse.Namespace) -> int:
                            "advice": r.advice} for r in RULES], indent=2))
     else:
         for r in RULES:
-            print(f"{r.code:<26} {r.severity:<8} {r.title}")
+            _show(f"{r.code:<26} {r.severity:<8} {r.title}")
     return 0
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
     for name, description in formats().items():
-        print(f"{name:<16} {description}")
+        _show(f"{name:<16} {description}")
     return 0
 
 
@@ -346,7 +348,8 @@ def _run(handler: Callable[..., int], args: argparse.Namespace) -> int:
         _error(f"{', '.join(map(str, names))}: cannot be read ({exc})")
         return 2
     except OSError as exc:
-        _error(f"cannot read input: {exc}")
+        reads = getattr(args, "files", None) or getattr(args, "file", None)
+        _error(f"cannot read input: {exc}" if reads else str(exc))
         return 2
 
 
