@@ -83,7 +83,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
     trace = _load(args)
     s = trace.summary()
     if args.json:
-        print(json.dumps(s, indent=2))
+        print(_json(s))
         return 0
     sev = s["violations"]["by_severity"]
     _show(f"{s['frames']} frames in {s['sessions']} session(s), protocol "
@@ -108,6 +108,22 @@ def cmd_summary(args: argparse.Namespace) -> int:
     return 0
 
 
+def _json(value: Any) -> str:
+    """Strict JSON (ASCII, so no terminal control survives): NaN and infinities, which JSON
+    has not, as null."""
+    return json.dumps(_finite(value), indent=2, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
 def _ms(value: float) -> str:
     return "     -" if value != value else f"{value:>6.1f}"
 
@@ -125,9 +141,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                          "seq": _int(row.seq), "related_seq": _int(row.related_seq),
                          "source": _where(trace, row.seq),
                          "message": row.message, "spec": row.spec, "versions": row.versions})
-        print(json.dumps({"fail_on": args.fail_on, "failing": int(len(failing)),
-                          "protocol_version": trace.protocol_version,
-                          "violations": rows}, indent=2))
+        print(_json({"fail_on": args.fail_on, "failing": int(len(failing)),
+                     "protocol_version": trace.protocol_version, "violations": rows}))
     else:
         shown = v if args.all else v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
         for row in shown.itertuples(index=False):

@@ -270,3 +270,12 @@ def test_bidi_controls_are_shown_as_escapes(tmp_path, command):
     assert "tools/\\u202ecall\\u2066x" in r.stdout
     r = run(*command, tmp_path / f"gone{BIDI}.jsonl")  # in error lines too
     assert r.returncode == 2 and not set(BIDI) & set(r.stderr) and "\\u202e" in r.stderr
+
+
+def test_json_output_is_strict_json():
+    """NaN and infinities (a latency of no frames, say) are null: JSON has no NaN."""
+    from mcp_notebook.cli import _json
+
+    text = _json({"p50": float("nan"), "max": [float("inf"), 1.5], "n": 2})
+    assert json.loads(text, parse_constant=lambda c: pytest.fail(c)) == {
+        "p50": None, "max": [None, 1.5], "n": 2}

@@ -125,3 +125,14 @@ def run_parallel(jobs: dict[str, tuple[list[str], dict]], workers: int = 2) -> d
 
     with ThreadPoolExecutor(workers) as pool:
         return dict(pool.map(one, jobs.items()))
+
+
+def strict_json(text: str):
+    """``json.loads`` that refuses NaN and Infinity (Python accepts them; JSON has neither,
+    and other tools' parsers fail on them)."""
+    import json
+
+    def refuse(name: str):
+        raise ValueError(f"not JSON: {name}")
+
+    return json.loads(text, parse_constant=refuse)

@@ -9,7 +9,6 @@ that the command finished.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from pathlib import Path
@@ -20,7 +19,7 @@ import pytest
 import mcp_notebook as mn
 from mcp_notebook.cli import main
 
-from .conftest import INPUTS, ROOT, SEVERITIES, assert_clean, expected, sha256
+from .conftest import INPUTS, ROOT, SEVERITIES, assert_clean, expected, sha256, strict_json
 
 CHECKS = [(), ("--all",), ("--all", "--spec"),
           *[("--fail-on", s) for s in SEVERITIES],
@@ -54,7 +53,7 @@ def test_summary(capture, as_json, capsys):
     rc, out, err = cli(["summary", capture, *(["--json"] if as_json else [])], capsys)
     assert rc == 0 and err == ""
     if as_json:
-        s = json.loads(out)
+        s = strict_json(out)
         assert (s["frames"], s["pairs"]) == (want.frames, want.pairs)
         assert s["violations"]["by_severity"] == {k: v for k, v in want.severities.items() if v}
     else:
@@ -71,7 +70,7 @@ def test_check(capture, flags, capsys):
     assert rc == want.check_status(fail_on) and err == ""
     total = sum(want.severities.values())
     if "--json" in flags:
-        data = json.loads(out)
+        data = strict_json(out)
         assert data["fail_on"] == fail_on and data["failing"] == want.failing(fail_on)
         assert len(data["violations"]) == total
         for v in data["violations"]:
@@ -143,7 +142,7 @@ def test_listings(argv, capsys):
     from mcp_notebook.core.rules import RULES
 
     if argv == ["rules", "--json"]:
-        assert [r["code"] for r in json.loads(out)] == [r.code for r in RULES]
+        assert [r["code"] for r in strict_json(out)] == [r.code for r in RULES]
     elif argv == ["rules"]:
         assert [ln.split()[0] for ln in out.splitlines()] == [r.code for r in RULES]
     else:

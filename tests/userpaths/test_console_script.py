@@ -4,7 +4,6 @@ by absolute path; two processes at a time."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from .conftest import (
     expected,
     run_parallel,
     sha256,
+    strict_json,
 )
 
 BROKEN = "data/broken-duplicate-response.jsonl"
@@ -55,6 +55,8 @@ CASES: list[tuple[str, list[str], str | None]] = [
     ("record", ["record", "--out", "{tmp}/rec.jsonl", "--", sys.executable, "-c", "pass"],
      None),
     ("redact --help", ["redact", "--help"], None),  # every --help: test_help_examples.py
+    ("proxy to a bad target", ["proxy", "--target", "ftp://example.org", "--listen",
+                               "127.0.0.1:0"], None),  # a live proxy: test_readme.py
 ]
 
 
@@ -84,7 +86,8 @@ def test_console_script(runs, name, argv, rel):
     want = expected(rel) if rel else None
     command = argv[0] if argv else None
     rc = proc.returncode
-    if name in ("no command", "bad --fail-on", "missing file", "convert onto its input"):
+    if name in ("no command", "bad --fail-on", "missing file", "convert onto its input",
+                "proxy to a bad target"):
         assert rc == 2
         return
     if "--help" in argv:
@@ -96,7 +99,7 @@ def test_console_script(runs, name, argv, rel):
         fail_on = argv[argv.index("--fail-on") + 1] if "--fail-on" in argv else "error"
         assert rc == want.check_status(fail_on)
         if "--json" in argv:
-            data = json.loads(proc.stdout)
+            data = strict_json(proc.stdout)
             assert data["failing"] == want.failing(fail_on)
             assert len(data["violations"]) == sum(want.severities.values())
         else:
@@ -105,7 +108,7 @@ def test_console_script(runs, name, argv, rel):
     assert rc == 0, proc.stderr
     if command == "summary":
         if "--json" in argv:
-            assert json.loads(proc.stdout)["frames"] == want.frames
+            assert strict_json(proc.stdout)["frames"] == want.frames
         else:
             assert proc.stdout.startswith(f"{want.frames} frames in ")
     elif command == "convert":
@@ -118,7 +121,7 @@ def test_console_script(runs, name, argv, rel):
     elif command == "rules":
         from mcp_notebook.core.rules import RULES
 
-        codes = ([r["code"] for r in json.loads(proc.stdout)] if "--json" in argv
+        codes = ([r["code"] for r in strict_json(proc.stdout)] if "--json" in argv
                  else [ln.split()[0] for ln in proc.stdout.splitlines()])
         assert codes == [r.code for r in RULES]
     elif command == "formats":

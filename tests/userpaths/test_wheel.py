@@ -28,7 +28,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from .conftest import DATA, ROOT, SEVERITIES, assert_clean, expected, run_parallel, sha256
+from .conftest import (
+    DATA,
+    ROOT,
+    SEVERITIES,
+    assert_clean,
+    expected,
+    run_parallel,
+    sha256,
+    strict_json,
+)
 from .test_help_examples import EXAMPLES
 
 pytestmark = pytest.mark.slow
@@ -184,13 +193,13 @@ def test_installed_cli_agrees_with_the_checkout(installed, name):
     if name == "missing file":
         assert rc == 2 and "no such file" in err
     elif argv[0] == "summary":
-        s = json.loads(out)
+        s = strict_json(out)
         assert rc == 0 and (s["frames"], s["pairs"]) == (want.frames, want.pairs)
     elif argv[0] == "check":
         fail_on = "info" if "info" in argv else "error"
         assert rc == want.check_status(fail_on)
         if "--json" in argv:
-            found = [v["severity"] for v in json.loads(out)["violations"]]
+            found = [v["severity"] for v in strict_json(out)["violations"]]
             assert {s: found.count(s) for s in SEVERITIES if s in found} == \
                 {k: v for k, v in want.severities.items() if v}
     elif argv[0] == "convert":
@@ -206,7 +215,7 @@ def test_installed_cli_agrees_with_the_checkout(installed, name):
     elif argv == ["rules", "--json"]:
         from mcp_notebook.core.rules import RULES
 
-        assert rc == 0 and [r["code"] for r in json.loads(out)] == [r.code for r in RULES]
+        assert rc == 0 and [r["code"] for r in strict_json(out)] == [r.code for r in RULES]
     elif argv == ["formats"]:
         import mcp_notebook as mn
 
@@ -269,7 +278,7 @@ def test_installed_console_script(wheel_env, script_runs, name, argv, code):
 
         assert proc.stdout == f"mcp-notebook {mn.__version__}\n"
     elif name.startswith("check"):
-        assert json.loads(proc.stdout)["failing"] == expected(
+        assert strict_json(proc.stdout)["failing"] == expected(
             "data/broken-duplicate-response.jsonl").failing("error")
     elif name == "convert jsonl":
         assert (wheel_env.cwd / "copy.jsonl").stat().st_size > 0
