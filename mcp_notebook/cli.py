@@ -176,7 +176,7 @@ def _where(trace: Any, seq: Any) -> str | None:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from .export import OutputError, refuse_inputs, write
+    from .export import OutputError, is_stream, refuse_inputs, write
 
     out = Path(args.out) if args.out else _default_out(Path(args.files[0]), args.to)
     if out is None:
@@ -188,16 +188,32 @@ def cmd_convert(args: argparse.Namespace) -> int:
         _error(str(exc))
         return 2
     trace = _load(args)
+    stream = is_stream(out)
     try:
         write(trace, out, args.to)
     except OutputError as exc:
         _error(str(exc))
         return 2
+    except BrokenPipeError:
+        raise  # piped into head: stop quietly
     except OSError as exc:
-        _error(f"cannot write {out}: {exc.strerror or exc} (nothing was written)")
+        _error(f"cannot write {out}: {exc.strerror or exc}"
+               + ("" if stream else " (nothing was written)"))
         return 2
-    _show(f"wrote {len(trace.frames)} frames to {out}")
+    message = f"wrote {len(trace.frames)} frames to {out}"
+    if stream and _is_stdout(out):  # the frames went to stdout: keep it theirs
+        print(_safe(message), file=sys.stderr)
+    else:
+        _show(message)
     return 0
+
+
+def _is_stdout(path: Path) -> bool:
+    try:
+        a, b = os.stat(path), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError):
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def _default_out(src: Path, to: str) -> Path | None:

@@ -2,7 +2,7 @@
 
 A file is written whole or not at all: into a temporary file beside the destination,
 moved into place once complete (a failure leaves the destination as it was and no partial
-file). A destination that is one of the trace's own input files -- by name, symlink or
+file); a destination that is a stream (``/dev/stdout``, a named pipe) is written as one. A destination that is one of the trace's own input files -- by name, symlink or
 hard link -- is refused: the text of a loaded trace may still be read from its files.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import math
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from typing import Any
 import msgspec
 import pandas as pd
 
-__all__ = ["write", "to_tap_records", "OutputError", "FORMATS"]
+__all__ = ["write", "to_tap_records", "OutputError", "FORMATS", "is_stream", "refuse_inputs"]
 
 FORMATS = ("parquet", "csv", "jsonl")
 
@@ -110,20 +111,48 @@ def refuse_inputs(path: Path, inputs: Sequence[str | os.PathLike[str]]) -> None:
 
 @contextmanager
 def _replacing(path: Path) -> Iterator[Path]:
-    """A temporary path beside ``path``, moved onto it when the block ends without error."""
+    """A temporary path beside ``path``, moved onto it when the block ends without error.
+
+    Through a symlink the file it names is replaced (the link stays). A destination that
+    is no regular file -- ``/dev/stdout``, a named pipe, a device -- is a stream: written
+    as it is, never replaced by a file.
+    """
+    if is_stream(path):
+        yield path
+        return
+    target = Path(os.path.realpath(path))
     # ends with the real name: pandas infers compression (``x.csv.gz``) from the suffix
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=".part-", suffix="." + path.name)
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=".part-", suffix="." + target.name)
     os.close(fd)
     tmp = Path(name)
     try:
         yield tmp
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
-        os.chmod(tmp, _mode_for(path))
-        os.replace(tmp, path)
+        os.chmod(tmp, _mode_for(target))
+        os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def is_stream(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is written as a stream, not replaced: a device, a pipe, a socket,
+    or the file this process's stdout or stderr is (``/dev/stdout``, through its links)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False  # a new file (or a link to one not yet there)
+    if not stat.S_ISREG(st.st_mode):
+        return True
+    for fd in (1, 2):
+        try:
+            std = os.fstat(fd)
+        except OSError:
+            continue
+        if (std.st_dev, std.st_ino) == (st.st_dev, st.st_ino):
+            return True
+    return False
 
 
 def _mode_for(path: Path) -> int:

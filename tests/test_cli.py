@@ -279,3 +279,50 @@ def test_json_output_is_strict_json():
     text = _json({"p50": float("nan"), "max": [float("inf"), 1.5], "n": 2})
     assert json.loads(text, parse_constant=lambda c: pytest.fail(c)) == {
         "p50": None, "max": [None, 1.5], "n": 2}
+
+
+# -- convert to streams and through links ---------------------------------------------------
+
+def test_convert_to_a_named_pipe_writes_the_stream(duplicated, tmp_path):
+    """A FIFO (as /dev/stdout can be) is written, never replaced by a file."""
+    import os
+    import stat
+    import threading
+
+    run("convert", duplicated, "--to", "jsonl", "--out", tmp_path / "plain.jsonl")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    r = run("convert", duplicated, "--to", "jsonl", "--out", fifo)
+    reader.join(30)
+    if reader.is_alive():  # nothing opened the pipe for writing: let the reader go
+        with open(fifo, "wb"):
+            pass
+    assert r.returncode == 0, r.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode), "the named pipe was replaced by a file"
+    assert got == [(tmp_path / "plain.jsonl").read_bytes()]
+
+
+def test_convert_to_stdout(duplicated, tmp_path):
+    """The frames alone on stdout; the report of what was written on stderr."""
+    run("convert", duplicated, "--to", "jsonl", "--out", tmp_path / "plain.jsonl")
+    r = subprocess.run(CLI + ["convert", str(duplicated), "--to", "jsonl", "--out",
+                              "/proc/self/fd/1"], capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (tmp_path / "plain.jsonl").read_bytes()
+    assert r.stderr == b"wrote 6 frames to /proc/self/fd/1\n"
+
+
+def test_convert_through_a_symlink_replaces_the_file_it_names(duplicated, tmp_path):
+    import os
+
+    real = tmp_path / "real.csv"
+    real.write_text("old\n")
+    link = tmp_path / "link.csv"
+    os.symlink(real, link)
+    r = run("convert", duplicated, "--to", "csv", "--out", link)
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_text().startswith("seq,") and len(real.read_text().splitlines()) == 7
