@@ -53,8 +53,21 @@ def _add_input(p: argparse.ArgumentParser, many: bool = True) -> None:
                    help="capture file(s) or folder(s); plain or .gz")
     p.add_argument("--format", default="auto",
                    help=f"capture format: auto (sniff) or one of {', '.join(formats())}")
-    p.add_argument("--protocol-version", default=None, metavar="VERSION",
-                   help="check against this MCP version instead of the negotiated one")
+    p.add_argument("--protocol-version", default=None, metavar="VERSION", type=_version,
+                   help="check against this MCP version instead of the negotiated one "
+                        "(a date such as 2025-06-18, or draft)")
+
+
+def _version(text: str) -> str:
+    """A ``--protocol-version``: a ``YYYY-MM-DD`` date (checked as the nearest released
+    version not newer) or ``draft``; anything else is a usage error."""
+    from .core.versions import VERSIONS
+
+    if text == "draft" or re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return text
+    raise argparse.ArgumentTypeError(
+        f"{text!r} is not a protocol version: give a date such as {VERSIONS[-2]} or draft "
+        f"(known: {', '.join(VERSIONS)})")
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

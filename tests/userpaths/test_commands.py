@@ -183,7 +183,8 @@ def test_unreadable_input_exits_2(case, argv, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv", [[], ["nosuch"], ["check"], ["check", "x", "--fail-on", "fatal"],
-                                  ["convert", "x"], ["summary", "x", "--format", "nosuch"]],
+                                  ["convert", "x"], ["summary", "x", "--format", "nosuch"],
+                                  ["check", "x", "--protocol-version", "nonsense"]],
                          ids=lambda a: " ".join(a) or "nothing")
 def test_usage_errors_exit_2(argv, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
