@@ -28,6 +28,8 @@ def _inputs() -> list[str]:
 
 INPUTS = _inputs()
 DATA = [p for p in INPUTS if p.startswith("data/")]
+#: folders given whole (every capture in them, one trace)
+FOLDERS = ["data", "tests/fixtures"]
 
 
 def sha256(path: Path) -> str:
@@ -84,6 +86,10 @@ def unchanged():
 
     def watch(*paths: Path) -> None:
         for p in map(Path, paths):
+            if p.is_dir():  # a folder given whole: every file in it
+                folders.setdefault(p, sorted(q.name for q in p.iterdir()))
+                watch(*(q for q in p.rglob("*") if q.is_file()))
+                continue
             watched[p] = sha256(p)
             folders.setdefault(p.parent, sorted(q.name for q in p.parent.iterdir()))
 

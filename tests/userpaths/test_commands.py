@@ -19,7 +19,7 @@ import pytest
 import mcp_notebook as mn
 from mcp_notebook.cli import main
 
-from .conftest import INPUTS, ROOT, SEVERITIES, assert_clean, expected, sha256, strict_json
+from .conftest import FOLDERS, INPUTS, ROOT, SEVERITIES, assert_clean, expected, sha256, strict_json
 
 CHECKS = [(), ("--all",), ("--all", "--spec"),
           *[("--fail-on", s) for s in SEVERITIES],
@@ -46,7 +46,7 @@ def _ids(flags: tuple[str, ...]) -> str:
     return " ".join(flags) or "plain"
 
 
-@pytest.mark.parametrize("capture", INPUTS, indirect=True)
+@pytest.mark.parametrize("capture", INPUTS + FOLDERS, indirect=True)
 @pytest.mark.parametrize("as_json", [False, True], ids=["plain", "--json"])
 def test_summary(capture, as_json, capsys):
     want = expected(str(capture.relative_to(ROOT)))
@@ -61,7 +61,7 @@ def test_summary(capture, as_json, capsys):
         assert f"  {want.pairs} answered, " in out
 
 
-@pytest.mark.parametrize("capture", INPUTS, indirect=True)
+@pytest.mark.parametrize("capture", INPUTS + FOLDERS, indirect=True)
 @pytest.mark.parametrize("flags", CHECKS, ids=_ids)
 def test_check(capture, flags, capsys):
     want = expected(str(capture.relative_to(ROOT)))
@@ -87,7 +87,7 @@ def test_check(capture, flags, capsys):
         assert sum(ln.startswith("    spec: ") for ln in lines) == len(found)
 
 
-@pytest.mark.parametrize("capture", INPUTS, indirect=True)
+@pytest.mark.parametrize("capture", INPUTS + FOLDERS, indirect=True)
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet"])
 def test_convert(capture, fmt, tmp_path, capsys):
     want = expected(str(capture.relative_to(ROOT)))
@@ -104,7 +104,7 @@ def test_convert(capture, fmt, tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]  # no temporary left
 
 
-@pytest.mark.parametrize("capture", INPUTS, indirect=True)
+@pytest.mark.parametrize("capture", INPUTS + FOLDERS, indirect=True)
 def test_redact(capture, tmp_path, capsys):
     want = expected(str(capture.relative_to(ROOT)))
     out = tmp_path / "shared.out"
