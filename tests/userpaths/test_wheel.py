@@ -78,9 +78,8 @@ def wheel_env(tmp_path_factory) -> SimpleNamespace:
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / rel, src / rel)
     pip = [sys.executable, "-m", "pip"]
-    # this venv's setuptools when it has one (no download); else pip's isolated build
-    isolation = ["--no-build-isolation"] if _has("setuptools") else []
-    _sh([*pip, "wheel", "--no-deps", *isolation, "-q", "-w", str(base / "dist"), str(src)],
+    # an isolated build, as `pip install .` does: the setuptools pyproject.toml asks for
+    _sh([*pip, "wheel", "--no-deps", "-q", "-w", str(base / "dist"), str(src)],
         "building the wheel")
     (wheel,) = (base / "dist").glob("mcp_notebook-*.whl")
     venv = base / "venv"
@@ -95,12 +94,6 @@ def wheel_env(tmp_path_factory) -> SimpleNamespace:
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", PYTHONNOUSERSITE="1")
     return SimpleNamespace(python=python, script=venv / "bin" / "mcp-notebook", wheel=wheel,
                            venv=venv, cwd=outside, env=env)
-
-
-def _has(module: str) -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec(module) is not None
 
 
 def test_the_wheel_holds_every_package_file(wheel_env):
