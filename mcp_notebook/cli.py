@@ -340,7 +340,9 @@ def _extra_commands() -> list[Callable[[Any, dict[str, Callable[..., int]]], Non
                          ("mcp_notebook.redact", "register")):
         try:
             mod = __import__(module, fromlist=[attr])
-        except ImportError:
+        except ModuleNotFoundError as exc:  # the feature is not there; a broken one raises
+            if exc.name != module:
+                raise
             continue
         if hasattr(mod, attr):
             found.append(getattr(mod, attr))
