@@ -330,7 +330,8 @@ def _examples(*lines: str) -> dict[str, Any]:
     """An ``examples:`` epilogue (each line runs as a test, from a folder holding a copy of
     the bundled ``data/``; ``# exit N`` says the exit code it must give)."""
     text = "examples:\n" + "\n".join(f"  mcp-notebook {line}" for line in lines)
-    return {"epilog": text, "formatter_class": argparse.RawDescriptionHelpFormatter}
+    return {"epilog": f"{text}\n\n{EXIT_CODES}",
+            "formatter_class": argparse.RawDescriptionHelpFormatter}
 
 
 def _extra_commands() -> list[Callable[[Any, dict[str, Callable[..., int]]], None]]:
