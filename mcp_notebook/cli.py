@@ -33,10 +33,10 @@ __all__ = ["main"]
 SEVERITIES = ("error", "warning", "info")
 INTERNAL_ERROR = 3  #: the exit code of a bug (0 and 1 are results, 2 the user's to fix)
 EXIT_CODES = """exit codes:
-  0  done; for check: no finding at or above --fail-on
-  1  check found violations at or above --fail-on
-  2  bad usage, an input that cannot be read or an output that cannot be written
-  3  a bug in mcp-notebook (MCP_NOTEBOOK_DEBUG=1 or --debug shows the traceback)
+  0    done; for check: no finding at or above --fail-on
+  1    check found violations at or above --fail-on
+  2    bad usage, an input that cannot be read or an output that cannot be written
+  3    a bug in mcp-notebook (MCP_NOTEBOOK_DEBUG=1 or --debug shows the traceback)
   130  interrupted (Ctrl-C)
   (record exits with its server's own status instead)"""
 _DEBUG_HELP = "on an internal error, print the traceback (as MCP_NOTEBOOK_DEBUG=1 does)"

@@ -156,7 +156,8 @@ def test_an_internal_error_exits_3_with_one_line(clean, debug):
 def test_help_documents_the_exit_codes():
     r = run("--help")
     assert r.returncode == 0
-    for line in ("0  done", "1  check found violations", "2  bad usage", "3  a bug"):
+    for line in ("0    done", "1    check found violations", "2    bad usage", "3    a bug",
+                 "130  interrupted"):
         assert line in r.stdout
 
 
