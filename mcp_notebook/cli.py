@@ -1,7 +1,14 @@
 """``mcp-notebook``: summary, check, convert, rules, formats, and the capture tools.
 
-Exit codes: 0 fine; 1 ``check`` found violations at or above ``--fail-on``; 2 the input
-cannot be read (one line on stderr says why).
+Exit codes (the same for every command; ``record`` passes on its server's own status):
+
+* 0 -- done; for ``check``: no finding at or above ``--fail-on``;
+* 1 -- ``check`` found violations at or above ``--fail-on``;
+* 2 -- bad usage, an input that cannot be read or an output that cannot be written (one
+  line on stderr says why and what to do);
+* 3 -- an unexpected error: a bug in mcp-notebook. One line on stderr says so; set
+  ``MCP_NOTEBOOK_DEBUG=1`` (or pass ``--debug``) to see the traceback;
+* 130 -- interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -11,6 +18,8 @@ import json
 import os
 import re
 import sys
+import traceback
+import zlib
 from collections.abc import Callable, Sequence
 
 from . import __version__
@@ -26,6 +35,15 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 SEVERITIES = ("error", "warning", "info")
+INTERNAL_ERROR = 3  #: the exit code of a bug (0 and 1 are results, 2 the user's to fix)
+EXIT_CODES = """exit codes:
+  0    done; for check: no finding at or above --fail-on
+  1    check found violations at or above --fail-on
+  2    bad usage, an input that cannot be read or an output that cannot be written
+  3    a bug in mcp-notebook (MCP_NOTEBOOK_DEBUG=1 or --debug shows the traceback)
+  130  interrupted (Ctrl-C)
+  (record exits with its server's own status instead)"""
+_DEBUG_HELP = "on an internal error, print the traceback (as MCP_NOTEBOOK_DEBUG=1 does)"
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -41,25 +59,50 @@ def _add_input(p: argparse.ArgumentParser, many: bool = True) -> None:
                    help="capture file(s) or folder(s); plain or .gz")
     p.add_argument("--format", default="auto",
                    help=f"capture format: auto (sniff) or one of {', '.join(formats())}")
-    p.add_argument("--protocol-version", default=None, metavar="VERSION",
-                   help="check against this MCP version instead of the negotiated one")
+    p.add_argument("--protocol-version", default=None, metavar="VERSION", type=_version,
+                   help="check against this MCP version instead of the negotiated one "
+                        "(a date such as 2025-06-18, or draft)")
+
+
+def _version(text: str) -> str:
+    """A ``--protocol-version``: a ``YYYY-MM-DD`` date (checked as the nearest released
+    version not newer) or ``draft``; anything else is a usage error."""
+    from .core.versions import VERSIONS
+
+    if text == "draft" or re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return text
+    raise argparse.ArgumentTypeError(
+        f"{text!r} is not a protocol version: give a date such as {VERSIONS[-2]} or draft "
+        f"(known: {', '.join(VERSIONS)})")
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: invisible characters that reorder or hide text: bidi controls (the right-to-left
+#: override U+202E, embeddings, isolates, marks), zero-width characters, line and paragraph
+#: separators, the BOM: a hostile label could make a line read other than it is
+_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def _safe(text: str) -> str:
+    """Text from a trace made harmless for a terminal: control characters (escape
+    sequences a hostile capture could carry) as ``\\xNN``, bidi controls and other
+    invisible characters as ``\\uNNNN``."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _show(text: str) -> None:
-    """Print text from a trace for a terminal: control characters (escape sequences a
-    hostile capture could carry) as ``\\xNN``, undecodable bytes as ``\\udcNN``."""
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    print(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+    """Print text from a trace (see :func:`_safe`); what the terminal's encoding cannot
+    hold (undecodable bytes as lone surrogates, say) as backslash escapes."""
+    enc = getattr(sys.stdout, "encoding", None) or "utf-8"
+    print(_safe(text).encode(enc, "backslashreplace").decode(enc))
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
     trace = _load(args)
     s = trace.summary()
     if args.json:
-        print(json.dumps(s, indent=2))
+        print(_json(s))
         return 0
     sev = s["violations"]["by_severity"]
     _show(f"{s['frames']} frames in {s['sessions']} session(s), protocol "
@@ -84,6 +127,22 @@ def cmd_summary(args: argparse.Namespace) -> int:
     return 0
 
 
+def _json(value: Any) -> str:
+    """Strict JSON (ASCII, so no terminal control survives): NaN and infinities, which JSON
+    has not, as null."""
+    return json.dumps(_finite(value), indent=2, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
 def _ms(value: float) -> str:
     return "     -" if value != value else f"{value:>6.1f}"
 
@@ -93,20 +152,20 @@ def cmd_check(args: argparse.Namespace) -> int:
     v = trace.violations
     level = SEVERITIES.index(args.fail_on)
     failing = v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
+    args.status = 1 if len(failing) else 0  # kept if the output pipe closes early
     if args.json:
         rows = []
         for row in v.itertuples(index=False):
             rows.append({"rule": row.rule, "severity": str(row.severity),
                          "seq": _int(row.seq), "related_seq": _int(row.related_seq),
-                         "source": trace.frames["source"].iat[int(row.seq)],
+                         "source": _where(trace, row.seq),
                          "message": row.message, "spec": row.spec, "versions": row.versions})
-        print(json.dumps({"fail_on": args.fail_on, "failing": int(len(failing)),
-                          "protocol_version": trace.protocol_version,
-                          "violations": rows}, indent=2))
+        print(_json({"fail_on": args.fail_on, "failing": int(len(failing)),
+                     "protocol_version": trace.protocol_version, "violations": rows}))
     else:
         shown = v if args.all else v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
         for row in shown.itertuples(index=False):
-            where = trace.frames["source"].iat[int(row.seq)]
+            where = _where(trace, row.seq) or "(trace)"
             _show(f"{where}: {row.severity}: [{row.rule}] {row.message}")
             if args.spec:
                 _show(f"    spec: {row.spec}")
@@ -115,32 +174,87 @@ def cmd_check(args: argparse.Namespace) -> int:
                                                    for s in SEVERITIES)
               + f"; {len(failing)} at or above {args.fail_on}"
               + ("" if args.all or len(shown) == len(v) else " (--all shows the rest)"))
-    return 1 if len(failing) else 0
+    return int(args.status)
+
+
+def _missing(value: Any) -> bool:
+    """``None``, NaN or pandas' ``NA`` (whose truth value raises: never compare it)."""
+    import pandas as pd  # loaded already by the trace; not at import (``record`` needs none)
+
+    return bool(pd.isna(value))
 
 
 def _int(value: Any) -> int | None:
-    return None if value is None or value != value or str(value) == "<NA>" else int(value)
+    """An ``Int64`` cell as a JSON value: ``<NA>`` (no related frame) is ``None``."""
+    return None if _missing(value) else int(value)
+
+
+def _where(trace: Any, seq: Any) -> str | None:
+    """The ``file:line`` of frame ``seq`` (``None`` for a finding about no one frame)."""
+    return None if _missing(seq) else str(trace.frames["source"].iat[int(seq)])
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from .export import write
-
-    trace = _load(args)
     from pathlib import Path  # here: the record path does not import pathlib
 
+    from .export import OutputError, is_stream, refuse_inputs, write
+
     tail = args.to if args.table == "frames" else f"{args.table}.{args.to}"
-    out = Path(args.out) if args.out else Path(args.files[0]).with_suffix("." + tail)
-    if args.to == "jsonl" and args.table != "frames":
-        print(f"mcp-notebook: --to jsonl writes frames only; write {args.table} as parquet "
-              "or csv", file=sys.stderr)
+    out = Path(args.out) if args.out else _default_out(Path(args.files[0]), tail)
+    if out is None:
+        _error(f"cannot name an output for {args.files[0]}: give one with --out FILE")
         return 2
+    try:  # before loading: refuse at once, and whatever `load` would read
+        refuse_inputs(out, args.files)
+    except OutputError as exc:
+        _error(str(exc))
+        return 2
+    if args.to == "jsonl" and args.table != "frames":
+        _error(f"--to jsonl writes frames only; write {args.table} as parquet or csv")
+        return 2
+    trace = _load(args)
+    stream = is_stream(out)
     try:
         write(trace, out, args.to, args.table)
-    except ImportError as exc:  # parquet without pyarrow: the message says what to install
-        print(f"mcp-notebook: {exc}", file=sys.stderr)
+    except OutputError as exc:
+        _error(str(exc))
         return 2
-    print(f"wrote {len(getattr(trace, args.table))} {args.table} to {out}")
+    except ImportError as exc:  # parquet without pyarrow: the message says what to install
+        _error(str(exc))
+        return 2
+    except BrokenPipeError:
+        raise  # piped into head: stop quietly
+    except OSError as exc:
+        _error(f"cannot write {out}: {exc.strerror or exc}"
+               + ("" if stream else " (nothing was written)"))
+        return 2
+    n = len(getattr(trace, args.table))
+    message = f"wrote {n} {args.table} to {out}"
+    if stream and _is_stdout(out):  # the frames went to stdout: keep it theirs
+        print(_safe(message), file=sys.stderr)
+    else:
+        _show(message)
     return 0
+
+
+def _is_stdout(path: Path) -> bool:
+    try:
+        a, b = os.stat(path), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError):
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _default_out(src: Path, to: str) -> Path | None:
+    """``X.log`` -> ``X.parquet`` beside it; never the input's own name: ``X.jsonl`` (or
+    ``X.jsonl.gz``) to jsonl is ``X.converted.jsonl``."""
+    if src.name in ("", ".", ".."):
+        src = src.resolve()
+        if not src.name:
+            return None
+    base = src.with_suffix("") if src.suffix == ".gz" else src
+    out = base.with_suffix("." + to)
+    return base.with_suffix(f".converted.{to}") if out.name == base.name else out
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -152,7 +266,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
                            "advice": r.advice} for r in RULES], indent=2))
     else:
         for r in RULES:
-            print(f"{r.code:<26} {r.severity:<8} {r.title}")
+            _show(f"{r.code:<26} {r.severity:<8} {r.title}")
     return 0
 
 
@@ -160,7 +274,7 @@ def cmd_formats(args: argparse.Namespace) -> int:
     from .readers import formats
 
     for name, description in formats().items():
-        print(f"{name:<16} {description}")
+        _show(f"{name:<16} {description}")
     return 0
 
 
@@ -217,20 +331,31 @@ def cmd_open(args: argparse.Namespace) -> int:
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int]]]:
     parser = argparse.ArgumentParser(
-        prog="mcp-notebook",
+        prog="mcp-notebook", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="See and check captured MCP (JSON-RPC) traffic.",
-        epilog="exit codes: 0 ok; 1 check found violations at or above --fail-on; "
-               "2 input cannot be read")
+        epilog=EXIT_CODES + "\n\nexamples:\n  mcp-notebook summary data/demo-stdio.jsonl\n"
+               "  mcp-notebook check data/broken-duplicate-response.jsonl --fail-on warning"
+               "    # exit 1\n"
+               "  mcp-notebook check --help")
     parser.add_argument("--version", action="version", version=f"mcp-notebook {__version__}")
+    parser.add_argument("--debug", action="store_true", default=False, help=_DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     handlers: dict[str, Callable[..., int]] = {}
 
-    p = sub.add_parser("summary", help="counts, pairs, latency and violations of a capture")
+    p = sub.add_parser("summary", help="counts, pairs, latency and violations of a capture",
+                       **_examples("summary data/everything-stdio-basics.jsonl",
+                                   "summary data/demo-http.har --json",
+                                   "summary data/    # every capture in the folder, one trace"))
     _add_input(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     handlers["summary"] = cmd_summary
 
-    p = sub.add_parser("check", help="check every envelope rule; exit 1 on findings")
+    p = sub.add_parser("check", help="check every envelope rule; exit 1 on findings",
+                       **_examples("check data/broken-duplicate-response.jsonl    # exit 1",
+                                   "check data/demo-http.har --fail-on info --all --spec"
+                                   "    # exit 1",
+                                   "check data/demo-stdio.jsonl --json --protocol-version "
+                                   "2025-06-18"))
     _add_input(p)
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.add_argument("--fail-on", choices=SEVERITIES, default="error",
@@ -239,19 +364,31 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
     p.add_argument("--spec", action="store_true", help="print the spec sentence of each")
     handlers["check"] = cmd_check
 
-    p = sub.add_parser("convert", help="write the frames as parquet, csv or tap jsonl")
+    p = sub.add_parser("convert", help="write the frames as parquet, csv or tap jsonl",
+                       **_examples("convert data/demo-http.har --to parquet"
+                                   "    # writes data/demo-http.parquet",
+                                   "convert data/demo-stdio.jsonl --to jsonl"
+                                   "    # writes data/demo-stdio.converted.jsonl",
+                                   "convert data/ --to csv --out all-frames.csv"))
     _add_input(p, many=True)
     p.add_argument("--to", choices=("parquet", "csv", "jsonl"), required=True)
-    p.add_argument("--out", "-o", help="output file (default: next to the input)")
+    p.add_argument("--out", "-o", metavar="FILE",
+                   help="output file, never an input (default: beside the first input, "
+                        "named after it: X.parquet, X.csv, X.converted.jsonl; X.pairs.parquet "
+                        "for --table pairs)")
     p.add_argument("--table", choices=("frames", "pairs", "violations"), default="frames",
                    help="the table to write (default: frames; jsonl holds frames only)")
     handlers["convert"] = cmd_convert
 
-    p = sub.add_parser("rules", help="list the rule catalogue")
+    p = sub.add_parser("rules", help="list the rule catalogue",
+                       **_examples("rules", "rules --json"))
     p.add_argument("--json", action="store_true")
     handlers["rules"] = cmd_rules
 
-    p = sub.add_parser("formats", help="list the capture formats")
+    p = sub.add_parser("formats", help="list the capture formats",
+                       **_examples("formats",
+                                   "summary data/demo-sse.har --format har"
+                                   "    # name the format instead of sniffing it"))
     handlers["formats"] = cmd_formats
 
     p = sub.add_parser("notebooks", help="copy the tutorial notebooks into a folder",
@@ -281,7 +418,19 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
 
     for extra in _extra_commands():
         extra(sub, handlers)
+    for p in sub.choices.values():  # `mcp-notebook check X --debug` works too
+        if "--debug" not in p._option_string_actions:
+            p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                           help=_DEBUG_HELP)
     return parser, handlers
+
+
+def _examples(*lines: str) -> dict[str, Any]:
+    """An ``examples:`` epilogue (each line runs as a test, from a folder holding a copy of
+    the bundled ``data/``; ``# exit N`` says the exit code it must give)."""
+    text = "examples:\n" + "\n".join(f"  mcp-notebook {line}" for line in lines)
+    return {"epilog": f"{text}\n\n{EXIT_CODES}",
+            "formatter_class": argparse.RawDescriptionHelpFormatter}
 
 
 def _extra_commands() -> list[Callable[[Any, dict[str, Callable[..., int]]], None]]:
@@ -291,7 +440,9 @@ def _extra_commands() -> list[Callable[[Any, dict[str, Callable[..., int]]], Non
                          ("mcp_notebook.redact", "register")):
         try:
             mod = __import__(module, fromlist=[attr])
-        except ImportError:
+        except ModuleNotFoundError as exc:  # the feature is not there; a broken one raises
+            if exc.name != module:
+                raise
             continue
         if hasattr(mod, attr):
             found.append(getattr(mod, attr))
@@ -307,30 +458,63 @@ def _record(argv: list[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``mcp-notebook`` with ``argv``; return the exit code (see the module docstring)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["record"]:
         return _record(argv)
+    args: argparse.Namespace | None = None
+    try:
+        parser, handlers = build_parser()
+        args = parser.parse_args(argv)
+        if not args.command:
+            parser.print_usage(sys.stderr)
+            _error("name a command (mcp-notebook --help lists them)")
+            return 2
+        return _run(handlers[args.command], args)
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except Exception as exc:  # a bug: never exit 0 or 1, which mean results
+        if os.environ.get("MCP_NOTEBOOK_DEBUG") or getattr(args, "debug", False):
+            traceback.print_exc()
+        _error(f"internal error ({type(exc).__name__}: {exc}). This is a bug in "
+               "mcp-notebook; run again with MCP_NOTEBOOK_DEBUG=1 (or --debug) to see the "
+               "traceback, and please report it.")
+        return INTERNAL_ERROR
+
+
+def _run(handler: Callable[..., int], args: argparse.Namespace) -> int:
+    """Call ``handler``; turn what the user can fix into exit 2 with one line on stderr."""
     from .readers import CaptureError
 
-    parser, handlers = build_parser()
-    args = parser.parse_args(argv)
-    if not args.command:
-        parser.print_help()
-        return 2
     try:
-        return handlers[args.command](args)
+        return handler(args)
     except CaptureError as exc:
-        print(f"mcp-notebook: {exc}", file=sys.stderr)
+        _error(str(exc))
         return 2
     except BrokenPipeError:  # piped into head: stop quietly (before OSError, its base class)
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError):
             pass
-        return 0
-    except (OSError, UnicodeError) as exc:
-        print(f"mcp-notebook: cannot read input: {exc}", file=sys.stderr)
+        # the status the command had decided before printing (check: 1 on findings)
+        return int(getattr(args, "status", 0))
+    except UnicodeDecodeError as exc:
+        _error(f"cannot decode input: {exc}")
         return 2
+    except (EOFError, zlib.error) as exc:  # a .gz cut short or corrupt (as `load` says)
+        names = getattr(args, "files", None) or [getattr(args, "file", "input")]
+        _error(f"{', '.join(map(str, names))}: cannot be read ({exc})")
+        return 2
+    except OSError as exc:
+        reads = getattr(args, "files", None) or getattr(args, "file", None)
+        _error(f"cannot read input: {exc}" if reads else str(exc))
+        return 2
+
+
+def _error(message: str) -> None:
+    """One line on stderr, its control characters shown as escapes."""
+    print(f"mcp-notebook: {_safe(message)}".replace("\n", " "), file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,23 +6,40 @@ In the files, an id is two columns: ``id_key``, its exact JSON text (``1``, ``"1
 (``integer``, ``string``, ``number``, ``null``, or empty when the frame has no id).
 ``json.loads(id_key)`` gives the id back exactly. Text is valid UTF-8 (bytes that were
 not are written as ``\\xNN``).
+
+A file is written whole or not at all: into a temporary file beside the destination,
+moved into place once complete (a failure leaves the destination as it was and no partial
+file); a destination that is a stream (``/dev/stdout``, a named pipe) is written as one.
+A destination that is one of the trace's own input files -- by name, symlink or hard
+link -- is refused: the text of a loaded trace may still be read from its files.
 """
 
 from __future__ import annotations
 
 import base64
 import math
+import os
+import stat
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pandas as pd
 
-__all__ = ["TABLES", "id_type", "table", "to_arrow", "to_parquet", "to_tap_records", "write"]
+__all__ = ["FORMATS", "TABLES", "OutputError", "id_type", "is_stream", "refuse_inputs", "table",
+           "to_arrow", "to_parquet", "to_tap_records", "write"]
 
+FORMATS = ("parquet", "csv", "jsonl")
 #: the tables a trace writes out, in the order of :func:`to_parquet`'s files
 TABLES = ("frames", "pairs", "violations")
 PARQUET_HINT = "pip install 'mcp_notebook[parquet]'"
+
+
+class OutputError(ValueError):
+    """The output cannot go where it was asked to (an input of the trace, a folder)."""
 
 _encode = msgspec.json.encode
 
@@ -63,36 +80,125 @@ def to_tap_records(trace: Any) -> list[dict[str, Any]]:
     return out
 
 
-def write(trace: Any, path: Path, fmt: str, table_name: str = "frames") -> None:
-    """Write one table of ``trace`` to ``path`` as ``fmt`` (parquet, csv or jsonl).
+def write(trace: Any, path: str | os.PathLike[str], fmt: str, table_name: str = "frames") -> None:
+    """Write one table of ``trace`` to ``path`` as ``fmt`` (``"jsonl"``, ``"parquet"``, ``"csv"``).
 
     ``jsonl`` is tap JSONL and holds frames only: it loads back to the same trace.
+
+    Raises
+    ------
+    OutputError
+        ``path`` is one of the files the trace was loaded from, or a folder.
+    ValueError
+        ``fmt`` is not one of :data:`FORMATS`, or ``table_name`` not one of :data:`TABLES`.
+    ImportError
+        parquet without pyarrow (the message says what to install).
+    OSError
+        The file cannot be written (the destination is then left as it was).
     """
     path = Path(path)
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown output format {fmt!r}: parquet, csv or jsonl")
     if table_name not in TABLES:
         raise ValueError(f"unknown table {table_name!r}: {', '.join(TABLES)}")
     if fmt == "jsonl" and table_name != "frames":
         raise ValueError("jsonl writes the frames (tap records, which load back); write "
                          f"{table_name} as parquet or csv")
-    if fmt == "jsonl":
-        with open(path, "wb") as f:
-            for rec in to_tap_records(trace):
-                if rec["ts"] is not None and math.isnan(rec["ts"]):
-                    rec["ts"] = None
-                raw = rec["raw"]
-                if isinstance(raw, str) and _has_surrogates(raw):
-                    # bytes that are not UTF-8: readable text, and the exact bytes beside it
-                    exact = raw.encode("utf-8", "surrogateescape")
-                    rec["raw"] = exact.decode("utf-8", "replace")
-                    rec["raw_b64"] = base64.b64encode(exact).decode("ascii")
-                f.write(_encode(rec) + b"\n")
+    refuse_inputs(path, trace.paths)
+    pq = _pq() if fmt == "parquet" else None  # before any file is made
+    with _replacing(path) as tmp:
+        if fmt == "jsonl":
+            _write_jsonl(trace, tmp)
+        elif pq is not None:
+            pq.write_table(to_arrow(trace, table_name), tmp)
+        else:
+            table(trace, table_name).to_csv(tmp, index=False)
+
+
+def refuse_inputs(path: Path, inputs: Sequence[str | os.PathLike[str]]) -> None:
+    """Raise :class:`OutputError` if writing ``path`` would write over one of ``inputs``."""
+    if path.is_dir():
+        raise OutputError(f"{path} is a folder: name the file to write")
+    if not path.exists():
         return
-    if fmt == "parquet":
-        _pq().write_table(to_arrow(trace, table_name), path)
-    elif fmt == "csv":
-        table(trace, table_name).to_csv(path, index=False)
-    else:
-        raise ValueError(f"unknown output format {fmt!r}: parquet, csv or jsonl")
+    for src in inputs:
+        try:
+            same = os.path.samefile(path, src)  # follows symlinks; equal inodes: hard links
+        except OSError:
+            continue
+        if same:
+            raise OutputError(f"{path} is the input {src}: writing it would destroy the "
+                              "capture being read; name another output file")
+
+
+@contextmanager
+def _replacing(path: Path) -> Iterator[Path]:
+    """A temporary path beside ``path``, moved onto it when the block ends without error.
+
+    Through a symlink the file it names is replaced (the link stays). A destination that
+    is no regular file -- ``/dev/stdout``, a named pipe, a device -- is a stream: written
+    as it is, never replaced by a file.
+    """
+    if is_stream(path):
+        yield path
+        return
+    target = Path(os.path.realpath(path))
+    # ends with the real name: pandas infers compression (``x.csv.gz``) from the suffix
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=".part-", suffix="." + target.name)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.chmod(tmp, _mode_for(target))
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def is_stream(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is written as a stream, not replaced: a device, a pipe, a socket,
+    or the file this process's stdout or stderr is (``/dev/stdout``, through its links)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False  # a new file (or a link to one not yet there)
+    if not stat.S_ISREG(st.st_mode):
+        return True
+    for fd in (1, 2):
+        try:
+            std = os.fstat(fd)
+        except OSError:
+            continue
+        if (std.st_dev, std.st_ino) == (st.st_dev, st.st_ino):
+            return True
+    return False
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions ``path`` has, or a new file would get (mkstemp's are 0600)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0o22)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def _write_jsonl(trace: Any, path: Path) -> None:
+    with open(path, "wb") as f:
+        for rec in to_tap_records(trace):
+            if rec["ts"] is not None and math.isnan(rec["ts"]):
+                rec["ts"] = None
+            raw = rec["raw"]
+            if isinstance(raw, str) and _has_surrogates(raw):
+                # bytes that are not UTF-8: readable text, and the exact bytes beside it
+                exact = raw.encode("utf-8", "surrogateescape")
+                rec["raw"] = exact.decode("utf-8", "replace")
+                rec["raw_b64"] = base64.b64encode(exact).decode("ascii")
+            f.write(_encode(rec) + b"\n")
 
 
 def _pa() -> Any:
@@ -169,7 +275,9 @@ def to_parquet(trace: Any, folder: str | Path) -> dict[str, Path]:
     out = {}
     for name, tab in to_arrow(trace).items():
         out[name] = folder / f"{name}.parquet"
-        pq.write_table(tab, out[name])
+        refuse_inputs(out[name], trace.paths)
+        with _replacing(out[name]) as tmp:
+            pq.write_table(tab, tmp)
     return out
 
 

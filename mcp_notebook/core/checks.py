@@ -40,6 +40,7 @@ class CheckInput:
     findings: list[Finding]
     versions: dict[object, str]  # session -> checked version
     extra: dict[int, dict[str, Any]] = field(default_factory=dict)
+    reason: Sequence[str | None] = ()  # why a reader made a row invalid (empty: none given)
 
 
 def _flag(code: str) -> Callable[[CheckInput], Iterator[Hit]]:
@@ -301,6 +302,15 @@ def _stdout_noise(ci: CheckInput) -> Iterator[Hit]:
             yield i, None, extra.get("detail", "")
 
 
+def _unreadable(ci: CheckInput) -> Iterator[Hit]:
+    """Rows a reader could read as no record of its format: invalid, of no side, with no
+    envelope flag (those are the message rules') and no rule the reader named."""
+    for i, k in enumerate(ci.kind):
+        if (k == "invalid" and ci.direction[i] is None and not ci.flags[i]
+                and "rule" not in ci.extra.get(i, {})):
+            yield i, None, (ci.reason[i] if i < len(ci.reason) else None) or ""
+
+
 def _sse_event(ci: CheckInput) -> Iterator[Hit]:
     for i, extra in ci.extra.items():
         event = extra.get("sse_event")
@@ -347,6 +357,7 @@ CHECKS: dict[str, Callable[[CheckInput], Iterator[Hit]]] = {
     "stdout-noise": _stdout_noise,
     "ambiguous-pairing": _extra("ambiguous"),
     "sse-non-message-event": _sse_event,
+    "unreadable-record": _unreadable,
 }
 
 

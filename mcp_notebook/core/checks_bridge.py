@@ -100,6 +100,8 @@ def _materialise(vi: VecInput, name: str) -> Any:
         return vi.versions
     if name == "extra":
         return vi.extra
+    if name == "reason":
+        return [None] * n if vi.reason is None else vi.reason.tolist()
     raise AttributeError(name)
 
 

@@ -62,6 +62,8 @@ class VecInput:
     # rows whose id key is longer than 15 characters, when the reader noted them (None:
     # every request's key is measured)
     long_keys: np.ndarray | None = None
+    # why a reader made a row invalid (object; None: no reasons given)
+    reason: np.ndarray | None = None
 
     def session_of(self, code: int) -> Any:
         return None if code < 0 else self.session_cats[code]
@@ -459,6 +461,14 @@ def _stdout_noise(vi: VecInput) -> Hits:
     return _hits([g[0] for g in got], None, [g[1] for g in got])
 
 
+def _unreadable(vi: VecInput) -> Hits:
+    """As :func:`mcp_notebook.core.checks._unreadable`, over the invalid rows only."""
+    rows = np.flatnonzero((vi.kind == KINDS.index("invalid")) & (vi.direction < 0)).tolist()
+    got = [i for i in rows if not vi.flags.get(i) and "rule" not in vi.extra.get(i, {})]
+    reasons = [None] * len(got) if vi.reason is None else vi.reason[got].tolist()
+    return _hits(got, None, [r or "" for r in reasons])
+
+
 def _sse_event(vi: VecInput) -> Hits:
     log = KINDS.index("log")
     got = [(i, e["sse_event"]) for i, e in vi.extra.items()
@@ -488,6 +498,7 @@ VEC_CHECKS: dict[str, Callable[[VecInput], Hits]] = {
     "stdout-noise": _stdout_noise,
     "ambiguous-pairing": _extra("ambiguous"),
     "sse-non-message-event": _sse_event,
+    "unreadable-record": _unreadable,
 }
 #: rules that read frame text: given only the rows of sessions the rule applies to
 ROW_CHECKS: dict[str, Callable[[VecInput, np.ndarray], Hits]] = {

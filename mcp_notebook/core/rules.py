@@ -279,6 +279,13 @@ RULES: tuple[Rule, ...] = (
        "session.", "MCP 2025-06-18, basic/index.mdx §Requests",
        "Two connections to the same server overlap in this log and reuse the same ids; "
        "pairs in the overlap are a best guess.", topic="pairing"),
+    _R("unreadable-record", "error", "Every record of the capture can be read",
+       "A capture holds records of its format only (a tap file: one JSON object "
+       "{ts, dir, raw} per line); a record that cannot be read is neither side's message "
+       "and cannot be checked.", "mcp-notebook capture formats (`mcp-notebook formats`)",
+       "The reason says what is wrong. A tap file holds only what `mcp-notebook record` "
+       "wrote: look for a file that was edited, cut short or joined with other text.",
+       quoted=False),
 )
 
 _BY_CODE = {r.code: r for r in RULES}

@@ -111,12 +111,37 @@ READER_CASES = {
 }
 
 
+# rules about the capture file itself: (lines of a tap file that break it, lines that keep it)
+_TAP_LINE = '{"ts": 1.0, "dir": "c2s", "raw": "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"ping\\"}"}'
+FILE_CASES = {
+    "unreadable-record": (["garbage", '{"foo": 1}', "[1, 2]", '{"ts": 1, "dir": "up", "raw": "{}"}',
+                           _TAP_LINE[:30]],
+                          [_TAP_LINE, "", '{"ts": 1.0, "dir": "stderr", "raw": "starting"}']),
+}
+
+
 def rules_of(t):
     return set(t.violations["rule"])
 
 
 def test_every_rule_has_cases():
-    assert {r.code for r in RULES} == set(CASES) | set(READER_CASES)
+    assert {r.code for r in RULES} == set(CASES) | set(READER_CASES) | set(FILE_CASES)
+
+
+@pytest.mark.parametrize("code", sorted(FILE_CASES))
+def test_file_rules_report_every_bad_line(code, tmp_path):
+    bad, good = FILE_CASES[code]
+    for n, line in enumerate(bad):
+        path = tmp_path / f"bad{n}.jsonl"
+        path.write_text(_TAP_LINE + "\n" + line + "\n")
+        v = mn.load(path, format="tap").violations
+        assert list(v.loc[v["rule"] == code, "seq"]) == [1], (line, v)
+        assert (v["severity"] == "error").any()  # so `check --fail-on error` fails
+    path = tmp_path / "all.jsonl"
+    path.write_text("\n".join(bad) + "\n")
+    assert (mn.load(path, format="tap").violations["rule"] == code).sum() == len(bad)
+    path.write_text("\n".join(good) + "\n")
+    assert code not in rules_of(mn.load(path, format="tap"))
 
 
 @pytest.mark.parametrize("code", sorted(CASES))

@@ -51,7 +51,7 @@ def reference_tables(c: Columns, version: str | None = None
     ci = checks.CheckInput(
         kind=c.kind, session=c.session, direction=c.direction, id_key=c.id_key,
         method=c.method, error_code=c.error_code, flags=c.flags, raw=c.raw, batch=c.batch,
-        pairs=rows, findings=findings, versions=versions, extra=c.extra)
+        pairs=rows, findings=findings, versions=versions, extra=c.extra, reason=c.reason)
     hits = checks.run(ci)
     if not hits:
         return frames, pairs, empty(VIOLATION_COLUMNS)

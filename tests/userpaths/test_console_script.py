@@ -1,0 +1,147 @@
+"""A sample of the user paths through real processes of the installed console script:
+what a shell or CI job runs. Started from a folder outside the checkout, with the inputs
+by absolute path; two processes at a time."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import (
+    DATA,
+    INPUTS,
+    ROOT,
+    assert_clean,
+    console_script,
+    expected,
+    run_parallel,
+    sha256,
+    strict_json,
+)
+
+BROKEN = "data/broken-duplicate-response.jsonl"
+SAMPLE = "tests/fixtures/widgets/sample.tap.jsonl"
+HOSTILE = "tests/fixtures/widgets/hostile.tap.jsonl"
+
+#: (case name, argv with {in} for the input, {tmp} for the scratch folder, input or None)
+CASES: list[tuple[str, list[str], str | None]] = [
+    ("summary", ["summary", "{in}"], DATA[0]),
+    ("summary --json", ["summary", "{in}", "--json"], DATA[1]),
+    ("check", ["check", "{in}"], BROKEN),
+    ("check --all --spec", ["check", "{in}", "--all", "--spec"], DATA[2]),
+    ("check --fail-on error (clean)", ["check", "{in}", "--fail-on", "error"], SAMPLE),
+    ("check --fail-on warning", ["check", "{in}", "--fail-on", "warning"], SAMPLE),
+    ("check --fail-on info", ["check", "{in}", "--fail-on", "info"], "data/demo-http.har"),
+    ("check --json", ["check", "{in}", "--json"], BROKEN),
+    ("check --json --fail-on warning", ["check", "{in}", "--json", "--fail-on", "warning"],
+     HOSTILE),
+    ("check --json --all", ["check", "{in}", "--json", "--all"], INPUTS[-1]),
+    ("convert jsonl", ["convert", "{in}", "--to", "jsonl", "--out", "{tmp}/o.jsonl"], DATA[3]),
+    ("convert csv", ["convert", "{in}", "--to", "csv", "--out", "{tmp}/o.csv"], DATA[4]),
+    ("convert parquet", ["convert", "{in}", "--to", "parquet", "--out", "{tmp}/o.parquet"],
+     "data/everything-http.har"),
+    ("convert onto its input", ["convert", "{in}", "--to", "jsonl", "--out", "{in}"], BROKEN),
+    ("redact", ["redact", "{in}", "--out", "{tmp}/r.jsonl"], "data/demo-sse.har"),
+    ("rules", ["rules"], None),
+    ("rules --json", ["rules", "--json"], None),
+    ("formats", ["formats"], None),
+    ("--version", ["--version"], None),
+    ("--help", ["--help"], None),
+    ("no command", [], None),
+    ("missing file", ["check", "{tmp}/missing.jsonl"], None),
+    ("bad --fail-on", ["check", "{in}", "--fail-on", "fatal"], BROKEN),
+    ("record", ["record", "--out", "{tmp}/rec.jsonl", "--", sys.executable, "-c", "pass"],
+     None),
+    ("redact --help", ["redact", "--help"], None),  # every --help: test_help_examples.py
+    ("proxy to a bad target", ["proxy", "--target", "ftp://example.org", "--listen",
+                               "127.0.0.1:0"], None),  # a live proxy: test_readme.py
+]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Every case, run once (two at a time); with the inputs' checksums before and after."""
+    script = str(console_script())
+    jobs, before = {}, {}
+    for name, argv, rel in CASES:
+        tmp = tmp_path_factory.mktemp("case")
+        path = str(ROOT / rel) if rel else ""
+        if rel:
+            before[name] = sha256(ROOT / rel)
+        cmd = [script, *(a.replace("{in}", path).replace("{tmp}", str(tmp)) for a in argv)]
+        jobs[name] = (cmd, {"cwd": tmp})
+    done = run_parallel(jobs)
+    after = {name: sha256(ROOT / rel) for name, _, rel in CASES if rel}
+    return {name: (done[name], before.get(name), after.get(name), Path(jobs[name][1]["cwd"]))
+            for name in done}
+
+
+@pytest.mark.parametrize("name, argv, rel", CASES, ids=[c[0] for c in CASES])
+def test_console_script(runs, name, argv, rel):
+    proc, before, after, tmp = runs[name]
+    assert_clean(proc.returncode, proc.stdout, proc.stderr)
+    assert before == after, f"{rel} was changed"
+    want = expected(rel) if rel else None
+    command = argv[0] if argv else None
+    rc = proc.returncode
+    if name in ("no command", "bad --fail-on", "missing file", "convert onto its input",
+                "proxy to a bad target"):
+        assert rc == 2
+        return
+    if "--help" in argv:
+        assert rc == 0 and proc.stdout.startswith("usage: mcp-notebook")
+        if argv == ["--help"]:
+            assert "exit codes:" in proc.stdout
+        return
+    if command == "check":
+        fail_on = argv[argv.index("--fail-on") + 1] if "--fail-on" in argv else "error"
+        assert rc == want.check_status(fail_on)
+        if "--json" in argv:
+            data = strict_json(proc.stdout)
+            assert data["failing"] == want.failing(fail_on)
+            assert len(data["violations"]) == sum(want.severities.values())
+        else:
+            assert f"; {want.failing(fail_on)} at or above {fail_on}" in proc.stdout
+        return
+    assert rc == 0, proc.stderr
+    if command == "summary":
+        if "--json" in argv:
+            assert strict_json(proc.stdout)["frames"] == want.frames
+        else:
+            assert proc.stdout.startswith(f"{want.frames} frames in ")
+    elif command == "convert":
+        out = Path(argv[-1].replace("{tmp}", str(tmp)))
+        assert proc.stdout == f"wrote {want.frames} frames to {out}\n" and out.stat().st_size
+    elif command == "redact":
+        import mcp_notebook as mn
+
+        assert mn.load(tmp / "r.jsonl").summary()["pairs"] == want.pairs
+    elif command == "rules":
+        from mcp_notebook.core.rules import RULES
+
+        codes = ([r["code"] for r in strict_json(proc.stdout)] if "--json" in argv
+                 else [ln.split()[0] for ln in proc.stdout.splitlines()])
+        assert codes == [r.code for r in RULES]
+    elif command == "formats":
+        import mcp_notebook as mn
+
+        assert [ln.split()[0] for ln in proc.stdout.splitlines()] == list(mn.formats())
+    elif command == "record":
+        assert (tmp / "rec.jsonl").exists()
+    elif argv == ["--version"]:
+        assert proc.stdout.startswith("mcp-notebook ")
+    else:
+        raise AssertionError(f"case {name} has no check")
+
+
+def test_every_subcommand_is_sampled():
+    """A command added to the CLI must be added here too."""
+    from mcp_notebook.cli import build_parser
+
+    parser, handlers = build_parser()
+    sampled = {argv[0] for _, argv, _ in CASES if argv and not argv[0].startswith("-")}
+    assert set(handlers) <= sampled, set(handlers) - sampled
+    assert {"summary", "check", "convert", "rules", "formats", "redact", "record",
+            "proxy"} <= set(handlers)
