@@ -117,7 +117,7 @@ INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
 
 def test_the_readme_shows_every_command():
     commands = {shlex.split(line)[1] for line in LINES}
-    assert commands == {"summary", "check", "convert", "record", "proxy"}, commands
+    assert commands == {"summary", "check", "convert", "open", "record", "proxy"}, commands
 
 
 @pytest.fixture
@@ -151,9 +151,23 @@ def test_readme_line_runs(line, shell):
     elif command == "check":
         assert done.returncode == want.check_status("error") == 0
     elif command == "convert":
-        out = shell / "CAPTURE.parquet"
-        assert done.returncode == 0 and done.stdout.endswith(f" frames to {out.name}\n")
-        assert len(pd.read_parquet(out)) == int(done.stdout.split()[1]) > 0
+        table = argv[argv.index("--table") + 1] if "--table" in argv else "frames"
+        src = Path(argv[2])
+        out = shell / (src.stem + ("" if table == "frames" else f".{table}") + ".parquet")
+        assert done.returncode == 0 and done.stdout.endswith(f" {table} to {out.name}\n")
+        n = len(pd.read_parquet(out))
+        assert n == int(done.stdout.split()[1]) > 0
+        if table == "pairs":
+            import mcp_notebook as mn
+
+            assert n == len(mn.load(shell / src.name).pairs)
+    elif command == "open":
+        import nbformat
+
+        assert "--no-lab" in argv and done.returncode == 0
+        nb = nbformat.read(shell / "CAPTURE.ipynb", as_version=4)
+        nbformat.validate(nb)
+        assert any("mn.load" in c.source for c in nb.cells if c.cell_type == "code")
     else:
         raise AssertionError(f"no check for {line}")
 

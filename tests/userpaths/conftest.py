@@ -21,7 +21,8 @@ def _inputs() -> list[str]:
     (not the ``.source.txt`` notes beside the wild ones), as paths relative to the checkout."""
     data = sorted(p for p in (ROOT / "data").iterdir() if p.is_file() and p.suffix != ".md")
     fixtures = sorted(p for p in (ROOT / "tests" / "fixtures").rglob("*")
-                      if p.is_file() and not p.name.endswith((".source.txt", ".md")))
+                      if p.is_file() and not p.name.endswith((".source.txt", ".md"))
+                      and p.name != "versions.json")  # the peer captures' versions
     assert data and fixtures, "no bundled traces or fixtures found"
     return [str(p.relative_to(ROOT)) for p in data + fixtures]
 

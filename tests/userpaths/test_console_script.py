@@ -43,7 +43,11 @@ CASES: list[tuple[str, list[str], str | None]] = [
     ("convert parquet", ["convert", "{in}", "--to", "parquet", "--out", "{tmp}/o.parquet"],
      "data/everything-http.har"),
     ("convert onto its input", ["convert", "{in}", "--to", "jsonl", "--out", "{in}"], BROKEN),
+    ("convert --table pairs", ["convert", "{in}", "--to", "csv", "--table", "pairs", "--out",
+                               "{tmp}/p.csv"], "data/demo-http.har"),
     ("redact", ["redact", "{in}", "--out", "{tmp}/r.jsonl"], "data/demo-sse.har"),
+    ("notebooks", ["notebooks", "{tmp}/tutorial"], None),
+    ("open --no-lab", ["open", "{in}", "--no-lab", "-o", "{tmp}/a.ipynb"], BROKEN),
     ("rules", ["rules"], None),
     ("rules --json", ["rules", "--json"], None),
     ("formats", ["formats"], None),
@@ -111,9 +115,27 @@ def test_console_script(runs, name, argv, rel):
             assert strict_json(proc.stdout)["frames"] == want.frames
         else:
             assert proc.stdout.startswith(f"{want.frames} frames in ")
+    elif command == "convert" and "--table" in argv:
+        import pandas as pd
+
+        import mcp_notebook as mn
+
+        out = Path(argv[-1].replace("{tmp}", str(tmp)))
+        n = len(mn.load(ROOT / rel).pairs)
+        assert proc.stdout == f"wrote {n} pairs to {out}\n" and len(pd.read_csv(out)) == n
     elif command == "convert":
         out = Path(argv[-1].replace("{tmp}", str(tmp)))
         assert proc.stdout == f"wrote {want.frames} frames to {out}\n" and out.stat().st_size
+    elif command == "notebooks":
+        copied = sorted(p.name for p in (tmp / "tutorial").glob("*.ipynb"))
+        assert copied == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+        assert "jupyter lab" in proc.stdout
+    elif command == "open":
+        import nbformat
+
+        nb = nbformat.read(tmp / "a.ipynb", as_version=4)
+        nbformat.validate(nb)
+        assert "mn.load" in "".join(c.source for c in nb.cells)
     elif command == "redact":
         import mcp_notebook as mn
 
