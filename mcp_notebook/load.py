@@ -10,6 +10,8 @@ from typing import Any
 
 from . import fast, readers
 from .core.envelope import bounded_recursion
+from .fast import fallback
+from .fast.native import missing as scanner_missing
 from .readers import CaptureError, Record
 from .table import Columns, collect
 from .trace import Trace
@@ -71,9 +73,25 @@ def load(
     CaptureError
         A named file is missing, unreadable or of no known format (folders skip
         such files and say so in ``trace.notes``).
+
+    Warns
+    -----
+    FallbackWarning
+        Once per load when the loader took a slower way round (a fast path failed, the C
+        scanner is not built, a reader stopped on input it could not handle); the notes
+        say which. With ``MCP_NOTEBOOK_STRICT=1`` these raise ``FastPathError`` instead.
     """
     if direction not in (None, "c2s", "s2c"):
         raise ValueError(f"direction must be 'c2s', 's2c' or None, not {direction!r}")
+    with fallback.collecting() as fell:
+        trace = _load(paths, format, session, direction, version, options)
+    trace.notes.extend(n for n in fell if n not in trace.notes)
+    fallback.warn(fell)
+    return trace
+
+
+def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None,
+          direction: str | None, version: str | None, options: dict[str, Any]) -> Trace:
     named, found = expand(paths)
     if not named and not found:
         raise CaptureError(f"{paths}: no capture files found")
@@ -86,6 +104,8 @@ def load(
     fast_jobs = [(path, formats[path], session, direction) for path in named + found
                  if path in formats and path not in merged and fast.supports(formats[path],
                                                                               options)]
+    if fast_jobs and (why := scanner_missing()) is not None:
+        fallback.fell_back(why)
     with bounded_recursion():  # several files: shared between two processes when it pays
         prefetched = fast.load_many(fast_jobs)
     for path in named + found:
@@ -134,9 +154,9 @@ def _collect(records: Iterable[Record], cols: Columns, path: Path, session: str 
     except Exception as exc:  # keep what the reader gave before it failed, and say so
         why = (f"the {path.name} reader stopped here on input it could not handle "
                f"({type(exc).__name__}: {exc}); rows after this point are missing")[:500]
+        fallback.fell_back(why)  # a reader bug: raised under MCP_NOTEBOOK_STRICT=1
         cols.add(Record(raw="", session=session or path.name, source=path.name,
                         kind="invalid", reason=why), None, 0)
-        notes.append(why)
 
 
 def _formats(paths: list[Path], format: str) -> dict[Path, str]:

@@ -14,13 +14,16 @@ It gives the same rows as the reference path (``readers`` + ``table.collect``), 
 - a large file is split in two byte ranges decoded in two processes (see
   :mod:`.parallel`) when the machine has two cores or more.
 
-Set :data:`ENABLED` to False to load through the reference path only.
+Set :data:`ENABLED` to False to load through the reference path only. A fast path that
+fails is never silent: the load notes it and warns once, and raises under
+``MCP_NOTEBOOK_STRICT=1`` (see :mod:`.fallback`).
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,7 @@ import numpy as np
 
 from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..readers.base import GZIP_MAGIC
+from .fallback import FastPathError, fell_back
 from .rows import Rows
 from .store import Part, Sparse, Store
 
@@ -147,14 +151,24 @@ def release_memory() -> None:
 _TRIM: Any = None
 
 
+#: what a file that cannot be read (or a gzip stream cut short or corrupt) raises
+FILE_ERRORS = (OSError, EOFError, zlib.error)
+
+
 def try_load(path: Path, fmt: str, session: str | None, direction: str | None) -> Store | None:
-    """The store of one file by the fast path, or None when the reference path must read it
-    (unreadable or cut-short files: the reference path keeps what it read and says so)."""
+    """The store of one file by the fast path, or None when the reference path must read it:
+    an unreadable or cut-short file (the reference path keeps what it read and says so), or
+    a failure of the fast path itself, which is noted (:func:`.fallback.fell_back`: it
+    raises under ``MCP_NOTEBOOK_STRICT=1``)."""
     try:
         return load_file(path, fmt, session, direction)
-    except (OSError, EOFError, ValueError, RuntimeError, MemoryError):
+    except FILE_ERRORS:
         return None
-    except Exception:  # a fast-path bug must not cost the user the capture
+    except FastPathError:
+        raise
+    except Exception as exc:  # a fast-path bug must not cost the user the capture
+        fell_back(f"{path.name}: the fast loader failed and the reference path read the "
+                  "file instead (same rows, slower); please report it", exc)
         return None
 
 
