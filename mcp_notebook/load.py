@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import glob
 import os
+import stat
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,21 +26,67 @@ _UNREADABLE = (OSError, EOFError, zlib.error)
 _SKIP_IN_FOLDERS = (".source.txt", ".md", ".py", ".ipynb")
 
 
-def expand(paths: PathLike | Iterable[PathLike]) -> tuple[list[Path], list[Path]]:
-    """``(files named, files found in folders)``; folders are walked, sorted by name."""
+def expand(paths: PathLike | Iterable[PathLike]) -> tuple[list[Path], list[Path], list[str]]:
+    """``(files named, files found, what was skipped and why)``.
+
+    Folders are walked and glob patterns (``"logs/*.jsonl"``, ``"**"`` included) matched,
+    each sorted by name; what they hold that is not a capture file (hidden files, notes
+    and code by their suffix, pipes, sockets and devices) is skipped, with a line saying
+    so.
+    """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     named: list[Path] = []
     found: list[Path] = []
+    skipped: list[str] = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found.extend(sorted(q for q in path.rglob("*") if q.is_file()
-                                and not q.name.startswith(".")
-                                and not q.name.endswith(_SKIP_IN_FOLDERS)))
+            candidates = sorted(q for q in path.rglob("*") if not q.is_dir())
+        elif isinstance(p, str) and glob.has_magic(p) and not path.exists():
+            candidates = sorted(Path(q) for q in glob.glob(p, recursive=True)
+                                if not os.path.isdir(q))
+            if not candidates:
+                raise CaptureError(f"{p}: no file matches this pattern")
         else:
             named.append(path)
-    return named, found
+            continue
+        for q in candidates:
+            why = ("a hidden file" if q.name.startswith(".") else
+                   f"not a capture by its name ({q.name.rsplit('.', 1)[-1]})"
+                   if q.name.endswith(_SKIP_IN_FOLDERS) else special_kind(q))
+            if why is None:
+                found.append(q)
+            else:
+                skipped.append(f"skipped {q.name}: {why}")
+    return named, found, skipped
+
+
+def special_kind(path: Path) -> str | None:
+    """What ``path`` is when it is neither a regular file nor a folder (a named pipe, a
+    socket, a device); None otherwise, or when it does not exist."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # missing or unreadable: said where it is opened
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    for test, name in ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return f"{name}, not a regular file"
+    return "not a regular file"
+
+
+def _refuse_special(path: Path) -> None:
+    """A named pipe, socket or device is refused before anything opens it (opening a pipe
+    waits for a writer; a device may never end)."""
+    why = special_kind(path)
+    if why is not None:
+        raise CaptureError(
+            f"{path}: is {why}; mn.load reads capture files, and reading this could wait "
+            "forever or never end. To load a stream, save it to a file first (for example "
+            "`cat PIPE > capture.jsonl`) and load that.")
 
 
 def load(
@@ -48,6 +96,7 @@ def load(
     session: str | None = None,
     direction: str | None = None,
     version: str | None = None,
+    max_line_bytes: int = fast.MAX_LINE_BYTES,
     **options: Any,
 ) -> Trace:
     """Load one or more captures into a :class:`Trace`.
@@ -67,6 +116,15 @@ def load(
         otherwise the direction is inferred from the message flow.
     version
         Check against this protocol version instead of the negotiated one.
+    max_line_bytes
+        A line of an NDJSON or tap capture longer than this (default 64 MiB) becomes an
+        invalid row holding only its first 4 KiB, its reason giving its length; memory
+        stays bounded whatever a file holds (blank lines are counted, not stored). Raise
+        it to read frames larger than that.
+
+    Named pipes, sockets and devices are refused at once (reading one could wait forever
+    or never end): save the stream to a file and load that. In folders they are skipped,
+    like every file that is not a capture, and ``trace.notes`` says so.
 
     Raises
     ------
@@ -83,25 +141,31 @@ def load(
     """
     if direction not in (None, "c2s", "s2c"):
         raise ValueError(f"direction must be 'c2s', 's2c' or None, not {direction!r}")
+    if max_line_bytes < 1:
+        raise ValueError(f"max_line_bytes must be at least 1, not {max_line_bytes!r}")
     with fallback.collecting() as fell:
-        trace = _load(paths, format, session, direction, version, options)
+        trace = _load(paths, format, session, direction, version, max_line_bytes, options)
     trace.notes.extend(n for n in fell if n not in trace.notes)
     fallback.warn(fell)
     return trace
 
 
 def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None,
-          direction: str | None, version: str | None, options: dict[str, Any]) -> Trace:
-    named, found = expand(paths)
+          direction: str | None, version: str | None, max_line: int,
+          options: dict[str, Any]) -> Trace:
+    named, found, skipped = expand(paths)
     if not named and not found:
-        raise CaptureError(f"{paths}: no capture files found")
+        why = f" ({'; '.join(skipped)})" if skipped else ""
+        raise CaptureError(f"{paths}: no capture files found{why}")
+    for path in named:
+        _refuse_special(path)
     cols = Columns()
-    notes: list[str] = []
+    notes: list[str] = list(skipped)
     used: list[str] = []
     formats = _formats(named + found, format)
     merged = _deduplicated(formats, session, direction, options)
     pieces: list[Any] = []  # Columns of reference-path files and Stores of fast-path files
-    fast_jobs = [(path, formats[path], session, direction) for path in named + found
+    fast_jobs = [(path, formats[path], session, direction, max_line) for path in named + found
                  if path in formats and path not in merged and fast.supports(formats[path],
                                                                               options)]
     if fast_jobs and (why := scanner_missing()) is not None:
@@ -115,7 +179,7 @@ def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None
                 store = prefetched[path]
             else:
                 with bounded_recursion():
-                    store = fast.try_load(path, fmt, session, direction)
+                    store = fast.try_load(path, fmt, session, direction, max_line)
             if store is not None:
                 pieces += [cols, store]
                 cols = Columns()
@@ -138,6 +202,8 @@ def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None
                 raise CaptureError(f"{path}: cannot be read ({exc})") from exc
             notes.append(f"{path.name}: reading stopped early ({exc})")
         used.append(str(path))
+    if not used:  # only files found in folders, and none of them loads
+        raise CaptureError(f"{paths}: nothing in it loads ({'; '.join(notes)})"[:2000])
     store = fast.combine([*pieces, cols])
     if fast.infer_directions(store):  # as core.direction.infer, on columns
         notes.append("directions inferred from the message flow (the capture does not say)")

@@ -32,10 +32,12 @@ import numpy as np
 from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..readers.base import GZIP_MAGIC
 from .fallback import FastPathError, fell_back
+from .lines import MAX_LINE_BYTES
 from .rows import Rows
 from .store import Part, Sparse, Store
 
-__all__ = ["ENABLED", "LAZY_TEXT_MIN_BYTES", "FORMATS", "supports", "load_file", "try_load",
+__all__ = ["ENABLED", "LAZY_TEXT_MIN_BYTES", "MAX_LINE_BYTES", "FORMATS", "supports",
+           "load_file", "try_load",
            "load_many", "combine", "infer_directions", "Store"]
 
 #: Use the fast path for the formats it knows (False: the reference path for everything).
@@ -56,8 +58,9 @@ def _is_gzip(path: Path) -> bool:
 
 
 def load_file(path: Path, fmt: str, session: str | None = None,
-              direction: str | None = None) -> Store:
-    """Load one capture file of a line format into a store."""
+              direction: str | None = None, max_line: int = MAX_LINE_BYTES) -> Store:
+    """Load one capture file of a line format into a store (a line longer than
+    ``max_line`` bytes becomes an invalid row of its first bytes)."""
     from .parallel import read_file
 
     gz = _is_gzip(path)
@@ -67,6 +70,7 @@ def load_file(path: Path, fmt: str, session: str | None = None,
     gc.disable()  # millions of small objects, none in a cycle: the collector only costs time
     try:
         parts = read_file(path, fmt, sess, direction, gz=gz, keep_text=not lazy,
+                          max_line=max_line,
                           finish=lambda rows, spans, line0: to_part(
                               path, fmt, sess, direction, rows, spans, lazy, line0))
     finally:
@@ -77,13 +81,16 @@ def load_file(path: Path, fmt: str, session: str | None = None,
 
 def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Rows,
             spans: np.ndarray, lazy: bool, line_base: int) -> Part:
-    """Numpy columns of gathered rows; ``line_base`` is the file line of the rows' line 0."""
+    """Numpy columns of gathered rows; ``line_base`` is the file line of the rows' line 0;
+    ``spans`` are the ``(line, start, end)`` of the non-blank lines, in line order."""
     rows.flush()
     n = len(rows)
     line = rows.column("line", np.int64)
     if n:
-        offsets = spans[line, 0]
-        lengths = spans[line, 1] - offsets
+        at = np.searchsorted(spans[:, 0], line)
+        offsets = spans[at, 1]
+        lengths = spans[at, 2] - offsets
+        del at
     else:
         offsets = lengths = np.empty(0, dtype=np.int64)
     labels = line + (line_base + 1)
@@ -155,13 +162,14 @@ _TRIM: Any = None
 FILE_ERRORS = (OSError, EOFError, zlib.error)
 
 
-def try_load(path: Path, fmt: str, session: str | None, direction: str | None) -> Store | None:
+def try_load(path: Path, fmt: str, session: str | None, direction: str | None,
+             max_line: int = MAX_LINE_BYTES) -> Store | None:
     """The store of one file by the fast path, or None when the reference path must read it:
     an unreadable or cut-short file (the reference path keeps what it read and says so), or
     a failure of the fast path itself, which is noted (:func:`.fallback.fell_back`: it
     raises under ``MCP_NOTEBOOK_STRICT=1``)."""
     try:
-        return load_file(path, fmt, session, direction)
+        return load_file(path, fmt, session, direction, max_line)
     except FILE_ERRORS:
         return None
     except FastPathError:
@@ -172,7 +180,8 @@ def try_load(path: Path, fmt: str, session: str | None, direction: str | None) -
         return None
 
 
-def load_many(jobs: list[tuple[Path, str, str | None, str | None]]) -> dict[Path, Store | None]:
+def load_many(jobs: list[tuple[Path, str, str | None, str | None, int]]
+              ) -> dict[Path, Store | None]:
     """``{path: try_load(*job)}`` for several files loaded by two processes, when it pays
     (see :func:`.parallel.load_many`); ``{}`` otherwise."""
     from .parallel import load_many as share

@@ -16,7 +16,8 @@ import numpy as np
 
 from . import native as _native
 
-__all__ = ["Block", "blocks", "bad_utf8", "lines_with"]
+__all__ = ["Block", "blocks", "line_spans", "too_long", "bad_utf8", "lines_with",
+           "MAX_LINE_BYTES"]
 
 BLOCK_BYTES = 8 << 20
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -28,7 +29,10 @@ class Block:
     """Whole lines of a file: ``buf[starts[i]:ends[i]]`` is line ``first_line + i``.
 
     ``buf`` is reused for the next block: take what is needed from it before asking for
-    the next one.
+    the next one. ``skipped`` blank lines came right before the block's first line (long
+    runs of blank lines are counted, not listed). A line longer than the limit comes
+    alone in a block of its own: ``long`` is its length, ``buf`` holds only its first
+    :data:`LONG_KEEP` bytes.
     """
 
     buf: bytearray
@@ -36,34 +40,72 @@ class Block:
     ends: np.ndarray  # int64, relative to buf, a trailing \r left out
     offset: int  # where buf starts in the (decompressed) file
     first_line: int  # 0-based index of the block's first line in the file
+    skipped: int = 0  # blank lines right before first_line, not in starts/ends
+    long: int = -1  # the length of the one line of the block when it was cut (else -1)
+
+
+#: a line longer than this is cut (``mn.load(max_line_bytes=...)`` raises it)
+MAX_LINE_BYTES = 64 << 20
+#: what is kept of a line longer than the limit
+LONG_KEEP = 4096
+#: blank lines in a row, at least this many, are counted without listing them
+BLANK_RUN = 4096
+
+
+def too_long(length: int, limit: int) -> str:
+    """The reason of the invalid row of a cut line."""
+    return (f"line of {length:,} bytes, longer than the limit of {limit:,} bytes; only its "
+            f"first {LONG_KEEP:,} bytes are kept (pass max_line_bytes= to mn.load to raise "
+            "the limit)")
 
 
 def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int = 0,
-           block_bytes: int = BLOCK_BYTES) -> Iterator[Block]:
+           block_bytes: int = BLOCK_BYTES, max_line: int = MAX_LINE_BYTES) -> Iterator[Block]:
     """Read ``f`` from byte ``start`` (a line start) to ``stop`` (a line start, or the end).
 
-    ``f`` is positioned at ``start`` by the caller.
+    ``f`` is positioned at ``start`` by the caller. Memory stays bounded by the block size
+    and ``max_line`` whatever the file holds: a line longer than ``max_line`` bytes (a
+    trailing ``\r`` counted) is cut (:attr:`Block.long`), runs of blank lines are counted.
     """
-    buf = bytearray(block_bytes)
+    cap = max(max_line, 0) + 1  # a line and its newline
+    buf = bytearray(max(min(block_bytes, cap), 1))
     have = 0  # bytes of buf in use (a partial line carried over, then new data)
     pos = start  # file offset of buf[0]
     line = first_line
     bom_checked = start != 0
     at_end = False
+    readinto = f.readinto  # type: ignore[attr-defined]
     while not at_end:
-        if have == len(buf):  # one line longer than the buffer: a larger one (not resized:
-            bigger = bytearray(2 * len(buf))  # the caller may still hold views of it)
+        if have == len(buf):
+            if have >= cap:  # a line longer than the limit: keep its head, skip the rest
+                blk, have, at_end = _long_line(readinto, buf, pos, stop, line, bom_checked)
+                bom_checked = True
+                yield blk
+                line += 1
+                pos += blk.long + (not at_end)
+                continue
+            # one line longer than the buffer: a larger one (not resized: the caller may
+            # still hold views of it)
+            bigger = bytearray(min(2 * len(buf), cap))
             bigger[:have] = buf
             buf = bigger
         want = len(buf) - have
         if stop is not None:
             want = min(want, stop - pos - have)
-        got = f.readinto(memoryview(buf)[have:have + want]) if want > 0 else 0  # type: ignore[attr-defined]
+        got = readinto(memoryview(buf)[have:have + want]) if want > 0 else 0
         at_end = not got
         have += got or 0
         if not have:
             return
         arr = np.frombuffer(buf, dtype=np.uint8, count=have)
+        if not (arr != 10).any():  # nothing but newlines: blank lines, counted
+            del arr
+            bom_checked = True
+            yield Block(buf, _EMPTY, _EMPTY, pos, line + have, skipped=have)
+            line += have
+            pos += have
+            have = 0
+            continue
         nl = _newlines(buf, have)
         if at_end:
             if not len(nl) or nl[-1] != have - 1:
@@ -77,6 +119,7 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
         starts[0] = 0
         starts[1:] = nl[:-1] + 1
         ends = nl.astype(np.int64)
+        del nl
         if not bom_checked:
             bom_checked = True
             if buf.startswith(UTF8_BOM):
@@ -85,12 +128,78 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
         idx = np.flatnonzero(ends > starts)
         ends[idx] -= arr[ends[idx] - 1] == 13
         del arr
-        yield Block(buf, starts, ends, pos, line)
-        line += len(nl)
+        del idx
+        yield from _runs(buf, starts, ends, pos, line)
+        line += len(starts)
         rest = have - used
         buf[:rest] = buf[used:have]
         pos += used
         have = rest
+
+
+_EMPTY = np.empty(0, dtype=np.int64)
+
+
+def _runs(buf: bytearray, starts: np.ndarray, ends: np.ndarray, pos: int,
+          line: int) -> Iterator[Block]:
+    """The lines as one block, or, when they hold long runs of blank lines, as the blocks
+    between those runs (each run counted in the next block's ``skipped``)."""
+    n = len(starts)
+    nb = np.flatnonzero(ends > starts)
+    if n - len(nb) < BLANK_RUN:
+        yield Block(buf, starts, ends, pos, line)
+        return
+    # the blank lines before each non-blank line, and after the last one
+    gaps = np.diff(nb, prepend=-1) - 1
+    cut = np.flatnonzero(gaps >= BLANK_RUN)  # block k starts at nb[cut[k]]
+    if not len(cut) or cut[0] != 0:
+        cut = np.concatenate([[0], cut]) if len(nb) else cut
+    for k in range(len(cut)):
+        gap = int(gaps[cut[k]])
+        skip = gap if gap >= BLANK_RUN else 0  # (only the first block can start after less)
+        a = int(nb[cut[k]]) - (gap - skip)
+        b = int(nb[cut[k + 1] - 1]) + 1 if k + 1 < len(cut) else int(nb[-1]) + 1
+        yield Block(buf, starts[a:b], ends[a:b], pos, line + a, skipped=skip)
+    tail = n - (int(nb[-1]) + 1 if len(nb) else 0)
+    if tail:
+        yield Block(buf, _EMPTY, _EMPTY, pos, line + n, skipped=tail)
+
+
+def _long_line(readinto, buf: bytearray, pos: int, stop: int | None, line: int,  # noqa: ANN001
+               bom_checked: bool) -> tuple[Block, int, bool]:
+    """The block of a line that fills ``buf`` without a newline: its head kept, the rest
+    read through to the newline in pieces of ``buf``; ``(block, bytes of buf holding what
+    follows the line, at end)``."""
+    head = bytearray(buf[:LONG_KEEP])
+    skip = 3 if not bom_checked and head.startswith(UTF8_BOM) else 0
+    length = len(buf)
+    mv = memoryview(buf)
+    while True:
+        want = len(buf) if stop is None else min(len(buf), stop - pos - length)
+        got = readinto(mv[:want]) if want > 0 else 0
+        if not got:
+            rest, at_end = 0, True
+            break
+        i = buf.find(b"\n", 0, got)
+        if i >= 0:
+            length += i
+            rest, at_end = got - i - 1, False
+            buf[:rest] = buf[i + 1:got]
+            break
+        length += got
+    del mv
+    blk = Block(head, np.array([skip], dtype=np.int64), np.array([len(head)], dtype=np.int64),
+                pos, line, long=length)
+    return blk, rest, at_end
+
+
+def line_spans(blk: Block, nonblank: np.ndarray) -> np.ndarray:
+    """``(line, start, end)`` in the file of the block's non-blank lines ``nonblank``."""
+    out = np.empty((len(nonblank), 3), dtype=np.int64)
+    out[:, 0] = nonblank + blk.first_line
+    out[:, 1] = blk.starts[nonblank] + blk.offset
+    out[:, 2] = blk.ends[nonblank] + blk.offset
+    return out
 
 
 def _newlines(buf: bytearray, n: int) -> np.ndarray:

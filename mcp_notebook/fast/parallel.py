@@ -25,6 +25,7 @@ import numpy as np
 
 from ..readers.base import open_bytes
 from . import fallback
+from .lines import MAX_LINE_BYTES
 from .rows import Rows
 
 __all__ = ["read_file", "load_many", "MIN_PARALLEL_BYTES", "MIN_MANY_BYTES", "workers"]
@@ -42,7 +43,7 @@ def _reader(fmt: str) -> Any:
 
 
 def _spans(spans: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(spans) if spans else np.empty((0, 2), dtype=np.int64)
+    return np.concatenate(spans) if spans else np.empty((0, 3), dtype=np.int64)
 
 
 def workers() -> int:
@@ -69,8 +70,8 @@ def _cut(path: Path, size: int) -> int:
 
 
 def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: bool,
-              keep_text: bool, finish: Callable[[Rows, np.ndarray, int], Any] | None = None
-              ) -> list[Any]:
+              keep_text: bool, finish: Callable[[Rows, np.ndarray, int], Any] | None = None,
+              max_line: int = MAX_LINE_BYTES) -> list[Any]:
     """``finish(rows, line spans, first line)`` for consecutive parts of the file (without
     ``finish``: those tuples). The first part is finished while a child reads the next."""
     done = finish or (lambda rows, spans, line0: (rows, spans, line0))
@@ -78,13 +79,16 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
     size = path.stat().st_size
     if gz or size < MIN_PARALLEL_BYTES or workers() < 2 or not hasattr(os, "fork"):
         with open_bytes(path) as f:
-            rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text)
+            rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text,
+                                    max_line=max_line)
         return [done(rows, _spans(spans), 0)]
     cut = _cut(path, size)
-    child = _start(path, fmt, session, direction, cut, keep_text) if cut < size else None
+    child = _start(path, fmt, session, direction, cut, keep_text, max_line) if cut < size \
+        else None
     try:
         with open(path, "rb") as f:
-            first, spans0 = read_part(f, path.name, session, direction, 0, cut, keep_text)
+            first, spans0 = read_part(f, path.name, session, direction, 0, cut, keep_text,
+                                      max_line)
         first_lines = first.lines
         parts = [done(first, _spans(spans0), 0)]
     except BaseException:
@@ -102,7 +106,7 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
                            f"file failed ({why}); this process read it instead")
         with open(path, "rb") as f:
             f.seek(cut)
-            got = read_part(f, path.name, session, direction, cut, None, keep_text)
+            got = read_part(f, path.name, session, direction, cut, None, keep_text, max_line)
     second, spans1 = got
     parts.append(done(second, _spans(spans1), first_lines))
     return parts
@@ -139,13 +143,13 @@ def _fork(work: Callable[[], Any]) -> tuple[int, int] | None:
 
 
 def _start(path: Path, fmt: str, session: str, direction: str | None, start: int,
-           keep_text: bool) -> tuple[int, int] | None:
+           keep_text: bool, max_line: int) -> tuple[int, int] | None:
     """Fork a child that reads from ``start`` to the end."""
     def work() -> tuple[Rows, list[np.ndarray]]:
         with open(path, "rb") as f:
             f.seek(start)
             rows, spans = _reader(fmt)(f, path.name, session, direction, start, None,
-                                       keep_text)
+                                       keep_text, max_line)
         rows.flush()
         rows.pack()
         return rows, spans
@@ -186,7 +190,8 @@ def _finish(child: tuple[int, int]) -> tuple[Any, str]:
         status = 1
     if status != 0:
         code = os.waitstatus_to_exitcode(status) if status > 0 else status
-        return None, why or (f"killed by signal {-code}" if code < 0 else f"exit status {code}")
+        end = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+        return None, f"{end}: {why}" if why and why != "it sent nothing" else end
     return got, why
 
 
@@ -194,7 +199,8 @@ def _finish(child: tuple[int, int]) -> tuple[Any, str]:
 #: are at least this large (below it, a fork costs more than it saves)
 MIN_MANY_BYTES = 24 << 20
 
-Job = tuple[Path, str, "str | None", "str | None"]  # path, format, session, direction
+Job = tuple[Path, str, "str | None", "str | None", int]  # path, format, session, direction,
+# longest line
 
 
 def load_many(jobs: list[Job], load: Any) -> dict[Path, Any]:
