@@ -7,10 +7,9 @@ first line, and a last line without ``\\n`` kept.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import numpy as np
 
@@ -21,7 +20,6 @@ __all__ = ["Block", "blocks", "line_spans", "too_long", "bad_utf8", "lines_with"
 
 BLOCK_BYTES = 8 << 20
 UTF8_BOM = b"\xef\xbb\xbf"
-_INDEX = re.compile(r"string index (\d+)")
 
 
 @dataclass
@@ -232,54 +230,37 @@ def lines_with(buf: bytes | bytearray, starts: np.ndarray, ends: np.ndarray,
     return out
 
 
+#: bytes of whole lines decoded at once by :func:`bad_utf8` (a failed piece: line by line)
+UTF8_PIECE = 1 << 16
+
+
 def bad_utf8(buf: bytes | bytearray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Indices of the lines that are not valid UTF-8 (checked by Arrow, bisecting on failure)."""
-    if buf.isascii():  # all of the buffer (conservative: it may hold more than the lines)
-        return np.empty(0, dtype=np.int64)
-    import pyarrow as pa
-
+    """Indices of the lines that are not valid UTF-8 (the Python path's check; the C
+    scanner has its own): pieces of about :data:`UTF8_PIECE` bytes of whole lines are
+    decoded at once, the lines of a piece that fails one by one. A sequence cannot run
+    across a line end (``\n`` and ``\r`` are never part of one), so a piece decodes
+    exactly when each of its lines does."""
     n = len(starts)
-    if not n:
+    if not n or buf.isascii():  # all of the buffer (it may hold more than the lines)
         return np.empty(0, dtype=np.int64)
-    # an Arrow string array over the block: element i spans starts[i]..ends[i]
-    lo = int(starts.min())
-    offsets = np.empty(2 * n, dtype=np.int64)
-    offsets[0::2] = starts - lo
-    offsets[1::2] = ends - lo
-    data = pa.py_buffer(memoryview(buf)[lo:int(ends.max())])
-    arr = pa.Array.from_buffers(pa.large_string(), 2 * n - 1,
-                                [None, pa.py_buffer(offsets), data])
+    mv = memoryview(buf)
+    # the first line of each piece
+    firsts = np.unique(np.searchsorted(starts, np.arange(int(starts[0]), int(ends[-1]) + 1,
+                                                         UTF8_PIECE)))
+    st, en = starts.tolist(), ends.tolist()
     bad: list[int] = []
-    a, stop = 0, 2 * n - 1
-    while a < stop:  # validate from a on; the error names the first bad element
+    bounds = [*firsts.tolist(), n]
+    for i, j in zip(bounds[:-1], bounds[1:], strict=False):
+        if i >= j:
+            continue
         try:
-            arr.slice(a, stop - a).validate(full=True)
-            break
-        except pa.ArrowInvalid as exc:
-            found = _INDEX.search(str(exc))
-            if found is None:  # an Arrow that words it otherwise: bisect
-                _bisect(arr, a, stop, bad)
-                break
-            k = a + int(found.group(1))
-            if k % 2 == 0:
-                bad.append(k // 2)
-            a = k + 1
-    return np.asarray(sorted(set(bad)), dtype=np.int64)
-
-
-def _bisect(arr: Any, a: int, b: int, bad: list[int]) -> None:
-    """Find the invalid elements of ``arr[a:b]`` by halving (even elements are lines)."""
-    import pyarrow as pa
-
-    try:
-        arr.slice(a, b - a).validate(full=True)
-        return
-    except pa.ArrowInvalid:
-        pass
-    if b - a <= 1:
-        if a % 2 == 0:
-            bad.append(a // 2)
-        return
-    mid = (a + b) // 2
-    _bisect(arr, a, mid, bad)
-    _bisect(arr, mid, b, bad)
+            str(mv[st[i]:max(en[j - 1], st[i])], "utf-8")
+            continue
+        except UnicodeDecodeError:
+            pass
+        for k in range(i, j):
+            try:
+                str(mv[st[k]:en[k]], "utf-8")
+            except UnicodeDecodeError:
+                bad.append(k)
+    return np.asarray(bad, dtype=np.int64)
