@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import glob
 import os
+import shutil
 import stat
+import tempfile
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import Any
 from . import fast, readers
 from .core.envelope import bounded_recursion
 from .fast import fallback
+from .fast import progress as bars
 from .fast.native import missing as scanner_missing
 from .readers import CaptureError, Record
 from .table import Columns, collect
@@ -85,7 +88,8 @@ def _refuse_special(path: Path) -> None:
     if why is not None:
         raise CaptureError(
             f"{path}: is {why}; mn.load reads capture files, and reading this could wait "
-            "forever or never end. To load a stream, save it to a file first (for example "
+            "forever or never end. To read it as a stream, pass it open: "
+            "mn.load(open(path, 'rb')); or save it to a file first (for example "
             "`cat PIPE > capture.jsonl`) and load that.")
 
 
@@ -97,6 +101,7 @@ def load(
     direction: str | None = None,
     version: str | None = None,
     max_line_bytes: int = fast.MAX_LINE_BYTES,
+    progress: bool | None = None,
     **options: Any,
 ) -> Trace:
     """Load one or more captures into a :class:`Trace`.
@@ -104,8 +109,10 @@ def load(
     Parameters
     ----------
     paths
-        A file, a list of files, or a folder (its capture files, sorted by name).
-        Plain or ``.gz``.
+        A file, a list of files, a folder (its capture files, sorted by name; what it
+        skips is in ``trace.notes``), or a glob pattern (``"logs/**/*.jsonl"``). Plain or
+        ``.gz``. Or the capture itself: ``bytes``, or a file object open in binary mode
+        (``sys.stdin.buffer``, ``open(fifo, "rb")``), read to its end.
     format
         ``"auto"`` sniffs each file; or a name from :func:`mcp_notebook.formats`.
     session
@@ -121,10 +128,15 @@ def load(
         invalid row holding only its first 4 KiB, its reason giving its length; memory
         stays bounded whatever a file holds (blank lines are counted, not stored). Raise
         it to read frames larger than that.
+    progress
+        A progress bar while files of 50 MB or more (together) are read: tqdm's
+        notebook bar in Jupyter, a bar on stderr when stderr is a terminal, nothing when
+        it is piped. ``False`` turns it off, ``True`` shows it on stderr even when piped.
 
-    Named pipes, sockets and devices are refused at once (reading one could wait forever
-    or never end): save the stream to a file and load that. In folders they are skipped,
-    like every file that is not a capture, and ``trace.notes`` says so.
+    Named pipes, sockets and devices named as paths are refused at once (reading one could
+    wait forever or never end): pass the stream open instead (``open(path, "rb")``) or save
+    it to a file. In folders they are skipped, like every file that is not a capture, and
+    ``trace.notes`` says so; a folder in which nothing loads is an error.
 
     Raises
     ------
@@ -139,26 +151,70 @@ def load(
         scanner is not built, a reader stopped on input it could not handle); the notes
         say which. With ``MCP_NOTEBOOK_STRICT=1`` these raise ``FastPathError`` instead.
     """
+    if isinstance(paths, (bytes, bytearray, memoryview)) or hasattr(paths, "read"):
+        return _load_stream(paths, format, session=session, direction=direction,
+                            version=version, max_line_bytes=max_line_bytes,
+                            progress=progress, **options)
     if direction not in (None, "c2s", "s2c"):
         raise ValueError(f"direction must be 'c2s', 's2c' or None, not {direction!r}")
     if max_line_bytes < 1:
         raise ValueError(f"max_line_bytes must be at least 1, not {max_line_bytes!r}")
     with fallback.collecting() as fell:
-        trace = _load(paths, format, session, direction, version, max_line_bytes, options)
+        trace = _load(paths, format, session, direction, version, max_line_bytes, progress,
+                      options)
     trace.notes.extend(n for n in fell if n not in trace.notes)
     fallback.warn(fell)
     return trace
 
 
+def _load_stream(data: Any, format: str, **kw: Any) -> Trace:
+    """``mn.load`` of bytes or of a binary file object (``sys.stdin.buffer``, a pipe, a
+    socket file, an HTTP body): copied to a temporary file, which is loaded (the frame
+    text kept in memory) and removed."""
+    name = getattr(data, "name", None)
+    name = "bytes" if not hasattr(data, "read") else (
+        Path(name).name if isinstance(name, str) and not name.startswith("<") else
+        (name.strip("<>") if isinstance(name, str) else "stream"))
+    with tempfile.TemporaryDirectory(prefix="mcp-notebook-") as folder:
+        path = Path(folder) / (name or "stream")
+        with open(path, "wb") as out:
+            if hasattr(data, "read"):
+                first = data.read(0)
+                if not isinstance(first, bytes):
+                    raise TypeError("mn.load reads a file object in binary mode: open it "
+                                    "with open(path, 'rb'), or pass sys.stdin.buffer")
+                shutil.copyfileobj(data, out, 1 << 20)
+            else:
+                out.write(data)
+        fast.KEEP_TEXT.add(path)
+        try:
+            trace = load(path, format, **kw)
+        finally:
+            fast.KEEP_TEXT.discard(path)
+    trace.paths = [f"<{name}>"]
+    return trace
+
+
 def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None,
           direction: str | None, version: str | None, max_line: int,
-          options: dict[str, Any]) -> Trace:
+          show_progress: bool | None, options: dict[str, Any]) -> Trace:
     named, found, skipped = expand(paths)
     if not named and not found:
         why = f" ({'; '.join(skipped)})" if skipped else ""
         raise CaptureError(f"{paths}: no capture files found{why}")
     for path in named:
         _refuse_special(path)
+    bar = bars.start(named + found, show_progress)
+    try:
+        return _read(paths, named, found, skipped, format, session, direction, version,
+                     max_line, options)
+    finally:
+        bars.stop(bar)
+
+
+def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[str], format: str,
+          session: str | None, direction: str | None, version: str | None, max_line: int,
+          options: dict[str, Any]) -> Trace:
     cols = Columns()
     notes: list[str] = list(skipped)
     used: list[str] = []
@@ -172,7 +228,11 @@ def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None
         fallback.fell_back(why)
     with bounded_recursion():  # several files: shared between two processes when it pays
         prefetched = fast.load_many(fast_jobs)
+    last: Path | None = None
     for path in named + found:
+        if last is not None:
+            bars.file_done(last)
+        last = path
         fmt = formats.get(path, format)
         if path not in merged and fast.supports(fmt, options):
             if path in prefetched:
@@ -202,6 +262,8 @@ def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None
                 raise CaptureError(f"{path}: cannot be read ({exc})") from exc
             notes.append(f"{path.name}: reading stopped early ({exc})")
         used.append(str(path))
+    if last is not None:
+        bars.file_done(last)
     if not used:  # only files found in folders, and none of them loads
         raise CaptureError(f"{paths}: nothing in it loads ({'; '.join(notes)})"[:2000])
     store = fast.combine([*pieces, cols])

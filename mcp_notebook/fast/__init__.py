@@ -46,6 +46,9 @@ ENABLED = True
 #: Files at least this large keep their frame text on disk (read by offset on demand).
 LAZY_TEXT_MIN_BYTES = 16 << 20
 FORMATS = ("ndjson", "tap")
+#: files whose frame text is kept in memory whatever their size (temporary copies of
+#: streams, removed after the load)
+KEEP_TEXT: set[Path] = set()
 
 
 def supports(fmt: str, options: dict[str, Any]) -> bool:
@@ -65,7 +68,7 @@ def load_file(path: Path, fmt: str, session: str | None = None,
     from .parallel import read_file
 
     gz = _is_gzip(path)
-    lazy = not gz and os.path.getsize(path) >= LAZY_TEXT_MIN_BYTES
+    lazy = not gz and path not in KEEP_TEXT and os.path.getsize(path) >= LAZY_TEXT_MIN_BYTES
     sess = session or path.name
     collecting = gc.isenabled()
     gc.disable()  # millions of small objects, none in a cycle: the collector only costs time

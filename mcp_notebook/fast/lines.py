@@ -14,6 +14,7 @@ from typing import BinaryIO
 import numpy as np
 
 from . import native as _native
+from . import progress as _progress
 
 __all__ = ["Block", "blocks", "line_spans", "too_long", "bad_utf8", "lines_with",
            "MAX_LINE_BYTES"]
@@ -91,6 +92,7 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
         if stop is not None:
             want = min(want, stop - pos - have)
         got = readinto(memoryview(buf)[have:have + want]) if want > 0 else 0
+        _progress.tick(f)
         at_end = not got
         have += got or 0
         if not have:
@@ -185,6 +187,7 @@ def _long_line(readinto, buf: bytearray, pos: int, stop: int | None, line: int, 
             buf[:rest] = buf[i + 1:got]
             break
         length += got
+        _progress.tick(readinto.__self__)
     del mv
     blk = Block(head, np.array([skip], dtype=np.int64), np.array([len(head)], dtype=np.int64),
                 pos, line, long=length)

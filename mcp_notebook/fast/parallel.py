@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..readers.base import open_bytes
-from . import fallback
+from . import fallback, progress
 from .lines import MAX_LINE_BYTES
 from .rows import Rows
 
@@ -125,6 +125,7 @@ def _fork(work: Callable[[], Any]) -> tuple[int, int] | None:
     if pid == 0:  # the child
         code = 1
         try:
+            progress.detach()  # the parent draws the bar
             os.close(r)
             with os.fdopen(w, "wb") as out:
                 try:
