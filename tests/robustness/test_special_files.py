@@ -165,15 +165,19 @@ def test_a_gzip_bomb_takes_bounded_memory(bombs: dict[str, tuple[Path, int]],
         assert got["frames"] == (2 if bomb == "message-then-zeros" else 1)
 
 
+@pytest.mark.parametrize("lazy", [False, True])
 @pytest.mark.parametrize("scanner", ["c", "python"])
-def test_max_line_bytes_cuts_and_can_be_raised(tmp_path: Path, scanner: str,
+def test_max_line_bytes_cuts_and_can_be_raised(tmp_path: Path, scanner: str, lazy: bool,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """A line over the limit is one invalid row of its head; the lines around it load as
-    before; a raised limit reads it whole (plain and .gz, NDJSON and tap)."""
+    before; a raised limit reads it whole (plain and .gz, NDJSON and tap; the frame text
+    in memory, or read from the file by offset)."""
+    from mcp_notebook import fast
     from mcp_notebook.fast import native
 
     if scanner == "python":
         monkeypatch.setattr(native, "native", None)
+    monkeypatch.setattr(fast, "LAZY_TEXT_MIN_BYTES", 0 if lazy else 1 << 62)
     big = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "x", "params": {"p": "y" * 9000}})
     lines = ['{"jsonrpc":"2.0","id":1,"method":"a"}', big, "", '{"jsonrpc":"2.0","id":1,"result":{}}']
     nd = tmp_path / "c.ndjson"
@@ -191,6 +195,7 @@ def test_max_line_bytes_cuts_and_can_be_raised(tmp_path: Path, scanner: str,
         f = t.frames
         assert f["kind"].astype(str).tolist() == ["request", "invalid", "result"], path
         assert "max_line_bytes" in f["reason"][1] and len(f["raw"][1]) == 4096
+        assert f["raw"][0] == lines[0] and f["raw"][2] == lines[3]
         assert f["source"].tolist() == [f"{path.name}:{k}" for k in (1, 2, 4)]
         assert t.summary()["blank_lines"] == 1
         whole = mn.load(path).frames
