@@ -98,7 +98,8 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
         if not have:
             return
         arr = np.frombuffer(buf, dtype=np.uint8, count=have)
-        if not (arr != 10).any():  # nothing but newlines: blank lines, counted
+        if buf[0] == 10 and buf[have - 1] == 10 and not (arr != 10).any():
+            # nothing but newlines: blank lines, counted
             del arr
             bom_checked = True
             yield Block(buf, _EMPTY, _EMPTY, pos, line + have, skipped=have)
