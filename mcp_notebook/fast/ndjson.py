@@ -65,8 +65,8 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
             rows.add_columns(collect([rec]), j, label)
 
         if blk.long >= 0:  # a line over the limit: an invalid row of its head
-            text = line_bytes(line0).decode("utf-8", "surrogateescape")
-            rows.add_columns(collect([Record(raw=text, direction=direction, session=session,
+            head = line_bytes(line0).decode("utf-8", "surrogateescape")
+            rows.add_columns(collect([Record(raw=head, direction=direction, session=session,
                                              source=label, kind="invalid",
                                              reason=too_long(blk.long, max_line))]),
                              line0, label)

@@ -169,8 +169,8 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
             rows.line.append(j)
 
         if blk.long >= 0:  # a line over the limit: an invalid row of its head
-            text = line_bytes(line0).decode("utf-8", "surrogateescape")
-            rows.add_columns(collect([Record(raw=text, session=stem, source=label,
+            head = line_bytes(line0).decode("utf-8", "surrogateescape")
+            rows.add_columns(collect([Record(raw=head, session=stem, source=label,
                                              kind="invalid",
                                              reason=too_long(blk.long, max_line))]),
                              line0, label, raw_mode="keep")
