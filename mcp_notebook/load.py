@@ -45,7 +45,7 @@ def expand(paths: PathLike | Iterable[PathLike]) -> tuple[list[Path], list[Path]
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            candidates = sorted(q for q in path.rglob("*") if not q.is_dir())
+            candidates = _walk(path, skipped)
         elif isinstance(p, str) and glob.has_magic(p) and not path.exists():
             candidates = sorted(Path(q) for q in glob.glob(p, recursive=True)
                                 if not os.path.isdir(q))
@@ -63,6 +63,24 @@ def expand(paths: PathLike | Iterable[PathLike]) -> tuple[list[Path], list[Path]
             else:
                 skipped.append(f"skipped {q.name}: {why}")
     return named, found, skipped
+
+
+def _walk(folder: Path, skipped: list[str]) -> list[Path]:
+    """The files under ``folder``, sorted by path; hidden folders (``.git``, ...) and links
+    to folders are not entered, and said so."""
+    out: list[Path] = []
+    for root, dirs, files in os.walk(folder):
+        keep = []
+        for d in sorted(dirs):
+            if d.startswith("."):
+                skipped.append(f"skipped {d}/: a hidden folder")
+            elif os.path.islink(os.path.join(root, d)):
+                skipped.append(f"skipped {d}/: a link to a folder (not followed)")
+            else:
+                keep.append(d)
+        dirs[:] = keep
+        out.extend(Path(root) / f for f in files)
+    return sorted(out)
 
 
 def special_kind(path: Path) -> str | None:

@@ -275,3 +275,11 @@ def test_progress_is_a_notebook_bar_in_jupyter_and_optional(big_enough, monkeypa
     monkeypatch.setitem(sys.modules, "tqdm", None)  # not installed: no bar, no error
     monkeypatch.setitem(sys.modules, "tqdm.notebook", None)
     assert big_enough._bar(100, force=True) is None
+
+
+def test_a_folder_does_not_enter_hidden_folders(tmp_path):
+    tap(tmp_path / "a.jsonl", INIT)
+    (tmp_path / ".git").mkdir()
+    tap(tmp_path / ".git" / "b.jsonl", INIT)
+    t = mn.load(tmp_path)
+    assert len(t.frames) == 3 and "skipped .git/: a hidden folder" in t.notes
