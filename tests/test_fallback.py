@@ -8,6 +8,7 @@ tests/perf does, is not a fallback.
 
 from __future__ import annotations
 
+import json
 import os
 import warnings
 from pathlib import Path
@@ -78,7 +79,10 @@ def test_the_suite_runs_strict_with_the_native_walks(tmp_path: Path) -> None:
             warnings.simplefilter("error", FallbackWarning)
             t = mn.load(tap(tmp_path / "a.jsonl", ROWS))
             assert len(t.pairs) == 40
-    for name in ("scan", "newlines", "pair"):
+            bare = tmp_path / "b.ndjson"  # no directions: the C direction walk infers them
+            bare.write_text("".join(json.dumps(m) + "\n" for _, m in ROWS))
+            assert len(mn.load(bare).pairs) == 40
+    for name in ("scan", "newlines", "pair", "directions"):
         assert spy.calls.get(name, 0) > 0, (name, spy.calls)
 
 
