@@ -207,6 +207,8 @@ def _load_stream(data: Any, format: str, **kw: Any) -> Trace:
         fast.KEEP_TEXT.add(path)
         try:
             trace = load(path, format, **kw)
+        except CaptureError as exc:  # named as the caller knows it, not by the copy
+            raise CaptureError(str(exc).replace(str(path), f"<{name}>")) from None
         finally:
             fast.KEEP_TEXT.discard(path)
     trace.paths = [f"<{name}>"]

@@ -173,6 +173,8 @@ def test_bytes_and_binary_file_objects(tmp_path):
     writer.join(10)
     with open(path) as f, pytest.raises(TypeError, match="binary mode"):
         mn.load(f)
+    with pytest.raises(mn.CaptureError, match="^<bytes>: not a capture format"):
+        mn.load(b"\x00\x01 not a capture")
 
 
 def test_glob_patterns(tmp_path):
