@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -45,6 +46,7 @@ def expand(paths: PathLike | Iterable[PathLike]) -> tuple[list[Path], list[Path]
     for p in paths:
         path = Path(p)
         if path.is_dir():
+            _refuse_pseudo(path)
             candidates = _walk(path, skipped)
         elif isinstance(p, str) and glob.has_magic(p) and not path.exists():
             candidates = sorted(Path(q) for q in glob.glob(p, recursive=True)
@@ -101,7 +103,7 @@ def special_kind(path: Path) -> str | None:
 
 def _refuse_special(path: Path) -> None:
     """A named pipe, socket or device is refused before anything opens it (opening a pipe
-    waits for a writer; a device may never end)."""
+    waits for a writer; a device may never end); so is a file of /proc or /sys."""
     why = special_kind(path)
     if why is not None:
         raise CaptureError(
@@ -109,6 +111,46 @@ def _refuse_special(path: Path) -> None:
             "forever or never end. To read it as a stream, pass it open: "
             "mn.load(open(path, 'rb')); or save it to a file first (for example "
             "`cat PIPE > capture.jsonl`) and load that.")
+    _refuse_pseudo(path)
+
+
+#: kernel pseudo-filesystems: their files say size 0 and may block on reading or never end
+_PSEUDO_FS = frozenset({"proc", "sysfs", "devtmpfs", "devpts", "debugfs", "tracefs",
+                        "securityfs", "cgroup", "cgroup2", "pstore", "bpf", "configfs",
+                        "fusectl", "mqueue", "efivarfs", "binfmt_misc", "nsfs", "rpc_pipefs"})
+_OCTAL = re.compile(r"\\([0-7]{3})")
+
+
+def pseudo_fs(path: Path) -> str | None:
+    """The kernel pseudo-filesystem ``path`` is on (``"proc"``, ``"sysfs"``, ...), from
+    ``/proc/self/mountinfo``; None for any other, or where that cannot be told."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            table = f.read()
+    except OSError:
+        return None
+    real = os.path.realpath(path)
+    best, kind = "", None
+    for line in table.splitlines():
+        fields = line.split()
+        try:
+            point, fs = fields[4], fields[fields.index("-", 6) + 1]
+        except (ValueError, IndexError):
+            continue
+        point = _OCTAL.sub(lambda m: chr(int(m.group(1), 8)), point)
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, kind = point, fs
+    return kind if kind in _PSEUDO_FS else None
+
+
+def _refuse_pseudo(path: Path) -> None:
+    fs = pseudo_fs(path)
+    if fs is not None:
+        raise CaptureError(
+            f"{path}: is on a {fs} filesystem (kernel pseudo-files, which may wait forever "
+            "or never end); mn.load reads capture files: copy what you need to a regular "
+            "file first and load that.")
 
 
 def load(
@@ -151,9 +193,10 @@ def load(
         notebook bar in Jupyter, a bar on stderr when stderr is a terminal, nothing when
         it is piped. ``False`` turns it off, ``True`` shows it on stderr even when piped.
 
-    Named pipes, sockets and devices named as paths are refused at once (reading one could
-    wait forever or never end): pass the stream open instead (``open(path, "rb")``) or save
-    it to a file. In folders they are skipped, like every file that is not a capture, and
+    Named pipes, sockets and devices named as paths, and files and folders of kernel
+    pseudo-filesystems (``/proc``, ``/sys``, ``/dev``), are refused at once (reading one
+    could wait forever or never end): pass a stream open instead (``open(path, "rb")``)
+    or save it to a file. In folders they are skipped, like every file that is not a capture, and
     ``trace.notes`` says so; a folder in which nothing loads is an error.
 
     Raises

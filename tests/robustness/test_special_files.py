@@ -81,6 +81,18 @@ def test_a_symlink_to_a_device_is_refused(tmp_path: Path) -> None:
     assert "character device" in _run(REFUSE, str(link))["error"]
 
 
+@pytest.mark.skipif(not Path("/proc/self/mountinfo").exists(), reason="Linux pseudo-filesystems")
+@pytest.mark.parametrize("path", ["/proc/kmsg", "/proc/self/status", "/proc", "/sys/kernel",
+                                  "/dev"])
+def test_kernel_pseudo_files_are_refused_at_once(path: str) -> None:
+    """Files of /proc and /sys say size 0 and may block (``/proc/kmsg`` waits for the
+    kernel's next message) or never end; folders there hold thousands of them."""
+    if not os.path.exists(path):
+        pytest.skip(f"no {path} here")
+    got = _run(REFUSE, path)["error"]
+    assert got is not None and "filesystem (kernel pseudo-files" in got
+
+
 def test_a_folder_skips_specials_and_says_so(tmp_path: Path, fifo: Path) -> None:
     tap(tmp_path / "a.jsonl", INIT)
     got = _run("import mcp_notebook as mn\nt = mn.load(sys.argv[1])\n"
