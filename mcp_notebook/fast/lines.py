@@ -63,11 +63,12 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
     """Read ``f`` from byte ``start`` (a line start) to ``stop`` (a line start, or the end).
 
     ``f`` is positioned at ``start`` by the caller. Memory stays bounded by the block size
-    and ``max_line`` whatever the file holds: a line longer than ``max_line`` bytes (a
-    trailing ``\r`` counted) is cut (:attr:`Block.long`), runs of blank lines are counted.
+    and ``max_line`` whatever the file holds: a line longer than ``max_line`` bytes (its
+    trailing ``\r`` not counted) is cut (:attr:`Block.long`), runs of blank lines are
+    counted.
     """
-    cap = max(max_line, 0) + 1  # a line and its newline
-    buf = bytearray(max(min(block_bytes, cap), 1))
+    cap = max(max_line, 0) + 2  # a line, a \r and its newline
+    buf = bytearray(max(block_bytes, 1))
     have = 0  # bytes of buf in use (a partial line carried over, then new data)
     pos = start  # file offset of buf[0]
     line = first_line
@@ -130,7 +131,10 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
         ends[idx] -= arr[ends[idx] - 1] == 13
         del arr
         del idx
-        yield from _runs(buf, starts, ends, pos, line)
+        if max_line < len(buf):  # lines over the limit may be whole in the buffer
+            yield from _cut_long(buf, starts, ends, pos, line, max_line)
+        else:
+            yield from _runs(buf, starts, ends, pos, line)
         line += len(starts)
         rest = have - used
         buf[:rest] = buf[used:have]
@@ -164,6 +168,24 @@ def _runs(buf: bytearray, starts: np.ndarray, ends: np.ndarray, pos: int,
     tail = n - (int(nb[-1]) + 1 if len(nb) else 0)
     if tail:
         yield Block(buf, _EMPTY, _EMPTY, pos, line + n, skipped=tail)
+
+
+def _cut_long(buf: bytearray, starts: np.ndarray, ends: np.ndarray, pos: int, line: int,
+              max_line: int) -> Iterator[Block]:
+    """:func:`_runs` of the lines, each line longer than ``max_line`` in a block of its
+    own, as :func:`_long_line` gives one (a limit below the buffer size)."""
+    over = np.flatnonzero(ends - starts > max_line).tolist()
+    a = 0
+    for k in over:
+        if k > a:
+            yield from _runs(buf, starts[a:k], ends[a:k], pos, line + a)
+        s0 = int(starts[k])
+        head = bytearray(buf[s0:s0 + LONG_KEEP])
+        yield Block(head, np.zeros(1, dtype=np.int64), np.array([len(head)], dtype=np.int64),
+                    pos + s0, line + k, long=int(ends[k]) - s0)
+        a = k + 1
+    if a < len(starts) or not over:
+        yield from _runs(buf, starts[a:], ends[a:], pos, line + a)
 
 
 def _long_line(readinto, buf: bytearray, pos: int, stop: int | None, line: int,  # noqa: ANN001
