@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import glob
 import os
+import re
+import shutil
+import stat
+import tempfile
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -10,6 +15,9 @@ from typing import Any
 
 from . import fast, readers
 from .core.envelope import bounded_recursion
+from .fast import fallback
+from .fast import progress as bars
+from .fast.native import missing as scanner_missing
 from .readers import CaptureError, Record
 from .table import Columns, collect
 from .trace import Trace
@@ -22,21 +30,127 @@ _UNREADABLE = (OSError, EOFError, zlib.error)
 _SKIP_IN_FOLDERS = (".source.txt", ".md", ".py", ".ipynb")
 
 
-def expand(paths: PathLike | Iterable[PathLike]) -> tuple[list[Path], list[Path]]:
-    """``(files named, files found in folders)``; folders are walked, sorted by name."""
+def expand(paths: PathLike | Iterable[PathLike]) -> tuple[list[Path], list[Path], list[str]]:
+    """``(files named, files found, what was skipped and why)``.
+
+    Folders are walked and glob patterns (``"logs/*.jsonl"``, ``"**"`` included) matched,
+    each sorted by name; what they hold that is not a capture file (hidden files, notes
+    and code by their suffix, pipes, sockets and devices) is skipped, with a line saying
+    so.
+    """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     named: list[Path] = []
     found: list[Path] = []
+    skipped: list[str] = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found.extend(sorted(q for q in path.rglob("*") if q.is_file()
-                                and not q.name.startswith(".")
-                                and not q.name.endswith(_SKIP_IN_FOLDERS)))
+            _refuse_pseudo(path)
+            candidates = _walk(path, skipped)
+        elif isinstance(p, str) and glob.has_magic(p) and not path.exists():
+            candidates = sorted(Path(q) for q in glob.glob(p, recursive=True)
+                                if not os.path.isdir(q))
+            if not candidates:
+                raise CaptureError(f"{p}: no file matches this pattern")
         else:
             named.append(path)
-    return named, found
+            continue
+        for q in candidates:
+            why = ("a hidden file" if q.name.startswith(".") else
+                   f"not a capture by its name ({q.name.rsplit('.', 1)[-1]})"
+                   if q.name.endswith(_SKIP_IN_FOLDERS) else special_kind(q))
+            if why is None:
+                found.append(q)
+            else:
+                skipped.append(f"skipped {q.name}: {why}")
+    return named, found, skipped
+
+
+def _walk(folder: Path, skipped: list[str]) -> list[Path]:
+    """The files under ``folder``, sorted by path; hidden folders (``.git``, ...) and links
+    to folders are not entered, and said so."""
+    out: list[Path] = []
+    for root, dirs, files in os.walk(folder):
+        keep = []
+        for d in sorted(dirs):
+            if d.startswith("."):
+                skipped.append(f"skipped {d}/: a hidden folder")
+            elif os.path.islink(os.path.join(root, d)):
+                skipped.append(f"skipped {d}/: a link to a folder (not followed)")
+            else:
+                keep.append(d)
+        dirs[:] = keep
+        out.extend(Path(root) / f for f in files)
+    return sorted(out)
+
+
+def special_kind(path: Path) -> str | None:
+    """What ``path`` is when it is neither a regular file nor a folder (a named pipe, a
+    socket, a device); None otherwise, or when it does not exist."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # missing or unreadable: said where it is opened
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    for test, name in ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return f"{name}, not a regular file"
+    return "not a regular file"
+
+
+def _refuse_special(path: Path) -> None:
+    """A named pipe, socket or device is refused before anything opens it (opening a pipe
+    waits for a writer; a device may never end); so is a file of /proc or /sys."""
+    why = special_kind(path)
+    if why is not None:
+        raise CaptureError(
+            f"{path}: is {why}; mn.load reads capture files, and reading this could wait "
+            "forever or never end. To read it as a stream, pass it open: "
+            "mn.load(open(path, 'rb')); or save it to a file first (for example "
+            "`cat PIPE > capture.jsonl`) and load that.")
+    _refuse_pseudo(path)
+
+
+#: kernel pseudo-filesystems: their files say size 0 and may block on reading or never end
+_PSEUDO_FS = frozenset({"proc", "sysfs", "devtmpfs", "devpts", "debugfs", "tracefs",
+                        "securityfs", "cgroup", "cgroup2", "pstore", "bpf", "configfs",
+                        "fusectl", "mqueue", "efivarfs", "binfmt_misc", "nsfs", "rpc_pipefs"})
+_OCTAL = re.compile(r"\\([0-7]{3})")
+
+
+def pseudo_fs(path: Path) -> str | None:
+    """The kernel pseudo-filesystem ``path`` is on (``"proc"``, ``"sysfs"``, ...), from
+    ``/proc/self/mountinfo``; None for any other, or where that cannot be told."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            table = f.read()
+    except OSError:
+        return None
+    real = os.path.realpath(path)
+    best, kind = "", None
+    for line in table.splitlines():
+        fields = line.split()
+        try:
+            point, fs = fields[4], fields[fields.index("-", 6) + 1]
+        except (ValueError, IndexError):
+            continue
+        point = _OCTAL.sub(lambda m: chr(int(m.group(1), 8)), point)
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, kind = point, fs
+    return kind if kind in _PSEUDO_FS else None
+
+
+def _refuse_pseudo(path: Path) -> None:
+    fs = pseudo_fs(path)
+    if fs is not None:
+        raise CaptureError(
+            f"{path}: is on a {fs} filesystem (kernel pseudo-files, which may wait forever "
+            "or never end); mn.load reads capture files: copy what you need to a regular "
+            "file first and load that.")
 
 
 def load(
@@ -46,6 +160,8 @@ def load(
     session: str | None = None,
     direction: str | None = None,
     version: str | None = None,
+    max_line_bytes: int = fast.MAX_LINE_BYTES,
+    progress: bool | None = None,
     **options: Any,
 ) -> Trace:
     """Load one or more captures into a :class:`Trace`.
@@ -53,8 +169,10 @@ def load(
     Parameters
     ----------
     paths
-        A file, a list of files, or a folder (its capture files, sorted by name).
-        Plain or ``.gz``.
+        A file, a list of files, a folder (its capture files, sorted by name; what it
+        skips is in ``trace.notes``), or a glob pattern (``"logs/**/*.jsonl"``). Plain or
+        ``.gz``. Or the capture itself: ``bytes``, or a file object open in binary mode
+        (``sys.stdin.buffer``, ``open(fifo, "rb")``), read to its end.
     format
         ``"auto"`` sniffs each file; or a name from :func:`mcp_notebook.formats`.
     session
@@ -65,37 +183,126 @@ def load(
         otherwise the direction is inferred from the message flow.
     version
         Check against this protocol version instead of the negotiated one.
+    max_line_bytes
+        A line of an NDJSON or tap capture longer than this (default 64 MiB) becomes an
+        invalid row holding only its first 4 KiB, its reason giving its length; memory
+        stays bounded whatever a file holds (blank lines are counted, not stored). Raise
+        it to read frames larger than that.
+    progress
+        A progress bar while files of 50 MB or more (together) are read: tqdm's
+        notebook bar in Jupyter, a bar on stderr when stderr is a terminal, nothing when
+        it is piped. ``False`` turns it off, ``True`` shows it on stderr even when piped.
+
+    Named pipes, sockets and devices named as paths, and files and folders of kernel
+    pseudo-filesystems (``/proc``, ``/sys``, ``/dev``), are refused at once (reading one
+    could wait forever or never end): pass a stream open instead (``open(path, "rb")``)
+    or save it to a file. In folders they are skipped, like every file that is not a capture, and
+    ``trace.notes`` says so; a folder in which nothing loads is an error.
 
     Raises
     ------
     CaptureError
         A named file is missing, unreadable or of no known format (folders skip
         such files and say so in ``trace.notes``).
+
+    Warns
+    -----
+    FallbackWarning
+        Once per load when the loader took a slower way round (a fast path failed, the C
+        scanner is not built, a reader stopped on input it could not handle); the notes
+        say which. With ``MCP_NOTEBOOK_STRICT=1`` these raise ``FastPathError`` instead.
     """
+    if isinstance(paths, (bytes, bytearray, memoryview)) or hasattr(paths, "read"):
+        return _load_stream(paths, format, session=session, direction=direction,
+                            version=version, max_line_bytes=max_line_bytes,
+                            progress=progress, **options)
     if direction not in (None, "c2s", "s2c"):
         raise ValueError(f"direction must be 'c2s', 's2c' or None, not {direction!r}")
-    named, found = expand(paths)
+    if max_line_bytes < 1:
+        raise ValueError(f"max_line_bytes must be at least 1, not {max_line_bytes!r}")
+    with fallback.collecting() as fell:
+        trace = _load(paths, format, session, direction, version, max_line_bytes, progress,
+                      options)
+    trace.notes.extend(n for n in fell if n not in trace.notes)
+    fallback.warn(fell)
+    return trace
+
+
+def _load_stream(data: Any, format: str, **kw: Any) -> Trace:
+    """``mn.load`` of bytes or of a binary file object (``sys.stdin.buffer``, a pipe, a
+    socket file, an HTTP body): copied to a temporary file, which is loaded (the frame
+    text kept in memory) and removed."""
+    name = getattr(data, "name", None)
+    name = "bytes" if not hasattr(data, "read") else (
+        Path(name).name if isinstance(name, str) and not name.startswith("<") else
+        (name.strip("<>") if isinstance(name, str) else "stream"))
+    with tempfile.TemporaryDirectory(prefix="mcp-notebook-") as folder:
+        path = Path(folder) / (name or "stream")
+        with open(path, "wb") as out:
+            if hasattr(data, "read"):
+                first = data.read(0)
+                if not isinstance(first, bytes):
+                    raise TypeError("mn.load reads a file object in binary mode: open it "
+                                    "with open(path, 'rb'), or pass sys.stdin.buffer")
+                shutil.copyfileobj(data, out, 1 << 20)
+            else:
+                out.write(data)
+        fast.KEEP_TEXT.add(path)
+        try:
+            trace = load(path, format, **kw)
+        except CaptureError as exc:  # named as the caller knows it, not by the copy
+            raise CaptureError(str(exc).replace(str(path), f"<{name}>")) from None
+        finally:
+            fast.KEEP_TEXT.discard(path)
+    trace.paths = [f"<{name}>"]
+    return trace
+
+
+def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None,
+          direction: str | None, version: str | None, max_line: int,
+          show_progress: bool | None, options: dict[str, Any]) -> Trace:
+    named, found, skipped = expand(paths)
     if not named and not found:
-        raise CaptureError(f"{paths}: no capture files found")
+        why = f" ({'; '.join(skipped)})" if skipped else ""
+        raise CaptureError(f"{paths}: no capture files found{why}")
+    for path in named:
+        _refuse_special(path)
+    bar = bars.start(named + found, show_progress)
+    try:
+        return _read(paths, named, found, skipped, format, session, direction, version,
+                     max_line, options)
+    finally:
+        bars.stop(bar)
+
+
+def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[str], format: str,
+          session: str | None, direction: str | None, version: str | None, max_line: int,
+          options: dict[str, Any]) -> Trace:
     cols = Columns()
-    notes: list[str] = []
+    notes: list[str] = list(skipped)
     used: list[str] = []
     formats = _formats(named + found, format)
     merged = _deduplicated(formats, session, direction, options)
     pieces: list[Any] = []  # Columns of reference-path files and Stores of fast-path files
-    fast_jobs = [(path, formats[path], session, direction) for path in named + found
+    fast_jobs = [(path, formats[path], session, direction, max_line) for path in named + found
                  if path in formats and path not in merged and fast.supports(formats[path],
                                                                               options)]
+    if fast_jobs and (why := scanner_missing()) is not None:
+        fallback.fell_back(why)
     with bounded_recursion():  # several files: shared between two processes when it pays
         prefetched = fast.load_many(fast_jobs)
+    last: Path | None = None
     for path in named + found:
+        if last is not None:
+            bars.file_done(last)
+        last = path
         fmt = formats.get(path, format)
         if path not in merged and fast.supports(fmt, options):
             if path in prefetched:
                 store = prefetched[path]
             else:
                 with bounded_recursion():
-                    store = fast.try_load(path, fmt, session, direction)
+                    store = fast.try_load(path, fmt, session, direction, max_line)
             if store is not None:
                 pieces += [cols, store]
                 cols = Columns()
@@ -118,6 +325,10 @@ def load(
                 raise CaptureError(f"{path}: cannot be read ({exc})") from exc
             notes.append(f"{path.name}: reading stopped early ({exc})")
         used.append(str(path))
+    if last is not None:
+        bars.file_done(last)
+    if not used:  # only files found in folders, and none of them loads
+        raise CaptureError(f"{paths}: nothing in it loads ({'; '.join(notes)})"[:2000])
     store = fast.combine([*pieces, cols])
     if fast.infer_directions(store):  # as core.direction.infer, on columns
         notes.append("directions inferred from the message flow (the capture does not say)")
@@ -134,9 +345,9 @@ def _collect(records: Iterable[Record], cols: Columns, path: Path, session: str 
     except Exception as exc:  # keep what the reader gave before it failed, and say so
         why = (f"the {path.name} reader stopped here on input it could not handle "
                f"({type(exc).__name__}: {exc}); rows after this point are missing")[:500]
+        fallback.fell_back(why)  # a reader bug: raised under MCP_NOTEBOOK_STRICT=1
         cols.add(Record(raw="", session=session or path.name, source=path.name,
                         kind="invalid", reason=why), None, 0)
-        notes.append(why)
 
 
 def _formats(paths: list[Path], format: str) -> dict[Path, str]:

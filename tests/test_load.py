@@ -106,10 +106,12 @@ def test_message_of_log_rows_is_none(tmp_path):
 
 
 def test_a_reader_that_fails_midway_keeps_what_it_read(tmp_path, monkeypatch):
-    """A reader bug on hostile input: the rows read so far stay, one invalid row says why."""
+    """A reader bug on hostile input: the rows read so far stay, one invalid row says why,
+    and one warning; under MCP_NOTEBOOK_STRICT=1 (the suite's setting) the bug raises."""
     import types
 
     from mcp_notebook import readers
+    from mcp_notebook.fast.fallback import FallbackWarning, FastPathError
     from mcp_notebook.readers.base import Record
 
     def read(path, session=None, **options):
@@ -122,10 +124,15 @@ def test_a_reader_that_fails_midway_keeps_what_it_read(tmp_path, monkeypatch):
     monkeypatch.setitem(readers.REGISTRY, "fragile", fragile)
     path = tmp_path / "x.txt"
     path.write_text("anything\n")
-    t = mn.load(path, format="fragile")
+    with pytest.raises(FastPathError, match="KeyError"):
+        mn.load(path, format="fragile")
+    monkeypatch.delenv("MCP_NOTEBOOK_STRICT")
+    with pytest.warns(FallbackWarning, match="reader stopped") as got:
+        t = mn.load(path, format="fragile")
+    assert len(got) == 1
     assert t.frames["kind"].astype(str).tolist() == ["request", "invalid"]
     assert "KeyError" in t.frames["reason"][1] and "missing" in t.frames["reason"][1]
-    assert t.notes
+    assert any("KeyError" in n for n in t.notes)
 
 
 @pytest.mark.parametrize("fast_path", [True, False])
@@ -142,3 +149,139 @@ def test_tables_have_the_declared_dtypes(fast_path, monkeypatch):
         assert len(df) > 0
         want = {c: str(d) for c, d in empty(cols).dtypes.items()}
         assert {c: str(d) for c, d in df.dtypes.items()} == want
+
+
+# -- input conventions -------------------------------------------------------------------------
+def test_bytes_and_binary_file_objects(tmp_path):
+    """The capture itself, as bytes or an open binary file (a pipe read as a stream too)."""
+    import os
+    import threading
+
+    path = tap(tmp_path / "a.jsonl", INIT)
+    want = mn.load(path).frames["raw"].tolist()
+    assert mn.load(path.read_bytes()).frames["raw"].tolist() == want
+    with open(path, "rb") as f:
+        t = mn.load(f)
+    assert t.frames["raw"].tolist() == want and t.paths == ["<a.jsonl>"]
+    assert t.frames["source"][0] == "a.jsonl:1"
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(path.read_bytes()))
+    writer.start()
+    with open(fifo, "rb") as f:  # asked for as a stream: read to its end
+        assert mn.load(f).frames["raw"].tolist() == want
+    writer.join(10)
+    with open(path) as f, pytest.raises(TypeError, match="binary mode"):
+        mn.load(f)
+    with pytest.raises(mn.CaptureError, match="^<bytes>: not a capture format"):
+        mn.load(b"\x00\x01 not a capture")
+
+
+def test_glob_patterns(tmp_path):
+    tap(tmp_path / "a.jsonl", INIT)
+    (tmp_path / "sub").mkdir()
+    tap(tmp_path / "sub" / "b.jsonl", INIT)
+    (tmp_path / "c.txt").write_text("not a capture\n")
+    assert len(mn.load(str(tmp_path / "*.jsonl")).paths) == 1
+    assert len(mn.load(str(tmp_path / "**" / "*.jsonl")).paths) == 2
+    with pytest.raises(mn.CaptureError, match="no file matches"):
+        mn.load(str(tmp_path / "*.har"))
+
+
+def test_a_folder_says_what_it_skipped_and_fails_when_nothing_loads(tmp_path):
+    tap(tmp_path / "a.jsonl", INIT)
+    (tmp_path / "README.md").write_text("# notes\n")
+    (tmp_path / ".hidden.jsonl").write_text("{}\n")
+    (tmp_path / "junk.bin").write_bytes(b"\x00\x01\x02 not a capture")
+    t = mn.load(tmp_path)
+    skipped = [n for n in t.notes if n.startswith("skipped")]
+    assert len(skipped) == 3 and any("README.md: not a capture by its name" in n for n in skipped)
+    assert any(".hidden.jsonl: a hidden file" in n for n in skipped)
+    assert any(n.startswith("skipped junk.bin: ") for n in skipped)
+    (tmp_path / "a.jsonl").unlink()
+    with pytest.raises(mn.CaptureError, match="nothing in it loads.*junk.bin"):
+        mn.load(tmp_path)
+
+
+# -- progress ----------------------------------------------------------------------------------
+class _Bar:
+    """What the loader asks of a tqdm bar, recorded."""
+
+    def __init__(self, total):
+        self.total, self.n, self.closed = total, 0, False
+
+    def update(self, k):
+        assert k > 0
+        self.n += k
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.fixture
+def big_enough(monkeypatch):
+    """Every load is 'long' (the threshold is 50 MB)."""
+    from mcp_notebook.fast import progress
+
+    monkeypatch.setattr(progress, "MIN_BYTES", 0)
+    return progress
+
+
+def test_progress_moves_to_the_end_and_closes(tmp_path, big_enough, monkeypatch):
+    bars = []
+
+    def bar(total, force):
+        bars.append(_Bar(total))
+        return bars[-1]
+
+    monkeypatch.setattr(big_enough, "_bar", bar)
+    a = tap(tmp_path / "a.jsonl", INIT)
+    gz = tmp_path / "b.jsonl.gz"
+    gz.write_bytes(gzip.compress(a.read_bytes()))
+    (tmp_path / "c.har").write_text((DATA / "demo-http.har").read_text())
+    mn.load(tmp_path)
+    (b,) = bars
+    assert b.total == sum(p.stat().st_size for p in tmp_path.iterdir()) and b.n == b.total
+    assert b.closed
+    mn.load(a, progress=False)
+    assert len(bars) == 1
+
+
+def test_progress_only_where_it_can_be_seen(tmp_path, big_enough, monkeypatch, capsys):
+    """A bar on stderr when it is a terminal or asked for; nothing when piped or off."""
+    import sys
+
+    a = tap(tmp_path / "a.jsonl", INIT)
+    mn.load(a)  # stderr captured: not a terminal
+    assert capsys.readouterr().err == ""
+    mn.load(a, progress=True)
+    assert "loading" in capsys.readouterr().err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    mn.load(a)
+    assert "loading" in capsys.readouterr().err
+    mn.load(a, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_progress_is_a_notebook_bar_in_jupyter_and_optional(big_enough, monkeypatch):
+    import sys
+
+    from tqdm.notebook import tqdm as notebook_bar
+
+    monkeypatch.setattr(big_enough, "_in_notebook", lambda: True)
+    bar = big_enough._bar(100, force=False)
+    try:
+        assert isinstance(bar, notebook_bar)
+    finally:
+        bar.close()
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # not installed: no bar, no error
+    monkeypatch.setitem(sys.modules, "tqdm.notebook", None)
+    assert big_enough._bar(100, force=True) is None
+
+
+def test_a_folder_does_not_enter_hidden_folders(tmp_path):
+    tap(tmp_path / "a.jsonl", INIT)
+    (tmp_path / ".git").mkdir()
+    tap(tmp_path / ".git" / "b.jsonl", INIT)
+    t = mn.load(tmp_path)
+    assert len(t.frames) == 3 and "skipped .git/: a hidden folder" in t.notes

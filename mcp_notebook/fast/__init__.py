@@ -2,7 +2,8 @@
 
 It gives the same rows as the reference path (``readers`` + ``table.collect``), faster:
 
-- the file is read in 8 MB blocks; numpy finds the lines; Arrow checks UTF-8;
+- the file is read in 8 MB blocks; numpy finds the lines; the C scanner (or, on the
+  Python path, a plain decode) checks UTF-8;
 - 128 lines at a time are decoded by one ``msgspec`` call into typed envelope members
   (payloads are skipped, never built); a segment that fails is redone line by line;
 - the usual message is classified in one short Python loop (:mod:`.message`); any
@@ -14,13 +15,16 @@ It gives the same rows as the reference path (``readers`` + ``table.collect``), 
 - a large file is split in two byte ranges decoded in two processes (see
   :mod:`.parallel`) when the machine has two cores or more.
 
-Set :data:`ENABLED` to False to load through the reference path only.
+Set :data:`ENABLED` to False to load through the reference path only. A fast path that
+fails is never silent: the load notes it and warns once, and raises under
+``MCP_NOTEBOOK_STRICT=1`` (see :mod:`.fallback`).
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +32,13 @@ import numpy as np
 
 from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..readers.base import GZIP_MAGIC
+from .fallback import FastPathError, fell_back
+from .lines import MAX_LINE_BYTES
 from .rows import Rows
 from .store import Part, Sparse, Store
 
-__all__ = ["ENABLED", "LAZY_TEXT_MIN_BYTES", "FORMATS", "supports", "load_file", "try_load",
+__all__ = ["ENABLED", "LAZY_TEXT_MIN_BYTES", "MAX_LINE_BYTES", "FORMATS", "supports",
+           "load_file", "try_load",
            "load_many", "combine", "infer_directions", "Store"]
 
 #: Use the fast path for the formats it knows (False: the reference path for everything).
@@ -39,6 +46,9 @@ ENABLED = True
 #: Files at least this large keep their frame text on disk (read by offset on demand).
 LAZY_TEXT_MIN_BYTES = 16 << 20
 FORMATS = ("ndjson", "tap")
+#: files whose frame text is kept in memory whatever their size (temporary copies of
+#: streams, removed after the load)
+KEEP_TEXT: set[Path] = set()
 
 
 def supports(fmt: str, options: dict[str, Any]) -> bool:
@@ -52,17 +62,19 @@ def _is_gzip(path: Path) -> bool:
 
 
 def load_file(path: Path, fmt: str, session: str | None = None,
-              direction: str | None = None) -> Store:
-    """Load one capture file of a line format into a store."""
+              direction: str | None = None, max_line: int = MAX_LINE_BYTES) -> Store:
+    """Load one capture file of a line format into a store (a line longer than
+    ``max_line`` bytes becomes an invalid row of its first bytes)."""
     from .parallel import read_file
 
     gz = _is_gzip(path)
-    lazy = not gz and os.path.getsize(path) >= LAZY_TEXT_MIN_BYTES
+    lazy = not gz and path not in KEEP_TEXT and os.path.getsize(path) >= LAZY_TEXT_MIN_BYTES
     sess = session or path.name
     collecting = gc.isenabled()
     gc.disable()  # millions of small objects, none in a cycle: the collector only costs time
     try:
         parts = read_file(path, fmt, sess, direction, gz=gz, keep_text=not lazy,
+                          max_line=max_line,
                           finish=lambda rows, spans, line0: to_part(
                               path, fmt, sess, direction, rows, spans, lazy, line0))
     finally:
@@ -73,13 +85,16 @@ def load_file(path: Path, fmt: str, session: str | None = None,
 
 def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Rows,
             spans: np.ndarray, lazy: bool, line_base: int) -> Part:
-    """Numpy columns of gathered rows; ``line_base`` is the file line of the rows' line 0."""
+    """Numpy columns of gathered rows; ``line_base`` is the file line of the rows' line 0;
+    ``spans`` are the ``(line, start, end)`` of the non-blank lines, in line order."""
     rows.flush()
     n = len(rows)
     line = rows.column("line", np.int64)
     if n:
-        offsets = spans[line, 0]
-        lengths = spans[line, 1] - offsets
+        at = np.searchsorted(spans[:, 0], line)
+        offsets = spans[at, 1]
+        lengths = spans[at, 2] - offsets
+        del at
     else:
         offsets = lengths = np.empty(0, dtype=np.int64)
     labels = line + (line_base + 1)
@@ -147,18 +162,30 @@ def release_memory() -> None:
 _TRIM: Any = None
 
 
-def try_load(path: Path, fmt: str, session: str | None, direction: str | None) -> Store | None:
-    """The store of one file by the fast path, or None when the reference path must read it
-    (unreadable or cut-short files: the reference path keeps what it read and says so)."""
+#: what a file that cannot be read (or a gzip stream cut short or corrupt) raises
+FILE_ERRORS = (OSError, EOFError, zlib.error)
+
+
+def try_load(path: Path, fmt: str, session: str | None, direction: str | None,
+             max_line: int = MAX_LINE_BYTES) -> Store | None:
+    """The store of one file by the fast path, or None when the reference path must read it:
+    an unreadable or cut-short file (the reference path keeps what it read and says so), or
+    a failure of the fast path itself, which is noted (:func:`.fallback.fell_back`: it
+    raises under ``MCP_NOTEBOOK_STRICT=1``)."""
     try:
-        return load_file(path, fmt, session, direction)
-    except (OSError, EOFError, ValueError, RuntimeError, MemoryError):
+        return load_file(path, fmt, session, direction, max_line)
+    except FILE_ERRORS:
         return None
-    except Exception:  # a fast-path bug must not cost the user the capture
+    except FastPathError:
+        raise
+    except Exception as exc:  # a fast-path bug must not cost the user the capture
+        fell_back(f"{path.name}: the fast loader failed and the reference path read the "
+                  "file instead (same rows, slower); please report it", exc)
         return None
 
 
-def load_many(jobs: list[tuple[Path, str, str | None, str | None]]) -> dict[Path, Store | None]:
+def load_many(jobs: list[tuple[Path, str, str | None, str | None, int]]
+              ) -> dict[Path, Store | None]:
     """``{path: try_load(*job)}`` for several files loaded by two processes, when it pays
     (see :func:`.parallel.load_many`); ``{}`` otherwise."""
     from .parallel import load_many as share

@@ -7,20 +7,20 @@ first line, and a last line without ``\\n`` kept.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import numpy as np
 
 from . import native as _native
+from . import progress as _progress
 
-__all__ = ["Block", "blocks", "bad_utf8", "lines_with"]
+__all__ = ["Block", "blocks", "line_spans", "too_long", "bad_utf8", "lines_with",
+           "MAX_LINE_BYTES"]
 
 BLOCK_BYTES = 8 << 20
 UTF8_BOM = b"\xef\xbb\xbf"
-_INDEX = re.compile(r"string index (\d+)")
 
 
 @dataclass
@@ -28,7 +28,10 @@ class Block:
     """Whole lines of a file: ``buf[starts[i]:ends[i]]`` is line ``first_line + i``.
 
     ``buf`` is reused for the next block: take what is needed from it before asking for
-    the next one.
+    the next one. ``skipped`` blank lines came right before the block's first line (long
+    runs of blank lines are counted, not listed). A line longer than the limit comes
+    alone in a block of its own: ``long`` is its length, ``buf`` holds only its first
+    :data:`LONG_KEEP` bytes.
     """
 
     buf: bytearray
@@ -36,34 +39,75 @@ class Block:
     ends: np.ndarray  # int64, relative to buf, a trailing \r left out
     offset: int  # where buf starts in the (decompressed) file
     first_line: int  # 0-based index of the block's first line in the file
+    skipped: int = 0  # blank lines right before first_line, not in starts/ends
+    long: int = -1  # the length of the one line of the block when it was cut (else -1)
+
+
+#: a line longer than this is cut (``mn.load(max_line_bytes=...)`` raises it)
+MAX_LINE_BYTES = 64 << 20
+#: what is kept of a line longer than the limit
+LONG_KEEP = 4096
+#: blank lines in a row, at least this many, are counted without listing them
+BLANK_RUN = 4096
+
+
+def too_long(length: int, limit: int) -> str:
+    """The reason of the invalid row of a cut line."""
+    return (f"line of {length:,} bytes, longer than the limit of {limit:,} bytes; only its "
+            f"first {LONG_KEEP:,} bytes are kept (pass max_line_bytes= to mn.load to raise "
+            "the limit)")
 
 
 def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int = 0,
-           block_bytes: int = BLOCK_BYTES) -> Iterator[Block]:
+           block_bytes: int = BLOCK_BYTES, max_line: int = MAX_LINE_BYTES) -> Iterator[Block]:
     """Read ``f`` from byte ``start`` (a line start) to ``stop`` (a line start, or the end).
 
-    ``f`` is positioned at ``start`` by the caller.
+    ``f`` is positioned at ``start`` by the caller. Memory stays bounded by the block size
+    and ``max_line`` whatever the file holds: a line longer than ``max_line`` bytes (its
+    trailing ``\r`` not counted) is cut (:attr:`Block.long`), runs of blank lines are
+    counted.
     """
-    buf = bytearray(block_bytes)
+    cap = max(max_line, 0) + 2  # a line, a \r and its newline
+    buf = bytearray(max(block_bytes, 1))
     have = 0  # bytes of buf in use (a partial line carried over, then new data)
     pos = start  # file offset of buf[0]
     line = first_line
     bom_checked = start != 0
     at_end = False
+    readinto = f.readinto  # type: ignore[attr-defined]
     while not at_end:
-        if have == len(buf):  # one line longer than the buffer: a larger one (not resized:
-            bigger = bytearray(2 * len(buf))  # the caller may still hold views of it)
+        if have == len(buf):
+            if have >= cap:  # a line longer than the limit: keep its head, skip the rest
+                blk, have, at_end = _long_line(readinto, buf, pos, stop, line, bom_checked)
+                bom_checked = True
+                yield blk
+                line += 1
+                pos += blk.long + (not at_end)
+                continue
+            # one line longer than the buffer: a larger one (not resized: the caller may
+            # still hold views of it)
+            bigger = bytearray(min(2 * len(buf), cap))
             bigger[:have] = buf
             buf = bigger
         want = len(buf) - have
         if stop is not None:
             want = min(want, stop - pos - have)
-        got = f.readinto(memoryview(buf)[have:have + want]) if want > 0 else 0  # type: ignore[attr-defined]
+        got = readinto(memoryview(buf)[have:have + want]) if want > 0 else 0
+        _progress.tick(f)
         at_end = not got
         have += got or 0
         if not have:
             return
         arr = np.frombuffer(buf, dtype=np.uint8, count=have)
+        if buf[0] == 10 and buf[have - 1] == 10 and not (arr != 10).any():
+            # nothing but newlines: blank lines, counted
+            del arr
+            bom_checked = True
+            yield Block(buf, _EMPTY, _EMPTY, pos, line + have, skipped=have)
+            line += have
+            pos += have
+            have = 0
+            continue
         nl = _newlines(buf, have)
         if at_end:
             if not len(nl) or nl[-1] != have - 1:
@@ -77,6 +121,7 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
         starts[0] = 0
         starts[1:] = nl[:-1] + 1
         ends = nl.astype(np.int64)
+        del nl
         if not bom_checked:
             bom_checked = True
             if buf.startswith(UTF8_BOM):
@@ -85,12 +130,100 @@ def blocks(f: BinaryIO, start: int = 0, stop: int | None = None, first_line: int
         idx = np.flatnonzero(ends > starts)
         ends[idx] -= arr[ends[idx] - 1] == 13
         del arr
-        yield Block(buf, starts, ends, pos, line)
-        line += len(nl)
+        del idx
+        if max_line < len(buf):  # lines over the limit may be whole in the buffer
+            yield from _cut_long(buf, starts, ends, pos, line, max_line)
+        else:
+            yield from _runs(buf, starts, ends, pos, line)
+        line += len(starts)
         rest = have - used
         buf[:rest] = buf[used:have]
         pos += used
         have = rest
+
+
+_EMPTY = np.empty(0, dtype=np.int64)
+
+
+def _runs(buf: bytearray, starts: np.ndarray, ends: np.ndarray, pos: int,
+          line: int) -> Iterator[Block]:
+    """The lines as one block, or, when they hold long runs of blank lines, as the blocks
+    between those runs (each run counted in the next block's ``skipped``)."""
+    n = len(starts)
+    nb = np.flatnonzero(ends > starts)
+    if n - len(nb) < BLANK_RUN:
+        yield Block(buf, starts, ends, pos, line)
+        return
+    # the blank lines before each non-blank line, and after the last one
+    gaps = np.diff(nb, prepend=-1) - 1
+    cut = np.flatnonzero(gaps >= BLANK_RUN)  # block k starts at nb[cut[k]]
+    if not len(cut) or cut[0] != 0:
+        cut = np.concatenate([[0], cut]) if len(nb) else cut
+    for k in range(len(cut)):
+        gap = int(gaps[cut[k]])
+        skip = gap if gap >= BLANK_RUN else 0  # (only the first block can start after less)
+        a = int(nb[cut[k]]) - (gap - skip)
+        b = int(nb[cut[k + 1] - 1]) + 1 if k + 1 < len(cut) else int(nb[-1]) + 1
+        yield Block(buf, starts[a:b], ends[a:b], pos, line + a, skipped=skip)
+    tail = n - (int(nb[-1]) + 1 if len(nb) else 0)
+    if tail:
+        yield Block(buf, _EMPTY, _EMPTY, pos, line + n, skipped=tail)
+
+
+def _cut_long(buf: bytearray, starts: np.ndarray, ends: np.ndarray, pos: int, line: int,
+              max_line: int) -> Iterator[Block]:
+    """:func:`_runs` of the lines, each line longer than ``max_line`` in a block of its
+    own, as :func:`_long_line` gives one (a limit below the buffer size)."""
+    over = np.flatnonzero(ends - starts > max_line).tolist()
+    a = 0
+    for k in over:
+        if k > a:
+            yield from _runs(buf, starts[a:k], ends[a:k], pos, line + a)
+        s0 = int(starts[k])
+        head = bytearray(buf[s0:s0 + LONG_KEEP])
+        yield Block(head, np.zeros(1, dtype=np.int64), np.array([len(head)], dtype=np.int64),
+                    pos + s0, line + k, long=int(ends[k]) - s0)
+        a = k + 1
+    if a < len(starts) or not over:
+        yield from _runs(buf, starts[a:], ends[a:], pos, line + a)
+
+
+def _long_line(readinto, buf: bytearray, pos: int, stop: int | None, line: int,  # noqa: ANN001
+               bom_checked: bool) -> tuple[Block, int, bool]:
+    """The block of a line that fills ``buf`` without a newline: its head kept, the rest
+    read through to the newline in pieces of ``buf``; ``(block, bytes of buf holding what
+    follows the line, at end)``."""
+    head = bytearray(buf[:LONG_KEEP])
+    skip = 3 if not bom_checked and head.startswith(UTF8_BOM) else 0
+    length = len(buf)
+    mv = memoryview(buf)
+    while True:
+        want = len(buf) if stop is None else min(len(buf), stop - pos - length)
+        got = readinto(mv[:want]) if want > 0 else 0
+        if not got:
+            rest, at_end = 0, True
+            break
+        i = buf.find(b"\n", 0, got)
+        if i >= 0:
+            length += i
+            rest, at_end = got - i - 1, False
+            buf[:rest] = buf[i + 1:got]
+            break
+        length += got
+        _progress.tick(readinto.__self__)
+    del mv
+    blk = Block(head, np.array([skip], dtype=np.int64), np.array([len(head)], dtype=np.int64),
+                pos, line, long=length)
+    return blk, rest, at_end
+
+
+def line_spans(blk: Block, nonblank: np.ndarray) -> np.ndarray:
+    """``(line, start, end)`` in the file of the block's non-blank lines ``nonblank``."""
+    out = np.empty((len(nonblank), 3), dtype=np.int64)
+    out[:, 0] = nonblank + blk.first_line
+    out[:, 1] = blk.starts[nonblank] + blk.offset
+    out[:, 2] = blk.ends[nonblank] + blk.offset
+    return out
 
 
 def _newlines(buf: bytearray, n: int) -> np.ndarray:
@@ -123,54 +256,37 @@ def lines_with(buf: bytes | bytearray, starts: np.ndarray, ends: np.ndarray,
     return out
 
 
+#: bytes of whole lines decoded at once by :func:`bad_utf8` (a failed piece: line by line)
+UTF8_PIECE = 1 << 16
+
+
 def bad_utf8(buf: bytes | bytearray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Indices of the lines that are not valid UTF-8 (checked by Arrow, bisecting on failure)."""
-    if buf.isascii():  # all of the buffer (conservative: it may hold more than the lines)
-        return np.empty(0, dtype=np.int64)
-    import pyarrow as pa
-
+    """Indices of the lines that are not valid UTF-8 (the Python path's check; the C
+    scanner has its own): pieces of about :data:`UTF8_PIECE` bytes of whole lines are
+    decoded at once, the lines of a piece that fails one by one. A sequence cannot run
+    across a line end (``\n`` and ``\r`` are never part of one), so a piece decodes
+    exactly when each of its lines does."""
     n = len(starts)
-    if not n:
+    if not n or buf.isascii():  # all of the buffer (it may hold more than the lines)
         return np.empty(0, dtype=np.int64)
-    # an Arrow string array over the block: element i spans starts[i]..ends[i]
-    lo = int(starts.min())
-    offsets = np.empty(2 * n, dtype=np.int64)
-    offsets[0::2] = starts - lo
-    offsets[1::2] = ends - lo
-    data = pa.py_buffer(memoryview(buf)[lo:int(ends.max())])
-    arr = pa.Array.from_buffers(pa.large_string(), 2 * n - 1,
-                                [None, pa.py_buffer(offsets), data])
+    mv = memoryview(buf)
+    # the first line of each piece
+    firsts = np.unique(np.searchsorted(starts, np.arange(int(starts[0]), int(ends[-1]) + 1,
+                                                         UTF8_PIECE)))
+    st, en = starts.tolist(), ends.tolist()
     bad: list[int] = []
-    a, stop = 0, 2 * n - 1
-    while a < stop:  # validate from a on; the error names the first bad element
+    bounds = [*firsts.tolist(), n]
+    for i, j in zip(bounds[:-1], bounds[1:], strict=False):
+        if i >= j:
+            continue
         try:
-            arr.slice(a, stop - a).validate(full=True)
-            break
-        except pa.ArrowInvalid as exc:
-            found = _INDEX.search(str(exc))
-            if found is None:  # an Arrow that words it otherwise: bisect
-                _bisect(arr, a, stop, bad)
-                break
-            k = a + int(found.group(1))
-            if k % 2 == 0:
-                bad.append(k // 2)
-            a = k + 1
-    return np.asarray(sorted(set(bad)), dtype=np.int64)
-
-
-def _bisect(arr: Any, a: int, b: int, bad: list[int]) -> None:
-    """Find the invalid elements of ``arr[a:b]`` by halving (even elements are lines)."""
-    import pyarrow as pa
-
-    try:
-        arr.slice(a, b - a).validate(full=True)
-        return
-    except pa.ArrowInvalid:
-        pass
-    if b - a <= 1:
-        if a % 2 == 0:
-            bad.append(a // 2)
-        return
-    mid = (a + b) // 2
-    _bisect(arr, a, mid, bad)
-    _bisect(arr, mid, b, bad)
+            str(mv[st[i]:max(en[j - 1], st[i])], "utf-8")
+            continue
+        except UnicodeDecodeError:
+            pass
+        for k in range(i, j):
+            try:
+                str(mv[st[k]:en[k]], "utf-8")
+            except UnicodeDecodeError:
+                bad.append(k)
+    return np.asarray(bad, dtype=np.int64)

@@ -2,7 +2,9 @@
 
 The scanner takes the lines of the usual shape and leaves every other line to the Python
 path of :mod:`.ndjson` and :mod:`.tap` (see the comment at the top of ``csrc/module.c``).
-Set :data:`native` to None to load through the Python path only (the tests run both).
+Set :data:`native` to None to load through the Python path only (the tests run both):
+that is a switch, not a fallback. A scanner that is not built (:data:`IMPORT_ERROR` says
+why) is a fallback: the load says so (see :mod:`.fallback`).
 """
 
 from __future__ import annotations
@@ -16,13 +18,26 @@ import numpy as np
 if TYPE_CHECKING:
     from .rows import Rows
 
-__all__ = ["native", "out_lists", "str_lengths"]
+__all__ = ["native", "IMPORT_ERROR", "missing", "out_lists", "str_lengths"]
 
 native: ModuleType | None
+#: why ``_native`` could not be imported; None when it is built
+IMPORT_ERROR: str | None = None
 try:
     native = importlib.import_module(f"{__package__}._native")
-except ImportError:  # not built (no C compiler where it was installed)
+except ImportError as exc:  # not built (no C compiler where it was installed)
     native = None
+    IMPORT_ERROR = f"{type(exc).__name__}: {exc}"
+
+
+def missing() -> str | None:
+    """Why the C scanner is not in use when that is not the caller's choice: the note of a
+    load that runs without it; None when it is in use or switched off on purpose."""
+    if native is not None or IMPORT_ERROR is None:
+        return None
+    return (f"the C scanner (mcp_notebook.fast._native) is not built ({IMPORT_ERROR}): "
+            "loaded by the Python path, several times slower; build it with "
+            "`pip install -e .` or `python setup.py build_ext --inplace` (needs a C compiler)")
 
 
 def out_lists(rows: Rows) -> tuple:

@@ -16,7 +16,7 @@ import numpy as np
 from ..readers.base import Record
 from ..table import collect
 from . import native as _native
-from .lines import bad_utf8, blocks
+from .lines import MAX_LINE_BYTES, bad_utf8, blocks, line_spans, too_long
 from .message import decoder, scan
 from .rows import Rows
 
@@ -27,26 +27,29 @@ _DecodeErrors = (msgspec.DecodeError, RecursionError)
 
 
 def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start: int = 0,
-              stop: int | None = None, keep_text: bool = False) -> tuple[Rows, list[np.ndarray]]:
-    """The rows of lines from byte ``start`` to ``stop``, and each line's (start, end) in the file.
+              stop: int | None = None, keep_text: bool = False,
+              max_line: int = MAX_LINE_BYTES) -> tuple[Rows, list[np.ndarray]]:
+    """The rows of lines from byte ``start`` to ``stop``, and ``(line, start, end)`` in the
+    file of each non-blank line.
 
     Line indices in the rows are relative to the first line read. With ``keep_text`` the
-    rows also hold each frame's text (``rows.raw``).
+    rows also hold each frame's text (``rows.raw``). A line longer than ``max_line`` bytes
+    is one invalid row holding its first bytes (:func:`.lines.blocks`).
     """
     rows = Rows(per_row_context=False)
     rows.raw = [] if keep_text else None
     spans: list[np.ndarray] = []
     label = f"{name}:?"  # the reader's source label: the line number is set by the store
     native = _native.native
-    for blk in blocks(f, start, stop, first_line=rows.lines):
+    for blk in blocks(f, start, stop, first_line=rows.lines, max_line=max_line):
         buf, starts, ends = blk.buf, blk.starts, blk.ends
-        spans.append(np.stack([starts + blk.offset, ends + blk.offset], axis=1))
-        mv = memoryview(buf)
-        st, en = starts.tolist(), ends.tolist()
         line0 = blk.first_line
         lens = ends - starts
         nonblank = np.flatnonzero(lens > 0)
-        rows.blank += len(starts) - len(nonblank)
+        spans.append(line_spans(blk, nonblank))
+        mv = memoryview(buf)
+        st, en = starts.tolist(), ends.tolist()
+        rows.blank += len(starts) - len(nonblank) + blk.skipped
 
         def line_bytes(j: int, mv: memoryview = mv, st: list[int] = st, en: list[int] = en,
                        line0: int = line0) -> bytes:
@@ -61,7 +64,13 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
             rec = Record(raw=text, direction=direction, session=session, source=label)
             rows.add_columns(collect([rec]), j, label)
 
-        if native is not None:  # the C scanner; the Python path for the lines it leaves
+        if blk.long >= 0:  # a line over the limit: an invalid row of its head
+            head = line_bytes(line0).decode("utf-8", "surrogateescape")
+            rows.add_columns(collect([Record(raw=head, direction=direction, session=session,
+                                             source=label, kind="invalid",
+                                             reason=too_long(blk.long, max_line))]),
+                             line0, label)
+        elif native is not None:  # the C scanner; the Python path for the lines it leaves
             n = len(starts)
             i = native.scan(buf, starts, ends, 0, n, line0, _native.out_lists(rows))
             while i < n:

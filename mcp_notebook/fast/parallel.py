@@ -5,14 +5,17 @@ usable cores or more is cut at the line boundary nearest its middle (several sma
 files, together at least :data:`MIN_MANY_BYTES`, are shared out instead: :func:`load_many`).
 A forked child decodes the second half while this process decodes the first; the child
 sends its rows back through a pipe (numpy arrays and the id objects, pickled). Anything
-that goes wrong on the child's side (no ``fork``, a crash, a short message) falls back to
-reading the second half here, so the result never depends on it.
+that goes wrong on the child's side (a failed ``fork``, a crash, a short message) falls back
+to reading the second half here, so the result never depends on it; the load says so
+(:func:`.fallback.fell_back`, which raises under ``MCP_NOTEBOOK_STRICT=1``).
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import signal
+import traceback
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +24,8 @@ from typing import Any
 import numpy as np
 
 from ..readers.base import open_bytes
+from . import fallback, progress
+from .lines import MAX_LINE_BYTES
 from .rows import Rows
 
 __all__ = ["read_file", "load_many", "MIN_PARALLEL_BYTES", "MIN_MANY_BYTES", "workers"]
@@ -38,7 +43,7 @@ def _reader(fmt: str) -> Any:
 
 
 def _spans(spans: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(spans) if spans else np.empty((0, 2), dtype=np.int64)
+    return np.concatenate(spans) if spans else np.empty((0, 3), dtype=np.int64)
 
 
 def workers() -> int:
@@ -65,8 +70,8 @@ def _cut(path: Path, size: int) -> int:
 
 
 def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: bool,
-              keep_text: bool, finish: Callable[[Rows, np.ndarray, int], Any] | None = None
-              ) -> list[Any]:
+              keep_text: bool, finish: Callable[[Rows, np.ndarray, int], Any] | None = None,
+              max_line: int = MAX_LINE_BYTES) -> list[Any]:
     """``finish(rows, line spans, first line)`` for consecutive parts of the file (without
     ``finish``: those tuples). The first part is finished while a child reads the next."""
     done = finish or (lambda rows, spans, line0: (rows, spans, line0))
@@ -74,31 +79,42 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
     size = path.stat().st_size
     if gz or size < MIN_PARALLEL_BYTES or workers() < 2 or not hasattr(os, "fork"):
         with open_bytes(path) as f:
-            rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text)
+            rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text,
+                                    max_line=max_line)
         return [done(rows, _spans(spans), 0)]
     cut = _cut(path, size)
-    child = _start(path, fmt, session, direction, cut, keep_text) if cut < size else None
-    with open(path, "rb") as f:
-        first, spans0 = read_part(f, path.name, session, direction, 0, cut, keep_text)
-    first_lines = first.lines
-    parts = [done(first, _spans(spans0), 0)]
+    child = _start(path, fmt, session, direction, cut, keep_text, max_line) if cut < size \
+        else None
+    try:
+        with open(path, "rb") as f:
+            first, spans0 = read_part(f, path.name, session, direction, 0, cut, keep_text,
+                                      max_line)
+        first_lines = first.lines
+        parts = [done(first, _spans(spans0), 0)]
+    except BaseException:
+        if child is not None:  # not left blocked on a full pipe, nor as a zombie
+            _abandon(child)
+        raise
     del first, spans0
     if cut >= size:
         return parts
-    got = _finish(child) if child is not None else None
+    got, why = _finish(child) if child is not None else (None, "the fork failed")
     if got is not None:
         got[0].unpack()  # the child sent its id columns as codes (Rows.pack)
     if got is None:  # no child, or it failed: read the second half here
+        fallback.fell_back(f"{path.name}: the worker process for the second half of the "
+                           f"file failed ({why}); this process read it instead")
         with open(path, "rb") as f:
             f.seek(cut)
-            got = read_part(f, path.name, session, direction, cut, None, keep_text)
+            got = read_part(f, path.name, session, direction, cut, None, keep_text, max_line)
     second, spans1 = got
     parts.append(done(second, _spans(spans1), first_lines))
     return parts
 
 
 def _fork(work: Callable[[], Any]) -> tuple[int, int] | None:
-    """Fork a child that sends ``work()`` back pickled; ``(pid, read end of its pipe)``."""
+    """Fork a child that sends ``work()`` back pickled; ``(pid, read end of its pipe)``.
+    A child whose work raises sends the last lines of its traceback instead."""
     try:
         r, w = os.pipe()
         with warnings.catch_warnings():  # 3.12+: fork of a threaded process; the child
@@ -109,9 +125,15 @@ def _fork(work: Callable[[], Any]) -> tuple[int, int] | None:
     if pid == 0:  # the child
         code = 1
         try:
+            progress.detach()  # the parent draws the bar
             os.close(r)
-            result = work()
             with os.fdopen(w, "wb") as out:
+                try:
+                    result = work()
+                except BaseException:
+                    out.write(b"mcp-fail")
+                    pickle.dump(traceback.format_exc(limit=-3), out)
+                    raise
                 out.write(b"mcp-part")
                 pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
             code = 0
@@ -122,13 +144,13 @@ def _fork(work: Callable[[], Any]) -> tuple[int, int] | None:
 
 
 def _start(path: Path, fmt: str, session: str, direction: str | None, start: int,
-           keep_text: bool) -> tuple[int, int] | None:
+           keep_text: bool, max_line: int) -> tuple[int, int] | None:
     """Fork a child that reads from ``start`` to the end."""
     def work() -> tuple[Rows, list[np.ndarray]]:
         with open(path, "rb") as f:
             f.seek(start)
             rows, spans = _reader(fmt)(f, path.name, session, direction, start, None,
-                                       keep_text)
+                                       keep_text, max_line)
         rows.flush()
         rows.pack()
         return rows, spans
@@ -136,28 +158,50 @@ def _start(path: Path, fmt: str, session: str, direction: str | None, start: int
     return _fork(work)
 
 
-def _finish(child: tuple[int, int]) -> Any:
-    """What the child sent, or None if it failed."""
+def _abandon(child: tuple[int, int]) -> None:
+    """End a child whose work is no longer wanted."""
+    pid, r = child
+    os.close(r)
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
+def _finish(child: tuple[int, int]) -> tuple[Any, str]:
+    """``(what the child sent, "")``, or ``(None, why)`` if it failed."""
     pid, r = child
     got: Any = None
+    why = ""
     try:
         with os.fdopen(r, "rb") as f:
-            if len(f.read(8)) == 8:
+            head = f.read(8)
+            if head == b"mcp-part":
                 got = pickle.load(f)  # noqa: S301 - our own child's output
-    except Exception:  # a child that died half-way: read the half here
-        got = None
+            elif head == b"mcp-fail":
+                why = " / ".join(pickle.load(f).strip().splitlines()[-2:])  # noqa: S301
+            else:
+                why = "it sent nothing"
+    except Exception as exc:  # a child that died half-way: read the half here
+        got, why = None, f"its message was cut short: {type(exc).__name__}: {exc}"
     try:
         _, status = os.waitpid(pid, 0)
     except ChildProcessError:
         status = 1
-    return got if status == 0 else None
+    if status != 0:
+        code = os.waitstatus_to_exitcode(status) if status > 0 else status
+        end = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+        return None, f"{end}: {why}" if why and why != "it sent nothing" else end
+    return got, why
 
 
 #: several files of the fast formats are shared between two processes when together they
 #: are at least this large (below it, a fork costs more than it saves)
 MIN_MANY_BYTES = 24 << 20
 
-Job = tuple[Path, str, "str | None", "str | None"]  # path, format, session, direction
+Job = tuple[Path, str, "str | None", "str | None", int]  # path, format, session, direction,
+# longest line
 
 
 def load_many(jobs: list[Job], load: Any) -> dict[Path, Any]:
@@ -188,10 +232,20 @@ def load_many(jobs: list[Job], load: Any) -> dict[Path, Any]:
         else:
             theirs.append(job)
             load_b += sizes[job[0]]
-    child = _fork(lambda: {job[0]: load(*job) for job in theirs})
+    def work() -> tuple[dict[Path, Any], list[str]]:
+        with fallback.collecting() as notes:  # the child's notes go back with its stores
+            before = len(notes)
+            out = {job[0]: load(*job) for job in theirs}
+            return out, notes[before:]
+
+    child = _fork(work)
     out = {job[0]: load(*job) for job in mine}
-    got = _finish(child) if child is not None else None
+    got, why = _finish(child) if child is not None else (None, "the fork failed")
     if got is None:  # no child, or it failed: load its files here
-        got = {job[0]: load(*job) for job in theirs}
-    out.update(got)
+        fallback.fell_back(f"the worker process for {len(theirs)} of the files failed "
+                           f"({why}); this process read them instead")
+        got = {job[0]: load(*job) for job in theirs}, []
+    for note in got[1]:
+        fallback.fell_back(note)
+    out.update(got[0])
     return out

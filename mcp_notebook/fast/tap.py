@@ -15,9 +15,10 @@ import msgspec
 import numpy as np
 
 from ..readers import tap as tap_reader
+from ..readers.base import Record
 from ..table import collect
 from . import native as _native
-from .lines import bad_utf8, blocks, lines_with
+from .lines import MAX_LINE_BYTES, bad_utf8, blocks, line_spans, lines_with, too_long
 from .message import decoder, scan
 from .rows import LineContext, Rows
 
@@ -72,7 +73,8 @@ def _unescape(literal: msgspec.Raw | bytes, uncommon: bool) -> bytes | None:
 
 def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None,
               start: int = 0, stop: int | None = None,
-              keep_text: bool = False) -> tuple[Rows, list[np.ndarray]]:
+              keep_text: bool = False,
+              max_line: int = MAX_LINE_BYTES) -> tuple[Rows, list[np.ndarray]]:
     """The rows of tap lines from byte ``start`` to ``stop`` (see ``ndjson.read_part``)."""
     rows = Rows(per_row_context=True)
     rows.raw = [] if keep_text else None
@@ -90,14 +92,14 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
         code = streams.index.get("stdio")
         return code if code is not None else int(streams.codes(["stdio"])[0])
 
-    for blk in blocks(f, start, stop, first_line=rows.lines):
+    for blk in blocks(f, start, stop, first_line=rows.lines, max_line=max_line):
         buf, starts, ends = blk.buf, blk.starts, blk.ends
-        spans.append(np.stack([starts + blk.offset, ends + blk.offset], axis=1))
-        mv = memoryview(buf)
-        st, en = starts.tolist(), ends.tolist()
         line0 = blk.first_line
         nonblank = np.flatnonzero(ends > starts)
-        rows.blank += len(starts) - len(nonblank)
+        spans.append(line_spans(blk, nonblank))
+        mv = memoryview(buf)
+        st, en = starts.tolist(), ends.tolist()
+        rows.blank += len(starts) - len(nonblank) + blk.skipped
         ctx = LineContext(line0, len(starts))
         frames: dict[int, bytes] = {}  # line -> frame, for the escape check of scan
         c_ts, c_sess, c_dir, c_stream, c_size = (ctx.ts, ctx.session, ctx.direction,
@@ -166,7 +168,13 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
             rows.method.append(-1)
             rows.line.append(j)
 
-        if native is not None:  # the C scanner; the Python path for the lines it leaves
+        if blk.long >= 0:  # a line over the limit: an invalid row of its head
+            head = line_bytes(line0).decode("utf-8", "surrogateescape")
+            rows.add_columns(collect([Record(raw=head, session=stem, source=label,
+                                             kind="invalid",
+                                             reason=too_long(blk.long, max_line))]),
+                             line0, label, raw_mode="keep")
+        elif native is not None:  # the C scanner; the Python path for the lines it leaves
             n = len(starts)
 
             # the context, and the stderr stream's code once the Python path gave it one

@@ -18,6 +18,7 @@ from reference import materialised, reference_columns, reference_tables
 
 import mcp_notebook as mn
 from mcp_notebook import fast
+from mcp_notebook.fast.fallback import STRICT_ENV, FallbackWarning
 
 ROOT = Path(__file__).resolve().parents[2]
 WILD = ROOT / "tests" / "fixtures" / "wild"
@@ -276,9 +277,16 @@ def test_split_falls_back_when_the_child_fails(edge_captures: dict[str, Path], s
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     from mcp_notebook.fast import parallel
 
+    def fail(child: tuple[int, int]) -> tuple[None, str]:
+        parallel._abandon(child)
+        return None, "made to fail"
+
     monkeypatch.setattr(parallel, "workers", lambda: 2)
-    monkeypatch.setattr(parallel, "_finish", lambda child: None)
-    assert_same([edge_captures["edge.ndjson"]])
+    monkeypatch.setattr(parallel, "_finish", fail)
+    monkeypatch.delenv(STRICT_ENV)  # noted and warned (strict: raised, see tests/test_fallback.py)
+    with pytest.warns(FallbackWarning, match="made to fail"):
+        t = assert_same([edge_captures["edge.ndjson"]])
+    assert any("worker process" in n for n in t.notes)
 
 
 @pytest.mark.parametrize("child_fails", [False, True])
@@ -308,7 +316,13 @@ def test_several_files_over_two_processes(edge_captures: dict[str, Path], text_m
     data = sorted(DATA.glob("*.jsonl"))[:3]
     paths = [edge_captures["edge.ndjson"], *data, edge_captures["plain.tap.jsonl"],
              edge_captures["edge.tap.jsonl"]]
-    assert_same(paths)
+    if child_fails:
+        monkeypatch.delenv(STRICT_ENV)  # noted and warned, not raised
+        with pytest.warns(FallbackWarning, match="exit status 3"):
+            t = assert_same(paths)
+        assert any("worker process" in n for n in t.notes)
+    else:
+        assert_same(paths)
     assert len(forks) == 1  # one child took its share of the files
 
 
@@ -339,3 +353,32 @@ def test_rows_sent_packed_come_back_the_same(edge_captures: dict[str, Path],
     assert got_keys == keys
     assert (back.column("id_code", np.int32) == codes).all()
     assert (codes < 0).any() and (codes >= 0).any()
+
+
+@pytest.mark.parametrize("fmt", ["ndjson", "tap"])
+@pytest.mark.parametrize("parts", ["one", "split"])
+def test_runs_of_blank_lines(edge_captures: dict[str, Path], tmp_path: Path, text_mode: str,
+                             monkeypatch: pytest.MonkeyPatch, fmt: str, parts: str) -> None:
+    """Runs of blank lines are counted, not listed (``lines.BLANK_RUN``, made small here):
+    rows, line labels, frame text and blank counts stay the reference's, runs at the
+    start and end of a file and across the cut of a split file included."""
+    import random
+
+    from mcp_notebook.fast import lines, parallel
+
+    monkeypatch.setattr(lines, "BLANK_RUN", 3)
+    if parts == "split":
+        monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+        monkeypatch.setattr(parallel, "workers", lambda: 2)
+    rng = random.Random(7)
+    name = "edge.ndjson" if fmt == "ndjson" else "edge.tap.jsonl"
+    src = edge_captures[name].read_bytes().split(b"\n")[:400]
+    out = [b"\n" * 5]
+    for ln in src:
+        out.append(ln + b"\n" + rng.choice([b"", b"\n", b"\r\n" * 3, b"\n" * rng.randint(3, 9)]))
+    path = tmp_path / name
+    path.write_bytes(b"".join(out) + b"\n" * 4)
+    t = assert_same([path], fmt)
+    assert t.summary()["blank_lines"] > 500
+    with open(path, "rb") as f:  # the runs were cut out (not one block of every line)
+        assert len([b for b in lines.blocks(f) if b.skipped]) > 50

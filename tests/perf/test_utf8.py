@@ -67,3 +67,51 @@ def test_random_bytes(data: bytes) -> None:
     want = _python(data)
     got = _levels(data)
     assert got and got == [want] * len(got)
+
+
+@seed(20261201)
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.lists(st.lists(st.sampled_from(EDGES + [b"x", b"\r", b"{}", b"\xef\xbb\xbf"]),
+                         max_size=12).map(b"".join) | st.binary(max_size=40), max_size=40),
+       st.sampled_from([1, 7, 64, 1 << 16]))
+def test_python_path_check_agrees_with_decode(lines: list[bytes], piece: int) -> None:
+    """The Python path's check (a plain decode, in pieces of whole lines) names exactly the
+    lines Python's decoder refuses, whatever the piece size."""
+    import numpy as np
+
+    from mcp_notebook.fast import lines as L
+
+    lines = [ln.replace(b"\n", b"") for ln in lines]
+    buf = bytearray(b"\n".join(lines) + b"\n")
+    starts = np.cumsum([0] + [len(ln) + 1 for ln in lines[:-1]], dtype=np.int64)
+    ends = starts + np.array([len(ln) for ln in lines], dtype=np.int64)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(L, "UTF8_PIECE", piece)
+        got = L.bad_utf8(buf, starts, ends).tolist()
+    assert got == [i for i, ln in enumerate(lines) if not _python(ln)]
+
+
+def test_the_loader_does_not_need_pyarrow(tmp_path) -> None:  # noqa: ANN001
+    """Non-ASCII and invalid UTF-8 are loaded by the fast loader's Python path with
+    pyarrow unimportable (it is for parquet export only), and the reference path unused."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = tmp_path / "x.ndjson"
+    path.write_bytes('{"jsonrpc":"2.0","id":1,"method":"caf\u00e9"}\n'.encode() +
+                     b'{"jsonrpc":"2.0","id":2,"method":"\xff"}\n')
+    code = ("import sys\nsys.modules['pyarrow'] = None  # import pyarrow raises\n"
+            "from mcp_notebook import readers\nfrom mcp_notebook.fast import native\n"
+            "native.native = None\n"
+            "def no(*a, **k): raise SystemExit('the reference path read the file')\n"
+            "readers.read = no\n"
+            "import mcp_notebook as mn\nt = mn.load(sys.argv[1])\n"
+            "print(t.frames['kind'].astype(str).tolist(), t.notes)")
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert done.stdout.strip() == "['request', 'invalid'] ['directions inferred from the " \
+        "message flow (the capture does not say)']", done.stderr[-2000:]

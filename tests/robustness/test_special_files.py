@@ -1,0 +1,216 @@
+"""Special files and decompression bombs given to ``mn.load`` (issue 14, item 5).
+
+A named pipe, a socket or a device is refused at once with an error that says what to
+do, never a hang (each load runs in a subprocess with a timeout). A gzip bomb of newlines
+or of zeros costs memory bounded by the block size and ``max_line_bytes``, not by its
+expanded size (peak RSS of the loading subprocess, against a tiny capture's).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+import mcp_notebook as mn
+from helpers import INIT, tap
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 120  # seconds: a hang fails the test, it does not stall the suite
+GIB = 1 << 30
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX special files")
+
+
+def _run(code: str, *args: str) -> dict:
+    """Run ``code`` in a fresh interpreter (the suite's environment, so strict too); it
+    prints one JSON object, returned with the child's peak RSS in MiB added."""
+    prog = ("import json, resource, sys\n" + code +
+            "\nout['rss_mib'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024"
+            "\nprint(json.dumps(out))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", prog, *args], capture_output=True, text=True,
+                          timeout=TIMEOUT, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+REFUSE = """
+import mcp_notebook as mn
+try:
+    mn.load(sys.argv[1])
+    out = {"error": None}
+except mn.CaptureError as exc:
+    out = {"error": str(exc)}
+"""
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "capture.jsonl"
+    os.mkfifo(path)
+    return path
+
+
+def test_a_named_pipe_is_refused_at_once(fifo: Path) -> None:
+    got = _run(REFUSE, str(fifo))["error"]
+    assert "named pipe" in got and "save it to a file first" in got
+
+
+def test_dev_zero_is_refused_at_once() -> None:
+    assert "character device" in _run(REFUSE, "/dev/zero")["error"]
+
+
+def test_a_socket_is_refused_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.sock"
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(path))
+        assert "a socket" in _run(REFUSE, str(path))["error"]
+
+
+def test_a_symlink_to_a_device_is_refused(tmp_path: Path) -> None:
+    link = tmp_path / "capture.jsonl"
+    link.symlink_to("/dev/zero")
+    assert "character device" in _run(REFUSE, str(link))["error"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/mountinfo").exists(), reason="Linux pseudo-filesystems")
+@pytest.mark.parametrize("path", ["/proc/kmsg", "/proc/self/status", "/proc", "/sys/kernel",
+                                  "/dev"])
+def test_kernel_pseudo_files_are_refused_at_once(path: str) -> None:
+    """Files of /proc and /sys say size 0 and may block (``/proc/kmsg`` waits for the
+    kernel's next message) or never end; folders there hold thousands of them."""
+    if not os.path.exists(path):
+        pytest.skip(f"no {path} here")
+    got = _run(REFUSE, path)["error"]
+    assert got is not None and "filesystem (kernel pseudo-files" in got
+
+
+def test_a_folder_skips_specials_and_says_so(tmp_path: Path, fifo: Path) -> None:
+    tap(tmp_path / "a.jsonl", INIT)
+    got = _run("import mcp_notebook as mn\nt = mn.load(sys.argv[1])\n"
+               "out = {'frames': len(t.frames), 'notes': t.notes}", str(tmp_path))
+    assert got["frames"] == 3
+    assert "skipped capture.jsonl: a named pipe (FIFO), not a regular file" in got["notes"]
+
+
+def test_a_folder_of_only_specials_is_an_error(tmp_path: Path, fifo: Path) -> None:
+    got = _run(REFUSE, str(tmp_path))["error"]
+    assert "no capture files found" in got and "named pipe" in got
+
+
+# -- decompression bombs -----------------------------------------------------------------------
+def _bomb(path: Path, head: bytes, fill: bytes, mib: int) -> tuple[Path, int]:
+    """``head`` then ``mib`` MiB of ``fill`` repeated, gzipped in pieces (the file is about
+    a thousandth of that; the expanded bytes are never in memory); ``(path, how many
+    times fill is repeated)``."""
+    z = zlib.compressobj(1, zlib.DEFLATED, 31)  # 31: the gzip container
+    chunk = fill * ((1 << 20) // len(fill))
+    with open(path, "wb") as f:
+        f.write(z.compress(head))
+        for _ in range(mib):
+            f.write(z.compress(chunk))
+        f.write(z.flush())
+    return path, mib * ((1 << 20) // len(fill))
+
+
+@pytest.fixture(scope="module")
+def bombs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, int]]:
+    d = tmp_path_factory.mktemp("bombs")
+    first = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    return {"newlines": _bomb(d / "newlines.jsonl.gz", b"", b"\n", 1024),
+            "zeros": _bomb(d / "zeros.jsonl.gz", b"", b"\0", 1024),
+            "message-then-zeros": _bomb(d / "tail.jsonl.gz", first, b"\0", 1024),
+            "crlf": _bomb(d / "crlf.jsonl.gz", first, b"\r\n", 64)}
+
+
+LOAD = """
+import mcp_notebook as mn
+from mcp_notebook.fast import native
+if sys.argv[3] == "python":
+    native.native = None  # the fast loader's Python path (switched off: not a fallback)
+kw = {} if sys.argv[2] == "auto" else {"format": sys.argv[2]}
+t = mn.load(sys.argv[1], **kw)
+s = t.summary()
+f = t.frames
+out = {"blank": s["blank_lines"], "frames": len(f), "kinds": f["kind"].astype(str).tolist(),
+       "reasons": f["reason"].fillna("").tolist(), "raw_len": f["raw"].str.len().tolist()}
+"""
+
+
+@pytest.fixture(scope="module")
+def baseline_rss(tmp_path_factory: pytest.TempPathFactory) -> float:
+    small = tap(tmp_path_factory.mktemp("small") / "small.jsonl", INIT)
+    return _run(LOAD, str(small), "auto", "c")["rss_mib"]
+
+
+@pytest.mark.parametrize("scanner", ["c", "python"])
+@pytest.mark.parametrize(("bomb", "fmt"), [("newlines", "auto"), ("zeros", "ndjson"),
+                                           ("zeros", "tap"), ("message-then-zeros", "auto"),
+                                           ("crlf", "auto")])
+def test_a_gzip_bomb_takes_bounded_memory(bombs: dict[str, tuple[Path, int]],
+                                          baseline_rss: float, bomb: str, fmt: str,
+                                          scanner: str) -> None:
+    path, fill = bombs[bomb]
+    got = _run(LOAD, str(path), fmt, scanner)
+    extra = got["rss_mib"] - baseline_rss
+    # 1 GiB expanded (crlf: 64 MiB, 32 million lines); the loader's own bound is a block (8 MiB) and its
+    # line spans, or one line of max_line_bytes (64 MiB) while it is being cut
+    assert extra < 320, f"{bomb}: {got['rss_mib']:.0f} MiB peak, {extra:.0f} MiB over a tiny load"
+    if bomb == "newlines":
+        assert (got["blank"], got["frames"]) == (GIB, 0)
+    elif bomb == "crlf":
+        assert (got["blank"], got["kinds"]) == (fill, ["request"])
+    else:
+        long = got["kinds"][-1], got["reasons"][-1]
+        assert long[0] == "invalid" and "max_line_bytes" in long[1]
+        assert "longer than the limit of 67,108,864 bytes" in long[1]
+        assert got["raw_len"][-1] == 4096  # only its first bytes are kept
+        assert f"line of {fill:,} bytes" in long[1]
+        assert got["frames"] == (2 if bomb == "message-then-zeros" else 1)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize("scanner", ["c", "python"])
+def test_max_line_bytes_cuts_and_can_be_raised(tmp_path: Path, scanner: str, lazy: bool,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line over the limit is one invalid row of its head; the lines around it load as
+    before; a raised limit reads it whole (plain and .gz, NDJSON and tap; the frame text
+    in memory, or read from the file by offset)."""
+    from mcp_notebook import fast
+    from mcp_notebook.fast import native
+
+    if scanner == "python":
+        monkeypatch.setattr(native, "native", None)
+    monkeypatch.setattr(fast, "LAZY_TEXT_MIN_BYTES", 0 if lazy else 1 << 62)
+    big = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "x", "params": {"p": "y" * 9000}})
+    lines = ['{"jsonrpc":"2.0","id":1,"method":"a"}', big, "", '{"jsonrpc":"2.0","id":1,"result":{}}']
+    nd = tmp_path / "c.ndjson"
+    nd.write_text("\n".join(lines) + "\n")
+    tp = tmp_path / "c.jsonl"
+    tp.write_text("\n".join(json.dumps({"ts": 1.0 + i, "dir": "c2s" if i < 2 else "s2c",
+                                        "raw": ln}) if ln else "" for i, ln in enumerate(lines))
+                  + "\n")
+    import gzip
+
+    gz = tmp_path / "c.jsonl.gz"
+    gz.write_bytes(gzip.compress(tp.read_bytes()))
+    for path in (nd, tp, gz):
+        t = mn.load(path, max_line_bytes=5000)
+        f = t.frames
+        assert f["kind"].astype(str).tolist() == ["request", "invalid", "result"], path
+        assert "max_line_bytes" in f["reason"][1] and len(f["raw"][1]) == 4096
+        assert f["raw"][0] == lines[0] and f["raw"][2] == lines[3]
+        assert f["source"].tolist() == [f"{path.name}:{k}" for k in (1, 2, 4)]
+        assert t.summary()["blank_lines"] == 1
+        whole = mn.load(path).frames
+        assert whole["kind"].astype(str).tolist() == ["request", "request", "result"]
+    with pytest.raises(ValueError, match="max_line_bytes"):
+        mn.load(nd, max_line_bytes=0)
