@@ -16,10 +16,13 @@ Every entry of an MCP endpoint gives records:
 
 ``extra`` keeps the HTTP facts: ``status`` (on the request frame and on response
 frames: a 202 is visible there), ``reply`` (a short non-JSON body such as the old
-transport's ``Accepted``, kept on the POST it answers), ``event_id`` (the SSE ``id``), ``transport_error`` (the
-status, on bodies of 4xx/5xx replies: such an error is about the HTTP request, not an
-answer to a JSON-RPC id, and is not paired), ``sse_incomplete`` (the stream ended
-inside the event) and ``ts_estimated`` (see below).
+transport's ``Accepted``, kept on the POST it answers), ``event_id`` (the SSE ``id``),
+``transport_error`` (the status, on bodies of 4xx/5xx replies), ``sse_incomplete`` (the
+stream ended inside the event) and ``ts_estimated`` (see below). A body of an HTTP
+error reply that is a JSON-RPC response to an id (the 2026-07-28 Streamable HTTP
+answers a bad request with a JSON-RPC error and status 400 or 404) is paired like any
+other answer, its status beside it; one that names no id (``"id": null``, e.g. a gone
+session) is about the HTTP request and is not paired.
 
 Sessions: the ``Mcp-Session-Id`` header (request, else response); for the old transport
 the ``sessionId`` / ``session_id`` query parameter of the endpoint URL given by the
