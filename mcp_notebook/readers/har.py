@@ -276,6 +276,7 @@ class _Reader:
     def events(self, e: _Entry, session: str, src: str, base: dict[str, Any],
                failed: bool) -> Iterator[Record]:
         stamped = e.content.get("_sseEvents")
+        start = e.first_byte if e.first_byte is not None else e.start
         if isinstance(stamped, list) and all(isinstance(x, dict) for x in stamped):
             events = [_from_proxy(i, x) for i, x in enumerate(stamped)]
             times: list[float | None] = [parse_ts(x.get("t")) if isinstance(x.get("t"), str)
@@ -290,7 +291,6 @@ class _Reader:
                     times[-1] = e.end
             else:  # a GET stream's events may arrive at any time while it is open
                 times = [None] * len(events)
-                start = e.first_byte if e.first_byte is not None else e.start
         if not e.reply and not events:
             yield Record(raw=f"{e.method} {e.url} -> {e.status} (stream body not captured)",
                          ts=e.start, session=session, stream="http", source=src, kind="log",
