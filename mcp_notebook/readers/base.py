@@ -15,7 +15,8 @@ from typing import Any, Protocol
 
 from ..core.envelope import Envelope
 
-__all__ = ["BLANK", "Record", "Reader", "open_text", "read_head", "CaptureError"]
+__all__ = ["BLANK", "Record", "Reader", "open_text", "read_head", "CaptureError",
+           "in_time_order"]
 
 
 class CaptureError(ValueError):
@@ -58,6 +59,27 @@ class Reader(Protocol):
 
     def read(self, path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
         """Yield every record of the file, in capture order."""
+
+
+def in_time_order(records: list[Record]) -> list[Record]:
+    """The records sorted by ``ts``, stably: ties keep their order in the file.
+
+    A record with no time keeps its place after the record before it (a response whose
+    time the format does not give stays right after its request); untimed records at the
+    start stay first.
+
+    >>> rs = [Record("a", ts=2.0), Record("b"), Record("c", ts=1.0), Record("d", ts=2.0)]
+    >>> [r.raw for r in in_time_order(rs)]
+    ['c', 'a', 'b', 'd']
+    """
+    keys: list[float] = []
+    last = float("-inf")
+    for r in records:
+        if r.ts is not None and r.ts == r.ts:  # not NaN
+            last = r.ts
+        keys.append(last)
+    order = sorted(range(len(records)), key=keys.__getitem__)
+    return [records[i] for i in order]
 
 
 GZIP_MAGIC = b"\x1f\x8b"

@@ -14,6 +14,10 @@ line, a message the poster re-wrapped after ``Message from server:``) or the ser
 own stderr, which per-server files interleave with no prefix: kept as ``stderr`` rows
 in file order (an indented line continues the stderr row above it).
 
+Order: file order, which is time order: the log is written as things happen (the
+server's stderr lines have no time of their own and keep their place among the
+entries). Several files loaded together keep each file's order (see :func:`dedupe`).
+
 Sessions are the server name plus a connection number (see :mod:`._claude_conn`).
 Loading ``mcp.log`` together with the per-server files of the same run does not double
 the messages: see :func:`dedupe`.

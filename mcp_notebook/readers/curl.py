@@ -17,6 +17,8 @@ What is read:
 
 An exchange runs from one ``curl`` to the next; its frames get the session named
 anywhere in it, else the ``session`` argument or the file name.
+
+Order: the paste's order (its only times are whole-second ``Date`` headers).
 """
 
 from __future__ import annotations

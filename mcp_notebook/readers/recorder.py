@@ -11,6 +11,8 @@ its own time: frames have no ``ts``; ``extra`` keeps ``status`` (the HTTP status
 server-to-client one (``file#interaction<N>/response``); a ``lifecycle`` interaction
 (a GET stream or a DELETE) is a ``log`` row. The JSON-RPC texts are the stored objects
 in compact form, every number and key order kept.
+
+Order: recording order (a request, then its response); the cassette has no times.
 """
 
 from __future__ import annotations

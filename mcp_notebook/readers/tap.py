@@ -3,6 +3,11 @@
 ``{"ts": <unix seconds>, "dir": "c2s" | "s2c" | "stderr" | "meta", "raw": "<exact line>"}``
 with an optional ``"session"``. ``meta`` records are the tap's own events (start, exit
 code); they load as ``log`` rows.
+
+Order: file order, which is capture order: the tap writes each record as it relays
+the frame. (Its time stamps are taken as each frame is read, before the write, so
+two records of opposite directions a few microseconds apart may carry times in the
+other order; the file's order is the one the tap saw.)
 """
 
 from __future__ import annotations

@@ -14,6 +14,10 @@ bare ``{"data": ..., ...}`` object that is *not* the JSON-RPC message: a ``log``
 Everything else is a ``log`` row; a line without the time prefix continues the entry
 above it.
 
+Order: file order, which is time order: the channel is written as things happen.
+Records are not sorted by their times, which come from a local clock that can step
+back (a daylight-saving change, a clock correction) while the file's order cannot.
+
 The channel is one server's: the session is its name from ``Starting server <name>``
 (a restart opens ``<name>#2``...), else the ``session`` argument or the file name.
 """
@@ -159,7 +163,7 @@ class _Reader:
 
 def read(path: Path, session: str | None = None, tz: str | None = None,
          **options: Any) -> Iterator[Record]:
-    """Yield every record of a VS Code MCP output channel, in file order.
+    """Yield every record of a VS Code MCP output channel, in file (= time) order.
 
     ``tz`` names the zone of the channel's clock (an IANA name); without it the times
     are taken as UTC and flagged ``local_time``.
