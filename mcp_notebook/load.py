@@ -119,6 +119,7 @@ def load(
             notes.append(f"{path.name}: reading stopped early ({exc})")
         used.append(str(path))
     store = fast.combine([*pieces, cols])
+    notes.extend(readers.time_notes(store.extra))
     if fast.infer_directions(store):  # as core.direction.infer, on columns
         notes.append("directions inferred from the message flow (the capture does not say)")
     return Trace(store, version=version, notes=notes, paths=used)

@@ -14,11 +14,21 @@ from typing import Any
 from . import claude_desktop, curl, har, inspector, ndjson, recorder, tap, vscode
 from .base import BLANK, CaptureError, Record, read_head
 
-__all__ = ["REGISTRY", "Record", "CaptureError", "BLANK", "sniff", "read", "formats"]
+__all__ = ["REGISTRY", "Record", "CaptureError", "BLANK", "sniff", "read", "formats",
+           "time_notes"]
 
 #: name -> reader module, in the order sniffing breaks ties.
 REGISTRY: dict[str, ModuleType] = {m.name: m for m in (tap, ndjson)}
 REGISTRY.update({m.name: m for m in (claude_desktop, vscode, har, inspector, recorder, curl)})
+
+
+def time_notes(extra: dict[int, dict[str, Any]]) -> list[str]:
+    """The trace notes on frames whose time a reader could not read (``ts_error``)."""
+    bad = [e["ts_error"] for e in extra.values() if "ts_error" in e]
+    if not bad:
+        return []
+    return [f"{len(bad)} frame(s) carry a time that cannot be read and have no ts (the "
+            f"first: {bad[0]}); trace.extra(seq)['ts_error'] says why for each"]
 
 
 def formats() -> dict[str, str]:

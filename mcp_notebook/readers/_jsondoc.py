@@ -82,7 +82,8 @@ def array_items(doc: str, path: tuple[str, ...] = ()) -> tuple[list[Item], str |
             elif c in "{[":
                 stack.append((c, key if stack and stack[-1][0] == "{" else None))
                 key = None
-                if (c == "[" and tuple(k for _, k in stack[1:]) == path
+                if (c == "[" and len(stack) == len(path) + 1
+                        and tuple(k for _, k in stack[1:]) == path
                         and all(b == "{" for b, _ in stack[:-1])):
                     target, after = len(stack), m.end()
             elif c in "}]":

@@ -255,7 +255,10 @@ class _Reader:
             return
         ts = iso_z(e.ts_text) if e.ts_text else None
         if e.ts_text and ts is None:
-            e.extra["clock"] = e.ts_text  # a time of day with no date (poster-edited)
+            if e.ts_text[4:5] == "-":  # a full stamp naming no real time (month 13, ...)
+                e.extra["ts_error"] = f"not a time: {e.ts_text!r}"
+            else:
+                e.extra["clock"] = e.ts_text  # a time of day with no date (poster-edited)
         if e.level and e.level != "info":
             e.extra["level"] = e.level
         msg = e.msg

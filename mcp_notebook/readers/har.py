@@ -52,8 +52,8 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 from ..core.envelope import classify
 from ._logtext import looks_like_json
 from ._sse import SSEEvent, parse_sse
+from ._time import read_time
 from .base import Record, open_text
-from .tap import parse_ts
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -137,8 +137,7 @@ class _Entry:
         self.status = status if isinstance(status, int) else None
         mime = _header(self.resp_headers, "content-type") or str(content.get("mimeType") or "")
         self.sse = "text/event-stream" in mime.lower()
-        started = e.get("startedDateTime")
-        self.start = parse_ts(started) if isinstance(started, str) else None
+        self.start, self.ts_error = read_time(e.get("startedDateTime"))
         timings = _obj(e.get("timings"))
         first = sum((_ms(timings.get(k)) for k in ("blocked", "dns", "connect", "send", "wait")),
                     0.0)
@@ -218,6 +217,8 @@ class _Reader:
         base: dict[str, Any] = {"http": e.method}
         if e.status is not None:
             base["status"] = e.status
+        if e.ts_error:
+            base["ts_error"] = f"startedDateTime: {e.ts_error}"
         failed = e.status is not None and e.status >= 400
         text = e.reply if e.reply and e.reply.strip() else None
         note = e.raw.get("_proxyError")
@@ -279,8 +280,9 @@ class _Reader:
         start = e.first_byte if e.first_byte is not None else e.start
         if isinstance(stamped, list) and all(isinstance(x, dict) for x in stamped):
             events = [_from_proxy(i, x) for i, x in enumerate(stamped)]
-            times: list[float | None] = [parse_ts(x.get("t")) if isinstance(x.get("t"), str)
-                                         else None for x in stamped]
+            read = [read_time(x.get("t")) for x in stamped]
+            times: list[float | None] = [t for t, _ in read]
+            problems = [p for _, p in read]
             estimated = False
         else:
             events = parse_sse(e.reply or "")
@@ -291,12 +293,13 @@ class _Reader:
                     times[-1] = e.end
             else:  # a GET stream's events may arrive at any time while it is open
                 times = [None] * len(events)
+            problems = [None] * len(events)
         if not e.reply and not events:
             yield Record(raw=f"{e.method} {e.url} -> {e.status} (stream body not captured)",
                          ts=e.start, session=session, stream="http", source=src, kind="log",
                          extra=dict(base))
             return
-        for ev, ts in zip(events, times, strict=True):
+        for ev, ts, problem in zip(events, times, problems, strict=True):
             if ev.event == "endpoint":  # 2024-11-05: where to POST, naming the session
                 url = urljoin(e.url, (ev.data or "").strip())
                 session = _session_from_url(url) or url
@@ -318,6 +321,8 @@ class _Reader:
                 extra["sse_incomplete"] = True
             if estimated:
                 extra["ts_estimated"] = True
+            if problem:
+                extra["ts_error"] = f"_sseEvents[{ev.index}].t: {problem}"
             if failed:
                 extra["transport_error"] = e.status
             rec = Record(raw=ev.data or "", ts=ts, direction="s2c", session=session,

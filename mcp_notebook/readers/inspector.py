@@ -35,8 +35,8 @@ from typing import Any
 import msgspec
 
 from ._jsondoc import CUT, array_items, compact, is_null, text_of
+from ._time import read_time
 from .base import Record, in_time_order, open_bytes
-from .tap import parse_ts
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -108,7 +108,8 @@ def _salvage(data: bytes, sess: str, name: str, exc: Exception, out: list[Record
             out.append(Record(raw=item.text[:2000], session=sess, kind="invalid",
                               source=f"{name}#entry{item.index}",
                               reason=f"the file ends inside this entry (cut after "
-                              f"{len(item.text)} characters of it)"))
+                              f"{len(item.text)} characters of it)"
+                              + (f"; {exc}" if isinstance(exc, RecursionError) else "")))
     return items
 
 
@@ -122,11 +123,12 @@ def _entry(i: int, item: Any, sess: str, src: str) -> Iterator[Record]:
                              if text[:1] != "{" else f"an export entry that cannot be "
                              f"decoded: {exc}"))
         return
-    stamp = text_of(e.timestamp)
-    ts = parse_ts(stamp) if stamp else None
+    ts, problem = read_time(_value(e.timestamp))
     direction = _FLOW.get(text_of(e.origin) or "")
     kind = text_of(e.direction)
     extra: dict[str, Any] = {"entry_kind": kind} if kind else {}
+    if problem:
+        extra["ts_error"] = problem
     if is_null(e.message):
         yield Record(raw="", ts=ts, direction=direction, session=sess, source=src,
                      kind="invalid", reason="an export entry with no message",
@@ -144,6 +146,15 @@ def _entry(i: int, item: Any, sess: str, src: str) -> Iterator[Record]:
         text = text_of(e.clientError) or compact(e.clientError)
         yield Record(raw=text, ts=ts, session=sess, stream="log", source=f"{src}/error",
                      kind="log", extra={"client_error": True})
+
+
+def _value(raw: msgspec.Raw) -> Any:
+    if is_null(raw):
+        return None
+    try:
+        return msgspec.json.decode(bytes(raw))
+    except msgspec.DecodeError:
+        return bytes(raw).decode("utf-8", "surrogateescape")
 
 
 def _number(raw: msgspec.Raw) -> float | None:

@@ -76,6 +76,7 @@ class _Reader:
             self.zone = ZoneInfo(tz)
 
     def ts(self, date: str, clock: str) -> float:
+        """Unix seconds of an entry's stamp; ValueError for one naming no real time."""
         if self.zone is None:
             return local_stamp(date, clock)
         from datetime import datetime
@@ -114,13 +115,17 @@ class _Reader:
         if len(lines) > 1:
             msg = "\n".join([msg] + lines[1:])
         source = f"{self.name}:{first}" if last == first else f"{self.name}:{first}-{last}"
-        ts = self.ts(date, clock)
-        local = self.zone is None
+        extra: dict[str, Any] = {} if level == "info" else {"level": level}
+        try:
+            ts: float | None = self.ts(date, clock)
+        except ValueError as exc:
+            ts, extra["ts_error"] = None, f"not a time: {date} {clock} ({exc})"
+        local = self.zone is None and ts is not None
         for prefix, direction in _DIRECTIONS:
             if msg.startswith(prefix):
                 return Record(raw=msg[len(prefix):], ts=ts, direction=direction,
-                              session=self.session, source=source, local_time=local)
-        extra: dict[str, Any] = {} if level == "info" else {"level": level}
+                              session=self.session, source=source, local_time=local,
+                              extra=extra if "ts_error" in extra else {})
         if msg.startswith(_FAILED):
             return self.failed(msg[len(_FAILED):], ts, source, local, extra)
         if msg.startswith("[server stderr]"):
@@ -140,7 +145,7 @@ class _Reader:
         return Record(raw="\n".join(lines), ts=ts, session=self.session, stream="log",
                       source=source, kind="log", local_time=local, extra=extra)
 
-    def failed(self, quoted: str, ts: float, source: str, local: bool,
+    def failed(self, quoted: str, ts: float | None, source: str, local: bool,
                extra: dict[str, Any]) -> Record:
         try:
             text = json.loads(quoted)
