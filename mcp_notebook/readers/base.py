@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any, Protocol
 from ..core.envelope import Envelope
 
 __all__ = ["BLANK", "Record", "Reader", "open_text", "read_head", "CaptureError",
-           "in_time_order"]
+           "in_time_order", "iter_log_lines", "strip_ansi"]
 
 
 class CaptureError(ValueError):
@@ -127,3 +128,29 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
             if line.endswith(b"\r"):
                 line = line[:-1]
             yield n, line.decode("utf-8", "surrogateescape")
+
+
+#: terminal escapes a log copied from a terminal may hold: CSI (colours, ``ESC[32m``),
+#: OSC (titles, links) and two-character escapes
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without terminal colour and control escapes.
+
+    >>> strip_ansi("\x1b[2m2025-01-01\x1b[0m \x1b[32m[info]\x1b[39m hi")
+    '2025-01-01 [info] hi'
+    """
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+def iter_log_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The lines of a text log, as :func:`iter_lines` gives them, but also split at a
+    lone ``\\r`` (an old Mac line end, or a terminal's) and without terminal colour
+    escapes: a log's text, not its exact bytes."""
+    n = 0
+    for _, line in iter_lines(path):
+        pieces = line.split("\r") if "\r" in line else (line,)
+        for piece in pieces:
+            n += 1
+            yield n, strip_ansi(piece)

@@ -35,7 +35,7 @@ from ..core.envelope import Envelope, classify, id_key_of
 from ._claude_conn import Tracker
 from ._claude_dedupe import dedupe
 from ._logtext import TRUNCATED_RE, iso_z
-from .base import BLANK, Record, iter_lines
+from .base import BLANK, Record, iter_log_lines
 
 __all__ = ["name", "description", "sniff", "read", "dedupe", "parse_redacted"]
 
@@ -197,7 +197,7 @@ class _Reader:
 
     def run(self) -> Iterator[Record]:
         pending: _Entry | None = None
-        for n, line in iter_lines(self.path):
+        for n, line in iter_log_lines(self.path):
             if pending is not None and pending.block:
                 if _match(line, self.order) is None:  # inspect blocks end with "}" at column 0
                     pending.lines.append(line)

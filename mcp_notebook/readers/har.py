@@ -44,12 +44,13 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urljoin, urlsplit
+from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 
 from ..core.envelope import classify
+from ._jsondoc import array_items
 from ._logtext import looks_like_json
 from ._sse import SSEEvent, parse_sse
 from ._time import read_time
@@ -99,8 +100,17 @@ def _ms(value: Any) -> float:
     return float(value) / 1000 if isinstance(value, (int, float)) and value > 0 else 0.0
 
 
+def _split(url: str) -> SplitResult | None:
+    """The parts of a URL; None for one that cannot be parsed (``http://[::1``)."""
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return None
+
+
 def _session_from_url(url: str) -> str | None:
-    query = parse_qs(urlsplit(url).query)
+    parts = _split(url)
+    query = parse_qs(parts.query) if parts is not None else {}
     for key in _SESSION_PARAMS:
         if query.get(key):
             return query[key][0]
@@ -112,8 +122,8 @@ def _obj(value: Any) -> dict[str, Any]:
 
 
 def _endpoint(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+    parts = _split(url)
+    return url if parts is None else f"{parts.scheme}://{parts.netloc}{parts.path}"
 
 
 class _Entry:
@@ -164,18 +174,62 @@ class _Reader:
         self.default = session or path.name
         self.old_sessions: dict[str, str] = {}  # endpoint URL (with query) -> session
         self.untimed: dict[int, float | None] = {}  # GET-stream event -> its stream's start
+        self.bad: list[Record] = []  # entries that cannot be read, one row each
 
     def load(self) -> tuple[list[_Entry] | None, str | None]:
+        with open_text(self.path) as f:
+            text = f.read()
         try:
-            with open_text(self.path) as f:
-                doc = json.load(f)
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            return None, f"not a HAR file (not valid JSON: {exc})"
+            doc = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            return self.salvage(text, exc)
         entries = doc.get("log", {}).get("entries") if isinstance(doc, dict) and isinstance(
             doc.get("log"), dict) else None
         if not isinstance(entries, list):
             return None, "not a HAR file (no log.entries array)"
-        return [_Entry(i, e) for i, e in enumerate(entries) if isinstance(e, dict)], None
+        return self.entries(enumerate(entries)), None
+
+    def entries(self, items: Iterable[tuple[int, Any]]) -> list[_Entry]:
+        out = []
+        for i, e in items:
+            if not isinstance(e, dict):
+                self.bad.append(Record(raw=str(e)[:2000], session=self.default, stream="http",
+                                       source=f"{self.name}#entry{i}", kind="invalid",
+                                       reason="a HAR entry that is not an object"))
+                continue
+            try:
+                out.append(_Entry(i, e))
+            except (ValueError, TypeError, OverflowError) as exc:
+                self.bad.append(Record(raw="", session=self.default, stream="http",
+                                       source=f"{self.name}#entry{i}", kind="invalid",
+                                       reason=f"a HAR entry that cannot be read: {exc}"))
+        return out
+
+    def salvage(self, text: str, exc: Exception) -> tuple[list[_Entry] | None, str | None]:
+        """The entries of a HAR the JSON decoder refused, one at a time: a bad or cut
+        entry costs itself only."""
+        found, problem = array_items(text.removeprefix("\ufeff"), ("log", "entries"))
+        if not found:
+            return None, f"not a HAR file (not valid JSON: {exc})"
+        items = []
+        for item in found:
+            src = f"{self.name}#entry{item.index}"
+            if not item.complete:
+                self.bad.append(Record(raw=item.text[:2000], session=self.default,
+                                       stream="http", source=src, kind="invalid",
+                                       reason=f"the file ends inside this HAR entry (cut "
+                                       f"after {len(item.text)} characters of it)"))
+                continue
+            try:
+                items.append((item.index, json.loads(item.text)))
+            except (ValueError, RecursionError) as why:
+                self.bad.append(Record(raw=item.text[:2000], session=self.default,
+                                       stream="http", source=src, kind="invalid",
+                                       reason=f"a HAR entry that is not valid JSON: {why}"))
+        if problem:
+            self.bad.append(Record(raw=problem, session=self.default, stream="http",
+                                   source=self.name, kind="log"))
+        return self.entries(items), None
 
     def run(self) -> Iterator[Record]:
         entries, problem = self.load()
@@ -189,7 +243,7 @@ class _Reader:
         skipped: list[_Entry] = []
         for e in entries:
             if e.is_mcp(endpoints):
-                out.extend(self.entry(e))
+                out.extend(_unicode_checked(r) for r in self.entry(e))
             else:
                 skipped.append(e)
         if skipped:
@@ -200,6 +254,7 @@ class _Reader:
                               session=self.default, stream="http", source=self.name,
                               kind="log", extra={"skipped_entries": [e.index for e in skipped]}))
         yield from _in_time_order(out, self.untimed)
+        yield from self.bad
 
     # -- one entry -------------------------------------------------------------------------
 
@@ -301,7 +356,10 @@ class _Reader:
             return
         for ev, ts, problem in zip(events, times, problems, strict=True):
             if ev.event == "endpoint":  # 2024-11-05: where to POST, naming the session
-                url = urljoin(e.url, (ev.data or "").strip())
+                try:
+                    url = urljoin(e.url, (ev.data or "").strip())
+                except ValueError:  # a URL that cannot be parsed: taken as written
+                    url = (ev.data or "").strip()
                 session = _session_from_url(url) or url
                 self.old_sessions[url] = session
                 if ts is None and ev.index == 0:
@@ -330,6 +388,20 @@ class _Reader:
             if ts is None and not estimated:
                 self.untimed[id(rec)] = start
             yield rec
+
+
+def _unicode_checked(rec: Record) -> Record:
+    """The record, or an invalid one when its text holds a lone surrogate (a ``\\ud800``
+    escape in the HAR): such a text is no Unicode and was never on the wire."""
+    try:
+        rec.raw.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        bad = rec.raw[exc.start]
+        rec.raw = rec.raw.encode("utf-8", "backslashreplace").decode("utf-8")
+        rec.kind, rec.reason = "invalid", (
+            f"the HAR text holds a lone surrogate (U+{ord(bad):04X} at character "
+            f"{exc.start}): not Unicode, so not what was sent; shown escaped")
+    return rec
 
 
 def _in_time_order(records: list[Record], untimed: dict[int, float | None]) -> list[Record]:

@@ -105,7 +105,7 @@ def _salvage(data: bytes, sess: str, name: str, exc: Exception, out: list[Record
         if item.complete:
             items.append((item.index, item.text.encode("utf-8", "surrogateescape")))
         else:
-            out.append(Record(raw=item.text[:2000], session=sess, kind="invalid",
+            tail.append(Record(raw=item.text[:2000], session=sess, kind="invalid",
                               source=f"{name}#entry{item.index}",
                               reason=f"the file ends inside this entry (cut after "
                               f"{len(item.text)} characters of it)"

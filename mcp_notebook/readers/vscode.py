@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ._logtext import local_stamp
-from .base import BLANK, Record, iter_lines
+from .base import BLANK, Record, iter_log_lines
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -91,7 +91,7 @@ class _Reader:
 
     def run(self) -> Iterator[Record]:
         pending: list[Any] | None = None  # [first, last, lines, match]
-        for n, line in iter_lines(self.path):
+        for n, line in iter_log_lines(self.path):
             m = _LINE.match(line)
             if m is None and pending is not None and line:
                 pending[1] = n
