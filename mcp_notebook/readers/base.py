@@ -146,11 +146,12 @@ def strip_ansi(text: str) -> str:
 
 def iter_log_lines(path: Path) -> Iterator[tuple[int, str]]:
     """The lines of a text log, as :func:`iter_lines` gives them, but also split at a
-    lone ``\\r`` (an old Mac line end, or a terminal's) and without terminal colour
-    escapes: a log's text, not its exact bytes."""
-    n = 0
-    for _, line in iter_lines(path):
-        pieces = line.split("\r") if "\r" in line else (line,)
+    lone ``\\r`` (an old Mac line end, or a terminal's), without terminal colour
+    escapes and without a byte order mark opening a line (files joined with ``cat``):
+    a log's text, not its exact bytes. Line numbers stay those of :func:`iter_lines`
+    (counted at ``\\n``): the pieces of a line split at a lone ``\\r`` share its number,
+    and empty pieces make no line (a line of ``\\r`` alone is one blank line)."""
+    for n, line in iter_lines(path):
+        pieces = [p for p in line.split("\r") if p] or [""] if "\r" in line else (line,)
         for piece in pieces:
-            n += 1
-            yield n, strip_ansi(piece)
+            yield n, strip_ansi(piece.removeprefix("\ufeff"))

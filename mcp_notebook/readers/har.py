@@ -218,7 +218,9 @@ class _Reader:
                 self.bad.append(Record(raw=item.text[:2000], session=self.default,
                                        stream="http", source=src, kind="invalid",
                                        reason=f"the file ends inside this HAR entry (cut "
-                                       f"after {len(item.text)} characters of it)"))
+                                       f"after {len(item.text)} characters of it)" + (
+                                           f"; {exc}" if isinstance(exc, RecursionError)
+                                           else "")))
                 continue
             try:
                 items.append((item.index, json.loads(item.text)))
@@ -243,7 +245,7 @@ class _Reader:
         skipped: list[_Entry] = []
         for e in entries:
             if e.is_mcp(endpoints):
-                out.extend(_unicode_checked(r) for r in self.entry(e))
+                out.extend(self.entry(e))
             else:
                 skipped.append(e)
         if skipped:
@@ -253,8 +255,10 @@ class _Reader:
                                                                     else ""),
                               session=self.default, stream="http", source=self.name,
                               kind="log", extra={"skipped_entries": [e.index for e in skipped]}))
-        yield from _in_time_order(out, self.untimed)
-        yield from self.bad
+        for rec in _in_time_order(out, self.untimed):
+            yield _unicode_checked(rec)
+        for rec in self.bad:
+            yield _unicode_checked(rec)
 
     # -- one entry -------------------------------------------------------------------------
 
@@ -390,17 +394,29 @@ class _Reader:
             yield rec
 
 
+def _escaped(text: str) -> str:
+    """``text``, with any lone surrogate (not Unicode, not a kept byte) as ``\\udxxx``."""
+    try:
+        text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def _unicode_checked(rec: Record) -> Record:
     """The record, or an invalid one when its text holds a lone surrogate (a ``\\ud800``
     escape in the HAR): such a text is no Unicode and was never on the wire."""
+    if rec.session is not None:
+        rec.session = _escaped(rec.session)
     try:
         rec.raw.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError as exc:
         bad = rec.raw[exc.start]
-        rec.raw = rec.raw.encode("utf-8", "backslashreplace").decode("utf-8")
-        rec.kind, rec.reason = "invalid", (
-            f"the HAR text holds a lone surrogate (U+{ord(bad):04X} at character "
-            f"{exc.start}): not Unicode, so not what was sent; shown escaped")
+        rec.raw = _escaped(rec.raw)
+        if rec.kind is None:
+            rec.kind, rec.reason = "invalid", (
+                f"the HAR text holds a lone surrogate (U+{ord(bad):04X} at character "
+                f"{exc.start}): not Unicode, so not what was sent; shown escaped")
     return rec
 
 
