@@ -82,15 +82,18 @@ def load(
     used: list[str] = []
     formats = _formats(named + found, format)
     merged = _deduplicated(formats, session, direction, options)
+    wrapped = {p: w for p, fmt in formats.items() if fmt in readers.LINE_FORMATS
+               and (w := readers.wrapping(p))}  # pasted into Markdown: the readers unwrap
+    notes.extend(f"{p.name}: {w.describe()}" for p, w in wrapped.items())
     pieces: list[Any] = []  # Columns of reference-path files and Stores of fast-path files
     fast_jobs = [(path, formats[path], session, direction) for path in named + found
-                 if path in formats and path not in merged and fast.supports(formats[path],
-                                                                              options)]
+                 if path in formats and path not in merged and path not in wrapped
+                 and fast.supports(formats[path], options)]
     with bounded_recursion():  # several files: shared between two processes when it pays
         prefetched = fast.load_many(fast_jobs)
     for path in named + found:
         fmt = formats.get(path, format)
-        if path not in merged and fast.supports(fmt, options):
+        if path not in merged and path not in wrapped and fast.supports(fmt, options):
             if path in prefetched:
                 store = prefetched[path]
             else:

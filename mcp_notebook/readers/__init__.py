@@ -12,14 +12,19 @@ from types import ModuleType
 from typing import Any
 
 from . import claude_desktop, curl, har, inspector, ndjson, recorder, tap, vscode
-from .base import BLANK, CaptureError, Record, read_head
+from ._markdown import detect, unwrap
+from .base import BLANK, CaptureError, Record, head_lines, read_head, wrapping
 
 __all__ = ["REGISTRY", "Record", "CaptureError", "BLANK", "sniff", "read", "formats",
-           "time_notes"]
+           "time_notes", "wrapping", "LINE_FORMATS"]
 
 #: name -> reader module, in the order sniffing breaks ties.
 REGISTRY: dict[str, ModuleType] = {m.name: m for m in (tap, ndjson)}
 REGISTRY.update({m.name: m for m in (claude_desktop, vscode, har, inspector, recorder, curl)})
+
+
+#: the formats read line by line (:func:`.base.iter_lines`), which unwrap Markdown pastes
+LINE_FORMATS = ("tap", "ndjson", "claude-desktop", "vscode", "curl")
 
 
 def time_notes(extra: dict[int, dict[str, Any]]) -> list[str]:
@@ -42,7 +47,9 @@ def _known() -> str:
 
 def sniff(path: Path) -> str:
     """The name of the format of ``path``; raises :class:`CaptureError` when none fits."""
-    head = read_head(path)
+    lines = head_lines(path)
+    w = detect(lines)
+    head = "\n".join(unwrap(ln, w) for ln in lines) if w else read_head(path)
     if not head.strip():
         return "ndjson"  # an empty capture: no frames, in any format
     best, score = None, 0

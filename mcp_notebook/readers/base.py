@@ -9,15 +9,17 @@ from __future__ import annotations
 import gzip
 import io
 import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..core.envelope import Envelope
+from ._markdown import Wrapping, detect, unwrap
 
 __all__ = ["BLANK", "Record", "Reader", "open_text", "read_head", "CaptureError",
-           "in_time_order", "iter_log_lines", "strip_ansi"]
+           "in_time_order", "iter_log_lines", "strip_ansi", "wrapping"]
 
 
 class CaptureError(ValueError):
@@ -111,14 +113,30 @@ def read_head(path: Path, size: int = 65536) -> str:
     return data.removeprefix(UTF8_BOM).decode("utf-8", "replace")
 
 
+def head_lines(path: Path, size: int = 65536) -> list[str]:
+    """The lines of the head of a capture (the last one may be cut)."""
+    return [ln.removesuffix("\r") for ln in read_head(path, size).split("\n")]
+
+
+def wrapping(path: Path) -> Wrapping:
+    """The Markdown wrapping of a pasted capture (see :mod:`._markdown`); falsy if none
+    (or when the file cannot be read: reading it says why)."""
+    try:
+        return detect(head_lines(path))
+    except (OSError, EOFError, zlib.error):
+        return Wrapping()
+
+
 def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for every line, split on ``\\n`` only.
 
     One trailing ``\\r`` is removed (as the reference SDKs' stdio readers do); bytes that
     are not UTF-8 are kept as surrogate escapes, so ``text.encode("utf-8",
     "surrogateescape")`` gives the exact bytes back. A UTF-8 byte order mark opening the
-    file (an editor's, not the peer's) is not part of the first line.
+    file (an editor's, not the peer's) is not part of the first line. A capture pasted
+    into Markdown (quoted, fenced, indented, in backticks) comes without that wrapping.
     """
+    w = wrapping(path)
     with open_bytes(path) as f:
         for n, line in enumerate(f, 1):
             if n == 1:
@@ -127,7 +145,8 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
                 line = line[:-1]
             if line.endswith(b"\r"):
                 line = line[:-1]
-            yield n, line.decode("utf-8", "surrogateescape")
+            text = line.decode("utf-8", "surrogateescape")
+            yield n, unwrap(text, w) if w else text
 
 
 #: terminal escapes a log copied from a terminal may hold: CSI (colours, ``ESC[32m``),
