@@ -77,8 +77,11 @@ def parse_iso(text: str) -> Stamp:
     return Stamp(seconds, not (g("z") or g("sign") or g("utc")))
 
 
-def read_time(value: object) -> tuple[float | None, str | None]:
+def read_time(value: object, numbers: bool = True) -> tuple[float | None, str | None]:
     """``(unix seconds, problem)`` of a time field: a number, an ISO 8601 text or None.
+
+    ``numbers=False`` for a format whose times are texts only (HAR, the Inspector's
+    export): a number there has no known unit, so it is a problem, not a time.
 
     The problem (None when there is none) says why a time that is present cannot be
     read; a reader keeps it beside the frame instead of leaving a silent NaT.
@@ -93,6 +96,8 @@ def read_time(value: object) -> tuple[float | None, str | None]:
     if isinstance(value, bool):
         return None, f"a time that is {value!r}"
     if isinstance(value, (int, float)):
+        if not numbers:
+            return None, f"a time that is the number {value!r}, not an ISO 8601 text"
         seconds = float(value)
         if seconds != seconds or seconds in (float("inf"), float("-inf")):
             return None, f"a time that is {value!r}"

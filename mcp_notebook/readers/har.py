@@ -147,7 +147,7 @@ class _Entry:
         self.status = status if isinstance(status, int) else None
         mime = _header(self.resp_headers, "content-type") or str(content.get("mimeType") or "")
         self.sse = "text/event-stream" in mime.lower()
-        self.start, self.ts_error = read_time(e.get("startedDateTime"))
+        self.start, self.ts_error = read_time(e.get("startedDateTime"), numbers=False)
         timings = _obj(e.get("timings"))
         first = sum((_ms(timings.get(k)) for k in ("blocked", "dns", "connect", "send", "wait")),
                     0.0)
@@ -339,7 +339,7 @@ class _Reader:
         start = e.first_byte if e.first_byte is not None else e.start
         if isinstance(stamped, list) and all(isinstance(x, dict) for x in stamped):
             events = [_from_proxy(i, x) for i, x in enumerate(stamped)]
-            read = [read_time(x.get("t")) for x in stamped]
+            read = [read_time(x.get("t"), numbers=False) for x in stamped]
             times: list[float | None] = [t for t, _ in read]
             problems = [p for _, p in read]
             estimated = False

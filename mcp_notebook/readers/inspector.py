@@ -123,7 +123,7 @@ def _entry(i: int, item: Any, sess: str, src: str) -> Iterator[Record]:
                              if text[:1] != "{" else f"an export entry that cannot be "
                              f"decoded: {exc}"))
         return
-    ts, problem = read_time(_value(e.timestamp))
+    ts, problem = read_time(_value(e.timestamp), numbers=False)
     direction = _FLOW.get(text_of(e.origin) or "")
     kind = text_of(e.direction)
     extra: dict[str, Any] = {"entry_kind": kind} if kind else {}

@@ -80,6 +80,11 @@ def test_read_time_of_any_json_value(value, problem):
     assert (why is None) if problem is None else (problem in why)
 
 
+def test_text_only_formats_refuse_numbers():
+    ts, why = read_time(1750248000000, numbers=False)  # ms? s? the format does not say
+    assert ts is None and "not an ISO 8601 text" in why
+
+
 def test_nanoseconds_are_kept_beyond_microseconds():
     assert parse_iso("2025-06-18T12:00:00.0000005Z").seconds > NOON
     assert parse_iso("2025-06-18T12:00:00.1234567Z").seconds != parse_iso(
