@@ -47,7 +47,7 @@ CUT = "the file ends before the array is closed: it was cut"
 class Item(NamedTuple):
     """One member of a JSON array found in a document that may be broken."""
 
-    index: int  # position in the array, from 0
+    position: int  # in the array, from 0
     start: int  # offset of its first character in the document
     text: str  # its text; for a cut member, what there is of it
     complete: bool  # False: the document ends inside this member

@@ -213,7 +213,7 @@ class _Reader:
             return None, f"not a HAR file (not valid JSON: {exc})"
         items = []
         for item in found:
-            src = f"{self.name}#entry{item.index}"
+            src = f"{self.name}#entry{item.position}"
             if not item.complete:
                 self.bad.append(Record(raw=item.text[:2000], session=self.default,
                                        stream="http", source=src, kind="invalid",
@@ -223,7 +223,7 @@ class _Reader:
                                            else "")))
                 continue
             try:
-                items.append((item.index, json.loads(item.text)))
+                items.append((item.position, json.loads(item.text)))
             except (ValueError, RecursionError) as why:
                 self.bad.append(Record(raw=item.text[:2000], session=self.default,
                                        stream="http", source=src, kind="invalid",

@@ -103,10 +103,10 @@ def _salvage(data: bytes, sess: str, name: str, exc: Exception, out: list[Record
     items: list[Any] = []
     for item in found:
         if item.complete:
-            items.append((item.index, item.text.encode("utf-8", "surrogateescape")))
+            items.append((item.position, item.text.encode("utf-8", "surrogateescape")))
         else:
             tail.append(Record(raw=item.text[:2000], session=sess, kind="invalid",
-                              source=f"{name}#entry{item.index}",
+                              source=f"{name}#entry{item.position}",
                               reason=f"the file ends inside this entry (cut after "
                               f"{len(item.text)} characters of it)"
                               + (f"; {exc}" if isinstance(exc, RecursionError) else "")))
