@@ -58,3 +58,13 @@ def test_curl_error_answer_with_400_pairs(tmp_path):
     assert [r.extra.get("status") for r in curl.read(path) if r.direction] == [400, 400]
     t = mn.load(path, format="curl")
     assert t.pairs.outcome.astype(str).tolist() == ["error"]
+
+
+def test_the_status_is_shown_with_the_frame(tmp_path):
+    from mcp_notebook.widgets.render import frame_html
+
+    t = mn.load(_stateless(tmp_path / "stateless.har"))
+    seq = int(t.pairs.set_index("id").loc[2, "response_seq"])
+    row = t.frames.iloc[seq].to_dict()
+    assert "HTTP 404" in frame_html(row, t.message(seq), row["raw"], "its response",
+                                    context=t.extra(seq))
