@@ -1,6 +1,7 @@
 """Fuzz the whole-document and log readers with one bad value: the good entries stay.
 
-Structure-aware mutations of valid HAR, Inspector export and VS Code files: one entry
+Structure-aware mutations of valid HAR, Inspector export, recorder cassette and VS
+Code files: one entry
 (or line) gets a hostile value (a lone surrogate, an unparsable URL, a wrong type, an
 impossible date, terminal colour, a CR-only line end) and the file may be cut inside
 or after it. Properties: no exception from the reader or ``mn.load``, and every JSON-RPC
@@ -9,6 +10,7 @@ frame of every other entry before the cut comes out exactly as from the intact f
 
 from __future__ import annotations
 
+import copy
 import json
 import tempfile
 from collections import Counter
@@ -20,13 +22,15 @@ from hypothesis import strategies as st
 from readers import harkit
 
 import mcp_notebook as mn
-from mcp_notebook.readers import har, inspector, vscode
+from mcp_notebook.readers import har, inspector, recorder, vscode
 from mcp_notebook.table import collect
 
 from .corpus import FUZZ
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPORT = ROOT / "readers" / "data" / "inspector-protocol-everything-2026-05-20T10-00-05.000Z.json"
+CASSETTE = (ROOT / "fixtures" / "wild" / "recorder-mcp-recorder-cassette"
+            / "devhelm-mock-session-cassette.json")
 VSCODE = ROOT / "fixtures" / "wild" / "vscode-mcp-output" / "vscode-244377-client-says-server-says.txt"
 
 #: values a damaged or hostile file puts where a good value was
@@ -45,6 +49,7 @@ def _har_entries() -> list[dict[str, Any]]:
 
 HAR_ENTRIES = _har_entries()
 INSPECTOR_ENTRIES = json.loads(EXPORT.read_text(encoding="utf-8"))
+CASSETTE_DOC = json.loads(CASSETTE.read_text(encoding="utf-8"))
 VSCODE_LINES = VSCODE.read_text(encoding="utf-8").splitlines() * 3
 
 
@@ -72,12 +77,13 @@ def damaged(draw: st.DrawFn, entries: list[dict[str, Any]]) -> tuple[list, int, 
     entries = json.loads(json.dumps(entries))
     k = draw(st.integers(0, len(entries) - 1))
     if draw(st.integers(0, 9)) == 0:  # the entry itself is not an object
-        entries[k] = draw(st.sampled_from(HOSTILE))
+        entries[k] = copy.deepcopy(draw(st.sampled_from(HOSTILE)))
     else:
         for _ in range(draw(st.integers(1, 3))):
             paths = _paths(entries[k])
             if paths:
-                _set(entries[k], draw(st.sampled_from(paths)), draw(st.sampled_from(HOSTILE)))
+                _set(entries[k], draw(st.sampled_from(paths)),
+                     copy.deepcopy(draw(st.sampled_from(HOSTILE))))
     cut = draw(st.one_of(st.none(), st.floats(0.0, 1.0)))
     return entries, k, cut
 
@@ -90,9 +96,10 @@ def _frames(records: list, entry_of) -> Counter:
 
 def _entry_of(source: str) -> int:
     tail = source.split("#", 1)[1] if "#" in source else ""
-    if not tail.startswith("entry"):
+    word = "interaction" if tail.startswith("interaction") else "entry"
+    if not tail.startswith(word):
         return -1
-    return int(tail[5:].split("/")[0])
+    return int(tail[len(word):].split("/")[0])
 
 
 def _check_document(tmp_path: Path, module, wrap, entries: list, k: int, cut: float | None,
@@ -136,9 +143,14 @@ def _same(entries: list) -> list:
     return entries
 
 
+def _cassette(entries: list) -> dict:
+    return {**CASSETTE_DOC, "interactions": entries}
+
+
 with tempfile.TemporaryDirectory() as _d:
     HAR_INTACT = _intact(har, _har_doc, HAR_ENTRIES, Path(_d))
     INSPECTOR_INTACT = _intact(inspector, _same, INSPECTOR_ENTRIES, Path(_d))
+    CASSETTE_INTACT = _intact(recorder, _cassette, CASSETTE_DOC["interactions"], Path(_d))
 
 
 @FUZZ
@@ -192,3 +204,12 @@ def test_vscode_one_bad_line_keeps_every_good_line(k, damage, cr):
                    if i != k and ("Says] {" in ln))
     got = Counter(r.raw for r in records if r.kind is None)
     assert all(got[raw] >= n for raw, n in good.items())
+
+
+@FUZZ
+@given(case=damaged(CASSETTE_DOC["interactions"]))
+def test_recorder_one_bad_value_keeps_every_good_interaction(case):
+    entries, k, cut = case
+    with tempfile.TemporaryDirectory() as d:
+        _check_document(Path(d), recorder, _cassette, entries, k, cut, CASSETTE_INTACT,
+                        "x.json")
