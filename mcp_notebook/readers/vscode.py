@@ -81,7 +81,10 @@ class _Reader:
             return local_stamp(date, clock)
         from datetime import datetime
 
-        dt = datetime.fromisoformat(f"{date}T{clock}").replace(tzinfo=self.zone)
+        seconds = float(clock[6:])
+        dt = datetime(int(date[:4]), int(date[5:7]), int(date[8:10]), int(clock[:2]),
+                      int(clock[3:5]), int(seconds), round(seconds % 1 * 1e6) % 1000000,
+                      tzinfo=self.zone)
         return dt.timestamp()
 
     def open_session(self, server: str) -> None:
