@@ -178,7 +178,7 @@ class _Reader:
 
     def load(self) -> tuple[list[_Entry] | None, str | None]:
         with open_text(self.path) as f:
-            text = f.read()
+            text = f.read().removeprefix("\ufeff")  # an editor's byte order mark
         try:
             doc = json.loads(text)
         except (ValueError, RecursionError) as exc:
@@ -208,7 +208,7 @@ class _Reader:
     def salvage(self, text: str, exc: Exception) -> tuple[list[_Entry] | None, str | None]:
         """The entries of a HAR the JSON decoder refused, one at a time: a bad or cut
         entry costs itself only."""
-        found, problem = array_items(text.removeprefix("\ufeff"), ("log", "entries"))
+        found, problem = array_items(text, ("log", "entries"))
         if not found:
             return None, f"not a HAR file (not valid JSON: {exc})"
         items = []

@@ -143,3 +143,9 @@ def test_claude_and_curl_with_cr_only_and_ansi_still_pair(tmp_path, path, fmt):
         p.write_text(text, encoding="utf-8", newline="")
         got = mn.load(p, format=fmt).pairs[["method", "outcome"]].astype(str).values.tolist()
         assert got == base, name
+
+
+def test_har_after_a_byte_order_mark_loads_whole(tmp_path):
+    path = tmp_path / "bom.har"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"log": {"entries": _pings(2)}}).encode())
+    assert [r.kind for r in har.read(path)] == [None] * 4
