@@ -283,10 +283,13 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[str], 
     used: list[str] = []
     formats = _formats(named + found, format)
     merged = _deduplicated(formats, session, direction, options)
+    wrapped = {p: w for p, fmt in formats.items() if fmt in readers.LINE_FORMATS
+               and (w := readers.wrapping(p))}  # pasted into Markdown: the readers unwrap
+    notes.extend(f"{p.name}: {w.describe()}" for p, w in wrapped.items())
     pieces: list[Any] = []  # Columns of reference-path files and Stores of fast-path files
     fast_jobs = [(path, formats[path], session, direction, max_line) for path in named + found
-                 if path in formats and path not in merged and fast.supports(formats[path],
-                                                                              options)]
+                 if path in formats and path not in merged and path not in wrapped
+                 and fast.supports(formats[path], options)]
     if fast_jobs and (why := scanner_missing()) is not None:
         fallback.fell_back(why)
     with bounded_recursion():  # several files: shared between two processes when it pays
@@ -297,7 +300,7 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[str], 
             bars.file_done(last)
         last = path
         fmt = formats.get(path, format)
-        if path not in merged and fast.supports(fmt, options):
+        if path not in merged and path not in wrapped and fast.supports(fmt, options):
             if path in prefetched:
                 store = prefetched[path]
             else:
@@ -330,6 +333,7 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[str], 
     if not used:  # only files found in folders, and none of them loads
         raise CaptureError(f"{paths}: nothing in it loads ({'; '.join(notes)})"[:2000])
     store = fast.combine([*pieces, cols])
+    notes.extend(readers.time_notes(store.extra))
     if fast.infer_directions(store):  # as core.direction.infer, on columns
         notes.append("directions inferred from the message flow (the capture does not say)")
     return Trace(store, version=version, notes=notes, paths=used)

@@ -140,6 +140,10 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
             ts = rec.ts
             if ts is not None and ts.__class__ is not float:
                 ts = _parse_ts(ts)
+                if ts is None:  # a time that cannot be read: the reference says why
+                    pend.flush()
+                    slow(j)
+                    return
             sess = rec.session or stem
             sc = sess_code.get(sess)
             if sc is None:

@@ -12,13 +12,28 @@ from types import ModuleType
 from typing import Any
 
 from . import claude_desktop, curl, har, inspector, ndjson, recorder, tap, vscode
-from .base import BLANK, CaptureError, Record, read_head
+from ._markdown import detect, unwrap
+from .base import BLANK, CaptureError, Record, head_lines, read_head, wrapping
 
-__all__ = ["REGISTRY", "Record", "CaptureError", "BLANK", "sniff", "read", "formats"]
+__all__ = ["REGISTRY", "Record", "CaptureError", "BLANK", "sniff", "read", "formats",
+           "time_notes", "wrapping", "LINE_FORMATS"]
 
 #: name -> reader module, in the order sniffing breaks ties.
 REGISTRY: dict[str, ModuleType] = {m.name: m for m in (tap, ndjson)}
 REGISTRY.update({m.name: m for m in (claude_desktop, vscode, har, inspector, recorder, curl)})
+
+
+#: the formats read line by line (:func:`.base.iter_lines`), which unwrap Markdown pastes
+LINE_FORMATS = ("tap", "ndjson", "claude-desktop", "vscode", "curl")
+
+
+def time_notes(extra: dict[int, dict[str, Any]]) -> list[str]:
+    """The trace notes on frames whose time a reader could not read (``ts_error``)."""
+    bad = [e["ts_error"] for e in extra.values() if "ts_error" in e]
+    if not bad:
+        return []
+    return [f"{len(bad)} frame(s) carry a time that cannot be read and have no ts (the "
+            f"first: {bad[0]}); trace.extra(seq)['ts_error'] says why for each"]
 
 
 def formats() -> dict[str, str]:
@@ -32,7 +47,9 @@ def _known() -> str:
 
 def sniff(path: Path) -> str:
     """The name of the format of ``path``; raises :class:`CaptureError` when none fits."""
-    head = read_head(path)
+    lines = head_lines(path)
+    w = detect(lines)
+    head = "\n".join(unwrap(ln, w) for ln in lines) if w else read_head(path)
     if not head.strip():
         return "ndjson"  # an empty capture: no frames, in any format
     best, score = None, 0

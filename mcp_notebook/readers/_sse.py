@@ -1,6 +1,7 @@
 """Server-Sent Events: split a ``text/event-stream`` body into events (WHATWG rules).
 
-Lines end with CRLF, LF or CR; ``:`` starts a comment; ``field: value`` with one
+Lines end with CRLF, LF or CR; a byte order mark opening the stream is skipped; ``:``
+starts a comment; ``field: value`` with one
 optional space; ``data`` lines join with ``\\n``; a blank line ends an event. Unlike a
 browser, this keeps what a capture needs: every event's position, id and type, events
 with no data (MCP servers send such *priming* events), comment-only blocks (keep-alive
@@ -47,7 +48,7 @@ def parse_sse(body: str) -> list[SSEEvent]:
     retry: int | None = None
     fields = False
     comments: list[str] = []
-    lines = _LINES.split(body)
+    lines = _LINES.split(body.removeprefix("\ufeff"))  # a BOM opening the stream is no text
     if lines and lines[-1] == "":
         lines.pop()  # the empty text after the last line break
     for line in lines:

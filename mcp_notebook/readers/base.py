@@ -8,14 +8,18 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..core.envelope import Envelope
+from ._markdown import Wrapping, detect, unwrap
 
-__all__ = ["BLANK", "Record", "Reader", "open_text", "read_head", "CaptureError"]
+__all__ = ["BLANK", "Record", "Reader", "open_text", "read_head", "CaptureError",
+           "in_time_order", "iter_log_lines", "strip_ansi", "wrapping"]
 
 
 class CaptureError(ValueError):
@@ -60,6 +64,27 @@ class Reader(Protocol):
         """Yield every record of the file, in capture order."""
 
 
+def in_time_order(records: list[Record]) -> list[Record]:
+    """The records sorted by ``ts``, stably: ties keep their order in the file.
+
+    A record with no time keeps its place after the record before it (a response whose
+    time the format does not give stays right after its request); untimed records at the
+    start stay first.
+
+    >>> rs = [Record("a", ts=2.0), Record("b"), Record("c", ts=1.0), Record("d", ts=2.0)]
+    >>> [r.raw for r in in_time_order(rs)]
+    ['c', 'a', 'b', 'd']
+    """
+    keys: list[float] = []
+    last = float("-inf")
+    for r in records:
+        if r.ts is not None and r.ts == r.ts:  # not NaN
+            last = r.ts
+        keys.append(last)
+    order = sorted(range(len(records)), key=keys.__getitem__)
+    return [records[i] for i in order]
+
+
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -88,14 +113,30 @@ def read_head(path: Path, size: int = 65536) -> str:
     return data.removeprefix(UTF8_BOM).decode("utf-8", "replace")
 
 
+def head_lines(path: Path, size: int = 65536) -> list[str]:
+    """The lines of the head of a capture (the last one may be cut)."""
+    return [ln.removesuffix("\r") for ln in read_head(path, size).split("\n")]
+
+
+def wrapping(path: Path) -> Wrapping:
+    """The Markdown wrapping of a pasted capture (see :mod:`._markdown`); falsy if none
+    (or when the file cannot be read: reading it says why)."""
+    try:
+        return detect(head_lines(path))
+    except (OSError, EOFError, zlib.error):
+        return Wrapping()
+
+
 def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for every line, split on ``\\n`` only.
 
     One trailing ``\\r`` is removed (as the reference SDKs' stdio readers do); bytes that
     are not UTF-8 are kept as surrogate escapes, so ``text.encode("utf-8",
     "surrogateescape")`` gives the exact bytes back. A UTF-8 byte order mark opening the
-    file (an editor's, not the peer's) is not part of the first line.
+    file (an editor's, not the peer's) is not part of the first line. A capture pasted
+    into Markdown (quoted, fenced, indented, in backticks) comes without that wrapping.
     """
+    w = wrapping(path)
     with open_bytes(path) as f:
         for n, line in enumerate(f, 1):
             if n == 1:
@@ -104,4 +145,32 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
                 line = line[:-1]
             if line.endswith(b"\r"):
                 line = line[:-1]
-            yield n, line.decode("utf-8", "surrogateescape")
+            text = line.decode("utf-8", "surrogateescape")
+            yield n, unwrap(text, w) if w else text
+
+
+#: terminal escapes a log copied from a terminal may hold: CSI (colours, ``ESC[32m``),
+#: OSC (titles, links) and two-character escapes
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without terminal colour and control escapes.
+
+    >>> strip_ansi("\x1b[2m2025-01-01\x1b[0m \x1b[32m[info]\x1b[39m hi")
+    '2025-01-01 [info] hi'
+    """
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+def iter_log_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The lines of a text log, as :func:`iter_lines` gives them, but also split at a
+    lone ``\\r`` (an old Mac line end, or a terminal's), without terminal colour
+    escapes and without a byte order mark opening a line (files joined with ``cat``):
+    a log's text, not its exact bytes. Line numbers stay those of :func:`iter_lines`
+    (counted at ``\\n``): the pieces of a line split at a lone ``\\r`` share its number,
+    and empty pieces make no line (a line of ``\\r`` alone is one blank line)."""
+    for n, line in iter_lines(path):
+        pieces = [p for p in line.split("\r") if p] or [""] if "\r" in line else (line,)
+        for piece in pieces:
+            yield n, strip_ansi(piece.removeprefix("\ufeff"))

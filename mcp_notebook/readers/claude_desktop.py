@@ -14,6 +14,10 @@ line, a message the poster re-wrapped after ``Message from server:``) or the ser
 own stderr, which per-server files interleave with no prefix: kept as ``stderr`` rows
 in file order (an indented line continues the stderr row above it).
 
+Order: file order, which is time order: the log is written as things happen (the
+server's stderr lines have no time of their own and keep their place among the
+entries). Several files loaded together keep each file's order (see :func:`dedupe`).
+
 Sessions are the server name plus a connection number (see :mod:`._claude_conn`).
 Loading ``mcp.log`` together with the per-server files of the same run does not double
 the messages: see :func:`dedupe`.
@@ -31,7 +35,7 @@ from ..core.envelope import Envelope, classify, id_key_of
 from ._claude_conn import Tracker
 from ._claude_dedupe import dedupe
 from ._logtext import TRUNCATED_RE, iso_z
-from .base import BLANK, Record, iter_lines
+from .base import BLANK, Record, iter_log_lines
 
 __all__ = ["name", "description", "sniff", "read", "dedupe", "parse_redacted"]
 
@@ -193,7 +197,7 @@ class _Reader:
 
     def run(self) -> Iterator[Record]:
         pending: _Entry | None = None
-        for n, line in iter_lines(self.path):
+        for n, line in iter_log_lines(self.path):
             if pending is not None and pending.block:
                 if _match(line, self.order) is None:  # inspect blocks end with "}" at column 0
                     pending.lines.append(line)
@@ -251,7 +255,10 @@ class _Reader:
             return
         ts = iso_z(e.ts_text) if e.ts_text else None
         if e.ts_text and ts is None:
-            e.extra["clock"] = e.ts_text  # a time of day with no date (poster-edited)
+            if e.ts_text[4:5] == "-":  # a full stamp naming no real time (month 13, ...)
+                e.extra["ts_error"] = f"not a time: {e.ts_text!r}"
+            else:
+                e.extra["clock"] = e.ts_text  # a time of day with no date (poster-edited)
         if e.level and e.level != "info":
             e.extra["level"] = e.level
         msg = e.msg

@@ -17,6 +17,8 @@ What is read:
 
 An exchange runs from one ``curl`` to the next; its frames get the session named
 anywhere in it, else the ``session`` argument or the file name.
+
+Order: the paste's order (its only times are whole-second ``Date`` headers).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ._sse import parse_sse
-from .base import BLANK, Record, iter_lines
+from .base import BLANK, Record, iter_log_lines
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -109,7 +111,7 @@ class _Reader:
     def run(self) -> Iterator[Record]:
         ex = _Exchange()
         cmd: list[tuple[int, str]] = []
-        for n, line in iter_lines(self.path):
+        for n, line in iter_log_lines(self.path):
             if cmd:  # inside a command continued with backslashes
                 cmd.append((n, line))
                 if not line.rstrip().endswith("\\"):

@@ -16,10 +16,13 @@ Every entry of an MCP endpoint gives records:
 
 ``extra`` keeps the HTTP facts: ``status`` (on the request frame and on response
 frames: a 202 is visible there), ``reply`` (a short non-JSON body such as the old
-transport's ``Accepted``, kept on the POST it answers), ``event_id`` (the SSE ``id``), ``transport_error`` (the
-status, on bodies of 4xx/5xx replies: such an error is about the HTTP request, not an
-answer to a JSON-RPC id, and is not paired), ``sse_incomplete`` (the stream ended
-inside the event) and ``ts_estimated`` (see below).
+transport's ``Accepted``, kept on the POST it answers), ``event_id`` (the SSE ``id``),
+``transport_error`` (the status, on bodies of 4xx/5xx replies), ``sse_incomplete`` (the
+stream ended inside the event) and ``ts_estimated`` (see below). A body of an HTTP
+error reply that is a JSON-RPC response to an id (the 2026-07-28 Streamable HTTP
+answers a bad request with a JSON-RPC error and status 400 or 404) is paired like any
+other answer, its status beside it; one that names no id (``"id": null``, e.g. a gone
+session) is about the HTTP request and is not paired.
 
 Sessions: the ``Mcp-Session-Id`` header (request, else response); for the old transport
 the ``sessionId`` / ``session_id`` query parameter of the endpoint URL given by the
@@ -41,16 +44,17 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urljoin, urlsplit
+from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 
 from ..core.envelope import classify
+from ._jsondoc import array_items
 from ._logtext import looks_like_json
 from ._sse import SSEEvent, parse_sse
+from ._time import read_time
 from .base import Record, open_text
-from .tap import parse_ts
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -96,8 +100,17 @@ def _ms(value: Any) -> float:
     return float(value) / 1000 if isinstance(value, (int, float)) and value > 0 else 0.0
 
 
+def _split(url: str) -> SplitResult | None:
+    """The parts of a URL; None for one that cannot be parsed (``http://[::1``)."""
+    try:
+        return urlsplit(url)
+    except ValueError:
+        return None
+
+
 def _session_from_url(url: str) -> str | None:
-    query = parse_qs(urlsplit(url).query)
+    parts = _split(url)
+    query = parse_qs(parts.query) if parts is not None else {}
     for key in _SESSION_PARAMS:
         if query.get(key):
             return query[key][0]
@@ -109,8 +122,8 @@ def _obj(value: Any) -> dict[str, Any]:
 
 
 def _endpoint(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}{parts.path}"
+    parts = _split(url)
+    return url if parts is None else f"{parts.scheme}://{parts.netloc}{parts.path}"
 
 
 class _Entry:
@@ -134,8 +147,7 @@ class _Entry:
         self.status = status if isinstance(status, int) else None
         mime = _header(self.resp_headers, "content-type") or str(content.get("mimeType") or "")
         self.sse = "text/event-stream" in mime.lower()
-        started = e.get("startedDateTime")
-        self.start = parse_ts(started) if isinstance(started, str) else None
+        self.start, self.ts_error = read_time(e.get("startedDateTime"), numbers=False)
         timings = _obj(e.get("timings"))
         first = sum((_ms(timings.get(k)) for k in ("blocked", "dns", "connect", "send", "wait")),
                     0.0)
@@ -162,18 +174,64 @@ class _Reader:
         self.default = session or path.name
         self.old_sessions: dict[str, str] = {}  # endpoint URL (with query) -> session
         self.untimed: dict[int, float | None] = {}  # GET-stream event -> its stream's start
+        self.bad: list[Record] = []  # entries that cannot be read, one row each
 
     def load(self) -> tuple[list[_Entry] | None, str | None]:
+        with open_text(self.path) as f:
+            text = f.read().removeprefix("\ufeff")  # an editor's byte order mark
         try:
-            with open_text(self.path) as f:
-                doc = json.load(f)
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            return None, f"not a HAR file (not valid JSON: {exc})"
+            doc = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            return self.salvage(text, exc)
         entries = doc.get("log", {}).get("entries") if isinstance(doc, dict) and isinstance(
             doc.get("log"), dict) else None
         if not isinstance(entries, list):
             return None, "not a HAR file (no log.entries array)"
-        return [_Entry(i, e) for i, e in enumerate(entries) if isinstance(e, dict)], None
+        return self.entries(enumerate(entries)), None
+
+    def entries(self, items: Iterable[tuple[int, Any]]) -> list[_Entry]:
+        out = []
+        for i, e in items:
+            if not isinstance(e, dict):
+                self.bad.append(Record(raw=str(e)[:2000], session=self.default, stream="http",
+                                       source=f"{self.name}#entry{i}", kind="invalid",
+                                       reason="a HAR entry that is not an object"))
+                continue
+            try:
+                out.append(_Entry(i, e))
+            except (ValueError, TypeError, OverflowError) as exc:
+                self.bad.append(Record(raw="", session=self.default, stream="http",
+                                       source=f"{self.name}#entry{i}", kind="invalid",
+                                       reason=f"a HAR entry that cannot be read: {exc}"))
+        return out
+
+    def salvage(self, text: str, exc: Exception) -> tuple[list[_Entry] | None, str | None]:
+        """The entries of a HAR the JSON decoder refused, one at a time: a bad or cut
+        entry costs itself only."""
+        found, problem = array_items(text, ("log", "entries"))
+        if not found:
+            return None, f"not a HAR file (not valid JSON: {exc})"
+        items = []
+        for item in found:
+            src = f"{self.name}#entry{item.position}"
+            if not item.complete:
+                self.bad.append(Record(raw=item.text[:2000], session=self.default,
+                                       stream="http", source=src, kind="invalid",
+                                       reason=f"the file ends inside this HAR entry (cut "
+                                       f"after {len(item.text)} characters of it)" + (
+                                           f"; {exc}" if isinstance(exc, RecursionError)
+                                           else "")))
+                continue
+            try:
+                items.append((item.position, json.loads(item.text)))
+            except (ValueError, RecursionError) as why:
+                self.bad.append(Record(raw=item.text[:2000], session=self.default,
+                                       stream="http", source=src, kind="invalid",
+                                       reason=f"a HAR entry that is not valid JSON: {why}"))
+        if problem:
+            self.bad.append(Record(raw=problem, session=self.default, stream="http",
+                                   source=self.name, kind="log"))
+        return self.entries(items), None
 
     def run(self) -> Iterator[Record]:
         entries, problem = self.load()
@@ -197,7 +255,10 @@ class _Reader:
                                                                     else ""),
                               session=self.default, stream="http", source=self.name,
                               kind="log", extra={"skipped_entries": [e.index for e in skipped]}))
-        yield from _in_time_order(out, self.untimed)
+        for rec in _in_time_order(out, self.untimed):
+            yield _unicode_checked(rec)
+        for rec in self.bad:
+            yield _unicode_checked(rec)
 
     # -- one entry -------------------------------------------------------------------------
 
@@ -215,6 +276,8 @@ class _Reader:
         base: dict[str, Any] = {"http": e.method}
         if e.status is not None:
             base["status"] = e.status
+        if e.ts_error:
+            base["ts_error"] = f"startedDateTime: {e.ts_error}"
         failed = e.status is not None and e.status >= 400
         text = e.reply if e.reply and e.reply.strip() else None
         note = e.raw.get("_proxyError")
@@ -273,10 +336,12 @@ class _Reader:
     def events(self, e: _Entry, session: str, src: str, base: dict[str, Any],
                failed: bool) -> Iterator[Record]:
         stamped = e.content.get("_sseEvents")
+        start = e.first_byte if e.first_byte is not None else e.start
         if isinstance(stamped, list) and all(isinstance(x, dict) for x in stamped):
             events = [_from_proxy(i, x) for i, x in enumerate(stamped)]
-            times: list[float | None] = [parse_ts(x.get("t")) if isinstance(x.get("t"), str)
-                                         else None for x in stamped]
+            read = [read_time(x.get("t"), numbers=False) for x in stamped]
+            times: list[float | None] = [t for t, _ in read]
+            problems = [p for _, p in read]
             estimated = False
         else:
             events = parse_sse(e.reply or "")
@@ -287,15 +352,18 @@ class _Reader:
                     times[-1] = e.end
             else:  # a GET stream's events may arrive at any time while it is open
                 times = [None] * len(events)
-                start = e.first_byte if e.first_byte is not None else e.start
+            problems = [None] * len(events)
         if not e.reply and not events:
             yield Record(raw=f"{e.method} {e.url} -> {e.status} (stream body not captured)",
                          ts=e.start, session=session, stream="http", source=src, kind="log",
                          extra=dict(base))
             return
-        for ev, ts in zip(events, times, strict=True):
+        for ev, ts, problem in zip(events, times, problems, strict=True):
             if ev.event == "endpoint":  # 2024-11-05: where to POST, naming the session
-                url = urljoin(e.url, (ev.data or "").strip())
+                try:
+                    url = urljoin(e.url, (ev.data or "").strip())
+                except ValueError:  # a URL that cannot be parsed: taken as written
+                    url = (ev.data or "").strip()
                 session = _session_from_url(url) or url
                 self.old_sessions[url] = session
                 if ts is None and ev.index == 0:
@@ -315,6 +383,8 @@ class _Reader:
                 extra["sse_incomplete"] = True
             if estimated:
                 extra["ts_estimated"] = True
+            if problem:
+                extra["ts_error"] = f"_sseEvents[{ev.index}].t: {problem}"
             if failed:
                 extra["transport_error"] = e.status
             rec = Record(raw=ev.data or "", ts=ts, direction="s2c", session=session,
@@ -322,6 +392,32 @@ class _Reader:
             if ts is None and not estimated:
                 self.untimed[id(rec)] = start
             yield rec
+
+
+def _escaped(text: str) -> str:
+    """``text``, with any lone surrogate (not Unicode, not a kept byte) as ``\\udxxx``."""
+    try:
+        text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _unicode_checked(rec: Record) -> Record:
+    """The record, or an invalid one when its text holds a lone surrogate (a ``\\ud800``
+    escape in the HAR): such a text is no Unicode and was never on the wire."""
+    if rec.session is not None:
+        rec.session = _escaped(rec.session)
+    try:
+        rec.raw.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        bad = rec.raw[exc.start]
+        rec.raw = _escaped(rec.raw)
+        if rec.kind is None:
+            rec.kind, rec.reason = "invalid", (
+                f"the HAR text holds a lone surrogate (U+{ord(bad):04X} at character "
+                f"{exc.start}): not Unicode, so not what was sent; shown escaped")
+    return rec
 
 
 def _in_time_order(records: list[Record], untimed: dict[int, float | None]) -> list[Record]:

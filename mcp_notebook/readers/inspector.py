@@ -15,6 +15,15 @@ and its response are pre-paired in one entry; both become frames.
 
 The JSON-RPC texts are the exported objects in compact form (every number and key
 order kept; the original wire bytes are not in the export).
+
+Order: records come in time order (stable: equal times keep the export's order), not
+in the export's order: the export lists a request with its response in one entry, so
+the progress notifications sent while the request ran come after its response there.
+A response with no time (no ``duration``) stays right after its request.
+
+A broken export costs only what is broken: each entry is decoded on its own, an entry
+that cannot be (a lone surrogate, not an object) is one ``invalid`` row, and a file cut
+inside an entry keeps the entries before the cut.
 """
 
 from __future__ import annotations
@@ -25,9 +34,9 @@ from typing import Any
 
 import msgspec
 
-from ._jsondoc import compact, is_null, text_of
-from .base import Record, open_bytes
-from .tap import parse_ts
+from ._jsondoc import CUT, array_items, compact, is_null, text_of
+from ._time import read_time
+from .base import Record, in_time_order, open_bytes
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -65,46 +74,87 @@ _BACK = {"c2s": "s2c", "s2c": "c2s", None: None}
 
 
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
-    """Yield the frames of an Inspector protocol export, in the export's order."""
+    """Yield the frames of an Inspector protocol export, in time order."""
     sess = session or path.name
     with open_bytes(path) as f:
         data = f.read()
+    out: list[Record] = []
+    tail: list[Record] = []  # what is said of the file as a whole, after its frames
     try:
-        items = _decode(data)
+        items: list[Any] = list(enumerate(_decode(data)))
     except (msgspec.DecodeError, RecursionError) as exc:
-        yield Record(raw="", session=sess, source=path.name, kind="invalid",
-                     reason=f"not an Inspector protocol export: {exc}")
-        return
-    for i, item in enumerate(items):
-        src = f"{path.name}#entry{i}"
-        try:
-            e = _decode_entry(item)
-        except msgspec.DecodeError:
-            yield Record(raw=compact(item), session=sess, source=src, kind="invalid",
-                         reason="an export entry that is not an object")
-            continue
-        stamp = text_of(e.timestamp)
-        ts = parse_ts(stamp) if stamp else None
-        direction = _FLOW.get(text_of(e.origin) or "")
-        kind = text_of(e.direction)
-        extra: dict[str, Any] = {"entry_kind": kind} if kind else {}
-        if is_null(e.message):
-            yield Record(raw="", ts=ts, direction=direction, session=sess, source=src,
-                         kind="invalid", reason="an export entry with no message",
-                         extra=extra)
+        items = _salvage(data, sess, path.name, exc, out, tail)
+    for i, item in items:
+        out.extend(_entry(i, item, sess, f"{path.name}#entry{i}"))
+    return iter(in_time_order(out) + tail)
+
+
+def _salvage(data: bytes, sess: str, name: str, exc: Exception, out: list[Record],
+             tail: list[Record]) -> list[Any]:
+    """The entries of an export the whole-document decoder refused, one at a time."""
+    text = data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
+    found, problem = array_items(text)
+    if not any(item.text[:1] == "{" for item in found):
+        tail.append(Record(raw="", session=sess, source=name, kind="invalid",
+                           reason=f"not an Inspector protocol export: {exc}"))
+        return []
+    if problem == CUT:
+        tail.append(Record(raw=problem, session=sess, source=name, stream="log", kind="log"))
+    items: list[Any] = []
+    for item in found:
+        if item.complete:
+            items.append((item.position, item.text.encode("utf-8", "surrogateescape")))
         else:
-            yield Record(raw=compact(e.message), ts=ts, direction=direction, session=sess,
-                         source=src, extra=extra)
-        if not is_null(e.response):
-            duration = _number(e.duration)
-            rts = ts + duration / 1000 if ts is not None and duration is not None else None
-            yield Record(raw=compact(e.response), ts=rts, direction=_BACK[direction],
-                         session=sess, source=f"{src}/response",
-                         extra={"duration_ms": duration} if duration is not None else {})
-        if not is_null(e.clientError):
-            text = text_of(e.clientError) or compact(e.clientError)
-            yield Record(raw=text, ts=ts, session=sess, stream="log", source=f"{src}/error",
-                         kind="log", extra={"client_error": True})
+            tail.append(Record(raw=item.text[:2000], session=sess, kind="invalid",
+                              source=f"{name}#entry{item.position}",
+                              reason=f"the file ends inside this entry (cut after "
+                              f"{len(item.text)} characters of it)"
+                              + (f"; {exc}" if isinstance(exc, RecursionError) else "")))
+    return items
+
+
+def _entry(i: int, item: Any, sess: str, src: str) -> Iterator[Record]:
+    try:
+        e = _decode_entry(item)
+    except (msgspec.DecodeError, RecursionError) as exc:
+        text = bytes(item).decode("utf-8", "surrogateescape")
+        yield Record(raw=text[:2000], session=sess, source=src, kind="invalid",
+                     reason=(f"an export entry that is not an object: {exc}"
+                             if text[:1] != "{" else f"an export entry that cannot be "
+                             f"decoded: {exc}"))
+        return
+    ts, problem = read_time(_value(e.timestamp), numbers=False)
+    direction = _FLOW.get(text_of(e.origin) or "")
+    kind = text_of(e.direction)
+    extra: dict[str, Any] = {"entry_kind": kind} if kind else {}
+    if problem:
+        extra["ts_error"] = problem
+    if is_null(e.message):
+        yield Record(raw="", ts=ts, direction=direction, session=sess, source=src,
+                     kind="invalid", reason="an export entry with no message",
+                     extra=extra)
+    else:
+        yield Record(raw=compact(e.message), ts=ts, direction=direction, session=sess,
+                     source=src, extra=extra)
+    if not is_null(e.response):
+        duration = _number(e.duration)
+        rts = ts + duration / 1000 if ts is not None and duration is not None else None
+        yield Record(raw=compact(e.response), ts=rts, direction=_BACK[direction],
+                     session=sess, source=f"{src}/response",
+                     extra={"duration_ms": duration} if duration is not None else {})
+    if not is_null(e.clientError):
+        text = text_of(e.clientError) or compact(e.clientError)
+        yield Record(raw=text, ts=ts, session=sess, stream="log", source=f"{src}/error",
+                     kind="log", extra={"client_error": True})
+
+
+def _value(raw: msgspec.Raw) -> Any:
+    if is_null(raw):
+        return None
+    try:
+        return msgspec.json.decode(bytes(raw))
+    except msgspec.DecodeError:
+        return bytes(raw).decode("utf-8", "surrogateescape")
 
 
 def _number(raw: msgspec.Raw) -> float | None:

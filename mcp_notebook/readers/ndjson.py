@@ -2,6 +2,8 @@
 
 Direction is not written in the file: the caller may give it (``direction="c2s"``, for
 a one-sided capture) or the table layer infers it from the message flow.
+
+Order: file order (the format has no times).
 """
 
 from __future__ import annotations

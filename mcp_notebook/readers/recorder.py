@@ -11,6 +11,11 @@ its own time: frames have no ``ts``; ``extra`` keeps ``status`` (the HTTP status
 server-to-client one (``file#interaction<N>/response``); a ``lifecycle`` interaction
 (a GET stream or a DELETE) is a ``log`` row. The JSON-RPC texts are the stored objects
 in compact form, every number and key order kept.
+
+Order: recording order (a request, then its response); the cassette has no times.
+
+A cassette the JSON decoder refuses is read interaction by interaction: a bad one is
+one ``invalid`` row, and a file cut inside one keeps those before it.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from ._jsondoc import compact, is_null, text_of
+from ._jsondoc import CUT, array_items, compact, is_null, text_of
 from .base import Record, open_bytes
 
 __all__ = ["name", "description", "sniff", "read"]
@@ -71,19 +76,20 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
     sess = session or path.name
     with open_bytes(path) as f:
         data = f.read()
+    tail: list[Record] = []
     try:
-        cassette = _decode(data)
+        items: list[tuple[int, Any]] = list(enumerate(_decode(data).interactions))
     except (msgspec.DecodeError, RecursionError) as exc:
-        yield Record(raw="", session=sess, source=path.name, kind="invalid",
-                     reason=f"not an mcp-recorder cassette: {exc}")
-        return
-    for i, item in enumerate(cassette.interactions):
+        items = _salvage(data, sess, path.name, exc, tail)
+    for i, item in items:
         src = f"{path.name}#interaction{i}"
         try:
             it = _decode_one(item)
-        except msgspec.DecodeError:
-            yield Record(raw=compact(item), session=sess, source=src, kind="invalid",
-                         reason="an interaction that is not an object")
+        except (msgspec.DecodeError, RecursionError) as exc:
+            text = bytes(item).decode("utf-8", "surrogateescape")
+            yield Record(raw=text[:2000], session=sess, source=src, kind="invalid",
+                         reason="an interaction that is not an object" if text[:1] != "{"
+                         else f"an interaction that cannot be decoded: {exc}")
             continue
         extra: dict[str, Any] = {}
         for key, raw in (("status", it.response_status), ("latency_ms", it.latency_ms),
@@ -105,3 +111,28 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
             yield Record(raw=compact(it.response), direction="s2c", session=sess,
                          stream="sse" if extra.get("sse") else "http",
                          source=f"{src}/response", extra=dict(extra))
+    yield from tail
+
+
+def _salvage(data: bytes, sess: str, name: str, exc: Exception,
+             tail: list[Record]) -> list[tuple[int, Any]]:
+    """The interactions of a cassette the whole-document decoder refused, one at a time."""
+    text = data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
+    found, problem = array_items(text, ("interactions",))
+    if not found:
+        tail.append(Record(raw="", session=sess, source=name, kind="invalid",
+                           reason=f"not an mcp-recorder cassette: {exc}"))
+        return []
+    items: list[tuple[int, Any]] = []
+    for item in found:
+        if item.complete:
+            items.append((item.position, item.text.encode("utf-8", "surrogateescape")))
+        else:
+            tail.append(Record(raw=item.text[:2000], session=sess, kind="invalid",
+                               source=f"{name}#interaction{item.position}",
+                               reason=f"the file ends inside this interaction (cut after "
+                               f"{len(item.text)} characters of it)"
+                               + (f"; {exc}" if isinstance(exc, RecursionError) else "")))
+    if problem == CUT:
+        tail.append(Record(raw=problem, session=sess, source=name, stream="log", kind="log"))
+    return items

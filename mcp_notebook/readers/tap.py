@@ -3,6 +3,11 @@
 ``{"ts": <unix seconds>, "dir": "c2s" | "s2c" | "stderr" | "meta", "raw": "<exact line>"}``
 with an optional ``"session"``. ``meta`` records are the tap's own events (start, exit
 code); they load as ``log`` rows.
+
+Order: file order, which is capture order: the tap writes each record as it relays
+the frame. (Its time stamps are taken as each frame is read, before the write, so
+two records of opposite directions a few microseconds apart may carry times in the
+other order; the file's order is the one the tap saw.)
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from ._time import read_time
 from .base import BLANK, Record, iter_lines
 
 name = "tap"
@@ -63,22 +69,8 @@ def sniff(head: str, filename: str) -> int:
 
 
 def parse_ts(value: float | str | None) -> float | None:
-    """Unix seconds from a number or an ISO-8601 string."""
-    if value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    from datetime import datetime
-
-    try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if dt.tzinfo is None:
-        from datetime import timezone
-
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.timestamp()
+    """Unix seconds from a number or an ISO-8601 string (None: absent or unreadable)."""
+    return read_time(value)[0]
 
 
 def _redacted(raw: str) -> Any:
@@ -127,10 +119,12 @@ def read_lines(path: Any, lines: Iterable[tuple[Any, str]], stem: str) -> Iterat
             rec.kind = "invalid"
             rec.reason = (f"the tap kept only the first part of this frame (full size "
                           f"{rec.truncated} bytes)")
-        ts = parse_ts(rec.ts)
+        ts, problem = read_time(rec.ts)
         sess = rec.session or stem
         source = rec.source or source
         extra = rec.extra or {}
+        if problem:
+            extra = {**extra, "ts_error": problem}
         if rec.kind == "invalid":
             yield Record(raw=rec.raw, ts=ts, direction=rec.dir, session=sess, source=source,
                          stream=rec.stream or "stdio", kind="invalid", reason=rec.reason,

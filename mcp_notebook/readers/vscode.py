@@ -14,6 +14,10 @@ bare ``{"data": ..., ...}`` object that is *not* the JSON-RPC message: a ``log``
 Everything else is a ``log`` row; a line without the time prefix continues the entry
 above it.
 
+Order: file order, which is time order: the channel is written as things happen.
+Records are not sorted by their times, which come from a local clock that can step
+back (a daylight-saving change, a clock correction) while the file's order cannot.
+
 The channel is one server's: the session is its name from ``Starting server <name>``
 (a restart opens ``<name>#2``...), else the ``session`` argument or the file name.
 """
@@ -27,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ._logtext import local_stamp
-from .base import BLANK, Record, iter_lines
+from .base import BLANK, Record, iter_log_lines
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -72,11 +76,15 @@ class _Reader:
             self.zone = ZoneInfo(tz)
 
     def ts(self, date: str, clock: str) -> float:
+        """Unix seconds of an entry's stamp; ValueError for one naming no real time."""
         if self.zone is None:
             return local_stamp(date, clock)
         from datetime import datetime
 
-        dt = datetime.fromisoformat(f"{date}T{clock}").replace(tzinfo=self.zone)
+        seconds = float(clock[6:])
+        dt = datetime(int(date[:4]), int(date[5:7]), int(date[8:10]), int(clock[:2]),
+                      int(clock[3:5]), int(seconds), round(seconds % 1 * 1e6) % 1000000,
+                      tzinfo=self.zone)
         return dt.timestamp()
 
     def open_session(self, server: str) -> None:
@@ -86,7 +94,7 @@ class _Reader:
 
     def run(self) -> Iterator[Record]:
         pending: list[Any] | None = None  # [first, last, lines, match]
-        for n, line in iter_lines(self.path):
+        for n, line in iter_log_lines(self.path):
             m = _LINE.match(line)
             if m is None and pending is not None and line:
                 pending[1] = n
@@ -110,13 +118,17 @@ class _Reader:
         if len(lines) > 1:
             msg = "\n".join([msg] + lines[1:])
         source = f"{self.name}:{first}" if last == first else f"{self.name}:{first}-{last}"
-        ts = self.ts(date, clock)
-        local = self.zone is None
+        extra: dict[str, Any] = {} if level == "info" else {"level": level}
+        try:
+            ts: float | None = self.ts(date, clock)
+        except ValueError as exc:
+            ts, extra["ts_error"] = None, f"not a time: {date} {clock} ({exc})"
+        local = self.zone is None and ts is not None
         for prefix, direction in _DIRECTIONS:
             if msg.startswith(prefix):
                 return Record(raw=msg[len(prefix):], ts=ts, direction=direction,
-                              session=self.session, source=source, local_time=local)
-        extra: dict[str, Any] = {} if level == "info" else {"level": level}
+                              session=self.session, source=source, local_time=local,
+                              extra=extra if "ts_error" in extra else {})
         if msg.startswith(_FAILED):
             return self.failed(msg[len(_FAILED):], ts, source, local, extra)
         if msg.startswith("[server stderr]"):
@@ -136,7 +148,7 @@ class _Reader:
         return Record(raw="\n".join(lines), ts=ts, session=self.session, stream="log",
                       source=source, kind="log", local_time=local, extra=extra)
 
-    def failed(self, quoted: str, ts: float, source: str, local: bool,
+    def failed(self, quoted: str, ts: float | None, source: str, local: bool,
                extra: dict[str, Any]) -> Record:
         try:
             text = json.loads(quoted)
@@ -159,7 +171,7 @@ class _Reader:
 
 def read(path: Path, session: str | None = None, tz: str | None = None,
          **options: Any) -> Iterator[Record]:
-    """Yield every record of a VS Code MCP output channel, in file order.
+    """Yield every record of a VS Code MCP output channel, in file (= time) order.
 
     ``tz`` names the zone of the channel's clock (an IANA name); without it the times
     are taken as UTC and flagged ``local_time``.

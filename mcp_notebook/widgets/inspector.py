@@ -260,7 +260,8 @@ class Inspector(W.VBox):
         title = {"request": "request", "result": "response", "error": "response"}.get(
             str(row["kind"]), "frame")
         self._frame.value = frame_html(row, self._trace.message(int(row["seq"])), row["raw"],
-                                       f"{title} #{row['seq']}")
+                                       f"{title} #{row['seq']}",
+                                       context=self._trace.extra(int(row["seq"])))
         other = self._related.get("pair")
         orow = self._row(other)
         if orow is None:
@@ -268,7 +269,8 @@ class Inspector(W.VBox):
         else:
             otitle = "its request" if str(orow["kind"]) == "request" else "its response"
             self._pair.value = frame_html(orow, self._trace.message(int(orow["seq"])),
-                                          orow["raw"], f"{otitle} #{orow['seq']}")
+                                          orow["raw"], f"{otitle} #{orow['seq']}",
+                                          context=self._trace.extra(int(orow["seq"])))
         v = self._trace.violations
         on = v.loc[pd.to_numeric(v["seq"], errors="coerce") == int(row["seq"])] if len(v) else v
         self._viols.value = violations_html(on.to_dict("records"))

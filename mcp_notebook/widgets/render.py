@@ -133,8 +133,12 @@ def _badge(text: str, cls: str = "") -> str:
 
 
 def frame_html(row: dict[str, Any] | None, message: Any, raw: str | None, title: str,
-               max_raw: int = 20000) -> str:
-    """One frame: a heading with its facts, then its JSON tree (or its raw text)."""
+               max_raw: int = 20000, context: dict[str, Any] | None = None) -> str:
+    """One frame: a heading with its facts, then its JSON tree (or its raw text).
+
+    ``context`` is what the reader kept beside the frame (``Trace.extra``): its HTTP
+    status is shown with the facts.
+    """
     if row is None:
         return (f'<div class="mnw"><div class="mnw-h">{esc(title)}</div>'
                 '<div class="mnw-muted">none</div></div>')
@@ -143,6 +147,8 @@ def frame_html(row: dict[str, Any] | None, message: Any, raw: str | None, title:
         v = row.get(key)
         if v is not None and not (isinstance(v, float) and pd.isna(v)) and str(v) not in ("", "nan"):
             facts.append(str(v))
+    if context and context.get("status") is not None:
+        facts.append(f"HTTP {context['status']}")
     lat = fmt_latency(row.get("latency"))
     head = (f'<div class="mnw-h">{esc(title)} '
             + _badge(str(row.get("kind") or ""), f"mnw-k-{row.get('kind')}")

@@ -139,3 +139,14 @@ def test_base64_bodies_truncation_and_proxy_errors(tmp_path):
     assert recs[1].kind == "invalid" and "full size 90000" in recs[1].reason
     assert recs[3].kind == "log" and recs[3].extra["proxy_error"].startswith("ClientConnector")
     assert len(recs) == 4  # the proxy's own 502 text is not a server reply
+
+
+def test_proxy_event_without_a_time_is_placed_causally(tmp_path):
+    path = harkit.stamped(tmp_path / "proxy.har")
+    doc = json.loads(path.read_text())
+    del doc["log"]["entries"][1]["response"]["content"]["_sseEvents"][1]["t"]
+    path.write_text(json.dumps(doc))
+    recs = list(har.read(path))
+    ping = next(r for r in recs if r.source.endswith("entry1/event1"))
+    assert ping.ts is None and ping.raw == harkit.js(harkit.msg(id=0, method="ping"))
+    assert len(recs) == 6

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,44 @@ def test_not_an_export(tmp_path):
     p.write_text("[1, ")
     [rec] = inspector.read(p)
     assert rec.kind == "invalid" and rec.reason.startswith("not an Inspector protocol export")
+
+
+def _export(path: Path, entries: list[dict]) -> Path:
+    path.write_text(json.dumps(entries, indent=2), encoding="utf-8")
+    return path
+
+
+def _at(ms: int) -> str:
+    return f"2026-05-20T10:00:{ms // 1000:02d}.{ms % 1000:03d}Z"
+
+
+def _progress(ms: int, n: int) -> dict:
+    return {"id": f"p{n}", "timestamp": _at(ms), "direction": "notification",
+            "origin": "server",
+            "message": {"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": {"progressToken": "t", "progress": n, "total": 2}}}
+
+
+CALL = {"id": "c", "timestamp": _at(1000), "direction": "request", "origin": "client",
+        "message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": "slow", "_meta": {"progressToken": "t"}}},
+        "response": {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}, "duration": 500}
+
+
+def test_frames_in_time_order_not_export_order(tmp_path):
+    # the export holds the request with its response; the progress sent meanwhile follows
+    path = _export(tmp_path / "e.json", [CALL, _progress(1200, 1), _progress(1400, 2)])
+    recs = list(inspector.read(path))
+    assert [r.source.split("#")[1] for r in recs] == [
+        "entry0", "entry1", "entry2", "entry0/response"]
+    t = mn.load(path)
+    assert "progress-after-response" not in set(t.violations.rule)
+    assert t.pairs.progress_count.tolist() == [2]
+    assert t.frames.ts.is_monotonic_increasing
+
+
+def test_untimed_response_stays_after_its_request_and_ties_keep_export_order(tmp_path):
+    call = {k: v for k, v in CALL.items() if k != "duration"}
+    path = _export(tmp_path / "e.json", [_progress(1000, 1), call, _progress(900, 2)])
+    assert [r.source.split("#")[1] for r in inspector.read(path)] == [
+        "entry2", "entry0", "entry1", "entry1/response"]

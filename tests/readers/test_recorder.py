@@ -30,3 +30,20 @@ def test_payloads_keep_their_numbers():
     call = next(r for r in recs if r.raw.startswith('{"method":"tools/call"')
                 and '"multiply"' in r.raw)
     assert '"a":3.5,"b":2.0' in call.raw  # 2.0 stays 2.0
+
+
+def test_cut_or_damaged_cassette_costs_one_row(tmp_path):
+    whole = [(r.source, r.raw) for r in recorder.read(CASSETTE)]
+    data = CASSETTE.read_bytes()
+    cut_at = data.index(b'"type"', data.index(b'"type"', data.index(b'"type"') + 1) + 1) + 20
+    (tmp_path / "cut.json").write_bytes(data[:cut_at])  # inside the third interaction
+    recs = list(recorder.read(tmp_path / "cut.json"))
+    assert recs[-1].kind == "invalid" and "ends inside this interaction" in recs[-1].reason
+    assert [(r.source, r.raw) for r in recs[:-1]] == [
+        (s.replace(CASSETTE.name, "cut.json"), raw) for s, raw in whole
+        if s.split("#interaction")[1].split("/")[0] in ("0", "1")]
+    first = data.index(b'"jsonrpc"')
+    bad = data[:first] + b'"x": "\\ud800", ' + data[first:]  # a lone surrogate
+    (tmp_path / "bad.json").write_bytes(bad)
+    recs = list(recorder.read(tmp_path / "bad.json"))
+    assert [r.kind for r in recs].count("invalid") == 1 and len(recs) == len(whole) - 1

@@ -50,6 +50,9 @@ class KitTrace:
     def message(self, seq: int):
         return self._messages.get(int(seq))
 
+    def extra(self, seq: int) -> dict:
+        return {}  # what a reader keeps beside a frame: nothing, in a built trace
+
     def summary(self) -> dict:
         f, p = self.frames, self.pairs
         return {
