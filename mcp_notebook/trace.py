@@ -60,12 +60,11 @@ class Trace:
     @cached_property
     def _pairing(self) -> PairTable:
         s = self._store
-        # the body of an HTTP error reply takes no part unless it answers an id
-        transport = sorted(i for i, e in s.extra.items()
-                           if "transport_error" in e and s.id_key[i] in (None, "null"))
+        # the body of an HTTP error reply (4xx/5xx) pairs as any other message: by its id,
+        # and with a null id as an orphan, as on stdio (its status stays in the context)
         pt = pair_arrays(s.kind, s.session[0], s.direction, s.id_key, s.id_code[0],
                          s.id_code[1], s.method[0], s.method[1], s.is_tool_error, s.ref,
-                         s.progress, skip=transport, id_index=s.id_index)
+                         s.progress, id_index=s.id_index)
         s.id_index = None  # only the pairing reads it
         return _released(pt)
 

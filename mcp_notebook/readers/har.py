@@ -21,12 +21,16 @@ transport's ``Accepted``, kept on the POST it answers), ``event_id`` (the SSE ``
 stream ended inside the event) and ``ts_estimated`` (see below). A body of an HTTP
 error reply that is a JSON-RPC response to an id (the 2026-07-28 Streamable HTTP
 answers a bad request with a JSON-RPC error and status 400 or 404) is paired like any
-other answer, its status beside it; one that names no id (``"id": null``, e.g. a gone
-session) is about the HTTP request and is not paired.
+other answer, its status beside it; one that names no id (``"id": null``) answers no
+request it can name and is an orphan, as on stdio.
 
 Sessions: the ``Mcp-Session-Id`` header (request, else response); for the old transport
 the ``sessionId`` / ``session_id`` query parameter of the endpoint URL given by the
-``endpoint`` event; else the ``session`` argument or the file name.
+``endpoint`` event; else the ``session`` argument or the file name. A POST of the
+stateless revision (``MCP-Protocol-Version`` 2026-07-28 or later, no session id) is an
+exchange of its own: its session is ``<name> entry <N>``, so that two clients (or two
+runs of one) that number their requests alike are not taken for one client reusing ids;
+the request's answer and the notifications of its reply stream are in its body.
 
 Times: a request at ``startedDateTime``; a JSON reply at the entry's end; an SSE event
 at its own arrival time when the HAR has one (``response.content._sseEvents[i].t``,
@@ -124,6 +128,17 @@ def _obj(value: Any) -> dict[str, Any]:
 def _endpoint(url: str) -> str:
     parts = _split(url)
     return url if parts is None else f"{parts.scheme}://{parts.netloc}{parts.path}"
+
+
+#: the first revision without sessions: each request stands alone
+STATELESS_FROM = "2026-07-28"
+
+
+def _stateless(version: str | None) -> bool:
+    """Whether an ``MCP-Protocol-Version`` header names the stateless revision or a later
+    one (versions are dates: ``YYYY-MM-DD`` compares as text)."""
+    v = (version or "").strip()
+    return len(v) == 10 and v[4] == "-" and v[7] == "-" and v >= STATELESS_FROM
 
 
 class _Entry:
@@ -266,6 +281,8 @@ class _Reader:
         header = e.session_header()
         if header:
             return header
+        if e.method == "POST" and _stateless(_header(e.req_headers, "mcp-protocol-version")):
+            return f"{self.default} entry {e.index}"
         if e.url in self.old_sessions:
             return self.old_sessions[e.url]
         return _session_from_url(e.url) or self.default

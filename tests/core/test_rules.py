@@ -189,12 +189,13 @@ def test_rules_table():
     assert set(df["severity"]) <= {"error", "warning", "info"}
 
 
-def test_transport_errors_are_not_paired():
+def test_an_http_error_body_with_a_null_id_is_an_orphan_as_on_stdio():
     err_body = '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Session not found"}}'
     ok_line = '{"jsonrpc":"2.0","id":1,"result":{}}'
     recs = [Record(raw='{"jsonrpc":"2.0","id":1,"method":"ping"}', direction="c2s", session="s"),
             Record(raw=err_body, direction="s2c", session="s", extra={"transport_error": 404}),
             Record(raw=ok_line, direction="s2c", session="s")]
     t = Trace(collect(recs))
-    assert t.pairs["outcome"].astype(str).tolist() == ["result"]
-    assert t.pairs["response_seq"].tolist() == [2]
+    assert t.pairs["outcome"].astype(str).tolist() == ["result", "orphan"]
+    assert t.pairs["response_seq"].tolist() == [2, 1]
+    assert "duplicate-response" not in set(t.violations["rule"])

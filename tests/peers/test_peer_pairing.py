@@ -47,22 +47,12 @@ def _captures(folder: Path) -> list[Path]:
 
 CAPTURES = _captures(PEERS) + _captures(DATA)
 
-DEFECT_4 = "issue 13 defect 4: JSON-RPC errors sent with HTTP 4xx are not paired"
-SESSIONLESS = ("library disagreement (no issue number yet): the POSTs of stateless HTTP "
-               "share one session, so two clients that number their ids alike look like one "
-               "client reusing an id in flight; each such POST's reply is in its own body")
-DEFECT_4_NULL = ("issue 13 defect 4, null ids: a JSON-RPC error with a null or absent id sent "
-                 "with HTTP 4xx is left out of the pairs, where on stdio it is an orphan")
-#: capture name -> the known defect its pairs show
-KNOWN = {"python-2026-stateless-http.har": DEFECT_4,
-         "python-2026-two-clients-http.har": SESSIONLESS, "inspector-cli-2026-http.har": DEFECT_4}
-#: the same for the summary's counts (first-in-first-out pairing gets the two clients' counts
-#: right even where it pairs their requests across clients)
-KNOWN_COUNTS = {k: v for k, v in KNOWN.items() if v is not SESSIONLESS}
-#: capture name -> the known defect its orphans show
-KNOWN_ORPHANS = {name: DEFECT_4_NULL for name in (
-    "python-2026-stateless-http.har", "ts-client-demo-http.har", "ts-client-everything-http.har",
-    "python-auto-everything-http.har")}
+#: capture name -> a known disagreement its pairs show (a strict xfail that says why); none
+#: is left: the HTTP error bodies (issue 13, defect 4), first-in-first-out reuse (defect 6)
+#: and the stateless POSTs, each an exchange of its own, pair as the count does
+KNOWN: dict[str, str] = {}
+KNOWN_COUNTS = KNOWN
+KNOWN_ORPHANS = KNOWN
 
 
 def _param(path: Path, known: dict[str, str]) -> Any:
@@ -191,8 +181,7 @@ def test_responses_with_a_null_id_pair_with_nothing(path):
     assert not answered & _counted_pairing(path)["null_id"]
 
 
-@pytest.mark.parametrize("path", _params({
-    "python-2026-two-clients-http.har": SESSIONLESS, "inspector-cli-2026-http.har": SESSIONLESS}))
+@pytest.mark.parametrize("path", _params(KNOWN))
 def test_id_findings_blame_only_what_the_count_sees(path):
     """``request-id-in-flight`` exactly on the requests that reuse an open id, and
     ``duplicate-response`` exactly on the responses to an answered request."""

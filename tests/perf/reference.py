@@ -40,10 +40,8 @@ def reference_tables(c: Columns, version: str | None = None
                      ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """``(frames, pairs, violations)`` of the reference Trace."""
     frames = frames_frame(c)
-    transport = {i for i, e in c.extra.items()
-                 if "transport_error" in e and c.id_key[i] in (None, "null")}
     rows, findings = pair(range(len(c)), c.session, c.direction, c.kind, c.id_key, c.method,
-                          c.is_tool_error, c.ref, c.progress, skip=transport)
+                          c.is_tool_error, c.ref, c.progress)
     pairs = pairs_frame(rows, frames, c)
     found = checks.session_versions(c.kind, c.session, c.direction, c.method, c.version, rows,
                                     version)

@@ -35,10 +35,12 @@ def test_error_answers_with_4xx_5xx_pair(tmp_path):
     p = t.pairs.set_index("id")
     assert p.loc[1, "outcome"] == "error" and p.loc[1, "error_code"] == -32602
     assert p.loc[2, "outcome"] == "error" and p.loc[3, "outcome"] == "error"
-    # no answer to id 4: the 404's body names no id (the session is gone)
+    # no answer to id 4: the 404's body names no id (the session is gone), so it answers
+    # no request it can name: an orphan, as the same error would be on stdio
     assert p.loc[4, "outcome"] == "unanswered"
-    assert not p.outcome.astype(str).eq("orphan").any()
+    assert p.outcome.astype(str).eq("orphan").sum() == 1
     assert (t.violations.rule == "unanswered-request").sum() == 1
+    assert (t.violations.rule == "error-id-null").sum() == 1
     # the HTTP status stays beside each answer
     f = t.frames
     statuses = {int(f.id[s]): t.extra(s)["status"] for s in f.index
@@ -68,3 +70,29 @@ def test_the_status_is_shown_with_the_frame(tmp_path):
     row = t.frames.iloc[seq].to_dict()
     assert "HTTP 404" in frame_html(row, t.message(seq), row["raw"], "its response",
                                     context=t.extra(seq))
+
+
+def test_stateless_posts_are_exchanges_of_their_own(tmp_path):
+    """2026-07-28 has no sessions: two clients (or two runs) numbering their requests alike,
+    their calls overlapping in time, are not one client reusing an id in flight."""
+    v26 = {"MCP-Protocol-Version": "2026-07-28"}
+    slow = msg(id=1, method="tools/call", params={"name": "slow"})
+    fast = msg(id=1, method="tools/call", params={"name": "add"})
+    path = harkit.write(tmp_path / "two-clients.har", [
+        entry("POST", at=0.0, body=slow, headers=v26, mime="application/json", wait_ms=500,
+              reply=js(msg(id=1, result={"content": [], "isError": False}))),
+        entry("POST", at=0.1, body=fast, headers=v26, mime="application/json",
+              reply=js(msg(id=1, result={"content": [], "isError": False}))),
+        # an older client on the same endpoint, no version header: one session as before
+        entry("POST", at=0.2, body=msg(id=7, method="ping"), mime="application/json",
+              reply=js(msg(id=7, result={}))),
+    ])
+    t = mn.load(path)
+    p = t.pairs
+    assert p["outcome"].astype(str).tolist() == ["result", "result", "result"]
+    req = p["request_seq"].tolist()
+    assert [t.frames["session"][s] for s in req] == [
+        "two-clients.har entry 0", "two-clients.har entry 1", "two-clients.har"]
+    # the slow call's answer comes last, after the other client's call and the ping
+    assert dict(zip(req, p["response_seq"].tolist(), strict=True)) == {0: 5, 1: 2, 3: 4}
+    assert not {"request-id-in-flight", "duplicate-response"} & set(t.violations["rule"])
