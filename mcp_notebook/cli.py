@@ -48,15 +48,29 @@ _DEBUG_HELP = "on an internal error, print the traceback (as MCP_NOTEBOOK_DEBUG=
 
 def _load(args: argparse.Namespace) -> Any:
     from .load import load
+    from .readers import CaptureError
 
-    return load(args.files, format=args.format, version=args.protocol_version)
+    files: Any = args.files
+    if "-" in files:  # the capture on stdin: `... | mcp-notebook check -`
+        if len(files) > 1:
+            raise CaptureError("- reads one capture from stdin: give it alone, or name files")
+        files = sys.stdin.buffer
+    progress = False if getattr(args, "quiet", False) else None  # None: on a terminal only
+    return load(files, format=args.format, version=args.protocol_version, progress=progress)
+
+
+def _skipped(trace: Any) -> list[str]:
+    """What a folder held that did not load, one line each (``skipped NAME: why``)."""
+    return [n for n in trace.notes if n.startswith("skipped ")]
 
 
 def _add_input(p: argparse.ArgumentParser, many: bool = True) -> None:
     from .readers import formats
 
     p.add_argument("files", nargs="+" if many else 1, metavar="FILE",
-                   help="capture file(s) or folder(s); plain or .gz")
+                   help="capture file(s) or folder(s), plain or .gz; - reads stdin")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress bar (shown on a terminal for loads of 50 MB or more)")
     p.add_argument("--format", default="auto",
                    help=f"capture format: auto (sniff) or one of {', '.join(formats())}")
     p.add_argument("--protocol-version", default=None, metavar="VERSION", type=_version,
@@ -102,7 +116,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
     trace = _load(args)
     s = trace.summary()
     if args.json:
-        print(_json(s))
+        print(_json({**s, "skipped": _skipped(trace)}))
         return 0
     sev = s["violations"]["by_severity"]
     _show(f"{s['frames']} frames in {s['sessions']} session(s), protocol "
@@ -161,7 +175,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                          "source": _where(trace, row.seq),
                          "message": row.message, "spec": row.spec, "versions": row.versions})
         print(_json({"fail_on": args.fail_on, "failing": int(len(failing)),
-                     "protocol_version": trace.protocol_version, "violations": rows}))
+                     "protocol_version": trace.protocol_version, "violations": rows,
+                     "skipped": _skipped(trace)}))
     else:
         shown = v if args.all else v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
         for row in shown.itertuples(index=False):
@@ -169,6 +184,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             _show(f"{where}: {row.severity}: [{row.rule}] {row.message}")
             if args.spec:
                 _show(f"    spec: {row.spec}")
+        for line in _skipped(trace):  # before the count, which stays the last line
+            _show(line)
         counts = v["severity"].astype(str).value_counts()
         _show(f"{len(v)} finding(s): " + ", ".join(f"{int(counts.get(s, 0))} {s}"
                                                    for s in SEVERITIES)

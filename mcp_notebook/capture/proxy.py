@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -159,21 +160,35 @@ class RecordingProxy:
         if upstream.headers.get("Content-Length") is not None and state["sse"] is None:
             resp.content_length = int(upstream.headers["Content-Length"])
         await resp.prepare(request)
+        # a body of known length is complete for the client with its last byte, before the
+        # end of the stream: keep each chunk back until the next has come, so that the
+        # entry is on disk before the last one goes (an event stream is relayed at once)
+        lag = resp.content_length is not None
+        held = b""
         try:
             async for chunk in upstream.content.iter_any():
                 now = time.time()
                 self._keep(state, chunk, now)
+                if lag:
+                    chunk, held = held, chunk
                 try:
-                    await resp.write(chunk)
+                    if chunk:
+                        await resp.write(chunk)
                 except (ConnectionError, RuntimeError):
                     state["entry"]["_aborted"] = "client"
                     return resp
         except (ClientError, OSError, asyncio.IncompleteReadError) as exc:
             state["entry"]["_aborted"] = "server"
             state["entry"]["_proxyError"] = f"{type(exc).__name__}: {exc}"
+            self._record(state)
+            with contextlib.suppress(ConnectionError, RuntimeError):
+                if held:  # what the server did send reaches the client
+                    await resp.write(held)
             return resp
         self._record(state)  # on disk before the client sees the end of the response
         try:
+            if held:
+                await resp.write(held)
             await resp.write_eof()
         except (ConnectionError, RuntimeError):
             state["entry"]["_aborted"] = "client"
