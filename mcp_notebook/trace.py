@@ -184,30 +184,21 @@ class Trace:
 
     def latency_by_method(self) -> pd.DataFrame:
         """Per method: count, p50, p90, p99 and max latency (ms), errors and error rate."""
-        p = self.pairs[self.pairs["request_seq"].notna()
-                       & ~self.pairs["outcome"].isin(["duplicate", "orphan"])]
-        cols = ["count", "answered", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors",
-                "tool_errors", "error_rate"]
-        if p.empty:
-            return pd.DataFrame(columns=cols).rename_axis("method")
-        ms = p["latency"].dt.total_seconds() * 1000.0
-        g = pd.DataFrame({"method": p["method"].astype(object).fillna("?"), "ms": ms,
-                          "error": p["outcome"] == "error",
-                          "tool_error": p["outcome"] == "tool_error",
-                          "answered": p["response_seq"].notna()})
-        grouped = g.groupby("method", sort=True)
-        out = pd.DataFrame({
-            "count": grouped.size(),
-            "answered": grouped["answered"].sum(),
-            "p50_ms": grouped["ms"].quantile(0.5),
-            "p90_ms": grouped["ms"].quantile(0.9),
-            "p99_ms": grouped["ms"].quantile(0.99),
-            "max_ms": grouped["ms"].max(),
-            "errors": grouped["error"].sum(),
-            "tool_errors": grouped["tool_error"].sum(),
-        })
-        out["error_rate"] = out["errors"] / out["answered"].where(out["answered"] > 0)
-        return out.sort_values("count", ascending=False)[cols]
+        from .boundary import latency_table
+
+        return latency_table(self.pairs)
+
+    def boundary(self) -> pd.DataFrame:
+        """One row per operation, without payload text (``boundary.BOUNDARY_COLUMNS``).
+
+        A request with its response, or a notification: session, requester, method, the
+        tool, prompt or resource it names, start, duration, outcome, error code and type,
+        sizes, and the protocol version and peers from ``initialize``. Write it with
+        :func:`mcp_notebook.boundary.write_boundary`.
+        """
+        from .boundary import boundary_frame
+
+        return boundary_frame(self)
 
     def sessions(self) -> list[Any]:
         """The sessions, in order of first appearance."""
