@@ -117,6 +117,44 @@ def _peers(trace: Any) -> dict[Any, dict[str, str | None]]:
     return out
 
 
+_PEER_COLUMNS = ("protocol_version", "client_name", "client_version", "server_name",
+                 "server_version")
+_META = "io.modelcontextprotocol/"
+
+
+def _meta_peers(msg: Any, member: str, info: str) -> dict[str, str | None]:
+    """Peer facts a 2026-07-28 message carries in its own ``_meta``."""
+    body = msg.get(member) if isinstance(msg, dict) else None
+    meta = body.get("_meta") if isinstance(body, dict) else None
+    if not isinstance(meta, dict):
+        return {}
+    out: dict[str, str | None] = {}
+    who = meta.get(_META + info + "Info")
+    if isinstance(who, dict):
+        out[info + "_name"] = _str(who.get("name"))
+        out[info + "_version"] = _str(who.get("version"))
+    if isinstance(meta.get(_META + "protocolVersion"), str):
+        out["protocol_version"] = meta[_META + "protocolVersion"]
+    return out
+
+
+def _per_message_peers(trace: Any, ops: pd.DataFrame) -> None:
+    """Fill the peer columns of operations in sessions without an ``initialize`` (the
+    2026-07-28 stateless protocol sends them with every request and result)."""
+    missing = ops["client_name"].isna() | ops["server_name"].isna()
+    for i in np.flatnonzero(missing.to_numpy()):
+        found: dict[str, str | None] = {}
+        if pd.notna(ops["request_seq"].iat[i]):
+            found.update(_meta_peers(trace.message(int(ops["request_seq"].iat[i])),
+                                     "params", "client"))
+        if pd.notna(ops["response_seq"].iat[i]):
+            found.update(_meta_peers(trace.message(int(ops["response_seq"].iat[i])),
+                                     "result", "server"))
+        for col, value in found.items():
+            if value is not None:
+                ops.iloc[i, ops.columns.get_loc(col)] = value
+
+
 def _targets(trace: Any, seqs: Iterable[int]) -> dict[int, str]:
     out: dict[int, str] = {}
     for seq in seqs:
@@ -169,16 +207,16 @@ def boundary_frame(trace: Any) -> pd.DataFrame:
     ops["name"] = pd.Series([names.get(int(s)) if pd.notna(s) else None
                              for s in ops["request_seq"]], dtype=object)
     tool = (ops["outcome"] == "tool_error").to_numpy()
-    ops["error_type"] = pd.Series([error_type(c, t) for c, t in zip(ops["error_code"], tool)],
-                                  dtype=object)
+    ops["error_type"] = pd.Series(
+        [error_type(c, t) for c, t in zip(ops["error_code"], tool, strict=True)], dtype=object)
     ops["is_error"] = ops["error_type"].notna()
     ops["bytes_in"] = _sizes(ops["request_seq"], size)
     ops["bytes_out"] = _sizes(ops["response_seq"], size)
     peers = _peers(trace)
-    for col in ("protocol_version", "client_name", "client_version", "server_name",
-                "server_version"):
+    for col in _PEER_COLUMNS:
         ops[col] = pd.Series([peers.get(s if isinstance(s, str) else None, {}).get(col)
                               for s in ops["session"]], dtype=object)
+    _per_message_peers(trace, ops)
     first = ops["request_seq"].fillna(ops["response_seq"]).astype("int64")
     ops = ops.iloc[np.argsort(first.to_numpy(), kind="stable")].reset_index(drop=True)
     for col in ("session", "requester", "kind", "method", "outcome"):

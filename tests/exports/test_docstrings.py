@@ -1,0 +1,17 @@
+"""The export modules' docstring examples run on the bundled samples."""
+
+import doctest
+import importlib
+from pathlib import Path
+
+import pytest
+
+MODULES = ["mcp_notebook.boundary"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+    assert result.attempted > 0, f"{name} has no doctest"
