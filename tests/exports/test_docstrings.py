@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-MODULES = ["mcp_notebook.boundary"]
+MODULES = ["mcp_notebook.boundary", "mcp_notebook.report_formats"]
 
 
 @pytest.mark.parametrize("name", MODULES)
