@@ -37,6 +37,9 @@ class Trace:
     >>> t = mn.load(mn.sample_path("python-sdk-basic"))  # doctest: +SKIP
     """
 
+    #: made from a boundary view (:meth:`from_boundary`): envelopes only, no payload text
+    payload_free: bool = False
+
     def __init__(self, cols: Columns | Store, version: str | None = None,
                  notes: list[str] | None = None, paths: list[str] | None = None) -> None:
         self._store = cols if isinstance(cols, Store) else Store.from_columns(cols)
@@ -104,7 +107,12 @@ class Trace:
 
     @cached_property
     def violations(self) -> pd.DataFrame:
-        """One row per finding of the rule catalogue (``table.VIOLATION_COLUMNS``)."""
+        """One row per finding of the rule catalogue (``table.VIOLATION_COLUMNS``).
+
+        Empty for a payload-free trace: the rules read what its frames do not hold.
+        """
+        if self.payload_free:
+            return empty(VIOLATION_COLUMNS)
         hits = run_vec(self._check_input(self.versions))
         if not hits:
             return empty(VIOLATION_COLUMNS)
@@ -199,6 +207,18 @@ class Trace:
         from .boundary import boundary_frame
 
         return boundary_frame(self)
+
+    @classmethod
+    def from_boundary(cls, source: Any) -> Trace:
+        """A payload-free Trace from a boundary frame or a ``.parquet``/``.jsonl`` boundary file.
+
+        Its pairs, ``latency_by_method`` and ``summary`` are those of the original capture
+        (times to the microsecond); ``violations`` are empty. See
+        :func:`mcp_notebook.boundary.trace_from_boundary`.
+        """
+        from .boundary import trace_from_boundary
+
+        return trace_from_boundary(source)
 
     def sessions(self) -> list[Any]:
         """The sessions, in order of first appearance."""

@@ -203,3 +203,39 @@ def test_sizes_are_the_frames_bytes(tmp_path: Path) -> None:
     row = b[b["id_key"] == "1"].iloc[0]
     assert row["bytes_in"] == len(f["raw"].iat[int(row["request_seq"])].encode())
     assert row["bytes_out"] == len(f["raw"].iat[int(row["response_seq"])].encode())
+
+
+PAIR_FACTS = ["session", "requester", "id_key", "method", "outcome", "error_code",
+              "progress_count"]
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
+def test_a_payload_free_trace_from_the_file_pairs_and_times_like_the_capture(
+        path: Path, suffix: str, tmp_path: Path) -> None:
+    trace = mn.load(path)
+    events = write_boundary(trace, tmp_path / f"events{suffix}")
+    free = mn.Trace.from_boundary(events)
+    assert free.payload_free and not trace.payload_free
+    assert free.violations.empty and list(free.violations.columns) == list(
+        trace.violations.columns)
+
+    def facts(t: mn.Trace) -> pd.DataFrame:
+        p = t.pairs
+        out = p[PAIR_FACTS].astype(object).where(p[PAIR_FACTS].notna(), None)
+        out["cancelled_by_notification"] = p["cancel_seq"].notna()
+        return out.reset_index(drop=True)
+
+    pd.testing.assert_frame_equal(facts(free), facts(trace))
+    # the loader keeps times as float seconds: equal to well under a microsecond
+    pd.testing.assert_frame_equal(free.latency_by_method(), trace.latency_by_method(),
+                                  check_exact=False, rtol=0, atol=1e-3)
+    assert free.protocol_version == trace.protocol_version
+    # and its own boundary view is the one it was made from, but for the renumbered frames
+    same = [c for c in BOUNDARY_COLUMNS if c not in ("request_seq", "response_seq", "start",
+                                                     "duration")]
+    pd.testing.assert_frame_equal(free.boundary()[same], trace.boundary()[same],
+                                  check_categorical=False)
+    payload, _ = _payload_and_allowed(path)
+    values = "\n".join(s for raw in free.frames["raw"] for s in _strings(json.loads(raw)))
+    assert not [s for s in payload if s in values]
