@@ -64,7 +64,12 @@ def _payload_and_allowed(path: Path) -> tuple[set[str], set[str]]:
         if m.get("id") is not None:  # the envelope's id (a subscription names it too)
             allowed.add(str(m["id"]))
         params, result = m.get("params"), m.get("result")
-        if isinstance(params, dict):
+        if isinstance(params, dict):  # ids and tokens a cancel or progress names
+            meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+            for ref in (params.get("requestId"), params.get("progressToken"),
+                        meta.get("progressToken")):
+                if isinstance(ref, (str, int)):
+                    allowed.add(str(ref))
             target = params.get(TARGETS.get(m.get("method"), ""))
             if isinstance(target, str):
                 allowed.add(target)
@@ -239,3 +244,23 @@ def test_a_payload_free_trace_from_the_file_pairs_and_times_like_the_capture(
     payload, _ = _payload_and_allowed(path)
     values = "\n".join(s for raw in free.frames["raw"] for s in _strings(json.loads(raw)))
     assert not [s for s in payload if s in values]
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+def test_the_timeline_draws_the_same_spans_from_the_boundary_alone(path: Path) -> None:
+    trace = mn.load(path)
+    free = mn.Trace.from_boundary(trace.boundary())
+    va, vb = mn.timeline(trace).view, mn.timeline(free).view
+    a, b = va["spans"], vb["spans"]
+    for key in ("method", "outcome", "open"):
+        assert b[key] == a[key], key
+    # lanes by name: the capture has a stderr / log lane the boundary leaves out
+    assert [vb["lanes"][i] for i in b["lane"]] == [va["lanes"][i] for i in a["lane"]]
+    # times are drawn from the first frame, a log line the boundary may leave out: compare
+    # them from the first span on; an open span runs to the capture's last frame, which may
+    # be such a line too
+    assert [t - b["t0"][0] for t in b["t0"]] == pytest.approx(
+        [t - a["t0"][0] for t in a["t0"]], abs=1e-6)
+    closed = [i for i, o in enumerate(a["open"]) if not o]
+    assert [b["t1"][i] - b["t0"][0] for i in closed] == pytest.approx(
+        [a["t1"][i] - a["t0"][0] for i in closed], abs=1e-6)
