@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-MODULES = ["mcp_notebook.boundary", "mcp_notebook.report_formats"]
+MODULES = ["mcp_notebook.boundary", "mcp_notebook.report_formats", "mcp_notebook.otlp"]
 
 
 @pytest.mark.parametrize("name", MODULES)
