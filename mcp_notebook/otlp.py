@@ -43,7 +43,9 @@ specification's JSON mapping).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -53,7 +55,7 @@ import pandas as pd
 from . import __version__
 from .core import versions as V
 
-__all__ = ["to_otlp", "to_otlp_metrics", "DURATION_BUCKETS", "ATTRIBUTES"]
+__all__ = ["to_otlp", "to_otlp_metrics", "write_otlp", "DURATION_BUCKETS", "ATTRIBUTES"]
 
 #: the conventions' explicit bucket boundaries for the operation-duration histograms (s)
 DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
@@ -167,7 +169,7 @@ def to_otlp(trace: Any) -> dict[str, Any]:
     seqs = req["request_seq"].to_numpy(dtype=np.int64)
     streams = _streams(trace, seqs)
     sessions = _session_ids(trace, req, streams)
-    parents = _traceparents(trace, seqs.tolist())
+    parents: dict[int, tuple[str, str | None]] = dict(_traceparents(trace, seqs.tolist()))
     events = _events(b)
     positions = {int(i): n for n, i in enumerate(b.index)}
     groups: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
@@ -176,8 +178,9 @@ def to_otlp(trace: Any) -> dict[str, Any]:
         key = str(row.session) if isinstance(row.session, str) else "-"
         trace_id, parent = parents.get(seq, (_hex("trace:" + key, 16), None))
         attrs = [_attr("mcp.method.name", str(row.method))]
-        if sessions[n]:
-            attrs.append(_attr("mcp.session.id", sessions[n]))
+        session_id = sessions[n]
+        if session_id:
+            attrs.append(_attr("mcp.session.id", session_id))
         if isinstance(row.protocol_version, str):
             attrs.append(_attr("mcp.protocol.version", row.protocol_version))
         rid = _request_id(row.id_key)
@@ -281,3 +284,14 @@ def to_otlp_metrics(trace: Any) -> dict[str, Any]:
         "scopeMetrics": [{"scope": {"name": "mcp_notebook", "version": __version__},
                           "metrics": [metric]}],
     }]}
+
+
+def write_otlp(trace: Any, path: str | Path, *, metrics: str | Path | None = None) -> Path:
+    """Write the spans of ``trace`` to ``path`` as OTLP/JSON (and, if ``metrics`` names a
+    file, the duration histograms there)."""
+    path = Path(path)
+    path.write_text(json.dumps(to_otlp(trace), ensure_ascii=False), encoding="utf-8")
+    if metrics is not None:
+        Path(metrics).write_text(json.dumps(to_otlp_metrics(trace), ensure_ascii=False),
+                                 encoding="utf-8")
+    return path

@@ -208,6 +208,12 @@ class Trace:
 
         return boundary_frame(self)
 
+    def to_otlp(self) -> dict[str, Any]:
+        """One span per request as OTLP/JSON (see :mod:`mcp_notebook.otlp`)."""
+        from .otlp import to_otlp
+
+        return to_otlp(self)
+
     @classmethod
     def from_boundary(cls, source: Any) -> Trace:
         """A payload-free Trace from a boundary frame or a ``.parquet``/``.jsonl`` boundary file.
