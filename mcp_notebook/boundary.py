@@ -260,22 +260,23 @@ def write_boundary(trace_or_frame: Any, path: str | Path) -> Path:
     if suffix not in (".jsonl", ".ndjson"):
         raise ValueError(f"boundary output {path.name!r}: give a .parquet or .jsonl name")
     enc = msgspec.json.Encoder()
-    starts = b["start"]
+    starts = b["start"].to_numpy(dtype="datetime64[ns]")
+    start_text = np.where(np.isnat(starts), None,
+                          np.char.add(np.datetime_as_string(starts, unit="ns"), "+00:00"))
     ns = b["duration"].to_numpy(dtype="timedelta64[ns]").astype(np.int64)
-    has_duration = b["duration"].notna().to_numpy()
-    records = b.drop(columns=["start", "duration"]).astype(object).to_dict("records")
+    duration_ms = np.where(b["duration"].notna().to_numpy(), ns / 1e6, np.nan).tolist()
+    columns: dict[str, list[Any]] = {}
+    for col in b.columns:
+        if col in ("start", "duration"):
+            continue
+        values = b[col]
+        columns[col] = values.astype(object).where(values.notna(), None).tolist()
+    columns["start"] = start_text.tolist()
+    columns["duration_ms"] = [None if math.isnan(v) else v for v in duration_ms]
+    names = list(columns)
     with open(path, "wb") as fh:
-        for i, rec in enumerate(records):
-            line: dict[str, Any] = {}
-            for key, value in rec.items():
-                if value is None or value is pd.NA or (isinstance(value, float)
-                                                       and math.isnan(value)):
-                    continue
-                line[key] = value.item() if isinstance(value, np.generic) else value
-            if pd.notna(starts.iat[i]):
-                line["start"] = starts.iat[i].isoformat()
-            if has_duration[i]:
-                line["duration_ms"] = int(ns[i]) / 1e6
+        for row in zip(*columns.values(), strict=True):
+            line = {k: v for k, v in zip(names, row, strict=True) if v is not None}
             fh.write(enc.encode(line) + b"\n")
     return path
 
