@@ -158,10 +158,35 @@ def _per_message_peers(trace: Any, ops: pd.DataFrame) -> None:
                 ops.iloc[i, ops.columns.get_loc(col)] = value
 
 
+def messages_of(trace: Any, seqs: Iterable[int]) -> list[Any]:
+    """``trace.message(seq)`` for many frames, their text read in one pass."""
+    from .core.envelope import bounded_recursion
+    from .lazytext import texts_of
+
+    rows = np.asarray(list(seqs), dtype=np.int64)
+    s = trace._store
+    texts = texts_of(s.raw, rows)
+    out: list[Any] = []
+    with bounded_recursion():
+        for seq, text in zip(rows.tolist(), texts, strict=True):
+            batch = int(s.batch[seq])
+            if text is None or (s.kind[seq] >= 4 and batch < 0):  # invalid, stderr, log
+                out.append(None)
+                continue
+            try:
+                value = msgspec.json.decode(text.encode("utf-8", "surrogateescape"))
+            except (msgspec.DecodeError, RecursionError):
+                out.append(None)
+                continue
+            out.append(value[batch] if batch >= 0 and isinstance(value, list)
+                       and batch < len(value) else value)
+    return out
+
+
 def _targets(trace: Any, seqs: Iterable[int]) -> dict[int, str]:
     out: dict[int, str] = {}
-    for seq in seqs:
-        msg = trace.message(seq)
+    seqs = list(seqs)
+    for seq, msg in zip(seqs, messages_of(trace, seqs), strict=True):
         params = msg.get("params") if isinstance(msg, dict) else None
         if isinstance(params, dict):
             value = params.get(_TARGET.get(msg.get("method"), ""))
@@ -261,8 +286,9 @@ def write_boundary(trace_or_frame: Any, path: str | Path) -> Path:
         raise ValueError(f"boundary output {path.name!r}: give a .parquet or .jsonl name")
     enc = msgspec.json.Encoder()
     starts = b["start"].to_numpy(dtype="datetime64[ns]")
-    start_text = np.where(np.isnat(starts), None,
-                          np.char.add(np.datetime_as_string(starts, unit="ns"), "+00:00"))
+    start_text: np.ndarray = np.char.add(np.datetime_as_string(starts, unit="ns"),
+                                         "+00:00").astype(object)
+    start_text[np.isnat(starts)] = None
     ns = b["duration"].to_numpy(dtype="timedelta64[ns]").astype(np.int64)
     duration_ms = np.where(b["duration"].notna().to_numpy(), ns / 1e6, np.nan).tolist()
     columns: dict[str, list[Any]] = {}

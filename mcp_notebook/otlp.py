@@ -42,9 +42,12 @@ specification's JSON mapping).
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -94,13 +97,14 @@ def _request_id(id_key: Any) -> str | None:
 
 def _traceparents(trace: Any, seqs: list[int]) -> dict[int, tuple[str, str]]:
     """seq -> (trace id, parent span id) of requests that carry ``_meta.traceparent``."""
-    raw = trace.frames["raw"]
+    from .boundary import messages_of
+    from .lazytext import texts_of
+
+    texts = texts_of(trace._store.raw, seqs)
+    carrying = [seq for seq, text in zip(seqs, texts, strict=True)
+                if isinstance(text, str) and "traceparent" in text]
     out: dict[int, tuple[str, str]] = {}
-    for seq in seqs:
-        text = raw.iat[seq]
-        if not isinstance(text, str) or "traceparent" not in text:
-            continue
-        msg = trace.message(seq)
+    for seq, msg in zip(carrying, messages_of(trace, carrying), strict=True):
         params = msg.get("params") if isinstance(msg, dict) else None
         meta = params.get("_meta") if isinstance(params, dict) else None
         tp = meta.get("traceparent") if isinstance(meta, dict) else None
@@ -163,6 +167,23 @@ def to_otlp(trace: Any) -> dict[str, Any]:
     One resource per server (``service.name``/``service.version`` from ``serverInfo``),
     one span per request; see the module documentation for names and attributes.
     """
+    with _no_gc():
+        return _to_otlp(trace)
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Build a large tree of dicts without the collector walking it again and again."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _to_otlp(trace: Any) -> dict[str, Any]:
     b = trace.boundary()
     req = b[(b["kind"] == "request") & b["request_seq"].notna()
             & (b["outcome"] != "duplicate")]
