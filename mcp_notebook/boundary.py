@@ -144,15 +144,20 @@ def _meta_peers(msg: Any, member: str, info: str) -> dict[str, str | None]:
 def _per_message_peers(trace: Any, ops: pd.DataFrame) -> None:
     """Fill the peer columns of operations in sessions without an ``initialize`` (the
     2026-07-28 stateless protocol sends them with every request and result)."""
-    missing = ops["client_name"].isna() | ops["server_name"].isna()
-    for i in np.flatnonzero(missing.to_numpy()):
+    rows = np.flatnonzero((ops["client_name"].isna() | ops["server_name"].isna()).to_numpy())
+    if not len(rows):
+        return
+    req = ops["request_seq"].to_numpy(dtype="float64", na_value=np.nan)[rows]
+    resp = ops["response_seq"].to_numpy(dtype="float64", na_value=np.nan)[rows]
+    req_ok, resp_ok = ~np.isnan(req), ~np.isnan(resp)
+    asked = iter(messages_of(trace, req[req_ok].astype(np.int64)))
+    answered = iter(messages_of(trace, resp[resp_ok].astype(np.int64)))
+    for k, i in enumerate(rows.tolist()):
         found: dict[str, str | None] = {}
-        if pd.notna(ops["request_seq"].iat[i]):
-            found.update(_meta_peers(trace.message(int(ops["request_seq"].iat[i])),
-                                     "params", "client"))
-        if pd.notna(ops["response_seq"].iat[i]):
-            found.update(_meta_peers(trace.message(int(ops["response_seq"].iat[i])),
-                                     "result", "server"))
+        if req_ok[k]:
+            found.update(_meta_peers(next(asked), "params", "client"))
+        if resp_ok[k]:
+            found.update(_meta_peers(next(answered), "result", "server"))
         for col, value in found.items():
             if value is not None:
                 ops.iloc[i, ops.columns.get_loc(col)] = value

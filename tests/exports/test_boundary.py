@@ -264,3 +264,12 @@ def test_the_timeline_draws_the_same_spans_from_the_boundary_alone(path: Path) -
     closed = [i for i, o in enumerate(a["open"]) if not o]
     assert [b["t1"][i] - b["t0"][0] for i in closed] == pytest.approx(
         [a["t1"][i] - a["t0"][0] for i in closed], abs=1e-6)
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+def test_messages_read_in_one_pass_are_those_of_trace_message(path: Path) -> None:
+    from mcp_notebook.boundary import messages_of
+
+    trace = mn.load(path)
+    seqs = list(range(len(trace)))
+    assert messages_of(trace, seqs) == [trace.message(s) for s in seqs]
