@@ -33,7 +33,7 @@ __all__ = ["BOUNDARY_COLUMNS", "ERROR_TYPES", "boundary_frame", "write_boundary"
 BOUNDARY_COLUMNS: dict[str, tuple[str, str]] = {
     "session": ("category", "session of the operation"),
     "requester": ("category", "the side that sent the request or notification: c2s or s2c"),
-    "kind": ("category", "request or notification"),
+    "kind": ("category", "request, notification, or response (a response with no request)"),
     "method": ("category", "the method (empty for an orphan response)"),
     "name": ("object", "the tool or prompt name (params.name), or the resource URI (params.uri)"),
     "id_key": ("object", "the request id's compact JSON text"),
@@ -52,9 +52,9 @@ BOUNDARY_COLUMNS: dict[str, tuple[str, str]] = {
     "bytes_in": ("Int64", "bytes of the request or notification (into the answering side)"),
     "bytes_out": ("Int64", "bytes of the response (out of the answering side)"),
     "protocol_version": ("object", "the session's protocol version"),
-    "client_name": ("object", "clientInfo.name from initialize"),
+    "client_name": ("object", "clientInfo.name from initialize (2026-07-28: from _meta)"),
     "client_version": ("object", "clientInfo.version from initialize"),
-    "server_name": ("object", "serverInfo.name from the initialize result"),
+    "server_name": ("object", "serverInfo.name from the initialize result (or _meta)"),
     "server_version": ("object", "serverInfo.version from the initialize result"),
 }
 

@@ -15,3 +15,11 @@ def test_doctests(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
     assert result.attempted > 0, f"{name} has no doctest"
+
+
+def test_the_exports_page_lists_every_boundary_column() -> None:
+    from mcp_notebook.boundary import BOUNDARY_COLUMNS
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "exports.md").read_text("utf-8")
+    for name, (dtype, meaning) in BOUNDARY_COLUMNS.items():
+        assert f"| `{name}` | {dtype} | {meaning} |" in page, name
