@@ -58,7 +58,7 @@ import pandas as pd
 from . import __version__
 from .core import versions as V
 
-__all__ = ["to_otlp", "to_otlp_metrics", "write_otlp", "DURATION_BUCKETS", "ATTRIBUTES"]
+__all__ = ["to_otlp", "to_otlp_metrics", "write_otlp", "boundary_from_otlp", "trace_from_otlp", "DURATION_BUCKETS", "ATTRIBUTES"]
 
 #: the conventions' explicit bucket boundaries for the operation-duration histograms (s)
 DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
@@ -316,3 +316,146 @@ def write_otlp(trace: Any, path: str | Path, *, metrics: str | Path | None = Non
         Path(metrics).write_text(json.dumps(to_otlp_metrics(trace), ensure_ascii=False),
                                  encoding="utf-8")
     return path
+
+
+# -- back in: OTLP/JSON spans of MCP requests to a payload-free trace ---------------------------
+#: requests only a server sends (MCP schema's ServerRequest union, less ping)
+_SERVER_REQUESTS = {"sampling/createMessage", "elicitation/create", "roots/list"}
+
+
+def _value(v: dict[str, Any]) -> Any:
+    for key in ("stringValue", "intValue", "doubleValue", "boolValue"):
+        if key in v:
+            return int(v[key]) if key == "intValue" else v[key]
+    return None
+
+
+def _attrs_of(item: dict[str, Any]) -> dict[str, Any]:
+    return {a["key"]: _value(a.get("value", {})) for a in item.get("attributes", [])}
+
+
+def _id_key(text: str | None) -> str | None:
+    """The compact JSON of an id written as a string: a number stays a number."""
+    if text is None:
+        return None
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        value = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return text
+    return msgspec.json.encode(text).decode("utf-8")
+
+
+def boundary_from_otlp(doc: dict[str, Any]) -> pd.DataFrame:
+    """The boundary frame of the MCP request spans of an OTLP/JSON document.
+
+    What spans do not hold comes back empty (sizes, client name and version) or inferred:
+    the requester from the method (a server sends ``sampling/createMessage``,
+    ``elicitation/create`` and ``roots/list``; the client everything else), the session
+    from ``mcp.session.id`` or else the trace id, an id from its string (``"7"`` is read
+    as the number 7), and a span that ends when it starts as unanswered.
+    """
+    from .boundary import BOUNDARY_COLUMNS
+
+    ops: list[dict[str, Any]] = []
+    events: list[tuple[int, dict[str, Any]]] = []  # (time, row) of the notifications
+    for rs in doc.get("resourceSpans", []):
+        resource = _attrs_of(rs.get("resource", {}))
+        for ss in rs.get("scopeSpans", []):
+            for span in ss.get("spans", []):
+                a = _attrs_of(span)
+                method = a.get("mcp.method.name")
+                if not isinstance(method, str):
+                    continue  # not an MCP span
+                session = a.get("mcp.session.id") or f"trace:{span.get('traceId', '')}"
+                requester = "s2c" if method in _SERVER_REQUESTS else "c2s"
+                start, end = int(span.get("startTimeUnixNano", 0)), int(
+                    span.get("endTimeUnixNano", 0))
+                code = a.get("rpc.response.status_code")
+                error = a.get("error.type")
+                answered = end != start or error is not None
+                id_key = _id_key(a.get("jsonrpc.request.id"))
+                token = msgspec.json.encode(f"span:{span.get('spanId', '')}").decode()
+                ops.append({
+                    "session": session, "requester": requester, "kind": "request",
+                    "method": method, "id_key": id_key,
+                    "name": a.get("gen_ai.tool.name") or a.get("gen_ai.prompt.name")
+                    or a.get("mcp.resource.uri"),
+                    "ref": token if any(e.get("name") == "notifications/progress"
+                                        for e in span.get("events", [])) else None,
+                    "start": start, "end": end if answered else None,
+                    "outcome": "tool_error" if error == "tool_error" else
+                    "error" if code is not None else "result" if answered else "unanswered",
+                    "error_code": int(code) if code is not None else None,
+                    "protocol_version": a.get("mcp.protocol.version"),
+                    "server_name": resource.get("service.name"),
+                    "server_version": resource.get("service.version"),
+                })
+                for e in span.get("events", []):
+                    name = e.get("name")
+                    if name not in ("notifications/progress", "notifications/cancelled"):
+                        continue
+                    ea = _attrs_of(e)
+                    progress = name == "notifications/progress"
+                    events.append((int(e.get("timeUnixNano", 0)), {
+                        "session": session, "kind": "notification", "method": name,
+                        "requester": ("c2s" if requester == "s2c" else "s2c") if progress
+                        else requester,
+                        "ref": token if progress else id_key,
+                        "progress": ea.get("mcp_notebook.progress"),
+                        "start": int(e.get("timeUnixNano", 0)), "end": None,
+                        "outcome": "notification",
+                        "protocol_version": a.get("mcp.protocol.version"),
+                        "server_name": resource.get("service.name"),
+                        "server_version": resource.get("service.version"),
+                    }))
+    # capture order: every request, response and notification by its time
+    marks = [(op["start"], 0, i, "request") for i, op in enumerate(ops)]
+    marks += [(op["end"], 1, i, "response") for i, op in enumerate(ops) if op["end"] is not None]
+    rows = ops + [row for _, row in events]
+    marks += [(t, 0, len(ops) + k, "request") for k, (t, _) in enumerate(events)]
+    for seq, (_, _, i, what) in enumerate(sorted(marks)):
+        rows[i]["request_seq" if what == "request" else "response_seq"] = seq
+    b = pd.DataFrame(rows)
+    n = len(b)
+
+    def col(name: str) -> pd.Series:
+        return b[name] if name in b else pd.Series([None] * n, dtype=object)
+
+    start = pd.to_datetime(pd.to_numeric(col("start")), unit="ns", utc=True)
+    end = pd.to_datetime(pd.to_numeric(col("end")), unit="ns", utc=True)
+    out = pd.DataFrame({
+        "session": col("session"), "requester": col("requester"), "kind": col("kind"),
+        "method": col("method"), "name": col("name"), "id_key": col("id_key"),
+        "ref": col("ref"), "progress": pd.to_numeric(col("progress")).astype("float64"),
+        "request_seq": pd.array(col("request_seq"), dtype="Int64"),
+        "response_seq": pd.array(col("response_seq"), dtype="Int64"),
+        "start": start, "duration": end - start, "outcome": col("outcome"),
+        "error_code": pd.array(col("error_code"), dtype="Int64"),
+    })
+    from .boundary import error_type
+
+    out["error_type"] = [error_type(c, o == "tool_error")
+                         for c, o in zip(out["error_code"], out["outcome"], strict=True)]
+    out["is_error"] = out["error_type"].notna()
+    out["bytes_in"] = pd.array([None] * n, dtype="Int64")
+    out["bytes_out"] = pd.array([None] * n, dtype="Int64")
+    for name in ("protocol_version", "client_name", "client_version", "server_name",
+                 "server_version"):
+        out[name] = col(name).astype(object).where(col(name).notna(), None)
+    for name in ("name", "id_key", "ref", "error_type"):
+        out[name] = out[name].astype(object).where(out[name].notna(), None)
+    out = out.sort_values("request_seq", kind="stable").reset_index(drop=True)
+    for name in ("session", "requester", "kind", "method", "outcome"):
+        out[name] = out[name].astype("category")
+    return out[list(BOUNDARY_COLUMNS)]
+
+
+def trace_from_otlp(source: dict[str, Any] | str | Path) -> Any:
+    """A payload-free Trace from an OTLP/JSON document (or file) of MCP request spans."""
+    from .boundary import trace_from_boundary
+
+    doc = source if isinstance(source, dict) else json.loads(
+        Path(source).read_text("utf-8"))
+    return trace_from_boundary(boundary_from_otlp(doc))

@@ -137,3 +137,47 @@ def test_traceparent_and_cancel(tmp_path: Path) -> None:
                                              "notifications/cancelled"]
     ping = next(s for s in spans if s.name == "ping")
     assert ping.parent_span_id == b"" and ping.trace_id != slow.trace_id
+
+
+def _string_form(id_key: str) -> str:
+    value = json.loads(id_key)
+    return value if isinstance(value, str) else id_key
+
+
+def _ids_alike_as_strings(path: Path) -> bool:
+    """A session sends both 1 and "1": jsonrpc.request.id, a string, cannot tell them apart."""
+    p = mn.load(path).pairs
+    p = p[p["id_key"].notna() & p["request_seq"].notna()]
+    forms = p.groupby("session", observed=True)["id_key"].agg(
+        lambda keys: len(set(keys)) != len({_string_form(k) for k in keys}))
+    return bool(forms.any())
+
+
+LOSSY = "the conventions' jsonrpc.request.id is a string: ids 1 and \"1\" come back alike"
+
+
+@pytest.mark.parametrize("path", [
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=LOSSY))
+    if _ids_alike_as_strings(p) else p for p in CAPTURES], ids=[p.name for p in CAPTURES])
+def test_export_then_import_gives_the_same_requests(path: Path, tmp_path: Path) -> None:
+    from mcp_notebook.otlp import trace_from_otlp, write_otlp
+
+    trace = mn.load(path)
+    back = trace_from_otlp(write_otlp(trace, tmp_path / "spans.json"))
+    assert back.payload_free
+
+    def requests(t: mn.Trace) -> pd.DataFrame:
+        p = t.pairs
+        p = p[p["request_seq"].notna() & (p["outcome"] != "duplicate")]
+        p = p.sort_values("t_request", kind="stable").reset_index(drop=True)
+        cols = ["method", "id_key", "outcome", "error_code", "progress_count"]
+        out = p[cols].astype(object).where(p[cols].notna(), None)
+        # jsonrpc.request.id is the id's string form: 1 and "1" both come back as 1
+        out["id_key"] = [None if k is None else _string_form(k) for k in out["id_key"]]
+        out["cancelled_by_notification"] = p["cancel_seq"].notna()
+        out["latency_ms"] = p["latency"].dt.total_seconds() * 1000
+        return out
+
+    a, b = requests(trace), requests(back)
+    # the loader holds seconds as floats: latencies agree to well under a microsecond
+    pd.testing.assert_frame_equal(b, a, check_exact=False, rtol=0, atol=1e-3)
