@@ -213,7 +213,9 @@ def _capture_versions(trace: Any, paths: dict[str, str]) -> dict[str, set[str]]:
 
 def _junit(trace: Any, found: list[Finding], failing: tuple[str, ...]) -> str:
     paths = _display_paths(trace)
-    per_file = _capture_versions(trace, paths)
+    per_file: dict[str, set[str]] = {p: set() for p in paths.values()}  # even a file of no frames
+    for file, versions in _capture_versions(trace, paths).items():
+        per_file.setdefault(file, set()).update(versions)
     for f in found:
         per_file.setdefault(f.file, set())
     root = ET.Element("testsuites", name="mcp-notebook check")

@@ -273,3 +273,13 @@ def test_messages_read_in_one_pass_are_those_of_trace_message(path: Path) -> Non
     trace = mn.load(path)
     seqs = list(range(len(trace)))
     assert messages_of(trace, seqs) == [trace.message(s) for s in seqs]
+
+
+def test_an_empty_capture_gives_empty_files_with_their_columns(tmp_path: Path) -> None:
+    (tmp_path / "empty.jsonl").write_text("")
+    trace = mn.load(tmp_path / "empty.jsonl")
+    for suffix in (".jsonl", ".parquet"):
+        back = read_boundary(write_boundary(trace, tmp_path / f"events{suffix}"))
+        assert back.empty and list(back.columns) == list(BOUNDARY_COLUMNS)
+    free = mn.Trace.from_boundary(trace.boundary())
+    assert free.pairs.empty and free.latency_by_method().empty

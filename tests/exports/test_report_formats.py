@@ -201,3 +201,19 @@ def test_unknown_format_says_which_exist() -> None:
     trace = mn.load(mn.sample_path())
     with pytest.raises(ValueError, match="sarif, junit, github"):
         render_findings(trace, "xml")
+
+
+def test_a_capture_without_findings_or_frames_still_has_its_suite(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("empty.jsonl").write_text("")
+    trace = mn.load("empty.jsonl")
+    junit = render_findings(trace, "junit")
+    JUNIT_XSD.validate(junit)
+    (suite,) = ET.fromstring(junit).findall("testsuite")
+    assert suite.get("name") == "empty.jsonl" and suite.get("failures") == "0"
+    assert len(suite.findall("testcase")) == len(RULES)
+    assert render_findings(trace, "github") == ""
+    sarif = json.loads(render_findings(trace, "sarif"))
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(sarif)
+    assert sarif["runs"][0]["results"] == []
