@@ -15,6 +15,7 @@ of the payload text: no arguments, no results, no error messages.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -200,6 +201,18 @@ def _targets(trace: Any, seqs: Iterable[int]) -> dict[int, str]:
     return out
 
 
+_MADE: weakref.WeakKeyDictionary[Any, pd.DataFrame] = weakref.WeakKeyDictionary()
+
+
+def boundary_of(trace: Any) -> pd.DataFrame:
+    """The boundary frame of ``trace``, made once per trace for the exporters that read it
+    (not to be changed in place: :meth:`Trace.boundary` hands out copies)."""
+    made = _MADE.get(trace)
+    if made is None:
+        made = _MADE[trace] = boundary_frame(trace)
+    return made
+
+
 def boundary_frame(trace: Any) -> pd.DataFrame:
     """One row per operation of ``trace`` (columns: ``BOUNDARY_COLUMNS``), in capture order."""
     f, p = trace.frames, trace.pairs
@@ -278,7 +291,7 @@ def write_boundary(trace_or_frame: Any, path: str | Path) -> Path:
     left out of their line. :func:`read_boundary` reads either back to the same frame.
     """
     path = Path(path)
-    b = trace_or_frame if isinstance(trace_or_frame, pd.DataFrame) else boundary_frame(
+    b = trace_or_frame if isinstance(trace_or_frame, pd.DataFrame) else boundary_of(
         trace_or_frame)
     suffix = path.suffix.lower()
     if suffix == ".parquet":

@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
+from .boundary import BOUNDARY_COLUMNS, boundary_of, error_type, messages_of, trace_from_boundary
 from .core import versions as V
 
 __all__ = ["to_otlp", "to_otlp_metrics", "write_otlp", "boundary_from_otlp", "trace_from_otlp", "DURATION_BUCKETS", "ATTRIBUTES"]
@@ -97,7 +98,6 @@ def _request_id(id_key: Any) -> str | None:
 
 def _traceparents(trace: Any, seqs: list[int]) -> dict[int, tuple[str, str]]:
     """seq -> (trace id, parent span id) of requests that carry ``_meta.traceparent``."""
-    from .boundary import messages_of
     from .lazytext import texts_of
 
     texts = texts_of(trace._store.raw, seqs)
@@ -184,7 +184,7 @@ def _no_gc() -> Iterator[None]:
 
 
 def _to_otlp(trace: Any) -> dict[str, Any]:
-    b = trace.boundary()
+    b = boundary_of(trace)
     req = b[(b["kind"] == "request") & b["request_seq"].notna()
             & (b["outcome"] != "duplicate")]
     seqs = req["request_seq"].to_numpy(dtype=np.int64)
@@ -265,7 +265,7 @@ def to_otlp_metrics(trace: Any) -> dict[str, Any]:
     """``mcp.client.operation.duration`` as an OTLP/JSON ``ExportMetricsServiceRequest``:
     one histogram point per method, tool or prompt name and error type, in seconds, with
     the conventions' bucket boundaries."""
-    b = trace.boundary()
+    b = boundary_of(trace)
     req = b[(b["kind"] == "request") & b["duration"].notna() & (b["outcome"] != "duplicate")]
     points = []
     if not req.empty:
@@ -356,8 +356,6 @@ def boundary_from_otlp(doc: dict[str, Any]) -> pd.DataFrame:
     from ``mcp.session.id`` or else the trace id, an id from its string (``"7"`` is read
     as the number 7), and a span that ends when it starts as unanswered.
     """
-    from .boundary import BOUNDARY_COLUMNS
-
     ops: list[dict[str, Any]] = []
     events: list[tuple[int, dict[str, Any]]] = []  # (time, row) of the notifications
     for rs in doc.get("resourceSpans", []):
@@ -434,8 +432,6 @@ def boundary_from_otlp(doc: dict[str, Any]) -> pd.DataFrame:
         "start": start, "duration": end - start, "outcome": col("outcome"),
         "error_code": pd.array(col("error_code"), dtype="Int64"),
     })
-    from .boundary import error_type
-
     out["error_type"] = [error_type(c, o == "tool_error")
                          for c, o in zip(out["error_code"], out["outcome"], strict=True)]
     out["is_error"] = out["error_type"].notna()
@@ -454,8 +450,6 @@ def boundary_from_otlp(doc: dict[str, Any]) -> pd.DataFrame:
 
 def trace_from_otlp(source: dict[str, Any] | str | Path) -> Any:
     """A payload-free Trace from an OTLP/JSON document (or file) of MCP request spans."""
-    from .boundary import trace_from_boundary
-
     doc = source if isinstance(source, dict) else json.loads(
         Path(source).read_text("utf-8"))
     return trace_from_boundary(boundary_from_otlp(doc))

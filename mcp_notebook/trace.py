@@ -204,9 +204,9 @@ class Trace:
         sizes, and the protocol version and peers from ``initialize``. Write it with
         :func:`mcp_notebook.boundary.write_boundary`.
         """
-        from .boundary import boundary_frame
+        from .boundary import boundary_of
 
-        return boundary_frame(self)
+        return boundary_of(self).copy()
 
     def to_otlp(self) -> dict[str, Any]:
         """One span per request as OTLP/JSON (see :mod:`mcp_notebook.otlp`)."""
