@@ -295,6 +295,7 @@ def write_boundary(trace_or_frame: Any, path: str | Path) -> Path:
         trace_or_frame)
     suffix = path.suffix.lower()
     if suffix == ".parquet":
+        _need_pyarrow()
         out = b.copy()
         for col in ("session", "requester", "kind", "method", "outcome"):
             out[col] = out[col].astype(object).astype("string")
@@ -325,10 +326,19 @@ def write_boundary(trace_or_frame: Any, path: str | Path) -> Path:
     return path
 
 
+def _need_pyarrow() -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ImportError("a .parquet boundary file needs pyarrow: "
+                          "pip install 'mcp_notebook[parquet]', or write .jsonl") from None
+
+
 def read_boundary(path: str | Path) -> pd.DataFrame:
     """A boundary file written by :func:`write_boundary`, back as the boundary frame."""
     path = Path(path)
     if path.suffix.lower() == ".parquet":
+        _need_pyarrow()
         b = pd.read_parquet(path)
     else:
         rows = [msgspec.json.decode(line) for line in path.read_bytes().splitlines()
