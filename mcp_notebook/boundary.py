@@ -445,7 +445,9 @@ def _frames_of(b: pd.DataFrame) -> list[tuple[int, float | None, str, Any, str]]
                 msg["params"] = params
             out[int(seq)] = (int(seq), ts, requester, session, _envelope_text(msg))
         if pd.notna(row.response_seq):
-            reply: dict[str, Any] = {"jsonrpc": "2.0", "id": ident}
+            reply: dict[str, Any] = {"jsonrpc": "2.0"}
+            if isinstance(row.id_key, str):  # an error may come with no id at all
+                reply["id"] = ident
             if pd.notna(row.error_code):
                 reply["error"] = {"code": int(row.error_code), "message": ""}
             elif row.method == "initialize":

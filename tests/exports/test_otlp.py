@@ -157,7 +157,8 @@ LOSSY = "the conventions' jsonrpc.request.id is a string: ids 1 and \"1\" come b
 
 
 @pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=LOSSY))
+    # not strict: whether 1 and "1" pair differently depends on when each is answered
+    pytest.param(p, marks=pytest.mark.xfail(strict=False, reason=LOSSY))
     if _ids_alike_as_strings(p) else p for p in CAPTURES], ids=[p.name for p in CAPTURES])
 def test_export_then_import_gives_the_same_requests(path: Path, tmp_path: Path) -> None:
     from mcp_notebook.otlp import trace_from_otlp, write_otlp
