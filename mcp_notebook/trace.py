@@ -39,6 +39,9 @@ class Trace:
     (60, True)
     """
 
+    #: made from a boundary view (:meth:`from_boundary`): envelopes only, no payload text
+    payload_free: bool = False
+
     def __init__(self, cols: Columns | Store, version: str | None = None,
                  notes: list[str] | None = None, paths: list[str] | None = None) -> None:
         self._store = cols if isinstance(cols, Store) else Store.from_columns(cols)
@@ -108,7 +111,12 @@ class Trace:
 
     @cached_property
     def violations(self) -> pd.DataFrame:
-        """One row per finding of the rule catalogue (``table.VIOLATION_COLUMNS``)."""
+        """One row per finding of the rule catalogue (``table.VIOLATION_COLUMNS``).
+
+        Empty for a payload-free trace: the rules read what its frames do not hold.
+        """
+        if self.payload_free:
+            return empty(VIOLATION_COLUMNS)
         hits = run_vec(self._check_input(self.versions))
         if not hits:
             return empty(VIOLATION_COLUMNS)
@@ -188,30 +196,39 @@ class Trace:
 
     def latency_by_method(self) -> pd.DataFrame:
         """Per method: count, p50, p90, p99 and max latency (ms), errors and error rate."""
-        p = self.pairs[self.pairs["request_seq"].notna()
-                       & ~self.pairs["outcome"].isin(["duplicate", "orphan"])]
-        cols = ["count", "answered", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors",
-                "tool_errors", "error_rate"]
-        if p.empty:
-            return pd.DataFrame(columns=cols).rename_axis("method")
-        ms = p["latency"].dt.total_seconds() * 1000.0
-        g = pd.DataFrame({"method": p["method"].astype(object).fillna("?"), "ms": ms,
-                          "error": p["outcome"] == "error",
-                          "tool_error": p["outcome"] == "tool_error",
-                          "answered": p["response_seq"].notna()})
-        grouped = g.groupby("method", sort=True)
-        out = pd.DataFrame({
-            "count": grouped.size(),
-            "answered": grouped["answered"].sum(),
-            "p50_ms": grouped["ms"].quantile(0.5),
-            "p90_ms": grouped["ms"].quantile(0.9),
-            "p99_ms": grouped["ms"].quantile(0.99),
-            "max_ms": grouped["ms"].max(),
-            "errors": grouped["error"].sum(),
-            "tool_errors": grouped["tool_error"].sum(),
-        })
-        out["error_rate"] = out["errors"] / out["answered"].where(out["answered"] > 0)
-        return out.sort_values("count", ascending=False)[cols]
+        from .boundary import latency_table
+
+        return latency_table(self.pairs)
+
+    def boundary(self) -> pd.DataFrame:
+        """One row per operation, without payload text (``boundary.BOUNDARY_COLUMNS``).
+
+        A request with its response, or a notification: session, requester, method, the
+        tool, prompt or resource it names, start, duration, outcome, error code and type,
+        sizes, and the protocol version and peers from ``initialize``. Write it with
+        :func:`mcp_notebook.boundary.write_boundary`.
+        """
+        from .boundary import boundary_of
+
+        return boundary_of(self).copy()
+
+    def to_otlp(self) -> dict[str, Any]:
+        """One span per request as OTLP/JSON (see :mod:`mcp_notebook.otlp`)."""
+        from .otlp import to_otlp
+
+        return to_otlp(self)
+
+    @classmethod
+    def from_boundary(cls, source: Any) -> Trace:
+        """A payload-free Trace from a boundary frame or a ``.parquet``/``.jsonl`` boundary file.
+
+        Its pairs, ``latency_by_method`` and ``summary`` are those of the original capture
+        (times to the microsecond); ``violations`` are empty. See
+        :func:`mcp_notebook.boundary.trace_from_boundary`.
+        """
+        from .boundary import trace_from_boundary
+
+        return trace_from_boundary(source)
 
     def sessions(self) -> list[Any]:
         """The sessions, in order of first appearance."""

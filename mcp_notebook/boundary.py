@@ -1,0 +1,527 @@
+"""The boundary view: one row per operation, what crossed the server boundary, no payload.
+
+A row is a request with its response (or an orphan or duplicate response, as the pairs
+have them), or a notification. It keeps what a dashboard of tool usage, durations, errors
+and sessions needs — the method, the tool, prompt or resource it names, timing, outcome,
+error code and type, sizes, and the versions and peers agreed at ``initialize`` — and none
+of the payload text: no arguments, no results, no error messages.
+
+>>> import mcp_notebook as mn
+>>> b = mn.load(mn.sample_path("everything-stdio-basics")).boundary()
+>>> b.loc[b["method"] == "tools/call", "name"].iloc[0]
+'echo'
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+import pandas as pd
+
+from .core import versions as V
+from .table import empty
+
+__all__ = ["BOUNDARY_COLUMNS", "ERROR_TYPES", "boundary_frame", "write_boundary",
+           "read_boundary", "latency_table"]
+
+#: name -> (dtype, meaning)
+BOUNDARY_COLUMNS: dict[str, tuple[str, str]] = {
+    "session": ("category", "session of the operation"),
+    "requester": ("category", "the side that sent the request or notification: c2s or s2c"),
+    "kind": ("category", "request, notification, or response (a response with no request)"),
+    "method": ("category", "the method (empty for an orphan response)"),
+    "name": ("object", "the tool or prompt name (params.name), or the resource URI (params.uri)"),
+    "id_key": ("object", "the request id's compact JSON text"),
+    "ref": ("object", "the id a notifications/cancelled names, or the progress token of a "
+                      "notifications/progress or of a request's _meta (compact JSON)"),
+    "progress": ("float64", "the progress value of a notifications/progress"),
+    "request_seq": ("Int64", "seq of the request or notification in the capture"),
+    "response_seq": ("Int64", "seq of the (first) response"),
+    "start": ("datetime64[ns, UTC]", "time of the request or notification"),
+    "duration": ("timedelta64[ns]", "time from the request to its response"),
+    "outcome": ("category", "result, error, tool_error, unanswered, cancelled, orphan, "
+                            "duplicate, or notification"),
+    "error_code": ("Int64", "error.code of an error response"),
+    "error_type": ("object", "the error code's name (invalid_params, ...) or tool_error"),
+    "is_error": ("bool", "the operation failed: a JSON-RPC error or a tool's isError"),
+    "bytes_in": ("Int64", "bytes of the request or notification (into the answering side)"),
+    "bytes_out": ("Int64", "bytes of the response (out of the answering side)"),
+    "protocol_version": ("object", "the session's protocol version"),
+    "client_name": ("object", "clientInfo.name from initialize (2026-07-28: from _meta)"),
+    "client_version": ("object", "clientInfo.version from initialize"),
+    "server_name": ("object", "serverInfo.name from the initialize result (or _meta)"),
+    "server_version": ("object", "serverInfo.version from the initialize result"),
+}
+
+#: JSON-RPC 2.0 and MCP error codes by name; a code in neither is ``server_error`` within
+#: -32099..-32000 (JSON-RPC's reserved range) and ``error_<code>`` elsewhere.
+ERROR_TYPES: dict[int, str] = {
+    -32700: "parse_error",
+    -32600: "invalid_request",
+    -32601: "method_not_found",
+    -32602: "invalid_params",
+    -32603: "internal_error",
+    -32002: "resource_not_found",
+    -32042: "url_elicitation_required",
+}
+
+#: methods whose params name a target, and the params member that holds it
+_TARGET = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+           "resources/subscribe": "uri", "resources/unsubscribe": "uri",
+           "notifications/resources/updated": "uri"}
+
+def error_type(code: Any, tool_error: bool = False) -> str | None:
+    """The name of a JSON-RPC error code; ``tool_error`` for a result with isError."""
+    if tool_error:
+        return "tool_error"
+    if code is None or code is pd.NA or (isinstance(code, float) and math.isnan(code)):
+        return None
+    code = int(code)
+    if code in ERROR_TYPES:
+        return ERROR_TYPES[code]
+    return "server_error" if -32099 <= code <= -32000 else f"error_{code}"
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _peers(trace: Any) -> dict[Any, dict[str, str | None]]:
+    """Per session: protocol version and client/server name and version from initialize."""
+    f, p = trace.frames, trace.pairs
+    out: dict[Any, dict[str, str | None]] = {}
+    inits = p[(p["method"] == "initialize") & p["request_seq"].notna()]
+    for row in inits.itertuples(index=False):
+        req = trace.message(int(row.request_seq)) or {}
+        res = trace.message(int(row.response_seq)) if pd.notna(row.response_seq) else None
+        params = req.get("params") if isinstance(req, dict) else None
+        client = params.get("clientInfo") if isinstance(params, dict) else None
+        result = res.get("result") if isinstance(res, dict) else None
+        server = result.get("serverInfo") if isinstance(result, dict) else None
+        info = out.setdefault(row.session, {})
+        if isinstance(client, dict):
+            info.setdefault("client_name", _str(client.get("name")))
+            info.setdefault("client_version", _str(client.get("version")))
+        if isinstance(server, dict):
+            info.setdefault("server_name", _str(server.get("name")))
+            info.setdefault("server_version", _str(server.get("version")))
+        if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
+            info.setdefault("protocol_version", result["protocolVersion"])
+    found = trace._found_versions()
+    for session in f["session"].cat.categories.tolist() + [None]:
+        info = out.setdefault(session, {})
+        if info.get("protocol_version") is None and session in found:
+            info["protocol_version"] = V.normalise(found[session])
+    return out
+
+
+_PEER_COLUMNS = ("protocol_version", "client_name", "client_version", "server_name",
+                 "server_version")
+_META = "io.modelcontextprotocol/"
+
+
+def _meta_peers(msg: Any, member: str, info: str) -> dict[str, str | None]:
+    """Peer facts a 2026-07-28 message carries in its own ``_meta``."""
+    body = msg.get(member) if isinstance(msg, dict) else None
+    meta = body.get("_meta") if isinstance(body, dict) else None
+    if not isinstance(meta, dict):
+        return {}
+    out: dict[str, str | None] = {}
+    who = meta.get(_META + info + "Info")
+    if isinstance(who, dict):
+        out[info + "_name"] = _str(who.get("name"))
+        out[info + "_version"] = _str(who.get("version"))
+    if isinstance(meta.get(_META + "protocolVersion"), str):
+        out["protocol_version"] = meta[_META + "protocolVersion"]
+    return out
+
+
+def _per_message_peers(trace: Any, ops: pd.DataFrame) -> None:
+    """Fill the peer columns of operations in sessions without an ``initialize`` (the
+    2026-07-28 stateless protocol sends them with every request and result)."""
+    rows = np.flatnonzero((ops["client_name"].isna() | ops["server_name"].isna()).to_numpy())
+    if not len(rows):
+        return
+    req = ops["request_seq"].to_numpy(dtype="float64", na_value=np.nan)[rows]
+    resp = ops["response_seq"].to_numpy(dtype="float64", na_value=np.nan)[rows]
+    req_ok, resp_ok = ~np.isnan(req), ~np.isnan(resp)
+    asked = iter(messages_of(trace, req[req_ok].astype(np.int64)))
+    answered = iter(messages_of(trace, resp[resp_ok].astype(np.int64)))
+    for k, i in enumerate(rows.tolist()):
+        found: dict[str, str | None] = {}
+        if req_ok[k]:
+            found.update(_meta_peers(next(asked), "params", "client"))
+        if resp_ok[k]:
+            found.update(_meta_peers(next(answered), "result", "server"))
+        for col, value in found.items():
+            if value is not None:
+                ops.iloc[i, ops.columns.get_loc(col)] = value
+
+
+def messages_of(trace: Any, seqs: Iterable[int]) -> list[Any]:
+    """``trace.message(seq)`` for many frames, their text read in one pass."""
+    from .core.envelope import bounded_recursion
+    from .lazytext import texts_of
+
+    rows = np.asarray(list(seqs), dtype=np.int64)
+    s = trace._store
+    texts = texts_of(s.raw, rows)
+    out: list[Any] = []
+    with bounded_recursion():
+        for seq, text in zip(rows.tolist(), texts, strict=True):
+            batch = int(s.batch[seq])
+            if text is None or (s.kind[seq] >= 4 and batch < 0):  # invalid, stderr, log
+                out.append(None)
+                continue
+            try:
+                value = msgspec.json.decode(text.encode("utf-8", "surrogateescape"))
+            except (msgspec.DecodeError, RecursionError):
+                out.append(None)
+                continue
+            out.append(value[batch] if batch >= 0 and isinstance(value, list)
+                       and batch < len(value) else value)
+    return out
+
+
+def _targets(trace: Any, seqs: Iterable[int]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    seqs = list(seqs)
+    for seq, msg in zip(seqs, messages_of(trace, seqs), strict=True):
+        params = msg.get("params") if isinstance(msg, dict) else None
+        if isinstance(params, dict):
+            value = params.get(_TARGET.get(msg.get("method"), ""))
+            if isinstance(value, str):
+                out[seq] = value
+    return out
+
+
+_MADE: weakref.WeakKeyDictionary[Any, pd.DataFrame] = weakref.WeakKeyDictionary()
+
+
+def boundary_of(trace: Any) -> pd.DataFrame:
+    """The boundary frame of ``trace``, made once per trace for the exporters that read it
+    (not to be changed in place: :meth:`Trace.boundary` hands out copies)."""
+    made = _MADE.get(trace)
+    if made is None:
+        made = _MADE[trace] = boundary_frame(trace)
+    return made
+
+
+def boundary_frame(trace: Any) -> pd.DataFrame:
+    """One row per operation of ``trace`` (columns: ``BOUNDARY_COLUMNS``), in capture order."""
+    f, p = trace.frames, trace.pairs
+    size = f["size"].to_numpy()
+    notes = f[f["kind"] == "notification"]
+    req_seq = p["request_seq"]
+    resp_seq = p["response_seq"]
+    ops = pd.DataFrame({
+        "session": pd.concat([p["session"].astype(object), notes["session"].astype(object)],
+                             ignore_index=True),
+        "requester": pd.concat([p["requester"].astype(object),
+                                notes["direction"].astype(object)], ignore_index=True),
+        "kind": ["request"] * len(p) + ["notification"] * len(notes),
+        "method": pd.concat([p["method"].astype(object), notes["method"].astype(object)],
+                            ignore_index=True),
+        "id_key": pd.concat([p["id_key"], pd.Series([None] * len(notes), dtype=object)],
+                            ignore_index=True),
+        "request_seq": pd.array(list(req_seq) + notes["seq"].tolist(), dtype="Int64"),
+        "response_seq": pd.array(list(resp_seq) + [pd.NA] * len(notes), dtype="Int64"),
+        "start": pd.concat([p["t_request"], notes["ts"]], ignore_index=True),
+        "duration": pd.concat([p["latency"], pd.Series(pd.NaT, index=notes.index,
+                                                       dtype="timedelta64[ns]")],
+                              ignore_index=True),
+        "outcome": pd.concat([p["outcome"].astype(object),
+                              pd.Series(["notification"] * len(notes), dtype=object)],
+                             ignore_index=True),
+        "error_code": pd.array(list(p["error_code"]) + [pd.NA] * len(notes), dtype="Int64"),
+    })
+    if ops.empty:
+        return empty(BOUNDARY_COLUMNS)
+    orphan = ops["request_seq"].isna()
+    # an orphan response: the operation is known only by its response
+    ops.loc[orphan, "start"] = f["ts"].to_numpy()[ops.loc[orphan, "response_seq"]
+                                                 .to_numpy(dtype=np.int64)]
+    ops["kind"] = ops["kind"].where(~orphan, "response")
+    wanted = ops["method"].isin(list(_TARGET)) & ~orphan
+    names = _targets(trace, ops.loc[wanted, "request_seq"].astype(int).tolist())
+    ops["name"] = pd.Series([names.get(int(s)) if pd.notna(s) else None
+                             for s in ops["request_seq"]], dtype=object)
+    tool = (ops["outcome"] == "tool_error").to_numpy()
+    ops["error_type"] = pd.Series(
+        [error_type(c, t) for c, t in zip(ops["error_code"], tool, strict=True)], dtype=object)
+    ops["is_error"] = ops["error_type"].notna()
+    c = trace._cols
+    ops["ref"] = pd.Series([c.ref[int(s)] if pd.notna(s) else None for s in ops["request_seq"]],
+                           dtype=object)
+    ops["progress"] = pd.Series([c.progress[int(s)] if pd.notna(s) else None
+                                 for s in ops["request_seq"]], dtype="float64")
+    ops["bytes_in"] = _sizes(ops["request_seq"], size)
+    ops["bytes_out"] = _sizes(ops["response_seq"], size)
+    peers = _peers(trace)
+    for col in _PEER_COLUMNS:
+        ops[col] = pd.Series([peers.get(s if isinstance(s, str) else None, {}).get(col)
+                              for s in ops["session"]], dtype=object)
+    _per_message_peers(trace, ops)
+    first = ops["request_seq"].fillna(ops["response_seq"]).astype("int64")
+    ops = ops.iloc[np.argsort(first.to_numpy(), kind="stable")].reset_index(drop=True)
+    for col in ("session", "requester", "kind", "method", "outcome"):
+        ops[col] = ops[col].astype("category")
+    return ops[list(BOUNDARY_COLUMNS)]
+
+
+def _sizes(seqs: pd.Series, size: np.ndarray) -> pd.arrays.IntegerArray:
+    known = seqs.notna().to_numpy()
+    out = np.zeros(len(seqs), dtype=np.int64)
+    out[known] = size[seqs[known].to_numpy(dtype=np.int64)]
+    return pd.arrays.IntegerArray(out, ~known)
+
+
+# -- files --------------------------------------------------------------------------------------
+def write_boundary(trace_or_frame: Any, path: str | Path) -> Path:
+    """Write the boundary view to ``path``: ``.parquet`` or ``.jsonl`` (one event a line).
+
+    In JSONL, ``start`` is ISO 8601 UTC with nanoseconds and ``duration`` becomes
+    ``duration_ms`` (a float that gives the nanoseconds back exactly); empty cells are
+    left out of their line. :func:`read_boundary` reads either back to the same frame.
+    """
+    path = Path(path)
+    b = trace_or_frame if isinstance(trace_or_frame, pd.DataFrame) else boundary_of(
+        trace_or_frame)
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        _need_pyarrow()
+        out = b.copy()
+        for col in ("session", "requester", "kind", "method", "outcome"):
+            out[col] = out[col].astype(object).astype("string")
+        out.to_parquet(path, index=False)
+        return path
+    if suffix not in (".jsonl", ".ndjson"):
+        raise ValueError(f"boundary output {path.name!r}: give a .parquet or .jsonl name")
+    enc = msgspec.json.Encoder()
+    starts = b["start"].to_numpy(dtype="datetime64[ns]")
+    start_text: np.ndarray = np.char.add(np.datetime_as_string(starts, unit="ns"),
+                                         "+00:00").astype(object)
+    start_text[np.isnat(starts)] = None
+    ns = b["duration"].to_numpy(dtype="timedelta64[ns]").astype(np.int64)
+    duration_ms = np.where(b["duration"].notna().to_numpy(), ns / 1e6, np.nan).tolist()
+    columns: dict[str, list[Any]] = {}
+    for col in b.columns:
+        if col in ("start", "duration"):
+            continue
+        values = b[col]
+        columns[col] = values.astype(object).where(values.notna(), None).tolist()
+    columns["start"] = start_text.tolist()
+    columns["duration_ms"] = [None if math.isnan(v) else v for v in duration_ms]
+    names = list(columns)
+    with open(path, "wb") as fh:
+        for row in zip(*columns.values(), strict=True):
+            line = {k: v for k, v in zip(names, row, strict=True) if v is not None}
+            fh.write(enc.encode(line) + b"\n")
+    return path
+
+
+def _need_pyarrow() -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ImportError("a .parquet boundary file needs pyarrow: "
+                          "pip install 'mcp_notebook[parquet]', or write .jsonl") from None
+
+
+def read_boundary(path: str | Path) -> pd.DataFrame:
+    """A boundary file written by :func:`write_boundary`, back as the boundary frame."""
+    path = Path(path)
+    if path.suffix.lower() == ".parquet":
+        _need_pyarrow()
+        b = pd.read_parquet(path)
+    else:
+        rows = [msgspec.json.decode(line) for line in path.read_bytes().splitlines()
+                if line.strip()]
+        b = pd.DataFrame(rows)
+        if "duration_ms" in b:
+            ms = pd.to_numeric(b.pop("duration_ms"))
+            b["duration"] = pd.to_timedelta(np.round(ms * 1e6), unit="ns")
+        if "start" in b:
+            b["start"] = pd.to_datetime(b["start"], utc=True, format="ISO8601")
+    out = empty(BOUNDARY_COLUMNS)
+    n = len(b)
+    cols = {}
+    for col, (dtype, _) in BOUNDARY_COLUMNS.items():
+        values = b[col] if col in b else pd.Series([None] * n)
+        if dtype == "category":
+            cols[col] = values.astype(object).where(values.notna(), None).astype("category")
+        elif dtype == "object":
+            cols[col] = values.astype(object).where(values.notna(), None)
+        elif dtype == "bool":
+            cols[col] = values.fillna(False).astype(bool)
+        elif dtype.startswith("datetime"):
+            cols[col] = pd.to_datetime(values, utc=True)
+        elif dtype.startswith("timedelta"):
+            cols[col] = pd.to_timedelta(values)
+        else:
+            cols[col] = pd.array(values, dtype=dtype)
+    return pd.DataFrame(cols, columns=list(out.columns)).reset_index(drop=True)
+
+
+# -- questions answered from the boundary alone --------------------------------------------------
+def latency_table(ops: pd.DataFrame) -> pd.DataFrame:
+    """Per method: count, p50, p90, p99 and max latency (ms), errors and error rate.
+
+    ``ops`` is a boundary frame (or pairs: ``latency`` and ``t_request`` stand in for
+    ``duration`` and ``start``); the numbers are those of ``Trace.latency_by_method``.
+    """
+    duration = ops["duration"] if "duration" in ops else ops["latency"]
+    keep = ops["request_seq"].notna() & ~ops["outcome"].isin(
+        ["duplicate", "orphan", "notification"])
+    if "kind" in ops:
+        keep &= ops["kind"] == "request"
+    p = ops[keep]
+    cols = ["count", "answered", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors",
+            "tool_errors", "error_rate"]
+    if p.empty:
+        return pd.DataFrame(columns=cols).rename_axis("method")
+    ms = duration[keep].dt.total_seconds() * 1000.0
+    g = pd.DataFrame({"method": p["method"].astype(object).fillna("?"), "ms": ms,
+                      "error": p["outcome"] == "error",
+                      "tool_error": p["outcome"] == "tool_error",
+                      "answered": p["response_seq"].notna()})
+    grouped = g.groupby("method", sort=True)
+    out = pd.DataFrame({
+        "count": grouped.size(),
+        "answered": grouped["answered"].sum(),
+        "p50_ms": grouped["ms"].quantile(0.5),
+        "p90_ms": grouped["ms"].quantile(0.9),
+        "p99_ms": grouped["ms"].quantile(0.99),
+        "max_ms": grouped["ms"].max(),
+        "errors": grouped["error"].sum(),
+        "tool_errors": grouped["tool_error"].sum(),
+    })
+    out["error_rate"] = out["errors"] / out["answered"].where(out["answered"] > 0)
+    return out.sort_values("count", ascending=False)[cols]
+
+
+# -- a payload-free Trace ------------------------------------------------------------------------
+def _envelope_text(message: dict[str, Any]) -> str:
+    return msgspec.json.encode(message).decode("utf-8")
+
+
+def _frames_of(b: pd.DataFrame) -> list[tuple[int, float | None, str, Any, str]]:
+    """(original seq, ts, direction, session, envelope text) for each frame of the ops."""
+    out: dict[int, tuple[int, float | None, str, Any, str]] = {}
+    start_s = b["start"].astype("int64").to_numpy() / 1e9
+    end = b["start"] + b["duration"]
+    end_s = end.astype("int64").to_numpy() / 1e9
+    other = {"c2s": "s2c", "s2c": "c2s"}
+    inits = b[b["method"] == "initialize"]
+    negotiated = dict(zip(inits["session"].astype(object), inits["protocol_version"],
+                          strict=True))
+    server = dict(zip(inits["session"].astype(object), inits["server_name"], strict=True))
+    for i, row in enumerate(b.itertuples(index=False)):
+        session = row.session if isinstance(row.session, str) else None
+        # a version not agreed by an initialize came in the message's own _meta (2026-07-28)
+        own = (row.protocol_version if row.method != "initialize"
+               and negotiated.get(row.session) != row.protocol_version else None)
+        requester = str(row.requester) if isinstance(row.requester, str) else "c2s"
+        ts = None if pd.isna(row.start) else float(start_s[i])
+        ident = msgspec.json.decode(row.id_key) if isinstance(row.id_key, str) else None
+        seq = row.request_seq
+        if row.kind in ("request", "notification") and pd.notna(seq) and int(seq) not in out:
+            msg: dict[str, Any] = {"jsonrpc": "2.0"}
+            if row.kind == "request":
+                msg["id"] = ident
+            msg["method"] = row.method
+            params = _params(row)
+            if own and row.kind == "request":
+                params.setdefault("_meta", {}).update(_known({
+                    _META + "protocolVersion": own, _META + "clientInfo": _known(
+                        {"name": row.client_name, "version": row.client_version})}))
+            if params:
+                msg["params"] = params
+            out[int(seq)] = (int(seq), ts, requester, session, _envelope_text(msg))
+        if pd.notna(row.response_seq):
+            reply: dict[str, Any] = {"jsonrpc": "2.0"}
+            if isinstance(row.id_key, str):  # an error may come with no id at all
+                reply["id"] = ident
+            if pd.notna(row.error_code):
+                reply["error"] = {"code": int(row.error_code), "message": ""}
+            elif row.method == "initialize":
+                reply["result"] = _known({"protocolVersion": row.protocol_version,
+                                          "serverInfo": _known({"name": row.server_name,
+                                                                "version": row.server_version})})
+            else:
+                reply["result"] = {"isError": True} if row.outcome == "tool_error" else {}
+                if (row.method != "initialize" and isinstance(row.server_name, str)
+                        and server.get(row.session) != row.server_name):
+                    reply["result"]["_meta"] = {_META + "serverInfo": _known(
+                        {"name": row.server_name, "version": row.server_version})}
+            when = (ts if row.kind == "response" else
+                    None if pd.isna(end.iat[i]) else float(end_s[i]))
+            out[int(row.response_seq)] = (int(row.response_seq), when,
+                                          other.get(requester, "s2c"), session,
+                                          _envelope_text(reply))
+    return [out[k] for k in sorted(out)]
+
+
+def _known(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if isinstance(v, (str, dict)) and v != {}}
+
+
+def _params(row: Any) -> dict[str, Any]:
+    """The params an operation's identifiers need: its target, and the id or token it names."""
+    params: dict[str, Any] = {}
+    if row.method == "initialize" and row.kind == "request":
+        params = _known({"protocolVersion": row.protocol_version, "clientInfo": _known(
+            {"name": row.client_name, "version": row.client_version})})
+    member = _TARGET.get(row.method)
+    if member and isinstance(row.name, str):
+        params[member] = row.name
+    ref = msgspec.json.decode(row.ref) if isinstance(row.ref, str) else None
+    if ref is None:
+        return params
+    if row.method == "notifications/cancelled":
+        params["requestId"] = ref
+    elif row.method == "notifications/progress":
+        params["progressToken"] = ref
+        if pd.notna(row.progress):
+            params["progress"] = float(row.progress)
+    elif row.kind == "request":
+        params["_meta"] = {"progressToken": ref}
+    return params
+
+
+def trace_from_boundary(source: pd.DataFrame | str | Path) -> Any:
+    """A payload-free :class:`~mcp_notebook.trace.Trace` from a boundary frame or file.
+
+    Each operation becomes envelope-only frames (the id, method and target name; an empty
+    result, ``isError``, or the error code) in the capture order of the original, with its
+    sizes, so ``pairs``, ``latency_by_method``, ``summary`` and the widgets work on it.
+    Times are kept to the microsecond (the loader holds seconds as floats). Its
+    ``payload_free`` is True; ``message(seq)`` gives the envelope only, and its
+    ``violations`` are empty: the rules read payloads this file does not have.
+    """
+    from .readers.base import Record
+    from .table import Columns, collect
+    from .trace import Trace
+
+    b = source if isinstance(source, pd.DataFrame) else read_boundary(source)
+    sizes: dict[int, int] = {}
+    for col, seq_col in (("bytes_in", "request_seq"), ("bytes_out", "response_seq")):
+        known = b[col].notna() & b[seq_col].notna()
+        sizes.update(zip(b.loc[known, seq_col].astype(int), b.loc[known, col].astype(int),
+                         strict=True))
+    cols = Columns()
+    for seq, ts, direction, session, raw in _frames_of(b):
+        before = len(cols)
+        collect([Record(raw=raw, ts=ts, direction=direction, session=session,
+                        source=f"boundary#{seq}")], cols)
+        if seq in sizes and len(cols) == before + 1:
+            cols.size[before] = sizes[seq]
+    trace = Trace(cols, notes=["payload-free: made from a boundary view"])
+    trace.payload_free = True
+    return trace

@@ -1,0 +1,455 @@
+"""OpenTelemetry export: one span per request, named and attributed per the OpenTelemetry
+semantic conventions for MCP, as OTLP/JSON.
+
+Conventions followed: ``docs/gen-ai/mcp.md`` of open-telemetry/semantic-conventions-genai
+at commit 0393513 (status: Development), whose MCP page moved there from
+open-telemetry/semantic-conventions (last full version there at 7b0c0fe).
+
+=============================  ==========================================================
+attribute                      from
+=============================  ==========================================================
+``mcp.method.name``            the request's method
+``mcp.session.id``             the HTTP session (``Mcp-Session-Id``); never for a
+                               2026-07-28 session, nor for stdio (whose "session" is a file)
+``mcp.protocol.version``       the session's protocol version
+``jsonrpc.request.id``         the id as a string (not set for a null id)
+``gen_ai.tool.name``           ``params.name`` of ``tools/call``
+``gen_ai.prompt.name``         ``params.name`` of ``prompts/get``
+``mcp.resource.uri``           ``params.uri`` of ``resources/read|subscribe|unsubscribe``
+``gen_ai.operation.name``      ``execute_tool`` for ``tools/call``
+``error.type``                 the JSON-RPC error code as a string; ``tool_error`` for
+                               ``isError``
+``rpc.response.status_code``   the JSON-RPC error code as a string
+``network.transport``          ``pipe`` for stdio, ``tcp`` for HTTP and SSE
+=============================  ==========================================================
+
+Span name ``{mcp.method.name} {target}`` (target: the tool or prompt name), kind CLIENT
+(the requester's view: from the request to its response), status ERROR when ``error.type``
+is set. Progress and cancel notifications are span events (the progress value as
+``mcp_notebook.progress``, which the conventions do not name). A ``params._meta.traceparent``
+on the request gives the span its trace and parent. The status description (the error
+message) and tool arguments and results are not exported: they are payload.
+
+OTLP/JSON writes trace and span ids as hex and 64-bit integers as strings (the OTLP
+specification's JSON mapping).
+
+>>> import mcp_notebook as mn
+>>> doc = to_otlp(mn.load(mn.sample_path("everything-stdio-basics")))
+>>> spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+>>> [s["name"] for s in spans][:4]
+['initialize', 'tools/list', 'tools/call echo', 'tools/call get-sum']
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+import pandas as pd
+
+from . import __version__
+from .boundary import BOUNDARY_COLUMNS, boundary_of, error_type, messages_of, trace_from_boundary
+from .core import versions as V
+
+__all__ = ["to_otlp", "to_otlp_metrics", "write_otlp", "boundary_from_otlp", "trace_from_otlp", "DURATION_BUCKETS", "ATTRIBUTES"]
+
+#: the conventions' explicit bucket boundaries for the operation-duration histograms (s)
+DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
+#: every span attribute this exporter writes
+ATTRIBUTES = ("mcp.method.name", "mcp.session.id", "mcp.protocol.version",
+              "jsonrpc.request.id", "gen_ai.tool.name", "gen_ai.prompt.name",
+              "mcp.resource.uri", "gen_ai.operation.name", "error.type",
+              "rpc.response.status_code", "network.transport")
+SPAN_KIND_CLIENT = 3
+STATUS_ERROR = 2
+_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$")
+_RESOURCE = {"resources/read", "resources/subscribe", "resources/unsubscribe"}
+_STATELESS = "2026-07-28"
+
+
+def _hex(data: str, n: int) -> str:
+    return hashlib.sha256(data.encode("utf-8", "surrogateescape")).hexdigest()[: 2 * n]
+
+
+def _attr(key: str, value: str) -> dict[str, Any]:
+    return {"key": key, "value": {"stringValue": value}}
+
+
+def _ns(ts: pd.Timestamp) -> str:
+    return str(int(ts.value))
+
+
+def _request_id(id_key: Any) -> str | None:
+    if not isinstance(id_key, str):
+        return None
+    value = msgspec.json.decode(id_key)
+    if value is None:
+        return None
+    return value if isinstance(value, str) else id_key
+
+
+def _traceparents(trace: Any, seqs: list[int]) -> dict[int, tuple[str, str]]:
+    """seq -> (trace id, parent span id) of requests that carry ``_meta.traceparent``."""
+    from .lazytext import texts_of
+
+    texts = texts_of(trace._store.raw, seqs)
+    carrying = [seq for seq, text in zip(seqs, texts, strict=True)
+                if isinstance(text, str) and "traceparent" in text]
+    out: dict[int, tuple[str, str]] = {}
+    for seq, msg in zip(carrying, messages_of(trace, carrying), strict=True):
+        params = msg.get("params") if isinstance(msg, dict) else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        tp = meta.get("traceparent") if isinstance(meta, dict) else None
+        m = _TRACEPARENT.match(tp) if isinstance(tp, str) else None
+        if m and set(m.group(1)) != {"0"} and set(m.group(2)) != {"0"}:
+            out[seq] = (m.group(1), m.group(2))
+    return out
+
+
+def _streams(trace: Any, seqs: np.ndarray) -> list[str]:
+    stream = trace.frames["stream"].astype(object).to_numpy()
+    return [str(stream[s]) for s in seqs]
+
+
+def _events(b: pd.DataFrame) -> dict[int, list[dict[str, Any]]]:
+    """Row index of a request -> its progress and cancel notifications as span events."""
+    by_token: dict[tuple[Any, Any, str], int] = {}
+    by_id: dict[tuple[Any, Any, str], int] = {}
+    out: dict[int, list[dict[str, Any]]] = {}
+    for i, row in enumerate(b.itertuples(index=False)):
+        if row.kind == "request":
+            if isinstance(row.ref, str):
+                by_token[(row.session, row.requester, row.ref)] = i
+            if isinstance(row.id_key, str):
+                by_id[(row.session, row.requester, row.id_key)] = i
+            continue
+        if row.kind != "notification" or not isinstance(row.ref, str):
+            continue
+        if row.method == "notifications/progress":  # sent by the answering side
+            other = "s2c" if row.requester == "c2s" else "c2s"
+            target = by_token.get((row.session, other, row.ref))
+            attrs = [] if pd.isna(row.progress) else [
+                {"key": "mcp_notebook.progress", "value": {"doubleValue": float(row.progress)}}]
+        elif row.method == "notifications/cancelled":  # sent by the requester
+            target = by_id.get((row.session, row.requester, row.ref))
+            attrs = []
+        else:
+            continue
+        if target is not None and pd.notna(row.start):
+            out.setdefault(target, []).append(
+                {"timeUnixNano": _ns(row.start), "name": str(row.method),
+                 "attributes": attrs})
+    return out
+
+
+def _session_ids(trace: Any, b: pd.DataFrame, streams: list[str]) -> list[str | None]:
+    files = {str(p).replace("\\", "/").rsplit("/", 1)[-1] for p in trace.paths}
+    out: list[str | None] = []
+    for row, stream in zip(b.itertuples(index=False), streams, strict=True):
+        s = row.session
+        ok = (isinstance(s, str) and stream in ("http", "sse") and s not in files
+              and V.normalise(row.protocol_version) != _STATELESS)
+        out.append(s if ok else None)
+    return out
+
+
+def to_otlp(trace: Any) -> dict[str, Any]:
+    """The requests of ``trace`` as an OTLP/JSON ``ExportTraceServiceRequest``.
+
+    One resource per server (``service.name``/``service.version`` from ``serverInfo``),
+    one span per request; see the module documentation for names and attributes.
+    """
+    with _no_gc():
+        return _to_otlp(trace)
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Build a large tree of dicts without the collector walking it again and again."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _to_otlp(trace: Any) -> dict[str, Any]:
+    b = boundary_of(trace)
+    req = b[(b["kind"] == "request") & b["request_seq"].notna()
+            & (b["outcome"] != "duplicate")]
+    seqs = req["request_seq"].to_numpy(dtype=np.int64)
+    streams = _streams(trace, seqs)
+    sessions = _session_ids(trace, req, streams)
+    parents: dict[int, tuple[str, str | None]] = dict(_traceparents(trace, seqs.tolist()))
+    events = _events(b)
+    positions = {int(i): n for n, i in enumerate(b.index)}
+    groups: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
+    for n, row in enumerate(req.itertuples()):
+        seq = int(seqs[n])
+        key = str(row.session) if isinstance(row.session, str) else "-"
+        trace_id, parent = parents.get(seq, (_hex("trace:" + key, 16), None))
+        attrs = [_attr("mcp.method.name", str(row.method))]
+        session_id = sessions[n]
+        if session_id:
+            attrs.append(_attr("mcp.session.id", session_id))
+        if isinstance(row.protocol_version, str):
+            attrs.append(_attr("mcp.protocol.version", row.protocol_version))
+        rid = _request_id(row.id_key)
+        if rid is not None:
+            attrs.append(_attr("jsonrpc.request.id", rid))
+        target = row.name if isinstance(row.name, str) else None
+        if target is not None:
+            if row.method == "tools/call":
+                attrs.append(_attr("gen_ai.tool.name", target))
+            elif row.method == "prompts/get":
+                attrs.append(_attr("gen_ai.prompt.name", target))
+            elif row.method in _RESOURCE:
+                attrs.append(_attr("mcp.resource.uri", target))
+        if row.method == "tools/call":
+            attrs.append(_attr("gen_ai.operation.name", "execute_tool"))
+        error = None
+        if row.outcome == "tool_error":
+            error = "tool_error"
+        elif pd.notna(row.error_code):
+            error = str(int(row.error_code))
+            attrs.append(_attr("rpc.response.status_code", error))
+        if error is not None:
+            attrs.append(_attr("error.type", error))
+        attrs.append(_attr("network.transport",
+                           "pipe" if streams[n] in ("stdio", "stderr") else "tcp"))
+        start = row.start
+        end = start + row.duration if pd.notna(row.duration) else start
+        name = f"{row.method} {target}" if row.method in ("tools/call", "prompts/get") \
+            and target else str(row.method)
+        span: dict[str, Any] = {
+            "traceId": trace_id,
+            "spanId": _hex(f"span:{key}:{seq}", 8),
+            "name": name,
+            "kind": SPAN_KIND_CLIENT,
+            "startTimeUnixNano": _ns(start) if pd.notna(start) else "0",
+            "endTimeUnixNano": _ns(end) if pd.notna(end) else "0",
+            "attributes": attrs,
+        }
+        if parent:
+            span["parentSpanId"] = parent
+        evs = events.get(positions[int(row.Index)])
+        if evs:
+            span["events"] = evs
+        if error is not None:
+            span["status"] = {"code": STATUS_ERROR}
+        groups.setdefault((row.server_name, row.server_version), []).append(span)
+    resource_spans = []
+    for (server, version), spans in groups.items():
+        attrs = [_attr("service.name", server if isinstance(server, str) else "mcp-server")]
+        if isinstance(version, str):
+            attrs.append(_attr("service.version", version))
+        resource_spans.append({
+            "resource": {"attributes": attrs},
+            "scopeSpans": [{"scope": {"name": "mcp_notebook", "version": __version__},
+                            "spans": spans}],
+        })
+    return {"resourceSpans": resource_spans}
+
+
+def to_otlp_metrics(trace: Any) -> dict[str, Any]:
+    """``mcp.client.operation.duration`` as an OTLP/JSON ``ExportMetricsServiceRequest``:
+    one histogram point per method, tool or prompt name and error type, in seconds, with
+    the conventions' bucket boundaries."""
+    b = boundary_of(trace)
+    req = b[(b["kind"] == "request") & b["duration"].notna() & (b["outcome"] != "duplicate")]
+    points = []
+    if not req.empty:
+        start = _ns(b["start"].min())
+        end = _ns((req["start"] + req["duration"]).max())
+        keys = pd.DataFrame({
+            "method": req["method"].astype(object),
+            "target": req["name"].where(req["method"].isin(["tools/call", "prompts/get"])),
+            "error": [("tool_error" if o == "tool_error" else
+                       str(int(c)) if pd.notna(c) else None)
+                      for o, c in zip(req["outcome"], req["error_code"], strict=True)],
+            "seconds": req["duration"].dt.total_seconds(),
+        })
+        for (method, target, error), g in keys.groupby(["method", "target", "error"],
+                                                       dropna=False, sort=True):
+            values = g["seconds"].to_numpy()
+            counts = np.bincount(np.searchsorted(DURATION_BUCKETS, values, side="left"),
+                                 minlength=len(DURATION_BUCKETS) + 1)
+            attrs = [_attr("mcp.method.name", str(method))]
+            if isinstance(target, str):
+                attrs.append(_attr("gen_ai.tool.name" if method == "tools/call"
+                                   else "gen_ai.prompt.name", target))
+            if isinstance(error, str):
+                attrs.append(_attr("error.type", error))
+            points.append({
+                "attributes": attrs, "startTimeUnixNano": start, "timeUnixNano": end,
+                "count": str(len(values)), "sum": float(values.sum()),
+                "min": float(values.min()), "max": float(values.max()),
+                "bucketCounts": [str(int(c)) for c in counts],
+                "explicitBounds": [float(x) for x in DURATION_BUCKETS],
+            })
+    metric = {"name": "mcp.client.operation.duration", "unit": "s",
+              "description": "Duration of the MCP request as seen by its sender",
+              "histogram": {"dataPoints": points, "aggregationTemporality": 2}}
+    return {"resourceMetrics": [{
+        "resource": {"attributes": [_attr("service.name", "mcp-server")]},
+        "scopeMetrics": [{"scope": {"name": "mcp_notebook", "version": __version__},
+                          "metrics": [metric]}],
+    }]}
+
+
+def write_otlp(trace: Any, path: str | Path, *, metrics: str | Path | None = None) -> Path:
+    """Write the spans of ``trace`` to ``path`` as OTLP/JSON (and, if ``metrics`` names a
+    file, the duration histograms there)."""
+    path = Path(path)
+    path.write_text(json.dumps(to_otlp(trace), ensure_ascii=False), encoding="utf-8")
+    if metrics is not None:
+        Path(metrics).write_text(json.dumps(to_otlp_metrics(trace), ensure_ascii=False),
+                                 encoding="utf-8")
+    return path
+
+
+# -- back in: OTLP/JSON spans of MCP requests to a payload-free trace ---------------------------
+#: requests only a server sends (MCP schema's ServerRequest union, less ping)
+_SERVER_REQUESTS = {"sampling/createMessage", "elicitation/create", "roots/list"}
+
+
+def _value(v: dict[str, Any]) -> Any:
+    for key in ("stringValue", "intValue", "doubleValue", "boolValue"):
+        if key in v:
+            return int(v[key]) if key == "intValue" else v[key]
+    return None
+
+
+def _attrs_of(item: dict[str, Any]) -> dict[str, Any]:
+    return {a["key"]: _value(a.get("value", {})) for a in item.get("attributes", [])}
+
+
+def _id_key(text: str | None) -> str | None:
+    """The compact JSON of an id written as a string: a number stays a number."""
+    if text is None:
+        return None
+    try:
+        value = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        value = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return text
+    return msgspec.json.encode(text).decode("utf-8")
+
+
+def boundary_from_otlp(doc: dict[str, Any]) -> pd.DataFrame:
+    """The boundary frame of the MCP request spans of an OTLP/JSON document.
+
+    What spans do not hold comes back empty (sizes, client name and version) or inferred:
+    the requester from the method (a server sends ``sampling/createMessage``,
+    ``elicitation/create`` and ``roots/list``; the client everything else), the session
+    from ``mcp.session.id`` or else the trace id, an id from its string (``"7"`` is read
+    as the number 7), and a span that ends when it starts as unanswered.
+    """
+    ops: list[dict[str, Any]] = []
+    events: list[tuple[int, dict[str, Any]]] = []  # (time, row) of the notifications
+    for rs in doc.get("resourceSpans", []):
+        resource = _attrs_of(rs.get("resource", {}))
+        for ss in rs.get("scopeSpans", []):
+            for span in ss.get("spans", []):
+                a = _attrs_of(span)
+                method = a.get("mcp.method.name")
+                if not isinstance(method, str):
+                    continue  # not an MCP span
+                session = a.get("mcp.session.id") or f"trace:{span.get('traceId', '')}"
+                requester = "s2c" if method in _SERVER_REQUESTS else "c2s"
+                start, end = int(span.get("startTimeUnixNano", 0)), int(
+                    span.get("endTimeUnixNano", 0))
+                code = a.get("rpc.response.status_code")
+                error = a.get("error.type")
+                answered = end != start or error is not None
+                id_key = _id_key(a.get("jsonrpc.request.id"))
+                token = msgspec.json.encode(f"span:{span.get('spanId', '')}").decode()
+                ops.append({
+                    "session": session, "requester": requester, "kind": "request",
+                    "method": method, "id_key": id_key,
+                    "name": a.get("gen_ai.tool.name") or a.get("gen_ai.prompt.name")
+                    or a.get("mcp.resource.uri"),
+                    "ref": token if any(e.get("name") == "notifications/progress"
+                                        for e in span.get("events", [])) else None,
+                    "start": start, "end": end if answered else None,
+                    "outcome": "tool_error" if error == "tool_error" else
+                    "error" if code is not None else "result" if answered else "unanswered",
+                    "error_code": int(code) if code is not None else None,
+                    "protocol_version": a.get("mcp.protocol.version"),
+                    "server_name": resource.get("service.name"),
+                    "server_version": resource.get("service.version"),
+                })
+                for e in span.get("events", []):
+                    name = e.get("name")
+                    if name not in ("notifications/progress", "notifications/cancelled"):
+                        continue
+                    ea = _attrs_of(e)
+                    progress = name == "notifications/progress"
+                    events.append((int(e.get("timeUnixNano", 0)), {
+                        "session": session, "kind": "notification", "method": name,
+                        "requester": ("c2s" if requester == "s2c" else "s2c") if progress
+                        else requester,
+                        "ref": token if progress else id_key,
+                        "progress": ea.get("mcp_notebook.progress"),
+                        "start": int(e.get("timeUnixNano", 0)), "end": None,
+                        "outcome": "notification",
+                        "protocol_version": a.get("mcp.protocol.version"),
+                        "server_name": resource.get("service.name"),
+                        "server_version": resource.get("service.version"),
+                    }))
+    # capture order: every request, response and notification by its time
+    marks = [(op["start"], 0, i, "request") for i, op in enumerate(ops)]
+    marks += [(op["end"], 1, i, "response") for i, op in enumerate(ops) if op["end"] is not None]
+    rows = ops + [row for _, row in events]
+    marks += [(t, 0, len(ops) + k, "request") for k, (t, _) in enumerate(events)]
+    for seq, (_, _, i, what) in enumerate(sorted(marks)):
+        rows[i]["request_seq" if what == "request" else "response_seq"] = seq
+    b = pd.DataFrame(rows)
+    n = len(b)
+
+    def col(name: str) -> pd.Series:
+        return b[name] if name in b else pd.Series([None] * n, dtype=object)
+
+    start = pd.to_datetime(pd.to_numeric(col("start")), unit="ns", utc=True)
+    end = pd.to_datetime(pd.to_numeric(col("end")), unit="ns", utc=True)
+    out = pd.DataFrame({
+        "session": col("session"), "requester": col("requester"), "kind": col("kind"),
+        "method": col("method"), "name": col("name"), "id_key": col("id_key"),
+        "ref": col("ref"), "progress": pd.to_numeric(col("progress")).astype("float64"),
+        "request_seq": pd.array(col("request_seq"), dtype="Int64"),
+        "response_seq": pd.array(col("response_seq"), dtype="Int64"),
+        "start": start, "duration": end - start, "outcome": col("outcome"),
+        "error_code": pd.array(col("error_code"), dtype="Int64"),
+    })
+    out["error_type"] = [error_type(c, o == "tool_error")
+                         for c, o in zip(out["error_code"], out["outcome"], strict=True)]
+    out["is_error"] = out["error_type"].notna()
+    out["bytes_in"] = pd.array([None] * n, dtype="Int64")
+    out["bytes_out"] = pd.array([None] * n, dtype="Int64")
+    for name in ("protocol_version", "client_name", "client_version", "server_name",
+                 "server_version"):
+        out[name] = col(name).astype(object).where(col(name).notna(), None)
+    for name in ("name", "id_key", "ref", "error_type"):
+        out[name] = out[name].astype(object).where(out[name].notna(), None)
+    out = out.sort_values("request_seq", kind="stable").reset_index(drop=True)
+    for name in ("session", "requester", "kind", "method", "outcome"):
+        out[name] = out[name].astype("category")
+    return out[list(BOUNDARY_COLUMNS)]
+
+
+def trace_from_otlp(source: dict[str, Any] | str | Path) -> Any:
+    """A payload-free Trace from an OTLP/JSON document (or file) of MCP request spans."""
+    doc = source if isinstance(source, dict) else json.loads(
+        Path(source).read_text("utf-8"))
+    return trace_from_boundary(boundary_from_otlp(doc))

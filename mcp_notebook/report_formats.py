@@ -1,0 +1,290 @@
+"""The findings of ``check`` in the formats CI systems read: SARIF 2.1.0, JUnit XML and
+GitHub Actions workflow commands.
+
+Each finding keeps its rule code, the rule's spec sentence and its place in the capture: a
+frame's ``source`` is ``file:line`` (a JSONL line) or ``file#entryN[/eventM]`` (a HAR entry,
+an SSE event), which becomes a file and line, or a file and a logical location.
+
+>>> import mcp_notebook as mn
+>>> t = mn.load(mn.sample_path("broken-duplicate-response"))
+>>> print(render_findings(t, "github").splitlines()[0])  # doctest: +ELLIPSIS
+::warning file=data/broken-duplicate-response.jsonl,line=7,title=orphan-response::...
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import Any
+from urllib.parse import quote
+
+import pandas as pd
+
+from . import __version__
+from .core.rules import RULES, Rule
+
+__all__ = ["FORMATS", "render_findings", "findings"]
+
+FORMATS = ("sarif", "junit", "github")
+SEVERITIES = ("error", "warning", "info")
+SARIF_SCHEMA = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
+                "sarif-schema-2.1.0.json")
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+_GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+_SOURCE = re.compile(r"^(?P<file>.*?)(?::(?P<line>\d+)|#(?P<where>[^#]*))$")
+# what XML 1.0 cannot hold, and what a terminal would act on
+_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One violation with its place: the capture file, a line or a logical location."""
+
+    rule: str
+    severity: str
+    message: str
+    spec: str
+    versions: str
+    seq: int | None
+    related_seq: int | None
+    file: str
+    line: int | None
+    where: str | None  # a HAR entry / SSE event, where there is no line
+    related: tuple[str, int | None, str | None] | None
+
+
+def _clean(text: Any) -> str:
+    """Text from a trace made safe for XML, JSON and a terminal: control characters and
+    undecodable bytes written as ``\\xNN`` / ``\\udcNN``."""
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                       else f"\\u{ord(m.group()):04x}", str(text))
+
+
+def _display_paths(trace: Any) -> dict[str, str]:
+    """File name in ``source`` -> the path the user gave, relative to here when under it."""
+    out: dict[str, str] = {}
+    here = Path.cwd()
+    for p in trace.paths:
+        path = Path(p)
+        shown = p
+        if path.is_absolute():
+            try:
+                shown = str(path.resolve().relative_to(here.resolve()))
+            except ValueError:
+                shown = str(path)
+        out.setdefault(path.name, PurePath(shown).as_posix())
+    return out
+
+
+def _place(source: Any, paths: dict[str, str]) -> tuple[str, int | None, str | None]:
+    text = "" if source is None else str(source)
+    m = _SOURCE.match(text)
+    if not m:
+        return paths.get(text, text or "capture"), None, None
+    name = m.group("file")
+    line = int(m.group("line")) if m.group("line") else None
+    return paths.get(name, name), line, m.group("where")
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None or bool(pd.isna(value)) else int(value)
+
+
+def findings(trace: Any) -> list[Finding]:
+    """The violations of ``trace``, each with its capture file and line."""
+    v = trace.violations
+    sources = trace.frames["source"]
+    paths = _display_paths(trace)
+    default = next(iter(paths.values()), "capture")
+    out = []
+    for row in v.itertuples(index=False):
+        seq, rel = _opt_int(row.seq), _opt_int(row.related_seq)
+        file, line, where = (_place(sources.iat[seq], paths) if seq is not None
+                             else (default, None, None))
+        related = _place(sources.iat[rel], paths) if rel is not None else None
+        out.append(Finding(str(row.rule), str(row.severity), _clean(row.message),
+                           _clean(row.spec), str(row.versions), seq, rel, file, line, where,
+                           related))
+    return out
+
+
+def render_findings(trace: Any, fmt: str, *, fail_on: str = "error") -> str:
+    """The findings of ``trace`` as ``sarif``, ``junit`` or ``github`` text.
+
+    ``fail_on`` (JUnit only): findings at or above it are ``<failure>`` elements; those
+    below are listed in the test case's ``<system-out>``, so a CI run fails as ``check``
+    would. SARIF and GitHub annotations carry every finding with its own level.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown findings format {fmt!r}: one of {', '.join(FORMATS)}")
+    if fail_on not in SEVERITIES:
+        raise ValueError(f"fail_on {fail_on!r}: one of {', '.join(SEVERITIES)}")
+    found = findings(trace)
+    if fmt == "sarif":
+        return json.dumps(_sarif(found), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "junit":
+        return _junit(trace, found, SEVERITIES[: SEVERITIES.index(fail_on) + 1])
+    return "".join(line + "\n" for line in _github(found))
+
+
+# -- SARIF 2.1.0 ----------------------------------------------------------------------------
+def _uri(path: str) -> str:
+    p = PurePath(path)
+    if p.is_absolute():
+        return Path(path).as_uri()
+    return quote(p.as_posix(), safe="/")
+
+
+def _location(file: str, line: int | None, where: str | None, seq: int | None,
+              text: str | None = None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(file)}}
+    if line is not None:
+        physical["region"] = {"startLine": line}
+    loc: dict[str, Any] = {"physicalLocation": physical}
+    if where:
+        loc["logicalLocations"] = [{"fullyQualifiedName": where, "kind": "element"}]
+    if text:
+        loc["message"] = {"text": text}
+    if seq is not None:
+        loc["properties"] = {"seq": seq}
+    return loc
+
+
+def _descriptor(rule: Rule) -> dict[str, Any]:
+    return {
+        "id": rule.code,
+        "name": "".join(w.capitalize() for w in rule.code.split("-")),
+        "shortDescription": {"text": _clean(rule.title)},
+        "fullDescription": {"text": _clean(rule.cite)},
+        "help": {"text": _clean(f"{rule.cite}\n\n{rule.advice}")},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity]},
+        "properties": {"tags": [rule.topic], "versions": list(rule.versions)},
+    }
+
+
+def _sarif(found: list[Finding]) -> dict[str, Any]:
+    index = {r.code: i for i, r in enumerate(RULES)}
+    results = []
+    artifacts: dict[str, None] = {}
+    for f in found:
+        artifacts.setdefault(f.file)
+        result: dict[str, Any] = {
+            "ruleId": f.rule,
+            "level": _SARIF_LEVEL.get(f.severity, "note"),
+            "message": {"text": f.message},
+            "locations": [_location(f.file, f.line, f.where, f.seq)],
+        }
+        if f.rule in index:
+            result["ruleIndex"] = index[f.rule]
+        if f.related is not None:
+            result["relatedLocations"] = [
+                {"id": 1, **_location(*f.related, f.related_seq, "the related frame")}]
+        results.append(result)
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "mcp-notebook", "version": __version__,
+                                "rules": [_descriptor(r) for r in RULES]}},
+            "artifacts": [{"location": {"uri": _uri(a)}} for a in artifacts],
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+
+
+# -- JUnit XML --------------------------------------------------------------------------------
+def _capture_versions(trace: Any, paths: dict[str, str]) -> dict[str, set[str]]:
+    """Per capture file: the protocol versions its sessions are checked against."""
+    f = trace.frames
+    versions = trace.versions
+    out: dict[str, set[str]] = {}
+    files = f["source"].map(lambda s: _place(s, paths)[0])
+    for (file, session), _ in f.groupby([files, f["session"].astype(object)],
+                                        dropna=False, sort=False):
+        key = None if session is None or bool(pd.isna(session)) else session
+        out.setdefault(file, set()).add(versions.get(key, ""))
+    return out
+
+
+def _junit(trace: Any, found: list[Finding], failing: tuple[str, ...]) -> str:
+    paths = _display_paths(trace)
+    per_file: dict[str, set[str]] = {p: set() for p in paths.values()}  # even a file of no frames
+    for file, versions in _capture_versions(trace, paths).items():
+        per_file.setdefault(file, set()).update(versions)
+    for f in found:
+        per_file.setdefault(f.file, set())
+    root = ET.Element("testsuites", name="mcp-notebook check")
+    total = total_failures = 0
+    for file in per_file:
+        suite = ET.SubElement(root, "testsuite", name=file)
+        failures = skipped = 0
+        mine = [f for f in found if f.file == file]
+        for rule in RULES:
+            case = ET.SubElement(suite, "testcase", name=rule.code,
+                                 classname=f"mcp-notebook.{rule.topic}")
+            hits = [f for f in mine if f.rule == rule.code]
+            versions = per_file[file] - {""}
+            if not hits and versions and not versions & set(rule.versions):
+                ET.SubElement(case, "skipped",
+                              message=f"applies to {', '.join(rule.versions)} only")
+                skipped += 1
+                continue
+            failed = [f for f in hits if f.severity in failing]
+            for f in failed:
+                el = ET.SubElement(case, "failure", type=f.severity, message=f.message)
+                el.text = _finding_text(f)
+            if failed:
+                failures += 1
+            rest = [f for f in hits if f.severity not in failing]
+            if rest:
+                ET.SubElement(case, "system-out").text = "\n\n".join(
+                    f"{f.severity}: {f.message}\n{_finding_text(f)}" for f in rest)
+        suite.set("tests", str(len(RULES)))
+        suite.set("failures", str(failures))
+        suite.set("errors", "0")
+        suite.set("skipped", str(skipped))
+        total += len(RULES)
+        total_failures += failures
+    root.set("tests", str(total))
+    root.set("failures", str(total_failures))
+    root.set("errors", "0")
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _where(file: str, line: int | None, where: str | None) -> str:
+    return f"{file}:{line}" if line is not None else f"{file}#{where}" if where else file
+
+
+def _finding_text(f: Finding) -> str:
+    lines = [f"at {_where(f.file, f.line, f.where)} (frame {f.seq})"]
+    if f.related is not None:
+        lines.append(f"related: {_where(*f.related)} (frame {f.related_seq})")
+    lines.append(f"spec: {f.spec}")
+    lines.append(f"versions: {f.versions}")
+    return "\n".join(lines)
+
+
+# -- GitHub Actions workflow commands -----------------------------------------------------------
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_property(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _github(found: list[Finding]) -> Iterator[str]:
+    for f in found:
+        props = [f"file={_gh_property(f.file)}"]
+        if f.line is not None:
+            props.append(f"line={f.line}")
+        props.append(f"title={_gh_property(f.rule)}")
+        where = "" if f.line is not None or not f.where else f" [{f.where}]"
+        message = f"{f.message}{where}\nspec: {f.spec}"
+        yield f"::{_GITHUB_LEVEL.get(f.severity, 'notice')} {','.join(props)}::{_gh_data(message)}"
