@@ -483,10 +483,21 @@ def _plain(value: Any) -> Any:
 
 def _as_trace(x: Any) -> tuple[Any, str]:
     if isinstance(x, (str, os.PathLike)):
-        from .load import load
+        from . import load  # through the package (see collection._load_fn)
+
         return load(x), os.path.basename(os.fspath(x))
     names = getattr(x, "paths", None) or []
     return x, (os.path.basename(names[0]) if names else "trace")
+
+
+def _unmatched(t: Any, taken: list[Any], label: str) -> list[dict[str, Any]]:
+    other = "b" if label == "a" else "a"
+    return [dict(area="session", item=str(x.session), change=f"only in {label}",
+                 detail=f"no session of {other} matched it (server {x.server})",
+                 a=str(x.session) if label == "a" else "", b=str(x.session) if label == "b" else "",
+                 severity="info", **{f"session_{label}": _plain(x.session),
+                                     f"session_{other}": None})
+            for x in _sides(t) if x.session not in taken]
 
 
 def diff(a: Any, b: Any, *, p50: Threshold | str = DEFAULT_P50,
@@ -524,6 +535,9 @@ def diff(a: Any, b: Any, *, p50: Threshold | str = DEFAULT_P50,
         lat.append(lt.assign(**keys))
         out.append(ot.assign(**keys))
         vio.append(vt.assign(**keys))
+    if session_a is None and session_b is None:  # sessions no match took, on either side
+        rows += _unmatched(ta, [x.session for x, _ in matched], "a")
+        rows += _unmatched(tb, [y.session for _, y in matched], "b")
     changes = pd.DataFrame(rows, columns=CHANGE_COLUMNS).astype(object)
     if matched:
         latency, outcomes, violations = pd.concat(lat), pd.concat(out), pd.concat(vio)

@@ -213,3 +213,12 @@ def test_threshold_syntax():
         parse_threshold("+20%:fatal")
     with pytest.raises(ValueError):
         parse_threshold("fast")
+
+
+def test_sessions_left_over_are_listed():
+    """Seven Inspector sessions against one: the first is compared, six are left over."""
+    d = mn.diff(INSPECTOR, NEW)
+    assert d.sessions == [("inspector-0", "everything-new")]
+    left = d.changes[d.changes["area"] == "session"]
+    assert left["item"].tolist() == [f"inspector-{i}" for i in range(1, 7)]
+    assert set(left["change"]) == {"only in a"} and set(left["severity"]) == {"info"}
