@@ -94,6 +94,29 @@ def _rules_part(job: tuple[str, str, str]) -> pd.DataFrame:
     return one.reset_index().astype(_RULES_META.dtypes.to_dict())
 
 
+#: session columns the light table carries beside each request
+_IDENTITY = ["client_name", "client_version", "server_name", "server_version",
+             "protocol_version", "transport"]
+_LIGHT_META = pd.DataFrame({
+    "capture": pd.Series(dtype=object), "session": pd.Series(dtype=object),
+    "method": pd.Series(dtype=object), "outcome": pd.Series(dtype=object),
+    "response_seq": pd.Series(dtype="Int64"), "latency": pd.Series(dtype="timedelta64[ns]"),
+    **{k: pd.Series(dtype=object) for k in _IDENTITY}})
+
+
+def _light_part(job: tuple[str, str, str]) -> pd.DataFrame:
+    """The requests of one capture with their session's client, server and transport."""
+    got = _tables(job)
+    if isinstance(got, str):
+        return _LIGHT_META
+    p = C._with_sessions(got["pairs"], got["sessions"], "method")
+    keys = got["sessions"][["capture", "session", *_IDENTITY]]
+    p = p.merge(keys, on=["capture", "session"], how="left")
+    for k in _IDENTITY:
+        p[k] = p[k].astype(object).where(p[k].notna(), "?")
+    return p[list(_LIGHT_META.columns)].astype(_LIGHT_META.dtypes.to_dict())
+
+
 def _hist_part(p: pd.DataFrame, by: str) -> pd.DataFrame:
     return C.latency_histograms(p, by).reset_index()
 
@@ -151,6 +174,7 @@ class DaskCollection:
         self.frames, self.pairs = made["frames"], made["pairs"]
         self.violations, self.sessions = made["violations"], made["sessions"]
         self._skipped: pd.DataFrame | None = None
+        self._light_tables: tuple[Any, Any] | None = None
 
     @staticmethod
     def _tables(jobs: list[tuple[str, str, str]], m: dict[str, pd.DataFrame]) -> dict[str, Any]:
@@ -183,10 +207,23 @@ class DaskCollection:
             self._skipped = pd.concat([listed, found], ignore_index=True).astype(object)
         return self._skipped
 
+    def _light(self) -> Any:
+        """Per capture, the few columns the aggregates read (requests with their session's
+        identity, and per-rule counts), loaded once and kept on the workers (persist):
+        small beside the frames, so the aggregates after the first load nothing again."""
+        if self._light_tables is None:
+            import dask.dataframe as dd
+
+            self._light_tables = (
+                dd.from_map(_light_part, self._jobs, meta=_LIGHT_META, label="mcp-light",
+                            enforce_metadata=False).persist(),
+                dd.from_map(_rules_part, self._jobs, meta=_RULES_META, label="mcp-rules",
+                            enforce_metadata=False).persist())
+        return self._light_tables
+
     def _answered(self, by: str) -> Any:
-        if by in self.pairs.columns:
-            return self.pairs.map_partitions(_answered_part, None, by,
-                                             meta=_answered_meta(self.pairs._meta, by))
+        if by in _LIGHT_META.columns:
+            return self._light()[0]
         import dask
 
         keys = self.sessions[["capture", "session", by]].compute()  # small: one row a session
@@ -197,8 +234,11 @@ class DaskCollection:
     @_kept_objects
     def latency_histograms(self, by: str = "method") -> pd.DataFrame:
         """As :meth:`Collection.latency_histograms`, partial per capture, summed."""
+        if not self._jobs:
+            return C.latency_histograms(C._with_sessions(self.pairs.compute(),
+                                                         self.sessions.compute(), by), by)
         parts = self._answered(by).map_partitions(_hist_part, by, meta=_hist_meta(by))
-        out = parts.groupby(by).sum().compute()
+        out = parts.groupby(by).sum(split_out=1).compute()  # a tree reduction, no shuffle
         out = out[["count", "sum_s", *C.bucket_labels()]].astype(
             {k: "int64" for k in ["count", *C.bucket_labels()]})
         return out.sort_index().sort_values("count", ascending=False, kind="stable")
@@ -206,8 +246,11 @@ class DaskCollection:
     @_kept_objects
     def error_rates(self, by: str = "server_version") -> pd.DataFrame:
         """As :meth:`Collection.error_rates`."""
+        if not self._jobs:
+            return C.error_rates(C._with_sessions(self.pairs.compute(),
+                                                  self.sessions.compute(), by), by)
         parts = self._answered(by).map_partitions(_rates_part, by, meta=_rates_meta(by))
-        out = parts.groupby(by).sum().compute().astype("int64")
+        out = parts.groupby(by).sum(split_out=1).compute().astype("int64")
         answered = out["answered"].where(out["answered"] > 0)
         out["error_rate"] = out["errors"] / answered
         out["tool_error_rate"] = out["tool_errors"] / answered
@@ -216,13 +259,12 @@ class DaskCollection:
     @_kept_objects
     def top_rules(self, n: int | None = 10) -> pd.DataFrame:
         """As :meth:`Collection.top_rules`: per-capture counts summed over the captures."""
-        import dask.dataframe as dd
-
         if not self._jobs:
             return C.top_rules(pd.DataFrame(), None, n)
-        parts = dd.from_map(_rules_part, self._jobs, meta=_RULES_META, label="mcp-rules")
+        parts = self._light()[1]
         out = parts.groupby("rule").agg({"severity": "first", "findings": "sum",
-                                         "captures": "sum", "sessions": "sum"}).compute()
+                                         "captures": "sum", "sessions": "sum"},
+                                        split_out=1).compute()
         out = out.astype({"findings": "int64", "captures": "int64", "sessions": "int64"})
         out = out.sort_index().sort_values(["captures", "findings"], ascending=False,
                                            kind="stable")
