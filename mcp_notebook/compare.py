@@ -96,6 +96,10 @@ def _pairs_of(t: Any, session: Any) -> pd.DataFrame:
     return p[p["session"] == session]
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _result(t: Any, seq: Any) -> dict[str, Any]:
     msg = t.message(int(seq)) if pd.notna(seq) else None
     res = msg.get("result") if isinstance(msg, dict) else None
@@ -110,7 +114,7 @@ def _server_info(t: Any, session: Any) -> tuple[str | None, dict[str, Any]]:
     if init.empty:
         return None, {}
     res = _result(t, init["response_seq"].iloc[-1])
-    info = res.get("serverInfo") if isinstance(res.get("serverInfo"), dict) else {}
+    info = _dict(res.get("serverInfo"))
     name = info.get("name")
     return (str(name) if name is not None else None), res
 
@@ -141,7 +145,7 @@ def match_sessions(a: Any, b: Any, session_a: Any = None, session_b: Any = None
         return [(pick(sa, session_a, "a"), pick(sb, session_b, "b"))]
     if len(sa) == 1 and len(sb) == 1:  # one each: the same server, whatever its name
         return [(sa[0], sb[0])]
-    pairs = []
+    pairs: list[tuple[_Side, _Side]] = []
     for name in dict.fromkeys(s.server for s in sa):
         left = [s for s in sa if s.server == name]
         right = [s for s in sb if s.server == name]
@@ -241,7 +245,7 @@ def _catalog_rows(a: _Side, b: _Side) -> list[dict[str, Any]]:
 
 
 def _server_rows(a: _Side, b: _Side) -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     ia, ib = a.init, b.init
     if not ia or not ib:
         return rows
@@ -249,15 +253,13 @@ def _server_rows(a: _Side, b: _Side) -> list[dict[str, Any]]:
     if va != vb:
         rows.append(dict(area="protocol", item="protocolVersion", change="changed",
                          detail=f"{va} -> {vb}", a=_text(va), b=_text(vb), severity="warning"))
-    sa = ia.get("serverInfo") if isinstance(ia.get("serverInfo"), dict) else {}
-    sb = ib.get("serverInfo") if isinstance(ib.get("serverInfo"), dict) else {}
+    sa, sb = _dict(ia.get("serverInfo")), _dict(ib.get("serverInfo"))
     for k in sorted(set(sa) | set(sb)):
         if _text(sa.get(k)) != _text(sb.get(k)):
             rows.append(dict(area="server", item=k, change="changed",
                              detail=f"{sa.get(k)} -> {sb.get(k)}", a=_text(sa.get(k)),
                              b=_text(sb.get(k)), severity="info"))
-    ca = ia.get("capabilities") if isinstance(ia.get("capabilities"), dict) else {}
-    cb = ib.get("capabilities") if isinstance(ib.get("capabilities"), dict) else {}
+    ca, cb = _dict(ia.get("capabilities")), _dict(ib.get("capabilities"))
     for k in sorted(set(ca) | set(cb)):
         if k not in cb:
             change, severity = "removed", "warning"
