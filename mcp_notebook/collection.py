@@ -252,7 +252,8 @@ class Collection:
         return list(dict.fromkeys(self.sessions["capture"]))
 
     def latency_histograms(self, by: str = "method") -> pd.DataFrame:
-        """Request latencies per ``by`` (``method``, or a sessions column) on the OTel buckets.
+        """Request latencies per ``by`` (``method``, ``requester``: c2s is the client's
+        operation duration, s2c the server's; or a sessions column) on the OTel buckets.
 
         One row per group: ``count``, ``sum_s`` and one column per bucket, named by its
         upper bound in seconds (``"0.01"`` ... ``"300"``, ``"+Inf"``); a bucket counts the
@@ -286,7 +287,7 @@ class Collection:
 def _with_sessions(pairs: pd.DataFrame, sessions: pd.DataFrame, by: str) -> pd.DataFrame:
     """Requests (not orphans or duplicates) with ``by`` from the sessions table when needed."""
     p = pairs[pairs["request_seq"].notna() & ~pairs["outcome"].isin(["duplicate", "orphan"])]
-    p = p[["capture", "session", "method", "outcome", "response_seq", "latency"]]
+    p = p[["capture", "session", "requester", "method", "outcome", "response_seq", "latency"]]
     if by not in p.columns:
         keys = sessions[["capture", "session", by]]
         p = p.merge(keys, on=["capture", "session"], how="left")

@@ -99,8 +99,8 @@ _IDENTITY = ["client_name", "client_version", "server_name", "server_version",
              "protocol_version", "transport"]
 _LIGHT_META = pd.DataFrame({
     "capture": pd.Series(dtype=object), "session": pd.Series(dtype=object),
-    "method": pd.Series(dtype=object), "outcome": pd.Series(dtype=object),
-    "response_seq": pd.Series(dtype="Int64"), "latency": pd.Series(dtype="timedelta64[ns]"),
+    "requester": pd.Series(dtype=object), "method": pd.Series(dtype=object),
+    "outcome": pd.Series(dtype=object), "response_seq": pd.Series(dtype="Int64"), "latency": pd.Series(dtype="timedelta64[ns]"),
     **{k: pd.Series(dtype=object) for k in _IDENTITY}})
 
 
@@ -112,7 +112,7 @@ def _light_part(job: tuple[str, str, str]) -> pd.DataFrame:
     p = C._with_sessions(got["pairs"], got["sessions"], "method")
     keys = got["sessions"][["capture", "session", *_IDENTITY]]
     p = p.merge(keys, on=["capture", "session"], how="left")
-    for k in _IDENTITY:
+    for k in ["requester", *_IDENTITY]:
         p[k] = p[k].astype(object).where(p[k].notna(), "?")
     return p[list(_LIGHT_META.columns)].astype(_LIGHT_META.dtypes.to_dict())
 

@@ -123,6 +123,23 @@ def _latencies(path: Path) -> dict[str, list[float]]:
     return out
 
 
+def _answered_server_requests(path: Path) -> int:
+    """Requests the server sent that the client answered, counted here from the raw JSON."""
+    asked, n = set(), 0
+    for ln in path.read_text().splitlines():
+        rec = json.loads(ln)
+        if rec["dir"] not in ("c2s", "s2c"):
+            continue
+        m = json.loads(rec["raw"])
+        key = json.dumps(m.get("id"))
+        if rec["dir"] == "s2c" and "method" in m and "id" in m:
+            asked.add(key)
+        elif rec["dir"] == "c2s" and "method" not in m and key in asked:
+            asked.discard(key)
+            n += 1
+    return n
+
+
 def test_latency_histograms_on_the_otel_buckets():
     files = [DATA / n for n in ("everything-stdio-basics.jsonl", "memory-stdio.jsonl",
                                 "filesystem-stdio.jsonl", "demo-stdio.jsonl")]
@@ -141,6 +158,11 @@ def test_latency_histograms_on_the_otel_buckets():
     for method, counts in expected.items():
         assert h.loc[method, h.columns[2:]].tolist() == counts, method
         assert h.loc[method, "count"] == sum(counts)
+    # client operations (c2s requests) and server ones (s2c: sampling, elicitation...)
+    by = c.latency_histograms(by="requester")
+    assert set(by.index) <= {"c2s", "s2c"}
+    assert by.drop(columns="sum_s").sum().tolist() == h.drop(columns="sum_s").sum().tolist()
+    assert by.loc["s2c", "count"] == sum(_answered_server_requests(f) for f in files)
     assert h["count"].sum() == c.sessions["pairs"].sum() + c.sessions["unanswered"].sum() \
         - (c.pairs["latency"].isna() & c.pairs["request_seq"].notna()).sum()
 

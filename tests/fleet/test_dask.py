@@ -58,6 +58,8 @@ def test_same_aggregates_as_the_local_engine(engines):
     pd.testing.assert_frame_equal(remote.latency_histograms(), local.latency_histograms())
     pd.testing.assert_frame_equal(remote.latency_histograms(by="server_name"),
                                   local.latency_histograms(by="server_name"))
+    pd.testing.assert_frame_equal(remote.latency_histograms(by="requester"),
+                                  local.latency_histograms(by="requester"))
     pd.testing.assert_frame_equal(remote.error_rates(), local.error_rates())
     pd.testing.assert_frame_equal(remote.error_rates(by="method"), local.error_rates(by="method"))
     pd.testing.assert_frame_equal(remote.top_rules(None), local.top_rules(None))
