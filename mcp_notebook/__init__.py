@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path  # not at run time either: the tap does not need pathlib
     from typing import Any
 
+    from .collection import load_many
+    from .compare import diff
     from .core.rules import RULES, Rule
     from .load import load
     from .readers import CaptureError, formats
@@ -28,6 +30,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "load",
+    "load_many",
+    "diff",
     "Trace",
     "CaptureError",
     "formats",
@@ -47,6 +51,8 @@ __version__ = "0.1.0"
 #: public name -> (module, attribute); None as attribute means the module itself
 _LAZY: dict[str, tuple[str, str | None]] = {
     "load": ("load", "load"),
+    "load_many": ("collection", "load_many"),
+    "diff": ("compare", "diff"),
     "Trace": ("trace", "Trace"),
     "CaptureError": ("readers", "CaptureError"),
     "formats": ("readers", "formats"),

@@ -1,0 +1,70 @@
+"""engine="dask" on a real dask.distributed LocalCluster (two worker processes on
+127.0.0.1): the same tables and aggregates as the local engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import mcp_notebook as mn
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("dask.distributed")
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data"
+PEERS = ROOT / "tests" / "fixtures" / "peers"
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture(scope="module", params=["data", "peers"])
+def engines(request, client):
+    paths = [DATA] if request.param == "data" else [PEERS, str(PEERS / "none-*.har")]
+    return mn.load_many(paths), mn.load_many(paths, engine="dask")
+
+
+def test_one_partition_per_capture_with_declared_meta(engines, client):
+    local, remote = engines
+    assert remote.frames.npartitions == len(local.captures) + len(
+        local.skipped[~local.skipped["reason"].str.contains("matches no file")])
+    for name in ("frames", "pairs", "violations", "sessions"):
+        table = getattr(remote, name)
+        assert isinstance(table, dd.DataFrame)
+        assert list(table.columns) == list(getattr(local, name).columns)
+    assert str(remote.frames._meta["id"].dtype) == "object"  # 1 and "1" stay apart
+    # the work ran on the cluster's two processes
+    assert len(client.scheduler_info()["workers"]) == 2
+
+
+def test_same_tables_as_the_local_engine(engines):
+    local, remote = engines
+    got = remote.compute()
+    for name in ("sessions", "frames", "pairs", "violations"):
+        pd.testing.assert_frame_equal(getattr(got, name), getattr(local, name), obj=name)
+    pd.testing.assert_frame_equal(remote.skipped, local.skipped)
+
+
+def test_same_aggregates_as_the_local_engine(engines):
+    local, remote = engines
+    pd.testing.assert_frame_equal(remote.latency_histograms(), local.latency_histograms())
+    pd.testing.assert_frame_equal(remote.latency_histograms(by="server_name"),
+                                  local.latency_histograms(by="server_name"))
+    pd.testing.assert_frame_equal(remote.latency_histograms(by="requester"),
+                                  local.latency_histograms(by="requester"))
+    pd.testing.assert_frame_equal(remote.error_rates(), local.error_rates())
+    pd.testing.assert_frame_equal(remote.error_rates(by="method"), local.error_rates(by="method"))
+    pd.testing.assert_frame_equal(remote.top_rules(None), local.top_rules(None))
+    # and what a user computes on the Dask frames themselves
+    per_capture = remote.sessions.groupby("capture")["requests"].sum().compute()
+    assert per_capture.sort_index().to_dict() == \
+        local.sessions.groupby("capture")["requests"].sum().to_dict()
+    assert int(remote.frames["size"].sum().compute()) == int(local.frames["size"].sum())
