@@ -37,8 +37,8 @@ __all__ = ["main"]
 SEVERITIES = ("error", "warning", "info")
 INTERNAL_ERROR = 3  #: the exit code of a bug (0 and 1 are results, 2 the user's to fix)
 EXIT_CODES = """exit codes:
-  0    done; for check: no finding at or above --fail-on
-  1    check found violations at or above --fail-on
+  0    done; for check and diff: nothing at or above --fail-on
+  1    check found violations, or diff changes, at or above --fail-on
   2    bad usage, an input that cannot be read or an output that cannot be written
   3    a bug in mcp-notebook (MCP_NOTEBOOK_DEBUG=1 or --debug shows the traceback)
   130  interrupted (Ctrl-C)
@@ -167,6 +167,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     level = SEVERITIES.index(args.fail_on)
     failing = v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
     args.status = 1 if len(failing) else 0  # kept if the output pipe closes early
+    if args.report != "text":
+        from .report_formats import render_findings
+
+        sys.stdout.write(render_findings(trace, args.report, fail_on=args.fail_on))
+        return int(args.status)
     if args.json:
         rows = []
         for row in v.itertuples(index=False):
@@ -252,6 +257,51 @@ def cmd_convert(args: argparse.Namespace) -> int:
     else:
         _show(message)
     return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .export import OutputError, refuse_inputs
+
+    if args.boundary:
+        out = Path(args.out) if args.out else _default_out(Path(args.files[0]), "events.jsonl")
+    else:
+        out = Path(args.otlp)
+    if out is None or out.suffix not in (".jsonl", ".parquet", ".json"):
+        _error(f"name the output with a .jsonl or .parquet (--boundary) or .json (--otlp) "
+               f"suffix, not {out}")
+        return 2
+    try:
+        refuse_inputs(out, args.files)
+    except OutputError as exc:
+        _error(str(exc))
+        return 2
+    trace = _load(args)
+    if args.boundary:
+        from .boundary import write_boundary
+
+        write_boundary(trace, out)
+        _show(f"wrote {len(trace.boundary())} operations to {out} (no payload text)")
+    else:
+        from .otlp import write_otlp
+
+        write_otlp(trace, out, metrics=args.metrics)
+        _show(f"wrote {trace.pairs['request_seq'].dropna().nunique()} spans to {out}")
+    return 0
+
+
+DIFF_EXAMPLES = (
+    "diff data/everything-stdio-basics.jsonl data/everything-stdio-basics.jsonl",
+    "diff data/demo-stdio.jsonl data/demo-http.har    # exit 1",
+    "diff data/demo-stdio.jsonl data/demo-http.har --json --p95 off --fail-on info    # exit 1",
+)
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from .compare import diff_main
+
+    return diff_main(args.rest, epilog=_examples(*DIFF_EXAMPLES)["epilog"])
 
 
 def _is_stdout(path: Path) -> bool:
@@ -372,9 +422,16 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
                                    "check data/demo-http.har --fail-on info --all --spec"
                                    "    # exit 1",
                                    "check data/demo-stdio.jsonl --json --protocol-version "
-                                   "2025-06-18"))
+                                   "2025-06-18",
+                                   "check data/broken-duplicate-response.jsonl --report sarif"
+                                   "    # exit 1",
+                                   "check data/broken-duplicate-response.jsonl --report github"
+                                   "    # exit 1"))
     _add_input(p)
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    p.add_argument("--report", choices=("text", "sarif", "junit", "github"), default="text",
+                   help="print the findings for CI: SARIF 2.1.0, JUnit XML or GitHub "
+                        "annotations (--format names the capture's format)")
     p.add_argument("--fail-on", choices=SEVERITIES, default="error",
                    help="lowest severity that makes the exit code 1 (default: error)")
     p.add_argument("--all", action="store_true", help="list findings below --fail-on too")
@@ -396,6 +453,28 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
     p.add_argument("--table", choices=("frames", "pairs", "violations"), default="frames",
                    help="the table to write (default: frames; jsonl holds frames only)")
     handlers["convert"] = cmd_convert
+
+    p = sub.add_parser("export", help="payload-free events or OpenTelemetry spans",
+                       **_examples("export data/demo-http.har --boundary -o events.jsonl",
+                                   "export data/demo-stdio.jsonl --otlp spans.json"))
+    _add_input(p)
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--boundary", action="store_true",
+                      help="one event per operation, no payload text (-o .jsonl or .parquet)")
+    what.add_argument("--otlp", metavar="FILE.json", help="OTLP/JSON spans, one per request")
+    p.add_argument("--out", "-o", metavar="FILE",
+                   help="with --boundary: the file (default: X.events.jsonl beside the input)")
+    p.add_argument("--metrics", metavar="FILE.json",
+                   help="with --otlp: the duration histograms as OTLP/JSON metrics too")
+    handlers["export"] = cmd_export
+
+    # diff parses its own options (main hands it the rest of the line); listed here for
+    # --help and the examples
+    p = sub.add_parser("diff", help="what changed from capture A to capture B",
+                       **_examples(*DIFF_EXAMPLES))
+    p.add_argument("rest", nargs=argparse.REMAINDER,
+                   help="A B [--json] [--fail-on …] [--p50 …] [--p95 …]: diff --help says all")
+    handlers["diff"] = cmd_diff
 
     p = sub.add_parser("rules", help="list the rule catalogue",
                        **_examples("rules", "rules --json"))
@@ -481,6 +560,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _record(argv)
     args: argparse.Namespace | None = None
     try:
+        if argv[:1] == ["diff"]:  # its own options, --help included
+            return _run(cmd_diff, argparse.Namespace(rest=argv[1:]))
         parser, handlers = build_parser()
         args = parser.parse_args(argv)
         if not args.command:

@@ -549,7 +549,7 @@ def diff(a: Any, b: Any, *, p50: Threshold | str = DEFAULT_P50,
                 [(_plain(x.session), _plain(y.session)) for x, y in matched], (name_a, name_b))
 
 
-def diff_main(argv: list[str] | None = None) -> int:
+def diff_main(argv: list[str] | None = None, epilog: str | None = None) -> int:
     """``mcp-notebook diff A B``: exit 0 nothing at or above ``--fail-on``, 1 some, 2 unreadable."""
     import argparse
     import sys
@@ -558,7 +558,9 @@ def diff_main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(
         prog="mcp-notebook diff", description="What changed from capture A to capture B.",
-        epilog="exit codes: 0 no change at or above --fail-on; 1 some; 2 an input is unreadable")
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=epilog or "exit codes: 0 no change at or above --fail-on; 1 some; 2 an input "
+                         "is unreadable")
     ap.add_argument("a", help="the old capture")
     ap.add_argument("b", help="the new capture")
     ap.add_argument("--json", action="store_true", help="print the diff as JSON")

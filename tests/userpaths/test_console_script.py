@@ -47,6 +47,15 @@ CASES: list[tuple[str, list[str], str | None]] = [
                                "{tmp}/p.csv"], "data/demo-http.har"),
     ("redact", ["redact", "{in}", "--out", "{tmp}/r.jsonl"], "data/demo-sse.har"),
     ("notebooks", ["notebooks", "{tmp}/tutorial"], None),
+    ("check --report sarif", ["check", "{in}", "--report", "sarif"], BROKEN),
+    ("check --report github", ["check", "{in}", "--report", "github", "--fail-on", "warning"],
+     "data/demo-http.har"),
+    ("check --report junit", ["check", "{in}", "--report", "junit"], SAMPLE),
+    ("export --boundary", ["export", "{in}", "--boundary", "-o", "{tmp}/ev.jsonl"],
+     "data/demo-sse.har"),
+    ("export --otlp", ["export", "{in}", "--otlp", "{tmp}/spans.json"], DATA[0]),
+    ("diff of a capture with itself", ["diff", "{in}", "{in}", "--fail-on", "info"], DATA[0]),
+    ("diff --json", ["diff", "{in}", "{in}", "--json"], BROKEN),
     ("open --no-lab", ["open", "{in}", "--no-lab", "-o", "{tmp}/a.ipynb"], BROKEN),
     ("rules", ["rules"], None),
     ("rules --json", ["rules", "--json"], None),
@@ -102,7 +111,9 @@ def test_console_script(runs, name, argv, rel):
     if command == "check":
         fail_on = argv[argv.index("--fail-on") + 1] if "--fail-on" in argv else "error"
         assert rc == want.check_status(fail_on)
-        if "--json" in argv:
+        if "--report" in argv:
+            _check_report(argv[argv.index("--report") + 1], proc.stdout, want, fail_on)
+        elif "--json" in argv:
             data = strict_json(proc.stdout)
             assert data["failing"] == want.failing(fail_on)
             assert len(data["violations"]) == sum(want.severities.values())
@@ -126,6 +137,23 @@ def test_console_script(runs, name, argv, rel):
     elif command == "convert":
         out = Path(argv[-1].replace("{tmp}", str(tmp)))
         assert proc.stdout == f"wrote {want.frames} frames to {out}\n" and out.stat().st_size
+    elif command == "export" and "--boundary" in argv:
+        events = [strict_json(line) for line in (tmp / "ev.jsonl").read_text().splitlines()]
+        assert proc.stdout == f"wrote {len(events)} operations to {tmp / 'ev.jsonl'} " \
+                              "(no payload text)\n" and events
+        assert not [e for e in events if "params" in e or "result" in e or "raw" in e]
+    elif command == "export":
+        import mcp_notebook as mn
+
+        spans = [s for rs in strict_json((tmp / "spans.json").read_text())["resourceSpans"]
+                 for ss in rs["scopeSpans"] for s in ss["spans"]]
+        assert len(spans) == mn.load(ROOT / rel).pairs["request_seq"].dropna().nunique() > 0
+    elif command == "diff":
+        if "--json" in argv:
+            report = strict_json(proc.stdout)
+            assert report["failing"] == 0 and report["fail_on"] == "error"
+        else:
+            assert proc.stdout.rstrip().endswith("0 change(s) at or above info")
     elif command == "notebooks":
         copied = sorted(p.name for p in (tmp / "tutorial").glob("*.ipynb"))
         assert copied == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
@@ -167,3 +195,21 @@ def test_every_subcommand_is_sampled():
     assert set(handlers) <= sampled, set(handlers) - sampled
     assert {"summary", "check", "convert", "rules", "formats", "redact", "record",
             "proxy"} <= set(handlers)
+
+
+def _check_report(fmt: str, out: str, want, fail_on: str) -> None:
+    """The CI formats hold one entry per finding (their schemas: tests/exports)."""
+    n = sum(want.severities.values())
+    if fmt == "sarif":
+        (run,) = strict_json(out)["runs"]
+        assert len(run["results"]) == n
+    elif fmt == "github":
+        lines = out.splitlines()
+        assert len(lines) == n and all(ln.startswith(("::error ", "::warning ", "::notice "))
+                                       for ln in lines)
+    else:
+        import xml.etree.ElementTree as ET
+
+        root = ET.fromstring(out)
+        failures = root.iter("failure")
+        assert sum(1 for _ in failures) == want.failing(fail_on)
