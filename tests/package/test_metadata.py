@@ -20,7 +20,8 @@ PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 #: distribution name -> the module it is imported as, where the two differ
 IMPORT_NAME = {"ipywidgets": "ipywidgets"}
 #: modules only an extra brings, and where the library may import them (inside functions)
-OPTIONAL = {"pyarrow": "parquet", "aiohttp": "capture", "detect_secrets": "redact"}
+OPTIONAL = {"pyarrow": "parquet", "aiohttp": "capture", "detect_secrets": "redact",
+            "dask": "dask"}
 
 
 def _name(requirement: str) -> str:
