@@ -192,3 +192,13 @@ def test_open_in_perfetto_snippet() -> None:
     assert sum(p.track_event.type == BEGIN for p in back.packet) == t.pairs["request_seq"].nunique()
     shown = t.open_in_perfetto("basics")
     assert (shown if isinstance(shown, str) else shown.data) == html
+
+
+def test_the_module_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import doctest
+
+    import mcp_notebook.perfetto as module
+
+    monkeypatch.chdir(ROOT)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
