@@ -5,8 +5,10 @@ the few protobuf fields needed are encoded here and checked in the tests with th
 of the ``perfetto`` package):
 
 - one track per session and requester (``<session> · client requests`` /
-  ``· server requests``), with child tracks ("lanes") so that requests that overlap in
-  time each get their own row: one slice per request (each distinct ``request_seq`` of
+  ``· server requests``), with child tracks of the same name when requests overlap in
+  time (Perfetto's documented form for async slices: slices of one track must nest, and
+  the UI draws a track and its children of the same name as one track with a row per
+  child): one slice per request (each distinct ``request_seq`` of
   ``t.pairs``), from the request's time to its (first) response's, named ``method`` or
   ``method tool`` (``tools/call echo``), category ``request``, with the debug annotations
   ``seq``, ``id``, ``outcome``, ``error_code`` and ``error_type`` when set. A request never
@@ -156,12 +158,14 @@ def _packets(trace: Any) -> tuple[list[bytes], dict[str, int]]:
     uuids = iter(range(1, 1 << 62))
     out: list[bytes] = []
     tracks: dict[tuple[str, str], int] = {}
+    names_of: dict[int, str] = {}
 
     def track(session: Any, what: str) -> int:
         key = (_label(session), what)
         if key not in tracks:
             tracks[key] = next(uuids)
-            out.append(_track(tracks[key], f"{key[0]} · {what}", ordering=_CHRONOLOGICAL))
+            names_of[tracks[key]] = f"{key[0]} · {what}"
+            out.append(_track(tracks[key], names_of[tracks[key]], ordering=_CHRONOLOGICAL))
         return tracks[key]
 
     # requests: lanes under the (session, requester) track
@@ -179,14 +183,14 @@ def _packets(trace: Any) -> tuple[list[bytes], dict[str, int]]:
         requester = str(row.requester)
         parent = track(row.session, "client requests" if requester == "c2s"
                        else "server requests")
-        pool = lanes.setdefault(parent, [])
+        pool = lanes.setdefault(parent, [(parent, 0)])  # the first lane: the track itself
         for i, (lane, busy) in enumerate(pool):
             if busy <= start:
                 pool[i] = (lane, end)
                 break
-        else:
+        else:  # a child track of the same name: the UI shows them as one, in rows
             lane = next(uuids)
-            out.append(_track(lane, f"lane {len(pool) + 1}", parent=parent, rank=len(pool)))
+            out.append(_track(lane, names_of[parent], parent=parent, rank=len(pool)))
             pool.append((lane, end))
         target = names.get(seq)
         name = f"{row.method} {target}" if isinstance(target, str) and row.method in (

@@ -121,8 +121,10 @@ def test_every_capture_exports_and_reads_back(path: Path, tmp_path: Path) -> Non
         assert p.track_event.categories == ["request"]
         assert a["id"] == json.dumps(msg["id"])
         lane = tracks[p.track_event.track_uuid]
-        assert lane.parent_uuid in tracks  # a lane of a session's requester track
-        assert re.search(r" · (client|server) requests$", tracks[lane.parent_uuid].name)
+        assert re.search(r" · (client|server) requests$", lane.name)
+        if lane.HasField("parent_uuid"):  # a row of a session's requester track
+            assert tracks[lane.parent_uuid].name == lane.name
+            assert not tracks[lane.parent_uuid].HasField("parent_uuid")
     # lanes: the slices of one lane do not overlap, so each request has its own row
     for spans in per_track.values():
         spans.sort()
@@ -175,7 +177,7 @@ def test_overlapping_requests_take_separate_lanes(tmp_path: Path) -> None:
     trace = _read(tmp_path / "t.pftrace")
     lanes = [p.track_descriptor for p in trace.packet
              if p.HasField("track_descriptor") and p.track_descriptor.HasField("parent_uuid")]
-    assert overlapping and len(lanes) >= 2
+    assert overlapping and lanes
 
 
 def test_open_in_perfetto_snippet() -> None:
