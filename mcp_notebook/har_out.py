@@ -18,11 +18,17 @@ numbers, built from its frames as :mod:`mcp_notebook.readers.har` reads them:
   which the POSTs of that session are sent to; a session named after the file has no
   header. Sessions named after the file take the name of the file written.
 
+- the reader's note on entries that are not MCP traffic (``skipped_entries``) gives
+  those entries again, at their numbers, from the methods and URLs it names, so that the
+  other entries keep theirs; a body the capture cut keeps its ``_truncated`` size.
+
 Times: ``startedDateTime`` is the request's time (to the nanosecond), ``time`` the
-JSON reply's. Not written back: headers other than these, the URLs of POSTs (the
-endpoint of a log row or an ``endpoint`` event when the capture has one, else
-``http://localhost/mcp``), entries that made no frame (non-MCP entries, a stream with
-only priming events), and the bodies of truncated captures beyond what was kept.
+JSON reply's; an SSE event with no time has none again, and its stream opens at the
+time of the frame before it (where the reader had placed it). Not written back: headers
+other than these, the URLs of POSTs (the endpoint of a log row or an ``endpoint`` event
+when the capture has one, else ``http://localhost/mcp``), entries that made no frame
+and are not in that note (a stream with only priming events), and the bodies of
+truncated captures beyond what was kept.
 
 >>> import mcp_notebook as mn, tempfile, os
 >>> t = mn.load(mn.sample_path("demo-http"))
@@ -94,7 +100,11 @@ class _Entry:
         self.plain: str | None = None  # a short non-JSON reply
         self.log_only = False
         self.proxy_error: str | None = None
+        self.body_cut: int | None = None  # the full size of a body the capture cut
+        self.reply_cut: int | None = None
         self.aborted: Any = None
+        self.skipped = False  # an entry that is not MCP traffic
+        self.before: int | None = None  # the time of the last timed frame before this entry's
 
 
 def _entries(trace: Any) -> tuple[str, list[_Entry], dict[Any, str]]:
@@ -102,8 +112,21 @@ def _entries(trace: Any) -> tuple[str, list[_Entry], dict[Any, str]]:
     files: set[str] = set()
     entries: dict[int, _Entry] = {}
     endpoints: dict[Any, str] = {}  # session -> the endpoint URL the server named
+    last: int | None = None
     for row in f.itertuples(index=False):
         m = _SOURCE.match(str(row.source)) if isinstance(row.source, str) else None
+        x = trace.extra(row.seq)
+        if m is None and str(row.kind) == "log" and x.get("skipped_entries"):
+            # the reader's note on entries that are not MCP traffic: made again from the
+            # methods and URLs it names (the first five)
+            files.add(str(row.source))
+            urls = re.findall(r"(?:^|, |: )([A-Z]+ \S+?)(?=,| \.\.\.|$)", str(row.raw))
+            for i, n in enumerate(x["skipped_entries"]):
+                method, _, url = (urls[min(i, len(urls) - 1)] if urls
+                                  else "GET /").partition(" ")
+                e = entries.setdefault(int(n), _Entry(int(n)))
+                e.method, e.url, e.status, e.skipped = method, url, 200, True
+            continue
         if m is None:
             raise NotHTTPTraffic(
                 f"frame {row.seq} was not read from a HAR entry (source {row.source!r}): "
@@ -113,8 +136,12 @@ def _entries(trace: Any) -> tuple[str, list[_Entry], dict[Any, str]]:
             raise NotHTTPTraffic("the trace holds frames of more than one HAR file: "
                                  f"{sorted(files)}")
         n = int(m["n"])
-        e = entries.setdefault(n, _Entry(n))
-        x = trace.extra(row.seq)
+        if n not in entries:
+            entries[n] = _Entry(n)
+            entries[n].before = last
+        e = entries[n]
+        if row.ts is not None and not pd.isna(row.ts):
+            last = _ns(row.ts)
         e.method = str(x.get("http") or e.method)
         if isinstance(x.get("status"), int):
             e.status = x["status"]
@@ -137,12 +164,14 @@ def _entries(trace: Any) -> tuple[str, list[_Entry], dict[Any, str]]:
                     e.log_only = True
                 continue
             e.body, e.start = str(row.raw), ts
+            e.body_cut = x.get("truncated_bytes")
             if isinstance(x.get("reply"), str):
                 e.plain = x["reply"]
         elif part == "response":
             if e.session is None:
                 e.session = row.session
             e.reply, e.reply_ts = str(row.raw), ts
+            e.reply_cut = x.get("truncated_bytes")
         else:
             ev: dict[str, Any] = {"data": str(row.raw)}
             if e.session is None:
@@ -165,11 +194,14 @@ def _entries(trace: Any) -> tuple[str, list[_Entry], dict[Any, str]]:
 def har_of(trace: Any) -> dict[str, Any]:
     """The HAR 1.2 document of ``trace`` (see the module's text)."""
     old, entries, endpoints = _entries(trace)
-    base = next((e.url for e in entries if e.url), None) or next(
+    base = next((e.url for e in entries if e.url and not e.skipped), None) or next(
         iter(endpoints.values()), _DEFAULT_URL)
     out = []
     first_time = next((e.start for e in entries if e.start is not None), None)
+    last_start = first_time
     for e in entries:
+        if e.skipped:
+            e.start = last_start
         session = e.session
         req_headers: list[dict[str, str]] = []
         url = e.url or base
@@ -181,7 +213,9 @@ def har_of(trace: Any) -> dict[str, Any]:
         elif isinstance(session, str) and session != old:
             req_headers.append({"name": "Mcp-Session-Id", "value": session})
         start = e.start if e.start is not None else (
-            e.reply_ts if e.reply_ts is not None else first_time or 0)
+            e.reply_ts if e.reply_ts is not None else e.before if e.before is not None
+            else first_time or 0)
+        last_start = start
         request: dict[str, Any] = {"method": e.method, "url": url, "httpVersion": "HTTP/1.1",
                                    "cookies": [], "headers": req_headers, "queryString": [],
                                    "headersSize": -1, "bodySize": -1}
@@ -191,6 +225,8 @@ def har_of(trace: Any) -> dict[str, Any]:
             if e.body is not None:
                 request["postData"] = {"mimeType": "application/json", "text": e.body}
                 request["bodySize"] = len(e.body.encode("utf-8", "surrogateescape"))
+                if e.body_cut:
+                    request["postData"]["_truncated"] = e.body_cut
         content: dict[str, Any] = {"size": 0, "mimeType": ""}
         if e.events:
             n = max(e.events) + 1
@@ -204,6 +240,8 @@ def har_of(trace: Any) -> dict[str, Any]:
         elif e.reply is not None:
             content = {"size": len(e.reply), "mimeType": "application/json",
                        "text": e.reply}
+            if e.reply_cut:
+                content["_truncated"] = e.reply_cut
         elif e.plain is not None:
             content = {"size": len(e.plain), "mimeType": "text/plain", "text": e.plain}
         end = e.reply_ts if e.reply_ts is not None else start

@@ -98,3 +98,44 @@ def test_the_module_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def _built(tmp_path: Path) -> list[Path]:
+    """HARs built by hand from the HAR and transport specs (tests/readers/harkit.py): a
+    Streamable HTTP session, the 2024-11-05 transport, the proxy's stamped events, one with
+    an event of no time, a base64 body, a cut reply and a proxy error."""
+    import base64
+
+    from tests.readers import harkit
+
+    out = [harkit.streamable(tmp_path / "streamable.har"), harkit.old_sse(tmp_path / "old.har"),
+           harkit.stamped(tmp_path / "stamped.har")]
+    doc = json.loads(out[-1].read_text())
+    del doc["log"]["entries"][1]["response"]["content"]["_sseEvents"][1]["t"]
+    untimed = tmp_path / "untimed.har"
+    untimed.write_text(json.dumps(doc))
+    body = json.dumps(harkit.msg(id=5, method="ping"))
+    e1 = harkit.entry("POST", at=0, mime="application/json", reply='{"jsonrpc":"2.0","id":5,"re')
+    e1["request"]["postData"] = {"mimeType": "application/json", "_encoding": "base64",
+                                 "text": base64.b64encode(body.encode()).decode()}
+    e1["response"]["content"]["_truncated"] = 90000
+    e2 = harkit.entry("POST", at=1, body=harkit.msg(id=6, method="ping"), status=502,
+                      mime="text/plain", reply="mcp-notebook proxy: cannot reach ...",
+                      _proxyError="ClientConnectorError: refused")
+    return [*out, untimed, harkit.write(tmp_path / "cut.har", [e1, e2])]
+
+
+def test_hand_built_hars_load_back_alike(tmp_path: Path) -> None:
+    for path in _built(tmp_path):
+        t = mn.load(path)
+        (tmp_path / "out").mkdir(exist_ok=True)
+        back = mn.load(t.to_har(tmp_path / "out" / path.name))
+        assert len(back.frames) == len(t.frames) > 0, path.name
+        cols = [c for c in FRAME_COLUMNS if c != "ts"]
+        _same(back.frames[cols], t.frames[cols])
+        # times: the same, or none where the capture had none (the order is kept above)
+        _same(back.frames["ts"].to_frame(), t.frames["ts"].to_frame())
+        _same(back.pairs[PAIR_COLUMNS], t.pairs[PAIR_COLUMNS])
+        for seq in t.frames["seq"]:
+            for key in ("status", "truncated_bytes", "proxy_error", "event_id", "sse_event"):
+                assert back.extra(seq).get(key) == t.extra(seq).get(key), (path.name, key)
