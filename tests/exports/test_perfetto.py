@@ -25,9 +25,23 @@ BEGIN, END, INSTANT = (pb.TrackEvent.Type.Value(n)
                        for n in ("TYPE_SLICE_BEGIN", "TYPE_SLICE_END", "TYPE_INSTANT"))
 
 
+def _known(msg: Any) -> None:
+    """Every field of ``msg`` and of the messages in it is one the protos know (a wrong
+    field number would parse, as an unknown field)."""
+    from google.protobuf.unknown_fields import UnknownFieldSet
+
+    assert len(UnknownFieldSet(msg)) == 0, type(msg).__name__
+    for field, value in msg.ListFields():
+        if field.message_type is None:
+            continue
+        for item in (value if field.is_repeated else [value]):
+            _known(item)
+
+
 def _read(path: Path) -> Any:
     trace = pb.Trace()
     trace.ParseFromString(path.read_bytes())
+    _known(trace)
     return trace
 
 
@@ -191,6 +205,7 @@ def test_open_in_perfetto_snippet() -> None:
     assert b64 is not None and base64.b64decode(b64[1]) == data
     back = pb.Trace()
     back.ParseFromString(base64.b64decode(b64[1]))
+    _known(back)
     assert sum(p.track_event.type == BEGIN for p in back.packet) == t.pairs["request_seq"].nunique()
     shown = t.open_in_perfetto("basics")
     assert (shown if isinstance(shown, str) else shown.data) == html
