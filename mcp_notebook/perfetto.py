@@ -36,6 +36,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -112,7 +113,7 @@ def _track(uuid: int, name: str, parent: int | None = None, ordering: int | None
 
 def _event(ts: int, kind: int, track: int, name: str | None = None,
            category: str | None = None, args: dict[str, Any] | None = None,
-           flows: list[int] = (), ends: list[int] = ()) -> bytes:
+           flows: Sequence[int] = (), ends: Sequence[int] = ()) -> bytes:
     body = _vint(9, kind) + _vint(11, track)
     if category is not None:
         body += _str(22, category)
@@ -229,11 +230,11 @@ def _packets(trace: Any) -> tuple[list[bytes], dict[str, int]]:
         next_flow += 1
         flows.setdefault(target, []).append(flow)
         seq = int(row.request_seq)
-        args: dict[str, Any] = {"seq": seq, "request_seq": begins[target][2]["seq"]}
+        note: dict[str, Any] = {"seq": seq, "request_seq": begins[target][2]["seq"]}
         if cat == "progress" and pd.notna(row.progress):
-            args["progress"] = str(row.progress)
+            note["progress"] = str(row.progress)
         events.append(_event(int(ns[seq]), _INSTANT, track(row.session, "notifications"),
-                             str(row.method), cat, args, ends=[flow]))
+                             str(row.method), cat, note, ends=[flow]))
         n_flows[cat] += 1
     for i, (start, lane, args, name, end) in enumerate(begins):
         events.append(_event(start, _BEGIN, lane, name, "request", args,
@@ -242,13 +243,13 @@ def _packets(trace: Any) -> tuple[list[bytes], dict[str, int]]:
     v = trace.violations
     sessions = trace.frames["session"].astype(object).to_numpy()
     for row in v.itertuples(index=False):
-        seq = None if pd.isna(row.seq) else int(row.seq)
-        session = sessions[seq] if seq is not None else None
-        ts = int(ns[seq]) if seq is not None else (int(ns[0]) if len(ns) else 0)
-        args = {"message": row.message, "severity": str(row.severity), "seq": seq,
-                "related_seq": None if pd.isna(row.related_seq) else int(row.related_seq)}
-        events.append(_event(ts, _INSTANT, track(session, "violations"), str(row.rule),
-                             "violation", args))
+        at = None if pd.isna(row.seq) else int(row.seq)
+        where = sessions[at] if at is not None else None
+        ts = int(ns[at]) if at is not None else (int(ns[0]) if len(ns) else 0)
+        finding = {"message": row.message, "severity": str(row.severity), "seq": at,
+                   "related_seq": None if pd.isna(row.related_seq) else int(row.related_seq)}
+        events.append(_event(ts, _INSTANT, track(where, "violations"), str(row.rule),
+                             "violation", finding))
     counts = {"slices": n_slices, "progress_flows": n_flows["progress"],
               "cancel_flows": n_flows["cancel"], "violations": len(v), "tracks": len(tracks)}
     first = _vint(10, _SEQ) + _vint(13, 1)  # SEQ_INCREMENTAL_STATE_CLEARED
