@@ -16,6 +16,8 @@ of the ``perfetto`` package):
 - a ``notifications`` track per session: one instant per ``notifications/progress``
   (category ``progress``) and ``notifications/cancelled`` (category ``cancel``) that names
   a request of the capture, each the end of a flow that starts at that request's slice;
+  a cancelled request answered after the cancel has its flow go on to a ``response after
+  cancel`` instant (category ``response``) at the answer's time;
 - a ``violations`` track per session: one instant per row of ``t.violations``, named by
   its rule, with its ``message``, ``severity`` and ``seq`` (category ``violation``); a
   violation of no frame goes on a ``violations`` track of the capture.
@@ -172,9 +174,11 @@ def _packets(trace: Any) -> tuple[list[bytes], dict[str, int]]:
     # requests: lanes under the (session, requester) track
     lanes: dict[int, list[tuple[int, int]]] = {}  # parent -> [(lane uuid, busy until)]
     begins: list[tuple[int, int, dict[str, Any], str, int]] = []
-    events: list[bytes] = []
+    events: list[tuple[int, bytes]] = []  # (time, packet)
+    slices: list[tuple[int, bytes]] = []
     by_id: dict[tuple[str, str, Any], int] = {}
     by_token: dict[tuple[str, str, Any], int] = {}
+    answer: dict[int, int] = {}  # slice -> seq of its (first) response
     n_slices = 0
     for row in p.itertuples(index=False):
         seq = int(row.request_seq)
@@ -202,6 +206,8 @@ def _packets(trace: Any) -> tuple[list[bytes], dict[str, int]]:
                 "error_type": error_type(code, row.outcome == "tool_error")}
         begins.append((start, lane, args, name, end))
         idx = len(begins) - 1
+        if pd.notna(row.response_seq):
+            answer[idx] = int(row.response_seq)
         session = _label(row.session)
         by_id[(session, requester, row.id_key)] = idx
         n_slices += 1
@@ -233,13 +239,23 @@ def _packets(trace: Any) -> tuple[list[bytes], dict[str, int]]:
         note: dict[str, Any] = {"seq": seq, "request_seq": begins[target][2]["seq"]}
         if cat == "progress" and pd.notna(row.progress):
             note["progress"] = str(row.progress)
-        events.append(_event(int(ns[seq]), _INSTANT, track(row.session, "notifications"),
-                             str(row.method), cat, note, ends=[flow]))
+        reply = answer.get(target) if cat == "cancel" else None
+        if reply is not None and ns[reply] < ns[seq]:
+            reply = None  # answered before the cancel: the flow ends at the cancel
+        on = track(row.session, "notifications")
+        events.append((int(ns[seq]), _event(int(ns[seq]), _INSTANT, on, str(row.method), cat,
+                                             note, flows=[flow] if reply is not None else (),
+                                             ends=[flow] if reply is None else ())))
+        if reply is not None:  # the flow goes on to the answer that came after the cancel
+            events.append((int(ns[reply]), _event(
+                int(ns[reply]), _INSTANT, on, "response after cancel", "response",
+                {"seq": reply, "request_seq": note["request_seq"]}, ends=[flow])))
         n_flows[cat] += 1
     for i, (start, lane, args, name, end) in enumerate(begins):
-        events.append(_event(start, _BEGIN, lane, name, "request", args,
-                             flows=flows.get(i, [])))
-        events.append(_event(end, _END, lane))
+        slices.append((start, _event(start, _BEGIN, lane, name, "request", args,
+                                     flows=flows.get(i, []))))
+        slices.append((end, _event(end, _END, lane)))
+    events[:0] = slices  # a slice before a notification of the same time
     v = trace.violations
     sessions = trace.frames["session"].astype(object).to_numpy()
     for row in v.itertuples(index=False):
@@ -248,12 +264,13 @@ def _packets(trace: Any) -> tuple[list[bytes], dict[str, int]]:
         ts = int(ns[at]) if at is not None else (int(ns[0]) if len(ns) else 0)
         finding = {"message": row.message, "severity": str(row.severity), "seq": at,
                    "related_seq": None if pd.isna(row.related_seq) else int(row.related_seq)}
-        events.append(_event(ts, _INSTANT, track(where, "violations"), str(row.rule),
-                             "violation", finding))
+        events.append((ts, _event(ts, _INSTANT, track(where, "violations"), str(row.rule),
+                                  "violation", finding)))
     counts = {"slices": n_slices, "progress_flows": n_flows["progress"],
               "cancel_flows": n_flows["cancel"], "violations": len(v), "tracks": len(tracks)}
     first = _vint(10, _SEQ) + _vint(13, 1)  # SEQ_INCREMENTAL_STATE_CLEARED
-    return [first, *out, *events], counts
+    events.sort(key=lambda e: e[0])  # in time order (stable: a slice's begin, then its end)
+    return [first, *out, *(e for _, e in events)], counts
 
 
 def _write(packets: list[bytes], f: IO[bytes]) -> None:

@@ -86,7 +86,20 @@ def _expected(t: mn.Trace) -> dict[str, Any]:
             target = by_id.get((row.session, str(row.direction), _key(params["requestId"])))
             if target is not None:
                 cancel.append((row.seq, target))
-    return {"requests": requests, "progress": progress, "cancel": cancel}
+    # the first answer to each of them: a result or error of the other side, same id
+    answer: dict[int, int] = {}
+    waiting = {key: seq for key, seq in by_id.items()}
+    for row in f.itertuples(index=False):
+        if row.kind not in ("result", "error"):
+            continue
+        msg = t.message(row.seq)
+        if not isinstance(msg, dict):
+            continue
+        asker = "s2c" if row.direction == "c2s" else "c2s"
+        seq = waiting.get((row.session, asker, _key(msg.get("id"))))
+        if seq is not None and seq < row.seq and seq not in answer:
+            answer[seq] = row.seq
+    return {"requests": requests, "progress": progress, "cancel": cancel, "answer": answer}
 
 
 @pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.name)
@@ -152,11 +165,28 @@ def test_every_capture_exports_and_reads_back(path: Path, tmp_path: Path) -> Non
     cats = Counter(c for p in instants for c in p.track_event.categories)
     assert cats["progress"] == len(want["progress"])
     assert cats["cancel"] == len(want["cancel"])
-    starts = {f: _args(p.track_event)["seq"] for p in begins for f in p.track_event.flow_ids}
-    got = sorted((_args(p.track_event)["seq"], starts[f]) for p in instants
-                 for f in p.track_event.terminating_flow_ids)
-    assert got == sorted(want["progress"] + want["cancel"])
-    assert len(starts) == len(got)  # every flow that starts ends
+    # each flow: the request's slice, then the notification, then (a cancel answered after
+    # it) the answer; no flow forks, every flow ends
+    chains: dict[int, list[tuple[str, int]]] = {}
+    ended: set[int] = set()
+    for p in events:
+        ev = p.track_event
+        point = (ev.categories[0] if ev.categories else "", _args(ev).get("seq", -1))
+        for f in ev.flow_ids:
+            assert f not in ended
+            chains.setdefault(f, []).append(point)
+        for f in ev.terminating_flow_ids:
+            assert f not in ended
+            chains.setdefault(f, []).append(point)
+            ended.add(f)
+    assert ended == set(chains)
+    expect = [[("request", r), ("progress", n)] for n, r in want["progress"]] + [
+        [("request", r), ("cancel", n)] + ([("response", want["answer"][r])]
+                                          if r in want["answer"]
+                                          and ns[want["answer"][r]] >= ns[n] else [])
+        for n, r in want["cancel"]]
+    assert sorted(chains.values()) == sorted(expect)
+    assert cats["response"] == sum(len(c) == 3 for c in expect)
     for p in instants:
         if p.track_event.categories[0] in ("progress", "cancel"):
             assert p.timestamp == ns[_args(p.track_event)["seq"]]
@@ -179,6 +209,11 @@ def test_progress_and_cancel_are_in_the_bundled_captures() -> None:
     t = mn.load(ROOT / "data" / "everything-stdio-progress-cancel.jsonl")
     want = _expected(t)
     assert len(want["progress"]) == 10 and len(want["cancel"]) == 1
+    # and one cancelled request answered after its cancel (its flow has three points)
+    t = mn.load(ROOT / "data" / "demo-http.har")
+    want = _expected(t)
+    [(cancel, request)] = want["cancel"]
+    assert want["answer"][request] > cancel
 
 
 def test_overlapping_requests_take_separate_lanes(tmp_path: Path) -> None:
