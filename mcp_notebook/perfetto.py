@@ -45,7 +45,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["write_perfetto", "perfetto_bytes", "open_snippet", "UI_URL"]
+__all__ = ["write_perfetto", "perfetto_bytes", "open_snippet", "PerfettoButton", "UI_URL"]
 
 UI_URL = "https://ui.perfetto.dev"
 
@@ -325,3 +325,19 @@ def open_snippet(buffer: bytes, title: str = "mcp_notebook trace") -> str:
   }};
 }})();
 </script>"""
+
+
+class PerfettoButton:
+    """What :meth:`Trace.open_in_perfetto` returns: a notebook shows it as the button of
+    :func:`open_snippet` (the display protocol's ``_repr_html_``; no IPython needed)."""
+
+    def __init__(self, buffer: bytes, title: str) -> None:
+        self.buffer = buffer
+        self.title = title
+        self.html = open_snippet(buffer, title)
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return f"<PerfettoButton {self.title!r}: {len(self.buffer)} bytes for {UI_URL}>"

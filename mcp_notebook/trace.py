@@ -226,15 +226,11 @@ class Trace:
         return write_perfetto(self, path)
 
     def open_in_perfetto(self, title: str = "mcp_notebook trace") -> Any:
-        """A button that opens ui.perfetto.dev with this trace (in a notebook)."""
-        from .perfetto import open_snippet, perfetto_bytes
+        """A button that opens ui.perfetto.dev with this trace (shown by a notebook; its
+        ``html`` is the snippet)."""
+        from .perfetto import PerfettoButton, perfetto_bytes
 
-        snippet = open_snippet(perfetto_bytes(self), title)
-        try:
-            from IPython.display import HTML
-        except ImportError:
-            return snippet
-        return HTML(snippet)
+        return PerfettoButton(perfetto_bytes(self), title)
 
     def to_har(self, path: str | Path) -> Path:
         """Write a capture of MCP over HTTP as HAR 1.2 (see :mod:`mcp_notebook.har_out`)."""

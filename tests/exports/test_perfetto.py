@@ -243,7 +243,7 @@ def test_open_in_perfetto_snippet() -> None:
     _known(back)
     assert sum(p.track_event.type == BEGIN for p in back.packet) == t.pairs["request_seq"].nunique()
     shown = t.open_in_perfetto("basics")
-    assert (shown if isinstance(shown, str) else shown.data) == html
+    assert shown._repr_html_() == html and shown.buffer == data
 
 
 def test_the_module_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
