@@ -218,6 +218,26 @@ class Trace:
 
         return to_otlp(self)
 
+    def to_perfetto(self, path: str | Path) -> dict[str, int]:
+        """Write a Perfetto protobuf trace (see :mod:`mcp_notebook.perfetto`); return what
+        it holds."""
+        from .perfetto import write_perfetto
+
+        return write_perfetto(self, path)
+
+    def open_in_perfetto(self, title: str = "mcp_notebook trace") -> Any:
+        """A button that opens ui.perfetto.dev with this trace (shown by a notebook; its
+        ``html`` is the snippet)."""
+        from .perfetto import PerfettoButton, perfetto_bytes
+
+        return PerfettoButton(perfetto_bytes(self), title)
+
+    def to_har(self, path: str | Path) -> Path:
+        """Write a capture of MCP over HTTP as HAR 1.2 (see :mod:`mcp_notebook.har_out`)."""
+        from .har_out import write_har
+
+        return write_har(self, path)
+
     @classmethod
     def from_boundary(cls, source: Any) -> Trace:
         """A payload-free Trace from a boundary frame or a ``.parquet``/``.jsonl`` boundary file.
