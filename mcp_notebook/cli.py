@@ -266,12 +266,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if args.boundary:
         out = Path(args.out) if args.out else _default_out(Path(args.files[0]), "events.jsonl")
+        if out is None or out.suffix not in (".jsonl", ".parquet"):
+            _error(f"name the events file .jsonl or .parquet, not {out}")
+            return 2
     else:
-        out = Path(args.otlp)
-    if out is None or out.suffix not in (".jsonl", ".parquet", ".json"):
-        _error(f"name the output with a .jsonl or .parquet (--boundary) or .json (--otlp) "
-               f"suffix, not {out}")
-        return 2
+        out = Path(args.otlp or args.perfetto or args.har)
     try:
         refuse_inputs(out, args.files)
     except OutputError as exc:
@@ -283,11 +282,23 @@ def cmd_export(args: argparse.Namespace) -> int:
 
         write_boundary(trace, out)
         _show(f"wrote {len(trace.boundary())} operations to {out} (no payload text)")
-    else:
+    elif args.otlp:
         from .otlp import write_otlp
 
         write_otlp(trace, out, metrics=args.metrics)
         _show(f"wrote {trace.pairs['request_seq'].dropna().nunique()} spans to {out}")
+    elif args.perfetto:
+        held = trace.to_perfetto(out)
+        _show(f"wrote {out}: " + ", ".join(f"{n} {k}" for k, n in held.items()))
+    else:
+        from .har_out import NotHTTPTraffic
+
+        try:
+            trace.to_har(out)
+        except NotHTTPTraffic as exc:
+            _error(str(exc))
+            return 2
+        _show(f"wrote {len(trace.frames)} frames to {out} as HAR 1.2")
     return 0
 
 
@@ -454,14 +465,22 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
                    help="the table to write (default: frames; jsonl holds frames only)")
     handlers["convert"] = cmd_convert
 
-    p = sub.add_parser("export", help="payload-free events or OpenTelemetry spans",
+    p = sub.add_parser("export", help="payload-free events, OpenTelemetry, Perfetto or HAR",
                        **_examples("export data/demo-http.har --boundary -o events.jsonl",
-                                   "export data/demo-stdio.jsonl --otlp spans.json"))
+                                   "export data/demo-stdio.jsonl --otlp spans.json",
+                                   "export data/demo-stdio.jsonl --perfetto demo.pftrace",
+                                   "export data/demo-sse.har --har copy.har",
+                                   "export data/demo-stdio.jsonl --har x.har    # exit 2"))
     _add_input(p)
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--boundary", action="store_true",
                       help="one event per operation, no payload text (-o .jsonl or .parquet)")
     what.add_argument("--otlp", metavar="FILE.json", help="OTLP/JSON spans, one per request")
+    what.add_argument("--perfetto", metavar="FILE.pftrace",
+                      help="a Perfetto trace (ui.perfetto.dev opens it): a track per session "
+                           "and side, a slice per request, flows, violations")
+    what.add_argument("--har", metavar="FILE.har",
+                      help="HAR 1.2 of a capture of MCP over HTTP (loads back to the same frames)")
     p.add_argument("--out", "-o", metavar="FILE",
                    help="with --boundary: the file (default: X.events.jsonl beside the input)")
     p.add_argument("--metrics", metavar="FILE.json",

@@ -54,6 +54,9 @@ CASES: list[tuple[str, list[str], str | None]] = [
     ("export --boundary", ["export", "{in}", "--boundary", "-o", "{tmp}/ev.jsonl"],
      "data/demo-sse.har"),
     ("export --otlp", ["export", "{in}", "--otlp", "{tmp}/spans.json"], DATA[0]),
+    ("export --perfetto", ["export", "{in}", "--perfetto", "{tmp}/t.pftrace"], DATA[0]),
+    ("export --har", ["export", "{in}", "--har", "{tmp}/copy.har"], "data/demo-sse.har"),
+    ("export --har of stdio", ["export", "{in}", "--har", "{tmp}/x.har"], DATA[0]),
     ("diff of a capture with itself", ["diff", "{in}", "{in}", "--fail-on", "info"], DATA[0]),
     ("diff --json", ["diff", "{in}", "{in}", "--json"], BROKEN),
     ("open --no-lab", ["open", "{in}", "--no-lab", "-o", "{tmp}/a.ipynb"], BROKEN),
@@ -100,7 +103,7 @@ def test_console_script(runs, name, argv, rel):
     command = argv[0] if argv else None
     rc = proc.returncode
     if name in ("no command", "bad --fail-on", "missing file", "convert onto its input",
-                "proxy to a bad target"):
+                "proxy to a bad target", "export --har of stdio"):
         assert rc == 2
         return
     if "--help" in argv:
@@ -142,6 +145,17 @@ def test_console_script(runs, name, argv, rel):
         assert proc.stdout == f"wrote {len(events)} operations to {tmp / 'ev.jsonl'} " \
                               "(no payload text)\n" and events
         assert not [e for e in events if "params" in e or "result" in e or "raw" in e]
+    elif command == "export" and "--perfetto" in argv:
+        import mcp_notebook as mn
+
+        n = mn.load(ROOT / rel).pairs["request_seq"].dropna().nunique()
+        assert f" {n} slices, " in proc.stdout and (tmp / "t.pftrace").stat().st_size
+    elif command == "export" and "--har" in argv:
+        import mcp_notebook as mn
+
+        a, b = mn.load(ROOT / rel), mn.load(tmp / "copy.har")
+        assert a.frames["raw"].tolist() == b.frames["raw"].tolist()
+        assert a.pairs["outcome"].astype(str).tolist() == b.pairs["outcome"].astype(str).tolist()
     elif command == "export":
         import mcp_notebook as mn
 
