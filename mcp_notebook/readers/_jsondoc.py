@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import msgspec
 
-__all__ = ["compact", "is_null", "text_of", "array_items", "Item", "CUT"]
+__all__ = ["compact", "is_null", "text_of", "array_items", "salvage", "Item", "CUT"]
 
 
 def compact(raw: msgspec.Raw | bytes) -> str:
@@ -123,3 +123,37 @@ def _key(tok: str) -> str | None:
     except ValueError:
         return None
     return value if isinstance(value, str) else None
+
+
+def salvage(data: bytes, path: tuple[str, ...], *, what: str, unit: str, name: str,
+            sess: str, exc: Exception, tail: list, need_object: bool = True
+            ) -> list[tuple[int, bytes]]:
+    """The items of a document the whole-document decoder refused, one at a time.
+
+    Returns ``(position, bytes)`` of each complete item of the array at ``path``; what
+    cannot be read is a record in ``tail``: a file holding no such array, or with
+    ``need_object`` none whose items include an object (an ``invalid`` row: not a
+    ``what``), an item the file ends inside (``invalid``, source
+    ``name#<unit><position>``), a file cut between items (a ``log`` row).
+    """
+    from .base import Record  # base imports no helper of this module: no cycle
+
+    text = data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
+    found, problem = array_items(text, path)
+    if not found or need_object and not any(item.text[:1] == "{" for item in found):
+        tail.append(Record(raw="", session=sess, source=name, kind="invalid",
+                           reason=f"not {what}: {exc}"))
+        return []
+    items: list[tuple[int, bytes]] = []
+    for item in found:
+        if item.complete:
+            items.append((item.position, item.text.encode("utf-8", "surrogateescape")))
+        else:
+            tail.append(Record(raw=item.text[:2000], session=sess, kind="invalid",
+                               source=f"{name}#{unit}{item.position}",
+                               reason=f"the file ends inside this {unit} (cut after "
+                               f"{len(item.text)} characters of it)"
+                               + (f"; {exc}" if isinstance(exc, RecursionError) else "")))
+    if problem == CUT:
+        tail.append(Record(raw=problem, session=sess, source=name, stream="log", kind="log"))
+    return items

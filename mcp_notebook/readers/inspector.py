@@ -34,7 +34,7 @@ from typing import Any
 
 import msgspec
 
-from ._jsondoc import CUT, array_items, compact, is_null, text_of
+from ._jsondoc import compact, is_null, salvage, text_of
 from ._time import read_time
 from .base import Record, in_time_order, open_bytes
 
@@ -83,34 +83,11 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
     try:
         items: list[Any] = list(enumerate(_decode(data)))
     except (msgspec.DecodeError, RecursionError) as exc:
-        items = _salvage(data, sess, path.name, exc, out, tail)
+        items = salvage(data, (), what="an Inspector protocol export", unit="entry",
+                        name=path.name, sess=sess, exc=exc, tail=tail)
     for i, item in items:
         out.extend(_entry(i, item, sess, f"{path.name}#entry{i}"))
     return iter(in_time_order(out) + tail)
-
-
-def _salvage(data: bytes, sess: str, name: str, exc: Exception, out: list[Record],
-             tail: list[Record]) -> list[Any]:
-    """The entries of an export the whole-document decoder refused, one at a time."""
-    text = data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
-    found, problem = array_items(text)
-    if not any(item.text[:1] == "{" for item in found):
-        tail.append(Record(raw="", session=sess, source=name, kind="invalid",
-                           reason=f"not an Inspector protocol export: {exc}"))
-        return []
-    if problem == CUT:
-        tail.append(Record(raw=problem, session=sess, source=name, stream="log", kind="log"))
-    items: list[Any] = []
-    for item in found:
-        if item.complete:
-            items.append((item.position, item.text.encode("utf-8", "surrogateescape")))
-        else:
-            tail.append(Record(raw=item.text[:2000], session=sess, kind="invalid",
-                              source=f"{name}#entry{item.position}",
-                              reason=f"the file ends inside this entry (cut after "
-                              f"{len(item.text)} characters of it)"
-                              + (f"; {exc}" if isinstance(exc, RecursionError) else "")))
-    return items
 
 
 def _entry(i: int, item: Any, sess: str, src: str) -> Iterator[Record]:

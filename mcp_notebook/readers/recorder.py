@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from ._jsondoc import CUT, array_items, compact, is_null, text_of
+from ._jsondoc import compact, is_null, salvage, text_of
 from .base import Record, open_bytes
 
 __all__ = ["name", "description", "sniff", "read"]
@@ -80,7 +80,9 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
     try:
         items: list[tuple[int, Any]] = list(enumerate(_decode(data).interactions))
     except (msgspec.DecodeError, RecursionError) as exc:
-        items = _salvage(data, sess, path.name, exc, tail)
+        items = salvage(data, ("interactions",), what="an mcp-recorder cassette",
+                        unit="interaction", name=path.name, sess=sess, exc=exc, tail=tail,
+                        need_object=False)
     for i, item in items:
         src = f"{path.name}#interaction{i}"
         try:
@@ -113,26 +115,3 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
                          source=f"{src}/response", extra=dict(extra))
     yield from tail
 
-
-def _salvage(data: bytes, sess: str, name: str, exc: Exception,
-             tail: list[Record]) -> list[tuple[int, Any]]:
-    """The interactions of a cassette the whole-document decoder refused, one at a time."""
-    text = data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
-    found, problem = array_items(text, ("interactions",))
-    if not found:
-        tail.append(Record(raw="", session=sess, source=name, kind="invalid",
-                           reason=f"not an mcp-recorder cassette: {exc}"))
-        return []
-    items: list[tuple[int, Any]] = []
-    for item in found:
-        if item.complete:
-            items.append((item.position, item.text.encode("utf-8", "surrogateescape")))
-        else:
-            tail.append(Record(raw=item.text[:2000], session=sess, kind="invalid",
-                               source=f"{name}#interaction{item.position}",
-                               reason=f"the file ends inside this interaction (cut after "
-                               f"{len(item.text)} characters of it)"
-                               + (f"; {exc}" if isinstance(exc, RecursionError) else "")))
-    if problem == CUT:
-        tail.append(Record(raw=problem, session=sess, source=name, stream="log", kind="log"))
-    return items
