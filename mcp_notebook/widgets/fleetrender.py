@@ -179,11 +179,14 @@ def histograms_html(hist: pd.DataFrame, limit: int = 24) -> str:
 
 def sessions_html(sessions: pd.DataFrame, limit: int = 50) -> str:
     """The sessions table as static HTML (the first ``limit`` rows)."""
-    head = "".join(f'<th class="{"mnw-r" if c in _NUMERIC else ""}">{esc(h)}</th>'
-                   for h, c in TABLE)
+    def align(c: str) -> str:  # inline too: an exported page's own CSS aligns cells right
+        return ('class="mnw-r" style="text-align:right"' if c in _NUMERIC else
+                'style="text-align:left"')
+
+    head = "".join(f"<th {align(c)}>{esc(h)}</th>" for h, c in TABLE)
     body = []
     for row in session_rows(sessions, range(min(limit, len(sessions)))):
-        cells = "".join(f'<td class="{"mnw-r" if c in _NUMERIC else ""}">{esc(v)}</td>'
+        cells = "".join(f"<td {align(c)}>{esc(v)}</td>"
                         for (_, c), v in zip(TABLE, row[1:], strict=True))
         body.append(f"<tr>{cells}</tr>")
     more = (f'<div class="mnw-muted">… {len(sessions) - limit:,} more sessions</div>'

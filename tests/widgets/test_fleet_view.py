@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -221,3 +222,24 @@ def test_the_widget_bundle_carries_the_static_picture(data):
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["text/plain"] == fleet_text(data)
     assert bundle["text/html"].count("<svg") == len(data.latency_histograms("method"))
+
+
+def test_nbconvert_html_shows_the_picture_without_widget_state(tmp_path):
+    """Run in a real kernel, saved without widget state (Lab's default), exported to HTML:
+    the page has the sessions table and the histograms of both ``c`` and ``c.view()``."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.v4.new_notebook()
+    load = f"import mcp_notebook as mn\nc = mn.load_many({str(DATA)!r})\nc"
+    nb.cells = [nbformat.v4.new_code_cell(load), nbformat.v4.new_code_cell("c.view()")]
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={
+        "metadata": {"path": str(tmp_path)}}).execute()
+    nb.metadata.pop("widgets", None)
+    body, _ = HTMLExporter().from_notebook_node(nb)
+    n_methods = len(mn.load_many(DATA).latency_histograms("method"))
+    # nbconvert re-serialises the HTML (attributes sorted), so count by the class
+    assert len(re.findall(r'<svg [^>]*class="mnfl-hist"', body)) == 2 * n_methods
+    assert body.count("everything-stdio-progress-cancel.jsonl") >= 2
+    assert "12 capture(s), 12 session(s), 134 requests" in body
