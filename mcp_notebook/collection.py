@@ -280,7 +280,7 @@ class Collection:
 
     def view(self, *, max_rows: int = 500) -> Any:
         """The notebook view: a sortable sessions table, latency histograms per method, and
-        the explorer of the session you click (:func:`mcp_notebook.widgets.fleet.fleet`)."""
+        the explorer of the session you click (:func:`mcp_notebook.widgets.fleet`)."""
         from .widgets.fleet import fleet
 
         return fleet(self, max_rows=max_rows)

@@ -13,6 +13,7 @@ from tracekit import FIXTURES, no_live_markup
 
 import mcp_notebook as mn
 from mcp_notebook.collection import bucket_labels
+from mcp_notebook.widgets import fleet
 from mcp_notebook.widgets.fleetrender import (
     TABLE,
     fleet_html,
@@ -211,7 +212,7 @@ def test_a_capture_of_two_sessions_shows_only_the_picked_one(hostile):
 
 
 def test_max_rows_bounds_what_reaches_the_browser(data):
-    v = mn.widgets.fleet.fleet(data, max_rows=5)
+    v = fleet(data, max_rows=5)
     assert len(v.table.rows) == 5 and "showing 5 of 12 sessions" in v.table.note
     v.sort_by, v.ascending = "frames", False
     assert [int(r[0]) for r in v.table.rows] == sort_order(data.sessions, "frames", False)[:5]
