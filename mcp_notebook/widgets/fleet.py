@@ -118,6 +118,13 @@ class FleetView(W.VBox):
             self._traces[capture] = mn.load(paths[capture])
         return self._traces[capture]
 
+    @traitlets.validate("selected")
+    def _check_selected(self, proposal: Any) -> int | None:
+        pos = proposal["value"]
+        if pos is not None and not 0 <= pos < len(self.collection.sessions):
+            raise traitlets.TraitError(f"no session at position {pos}")
+        return pos
+
     @traitlets.observe("selected")
     def _on_selected(self, change: Any) -> None:
         pos = change["new"]

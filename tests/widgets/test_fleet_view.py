@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import traitlets
 from tracekit import FIXTURES, no_live_markup
 
 import mcp_notebook as mn
@@ -186,6 +187,8 @@ def test_clicking_a_row_opens_that_session_in_the_explorer(data):
     assert set(shown["session"].astype(object)) == {s.loc[pos, "session"]}
     v.table.selected_row = None
     assert v.explorer is None and v.detail.children == ()
+    with pytest.raises(traitlets.TraitError):
+        v.selected = len(s)
 
 
 def test_a_click_on_a_heading_sorts_the_rows(data):
