@@ -243,12 +243,15 @@ class Collection:
     """
 
     def __init__(self, frames: pd.DataFrame, pairs: pd.DataFrame, violations: pd.DataFrame,
-                 sessions: pd.DataFrame, skipped: pd.DataFrame) -> None:
+                 sessions: pd.DataFrame, skipped: pd.DataFrame,
+                 paths: dict[str, str] | None = None) -> None:
         self.frames = frames
         self.pairs = pairs
         self.violations = violations
         self.sessions = sessions
         self.skipped = skipped
+        #: capture name -> the file it was loaded from (to open one in the explorer)
+        self.paths = dict(paths or {})
 
     @property
     def captures(self) -> list[str]:
@@ -274,6 +277,18 @@ class Collection:
 
     def _answered(self, by: str) -> pd.DataFrame:
         return _with_sessions(self.pairs, self.sessions, by)
+
+    def view(self, *, max_rows: int = 500) -> Any:
+        """The notebook view: a sortable sessions table, latency histograms per method, and
+        the explorer of the session you click (:func:`mcp_notebook.widgets.fleet`)."""
+        from .widgets.fleet import fleet
+
+        return fleet(self, max_rows=max_rows)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
+        from .widgets.fleetrender import fleet_html, fleet_text
+
+        return {"text/plain": fleet_text(self), "text/html": fleet_html(self)}
 
     def __len__(self) -> int:
         return len(self.captures)
@@ -402,11 +417,12 @@ def load_many(paths: Any, format: str = "auto", *, workers: int | None = None,
             results = list(pool.map(_one, args, chunksize=max(1, len(args) // (4 * workers))))
     else:
         results = [_one(a) for a in args]
-    return _assemble(results, missing)
+    return _assemble(results, missing, {name: str(f) for f, name in jobs})
 
 
 def _assemble(results: Iterable[tuple[str, dict[str, pd.DataFrame] | str]],
-              missing: list[tuple[str, str]]) -> Collection:
+              missing: list[tuple[str, str]], paths: dict[str, str] | None = None
+              ) -> Collection:
     tables: dict[str, list[pd.DataFrame]] = {k: [] for k in
                                              ("frames", "pairs", "violations", "sessions")}
     skipped = list(missing)
@@ -419,8 +435,10 @@ def _assemble(results: Iterable[tuple[str, dict[str, pd.DataFrame] | str]],
     out = {}
     for k, dfs in tables.items():
         out[k] = _concat(k, dfs)
+    loaded = set(out["sessions"]["capture"])
     return Collection(out["frames"], out["pairs"], out["violations"], out["sessions"],
-                      pd.DataFrame(skipped, columns=["capture", "reason"], dtype=object))
+                      pd.DataFrame(skipped, columns=["capture", "reason"], dtype=object),
+                      {k: v for k, v in (paths or {}).items() if k in loaded})
 
 
 def _concat(kind: str, dfs: list[pd.DataFrame]) -> pd.DataFrame:

@@ -282,7 +282,8 @@ class DaskCollection:
             C._categorised(f.reset_index(drop=True), empty(FRAME_COLUMNS)),
             C._categorised(p.reset_index(drop=True), empty(PAIR_COLUMNS)),
             C._categorised(v.reset_index(drop=True), empty(VIOLATION_COLUMNS)),
-            C._typed(s.reset_index(drop=True)), self.skipped)
+            C._typed(s.reset_index(drop=True)), self.skipped,
+            {name: path for path, name, _ in self._jobs})
 
     def __repr__(self) -> str:
         return f"<DaskCollection {len(self._jobs)} capture(s), one partition each>"
