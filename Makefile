@@ -9,7 +9,7 @@ LAB_ARGS ?=
 
 $(STAMP): pyproject.toml setup.py $(wildcard mcp_notebook/fast/csrc/*)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --upgrade pip 'setuptools>=77'
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
