@@ -117,7 +117,8 @@ INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
 
 def test_the_readme_shows_every_command():
     commands = {shlex.split(line)[1] for line in LINES}
-    assert commands == {"summary", "check", "convert", "open", "record", "proxy"}, commands
+    assert commands == {"summary", "check", "convert", "open", "export", "diff", "record",
+                        "proxy"}, commands
 
 
 @pytest.fixture
@@ -148,8 +149,16 @@ def test_readme_line_runs(line, shell):
     want = expected("data/demo-stdio.jsonl")
     if command == "summary":
         assert done.returncode == 0 and json.loads(done.stdout)["frames"] == want.frames
+    elif command == "check" and "--report" in argv:
+        assert done.returncode == want.check_status("error") == 0
+        assert json.loads(done.stdout)["version"] == "2.1.0"
     elif command == "check":
         assert done.returncode == want.check_status("error") == 0
+    elif command == "export":
+        events = (shell / "events.jsonl").read_text("utf-8").splitlines()
+        assert done.returncode == 0 and f"wrote {len(events)} operations" in done.stdout
+    elif command == "diff":
+        assert done.returncode == 0 and "0 change(s) at or above warning" in done.stdout
     elif command == "convert":
         table = argv[argv.index("--table") + 1] if "--table" in argv else "frames"
         src = Path(argv[2])
