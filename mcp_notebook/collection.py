@@ -90,20 +90,28 @@ def _key(values: pd.Series) -> np.ndarray:
     return values.astype(object).where(values.notna(), None).to_numpy()
 
 
+def _rows_of(keys: Any) -> dict[Any, list[int]]:
+    """The row positions of each session value, in one pass (a table per session would
+    otherwise compare every row with every session)."""
+    out: dict[Any, list[int]] = {}
+    for i, x in enumerate(keys):
+        out.setdefault(x, []).append(i)
+    return out
+
+
 def _session_rows(t: Any, capture: str) -> pd.DataFrame:
     f, p, v = t.frames, t.pairs, t.violations
     fs, ps = _key(f["session"]), _key(p["session"])
     seq_session = pd.Series(fs, index=f["seq"].to_numpy())
     vs = seq_session.reindex(v["seq"].astype("float").to_numpy()).to_numpy() if len(v) else []
+    f_rows, p_rows, v_rows = _rows_of(fs), _rows_of(ps), _rows_of(vs)
     rows = []
     for s in t.sessions():
-        fm = np.array([x == s for x in fs], dtype=bool) if len(fs) else np.zeros(0, bool)
-        pm = np.array([x == s for x in ps], dtype=bool) if len(ps) else np.zeros(0, bool)
-        fr, pr = f[fm], p[pm]
+        fr, pr = f.iloc[f_rows.get(s, [])], p.iloc[p_rows.get(s, [])]
         kinds = fr["kind"].astype(object).value_counts()
         outcomes = pr["outcome"].astype(object).value_counts()
-        sev = (v[np.array([x == s for x in vs], dtype=bool)]["severity"].astype(object)
-               .value_counts() if len(v) else pd.Series(dtype=int))
+        sev = (v.iloc[v_rows.get(s, [])]["severity"].astype(object).value_counts()
+               if len(v) else pd.Series(dtype=int))
         streams = set(fr["stream"].astype(object).dropna())
         ts = fr["ts"].dropna()
         row: dict[str, Any] = {
