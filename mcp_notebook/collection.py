@@ -214,9 +214,7 @@ def expand_captures(paths: Any) -> tuple[list[tuple[Path, str]], list[tuple[str,
             bases += [Path(h).parent for h in hits]
             continue
         named, found, skipped_here = expand(text)
-        for note in skipped_here:  # "skipped NAME: why", of what the folder holds
-            name, _, why = note.removeprefix("skipped ").partition(": ")
-            missing.append((os.path.join(text, name), why))
+        missing += [(os.path.join(text, name), why) for name, why in skipped_here]
         for f in named:
             if f.exists():
                 files.append(f)

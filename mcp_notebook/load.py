@@ -30,19 +30,20 @@ _UNREADABLE = (OSError, EOFError, zlib.error)
 _SKIP_IN_FOLDERS = (".source.txt", ".md", ".py", ".ipynb")
 
 
-def expand(paths: PathLike | Iterable[PathLike]) -> tuple[list[Path], list[Path], list[str]]:
-    """``(files named, files found, what was skipped and why)``.
+def expand(paths: PathLike | Iterable[PathLike]
+           ) -> tuple[list[Path], list[Path], list[tuple[str, str]]]:
+    """``(files named, files found, [(name skipped, why)])``.
 
     Folders are walked and glob patterns (``"logs/*.jsonl"``, ``"**"`` included) matched,
     each sorted by name; what they hold that is not a capture file (hidden files, notes
-    and code by their suffix, pipes, sockets and devices) is skipped, with a line saying
-    so.
+    and code by their suffix, pipes, sockets and devices) is skipped, and said why
+    (:func:`skipped_note` is the line a trace's notes hold for it).
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     named: list[Path] = []
     found: list[Path] = []
-    skipped: list[str] = []
+    skipped: list[tuple[str, str]] = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
@@ -63,11 +64,16 @@ def expand(paths: PathLike | Iterable[PathLike]) -> tuple[list[Path], list[Path]
             if why is None:
                 found.append(q)
             else:
-                skipped.append(f"skipped {q.name}: {why}")
+                skipped.append((q.name, why))
     return named, found, skipped
 
 
-def _walk(folder: Path, skipped: list[str]) -> list[Path]:
+def skipped_note(name: str, why: str) -> str:
+    """The note of a trace for a file or folder skipped: ``skipped NAME: why``."""
+    return f"skipped {name}: {why}"
+
+
+def _walk(folder: Path, skipped: list[tuple[str, str]]) -> list[Path]:
     """The files under ``folder``, sorted by path; hidden folders (``.git``, ...) and links
     to folders are not entered, and said so."""
     out: list[Path] = []
@@ -75,9 +81,9 @@ def _walk(folder: Path, skipped: list[str]) -> list[Path]:
         keep = []
         for d in sorted(dirs):
             if d.startswith("."):
-                skipped.append(f"skipped {d}/: a hidden folder")
+                skipped.append((f"{d}/", "a hidden folder"))
             elif os.path.islink(os.path.join(root, d)):
-                skipped.append(f"skipped {d}/: a link to a folder (not followed)")
+                skipped.append((f"{d}/", "a link to a folder (not followed)"))
             else:
                 keep.append(d)
         dirs[:] = keep
@@ -263,7 +269,7 @@ def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None
           show_progress: bool | None, options: dict[str, Any]) -> Trace:
     named, found, skipped = expand(paths)
     if not named and not found:
-        why = f" ({'; '.join(skipped)})" if skipped else ""
+        why = f" ({'; '.join(skipped_note(*s) for s in skipped)})" if skipped else ""
         raise CaptureError(f"{paths}: no capture files found{why}")
     for path in named:
         _refuse_special(path)
@@ -275,11 +281,11 @@ def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None
         bars.stop(bar)
 
 
-def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[str], format: str,
-          session: str | None, direction: str | None, version: str | None, max_line: int,
-          options: dict[str, Any]) -> Trace:
+def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[str, str]],
+          format: str, session: str | None, direction: str | None, version: str | None,
+          max_line: int, options: dict[str, Any]) -> Trace:
     cols = Columns()
-    notes: list[str] = list(skipped)
+    notes: list[str] = [skipped_note(*s) for s in skipped]
     used: list[str] = []
     formats = _formats(named + found, format)
     merged = _deduplicated(formats, session, direction, options)
@@ -321,7 +327,7 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[str], 
         except CaptureError as exc:
             if path in named:
                 raise
-            notes.append(f"skipped {path.name}: {exc}")
+            notes.append(skipped_note(path.name, str(exc)))
             continue
         except _UNREADABLE as exc:  # unreadable, or a gzip stream cut short or corrupt
             if path in named and len(cols) == before:
