@@ -278,10 +278,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 2
     trace = _load(args)
     if args.boundary:
-        from .boundary import write_boundary
+        from .boundary import boundary_of, write_boundary
 
-        write_boundary(trace, out)
-        _show(f"wrote {len(trace.boundary())} operations to {out} (no payload text)")
+        events = boundary_of(trace)  # made once: written, then counted
+        write_boundary(events, out)
+        _show(f"wrote {len(events)} operations to {out} (no payload text)")
     elif args.otlp:
         from .otlp import write_otlp
 
