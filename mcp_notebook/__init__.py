@@ -12,7 +12,6 @@ pandas.
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 
@@ -69,6 +68,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module 'mcp_notebook' has no attribute {name!r}")
+    import importlib  # here: importlib imports warnings, a cost the tap's start need not pay
+
     module, attr = _LAZY[name]
     mod = importlib.import_module(f"{__name__}.{module}")
     value = mod if attr is None else getattr(mod, attr)

@@ -13,24 +13,21 @@ Exit codes (the same for every command; ``record`` passes on its server's own st
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import re
 import sys
-import traceback
-import zlib
-from collections.abc import Callable, Sequence
 
 from . import __version__
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Sequence
     from pathlib import Path
     from typing import Any
 
-# Nothing heavy at import: the console script imports this module for ``record`` too (the
-# stdio tap, standard library only), so the readers, rules and pandas load where used.
+# Nothing but os and sys at import: the console script imports this module for ``record``
+# too (the stdio tap), whose server must start before anything else loads, so argparse,
+# json, re, the readers, rules and pandas are imported where used.
 
 __all__ = ["main"]
 
@@ -81,6 +78,9 @@ def _add_input(p: argparse.ArgumentParser, many: bool = True) -> None:
 def _version(text: str) -> str:
     """A ``--protocol-version``: a ``YYYY-MM-DD`` date (checked as the nearest released
     version not newer) or ``draft``; anything else is a usage error."""
+    import argparse
+    import re
+
     from .core.versions import VERSIONS
 
     if text == "draft" or re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
@@ -90,19 +90,21 @@ def _version(text: str) -> str:
         f"(known: {', '.join(VERSIONS)})")
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # patterns: re (and its cache) load on first use
 #: invisible characters that reorder or hide text: bidi controls (the right-to-left
 #: override U+202E, embeddings, isolates, marks), zero-width characters, line and paragraph
 #: separators, the BOM: a hostile label could make a line read other than it is
-_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_INVISIBLE = "[\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
 
 
 def _safe(text: str) -> str:
     """Text from a trace made harmless for a terminal: control characters (escape
     sequences a hostile capture could carry) as ``\\xNN``, bidi controls and other
     invisible characters as ``\\uNNNN``."""
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    import re
+
+    text = re.sub(_CONTROL, lambda m: f"\\x{ord(m.group()):02x}", text)
+    return re.sub(_INVISIBLE, lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _show(text: str) -> None:
@@ -144,6 +146,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
 def _json(value: Any) -> str:
     """Strict JSON (ASCII, so no terminal control survives): NaN and infinities, which JSON
     has not, as null."""
+    import json
+
     return json.dumps(_finite(value), indent=2, allow_nan=False)
 
 
@@ -337,6 +341,8 @@ def _default_out(src: Path, to: str) -> Path | None:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
+    import json
+
     from .core.rules import RULES
 
     if args.json:
@@ -409,6 +415,8 @@ def cmd_open(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int]]]:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="mcp-notebook", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="See and check captured MCP (JSON-RPC) traffic.",
@@ -544,6 +552,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable[..., int
 def _examples(*lines: str) -> dict[str, Any]:
     """An ``examples:`` epilogue (each line runs as a test, from a folder holding a copy of
     the bundled ``data/``; ``# exit N`` says the exit code it must give)."""
+    import argparse
+
     text = "examples:\n" + "\n".join(f"  mcp-notebook {line}" for line in lines)
     return {"epilog": f"{text}\n\n{EXIT_CODES}",
             "formatter_class": argparse.RawDescriptionHelpFormatter}
@@ -578,6 +588,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["record"]:
         return _record(argv)
+    import argparse
+
     args: argparse.Namespace | None = None
     try:
         if argv[:1] == ["diff"]:  # its own options, --help included
@@ -594,6 +606,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:  # a bug: never exit 0 or 1, which mean results
         if os.environ.get("MCP_NOTEBOOK_DEBUG") or getattr(args, "debug", False):
+            import traceback
+
             traceback.print_exc()
         _error(f"internal error ({type(exc).__name__}: {exc}). This is a bug in "
                "mcp-notebook; run again with MCP_NOTEBOOK_DEBUG=1 (or --debug) to see the "
@@ -603,6 +617,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(handler: Callable[..., int], args: argparse.Namespace) -> int:
     """Call ``handler``; turn what the user can fix into exit 2 with one line on stderr."""
+    import zlib
+
     from .readers import CaptureError
 
     try:

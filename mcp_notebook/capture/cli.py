@@ -2,23 +2,24 @@
 
 ``mcp_notebook.cli`` calls :func:`register`; each ``add_*_parser`` can also be used alone
 and returns the handler (``args -> exit status``). Nothing heavy is imported here: the
-tap needs the standard library only, the proxy imports aiohttp when it runs.
+tap needs the standard library only, the proxy imports aiohttp when it runs. Not even
+argparse on the plain ``record`` path (:func:`record_main`): the server starts first.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from collections.abc import Callable
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
     from typing import Any
 
-__all__ = ["add_record_parser", "add_proxy_parser", "register", "record_main"]
+    Handler = Callable[[argparse.Namespace], int]
 
-Handler = Callable[[argparse.Namespace], int]
+__all__ = ["add_record_parser", "add_proxy_parser", "register", "record_main"]
 
 
 def add_record_parser(subparsers: Any) -> Handler:
@@ -36,33 +37,47 @@ RECORD_DESCRIPTION = ("Relay stdin/stdout between an MCP client and SERVER_CMD b
                       "client config in place of the server command.")
 
 
-class _Formatter(argparse.HelpFormatter):
-    """argparse's help formatter, finding the terminal width without importing shutil
-    (which imports bz2, lzma and fnmatch: start-up time the tap does not need)."""
+def _formatter() -> type[argparse.HelpFormatter]:
+    import argparse
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        if width is None:
-            try:
-                width = int(os.environ["COLUMNS"])
-            except (KeyError, ValueError):
-                out = sys.__stdout__
+    class Formatter(argparse.HelpFormatter):
+        """argparse's help formatter, finding the terminal width without importing shutil
+        (which imports bz2, lzma and fnmatch: start-up time the tap does not need)."""
+
+        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                     width: int | None = None) -> None:
+            if width is None:
                 try:
-                    width = os.get_terminal_size(out.fileno()).columns if out else 80
-                except (ValueError, OSError):
-                    width = 80
-            width -= 2
-        super().__init__(prog, indent_increment, max_help_position, width)
+                    width = int(os.environ["COLUMNS"])
+                except (KeyError, ValueError):
+                    out = sys.__stdout__
+                    try:
+                        width = os.get_terminal_size(out.fileno()).columns if out else 80
+                    except (ValueError, OSError):
+                        width = 80
+                width -= 2
+            super().__init__(prog, indent_increment, max_help_position, width)
+
+    return Formatter
 
 
 def record_main(argv: list[str]) -> int:
-    """``mcp-notebook record ARGS`` alone: one small parser, nothing else imported."""
-    from . import tap
+    """``mcp-notebook record ARGS`` alone. The plain form is read without argparse
+    (:func:`~mcp_notebook.capture.record.parse`); anything else (help, a mistake, an
+    abbreviation) goes to one small argparse parser, whose messages stay as they were."""
+    from . import record
 
-    p = argparse.ArgumentParser(prog="mcp-notebook record", description=RECORD_DESCRIPTION,
-                                formatter_class=_Formatter)
-    tap.add_arguments(p)
-    return tap.run(p.parse_args(argv))
+    args = record.parse(argv)
+    if args is None:
+        import argparse
+
+        from . import tap
+
+        p = argparse.ArgumentParser(prog="mcp-notebook record", description=RECORD_DESCRIPTION,
+                                    formatter_class=_formatter())
+        tap.add_arguments(p)
+        return record.run(p.parse_args(argv))
+    return record.run(args)
 
 
 def add_proxy_parser(subparsers: Any) -> Handler:

@@ -24,17 +24,19 @@ nothing but Python is installed.
 
 from __future__ import annotations
 
-import base64
+import _thread
+import binascii
 import codecs
 import errno
-import json
 import os
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
 
-TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
+# Nothing here imports re, enum or collections before the tap has started its server:
+# json (which imports re) is loaded by the first record, typing not at all, base64 is
+# binascii's own function and the lock is threading's own type.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
 __all__ = ["FrameSplitter", "TapWriter", "frame_fields"]
@@ -44,13 +46,30 @@ DEFAULT_MAX_FRAME = 256 * 1024 * 1024
 PIECE = 1024 * 1024  # the most bytes of a record handed to one write()
 
 
+def _b64(data: bytes | memoryview) -> bytes:
+    """``base64.b64encode`` (which is this call) without importing base64, which imports re."""
+    return binascii.b2a_base64(data, newline=False)
+
+
+_encode: list[Callable[[Any], str]] = []
+
+
+def _dumps(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``, json imported on
+    the first call."""
+    if not _encode:
+        import json
+
+        _encode.append(json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode)
+    return _encode[0](value)
+
+
 def frame_fields(data: bytes) -> dict[str, Any]:
     """The ``raw`` (and, for bytes that are not UTF-8, ``raw_b64``) fields of one line."""
     try:
         return {"raw": data.decode("utf-8")}
     except UnicodeDecodeError:
-        return {"raw": data.decode("utf-8", "replace"),
-                "raw_b64": base64.b64encode(data).decode("ascii")}
+        return {"raw": data.decode("utf-8", "replace"), "raw_b64": _b64(data).decode("ascii")}
 
 
 def _decoded(view: memoryview, errors: str) -> Iterator[str]:
@@ -149,7 +168,7 @@ class TapWriter:
         self.session = session
         self.on_stop = on_stop
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         #: monotonic time of the last bytes written (a slow disk is still progress)
         self.moved = 0.0
         #: why recording stopped, once it has
@@ -160,7 +179,7 @@ class TapWriter:
         rec: dict[str, Any] = {"ts": round(time.time() if ts is None else ts, 6),
                                "dir": direction, "session": self.session}
         rec.update(fields)
-        line = (json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        line = (_dumps(rec) + "\n").encode("utf-8")
         self._emit((line,))
 
     def _emit(self, pieces: Iterable[bytes]) -> None:
@@ -224,26 +243,26 @@ class TapWriter:
                       partial: bool) -> Iterator[bytes]:
         """The record of :meth:`frame`, the same bytes as one ``json.dumps``, in pieces."""
         head = {"ts": round(time.time(), 6), "dir": direction, "session": self.session}
-        yield json.dumps(head, ensure_ascii=False, separators=(",", ":"))[:-1].encode() + b',"raw":"'
+        yield _dumps(head)[:-1].encode() + b',"raw":"'
         view = memoryview(data)
         utf8 = _is_utf8(view)
         for text in _decoded(view, "strict" if utf8 else "replace"):
-            yield json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8")
+            yield _dumps(text)[1:-1].encode("utf-8")
         tail = '"'
         if not utf8:
             yield b'","raw_b64":"'
             step = PIECE // 3 * 3  # whole groups of three bytes: the pieces join exactly
             for i in range(0, len(view), step):
-                yield base64.b64encode(view[i:i + step])
+                yield _b64(view[i:i + step])
         if total > len(data):
             tail += f',"truncated":{total}'
         if partial:
             tail += ',"partial":true'
         yield (tail + "}\n").encode()
 
-    def meta(self, event: str, text: str, **extra: Any) -> None:
-        """Record one of the tap's own events (``dir: meta``)."""
-        self.write("meta", {"event": event, **extra, "raw": text})
+    def meta(self, event: str, text: str, ts: float | None = None, **extra: Any) -> None:
+        """Record one of the tap's own events (``dir: meta``), at ``ts`` (default: now)."""
+        self.write("meta", {"event": event, **extra, "raw": text}, ts)
 
     def close(self) -> None:
         with self._lock:

@@ -39,47 +39,27 @@ Only the standard library is used.
 
 from __future__ import annotations
 
-import argparse
-import ctypes
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
 
 from .jsonl import DEFAULT_MAX_FRAME, FrameSplitter, TapWriter
+from .record import default_session, run, start
+from .spawn import FORWARDED, Server
 
-__all__ = ["main", "add_arguments", "run", "Tap"]
+TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Sequence
+
+__all__ = ["main", "add_arguments", "run", "Tap", "default_session"]
 
 CHUNK = 256 * 1024
 PIECE = 64 * 1024  # the most bytes handed to one write(), so that progress stays visible
-FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
 KILL_AFTER = 3.0  # seconds between SIGTERM and SIGKILL when the tap stops the server
 STALL = 5.0  # once the server has exited: seconds a relay may make no progress at all
-
-
-def _libc_prctl() -> Callable[..., int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
-    except (OSError, AttributeError):
-        return None
-
-
-_PRCTL = _libc_prctl()  # resolved here, so the child between fork and exec only calls it
-#: Popen sets the new process group itself where it can (Python 3.11+), else the child does
-_GROUP: dict[str, int] = {"process_group": 0} if sys.version_info >= (3, 11) else {}
-
-
-def _child_setup() -> None:  # pragma: no cover - runs in the child before exec
-    """New process group (before 3.11); SIGKILL when the tap dies (``PR_SET_PDEATHSIG``)."""
-    if not _GROUP:
-        os.setpgid(0, 0)
-    if _PRCTL is not None:
-        _PRCTL(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
 
 
 def _write_all(fd: int, data: bytes, progress: Callable[[], None]) -> None:
@@ -115,7 +95,7 @@ class Tap:
         self.grace = grace
         self.max_frame = max_frame
         self.fds = (stdin_fd, stdout_fd, stderr_fd)
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.server: Server | None = None
         self._input_closed_at: float | None = None
         self._lock = threading.Lock()
         self._stop_sent = False
@@ -179,22 +159,16 @@ class Tap:
         with self._lock:
             if self._input_closed_at is None:
                 self._input_closed_at = time.monotonic()
-        assert self.proc is not None and self.proc.stdin is not None
+        assert self.server is not None
         try:
-            self.proc.stdin.close()
+            self.server.close_stdin()
         except OSError:
             pass
 
     # -- signals -------------------------------------------------------------------------
     def _forward(self, signum: int, frame: object) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signum)
-            except OSError:
-                try:
-                    self.proc.send_signal(signum)
-                except OSError:
-                    pass
+        if self.server is not None:
+            self.server.signal_group(signum)
 
     def _on_signal(self, signum: int, frame: object) -> None:
         """Forward a signal; a second SIGTERM to the tap kills the server (SIGKILL).
@@ -213,14 +187,11 @@ class Tap:
     def _install_signals(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return
-        for name in FORWARDED:
-            sig = getattr(signal, name, None)
-            if sig is not None:
-                signal.signal(sig, self._on_signal)
+        for sig in FORWARDED:
+            signal.signal(sig, self._on_signal)
 
     def _stop_server(self, now: float) -> None:
         """After the client went away and ``grace`` passed: SIGTERM, then SIGKILL."""
-        assert self.proc is not None
         closed = self._input_closed_at
         if closed is None or self.grace <= 0 or now - closed < self.grace:
             return
@@ -250,45 +221,38 @@ class Tap:
                     break
 
     # -- run -----------------------------------------------------------------------------
-    def run(self) -> int:
-        """Start the server, relay until it exits, return its exit status (128+N for signal N)."""
+    def run(self, server: Server | None = None) -> int:
+        """Relay until the server exits, return its exit status (128+N for signal N).
+
+        ``server`` is the one :func:`~mcp_notebook.capture.record.start` started for this
+        tap's command; without it, the tap starts it (127 if it cannot)."""
         stdin_fd, stdout_fd, stderr_fd = self.fds
-        if hasattr(signal, "SIGXFSZ") and threading.current_thread() is threading.main_thread():
-            # a file-size limit fails the record's write (EFBIG) instead of killing the tap;
-            # the server gets the default back (Popen's restore_signals)
-            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        try:
-            self.proc = subprocess.Popen(
-                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, bufsize=0, preexec_fn=_child_setup,
-                **_GROUP)  # type: ignore[call-overload]
-        except OSError as exc:
-            self.writer.meta("spawn-error", f"could not start the server: {exc}")
-            os.write(stderr_fd, f"mcp-notebook record: cannot start {self.command[0]!r}: "
-                                f"{exc}\n".encode())
-            return 127
-        proc = self.proc
-        assert proc.stdin and proc.stdout and proc.stderr
+        if server is None:
+            server = start(self.command, self.writer, stderr_fd)
+            if server is None:
+                return 127
+        self.server = server
         cmd_shown = [os.path.basename(self.command[0]), *self.command[1:]]
-        self.writer.meta("start", f"started {' '.join(cmd_shown)}", pid=proc.pid, cmd=cmd_shown)
+        self.writer.meta("start", f"started {' '.join(cmd_shown)}", ts=server.started,
+                         pid=server.pid, cmd=cmd_shown)
         self._install_signals()
+        server.release_signals()  # signals that came while the tap was loading: now
         threads = [
             threading.Thread(target=self._pump, name="tap-c2s", daemon=True, args=(
-                stdin_fd, proc.stdin.fileno(), "c2s", self._server_input_closed,
+                stdin_fd, server.stdin, "c2s", self._server_input_closed,
                 self._client_input_ended)),
             threading.Thread(target=self._pump, name="tap-s2c", daemon=True, args=(
-                proc.stdout.fileno(), stdout_fd, "s2c", self._client_output_closed, None)),
+                server.stdout, stdout_fd, "s2c", self._client_output_closed, None)),
             threading.Thread(target=self._pump, name="tap-stderr", daemon=True, args=(
-                proc.stderr.fileno(), stderr_fd, "stderr", self._stderr_closed, None)),
+                server.stderr, stderr_fd, "stderr", self._stderr_closed, None)),
         ]
         for t in threads:
             t.start()
         while True:
-            try:
-                code = proc.wait(timeout=0.1)
+            code = server.wait(0.1)
+            if code is not None:
                 break
-            except subprocess.TimeoutExpired:
-                self._stop_server(time.monotonic())
+            self._stop_server(time.monotonic())
         if self._escalated:
             self.writer.meta("kill", "second SIGTERM to the tap; sent SIGKILL to the server")
         self._drain(threads[1:])
@@ -303,7 +267,10 @@ class Tap:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the ``record`` options to ``parser``."""
+    """Add the ``record`` options to ``parser`` (:func:`~mcp_notebook.capture.record.parse`
+    reads the plain uses of the same options without argparse)."""
+    import argparse
+
     parser.add_argument("--out", "-o", metavar="FILE",
                         help="tap JSONL file to append to (default: mcp-SESSION.jsonl in the "
                              "folder named by $MCP_NOTEBOOK_DIR, else the current folder)")
@@ -325,43 +292,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="-- SERVER_CMD [ARGS...]", help="the server command line, after --")
 
 
-def default_session(command: Sequence[str]) -> str:
-    """``SERVERNAME-YYYYmmddTHHMMSS-PID`` for a command line."""
-    stem = os.path.basename(command[0]) or "server"
-    return f"{stem}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{os.getpid()}"
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run ``record`` from parsed arguments; return the exit status."""
-    command = list(args.server_command)
-    if command[:1] == ["--"]:
-        command = command[1:]
-    if not command:
-        sys.stderr.write("mcp-notebook record: no server command; usage: "
-                         "mcp-notebook record [--out FILE] -- SERVER_CMD [ARGS...]\n")
-        return 2
-    session = args.session or default_session(command)
-    out = args.out or os.path.join(os.environ.get("MCP_NOTEBOOK_DIR", "."), f"mcp-{session}.jsonl")
-    def stopped(reason: str) -> None:
-        try:
-            os.write(2, f"mcp-notebook record: recording stopped: {reason}; the session is "
-                        "still relayed, unrecorded from here on\n".encode())
-        except OSError:
-            pass
-
-    try:
-        writer = TapWriter(out, session, on_stop=stopped)
-    except OSError as exc:
-        sys.stderr.write(f"mcp-notebook record: cannot open {out!r} for writing: {exc}\n")
-        return 2
-    try:
-        return Tap(command, writer, grace=args.grace, max_frame=args.max_frame).run()
-    finally:
-        writer.close()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m mcp_notebook.capture.tap [--out FILE] [--session NAME] -- CMD ARGS...``."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="mcp-notebook record",
         description="Run an MCP stdio server behind a recording tap (byte-exact relay).")

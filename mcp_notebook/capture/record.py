@@ -1,0 +1,143 @@
+"""``mcp-notebook record`` from its arguments to a running server, before the relays load.
+
+The order is the start-up budget (MCP clients time out slow servers): read the options
+(:func:`parse`, no argparse for the plain form), open the record file, start the server
+(:mod:`~mcp_notebook.capture.spawn`), and only then import the relays
+(:mod:`~mcp_notebook.capture.tap`: threading, signal) and json, for the first record.
+Everything before the server's ``exec`` is ``os``, ``sys``, ``time`` and ctypes' prctl.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from .jsonl import DEFAULT_MAX_FRAME, TapWriter
+from .spawn import Server
+
+TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+__all__ = ["parse", "run", "start", "default_session"]
+
+#: the options of ``record`` (as ``tap.add_arguments`` declares them): flag -> (field, type)
+OPTIONS: dict[str, tuple[str, Any]] = {
+    "--out": ("out", str), "-o": ("out", str),
+    "--session": ("session", str), "-s": ("session", str),
+    "--grace": ("grace", float),
+    "--max-frame": ("max_frame", int),
+}
+
+
+class Args:
+    """The parsed options, with the attributes (and ``vars``) of argparse's namespace."""
+
+    def __init__(self, **fields: Any) -> None:
+        self.__dict__.update(fields)
+
+
+def parse(argv: Sequence[str]) -> Args | None:
+    """The plain form ``[--out FILE] [--session NAME] [--grace S] [--max-frame N] -- CMD...``
+    as argparse parses it, or None for anything else: help, an unknown or abbreviated
+    option, a value that is missing, starts with ``-`` or is not a number, no ``--`` or
+    nothing after it. None sends the arguments to argparse, so that every message and
+    every unusual form stay argparse's own."""
+    values: dict[str, Any] = {"out": None, "session": None, "grace": 10.0,
+                              "max_frame": DEFAULT_MAX_FRAME}
+    argv = list(argv)
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest = argv[i + 1:]
+            if not rest or rest[0].startswith("-"):
+                return None
+            return Args(**values, server_command=argv[i:])
+        name, eq, value = arg.partition("=")
+        if name not in OPTIONS or (eq and not name.startswith("--")):
+            return None
+        if not eq:
+            if i + 1 == len(argv):
+                return None
+            i += 1
+            value = argv[i]
+        if value.startswith("-"):
+            return None
+        field, kind = OPTIONS[name]
+        try:
+            values[field] = kind(value)
+        except ValueError:
+            return None
+        i += 1
+    return None
+
+
+def default_session(command: Sequence[str]) -> str:
+    """``SERVERNAME-YYYYmmddTHHMMSS-PID`` for a command line."""
+    stem = os.path.basename(command[0]) or "server"
+    return f"{stem}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{os.getpid()}"
+
+
+def _ignore_sigxfsz() -> None:
+    """A file-size limit fails the record's write (EFBIG) instead of killing the tap (the
+    server has the default: :mod:`~mcp_notebook.capture.spawn` gives it back)."""
+    import signal
+
+    if hasattr(signal, "SIGXFSZ"):
+        try:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        except ValueError:  # not the main thread: leave it
+            pass
+
+
+def start(command: Sequence[str], writer: TapWriter, stderr_fd: int = 2) -> Server | None:
+    """Start the server; if it cannot start, record why, say so on ``stderr_fd``, None."""
+    try:
+        server = Server.start(command)
+    except OSError as exc:
+        _ignore_sigxfsz()
+        writer.meta("spawn-error", f"could not start the server: {exc}")
+        os.write(stderr_fd, f"mcp-notebook record: cannot start {command[0]!r}: "
+                            f"{exc}\n".encode())
+        return None
+    _ignore_sigxfsz()
+    return server
+
+
+def run(args: Any) -> int:
+    """Run ``record`` from parsed arguments (:func:`parse`'s or argparse's); return the
+    exit status."""
+    command = list(args.server_command)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if not command:
+        sys.stderr.write("mcp-notebook record: no server command; usage: "
+                         "mcp-notebook record [--out FILE] -- SERVER_CMD [ARGS...]\n")
+        return 2
+    session = args.session or default_session(command)
+    out = args.out or os.path.join(os.environ.get("MCP_NOTEBOOK_DIR", "."), f"mcp-{session}.jsonl")
+
+    def stopped(reason: str) -> None:
+        try:
+            os.write(2, f"mcp-notebook record: recording stopped: {reason}; the session is "
+                        "still relayed, unrecorded from here on\n".encode())
+        except OSError:
+            pass
+
+    try:
+        writer = TapWriter(out, session, on_stop=stopped)
+    except OSError as exc:
+        sys.stderr.write(f"mcp-notebook record: cannot open {out!r} for writing: {exc}\n")
+        return 2
+    try:
+        server = start(command, writer)
+        if server is None:
+            return 127
+        from .tap import Tap  # the relays, once the server runs
+
+        return Tap(command, writer, grace=args.grace, max_frame=args.max_frame).run(server)
+    finally:
+        writer.close()
