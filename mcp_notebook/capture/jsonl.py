@@ -25,7 +25,6 @@ nothing but Python is installed.
 from __future__ import annotations
 
 import _thread
-import binascii
 import codecs
 import errno
 import os
@@ -33,7 +32,8 @@ import time
 
 # Nothing here imports re, enum or collections before the tap has started its server:
 # json (which imports re) is loaded by the first record, typing not at all, base64 is
-# binascii's own function and the lock is threading's own type.
+# binascii's own function (loaded for the first frame that is not UTF-8) and the lock is
+# threading's own type.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -48,6 +48,8 @@ PIECE = 1024 * 1024  # the most bytes of a record handed to one write()
 
 def _b64(data: bytes | memoryview) -> bytes:
     """``base64.b64encode`` (which is this call) without importing base64, which imports re."""
+    import binascii
+
     return binascii.b2a_base64(data, newline=False)
 
 

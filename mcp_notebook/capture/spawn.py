@@ -43,13 +43,34 @@ def _libc_prctl() -> Callable[..., int] | None:
         fn = None
         if sys.platform.startswith("linux"):
             try:
-                import ctypes
+                fn = _core_prctl()
+            except Exception:  # a ctypes core unlike CPython's 3.10-3.13: the usual way
+                try:
+                    import ctypes
 
-                fn = ctypes.CDLL(None, use_errno=True).prctl
-            except (ImportError, OSError, AttributeError):
-                fn = None
+                    fn = ctypes.CDLL(None, use_errno=True).prctl
+                except (ImportError, OSError, AttributeError):
+                    fn = None
         _prctl.append(fn)
     return _prctl[0]
+
+
+def _core_prctl() -> Callable[..., int]:
+    """``ctypes.CDLL(None, use_errno=True).prctl``, made from ``_ctypes``, the C half of
+    ctypes: ``import ctypes`` defines every C type and costs the tap's start about 1.5 ms
+    (measured); this is the one function type that call makes (C calling convention,
+    errno kept, an int result, arguments converted as ctypes converts them)."""
+    import _ctypes
+
+    class Int(_ctypes._SimpleCData):
+        _type_ = "i"
+
+    class Prctl(_ctypes.CFuncPtr):
+        _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+        _restype_ = Int
+
+    libc = _ctypes.dlopen(None, os.RTLD_LOCAL)  # type: ignore[arg-type]  # None: the program
+    return Prctl(_ctypes.dlsym(libc, "prctl"))
 
 
 def _max_fd() -> int:

@@ -63,7 +63,7 @@ def test_the_witness_sees_a_heavy_parent(tmp_path: Path):
 NOT_BEFORE_THE_SERVER = ("argparse", "subprocess", "json", "re", "enum", "traceback",
                          "threading", "signal", "typing", "collections", "functools",
                          "pathlib", "shutil", "locale", "gettext", "base64", "zlib",
-                         "warnings", "importlib", "selectors", "contextlib", *HEAVY)
+                         "warnings", "importlib", "selectors", "contextlib", "ctypes", *HEAVY)
 
 
 def _modules_at_spawn(tmp_path: Path, argv: list[str]) -> tuple[set[str], set[str]]:

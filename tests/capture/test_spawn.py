@@ -102,3 +102,25 @@ def test_signals_sent_while_the_tap_loads_wait_for_its_handlers():
             os.close(fd)
         server.close_stdin()
     assert server.returncode == -signal.SIGKILL and server.poll() == -signal.SIGKILL
+
+
+@linux
+def test_the_death_signal_is_set_without_importing_ctypes():
+    """The child's ``prctl`` comes from ``_ctypes`` (``import ctypes`` costs ~1.5 ms of the
+    start) and works: the server reads SIGKILL as its parent-death signal."""
+    server = ("import ctypes; v = ctypes.c_int(); "
+              "ctypes.CDLL(None).prctl(2, ctypes.byref(v)); print(v.value)")  # PR_GET_PDEATHSIG
+    code = ("import os, sys\n"
+            "from mcp_notebook.capture.spawn import Server, _libc_prctl\n"
+            "fn = _libc_prctl()\n"
+            "assert 'ctypes' not in sys.modules, sorted(sys.modules)\n"
+            "assert type(fn).__module__ == 'mcp_notebook.capture.spawn', type(fn)\n"
+            f"s = Server.start([sys.executable, '-c', {server!r}])\n"
+            "s.close_stdin()\n"
+            "data = b''.join(iter(lambda: os.read(s.stdout, 65536), b''))\n"
+            "print(s.wait(30), data.decode().strip())\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([PY, "-S", "-c", code], capture_output=True, text=True, timeout=60,
+                          env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", str(int(signal.SIGKILL))]
