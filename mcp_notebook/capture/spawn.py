@@ -115,10 +115,11 @@ class Server:
             raise OSError(code, os.strerror(code), args[0])
         prctl = _libc_prctl()
         top = _max_fd()
-        fds: list[int] = []
+        opened: list[int] = []  # closed again if anything fails
         try:
-            for _ in range(4):
-                fds.extend(os.pipe())  # close-on-exec: only the ends dup'ed to 0-2 pass on
+            for _ in range(4):  # close-on-exec: only the ends dup'ed to 0-2 pass on
+                opened.extend(os.pipe())
+            in_r, in_w, out_r, out_w, err_r, err_w, report_r, report_w = opened
             mask = _signal.pthread_sigmask(_signal.SIG_BLOCK, FORWARDED)
             try:
                 pid = os.fork()
@@ -126,32 +127,29 @@ class Server:
                 _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)
                 raise
             if pid == 0:  # pragma: no cover - the child, until exec
-                _child(args, paths, fds, mask, prctl, top)
-            os.close(fds[0])
-            os.close(fds[3])
-            os.close(fds[5])
-            os.close(fds[7])
-            fds[0] = fds[3] = fds[5] = fds[7] = -1
+                _child(args, paths, (in_r, out_w, err_w), report_w, mask, prctl, top)
+            for fd in (in_r, out_w, err_w, report_w):  # the child's ends
+                opened.remove(fd)
+                os.close(fd)
             report = b""
-            while True:
-                part = os.read(fds[6], 64)
+            while True:  # empty at EOF: the exec closed it (close-on-exec)
+                part = os.read(report_r, 64)
                 if not part:
                     break
                 report += part
-            os.close(fds[6])
-            fds[6] = -1
+            opened.remove(report_r)
+            os.close(report_r)
             if report:  # the child could not exec: reap it, say why as Popen does
                 _reap(pid)
                 _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)
-                num, _, execd = report.decode("ascii", "replace").partition(":")
+                num, _, where = report.decode("ascii", "replace").partition(":")
                 code = int(num) if num.isdigit() else 0
-                raise OSError(code, os.strerror(code), args[0] if execd == "exec" else None)
+                raise OSError(code, os.strerror(code), args[0] if where == "exec" else None)
         except BaseException:
-            for fd in fds:
-                if fd >= 0:
-                    os.close(fd)
+            for fd in opened:
+                os.close(fd)
             raise
-        return cls(pid, fds[1], fds[2], fds[4], mask)
+        return cls(pid, in_w, out_r, err_r, mask)
 
     def release_signals(self) -> None:
         """Unblock the forwarded signals (the tap has its handlers): any that came meanwhile
@@ -214,15 +212,15 @@ def _reap(pid: int) -> None:
         pass
 
 
-def _child(args: list[str], paths: list[str], fds: list[int], mask: set[int],
-           prctl: Callable[..., int] | None, top: int) -> None:  # pragma: no cover
-    """In the forked child: the pipes to 0, 1, 2; a new process group; the signals as
+def _child(args: list[str], paths: list[str], ends: tuple[int, int, int], report: int,
+           mask: set[int], prctl: Callable[..., int] | None,
+           top: int) -> None:  # pragma: no cover - runs in the child
+    """In the forked child: the pipes' ends to 0, 1, 2; a new process group; the signals as
     ``Popen(restore_signals=True)`` leaves them; SIGKILL when the tap dies; exec. A
     failure goes to the parent as ``errno:where`` on the report pipe, then ``_exit``."""
-    report = fds[7]
     where = "setup"
     try:
-        stdin, stdout, stderr = fds[0], fds[3], fds[5]
+        stdin, stdout, stderr = ends
         # an end already on 0, 1 or 2 moves out of the way first (as subprocess does)
         if stdout == 0:
             stdout = os.dup(stdout)
