@@ -103,6 +103,7 @@ class Server:
         self.returncode: int | None = None
         self._mask = mask  # the tap's signal mask before the fork, until released
         self._stdin_lock = _thread.allocate_lock()
+        self._wait_lock = _thread.allocate_lock()
 
     @classmethod
     def start(cls, command: Sequence[str]) -> Server:
@@ -159,15 +160,18 @@ class Server:
             _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)
 
     def poll(self) -> int | None:
-        """The exit code once the server has exited (reaping it), else None."""
-        if self.returncode is None:
+        """The exit code once the server has exited (reaping it), else None. Safe from a
+        signal handler: if it interrupted a poll, it returns None (as ``Popen.poll``)."""
+        if self.returncode is None and self._wait_lock.acquire(False):
             try:
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
+                if self.returncode is None:
+                    pid, status = os.waitpid(self.pid, os.WNOHANG)
+                    if pid == self.pid:
+                        self.returncode = os.waitstatus_to_exitcode(status)
             except ChildProcessError:  # SIGCHLD ignored: reaped already, status unknown
                 self.returncode = 0
-            else:
-                if pid == self.pid:
-                    self.returncode = os.waitstatus_to_exitcode(status)
+            finally:
+                self._wait_lock.release()
         return self.returncode
 
     def wait(self, timeout: float) -> int | None:
@@ -193,8 +197,8 @@ class Server:
 
     def signal_group(self, signum: int) -> None:
         """Send ``signum`` to the server's process group, or to the server alone if the group
-        is gone; nothing once it has been reaped (its pid may be another process's)."""
-        if self.returncode is not None:
+        is gone; nothing once it has exited (reaped, its pid may be another process's)."""
+        if self.poll() is not None:
             return
         try:
             os.killpg(self.pid, signum)
