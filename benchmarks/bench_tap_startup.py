@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -46,11 +47,25 @@ TARGET = 1.5
 RE_FIRST = "import re; import sys; from mcp_notebook.cli import main; sys.exit(main())"
 
 
+def _sources(where: Path) -> Path:
+    """A copy of the checkout's files (tracked and new, not ignored): the build writes its
+    egg-info beside the sources, and one in the checkout would pass for an install."""
+    src = where / "src"
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-co", "--exclude-standard",
+                             "-z"], capture_output=True, text=True, check=True).stdout
+    for rel in filter(None, listed.split("\0")):
+        if (ROOT / rel).is_file():
+            (src / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, src / rel)
+    return src
+
+
 def build_venv(where: Path) -> Path:
     """The wheel of this checkout installed alone into a fresh venv; return its python."""
     dist = where / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(dist), str(ROOT)], check=True, stdout=subprocess.DEVNULL)
+                    "-q", "-w", str(dist), str(_sources(where))], check=True,
+                   stdout=subprocess.DEVNULL)
     (wheel,) = dist.glob("mcp_notebook-*.whl")
     venv = where / "venv"
     base = getattr(sys, "_base_executable", sys.executable)
