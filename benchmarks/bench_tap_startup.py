@@ -213,7 +213,10 @@ def main() -> int:
         else:
             imports = [ln for ln in script.read_text().splitlines() if ln.startswith("import ")]
             how += f"; its console script: {', '.join(f'`{i}`' for i in imports)}"
+        load = os.getloadavg()[0]
         rows = measure(python, script, args.reps, tmp, keep_path=args.here)
+        how += (f"; load average {load:.1f} before, {os.getloadavg()[0]:.1f} after, on "
+                f"{os.cpu_count()} CPUs")
     s = summarise(rows)
     text, ok = report(s, args.reps, how)
     print(text)
