@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 
 from .core import versions as V
-from .core.checks_vec import VecInput, run_vec, session_versions_vec
 from .core.envelope import bounded_recursion
 from .core.pairing_vec import PairTable, pair_arrays
+from .engine.checks import VecInput, run_vec, session_versions_vec
 from .fast import release_memory
 from .fast.compat import ColumnsView
 from .fast.frames import frames_frame

@@ -16,7 +16,7 @@ last answered.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["PairRow", "Finding", "pair", "OPPOSITE"]
@@ -72,14 +72,11 @@ def pair(
     is_tool_error: Sequence[bool],
     ref: Sequence[str | None],
     progress: Sequence[float | None],
-    skip: Container[int] = (),
 ) -> tuple[list[PairRow], list[Finding]]:
     """Walk the frames once; return the pair rows and the pairing findings.
 
     One row per request (in request order), plus one row per response that has no
-    request (``orphan``) or answers an already answered one (``duplicate``). Frames in
-    ``skip`` take no part (e.g. a JSON-RPC error that an HTTP server sent about the HTTP
-    request itself, not as the answer to a JSON-RPC request).
+    request (``orphan``) or answers an already answered one (``duplicate``).
     """
     rows: list[PairRow] = []
     findings: list[Finding] = []
@@ -117,7 +114,7 @@ def pair(
             if ref[i] is not None:
                 row.token = (session[i], direction[i], ref[i])
                 tokens[row.token] = len(rows) - 1
-        elif (k == "result" or k == "error") and s not in skip:
+        elif k == "result" or k == "error":
             requester = OPPOSITE.get(direction[i])
             ik = id_key[i]
             if ik is None or ik == "null":

@@ -2,7 +2,7 @@
 
 Each rule has a stable code, a severity, the protocol versions it applies to, the spec
 sentence it enforces (quoted) with its source, and advice on what to do. The checks
-themselves are in :mod:`mcp_notebook.core.checks`; ``docs/rules.md`` is generated from
+themselves are in :mod:`mcp_notebook.engine.rules`; ``docs/rules.md`` is generated from
 this table (``python -m mcp_notebook.core.rules``).
 
 Sources: [JRPC] is the JSON-RPC 2.0 Specification (jsonrpc.org/specification, 2013-01-04);
@@ -13,11 +13,14 @@ modelcontextprotocol, ``docs/specification/<version>/...`` and ``schema/<version
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from .versions import VERSIONS
 
-__all__ = ["Rule", "RULES", "rule", "render_markdown", "ALL", "UP_TO_2025_11_25"]
+__all__ = ["Rule", "RULES", "Catalogue", "rule", "render_markdown", "ALL", "UP_TO_2025_11_25"]
 
 ALL: tuple[str, ...] = VERSIONS
 UP_TO_2025_11_25: tuple[str, ...] = VERSIONS[:4]
@@ -43,10 +46,59 @@ class Rule:
         return f"{text} ({self.source})"
 
 
+class Catalogue(Sequence[Rule]):
+    """The rules, in the order they were declared: those of this module, then those
+    registered (:meth:`register`) by the rule modules of the engine
+    (:mod:`mcp_notebook.engine.rules`, imported on first read) and by other packages."""
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self._rules: list[Rule] = []
+        self._by_code: dict[str, Rule] = {}
+        self._complete = False
+        for r in rules:
+            self.register(r)
+
+    def register(self, r: Rule) -> Rule:
+        """Add a rule (its code must be new, or name this very rule); returns it."""
+        had = self._by_code.get(r.code)
+        if had is not None and had != r:
+            raise ValueError(f"rule code {r.code!r} is taken by another rule")
+        if had is None:
+            self._rules.append(r)
+            self._by_code[r.code] = r
+        return r
+
+    def _all(self) -> list[Rule]:
+        if not self._complete:  # the engine's rule modules register theirs on import
+            self._complete = True
+            importlib.import_module("mcp_notebook.engine.checks").load_rule_modules()
+        return self._rules
+
+    def get(self, code: str) -> Rule | None:
+        self._all()
+        return self._by_code.get(code)
+
+    @overload
+    def __getitem__(self, i: int) -> Rule: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Rule]: ...
+    def __getitem__(self, i: int | slice) -> Rule | Sequence[Rule]:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(list(self._all()))
+
+    def __repr__(self) -> str:
+        return f"<Catalogue of {len(self)} rules>"
+
+
 _R = Rule
 _JRPC = "JSON-RPC 2.0 Specification"
 
-RULES: tuple[Rule, ...] = (
+RULES: Catalogue = Catalogue((
     # -- one frame, one JSON value -------------------------------------------------------
     _R("parse-error", "error", "A frame is one parsable JSON value",
        "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
@@ -286,9 +338,7 @@ RULES: tuple[Rule, ...] = (
        "The reason says what is wrong. A tap file holds only what `mcp-notebook record` "
        "wrote: look for a file that was edited, cut short or joined with other text.",
        quoted=False),
-)
-
-_BY_CODE = {r.code: r for r in RULES}
+))
 
 
 def rule(code: str) -> Rule:
@@ -297,7 +347,10 @@ def rule(code: str) -> Rule:
     >>> rule("result-and-error").severity
     'error'
     """
-    return _BY_CODE[code]
+    got = RULES.get(code)
+    if got is None:
+        raise KeyError(code)
+    return got
 
 
 def render_markdown() -> str:

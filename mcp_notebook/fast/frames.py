@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.checks_vec import distinct_codes
+from ..engine.checks import distinct_codes
 from ..table import FRAME_COLUMNS, empty
 from .store import DIRS, KINDS, Store
 

@@ -10,6 +10,7 @@ why) is a fallback: the load says so (see :mod:`.fallback`).
 from __future__ import annotations
 
 import importlib
+import os
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -18,16 +19,23 @@ import numpy as np
 if TYPE_CHECKING:
     from .rows import Rows
 
-__all__ = ["native", "IMPORT_ERROR", "missing", "out_lists", "str_lengths"]
+__all__ = ["native", "IMPORT_ERROR", "NO_NATIVE_ENV", "missing", "out_lists", "str_lengths"]
+
+#: set to 1 to run the Python path only, as where the extension is not built (on purpose:
+#: no fallback note; the test suite runs once so)
+NO_NATIVE_ENV = "MCP_NOTEBOOK_NO_NATIVE"
 
 native: ModuleType | None
-#: why ``_native`` could not be imported; None when it is built
+#: why ``_native`` could not be imported; None when it is built (or switched off)
 IMPORT_ERROR: str | None = None
-try:
-    native = importlib.import_module(f"{__package__}._native")
-except ImportError as exc:  # not built (no C compiler where it was installed)
+if os.environ.get(NO_NATIVE_ENV, "").strip() not in ("", "0"):
     native = None
-    IMPORT_ERROR = f"{type(exc).__name__}: {exc}"
+else:
+    try:
+        native = importlib.import_module(f"{__package__}._native")
+    except ImportError as exc:  # not built (no C compiler where it was installed)
+        native = None
+        IMPORT_ERROR = f"{type(exc).__name__}: {exc}"
 
 
 def missing() -> str | None:

@@ -1,7 +1,7 @@
 """Try a rule of your own next to the checker's: the rule as data, the check as a function.
 
 A check takes a trace and yields ``(seq, related_seq, detail)`` for each frame that breaks
-the rule, just like the checks behind the catalogue (``mcp_notebook.core.checks``), but it
+the rule, just like the checks behind the catalogue (``mcp_notebook.engine.rules``), but it
 may use the trace's DataFrames. :func:`run_rule` turns its findings into rows shaped like
 ``trace.violations``; :func:`with_rule` adds them to the checker's own.
 """

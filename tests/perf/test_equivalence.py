@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from reference import materialised, reference_columns, reference_tables
+from oracle.pipeline import materialised, reference_columns, reference_tables
 
 import mcp_notebook as mn
 from mcp_notebook import fast

@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
-from reference import materialised, reference_columns, reference_tables
+from oracle.pipeline import materialised, reference_columns, reference_tables
 
 import mcp_notebook as mn
 

@@ -438,11 +438,11 @@ static PyObject *py_utf8_valid(PyObject *self, PyObject *args) {
 }
 
 static const char PAIR_DOC[] =
-    "pair(kind, session, direction, id_code, tool, method, skip, ref_rows, ref_vals,\n"
+    "pair(kind, session, direction, id_code, tool, method, ref_rows, ref_vals,\n"
     "     prog_rows, prog_vals, id_uniques, codes, twin, id_index=None) -> tuple\n\n"
     "The walk of core.pairing.pair on codes. Buffers, one entry per frame: kind int8,\n"
-    "session int32 (below 2**29), direction int8, id_code int32, tool bool, method int32,\n"
-    "skip bool or None; ref_rows/prog_rows int64 ascending with ref_vals (list of str) and\n"
+    "session int32 (below 2**29), direction int8, id_code int32, tool bool, method int32;\n"
+    "ref_rows/prog_rows int64 ascending with ref_vals (list of str) and\n"
     "prog_vals (float64, NaN: none); id_uniques the list of id keys by code; codes =\n"
     "(null, cancelled, progress, initialize) codes (-1: absent; -2 for null: found here);\n"
     "twin(id key) -> the key of the same id in the other JSON type, or None; id_index a\n"
@@ -454,15 +454,15 @@ static const char PAIR_DOC[] =
     "and the one before it).";
 
 static PyObject *py_pair(PyObject *self, PyObject *args) {
-    PyObject *bo[9], *skipo, *ref_vals, *uniq, *twin, *index = Py_None;
+    PyObject *bo[9], *ref_vals, *uniq, *twin, *index = Py_None;
     PairIn in = {0};
     PairState st = {0};
-    Py_buffer b[10];
+    Py_buffer b[9];
     int nb = 0;
     PyObject *res = NULL;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOO!OOO!(iiii)O|O", &bo[0], &bo[1], &bo[2], &bo[3],
-                          &bo[4], &bo[5], &skipo, &bo[6], &PyList_Type, &ref_vals, &bo[7],
+    if (!PyArg_ParseTuple(args, "OOOOOOOO!OOO!(iiii)O|O", &bo[0], &bo[1], &bo[2], &bo[3],
+                          &bo[4], &bo[5], &bo[6], &PyList_Type, &ref_vals, &bo[7],
                           &bo[8], &PyList_Type, &uniq, &in.null_code, &in.cancel_code,
                           &in.progress_code, &in.init_code, &twin, &index))
         return NULL;
@@ -477,10 +477,6 @@ static PyObject *py_pair(PyObject *self, PyObject *args) {
     }
     for (; nb < 9; nb++)
         if (get_buffer(bo[nb], &b[nb])) goto done;
-    if (skipo != Py_None) {
-        if (get_buffer(skipo, &b[nb])) goto done;
-        nb++;
-    }
     in.n = b[0].len;
     static const int width[9] = {1, 4, 1, 4, 1, 4, 8, 8, 8};
     for (int k = 0; k < 6; k++)
@@ -488,12 +484,8 @@ static PyObject *py_pair(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "pair: the per-frame buffers differ in length");
             goto done;
         }
-    if (nb == 10 && b[9].len != in.n) {
-        PyErr_SetString(PyExc_ValueError, "pair: skip is not one byte per frame");
-        goto done;
-    }
     in.kind = b[0].buf; in.session = b[1].buf; in.dir = b[2].buf; in.id_code = b[3].buf;
-    in.tool = b[4].buf; in.method = b[5].buf; in.skip = nb == 10 ? b[9].buf : NULL;
+    in.tool = b[4].buf; in.method = b[5].buf;
     in.ref_rows = b[6].buf; in.n_ref = b[6].len / 8;
     in.prog_rows = b[7].buf; in.n_prog = b[7].len / 8; in.prog_vals = b[8].buf;
     in.ref_vals = ref_vals; in.id_uniques = uniq; in.twin = twin;

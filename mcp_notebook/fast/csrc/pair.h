@@ -284,7 +284,7 @@ typedef struct {
     Py_ssize_t n;
     const int8_t *kind, *dir;
     const int32_t *session, *id_code, *method;
-    const uint8_t *tool, *skip; /* skip may be NULL */
+    const uint8_t *tool;
     /* in: the few frames with a ref (token or cancelled id) and with a progress value */
     const int64_t *ref_rows, *prog_rows;
     Py_ssize_t n_ref, n_prog;
@@ -469,7 +469,7 @@ static int pair_walk(const PairIn *in, PairState *st) {
                 if (!t) goto nomem;
                 t->a = r;
             }
-        } else if ((k == K_RESULT || k == K_ERROR) && !(in->skip && in->skip[i])) {
+        } else if (k == K_RESULT || k == K_ERROR) {
             int req = opp(d);
             int32_t ic = in->id_code[i];
             if (ic < 0 || ic == null_code) {

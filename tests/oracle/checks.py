@@ -1,4 +1,5 @@
-"""The checks behind the rule catalogue.
+"""The list-based oracle of the checks (the engine's checks, :mod:`mcp_notebook.engine.rules`,
+are held to it over generated traffic and the rule cases).
 
 Sans-IO: each check reads a :class:`CheckInput` (plain lists, one entry per frame, and the
 pairing's rows and findings) and yields ``(seq, related_seq, detail)`` for each finding.
@@ -16,9 +17,9 @@ from typing import Any
 
 import msgspec
 
-from . import versions as V
-from .pairing import OPPOSITE, Finding, PairRow
-from .rules import RULES, Rule
+from mcp_notebook.core import versions as V
+from mcp_notebook.core.pairing import OPPOSITE, Finding, PairRow
+from mcp_notebook.core.rules import RULES, Rule
 
 __all__ = ["CheckInput", "CHECKS", "run", "session_versions"]
 

@@ -13,12 +13,13 @@ from typing import Any
 import pandas as pd
 
 from mcp_notebook import readers
-from mcp_notebook.core import checks
 from mcp_notebook.core import versions as V
 from mcp_notebook.core.direction import infer
 from mcp_notebook.core.envelope import bounded_recursion
 from mcp_notebook.core.pairing import pair
 from mcp_notebook.table import VIOLATION_COLUMNS, Columns, collect, empty, frames_frame, pairs_frame
+
+from . import checks
 
 __all__ = ["reference_columns", "reference_tables", "materialised"]
 
