@@ -14,13 +14,13 @@ import numpy as np
 
 from ..fast import native as _native
 from ..fast.fallback import fell_back
+from ..protocol.vocab import DIRECTIONS, KINDS
 from .direction import infer
 from .versions import direction_of
 
 __all__ = ["infer_codes"]
 
-_KINDS = ("request", "notification", "result", "error", "invalid", "stderr", "log")
-_DIRS = (None, "c2s", "s2c")
+_DIRS = (None, *DIRECTIONS)
 
 
 def _method_dirs(cats: Sequence[Any]) -> np.ndarray:
@@ -49,6 +49,6 @@ def infer_codes(kind: np.ndarray, session: np.ndarray, id_code: np.ndarray, meth
     elif native is None and (why := _native.missing()) is not None:
         fell_back(why)
     names = [*method_cats, None]
-    out = infer([_KINDS[k] for k in kind.tolist()], session.tolist(), id_code.tolist(),
+    out = infer([KINDS[k] for k in kind.tolist()], session.tolist(), id_code.tolist(),
                 [names[m] for m in method.tolist()], [_DIRS[d + 1] for d in given.tolist()])
     return np.fromiter((_DIRS.index(d) - 1 for d in out), dtype=np.int8, count=len(out))

@@ -17,20 +17,14 @@ import numpy as np
 
 from ..fast import native as _native
 from ..fast.fallback import fell_back
+from ..protocol.vocab import DIRECTIONS, FINDINGS, KINDS, OUTCOMES, Kind
 from .pairing import _digits_twin, pair
 
 __all__ = ["PairTable", "pair_arrays", "OUTCOMES", "FINDINGS"]
 
-OUTCOMES = ("result", "error", "tool_error", "unanswered", "cancelled", "orphan", "duplicate")
 _O = {o: i for i, o in enumerate(OUTCOMES)}
-# the pairing findings, numbered as the C walk reports them
-FINDINGS = ("request-id-in-flight", "request-id-reused", "response-after-cancel",
-            "duplicate-response", "id-type-mismatch", "orphan-response", "cancel-initialize",
-            "cancel-after-response", "cancel-unknown-request", "progress-not-increasing",
-            "progress-after-response", "progress-unknown-token")
-REQUEST, NOTIFICATION, RESULT, ERROR = 0, 1, 2, 3
-_KINDS = ("request", "notification", "result", "error", "invalid", "stderr", "log")
-_DIRS = (None, "c2s", "s2c")
+ERROR = Kind.ERROR
+_DIRS = (None, *DIRECTIONS)
 _CANCEL = "notifications/cancelled"
 _PROGRESS = "notifications/progress"
 #: session codes the C walk packs into its keys
@@ -93,7 +87,7 @@ def pair_python(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
     for r, v in zip(progress.rows.tolist(), progress.values.tolist(), strict=True):
         dense_prog[r] = v
     rows, findings = pair(range(n), session.tolist(), [_DIRS[d + 1] for d in direction.tolist()],
-                          [_KINDS[k] for k in kind.tolist()], id_key.tolist(),
+                          [KINDS[k] for k in kind.tolist()], id_key.tolist(),
                           [names[m] for m in method.tolist()], is_tool_error.tolist(),
                           dense_ref, dense_prog)
 

@@ -29,13 +29,13 @@ import numpy as np
 from ..core import versions as V
 from ..core.pairing_vec import PairTable
 from ..core.rules import RULES, Rule
+from ..protocol.vocab import DIRECTIONS, KINDS, Kind
 
 __all__ = ["VecInput", "CHECKS", "ROW_CHECKS", "check", "run_vec", "session_versions_vec",
            "distinct_codes", "hits", "Hits", "PeerClosed", "PEER_CLOSED"]
 
-REQUEST, NOTIFICATION, RESULT, ERROR = 0, 1, 2, 3
-KINDS = ("request", "notification", "result", "error", "invalid", "stderr", "log")
-DIRS = (None, "c2s", "s2c")
+REQUEST, NOTIFICATION, RESULT, ERROR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR
+DIRS = (None, *DIRECTIONS)
 Hits = tuple[np.ndarray, np.ndarray, Sequence[str]]  # seq, related (-1: none), details
 NONE = np.empty(0, dtype=np.int64)
 

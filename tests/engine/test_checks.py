@@ -75,8 +75,9 @@ def test_rule_cases_through_both_pipelines(tmp_path: Path) -> None:
                 max_size=40))
 def test_times_match_pandas_to_datetime(values: list[float]) -> None:
     """The store's datetimes are the reference's (``pd.to_datetime(unit="s")``)."""
+    from oracle.tables import times as _times
+
     from mcp_notebook.fast.frames import times
-    from mcp_notebook.table import _times
 
     got = times(np.array(values, dtype=np.float64))
     want = _times(values)

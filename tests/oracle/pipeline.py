@@ -17,9 +17,10 @@ from mcp_notebook.core import versions as V
 from mcp_notebook.core.direction import infer
 from mcp_notebook.core.envelope import bounded_recursion
 from mcp_notebook.core.pairing import pair
-from mcp_notebook.table import VIOLATION_COLUMNS, Columns, collect, empty, frames_frame, pairs_frame
+from mcp_notebook.table import VIOLATION_COLUMNS, Columns, collect, empty
 
 from . import checks
+from .tables import frames_frame, pairs_frame
 
 __all__ = ["reference_columns", "reference_tables", "materialised"]
 

@@ -2,11 +2,12 @@
 #ifndef MCP_NOTEBOOK_ENVELOPE_H
 #define MCP_NOTEBOOK_ENVELOPE_H
 #include "json.h"
+#include "vocab.h"
 #include "utf8.h"
 
 /* What the usual message holds. */
 typedef struct {
-    int kind;               /* 0 request, 1 notification, 2 result, 3 error */
+    int kind;               /* K_REQUEST, K_NOTIFICATION, K_RESULT or K_ERROR */
     cptr id_s, id_e;        /* the id's JSON text (a string with its quotes) */
     int id_str;             /* the id is a string */
     cptr meth_s, meth_e;    /* the method's text */
@@ -221,14 +222,14 @@ static int message(cptr p, cptr end, Msg *m, int check_utf8) {
             if (initialize && m->pver.s) m->ver = m->pver;
             else if (m->meta && m->meta_ver.s) m->ver = m->meta_ver;
         }
-        m->kind = (seen & F_ID) ? 0 : 1;
+        m->kind = (seen & F_ID) ? K_REQUEST : K_NOTIFICATION;
     } else {
         if (!(seen & F_ID)) return -1;
         if (seen & F_ERROR) {
             if (seen & F_RESULT) return -1;
-            m->kind = 3;
+            m->kind = K_ERROR;
         } else if (seen & F_RESULT) {
-            m->kind = 2;
+            m->kind = K_RESULT;
             if (m->rver.s) m->ver = m->rver;
         } else {
             return -1;

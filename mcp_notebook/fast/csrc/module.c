@@ -114,12 +114,12 @@ static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
         mc = PyLong_FromLong(-1);
         if (!mc) goto fail;
     }
-    if (m->kind == 3) {
+    if (m->kind == K_ERROR) {
         if (set_row(o->code_d, r, PyLong_FromLongLong(m->code)) ||
             set_row(o->emsg_d, r, span_str(m->msg.s, m->msg.e, m->msg.esc, tmp))) goto fail;
     }
     if (m->tool && set_row(o->tool_d, r, Py_NewRef(Py_True))) goto fail;
-    if (m->kind == 2 && !m->full) {  /* a result with no member but _meta */
+    if (m->kind == K_RESULT && !m->full) {  /* a result with no member but _meta */
         PyObject *row = PyLong_FromSsize_t(r);
         int bad = !row || PyList_Append(o->empty_rows, row);
         Py_XDECREF(row);
@@ -158,7 +158,7 @@ fail:
 /* The row of a tap record's stderr line: kind stderr, no id, no method. */
 static int add_stderr_row(Out *o, long long j) {
     PyObject *lj = PyLong_FromLongLong(j), *none_method = PyLong_FromLong(-1);
-    int bad = !lj || !none_method || PyList_Append(o->kind, SMALL[5]) ||
+    int bad = !lj || !none_method || PyList_Append(o->kind, SMALL[K_STDERR]) ||
               PyList_Append(o->id, Py_None) || PyList_Append(o->id_key, Py_None) ||
               PyList_Append(o->method, none_method) || PyList_Append(o->line, lj);
     Py_XDECREF(lj);

@@ -22,15 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_REQUEST, K_NOTIFICATION, K_RESULT, K_ERROR };
-/* the order of core.pairing_vec.OUTCOMES */
-enum { O_RESULT, O_ERROR, O_TOOL_ERROR, O_UNANSWERED, O_CANCELLED, O_ORPHAN, O_DUPLICATE };
-/* the order of core.pairing_vec.FINDINGS */
-enum {
-    F_IN_FLIGHT, F_REUSED, F_AFTER_CANCEL, F_DUPLICATE, F_TYPE_MISMATCH, F_ORPHAN,
-    F_CANCEL_INIT, F_CANCEL_AFTER, F_CANCEL_UNKNOWN, F_PROGRESS_DOWN, F_PROGRESS_AFTER,
-    F_PROGRESS_UNKNOWN
-};
+#include "vocab.h" /* Kind, Outcome, PairFinding: generated from protocol/vocab.py */
 
 static inline uint64_t mix64(uint64_t k) {
     k ^= k >> 33;
@@ -454,9 +446,9 @@ static int pair_walk(const PairIn *in, PairState *st) {
                 if (rc > fly) fly = rc;
             }
             if (fly >= 0) {
-                if (finding(&st->f, i, F_IN_FLIGHT, st->rseq[fly], 0, 0)) goto nomem;
+                if (finding(&st->f, i, PF_REQUEST_ID_IN_FLIGHT, st->rseq[fly], 0, 0)) goto nomem;
             } else if (p->b >= 0) {
-                if (finding(&st->f, i, F_REUSED, st->rseq[p->b], 0, 0)) goto nomem;
+                if (finding(&st->f, i, PF_REQUEST_ID_REUSED, st->rseq[p->b], 0, 0)) goto nomem;
             }
             int32_t r = (int32_t)nr++;
             st->rseq[r] = i; st->resp[r] = -1; st->canc[r] = -1; st->out[r] = O_UNANSWERED;
@@ -495,7 +487,7 @@ static int pair_walk(const PairIn *in, PairState *st) {
                 st->resp[r] = i;
                 if (st->out[r] != O_CANCELLED)
                     st->out[r] = k == K_ERROR ? O_ERROR : in->tool[i] ? O_TOOL_ERROR : O_RESULT;
-                else if (finding(&st->f, i, F_AFTER_CANCEL, st->canc[r], 0, 0))
+                else if (finding(&st->f, i, PF_RESPONSE_AFTER_CANCEL, st->canc[r], 0, 0))
                     goto nomem;
                 if (st->rtok[r] >= 0) {
                     Slot *t = keymap_at(&toks_at, pack_key(st->rsess[r], st->rdir[r], st->rtok[r]), 0);
@@ -505,7 +497,7 @@ static int pair_walk(const PairIn *in, PairState *st) {
                     }
                 }
             } else if (p && (r = p->b) >= 0) {
-                if (finding(&st->f, i, F_DUPLICATE, st->resp[r], 0, 0)) goto nomem;
+                if (finding(&st->f, i, PF_DUPLICATE_RESPONSE, st->resp[r], 0, 0)) goto nomem;
                 st->eseq[ne] = i; st->ereq[ne] = st->rseq[r]; st->eout[ne++] = O_DUPLICATE;
             } else {
                 int32_t mate = -1;
@@ -521,8 +513,8 @@ static int pair_walk(const PairIn *in, PairState *st) {
                     }
                 }
                 Py_DECREF(twin);
-                if (mate >= 0 ? finding(&st->f, i, F_TYPE_MISMATCH, st->rseq[mate], 0, 0)
-                              : finding(&st->f, i, F_ORPHAN, -1, 0, 0))
+                if (mate >= 0 ? finding(&st->f, i, PF_ID_TYPE_MISMATCH, st->rseq[mate], 0, 0)
+                              : finding(&st->f, i, PF_ORPHAN_RESPONSE, -1, 0, 0))
                     goto nomem;
                 st->eseq[ne] = i; st->ereq[ne] = -1; st->eout[ne++] = O_ORPHAN;
             }
@@ -549,12 +541,12 @@ static int pair_walk(const PairIn *in, PairState *st) {
                     st->out[r] = O_CANCELLED;
                     st->canc[r] = i;
                     if (st->rmeth[r] == in->init_code &&
-                        finding(&st->f, i, F_CANCEL_INIT, st->rseq[r], 0, 0))
+                        finding(&st->f, i, PF_CANCEL_INITIALIZE, st->rseq[r], 0, 0))
                         goto nomem;
                 } else if (p && (r = p->b) >= 0) {
                     if (st->canc[r] < 0) st->canc[r] = i;
-                    if (finding(&st->f, i, F_CANCEL_AFTER, st->rseq[r], 0, 0)) goto nomem;
-                } else if (finding(&st->f, i, F_CANCEL_UNKNOWN, -1, 0, 0)) {
+                    if (finding(&st->f, i, PF_CANCEL_AFTER_RESPONSE, st->rseq[r], 0, 0)) goto nomem;
+                } else if (finding(&st->f, i, PF_CANCEL_UNKNOWN_REQUEST, -1, 0, 0)) {
                     goto nomem;
                 }
             } else if (m == in->progress_code) {
@@ -564,12 +556,12 @@ static int pair_walk(const PairIn *in, PairState *st) {
                     st->pcount[r]++;
                     double v = pp < in->n_prog && in->prog_rows[pp] == i ? in->prog_vals[pp] : NAN;
                     if (!isnan(v) && !isnan(st->last[r]) && v <= st->last[r] &&
-                        finding(&st->f, i, F_PROGRESS_DOWN, st->rseq[r], v, st->last[r]))
+                        finding(&st->f, i, PF_PROGRESS_NOT_INCREASING, st->rseq[r], v, st->last[r]))
                         goto nomem;
                     if (!isnan(v)) st->last[r] = v;
                 } else if (t && (r = t->b) >= 0) {
-                    if (finding(&st->f, i, F_PROGRESS_AFTER, st->resp[r], 0, 0)) goto nomem;
-                } else if (finding(&st->f, i, F_PROGRESS_UNKNOWN, -1, 0, 0)) {
+                    if (finding(&st->f, i, PF_PROGRESS_AFTER_RESPONSE, st->resp[r], 0, 0)) goto nomem;
+                } else if (finding(&st->f, i, PF_PROGRESS_UNKNOWN_TOKEN, -1, 0, 0)) {
                     goto nomem;
                 }
             }
