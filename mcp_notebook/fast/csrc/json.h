@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
+
+#include "portable.h"
+#if MN_SSE2
 #include <emmintrin.h>
 #endif
 
@@ -53,7 +55,7 @@ static inline void ws(Cur *c) {
 /* The first byte at or after p that is not a plain string byte (end if none); *hi gets
  * the high bits of the bytes passed. */
 static inline cptr plain_run(cptr p, cptr end, unsigned *hi) {
-#if defined(__SSE2__)
+#if MN_SSE2
     const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
                   ctl = _mm_set1_epi8(0x1F);
     __m128i high = _mm_setzero_si128();
@@ -64,7 +66,7 @@ static inline cptr plain_run(cptr p, cptr end, unsigned *hi) {
                                    _mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));  /* <= 0x1F */
         int mask = _mm_movemask_epi8(hit);
         if (mask) {
-            int k = __builtin_ctz((unsigned)mask);
+            int k = mn_ctz((unsigned)mask);
             /* the high bits of the k plain bytes before the hit */
             *hi |= (unsigned)_mm_movemask_epi8(_mm_or_si128(high, v)) & ((1u << k) - 1u);
             *hi |= (unsigned)_mm_movemask_epi8(high);

@@ -578,7 +578,7 @@ static PyObject *py_lengths(PyObject *self, PyObject *args) {
     int64_t *dst = (int64_t *)PyByteArray_AS_STRING(out);
     PyObject **items = &PyList_GET_ITEM(lst, 0);
     for (Py_ssize_t k = 0; k < n; k++) {
-        if (k + 16 < n) __builtin_prefetch(items[k + 16]);
+        if (k + 16 < n) MN_PREFETCH(items[k + 16]);
         PyObject *o = items[k];
         dst[k] = PyUnicode_Check(o) ? PyUnicode_GET_LENGTH(o) : -1;
     }

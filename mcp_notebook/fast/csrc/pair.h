@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "portable.h"
 #include "vocab.h" /* Kind, Outcome, PairFinding: generated from protocol/vocab.py */
 
 static inline uint64_t mix64(uint64_t k) {
@@ -73,7 +74,7 @@ static int keymap_init(KeyMap *m, size_t n) {
 static void keymap_free(KeyMap *m) { free(m->slot); }
 
 static inline void keymap_prefetch(const KeyMap *m, uint64_t k) {
-    __builtin_prefetch(&m->slot[mix64(k) & m->mask], 1);
+    MN_PREFETCH_W(&m->slot[mix64(k) & m->mask]);
 }
 
 static int keymap_grow(KeyMap *m) {
@@ -231,10 +232,10 @@ static int32_t strtab_code(StrTab *t, PyObject *s, int add) {
  * and their slots are fetched ahead: a table this size is mostly cache misses. */
 static int strtab_codes(StrTab *t, PyObject *const *objs, Py_ssize_t n, int32_t *out, int add) {
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (i + 16 < n) __builtin_prefetch(objs[i + 16]);
+        if (i + 16 < n) MN_PREFETCH(objs[i + 16]);
         if (i + 8 < n && PyUnicode_CheckExact(objs[i + 8])) {
             Py_hash_t h = ((PyASCIIObject *)objs[i + 8])->hash;
-            if (h != -1) __builtin_prefetch(&t->slot[mix64((uint64_t)h) & t->mask]);
+            if (h != -1) MN_PREFETCH(&t->slot[mix64((uint64_t)h) & t->mask]);
         }
         if ((out[i] = strtab_code(t, objs[i], add)) == -2) return -1;
     }
@@ -617,7 +618,7 @@ static int infer_walk(Py_ssize_t n, const int8_t *kind, const int32_t *session,
     for (Py_ssize_t i = 0; i < n && !status; i++) {
         Py_ssize_t j = i + PAIR_AHEAD;
         if (j < n && kind[j] <= K_ERROR && kind[j] != K_NOTIFICATION)
-            __builtin_prefetch(&t[mix64(pack_key(session[j], 0, id_code[j])) & mask], 1);
+            MN_PREFETCH_W(&t[mix64(pack_key(session[j], 0, id_code[j])) & mask]);
         int k = kind[i];
         if (k == K_REQUEST || k == K_NOTIFICATION) {
             uint64_t key = pack_key(session[i], 0, id_code[i]);

@@ -74,12 +74,12 @@ __attribute__((target("ssse3"))) static int string_copy_ssse3(Cur *c, unsigned c
         unsigned esc = ((((bs << 1) | 0xAAAAAAAAu) - bs) ^ 0xAAAAAAAAu) & bs;
         unsigned escaped = (esc << 1) & 0xFFFFu;
         unsigned stop = (qt & ~escaped) | cl;  /* the closing quote, or a control byte */
-        unsigned lim = stop ? (unsigned)__builtin_ctz(stop) : 16;
+        unsigned lim = stop ? (unsigned)mn_ctz(stop) : 16;
         if (esc >> 15 && lim > 15) lim = 15;  /* an escape across the end: the next chunk */
         unsigned in = lim >= 16 ? 0xFFFFu : (1u << lim) - 1;
         unsigned plain = qt | bs | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, slash));
         if (escaped & in & ~plain) {  /* \n, \u, ...: one at a time, as string_copy */
-            int k = __builtin_ctz(bs | qt | cl);
+            int k = mn_ctz(bs | qt | cl);
             p += k;
             o += k;
             if (*p == '\\' && p + 1 < end && ESCAPE[p[1]]) {
@@ -98,7 +98,7 @@ __attribute__((target("ssse3"))) static int string_copy_ssse3(Cur *c, unsigned c
         _mm_storel_epi64((__m128i *)(o + k0), _mm_srli_si128(r, 8));
         o += k0 + k1;
         p += lim;
-        if (lim < 16 && stop && (unsigned)__builtin_ctz(stop) == lim) break;
+        if (lim < 16 && stop && (unsigned)mn_ctz(stop) == lim) break;
     }
     c->hi |= (unsigned)_mm_movemask_epi8(high);
     return string_rest(c, p, out, o, n);
@@ -114,7 +114,8 @@ static int string_copy(Cur *c, unsigned char *out, size_t *n) {
 #endif
     cptr p = c->p, end = c->end;
     unsigned char *o = out;
-#if defined(__SSE2__)
+    (void)end; /* read by the SSE2 loop only */
+#if MN_SSE2
     /* one loop for runs and escapes alike (an escape costs one pass round it); the high
      * bits are gathered from whole chunks, a few bytes past the string too: c->hi only
      * asks for the line's UTF-8 check, so too much is harmless */
@@ -134,7 +135,7 @@ static int string_copy(Cur *c, unsigned char *out, size_t *n) {
             o += 16;
             continue;
         }
-        int k = __builtin_ctz((unsigned)mask);
+        int k = mn_ctz((unsigned)mask);
         p += k;
         o += k;
         if (*p == '\\' && p + 1 < end && ESCAPE[p[1]]) {

@@ -7,14 +7,14 @@
 /* Whether [p, end) is valid UTF-8 (a sequence at a time). */
 static int utf8_valid_scalar(cptr p, cptr end) {
     while (p < end) {
-#if defined(__SSE2__)
+#if MN_SSE2
         if (end - p >= 16) {
             int mask = _mm_movemask_epi8(_mm_loadu_si128((const __m128i *)p));
             if (!mask) {
                 p += 16;
                 continue;
             }
-            p += __builtin_ctz((unsigned)mask);  /* the next non-ASCII byte */
+            p += mn_ctz((unsigned)mask);  /* the next non-ASCII byte */
         } else
 #endif
         {
@@ -28,7 +28,7 @@ static int utf8_valid_scalar(cptr p, cptr end) {
     return 1;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(MN_PLAIN_C)
 #include <immintrin.h>
 #include <tmmintrin.h>
 #define HAVE_SSSE3_PATH 1
@@ -149,6 +149,9 @@ __attribute__((target("avx2"))) static int utf8_valid_avx2(cptr p, cptr end) {
 #endif
 
 static int use_ssse3, use_avx2;
+#ifndef HAVE_SSSE3_PATH
+static inline void mn_no_simd(void) { (void)use_ssse3; (void)use_avx2; }
+#endif
 
 /* Whether [p, end) is valid UTF-8. */
 static int utf8_valid(cptr p, cptr end) {
