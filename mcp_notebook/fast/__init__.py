@@ -144,10 +144,19 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
                 long_keys=np.asarray(rows.long_keys, dtype=np.int64))
 
 
+#: give freed heap memory back to the system after each phase of a load (glibc's
+#: ``malloc_trim``); off unless asked for (``MCP_NOTEBOOK_TRIM=1``): it changes the
+#: allocator state of the user's whole process
+TRIM_MEMORY = os.environ.get("MCP_NOTEBOOK_TRIM", "").strip() not in ("", "0")
+
+
 def release_memory() -> None:
-    """Give freed heap memory back to the system (glibc keeps it otherwise), so that the
-    temporary arrays of one phase do not add to the peak of the next."""
+    """Give freed heap memory back to the system when :data:`TRIM_MEMORY` is set (glibc
+    keeps it otherwise), so that the temporary arrays of one phase do not add to the peak
+    of the next."""
     global _TRIM
+    if not TRIM_MEMORY:
+        return
     if _TRIM is None:
         try:
             import ctypes
