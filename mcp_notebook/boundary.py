@@ -24,7 +24,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from .core import versions as V
+from .protocol import versions as V
 from .table import empty
 
 __all__ = ["BOUNDARY_COLUMNS", "ERROR_TYPES", "boundary_frame", "write_boundary",
@@ -166,8 +166,8 @@ def _per_message_peers(trace: Any, ops: pd.DataFrame) -> None:
 
 def messages_of(trace: Any, seqs: Iterable[int]) -> list[Any]:
     """``trace.message(seq)`` for many frames, their text read in one pass."""
-    from .core.envelope import bounded_recursion
     from .lazytext import texts_of
+    from .protocol.envelope import bounded_recursion
 
     rows = np.asarray(list(seqs), dtype=np.int64)
     s = trace._store

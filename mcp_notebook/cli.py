@@ -81,7 +81,7 @@ def _add_input(p: argparse.ArgumentParser, many: bool = True) -> None:
 def _version(text: str) -> str:
     """A ``--protocol-version``: a ``YYYY-MM-DD`` date (checked as the nearest released
     version not newer) or ``draft``; anything else is a usage error."""
-    from .core.versions import VERSIONS
+    from .protocol.versions import VERSIONS
 
     if text == "draft" or re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return text
@@ -337,7 +337,7 @@ def _default_out(src: Path, to: str) -> Path | None:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from .core.rules import RULES
+    from .protocol.rules import RULES
 
     if args.json:
         print(json.dumps([{"code": r.code, "severity": r.severity, "versions": list(r.versions),

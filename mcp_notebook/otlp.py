@@ -57,7 +57,7 @@ import pandas as pd
 
 from . import __version__
 from .boundary import BOUNDARY_COLUMNS, boundary_of, error_type, messages_of, trace_from_boundary
-from .core import versions as V
+from .protocol import versions as V
 
 __all__ = ["to_otlp", "to_otlp_metrics", "write_otlp", "boundary_from_otlp", "trace_from_otlp", "DURATION_BUCKETS", "ATTRIBUTES"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from .core.envelope import Envelope, classify
+from .protocol.envelope import Envelope, classify
 from .readers.base import Record
 
 __all__ = ["FRAME_COLUMNS", "PAIR_COLUMNS", "VIOLATION_COLUMNS", "Columns", "collect",

@@ -11,16 +11,16 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from .core import versions as V
-from .core.envelope import bounded_recursion
-from .core.pairing_vec import PairTable, pair_arrays
 from .engine.checks import VecInput, run_vec, session_versions_vec
+from .engine.pairing import PairTable, pair_arrays
 from .fast import release_memory
 from .fast.compat import ColumnsView
 from .fast.frames import frames_frame
 from .fast.pairs import pairs_frame
 from .fast.store import Store
 from .lazytext import texts_of
+from .protocol import versions as V
+from .protocol.envelope import bounded_recursion
 from .table import VIOLATION_COLUMNS, Columns, empty
 
 __all__ = ["Trace"]

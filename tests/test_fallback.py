@@ -1,4 +1,4 @@
-"""The fast paths cannot hide behind the fallback (mcp_notebook/fast/fallback.py).
+"""The fast paths cannot hide behind the fallback (mcp_notebook/engine/fallback.py).
 
 A fast path that raises, a worker process that dies, a C scanner that is not built: the
 trace carries a note and one warning is issued; under MCP_NOTEBOOK_STRICT=1 (set for the
@@ -18,8 +18,9 @@ import pytest
 import mcp_notebook as mn
 from helpers import INIT, ok, req, tap
 from mcp_notebook import fast
-from mcp_notebook.fast import native, parallel
-from mcp_notebook.fast.fallback import STRICT_ENV, FallbackWarning, FastPathError
+from mcp_notebook.engine import native
+from mcp_notebook.engine.fallback import STRICT_ENV, FallbackWarning, FastPathError
+from mcp_notebook.fast import parallel
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 ROWS = INIT + [("c2s", req(i, "tools/list")) for i in range(1, 40)] + \

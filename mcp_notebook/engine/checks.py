@@ -1,13 +1,13 @@
 """The checks behind the rule catalogue: one registered check per rule, over the columns.
 
 Sans-IO: a :class:`VecInput` holds numpy columns (codes for categorical values), the
-sparse per-frame flags, the pairing's :class:`~mcp_notebook.core.pairing_vec.PairTable`
+sparse per-frame flags, the pairing's :class:`~mcp_notebook.engine.pairing.PairTable`
 and the version of each session. A check is a function ``check(vi) -> (seq, related,
 details)`` registered under its rule's code with :func:`check`; ``check(code,
 rows=True)`` registers one that reads frame text, given only the rows of the sessions
 its rule applies to. The checks of the catalogue live in :mod:`mcp_notebook.engine.rules`
 (one module per group of rules, loaded on first use); a package outside can add rules
-the same way (a :class:`~mcp_notebook.core.rules.Rule` registered with the catalogue and
+the same way (a :class:`~mcp_notebook.protocol.rules.Rule` registered with the catalogue and
 a check registered here).
 """
 
@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core import versions as V
-from ..core.pairing_vec import PairTable
-from ..core.rules import RULES, Rule
+from ..protocol import versions as V
+from ..protocol.rules import RULES, Rule
 from ..protocol.vocab import DIRECTIONS, KINDS, Kind
+from .pairing import PairTable
 
 __all__ = ["VecInput", "CHECKS", "ROW_CHECKS", "check", "run_vec", "session_versions_vec",
            "distinct_codes", "hits", "Hits", "PeerClosed", "PEER_CLOSED"]

@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.fallback import FastPathError, fell_back
 from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..readers.base import GZIP_MAGIC
-from .fallback import FastPathError, fell_back
 from .lines import MAX_LINE_BYTES
 from .rows import Rows
 from .store import Part, Sparse, Store
@@ -216,9 +216,9 @@ def combine(pieces: list[Any]) -> Store:
 
 
 def infer_directions(store: Store) -> bool:
-    """Fill the unknown directions of messages (as ``core.direction.infer``); the members of
+    """Fill the unknown directions of messages (as ``engine.walks.infer``); the members of
     a batch array take the direction of its first member. True when anything was unknown."""
-    from ..core.direction_vec import infer_codes
+    from ..engine.direction import infer_codes
 
     if not ((store.direction < 0) & (store.kind <= 3)).any():
         return False

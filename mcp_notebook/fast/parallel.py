@@ -28,8 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import fallback
 from ..readers.base import open_bytes
-from . import fallback, progress
+from . import progress
 from .lines import MAX_LINE_BYTES
 from .rows import Rows
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import native as _native
 from ..protocol.vocab import KINDS
 from ..table import Columns
-from . import native as _native
 
 __all__ = ["Rows", "LineContext", "KINDS", "KIND_CODE", "DIR_CODE", "Codes"]
 

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..core.envelope import Envelope, classify, id_key_of
+from ..protocol.envelope import Envelope, classify, id_key_of
 from ._claude_conn import Tracker
 from ._claude_dedupe import dedupe
 from ._logtext import TRUNCATED_RE, iso_z

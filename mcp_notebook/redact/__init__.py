@@ -37,7 +37,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.envelope import bounded_recursion
+from ..protocol.envelope import bounded_recursion
 from .engines import ENGINES
 from .frames import REPORT_COLUMNS, Redacted, redact_columns, report_frame
 from .har import redact_har

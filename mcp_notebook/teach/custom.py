@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.rules import Rule
+from ..protocol.rules import Rule
 from ..table import VIOLATION_COLUMNS, empty
 
 __all__ = ["run_rule", "with_rule"]
@@ -27,7 +27,7 @@ def run_rule(trace: Any, rule: Rule, check: Check) -> pd.DataFrame:
     Findings outside the rule's versions (by each session's protocol version) are dropped,
     as the checker does.
     """
-    from ..core import versions as V
+    from ..protocol import versions as V
 
     sessions = trace.frames["session"]
     rows = []

@@ -1,12 +1,11 @@
 """The engine's checks against the list-based oracle (``tests/oracle``): the whole three
 tables over generated traffic (hypothesis), and every rule case of
-``tests/core/test_rules.py`` through both pipelines."""
+``tests/protocol/test_rules.py`` through both pipelines."""
 
 from __future__ import annotations
 
 import json
 import random
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,8 +18,6 @@ import mcp_notebook as mn
 from mcp_notebook.fast.store import Store
 
 from .traffic import random_columns, traffic
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 
 
 @settings(max_examples=40, deadline=None)
@@ -35,7 +32,7 @@ def test_whole_tables_are_the_oracles(case: tuple[int, int]) -> None:
 
 
 def _rule_cases() -> list[tuple[str, list, dict]]:
-    from test_rules import CASES, INIT, INIT_0326
+    from protocol.test_rules import CASES, INIT, INIT_0326
 
     out = []
     for code, (bad, good, opts) in sorted(CASES.items()):
@@ -97,8 +94,8 @@ def test_times_match_pandas_to_datetime(values: list[float]) -> None:
                             st_.text(max_size=20)), max_size=30))
 def test_big_id_keys_as_the_reference_says(keys: list[str]) -> None:
     """The C verdict on an id key (above 2^53 or not) is the reference test's, or defers."""
+    from mcp_notebook.engine import native
     from mcp_notebook.engine.rules.envelope import _is_big
-    from mcp_notebook.fast import native
 
     if native.native is None:
         return  # the Python path decides every key with _is_big itself

@@ -1,7 +1,7 @@
 """The C walks (pairing, direction inference) against the Python walks they implement,
 over generated traffic (hypothesis); and a proof that the C walks are the ones that ran.
 
-The Python walks (:func:`mcp_notebook.core.pairing.pair`, :func:`.direction.infer`) are the
+The Python walks (:func:`mcp_notebook.engine.walks.pair`, :func:`.direction.infer`) are the
 reference and the fallback: without the extension every other test runs on them.
 """
 
@@ -13,11 +13,10 @@ import pytest
 from hypothesis import given, settings
 
 import mcp_notebook as mn
-from mcp_notebook.core.direction import infer
-from mcp_notebook.core.direction_vec import infer_codes
-from mcp_notebook.core.pairing import pair
-from mcp_notebook.core.pairing_vec import OUTCOMES, pair_arrays, pair_python
-from mcp_notebook.fast import native
+from mcp_notebook.engine import native
+from mcp_notebook.engine.direction import infer_codes
+from mcp_notebook.engine.pairing import OUTCOMES, pair_arrays, pair_python
+from mcp_notebook.engine.walks import infer, pair
 from mcp_notebook.fast.store import Store
 
 from .traffic import random_columns, traffic
@@ -116,7 +115,8 @@ def test_the_native_walks_ran(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None
     """With the extension built (and MCP_NOTEBOOK_STRICT set by conftest, so no fallback
     passes silently) a load of bare NDJSON runs the C scanner, the C direction walk and
     the C pairing walk, and never the Python walks."""
-    from mcp_notebook.core import direction_vec, pairing_vec
+    from mcp_notebook.engine import direction as direction_vec
+    from mcp_notebook.engine import pairing as pairing_vec
 
     ran: list[str] = []
     real = native.native

@@ -17,9 +17,9 @@ from typing import Any
 
 import msgspec
 
-from mcp_notebook.core import versions as V
-from mcp_notebook.core.pairing import OPPOSITE, Finding, PairRow
-from mcp_notebook.core.rules import RULES, Rule
+from mcp_notebook.engine.walks import OPPOSITE, Finding, PairRow
+from mcp_notebook.protocol import versions as V
+from mcp_notebook.protocol.rules import RULES, Rule
 
 __all__ = ["CheckInput", "CHECKS", "run", "session_versions"]
 

@@ -13,10 +13,9 @@ from typing import Any
 import pandas as pd
 
 from mcp_notebook import readers
-from mcp_notebook.core import versions as V
-from mcp_notebook.core.direction import infer
-from mcp_notebook.core.envelope import bounded_recursion
-from mcp_notebook.core.pairing import pair
+from mcp_notebook.engine.walks import infer, pair
+from mcp_notebook.protocol import versions as V
+from mcp_notebook.protocol.envelope import bounded_recursion
 from mcp_notebook.table import VIOLATION_COLUMNS, Columns, collect, empty
 
 from . import checks

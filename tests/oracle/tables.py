@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mcp_notebook.core.pairing import PairRow
+from mcp_notebook.engine.walks import PairRow
 from mcp_notebook.table import FRAME_COLUMNS, PAIR_COLUMNS, Columns, empty, int64_or_na
 
 __all__ = ["frames_frame", "pairs_frame", "times"]

@@ -55,7 +55,7 @@ def split(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(autouse=True, params=["c", "python"])
 def scanner(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run every fast-path test with the C envelope scanner, then with the Python path."""
-    from mcp_notebook.fast import native
+    from mcp_notebook.engine import native
 
     if request.param == "python":
         monkeypatch.setattr(native, "native", None)

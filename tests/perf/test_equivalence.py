@@ -18,7 +18,7 @@ from oracle.pipeline import materialised, reference_columns, reference_tables
 
 import mcp_notebook as mn
 from mcp_notebook import fast
-from mcp_notebook.fast.fallback import STRICT_ENV, FallbackWarning
+from mcp_notebook.engine.fallback import STRICT_ENV, FallbackWarning
 
 ROOT = Path(__file__).resolve().parents[2]
 WILD = ROOT / "tests" / "fixtures" / "wild"

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from test_equivalence import assert_same
 
-from mcp_notebook.fast import native
+from mcp_notebook.engine import native
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
-from mcp_notebook.fast import native
+from mcp_notebook.engine import native
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import mcp_notebook as mn
 from mcp_notebook.protocol import vocab
 
-CSRC = Path(vocab.__file__).resolve().parents[1] / "fast" / "csrc"
+CSRC = Path(vocab.__file__).resolve().parents[1] / "engine" / "csrc"
 
 
 def test_the_c_header_is_generated_from_the_enums():

@@ -185,7 +185,7 @@ def test_max_line_bytes_cuts_and_can_be_raised(tmp_path: Path, scanner: str, laz
     before; a raised limit reads it whole (plain and .gz, NDJSON and tap; the frame text
     in memory, or read from the file by offset)."""
     from mcp_notebook import fast
-    from mcp_notebook.fast import native
+    from mcp_notebook.engine import native
 
     if scanner == "python":
         monkeypatch.setattr(native, "native", None)

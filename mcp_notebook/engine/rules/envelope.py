@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...fast import native as _native
+from .. import native as _native
 from ..checks import ERROR, NONE, REQUEST, RESULT, Hits, VecInput, check, hits
 
 

@@ -8,8 +8,8 @@ from itertools import compress
 
 import numpy as np
 
-from ...core.pairing_vec import OUTCOMES
 from ..checks import DIRS, NONE, Hits, VecInput, check, hits
+from ..pairing import OUTCOMES
 
 
 def _finding(code: str) -> Callable[[VecInput], Hits]:

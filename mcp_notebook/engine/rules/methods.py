@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core import versions as V
+from ...protocol import versions as V
 from ..checks import DIRS, ERROR, NONE, NOTIFICATION, REQUEST, Hits, VecInput, check, hits
 
 

@@ -8,8 +8,8 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, UnsetType
 
-from ...core.pairing_vec import OUTCOMES
 from ..checks import REQUEST, RESULT, Hits, VecInput, check, hits
+from ..pairing import OUTCOMES
 
 
 class _PingResponse(msgspec.Struct, gc=False):

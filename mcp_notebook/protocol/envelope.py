@@ -9,7 +9,7 @@ text. Ids are keyed by their compact JSON text (``1`` and ``"1"`` differ; ids of
 size stay exact), which is the type-tagged key the pairing uses.
 
 Problems a single message shows on its own are returned as *flags*: stable rule codes
-of :mod:`mcp_notebook.core.rules` that the checker turns into violations.
+of :mod:`mcp_notebook.protocol.rules` that the checker turns into violations.
 """
 
 from __future__ import annotations

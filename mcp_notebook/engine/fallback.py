@@ -11,7 +11,7 @@ them raises :class:`FastPathError` instead, so a broken fast path fails the test
 than being compared with the slow path it fell back to.
 
 Switching a path off on purpose is not a fallback: ``fast.ENABLED = False`` or
-``fast.native.native = None`` where the scanner is built (the tests compare the paths so)
+``engine.native.native = None`` where the scanner is built (the tests compare the paths so)
 load without a note.
 """
 

@@ -1,4 +1,4 @@
-/* mcp_notebook.fast._native: the envelope of the usual JSON-RPC line, found in C.
+/* mcp_notebook.engine._native: the envelope of the usual JSON-RPC line, found in C.
  *
  * scan() reads the lines of a block, one after the other, and for each line of the
  * usual shape appends its row to the lists of a fast.rows.Rows: the same values
@@ -14,7 +14,7 @@
  *
  * codes() numbers values as fast.rows.Codes.codes(values, canon=True, paired=...).
  *
- * pair() is the pairing walk (pair.h) for core/pairing_vec.py.
+ * pair() is the pairing walk (pair.h) for engine/pairing.py.
  *
  * The parts: json.h (checking), utf8.h, envelope.h (the message), tap.h (tap records);
  * this file appends the rows and holds the Python entry points.
@@ -440,7 +440,7 @@ static PyObject *py_utf8_valid(PyObject *self, PyObject *args) {
 static const char PAIR_DOC[] =
     "pair(kind, session, direction, id_code, tool, method, ref_rows, ref_vals,\n"
     "     prog_rows, prog_vals, id_uniques, codes, twin, id_index=None) -> tuple\n\n"
-    "The walk of core.pairing.pair on codes. Buffers, one entry per frame: kind int8,\n"
+    "The walk of engine.walks.pair on codes. Buffers, one entry per frame: kind int8,\n"
     "session int32 (below 2**29), direction int8, id_code int32, tool bool, method int32;\n"
     "ref_rows/prog_rows int64 ascending with ref_vals (list of str) and\n"
     "prog_vals (float64, NaN: none); id_uniques the list of id keys by code; codes =\n"
@@ -587,7 +587,7 @@ static PyObject *py_lengths(PyObject *self, PyObject *args) {
 
 static const char DIRECTIONS_DOC[] =
     "directions(kind, session, id_code, method, method_dirs, given) -> bytearray | None\n\n"
-    "The walk of core.direction.infer on codes: kind int8, session int32 (below 2**29),\n"
+    "The walk of engine.walks.infer on codes: kind int8, session int32 (below 2**29),\n"
     "id_code int32, method int32 (one per frame), method_dirs int8 (one per method code and\n"
     "one more for no method: 0 c2s, 1 s2c, -1 both or unknown), given int8 (0 c2s, 1 s2c,\n"
     "-1 none). The directions with the unknown ones of messages filled in, as int8; None\n"

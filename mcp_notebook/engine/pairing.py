@@ -1,9 +1,9 @@
-"""Pairing on the column store: the walk of :func:`mcp_notebook.core.pairing.pair`, in C.
+"""Pairing on the column store: the walk of :func:`mcp_notebook.engine.walks.pair`, in C.
 
 Sans-IO: plain arrays in (one entry per frame, in capture order), a :class:`PairTable` out.
-Where the C extension is built (:mod:`mcp_notebook.fast.native`) the walk runs there, on
+Where the C extension is built (:mod:`mcp_notebook.engine.native`) the walk runs there, on
 integer codes, in one pass (``csrc/pair.h``); without it the Python walk
-(:func:`mcp_notebook.core.pairing.pair`) is both the reference and the fallback (the
+(:func:`mcp_notebook.engine.walks.pair`) is both the reference and the fallback (the
 PEP 399 pattern: the tests run both on the same cases).
 """
 
@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ..fast import native as _native
-from ..fast.fallback import fell_back
 from ..protocol.vocab import DIRECTIONS, FINDINGS, KINDS, OUTCOMES, Kind
-from .pairing import _digits_twin, pair
+from . import native as _native
+from .fallback import fell_back
+from .walks import _digits_twin, pair
 
 __all__ = ["PairTable", "pair_arrays", "OUTCOMES", "FINDINGS"]
 
@@ -55,7 +55,7 @@ def pair_arrays(kind: np.ndarray, session: np.ndarray, direction: np.ndarray,
                 method: np.ndarray, method_cats: Sequence[Any],
                 is_tool_error: np.ndarray, ref: Any, progress: Any,
                 id_index: dict[Any, int] | None = None) -> PairTable:
-    """Pair the frames (see :func:`mcp_notebook.core.pairing.pair`).
+    """Pair the frames (see :func:`mcp_notebook.engine.walks.pair`).
 
     ``id_code`` numbers the distinct id keys (``id_uniques``; -1: no id); ``id_index``,
     when given, maps each of them to its code. ``ref`` and ``progress`` are the few frames
@@ -142,7 +142,7 @@ def _pair_native(native: Any, kind: np.ndarray, session: np.ndarray, direction: 
 def _detail(name: str, s: int, id_key: Any = None, kind: Any = None, ref: Any = None,
             a: float = 0.0, b: float = 0.0) -> str:
     """The text of pairing finding ``name`` on frame ``s``, as
-    :func:`mcp_notebook.core.pairing.pair` words it (both walks here write it so): from the
+    :func:`mcp_notebook.engine.walks.pair` words it (both walks here write it so): from the
     frame's id key, kind or ref, or the progress values ``a`` (after ``b``)."""
     if name == "request-id-in-flight":
         return f"id {id_key[s]} is still in flight"

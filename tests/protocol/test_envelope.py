@@ -2,7 +2,7 @@
 
 import pytest
 
-from mcp_notebook.core.envelope import classify, id_key_of
+from mcp_notebook.protocol.envelope import classify, id_key_of
 
 CASES = [
     # (frame text, kinds, flags of the first message)

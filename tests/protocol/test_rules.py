@@ -6,7 +6,7 @@ import pytest
 
 import mcp_notebook as mn
 from helpers import INIT, err, load_rows, note, ok, req
-from mcp_notebook.core.rules import RULES, render_markdown
+from mcp_notebook.protocol.rules import RULES, render_markdown
 from mcp_notebook.readers.base import Record
 from mcp_notebook.table import collect
 from mcp_notebook.trace import Trace

@@ -1,8 +1,8 @@
-"""Direction inference on the column store: :func:`mcp_notebook.core.direction.infer`, in C.
+"""Direction inference on the column store: :func:`mcp_notebook.engine.walks.infer`, in C.
 
 Sans-IO. Where the C extension is built the walk runs there (``csrc/pair.h``); without
 it, or for a session that keeps more than 64 requests of one id unanswered (the C walk's
-stack), the Python walk of :func:`~mcp_notebook.core.direction.infer` runs on the codes.
+stack), the Python walk of :func:`~mcp_notebook.engine.walks.infer` runs on the codes.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ..fast import native as _native
-from ..fast.fallback import fell_back
+from ..protocol.versions import direction_of
 from ..protocol.vocab import DIRECTIONS, KINDS
-from .direction import infer
-from .versions import direction_of
+from . import native as _native
+from .fallback import fell_back
+from .walks import infer
 
 __all__ = ["infer_codes"]
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from .rows import Rows
+    from ..fast.rows import Rows
 
 __all__ = ["native", "IMPORT_ERROR", "NO_NATIVE_ENV", "missing", "out_lists", "str_lengths"]
 
@@ -43,7 +43,7 @@ def missing() -> str | None:
     load that runs without it; None when it is in use or switched off on purpose."""
     if native is not None or IMPORT_ERROR is None:
         return None
-    return (f"the C scanner (mcp_notebook.fast._native) is not built ({IMPORT_ERROR}): "
+    return (f"the C scanner (mcp_notebook.engine._native) is not built ({IMPORT_ERROR}): "
             "loaded by the Python path, several times slower; build it with "
             "`pip install -e .` or `python setup.py build_ext --inplace` (needs a C compiler)")
 

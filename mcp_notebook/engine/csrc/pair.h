@@ -1,4 +1,4 @@
-/* pair.h: the walk of core/pairing.py (pair()), on integer codes, in one pass.
+/* pair.h: the walk of engine/walks.py (pair()), on integer codes, in one pass.
  *
  * The reference walk keeps, under each key (session, requester, id key), the open
  * requests (not cancelled, and cancelled, each in request order) and the last answered
@@ -10,7 +10,7 @@
  * keys have one open request at a time, and the row is the number; a reused id chains
  * the rows (see queue_push), a link each, not a pass. The walk's decisions
  * are the reference's, branch for branch, so its rows and findings are the same; the
- * finding texts are written by the caller (core/pairing_vec.py) from the rule numbers
+ * finding texts are written by the caller (engine/pairing.py) from the rule numbers
  * and the seqs given here.
  */
 #ifndef MCP_PAIR_H
@@ -592,7 +592,7 @@ static void pair_state_free(PairState *st) {
     if (st->ids_ready) strtab_free(&st->ids);
 }
 
-/* ---- directions: the walk of core/direction.py (infer), on codes ----
+/* ---- directions: the walk of engine/walks.py (infer), on codes ----
  *
  * Per (session, id key): whether a c2s request used it, and the stack of the directions
  * of its requests not yet answered, as bits (depth at most 64: a deeper stack returns
