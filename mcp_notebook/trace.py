@@ -41,6 +41,7 @@ class Trace:
 
     #: made from a boundary view (:meth:`from_boundary`): envelopes only, no payload text
     payload_free: bool = False
+    _peers: dict[Any, dict[str, str | None]] | None = None
 
     def __init__(self, cols: Columns | Store, version: str | None = None,
                  notes: list[str] | None = None, paths: list[str] | None = None) -> None:
@@ -259,6 +260,59 @@ class Trace:
         before = len(np.unique(codes[:first_none][codes[:first_none] >= 0]))
         return [*cats[:before], None, *cats[before:]]
 
+    def peers(self) -> dict[Any, dict[str, str | None]]:
+        """Per session, what ``initialize`` says of the two peers: ``protocol_version``,
+        ``client_name``, ``client_version``, ``server_name``, ``server_version``.
+
+        From the session's last answered ``initialize`` (a client that initializes again
+        replaces what the earlier one said), else its last ``initialize`` request; the
+        version is the result's, else the request's, else the one its requests name in
+        ``_meta`` (2026-07-28). A value not found, or not a string, is None. Every session
+        has an entry.
+
+        >>> import mcp_notebook as mn
+        >>> mn.load(mn.sample_path("demo-stdio")).peers()["demo"]["server_name"]
+        'mcp-notebook-demo'
+        """
+        if self._peers is not None:
+            return {s: dict(info) for s, info in self._peers.items()}
+        p = self.pairs
+        inits = p[(p["method"] == "initialize") & p["request_seq"].notna()]
+        answered = inits[inits["outcome"] == "result"]
+        out: dict[Any, dict[str, str | None]] = {}
+        for session in self.sessions():
+            mine = answered[answered["session"] == session] if session is not None else \
+                answered[answered["session"].isna()]
+            if mine.empty:
+                mine = inits[inits["session"] == session] if session is not None else \
+                    inits[inits["session"].isna()]
+            info: dict[str, str | None] = dict.fromkeys(
+                ("protocol_version", "client_name", "client_version", "server_name",
+                 "server_version"))
+            if not mine.empty:
+                row = mine.iloc[-1]
+                req = self.message(int(row["request_seq"])) or {}
+                res = self.message(int(row["response_seq"])) \
+                    if pd.notna(row["response_seq"]) else None
+                params = req.get("params") if isinstance(req, dict) else None
+                result = res.get("result") if isinstance(res, dict) else None
+                for side, body, member in (("client", params, "clientInfo"),
+                                           ("server", result, "serverInfo")):
+                    peer = body.get(member) if isinstance(body, dict) else None
+                    if isinstance(peer, dict):
+                        info[f"{side}_name"] = _text_or_none(peer.get("name"))
+                        info[f"{side}_version"] = _text_or_none(peer.get("version"))
+                for body in (params, result):
+                    if isinstance(body, dict) and isinstance(body.get("protocolVersion"), str):
+                        info["protocol_version"] = body["protocolVersion"]
+            if info["protocol_version"] is None:
+                found = self._found_versions()
+                if session in found:
+                    info["protocol_version"] = V.normalise(found[session])
+            out[session] = info
+        self._peers = out
+        return {s: dict(info) for s, info in out.items()}
+
     def extra(self, seq: int) -> dict[str, Any]:
         """Reader context of a frame (HTTP status, SSE event id, ...), if any."""
         return dict(self._store.extra.get(seq, {}))
@@ -330,6 +384,10 @@ class Trace:
 def _released(value: Any) -> Any:
     release_memory()
     return value
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _message(rule: Any, detail: str) -> str:

@@ -50,11 +50,9 @@ __all__ = ["Policy", "Redactor", "Redacted", "REPORT_COLUMNS", "DEFAULT_KEYS",
 def redact_trace(trace: Any, policy: Policy | None = None, *,
                  salt: str | bytes | None = None) -> Redacted:
     """A redacted copy of ``trace`` and the report (see :meth:`Trace.redact`)."""
-    from ..trace import Trace
-
     with bounded_recursion():  # JSON decoders recurse in C: keep a nesting bomb harmless
         cols, hits = redact_columns(trace._cols, Redactor(policy, salt))
-    new = Trace(cols, version=trace._version_override, notes=list(trace.notes),
+    new = type(trace)(cols, version=trace._version_override, notes=list(trace.notes),
                 paths=list(trace.paths))
     src = trace._cols.source
     return Redacted(new, report_frame([(seq, src[seq], h) for seq, h in hits]))

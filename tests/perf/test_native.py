@@ -129,7 +129,7 @@ def captures(draw: st.DrawFn) -> list[str]:
     return lines
 
 
-_SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
+_SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

@@ -113,7 +113,7 @@ import contextlib, io, json, os, sys
 from pathlib import Path
 import mcp_notebook as mn
 from mcp_notebook.cli import main
-from mcp_notebook.fast import native
+from mcp_notebook.engine import native
 
 cases, scratch = json.loads(sys.argv[1]), Path(sys.argv[2])
 report = {"file": mn.__file__, "native": native.native is not None, "cases": {}}
