@@ -415,8 +415,12 @@ def choose_versions(sessions: Iterable[object], from_result: dict[object, str],
     return out
 
 
-def run(ci: CheckInput, rules: Sequence[Rule] = RULES) -> list[tuple[Rule, int, int | None, str]]:
-    """Apply the catalogue; return ``(rule, seq, related_seq, detail)`` sorted by seq."""
+def run(ci: CheckInput, rules: Sequence[Rule] | None = None
+        ) -> list[tuple[Rule, int, int | None, str]]:
+    """Apply the catalogue (the rules this oracle has a check for: a rule added since is
+    held by its rows of the rule table); ``(rule, seq, related_seq, detail)`` by seq."""
+    if rules is None:
+        rules = [r for r in RULES if r.code in CHECKS]
     out: list[tuple[Rule, int, int | None, str]] = []
     checked = {s: V.normalise(ci.versions.get(s, V.DEFAULT)) for s in set(ci.session)}
     for r in rules:
