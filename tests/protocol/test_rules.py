@@ -50,6 +50,11 @@ CASES = {
     "error-id-absent": ([("s2c", '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}')],
                         [("s2c", '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}')],
                         {"version": "2025-06-18"}),
+    "initialize-in-batch": ([("c2s", '[{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}},'
+                                     '{"jsonrpc":"2.0","id":1,"method":"ping"}]')],
+                            [("c2s", req(0, "initialize", {})), ("s2c", ok(0)),
+                             ("c2s", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]')],
+                            {"version": "2025-03-26"}),
     "big-id": ([("c2s", req(2**53 + 1, "ping"))], [("c2s", req(2**53, "ping"))], {}),
     "id-type-mismatch": ([REQ1, ("s2c", ok("1"))], [REQ1, ("s2c", ok(1))], {}),
     "request-id-reused": ([REQ1, ("s2c", ok(1)), REQ1], [REQ1, ("s2c", ok(1)), ("c2s", req(2, "tools/list"))], {}),
