@@ -32,7 +32,8 @@ from ..protocol.vocab import DIRECTIONS, KINDS, Kind
 from .pairing import PairTable
 
 __all__ = ["VecInput", "CHECKS", "ROW_CHECKS", "check", "run_vec", "session_versions_vec",
-           "distinct_codes", "hits", "Hits", "PeerClosed", "PEER_CLOSED"]
+           "distinct_codes", "hits", "Hits", "PeerClosed", "PEER_CLOSED", "TAP_EVENTS",
+           "tap_event"]
 
 REQUEST, NOTIFICATION, RESULT, ERROR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR
 DIRS = (None, *DIRECTIONS)
@@ -135,8 +136,9 @@ class VecInput:
     def peer_closed(self) -> PeerClosed:
         """When each session's sides closed (the tap's records of it, among the log rows)."""
         rows = np.flatnonzero(self.kind == KINDS.index("log"))
-        return PeerClosed(zip(rows.tolist(), map(self.session_of, self.session[rows].tolist()),
-                              self.texts(rows), strict=True))
+        seqs = rows.tolist()
+        return PeerClosed(zip(seqs, map(self.session_of, self.session[rows].tolist()),
+                              self.texts(rows), map(self.extra.get, seqs), strict=True))
 
 
 def distinct_codes(codes: np.ndarray) -> list[int]:
@@ -168,40 +170,63 @@ def hits(seq: Any, related: Any = None, details: Sequence[str] | None = None) ->
     return seq, rel, details if details is not None else [""] * len(seq)
 
 
-#: The stdio tap's own records (its ``meta`` lines, loaded as ``log`` rows) that say a side
-#: has closed, by how their text starts: the requester whose requests can no longer be
-#: answered (the other side is the one that closed), and what happened. A record that
-#: starts the server again opens both sides.
-PEER_CLOSED: tuple[tuple[str, str, str], ...] = (
-    ("client closed stdin", "s2c", "the client had closed its input to the server"),
-    ("client no longer reads stdout", "s2c", "the client had stopped reading the server's output"),
-    ("the server no longer reads its stdin", "c2s", "the server had stopped reading its input"),
-    ("server exited", "c2s", "the server had exited"),
-    ("server killed by", "c2s", "the server had been killed"),
+#: The stdio tap's own events (its ``meta`` records, loaded as ``log`` rows whose context
+#: holds the record's ``event``: ``trace.extra(seq)["tap_event"]``) that say a side has
+#: closed: the requester whose requests can no longer be answered (the other side is the
+#: one that closed), and what happened. ``start`` (the server started again) opens both
+#: sides. See ``mcp_notebook/capture/tap.py``.
+TAP_EVENTS: dict[str, tuple[str, str]] = {
+    "stdin-eof": ("s2c", "the client had closed its input to the server"),
+    "stdout-closed": ("s2c", "the client had stopped reading the server's output"),
+    "server-stdin-closed": ("c2s", "the server had stopped reading its input"),
+    "exit": ("c2s", "the server had exited"),
+}
+_KILLED = "the server had been killed"
+#: A meta record written without its event (hand-written, or by a tap before events were
+#: recorded) is known by how its text starts, as the tap words each event.
+PEER_CLOSED: tuple[tuple[str, str], ...] = (
+    ("client closed stdin", "stdin-eof"),
+    ("client no longer reads stdout", "stdout-closed"),
+    ("the server no longer reads its stdin", "server-stdin-closed"),
+    ("server exited", "exit"),
+    ("server killed by", "exit"),
+    ("started ", "start"),
 )
-_PEER_STARTED = "started "
+
+
+def tap_event(text: str | None, context: dict[str, Any] | None) -> tuple[str | None, bool]:
+    """The tap event of a log row (from its context, else its text) and whether it is an
+    exit by a signal."""
+    context = context or {}
+    event = context.get("tap_event")
+    if event is None and text:
+        event = next((e for prefix, e in PEER_CLOSED if text.startswith(prefix)), None)
+    killed = event == "exit" and ("tap_signal" in context or
+                                  bool(text and text.startswith("server killed by")))
+    return event, killed
 
 
 class PeerClosed:
     """When each session's sides closed, from the tap's records of it.
 
-    ``log_rows`` are ``(seq, session, text)`` of the ``log`` rows, in seq order."""
+    ``log_rows`` are ``(seq, session, text, context)`` of the ``log`` rows, in seq order."""
 
-    def __init__(self, log_rows: Iterable[tuple[int, object, str | None]]) -> None:
+    def __init__(self, log_rows: Iterable[tuple[int, object, str | None, dict | None]]) -> None:
         # session -> [(seq, {requester: (close seq, what happened)})], the state after seq
         self._at: dict[object, tuple[list[int], list[dict[str, tuple[int, str]]]]] = {}
-        for seq, session, text in log_rows:
-            if not text:
+        for seq, session, text, context in log_rows:
+            event, killed = tap_event(text, context)
+            if event is None:
                 continue
             seqs, states = self._at.setdefault(session, ([], []))
             state = dict(states[-1]) if states else {}
-            if text.startswith(_PEER_STARTED):
+            if event == "start":
                 state = {}
             else:
-                hit = next((p for p in PEER_CLOSED if text.startswith(p[0])), None)
-                if hit is None or hit[1] in state:
+                hit = TAP_EVENTS.get(event)
+                if hit is None or hit[0] in state:
                     continue
-                state[hit[1]] = (seq, hit[2])
+                state[hit[0]] = (seq, _KILLED if killed else hit[1])
             seqs.append(seq)
             states.append(state)
 
