@@ -11,7 +11,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from .engine.checks import VecInput, run_vec, session_versions_vec
+from .engine.checks import VecInput, load_rule_modules, run_vec, session_versions_vec
 from .engine.pairing import PairTable, pair_arrays
 from .fast import release_memory
 from .fast.compat import ColumnsView
@@ -24,6 +24,8 @@ from .protocol.envelope import bounded_recursion
 from .table import VIOLATION_COLUMNS, Columns, empty
 
 __all__ = ["Trace"]
+
+load_rule_modules()  # the catalogue's checks, imported with the Trace (not by its first check)
 
 _decode = msgspec.json.decode
 
