@@ -225,7 +225,7 @@ def test_real_captures(capture: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fast, "ENABLED", False)
     ref = mn.load(capture)
     assert t.notes == ref.notes
-    frames, pairs, violations = reference_tables(ref._cols)
+    frames, pairs, violations = reference_tables(ref.to_columns())
     pd.testing.assert_frame_equal(materialised(t.frames), frames)
     pd.testing.assert_frame_equal(t.pairs, pairs)
     pd.testing.assert_frame_equal(comparable(t.violations), violations)
