@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import mcp_notebook as mn
-from helpers import INIT, ok, req, tap
+from helpers import INIT, need_native, ok, req, tap
 from mcp_notebook import fast
 from mcp_notebook.engine import native
 from mcp_notebook.engine.fallback import STRICT_ENV, FallbackWarning, FastPathError
@@ -70,9 +70,7 @@ def test_the_suite_runs_strict_with_the_native_walks(tmp_path: Path) -> None:
     """The suite is strict, the C extension is built (say so clearly if not), and a load
     with its tables runs the C scanner, the C direction walk and the C pairing walk."""
     assert os.environ.get(STRICT_ENV) == "1", "tests/conftest.py sets MCP_NOTEBOOK_STRICT=1"
-    assert native.native is not None, (
-        f"the C extension is not built ({native.IMPORT_ERROR}); the suite needs it: "
-        "run `python setup.py build_ext --inplace` or `pip install -e .`")
+    need_native()
     spy = Spy(native.native)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(native, "native", spy)

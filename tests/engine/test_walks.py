@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 
 import mcp_notebook as mn
+from helpers import need_native
 from mcp_notebook.engine import native
 from mcp_notebook.engine.direction import infer_codes
 from mcp_notebook.engine.pairing import OUTCOMES, pair_arrays, pair_python
@@ -22,7 +23,6 @@ from mcp_notebook.fast.store import Store
 from .traffic import random_columns, traffic
 
 _DIRS = (None, "c2s", "s2c")
-needs_c = pytest.mark.skipif(native.native is None, reason="the C extension is switched off")
 
 
 def _table(pt, st) -> list[tuple]:  # noqa: ANN001
@@ -59,12 +59,12 @@ def test_pairing_table_is_the_walks(case: tuple[int, int]) -> None:
         assert pt.findings == want_findings
 
 
-@needs_c
 @settings(max_examples=60, deadline=None)
 @given(traffic)
 def test_pairing_with_the_loaders_id_index(case: tuple[int, int]) -> None:
     """The loader's dict of id keys (kept by a merge of parts) gives the C walk the same
     pairing as the table it otherwise makes of them."""
+    need_native()
     st = Store.from_columns(random_columns(random.Random(case[0]), case[1]))
     plain = pair_arrays(*_args(st))
     indexed = pair_arrays(*_args(st), id_index={k: i for i, k in enumerate(st.id_code[1])})
@@ -110,7 +110,6 @@ def test_direction_inference_with_deep_stacks(depth: int) -> None:
     assert want.count("s2c") > depth  # the answers travel back
 
 
-@needs_c
 def test_the_native_walks_ran(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With the extension built (and MCP_NOTEBOOK_STRICT set by conftest, so no fallback
     passes silently) a load of bare NDJSON runs the C scanner, the C direction walk and
@@ -118,6 +117,7 @@ def test_the_native_walks_ran(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None
     from mcp_notebook.engine import direction as direction_vec
     from mcp_notebook.engine import pairing as pairing_vec
 
+    need_native()
     ran: list[str] = []
     real = native.native
 

@@ -59,6 +59,8 @@ def scanner(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
 
     if request.param == "python":
         monkeypatch.setattr(native, "native", None)
-    elif native.native is None:
-        pytest.fail("the C scanner is not built (pip install -e . builds it)")
+    else:
+        from helpers import need_native
+
+        need_native()
     return request.param

@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
+from helpers import need_native
 from mcp_notebook.engine import native
 
 
 @pytest.fixture(autouse=True)
 def scanner() -> str:
-    if native.native is None:
-        pytest.fail("the C scanner is not built (pip install -e . builds it)")
+    need_native()
     return "c"
 
 
