@@ -86,6 +86,7 @@ def test_the_suite_runs_strict_with_the_native_walks(tmp_path: Path) -> None:
 
 
 def test_a_failing_fast_path_is_noted_and_warned_once(files, lenient, monkeypatch):
+    need_native()
     want = _reference(files, monkeypatch)
     monkeypatch.setattr(native, "native", Spy(native.native, fail={"scan"}))
     with warnings.catch_warnings(record=True) as record:
@@ -101,6 +102,7 @@ def test_a_failing_fast_path_is_noted_and_warned_once(files, lenient, monkeypatc
 
 
 def test_a_failing_fast_path_raises_when_strict(files, monkeypatch):
+    need_native()
     monkeypatch.setattr(native, "native", Spy(native.native, fail={"scan"}))
     with pytest.raises(FastPathError, match=r"MCP_NOTEBOOK_STRICT=1: a\.jsonl: the fast "
                                             r"loader failed.*injected failure in scan"):
