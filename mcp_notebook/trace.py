@@ -19,6 +19,7 @@ from .fast.frames import frames_frame
 from .fast.pairs import pairs_frame
 from .fast.store import Store
 from .lazytext import texts_of
+from .peers import peers_of
 from .protocol import versions as V
 from .protocol.envelope import bounded_recursion
 from .table import VIOLATION_COLUMNS, Columns, empty
@@ -88,6 +89,11 @@ class Trace:
     def _found_versions(self, override: str | None = None) -> dict[Any, str]:
         return session_versions_vec(self._check_input({}), self._store.version.as_dict(),
                                     override)
+
+    def versions_named(self) -> dict[Any, str]:
+        """The protocol version each session names (initialize, else ``_meta``); sessions
+        that name none are left out (:attr:`versions` gives them the default)."""
+        return self._found_versions()
 
     @cached_property
     def versions(self) -> dict[Any, str]:
@@ -331,44 +337,9 @@ class Trace:
         >>> mn.load(mn.sample_path("demo-stdio")).peers()["demo"]["server_name"]
         'mcp-notebook-demo'
         """
-        if self._peers is not None:
-            return {s: dict(info) for s, info in self._peers.items()}
-        p = self.pairs
-        inits = p[(p["method"] == "initialize") & p["request_seq"].notna()]
-        answered = inits[inits["outcome"] == "result"]
-        out: dict[Any, dict[str, str | None]] = {}
-        for session in self.sessions():
-            mine = answered[answered["session"] == session] if session is not None else \
-                answered[answered["session"].isna()]
-            if mine.empty:
-                mine = inits[inits["session"] == session] if session is not None else \
-                    inits[inits["session"].isna()]
-            info: dict[str, str | None] = dict.fromkeys(
-                ("protocol_version", "client_name", "client_version", "server_name",
-                 "server_version"))
-            if not mine.empty:
-                row = mine.iloc[-1]
-                req = self.message(int(row["request_seq"])) or {}
-                res = self.message(int(row["response_seq"])) \
-                    if pd.notna(row["response_seq"]) else None
-                params = req.get("params") if isinstance(req, dict) else None
-                result = res.get("result") if isinstance(res, dict) else None
-                for side, body, member in (("client", params, "clientInfo"),
-                                           ("server", result, "serverInfo")):
-                    peer = body.get(member) if isinstance(body, dict) else None
-                    if isinstance(peer, dict):
-                        info[f"{side}_name"] = _text_or_none(peer.get("name"))
-                        info[f"{side}_version"] = _text_or_none(peer.get("version"))
-                for body in (params, result):
-                    if isinstance(body, dict) and isinstance(body.get("protocolVersion"), str):
-                        info["protocol_version"] = body["protocolVersion"]
-            if info["protocol_version"] is None:
-                found = self._found_versions()
-                if session in found:
-                    info["protocol_version"] = V.normalise(found[session])
-            out[session] = info
-        self._peers = out
-        return {s: dict(info) for s, info in out.items()}
+        if self._peers is None:
+            self._peers = peers_of(self)
+        return {s: dict(info) for s, info in self._peers.items()}
 
     def extra(self, seq: int) -> dict[str, Any]:
         """Reader context of a frame (HTTP status, SSE event id, ...), if any."""
@@ -441,10 +412,6 @@ class Trace:
 def _released(value: Any) -> Any:
     release_memory()
     return value
-
-
-def _text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _message(rule: Any, detail: str) -> str:

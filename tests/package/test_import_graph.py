@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "mcp_notebook.bundled": 2,
     "mcp_notebook.capture": 2,  # the recorders write what the readers read (no pandas)
     "mcp_notebook.trace": 3,
+    "mcp_notebook.peers": 3,
     "mcp_notebook.load": 3,
     "mcp_notebook.collection": 3,
     "mcp_notebook.compare": 3,
