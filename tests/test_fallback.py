@@ -140,6 +140,7 @@ def two_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     if not hasattr(os, "fork"):
         pytest.skip("no fork here: the loader reads in one process")
     monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "can_fork", lambda: True)  # whatever threads others left
 
 
 def test_a_worker_that_dies_is_noted(tmp_path, lenient, two_workers, monkeypatch):

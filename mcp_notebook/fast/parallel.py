@@ -63,8 +63,13 @@ def workers() -> int:
 
 def can_fork() -> bool:
     """Whether a worker may be forked: the platform has ``fork`` and this process runs
-    no other Python thread (a forked child of a threaded process can deadlock)."""
-    return hasattr(os, "fork") and threading.active_count() == 1
+    no other Python thread (a forked child of a threaded process can deadlock), but the
+    monitor of our own progress bar (tqdm's ``TMonitor``: it sleeps, and the child draws
+    nothing)."""
+    if not hasattr(os, "fork"):
+        return False
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    return all(type(t).__name__ == "TMonitor" for t in others)
 
 
 def _cut(path: Path, size: int) -> int:
