@@ -105,7 +105,7 @@ def test_the_wheel_holds_every_package_file(wheel_env):
     package = [f for f in _project_files() if f.startswith("mcp_notebook/")
                and not f.startswith("mcp_notebook/engine/csrc/")]
     assert package and not [f for f in package if f not in names]
-    assert any(n.startswith("mcp_notebook/fast/_native") for n in names), "no C scanner"
+    assert any(n.startswith("mcp_notebook/engine/_native") for n in names), "no C scanner"
 
 
 _DRIVER = r'''
