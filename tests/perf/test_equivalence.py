@@ -301,6 +301,7 @@ def test_several_files_over_two_processes(edge_captures: dict[str, Path], text_m
 
     monkeypatch.setattr(parallel, "workers", lambda: 2)
     monkeypatch.setattr(parallel, "MIN_MANY_BYTES", 0)
+    monkeypatch.setattr(parallel, "can_fork", lambda: True)  # whatever threads others left
     forks: list[int] = []
     real_fork = os.fork
 
