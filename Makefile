@@ -7,7 +7,7 @@ LAB_ARGS ?=
 
 .PHONY: lab test test-fast fuzz bench bench-quick data docs lint clean
 
-$(STAMP): pyproject.toml setup.py $(wildcard mcp_notebook/fast/csrc/*)
+$(STAMP): pyproject.toml setup.py $(wildcard mcp_notebook/engine/csrc/*)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip 'setuptools>=77'
 	$(PY) -m pip install --quiet -e '.[dev]'
@@ -40,7 +40,7 @@ data: $(STAMP)
 	$(PY) scripts/make_data.py
 
 docs: $(STAMP)
-	$(PY) -c "from mcp_notebook.core.rules import render_markdown as r; print(r(), end='')" > docs/rules.md
+	$(PY) -c "from mcp_notebook.protocol.rules import render_markdown as r; print(r(), end='')" > docs/rules.md
 	$(PY) -m mcp_notebook._apidoc > docs/api.md
 
 lint: $(STAMP)

@@ -2,7 +2,7 @@
 
 The one compiled part is the envelope scanner of the fast loader (C, no dependencies). It
 is optional: where it cannot be built (no C compiler), the install goes on and the loader
-uses its pure-Python path (``mcp_notebook.fast.native`` tells which is in use).
+uses its pure-Python path (``mcp_notebook.engine.native`` tells which is in use).
 
 The real traces (``data/``) and the tutorial (``notebooks/``) live at the top of the
 repository, where ``make data``, ``make lab`` and the tests use them; a build copies them
@@ -11,6 +11,7 @@ into the package (``mcp_notebook/data``, ``mcp_notebook/notebooks``), where
 symlinks do not survive every sdist, wheel and file system, and two copies in git drift.
 """
 
+import importlib.util
 import os
 from glob import glob
 
@@ -22,6 +23,21 @@ BUNDLED = {
     "data": ("data", ("*",)),  # every trace make_data writes, whatever its format
     "notebooks": ("notebooks", ("README.md", "*.ipynb", "solutions/*.py")),
 }
+
+
+def write_vocab_header():
+    """``csrc/vocab.h`` from ``protocol/vocab.py``: the C enums are the Python enums."""
+    spec = importlib.util.spec_from_file_location("_vocab", "mcp_notebook/protocol/vocab.py")
+    vocab = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(vocab)
+    path = "mcp_notebook/engine/csrc/vocab.h"
+    text = vocab.c_header()
+    if not os.path.exists(path) or open(path, encoding="utf-8").read() != text:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+write_vocab_header()
 
 
 class build_py_bundled(build_py):
@@ -45,6 +61,6 @@ class build_py_bundled(build_py):
 
 
 setup(cmdclass={"build_py": build_py_bundled},
-      ext_modules=[Extension("mcp_notebook.fast._native", ["mcp_notebook/fast/csrc/module.c"],
-                             depends=sorted(glob("mcp_notebook/fast/csrc/*.h")),
+      ext_modules=[Extension("mcp_notebook.engine._native", ["mcp_notebook/engine/csrc/module.c"],
+                             depends=sorted(glob("mcp_notebook/engine/csrc/*.h")),
                              extra_compile_args=["-O3"], optional=True)])

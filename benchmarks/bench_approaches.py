@@ -390,7 +390,7 @@ def ours(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
     checks["id_dtype"] = str(frames["id_key"].dtype) if "id_key" in frames else "?"
     checks["timed_self_peak_mb"] = round(timed_self_peak_mb, 1)
     try:  # which envelope scanner ran: the C one, or the pure-Python path
-        from mcp_notebook.fast import native
+        from mcp_notebook.engine import native
         checks["scanner"] = "C" if native.native is not None else "Python"
     except ImportError:
         checks["scanner"] = "?"

@@ -112,9 +112,10 @@ def snapshot(out_dir: Path, source: str) -> Path:
 def build_native(root: Path) -> bool:
     """Compile the C scanner of the copy in ``root`` beside its source, as ``pip install``
     does (``setup.py``); False (and the pure-Python path is measured) if it cannot be built."""
+    pkg = "engine" if (root / "mcp_notebook" / "engine" / "csrc").is_dir() else "fast"  # before 16
     code = ("from setuptools import Extension, setup; setup(name='snap', script_args=["
             "'build_ext', '--inplace', '-q'], ext_modules=[Extension("
-            "'mcp_notebook.fast._native', ['mcp_notebook/fast/csrc/module.c'], "
+            f"'mcp_notebook.{pkg}._native', ['mcp_notebook/{pkg}/csrc/module.c'], "
             "extra_compile_args=['-O3'])])")
     done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True)
     shutil.rmtree(root / "build", ignore_errors=True)

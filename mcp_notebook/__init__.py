@@ -22,8 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .collection import load_many
     from .compare import diff
-    from .core.rules import RULES, Rule
     from .load import load
+    from .protocol.rules import RULES, Rule
     from .readers import CaptureError, formats
     from .trace import Trace
 
@@ -55,8 +55,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Trace": ("trace", "Trace"),
     "CaptureError": ("readers", "CaptureError"),
     "formats": ("readers", "formats"),
-    "RULES": ("core.rules", "RULES"),
-    "Rule": ("core.rules", "Rule"),
+    "RULES": ("protocol.rules", "RULES"),
+    "Rule": ("protocol.rules", "Rule"),
     "timeline": ("widgets", "timeline"),
     "inspect": ("widgets", "inspect"),
     "explore": ("widgets", "explore"),
@@ -99,7 +99,7 @@ def rules() -> Any:
     """The rule catalogue as a DataFrame: code, severity, topic, versions, title, spec, source."""
     import pandas as pd
 
-    from .core.rules import RULES
+    from .protocol.rules import RULES
 
     return pd.DataFrame([{"code": r.code, "severity": r.severity, "topic": r.topic,
                           "versions": ", ".join(r.versions), "title": r.title,

@@ -37,8 +37,10 @@ SECTIONS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 
 #: values without a docstring of their own
-DATA = {"RULES": "The rule catalogue: a tuple of `Rule`, in code order; `mn.rules()` is the "
-                 "same as a DataFrame, and [rules.md](rules.md) is the page.",
+DATA = {"RULES": "The rule catalogue: a sequence of `Rule`, in the order they were declared "
+                 "(the engine's rule modules and other packages add theirs with "
+                 "`RULES.register`); `mn.rules()` is the same as a DataFrame, and "
+                 "[rules.md](rules.md) is the page.",
         "Rule": "One rule of the catalogue (a frozen dataclass): `code`, `severity` (error, "
                 "warning or info), `title`, the quoted `spec` sentence and its `source`, "
                 "`advice`, the protocol `versions` it applies to, its `topic`, and `quoted` "

@@ -24,7 +24,6 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from .core import versions as V
 from .table import empty
 
 __all__ = ["BOUNDARY_COLUMNS", "ERROR_TYPES", "boundary_frame", "write_boundary",
@@ -92,35 +91,6 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _peers(trace: Any) -> dict[Any, dict[str, str | None]]:
-    """Per session: protocol version and client/server name and version from initialize."""
-    f, p = trace.frames, trace.pairs
-    out: dict[Any, dict[str, str | None]] = {}
-    inits = p[(p["method"] == "initialize") & p["request_seq"].notna()]
-    for row in inits.itertuples(index=False):
-        req = trace.message(int(row.request_seq)) or {}
-        res = trace.message(int(row.response_seq)) if pd.notna(row.response_seq) else None
-        params = req.get("params") if isinstance(req, dict) else None
-        client = params.get("clientInfo") if isinstance(params, dict) else None
-        result = res.get("result") if isinstance(res, dict) else None
-        server = result.get("serverInfo") if isinstance(result, dict) else None
-        info = out.setdefault(row.session, {})
-        if isinstance(client, dict):
-            info.setdefault("client_name", _str(client.get("name")))
-            info.setdefault("client_version", _str(client.get("version")))
-        if isinstance(server, dict):
-            info.setdefault("server_name", _str(server.get("name")))
-            info.setdefault("server_version", _str(server.get("version")))
-        if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
-            info.setdefault("protocol_version", result["protocolVersion"])
-    found = trace._found_versions()
-    for session in f["session"].cat.categories.tolist() + [None]:
-        info = out.setdefault(session, {})
-        if info.get("protocol_version") is None and session in found:
-            info["protocol_version"] = V.normalise(found[session])
-    return out
-
-
 _PEER_COLUMNS = ("protocol_version", "client_name", "client_version", "server_name",
                  "server_version")
 _META = "io.modelcontextprotocol/"
@@ -166,27 +136,7 @@ def _per_message_peers(trace: Any, ops: pd.DataFrame) -> None:
 
 def messages_of(trace: Any, seqs: Iterable[int]) -> list[Any]:
     """``trace.message(seq)`` for many frames, their text read in one pass."""
-    from .core.envelope import bounded_recursion
-    from .lazytext import texts_of
-
-    rows = np.asarray(list(seqs), dtype=np.int64)
-    s = trace._store
-    texts = texts_of(s.raw, rows)
-    out: list[Any] = []
-    with bounded_recursion():
-        for seq, text in zip(rows.tolist(), texts, strict=True):
-            batch = int(s.batch[seq])
-            if text is None or (s.kind[seq] >= 4 and batch < 0):  # invalid, stderr, log
-                out.append(None)
-                continue
-            try:
-                value = msgspec.json.decode(text.encode("utf-8", "surrogateescape"))
-            except (msgspec.DecodeError, RecursionError):
-                out.append(None)
-                continue
-            out.append(value[batch] if batch >= 0 and isinstance(value, list)
-                       and batch < len(value) else value)
-    return out
+    return trace.messages(seqs)
 
 
 def _targets(trace: Any, seqs: Iterable[int]) -> dict[int, str]:
@@ -256,14 +206,14 @@ def boundary_frame(trace: Any) -> pd.DataFrame:
     ops["error_type"] = pd.Series(
         [error_type(c, t) for c, t in zip(ops["error_code"], tool, strict=True)], dtype=object)
     ops["is_error"] = ops["error_type"].notna()
-    c = trace._cols
-    ops["ref"] = pd.Series([c.ref[int(s)] if pd.notna(s) else None for s in ops["request_seq"]],
+    ref, progress = trace.column("ref"), trace.column("progress")
+    ops["ref"] = pd.Series([ref[int(s)] if pd.notna(s) else None for s in ops["request_seq"]],
                            dtype=object)
-    ops["progress"] = pd.Series([c.progress[int(s)] if pd.notna(s) else None
+    ops["progress"] = pd.Series([progress[int(s)] if pd.notna(s) else None
                                  for s in ops["request_seq"]], dtype="float64")
     ops["bytes_in"] = _sizes(ops["request_seq"], size)
     ops["bytes_out"] = _sizes(ops["response_seq"], size)
-    peers = _peers(trace)
+    peers = trace.peers()
     for col in _PEER_COLUMNS:
         ops[col] = pd.Series([peers.get(s if isinstance(s, str) else None, {}).get(col)
                               for s in ops["session"]], dtype=object)

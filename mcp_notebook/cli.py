@@ -81,7 +81,7 @@ def _version(text: str) -> str:
     import argparse
     import re
 
-    from .core.versions import VERSIONS
+    from .protocol.versions import VERSIONS
 
     if text == "draft" or re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return text
@@ -343,7 +343,7 @@ def _default_out(src: Path, to: str) -> Path | None:
 def cmd_rules(args: argparse.Namespace) -> int:
     import json
 
-    from .core.rules import RULES
+    from .protocol.rules import RULES
 
     if args.json:
         print(json.dumps([{"code": r.code, "severity": r.severity, "versions": list(r.versions),

@@ -58,33 +58,6 @@ SESSION_COLUMNS: dict[str, tuple[str, str]] = {
 _COUNTS = [k for k, (d, _) in SESSION_COLUMNS.items() if d == "int64"]
 
 
-def _init_info(t: Any, pairs: pd.DataFrame) -> dict[str, Any]:
-    """Client and server info of a session's (last answered) initialize."""
-    out: dict[str, Any] = {}
-    init = pairs[(pairs["method"] == "initialize") & (pairs["outcome"] == "result")]
-    if init.empty:
-        init = pairs[pairs["method"] == "initialize"]
-    if init.empty:
-        return out
-    row = init.iloc[-1]
-    req = t.message(int(row["request_seq"])) if pd.notna(row["request_seq"]) else None
-    params = req.get("params") if isinstance(req, dict) else None
-    client = params.get("clientInfo") if isinstance(params, dict) else None
-    if isinstance(client, dict):
-        out["client_name"], out["client_version"] = client.get("name"), client.get("version")
-    if isinstance(params, dict):
-        out["protocol_version"] = params.get("protocolVersion")
-    resp = t.message(int(row["response_seq"])) if pd.notna(row["response_seq"]) else None
-    res = resp.get("result") if isinstance(resp, dict) else None
-    if isinstance(res, dict):
-        server = res.get("serverInfo")
-        if isinstance(server, dict):
-            out["server_name"], out["server_version"] = server.get("name"), server.get("version")
-        if res.get("protocolVersion") is not None:
-            out["protocol_version"] = res.get("protocolVersion")
-    return {k: (None if v is None else str(v)) for k, v in out.items()}
-
-
 def _key(values: pd.Series) -> np.ndarray:
     """Session values as objects, NaN as None (so None sessions group together)."""
     return values.astype(object).where(values.notna(), None).to_numpy()
@@ -106,6 +79,7 @@ def _session_rows(t: Any, capture: str) -> pd.DataFrame:
     vs = seq_session.reindex(v["seq"].astype("float").to_numpy()).to_numpy() if len(v) else []
     f_rows, p_rows, v_rows = _rows_of(fs), _rows_of(ps), _rows_of(vs)
     rows = []
+    peers = t.peers()
     for s in t.sessions():
         fr, pr = f.iloc[f_rows.get(s, [])], p.iloc[p_rows.get(s, [])]
         kinds = fr["kind"].astype(object).value_counts()
@@ -135,9 +109,9 @@ def _session_rows(t: Any, capture: str) -> pd.DataFrame:
             "duplicates": int(outcomes.get("duplicate", 0)),
             **{f"violations_{k}": int(sev.get(k, 0)) for k in ("error", "warning", "info")},
         }
-        row.update(_init_info(t, pr))
+        row.update(peers.get(s, {}))
         if row["protocol_version"] is None and s in t.versions and t.protocol_version:
-            row["protocol_version"] = str(t.versions[s])
+            row["protocol_version"] = str(t.versions[s])  # the version it is checked against
         rows.append(row)
     return _typed(pd.DataFrame(rows, columns=list(SESSION_COLUMNS)))
 

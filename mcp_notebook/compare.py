@@ -114,9 +114,10 @@ def _server_info(t: Any, session: Any) -> tuple[str | None, dict[str, Any]]:
     if init.empty:
         return None, {}
     res = _result(t, init["response_seq"].iloc[-1])
-    info = _dict(res.get("serverInfo"))
-    name = info.get("name")
-    return (str(name) if name is not None else None), res
+    if (init["method"] == "initialize").any():  # what the trace says of its peers
+        return t.peers().get(session, {}).get("server_name"), res
+    name = _dict(res.get("serverInfo")).get("name")  # 2026-07-28: server/discover
+    return (name if isinstance(name, str) else None), res
 
 
 def _sides(t: Any) -> list[_Side]:

@@ -24,6 +24,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import msgspec
@@ -54,9 +55,11 @@ def to_tap_records(trace: Any) -> list[dict[str, Any]]:
     on the way back: a reader's ``kind``/``reason`` for rows it marked invalid, the
     ``stream``, ``local_time``, the ``source`` and the reader's ``extra`` context.
     """
-    c = trace._cols
+    c = SimpleNamespace(**{name: trace.column(name) for name in (
+        "batch", "kind", "ts", "direction", "raw", "session", "flags", "reason", "stream",
+        "local_time", "source")}, extra=trace.contexts())
     out: list[dict[str, Any]] = []
-    for i in range(len(c)):
+    for i in range(len(trace)):
         if c.batch[i] not in (None, 0):
             continue  # the batch frame was written with its first member
         kind = c.kind[i]

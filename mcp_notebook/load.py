@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from . import fast, readers
-from .core.envelope import bounded_recursion
-from .fast import fallback
+from .engine import fallback
+from .engine.native import missing as scanner_missing
 from .fast import progress as bars
-from .fast.native import missing as scanner_missing
+from .protocol.envelope import bounded_recursion
 from .readers import CaptureError, Record
 from .table import Columns, collect
 from .trace import Trace
@@ -340,7 +340,7 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[
         raise CaptureError(f"{paths}: nothing in it loads ({'; '.join(notes)})"[:2000])
     store = fast.combine([*pieces, cols])
     notes.extend(readers.time_notes(store.extra))
-    if fast.infer_directions(store):  # as core.direction.infer, on columns
+    if fast.infer_directions(store):  # as engine.walks.infer, on columns
         notes.append("directions inferred from the message flow (the capture does not say)")
     return Trace(store, version=version, notes=notes, paths=used)
 

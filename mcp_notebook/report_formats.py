@@ -25,7 +25,7 @@ from urllib.parse import quote
 import pandas as pd
 
 from . import __version__
-from .core.rules import RULES, Rule
+from .protocol.rules import RULES, Rule
 
 __all__ = ["FORMATS", "render_findings", "findings"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -11,19 +12,21 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from .core import versions as V
-from .core.checks_vec import VecInput, run_vec, session_versions_vec
-from .core.envelope import bounded_recursion
-from .core.pairing_vec import PairTable, pair_arrays
+from .engine.checks import VecInput, load_rule_modules, run_vec, session_versions_vec
+from .engine.pairing import PairTable, pair_arrays
 from .fast import release_memory
-from .fast.compat import ColumnsView
 from .fast.frames import frames_frame
 from .fast.pairs import pairs_frame
 from .fast.store import Store
 from .lazytext import texts_of
+from .peers import peers_of
+from .protocol import versions as V
+from .protocol.envelope import bounded_recursion
 from .table import VIOLATION_COLUMNS, Columns, empty
 
 __all__ = ["Trace"]
+
+load_rule_modules()  # the catalogue's checks, imported with the Trace (not by its first check)
 
 _decode = msgspec.json.decode
 
@@ -41,6 +44,7 @@ class Trace:
 
     #: made from a boundary view (:meth:`from_boundary`): envelopes only, no payload text
     payload_free: bool = False
+    _peers: dict[Any, dict[str, str | None]] | None = None
 
     def __init__(self, cols: Columns | Store, version: str | None = None,
                  notes: list[str] | None = None, paths: list[str] | None = None) -> None:
@@ -48,11 +52,6 @@ class Trace:
         self._version_override = version
         self.notes: list[str] = list(notes or [])
         self.paths: list[str] = list(paths or [])
-
-    @cached_property
-    def _cols(self) -> Columns:
-        """The columns as the reference ``Columns`` lists, made when first read."""
-        return ColumnsView(self._store)
 
     # -- the three DataFrames ---------------------------------------------------------------
     @cached_property
@@ -90,6 +89,11 @@ class Trace:
     def _found_versions(self, override: str | None = None) -> dict[Any, str]:
         return session_versions_vec(self._check_input({}), self._store.version.as_dict(),
                                     override)
+
+    def versions_named(self) -> dict[Any, str]:
+        """The protocol version each session names (initialize, else ``_meta``); sessions
+        that name none are left out (:attr:`versions` gives them the default)."""
+        return self._found_versions()
 
     @cached_property
     def versions(self) -> dict[Any, str]:
@@ -150,6 +154,66 @@ class Trace:
         if batch >= 0 and isinstance(value, list):
             return value[batch]
         return value
+
+    def messages(self, seqs: Iterable[int]) -> list[Any]:
+        """:meth:`message` of many frames, their text read in one pass."""
+        rows = np.asarray(list(seqs), dtype=np.int64)
+        s = self._store
+        out: list[Any] = []
+        with bounded_recursion():
+            for seq, text in zip(rows.tolist(), texts_of(s.raw, rows), strict=True):
+                batch = int(s.batch[seq])
+                if text is None or (s.kind[seq] >= 4 and batch < 0):  # invalid, stderr, log
+                    out.append(None)
+                    continue
+                try:
+                    value = _decode(text.encode("utf-8", "surrogateescape"))
+                except (msgspec.DecodeError, RecursionError):
+                    out.append(None)
+                    continue
+                out.append(value[batch] if batch >= 0 and isinstance(value, list)
+                           and batch < len(value) else value)
+        return out
+
+    def texts(self, seqs: Iterable[int]) -> list[str | None]:
+        """The exact text of frames (``frames.raw``), read in one pass: a capture whose
+        text stays on disk is read by offset, only these frames."""
+        return texts_of(self._store.raw, np.asarray(list(seqs), dtype=np.int64))
+
+    #: the columns :meth:`column` gives besides those of ``frames``: what a reader or the
+    #: classifier noted per frame
+    CONTEXT_COLUMNS = ("flags", "ref", "progress", "version")
+
+    def column(self, name: str) -> list[Any]:
+        """One column of the frames as a list of Python values (None where missing),
+        made from the store without building the ``frames`` table: a column of
+        ``frames`` (``kind``, ``session``, ``raw``, ...), or one of
+        :data:`CONTEXT_COLUMNS` (``ref``: the progress token or cancelled id,
+        ``progress``: the progress value, ``version``: the protocol version a frame names,
+        ``flags``: the envelope rules it breaks)."""
+        fields = set(Columns.__dataclass_fields__) - {"extra", "blank_lines"}
+        if name not in fields:
+            raise KeyError(f"no column {name!r}: one of {', '.join(sorted(fields))}")
+        return self._store.values(name)
+
+    def to_columns(self) -> Columns:
+        """Every column as the reference :class:`~mcp_notebook.table.Columns` lists (a new
+        copy, one list per column: for code that rewrites frames, as redaction does)."""
+        c = Columns()
+        for name in set(Columns.__dataclass_fields__) - {"extra", "blank_lines"}:
+            setattr(c, name, self._store.values(name))
+        c.extra = self.contexts()
+        c.blank_lines = self._store.blank_lines
+        return c
+
+    def contexts(self) -> dict[int, dict[str, Any]]:
+        """:meth:`extra` of every frame that has one (``{seq: context}``, copies)."""
+        return {i: dict(e) for i, e in self._store.extra.items()}
+
+    @property
+    def version_override(self) -> str | None:
+        """The ``version=`` the trace was loaded with (None: each session's own)."""
+        return self._version_override
 
     def summary(self) -> dict[str, Any]:
         """Counts under the names of DESIGN.md (also ``mcp-notebook summary --json``)."""
@@ -258,6 +322,24 @@ class Trace:
         first_none = int(np.argmax(codes < 0))
         before = len(np.unique(codes[:first_none][codes[:first_none] >= 0]))
         return [*cats[:before], None, *cats[before:]]
+
+    def peers(self) -> dict[Any, dict[str, str | None]]:
+        """Per session, what ``initialize`` says of the two peers: ``protocol_version``,
+        ``client_name``, ``client_version``, ``server_name``, ``server_version``.
+
+        From the session's last answered ``initialize`` (a client that initializes again
+        replaces what the earlier one said), else its last ``initialize`` request; the
+        version is the result's, else the request's, else the one its requests name in
+        ``_meta`` (2026-07-28). A value not found, or not a string, is None. Every session
+        has an entry.
+
+        >>> import mcp_notebook as mn
+        >>> mn.load(mn.sample_path("demo-stdio")).peers()["demo"]["server_name"]
+        'mcp-notebook-demo'
+        """
+        if self._peers is None:
+            self._peers = peers_of(self)
+        return {s: dict(info) for s, info in self._peers.items()}
 
     def extra(self, seq: int) -> dict[str, Any]:
         """Reader context of a frame (HTTP status, SSE event id, ...), if any."""

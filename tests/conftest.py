@@ -7,7 +7,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # A fast path that falls back raises instead of being compared with the slow path (set at
-# import, so that the subprocesses of the tests inherit it): mcp_notebook/fast/fallback.py
+# import, so that the subprocesses of the tests inherit it): mcp_notebook/engine/fallback.py
 os.environ.setdefault("MCP_NOTEBOOK_STRICT", "1")
 
 #: Debian's Chromium, driven by Playwright (``playwright install`` cannot download here)

@@ -12,6 +12,23 @@ from typing import Any
 import mcp_notebook as mn
 
 
+def need_native() -> None:
+    """Fail a test of the C extension when it is not built; skip it when the suite runs on
+    the Python path on purpose (``MCP_NOTEBOOK_NO_NATIVE=1``)."""
+    import os
+
+    import pytest
+
+    from mcp_notebook.engine import native
+
+    if native.native is not None:
+        return
+    if os.environ.get(native.NO_NATIVE_ENV, "").strip() not in ("", "0"):
+        pytest.skip(f"{native.NO_NATIVE_ENV}=1: the Python path only")
+    pytest.fail(f"the C extension is not built ({native.IMPORT_ERROR}): "
+                "run `python setup.py build_ext --inplace` or `pip install -e .`")
+
+
 def tap(path: Path, rows: list[tuple[str, Any]], session: str | None = None,
         t0: float = 1_700_000_000.0, step: float = 0.01) -> Path:
     """Write ``[(dir, message_or_raw_text), ...]`` as tap JSONL; messages are JSON-encoded."""

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-MODULES = ["mcp_notebook", "mcp_notebook.core.envelope", "mcp_notebook.core.versions",
-           "mcp_notebook.core.rules", "mcp_notebook.trace", "mcp_notebook.teach",
+MODULES = ["mcp_notebook", "mcp_notebook.protocol.envelope", "mcp_notebook.protocol.versions",
+           "mcp_notebook.protocol.rules", "mcp_notebook.trace", "mcp_notebook.teach",
            "mcp_notebook.teach.show"]
 
 

@@ -1,4 +1,4 @@
-"""The fast paths cannot hide behind the fallback (mcp_notebook/fast/fallback.py).
+"""The fast paths cannot hide behind the fallback (mcp_notebook/engine/fallback.py).
 
 A fast path that raises, a worker process that dies, a C scanner that is not built: the
 trace carries a note and one warning is issued; under MCP_NOTEBOOK_STRICT=1 (set for the
@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 import mcp_notebook as mn
-from helpers import INIT, ok, req, tap
+from helpers import INIT, need_native, ok, req, tap
 from mcp_notebook import fast
-from mcp_notebook.fast import native, parallel
-from mcp_notebook.fast.fallback import STRICT_ENV, FallbackWarning, FastPathError
+from mcp_notebook.engine import native
+from mcp_notebook.engine.fallback import STRICT_ENV, FallbackWarning, FastPathError
+from mcp_notebook.fast import parallel
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 ROWS = INIT + [("c2s", req(i, "tools/list")) for i in range(1, 40)] + \
@@ -69,9 +70,7 @@ def test_the_suite_runs_strict_with_the_native_walks(tmp_path: Path) -> None:
     """The suite is strict, the C extension is built (say so clearly if not), and a load
     with its tables runs the C scanner, the C direction walk and the C pairing walk."""
     assert os.environ.get(STRICT_ENV) == "1", "tests/conftest.py sets MCP_NOTEBOOK_STRICT=1"
-    assert native.native is not None, (
-        f"the C extension is not built ({native.IMPORT_ERROR}); the suite needs it: "
-        "run `python setup.py build_ext --inplace` or `pip install -e .`")
+    need_native()
     spy = Spy(native.native)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(native, "native", spy)
@@ -87,6 +86,7 @@ def test_the_suite_runs_strict_with_the_native_walks(tmp_path: Path) -> None:
 
 
 def test_a_failing_fast_path_is_noted_and_warned_once(files, lenient, monkeypatch):
+    need_native()
     want = _reference(files, monkeypatch)
     monkeypatch.setattr(native, "native", Spy(native.native, fail={"scan"}))
     with warnings.catch_warnings(record=True) as record:
@@ -102,6 +102,7 @@ def test_a_failing_fast_path_is_noted_and_warned_once(files, lenient, monkeypatc
 
 
 def test_a_failing_fast_path_raises_when_strict(files, monkeypatch):
+    need_native()
     monkeypatch.setattr(native, "native", Spy(native.native, fail={"scan"}))
     with pytest.raises(FastPathError, match=r"MCP_NOTEBOOK_STRICT=1: a\.jsonl: the fast "
                                             r"loader failed.*injected failure in scan"):
@@ -139,6 +140,7 @@ def two_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     if not hasattr(os, "fork"):
         pytest.skip("no fork here: the loader reads in one process")
     monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "can_fork", lambda: True)  # whatever threads others left
 
 
 def test_a_worker_that_dies_is_noted(tmp_path, lenient, two_workers, monkeypatch):

@@ -111,7 +111,7 @@ def test_a_reader_that_fails_midway_keeps_what_it_read(tmp_path, monkeypatch):
     import types
 
     from mcp_notebook import readers
-    from mcp_notebook.fast.fallback import FallbackWarning, FastPathError
+    from mcp_notebook.engine.fallback import FallbackWarning, FastPathError
     from mcp_notebook.readers.base import Record
 
     def read(path, session=None, **options):

@@ -11,7 +11,7 @@ import pytest
 
 import mcp_notebook as mn
 from helpers import INIT, load_rows, note, ok, req
-from mcp_notebook.core.rules import RULES, Rule, rule
+from mcp_notebook.protocol.rules import RULES, Rule, rule
 from mcp_notebook.teach import BASES, FAULTS, exercise, plant
 from mcp_notebook.teach.faults import found
 

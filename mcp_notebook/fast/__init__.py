@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.fallback import FastPathError, fell_back
 from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..readers.base import GZIP_MAGIC
-from .fallback import FastPathError, fell_back
 from .lines import MAX_LINE_BYTES
 from .rows import Rows
 from .store import Part, Sparse, Store
@@ -144,10 +144,19 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
                 long_keys=np.asarray(rows.long_keys, dtype=np.int64))
 
 
+#: give freed heap memory back to the system after each phase of a load (glibc's
+#: ``malloc_trim``); off unless asked for (``MCP_NOTEBOOK_TRIM=1``): it changes the
+#: allocator state of the user's whole process
+TRIM_MEMORY = os.environ.get("MCP_NOTEBOOK_TRIM", "").strip() not in ("", "0")
+
+
 def release_memory() -> None:
-    """Give freed heap memory back to the system (glibc keeps it otherwise), so that the
-    temporary arrays of one phase do not add to the peak of the next."""
+    """Give freed heap memory back to the system when :data:`TRIM_MEMORY` is set (glibc
+    keeps it otherwise), so that the temporary arrays of one phase do not add to the peak
+    of the next."""
     global _TRIM
+    if not TRIM_MEMORY:
+        return
     if _TRIM is None:
         try:
             import ctypes
@@ -207,9 +216,9 @@ def combine(pieces: list[Any]) -> Store:
 
 
 def infer_directions(store: Store) -> bool:
-    """Fill the unknown directions of messages (as ``core.direction.infer``); the members of
+    """Fill the unknown directions of messages (as ``engine.walks.infer``); the members of
     a batch array take the direction of its first member. True when anything was unknown."""
-    from ..core.direction_vec import infer_codes
+    from ..engine.direction import infer_codes
 
     if not ((store.direction < 0) & (store.kind <= 3)).any():
         return False

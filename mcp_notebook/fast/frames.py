@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.checks_vec import distinct_codes
+from ..engine.checks import distinct_codes
 from ..table import FRAME_COLUMNS, empty
 from .store import DIRS, KINDS, Store
 
@@ -18,7 +18,7 @@ _MAX_TS = 9.2e9
 
 
 def times(values: np.ndarray) -> pd.Series:
-    """Unix seconds (NaN: unknown) as UTC datetimes, exactly as ``table._times`` makes them
+    """Unix seconds (NaN: unknown) as UTC datetimes, exactly as ``pd.to_datetime(unit="s")`` makes them
     with ``pd.to_datetime(unit="s")``: whole seconds, then the fraction rounded to the
     nanosecond (pandas' own steps, here in half the time; a test holds them equal)."""
     v = np.asarray(values, dtype=np.float64)

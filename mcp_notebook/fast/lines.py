@@ -13,7 +13,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from . import native as _native
+from ..engine import native as _native
 from . import progress as _progress
 
 __all__ = ["Block", "blocks", "line_spans", "too_long", "bad_utf8", "lines_with",

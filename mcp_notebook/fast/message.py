@@ -3,7 +3,7 @@
 :data:`decoder` decodes a message into typed members (``jsonrpc`` must be ``"2.0"``,
 ``method`` a string, ``params`` and ``result`` objects, ``error`` an object with an
 integer ``code`` and a string ``message``). Anything else fails to decode, or is sent
-back by :func:`scan` to the reference classifier (:func:`mcp_notebook.core.envelope.classify`):
+back by :func:`scan` to the reference classifier (:func:`mcp_notebook.protocol.envelope.classify`):
 odd ids (null, floats, escaped strings), responses without an id, batches, reserved
 method names... So the fast path decides only the cases where it gives the same answer
 as the reference, and the reference decides the rest.

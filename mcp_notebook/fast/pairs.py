@@ -1,11 +1,11 @@
-"""The pairs DataFrame, built from a :class:`~mcp_notebook.core.pairing_vec.PairTable`."""
+"""The pairs DataFrame, built from a :class:`~mcp_notebook.engine.pairing.PairTable`."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ..core.pairing_vec import OUTCOMES, PairTable
+from ..engine.pairing import OUTCOMES, PairTable
 from ..table import PAIR_COLUMNS, empty
 from .frames import categorical_used
 from .store import DIRS, Store

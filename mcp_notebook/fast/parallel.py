@@ -8,6 +8,11 @@ sends its rows back through a pipe (numpy arrays and the id objects, pickled). A
 that goes wrong on the child's side (a failed ``fork``, a crash, a short message) falls back
 to reading the second half here, so the result never depends on it; the load says so
 (:func:`.fallback.fell_back`, which raises under ``MCP_NOTEBOOK_STRICT=1``).
+
+``fork`` is used only while this process runs one thread (:func:`can_fork`): a fork of a
+threaded process (a Jupyter kernel has its IOPub and heartbeat threads) copies locks other
+threads may hold, and the child can hang on them. There the file is read in this process:
+the C scanner builds Python objects under the GIL, so threads would not share the work.
 """
 
 from __future__ import annotations
@@ -15,20 +20,22 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import threading
 import traceback
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..engine import fallback
 from ..readers.base import open_bytes
-from . import fallback, progress
+from . import progress
 from .lines import MAX_LINE_BYTES
 from .rows import Rows
 
-__all__ = ["read_file", "load_many", "MIN_PARALLEL_BYTES", "MIN_MANY_BYTES", "workers"]
+__all__ = ["read_file", "load_many", "MIN_PARALLEL_BYTES", "MIN_MANY_BYTES", "workers",
+           "can_fork"]
 
 #: files at least this large are split over two processes (when two cores are usable)
 MIN_PARALLEL_BYTES = 64 << 20
@@ -54,6 +61,17 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
+def can_fork() -> bool:
+    """Whether a worker may be forked: the platform has ``fork`` and this process runs
+    no other Python thread (a forked child of a threaded process can deadlock), but the
+    monitor of our own progress bar (tqdm's ``TMonitor``: it sleeps, and the child draws
+    nothing)."""
+    if not hasattr(os, "fork"):
+        return False
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    return all(type(t).__name__ == "TMonitor" for t in others)
+
+
 def _cut(path: Path, size: int) -> int:
     """The start of the first line at or after the middle of the file (``size`` if none)."""
     with open(path, "rb") as f:
@@ -77,7 +95,7 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
     done = finish or (lambda rows, spans, line0: (rows, spans, line0))
     read_part = _reader(fmt)
     size = path.stat().st_size
-    if gz or size < MIN_PARALLEL_BYTES or workers() < 2 or not hasattr(os, "fork"):
+    if gz or size < MIN_PARALLEL_BYTES or workers() < 2 or not can_fork():
         with open_bytes(path) as f:
             rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text,
                                     max_line=max_line)
@@ -117,9 +135,7 @@ def _fork(work: Callable[[], Any]) -> tuple[int, int] | None:
     A child whose work raises sends the last lines of its traceback instead."""
     try:
         r, w = os.pipe()
-        with warnings.catch_warnings():  # 3.12+: fork of a threaded process; the child
-            warnings.simplefilter("ignore", DeprecationWarning)  # only decodes and exits
-            pid = os.fork()
+        pid = os.fork()
     except OSError:
         return None
     if pid == 0:  # the child
@@ -219,7 +235,7 @@ def load_many(jobs: list[Job], load: Any) -> dict[Path, Any]:
             sizes[job[0]] = size
     small = [j for j in jobs if j[0] in sizes]
     if (len(small) < 2 or sum(sizes.values()) < MIN_MANY_BYTES or workers() < 2
-            or not hasattr(os, "fork")):
+            or not can_fork()):
         return {}
     # the largest first, each to the lighter side
     mine: list[Job] = []

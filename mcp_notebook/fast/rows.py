@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import native as _native
+from ..protocol.vocab import KINDS
 from ..table import Columns
-from . import native as _native
 
 __all__ = ["Rows", "LineContext", "KINDS", "KIND_CODE", "DIR_CODE", "Codes"]
 
-KINDS = ("request", "notification", "result", "error", "invalid", "stderr", "log")
 KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 DIR_CODE: dict[Any, int] = {"c2s": 0, "s2c": 1, None: -1}
 

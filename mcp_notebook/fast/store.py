@@ -16,12 +16,13 @@ import numpy as np
 import pandas as pd
 
 from ..lazytext import LazyTextArray, ListSource, MultiSource, TextSource
+from ..protocol.vocab import DIRECTIONS
 from ..table import Columns, int64_or_na
 from .rows import DIR_CODE, KIND_CODE, KINDS, Codes
 
 __all__ = ["Store", "Part", "Sparse", "factorize", "KINDS"]
 
-DIRS = ("c2s", "s2c")
+DIRS = DIRECTIONS
 _INT64 = 1 << 63
 
 

@@ -14,10 +14,10 @@ from typing import BinaryIO
 import msgspec
 import numpy as np
 
+from ..engine import native as _native
 from ..readers import tap as tap_reader
 from ..readers.base import Record
 from ..table import collect
-from . import native as _native
 from .lines import MAX_LINE_BYTES, bad_utf8, blocks, line_spans, lines_with, too_long
 from .message import decoder, scan
 from .rows import LineContext, Rows

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ._claude_lines import _LEVEL_ONLY, _LEVEL_SERVER, _match
 from .base import Record, read_head
 
 __all__ = ["dedupe", "TOLERANCE"]
@@ -35,7 +36,6 @@ def _server(rec: Record) -> str:
 def _key(rec: Record) -> tuple[Any, ...] | None:
     """What two copies of one entry share; None for rows that have no twin (stderr)."""
     if rec.kind == "log":
-        from .claude_desktop import _match
 
         first = rec.raw.split("\n", 1)[0]
         m = _match(first)
@@ -54,7 +54,6 @@ def _is_combined(key: object, records: Sequence[Record]) -> bool:
         return False
     path = Path(str(key))
     if path.is_file():
-        from .claude_desktop import _LEVEL_ONLY, _LEVEL_SERVER, _match
 
         for line in read_head(path, 16384).splitlines():
             m = _match(line)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..core.envelope import Envelope
+from ..protocol.envelope import Envelope
 from ._markdown import Wrapping, detect, unwrap
 
 __all__ = ["BLANK", "Record", "Reader", "open_text", "read_head", "CaptureError",

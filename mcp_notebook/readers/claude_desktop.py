@@ -31,9 +31,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..core.envelope import Envelope, classify, id_key_of
+from ..protocol.envelope import Envelope, classify, id_key_of
 from ._claude_conn import Tracker
 from ._claude_dedupe import dedupe
+from ._claude_lines import (
+    _ENTRY_TS,
+    _PER_SERVER_FIRST,
+    _SERVER_LEVEL,
+    _match,
+)
 from ._logtext import TRUNCATED_RE, iso_z
 from .base import BLANK, Record, iter_log_lines
 
@@ -41,17 +47,6 @@ __all__ = ["name", "description", "sniff", "read", "dedupe", "parse_redacted"]
 
 name = "claude-desktop"
 description = "Claude Desktop mcp.log / mcp-server-<name>.log (every era, incl. 2026 redacted)"
-
-_TS = r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z|\d\d:\d\d:\d\d\.\d{3}Z)"
-_LVL = r"(?P<level>info|error|warn|warning|debug|trace|verbose)"
-_MSG = r"(?: (?P<msg>.*))?$"
-_LEVEL_SERVER = re.compile(rf"{_TS} \[{_LVL}\] \[(?P<server>.+?)\](?= |$){_MSG}")
-_SERVER_LEVEL = re.compile(rf"{_TS} \[(?P<server>.+?)\] \[{_LVL}\]{_MSG}")
-_LEVEL_ONLY = re.compile(rf"{_TS} \[{_LVL}\]{_MSG}")
-_SERVER_ONLY = re.compile(rf"{_TS} \[(?P<server>.+?)\]{_MSG}")
-_NO_TS = re.compile(rf"\[{_LVL}\] (?:\[(?P<server>.+?)\] )?(?P<msg>Message from (?:client|server):.*)$")
-_ENTRY_TS = (_LEVEL_SERVER, _SERVER_LEVEL, _LEVEL_ONLY, _SERVER_ONLY)
-_PER_SERVER_FIRST = (_SERVER_LEVEL, _LEVEL_SERVER, _LEVEL_ONLY, _SERVER_ONLY)  # faster there
 
 # era A (2024) mcp.log names the server inside the text
 _ERA_A = re.compile(r"(?:Attempting to connect to MCP server (?P<open>.+?)\.\.\.$"
@@ -88,19 +83,6 @@ class _Entry:
         self.block = False  # inside a util.inspect block opened by a trailing "{"
         self.rewrap = False  # "Message from ...:" with the payload on the lines below
         self.extra: dict[str, Any] = {}
-
-
-def _match(line: str, order: tuple[re.Pattern[str], ...] | None = None) -> re.Match[str] | None:
-    c = line[:1]
-    if c.isdigit():
-        for rx in order or _ENTRY_TS:
-            m = rx.match(line)
-            if m:
-                return m
-        return None
-    if c == "[":
-        return _NO_TS.match(line)
-    return None
 
 
 def sniff(head: str, filename: str) -> int:

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 
-from ..core.envelope import classify
+from ..protocol.envelope import classify
 from ._jsondoc import array_items
 from ._logtext import looks_like_json
 from ._sse import SSEEvent, parse_sse

@@ -43,6 +43,10 @@ class _TapLine(msgspec.Struct, gc=False):
     # length of a frame longer than its cap (``raw`` then holds only the first bytes)
     raw_b64: str | None = None
     truncated: int | None = None
+    # a meta record's event (``start``, ``stdin-eof``, ``exit``, ...) and, on an exit by a
+    # signal, its name: kept in the frame's context as ``tap_event`` / ``tap_signal``
+    event: str | None = None
+    signal: str | None = None
 
 
 _decode = msgspec.json.Decoder(_TapLine).decode
@@ -137,6 +141,10 @@ def read_lines(path: Any, lines: Iterable[tuple[Any, str]], stem: str) -> Iterat
             yield Record(raw=rec.raw, ts=ts, session=sess, stream=rec.stream or "stderr",
                          source=source, kind="stderr", local_time=rec.local_time, extra=extra)
         elif rec.dir == "meta":
+            if rec.event is not None:
+                extra = {**extra, "tap_event": rec.event}
+                if rec.signal is not None:
+                    extra["tap_signal"] = rec.signal
             yield Record(raw=rec.raw, ts=ts, session=sess, stream=rec.stream or "log",
                          source=source, kind="log", local_time=rec.local_time, extra=extra)
         else:

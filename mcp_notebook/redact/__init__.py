@@ -37,7 +37,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.envelope import bounded_recursion
+from ..protocol.envelope import bounded_recursion
 from .engines import ENGINES
 from .frames import REPORT_COLUMNS, Redacted, redact_columns, report_frame
 from .har import redact_har
@@ -50,13 +50,11 @@ __all__ = ["Policy", "Redactor", "Redacted", "REPORT_COLUMNS", "DEFAULT_KEYS",
 def redact_trace(trace: Any, policy: Policy | None = None, *,
                  salt: str | bytes | None = None) -> Redacted:
     """A redacted copy of ``trace`` and the report (see :meth:`Trace.redact`)."""
-    from ..trace import Trace
-
     with bounded_recursion():  # JSON decoders recurse in C: keep a nesting bomb harmless
-        cols, hits = redact_columns(trace._cols, Redactor(policy, salt))
-    new = Trace(cols, version=trace._version_override, notes=list(trace.notes),
+        cols, hits = redact_columns(trace.to_columns(), Redactor(policy, salt))
+    new = type(trace)(cols, version=trace.version_override, notes=list(trace.notes),
                 paths=list(trace.paths))
-    src = trace._cols.source
+    src = trace.column("source")
     return Redacted(new, report_frame([(seq, src[seq], h) for seq, h in hits]))
 
 
@@ -104,7 +102,7 @@ def _har_report(trace: Any, rows: list[tuple[str, Hit]]) -> pd.DataFrame:
     """Name each HAR finding's frame (its part's, else its entry's); drop the copies a
     proxy's ``_sseEvents`` hold of the SSE body."""
     first: dict[str, int] = {}
-    for i, src in enumerate(trace._cols.source):
+    for i, src in enumerate(trace.column("source")):
         first.setdefault(src, i)
     out: list[tuple[int | None, str, Hit]] = []
     seen: set[tuple[str, Hit]] = set()

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import msgspec
 import pandas as pd
 
-from ..core.envelope import classify
+from ..protocol.envelope import classify
 from .policy import KEEP_PATHS, Hit, Redactor
 
 __all__ = ["REPORT_COLUMNS", "Redacted", "redact_frame", "redact_columns", "report_frame"]

@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.rules import rule
+from ..protocol.rules import rule
 from ._records import what_if
 from .custom import run_rule, with_rule
 from .exercise import Exercise, Feedback

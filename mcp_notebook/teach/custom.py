@@ -1,7 +1,7 @@
 """Try a rule of your own next to the checker's: the rule as data, the check as a function.
 
 A check takes a trace and yields ``(seq, related_seq, detail)`` for each frame that breaks
-the rule, just like the checks behind the catalogue (``mcp_notebook.core.checks``), but it
+the rule, just like the checks behind the catalogue (``mcp_notebook.engine.rules``), but it
 may use the trace's DataFrames. :func:`run_rule` turns its findings into rows shaped like
 ``trace.violations``; :func:`with_rule` adds them to the checker's own.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.rules import Rule
+from ..protocol.rules import Rule
 from ..table import VIOLATION_COLUMNS, empty
 
 __all__ = ["run_rule", "with_rule"]
@@ -27,7 +27,7 @@ def run_rule(trace: Any, rule: Rule, check: Check) -> pd.DataFrame:
     Findings outside the rule's versions (by each session's protocol version) are dropped,
     as the checker does.
     """
-    from ..core import versions as V
+    from ..protocol import versions as V
 
     sessions = trace.frames["session"]
     rows = []

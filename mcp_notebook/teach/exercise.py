@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.rules import RULES, rule
+from ..protocol.rules import RULES, rule
 from .faults import Fault, found
 
 __all__ = ["Exercise", "Feedback", "Hint"]

@@ -10,7 +10,7 @@ import html
 import json
 from typing import Any
 
-from ..core.rules import ALL, rule
+from ..protocol.rules import ALL, rule
 
 __all__ = ["Cite", "Frames", "cite", "show"]
 

@@ -14,7 +14,7 @@ import pytest
 import xmlschema
 
 import mcp_notebook as mn
-from mcp_notebook.core.rules import RULES
+from mcp_notebook.protocol.rules import RULES
 from mcp_notebook.report_formats import render_findings
 from tests.helpers import INIT, ok, req, tap
 

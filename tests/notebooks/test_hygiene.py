@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from mcp_notebook.core.rules import RULES
+from mcp_notebook.protocol.rules import RULES
 from mcp_notebook.teach import FAULTS
 
 from .conftest import NB_DIR, REPO, notebook_paths, solution_files

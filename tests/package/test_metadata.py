@@ -97,7 +97,7 @@ def test_sdist_is_whole_and_builds_a_whole_wheel(tmp_path):
     for want in ("LICENSE", "README.md", "setup.py", "pyproject.toml", "data/README.md",
                  "data/demo-stdio.jsonl", "notebooks/00-start.ipynb",
                  "notebooks/solutions/01-anatomy-of-a-frame.py",
-                 "mcp_notebook/fast/csrc/module.c", "mcp_notebook/core/methods-by-version.json"):
+                 "mcp_notebook/engine/csrc/module.c", "mcp_notebook/protocol/methods-by-version.json"):
         assert want in members, want
     assert not [m for m in members if m.startswith(("tests/", "benchmarks/", "scripts/",
                                                     "build/", "notebooks/source/"))]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -48,17 +49,22 @@ def text_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
 
 @pytest.fixture
 def split(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Split every file over worker processes, however small."""
+    """Split every file over worker processes, however small; and fork even when an earlier
+    test left a thread running (the loader would rightly not: these test the split, the
+    guard is tests/engine/test_process_state.py's)."""
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(parallel, "can_fork", lambda: hasattr(os, "fork"))
 
 
 @pytest.fixture(autouse=True, params=["c", "python"])
 def scanner(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run every fast-path test with the C envelope scanner, then with the Python path."""
-    from mcp_notebook.fast import native
+    from mcp_notebook.engine import native
 
     if request.param == "python":
         monkeypatch.setattr(native, "native", None)
-    elif native.native is None:
-        pytest.fail("the C scanner is not built (pip install -e . builds it)")
+    else:
+        from helpers import need_native
+
+        need_native()
     return request.param

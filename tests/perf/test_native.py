@@ -18,14 +18,14 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from test_equivalence import assert_same
 
-from mcp_notebook.fast import native
+from helpers import need_native
+from mcp_notebook.engine import native
 
 
 @pytest.fixture(autouse=True)
 def scanner() -> str:
     """These tests are of the C scanner (tests/perf/conftest.py fails them if it is not built)."""
-    if native.native is None:
-        pytest.fail("the C scanner is not built (pip install -e . builds it)")
+    need_native()
     return "c"
 
 _text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8) | \
@@ -129,7 +129,7 @@ def captures(draw: st.DrawFn) -> list[str]:
     return lines
 
 
-_SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
+_SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
-from mcp_notebook.fast import native
+from helpers import need_native
+from mcp_notebook.engine import native
 
 
 @pytest.fixture(autouse=True)
 def scanner() -> str:
-    if native.native is None:
-        pytest.fail("the C scanner is not built (pip install -e . builds it)")
+    need_native()
     return "c"
 
 
@@ -60,7 +60,7 @@ def test_edges_at_every_offset() -> None:
 
 
 @seed(20261130)
-@settings(max_examples=2000, deadline=None, derandomize=True)
+@settings(max_examples=500, deadline=None, derandomize=True)
 @given(st.lists(st.sampled_from(EDGES + [b"x", b"\x7f", b"\x00", b"0123456789abcdef"]),
                 max_size=60).map(b"".join) | st.binary(max_size=200))
 def test_random_bytes(data: bytes) -> None:
@@ -70,7 +70,7 @@ def test_random_bytes(data: bytes) -> None:
 
 
 @seed(20261201)
-@settings(max_examples=500, deadline=None, derandomize=True)
+@settings(max_examples=200, deadline=None, derandomize=True)
 @given(st.lists(st.lists(st.sampled_from(EDGES + [b"x", b"\r", b"{}", b"\xef\xbb\xbf"]),
                          max_size=12).map(b"".join) | st.binary(max_size=40), max_size=40),
        st.sampled_from([1, 7, 64, 1 << 16]))
@@ -103,7 +103,7 @@ def test_the_loader_does_not_need_pyarrow(tmp_path) -> None:  # noqa: ANN001
     path.write_bytes('{"jsonrpc":"2.0","id":1,"method":"caf\u00e9"}\n'.encode() +
                      b'{"jsonrpc":"2.0","id":2,"method":"\xff"}\n')
     code = ("import sys\nsys.modules['pyarrow'] = None  # import pyarrow raises\n"
-            "from mcp_notebook import readers\nfrom mcp_notebook.fast import native\n"
+            "from mcp_notebook import readers\nfrom mcp_notebook.engine import native\n"
             "native.native = None\n"
             "def no(*a, **k): raise SystemExit('the reference path read the file')\n"
             "readers.read = no\n"

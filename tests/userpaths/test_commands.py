@@ -139,7 +139,7 @@ def test_listings(argv, capsys):
         return
     rc, out, err = cli(argv, capsys)
     assert rc == 0 and err == ""
-    from mcp_notebook.core.rules import RULES
+    from mcp_notebook.protocol.rules import RULES
 
     if argv == ["rules", "--json"]:
         assert [r["code"] for r in strict_json(out)] == [r.code for r in RULES]

@@ -183,7 +183,7 @@ def test_console_script(runs, name, argv, rel):
 
         assert mn.load(tmp / "r.jsonl").summary()["pairs"] == want.pairs
     elif command == "rules":
-        from mcp_notebook.core.rules import RULES
+        from mcp_notebook.protocol.rules import RULES
 
         codes = ([r["code"] for r in strict_json(proc.stdout)] if "--json" in argv
                  else [ln.split()[0] for ln in proc.stdout.splitlines()])

@@ -103,9 +103,9 @@ def test_the_wheel_holds_every_package_file(wheel_env):
     styles, py.typed; the C sources stay in the sdist: the wheel has the scanner built)."""
     names = set(zipfile.ZipFile(wheel_env.wheel).namelist())
     package = [f for f in _project_files() if f.startswith("mcp_notebook/")
-               and not f.startswith("mcp_notebook/fast/csrc/")]
+               and not f.startswith("mcp_notebook/engine/csrc/")]
     assert package and not [f for f in package if f not in names]
-    assert any(n.startswith("mcp_notebook/fast/_native") for n in names), "no C scanner"
+    assert any(n.startswith("mcp_notebook/engine/_native") for n in names), "no C scanner"
 
 
 _DRIVER = r'''
@@ -113,7 +113,7 @@ import contextlib, io, json, os, sys
 from pathlib import Path
 import mcp_notebook as mn
 from mcp_notebook.cli import main
-from mcp_notebook.fast import native
+from mcp_notebook.engine import native
 
 cases, scratch = json.loads(sys.argv[1]), Path(sys.argv[2])
 report = {"file": mn.__file__, "native": native.native is not None, "cases": {}}
@@ -209,7 +209,7 @@ def test_installed_cli_agrees_with_the_checkout(installed, name):
         out_file = Path(argv[-1].replace("{tmp}", str(installed["scratch"])))
         assert rc == 0 and mn.load(out_file).summary()["pairs"] == want.pairs
     elif argv == ["rules", "--json"]:
-        from mcp_notebook.core.rules import RULES
+        from mcp_notebook.protocol.rules import RULES
 
         assert rc == 0 and [r["code"] for r in strict_json(out)] == [r.code for r in RULES]
     elif argv == ["formats"]:

@@ -1,0 +1,706 @@
+/* mcp_notebook.engine._native: the envelope of the usual JSON-RPC line, found in C.
+ *
+ * scan() reads the lines of a block, one after the other, and for each line of the
+ * usual shape appends its row to the lists of a fast.rows.Rows: the same values
+ * fast.message.scan gives after a msgspec decode. It stops at the first line it does
+ * not take (anything malformed or unusual: a \u escape anywhere, a null or float id,
+ * a batch, a special method, params with a member the tables read, ...) and returns
+ * its index: the caller reads that line by the Python path and calls again after it.
+ * So this code only ever decides lines where its answer is the Python path's, and
+ * the Python path (and through it the reference reader) decides every other line.
+ *
+ * The JSON check is strict (RFC 8259): a line is taken only when the whole of it is
+ * one valid JSON object with valid UTF-8, nothing after it but whitespace.
+ *
+ * codes() numbers values as fast.rows.Codes.codes(values, canon=True, paired=...).
+ *
+ * pair() is the pairing walk (pair.h) for engine/pairing.py.
+ *
+ * The parts: json.h (checking), utf8.h, envelope.h (the message), tap.h (tap records);
+ * this file appends the rows and holds the Python entry points.
+ */
+#include "tap.h"
+#include "pair.h"
+
+#define SESSION_CACHE 32  /* session names remembered per scan() call */
+#define SESSION_NAME 64   /* ... of at most this many bytes */
+
+/* ---- the rows ---- */
+
+typedef struct {
+    PyObject *kind, *id, *id_key, *method, *line;  /* lists */
+    PyObject *code_d, *emsg_d, *tool_d, *ver_d;    /* dicts row -> value */
+    PyObject *ref_rows, *ref_vals, *ref_intern;    /* lists, lists, dict */
+    PyObject *prog_rows, *prog_vals, *empty_rows;  /* lists */
+    PyObject *meth_index, *meth_values;            /* Codes of the methods */
+    Py_ssize_t base;
+} Out;
+
+/* The str of a span's text (escapes undone). */
+static PyObject *span_str(cptr s, cptr e, int esc, Scratch *tmp) {
+    size_t n = (size_t)(e - s);
+    if (!esc) return PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, "strict");
+    if (reserve(tmp, n + 1)) return PyErr_NoMemory();
+    return PyUnicode_DecodeUTF8((const char *)tmp->data, (Py_ssize_t)unescape(s, e, tmp->data),
+                                "strict");
+}
+
+/* d[row] = v (v's reference is taken over); -1 on failure. */
+static int set_row(PyObject *d, Py_ssize_t r, PyObject *v) {
+    if (!v) return -1;
+    PyObject *row = PyLong_FromSsize_t(r);
+    int bad = !row || PyDict_SetItem(d, row, v);
+    Py_XDECREF(row);
+    Py_DECREF(v);
+    return bad ? -1 : 0;
+}
+
+/* rows.append(r), vals.append(v) (v's reference is taken over); -1 on failure. */
+static int add_sparse(PyObject *rows, PyObject *vals, Py_ssize_t r, PyObject *v) {
+    if (!v) return -1;
+    PyObject *row = PyLong_FromSsize_t(r);
+    int bad = !row || PyList_Append(rows, row) || PyList_Append(vals, v);
+    Py_XDECREF(row);
+    Py_DECREF(v);
+    return bad ? -1 : 0;
+}
+
+static PyObject *SMALL[8];  /* kind codes */
+
+/* The row of message m on line j; -1 with an exception set on failure. */
+static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
+    PyObject *idv = NULL, *key = NULL, *mc = NULL, *lj = NULL;
+    Py_ssize_t r = o->base + PyList_GET_SIZE(o->kind);
+    if (m->id_s) {
+        Py_ssize_t n = m->id_e - m->id_s;
+        key = PyUnicode_FromStringAndSize((const char *)m->id_s, n);
+        if (!key) goto fail;
+        if (m->id_str) {
+            idv = PyUnicode_Substring(key, 1, n - 1);
+        } else {
+            char small[64];
+            char *digits = n < 64 ? small : malloc((size_t)n + 1);
+            if (!digits) { PyErr_NoMemory(); goto fail; }
+            memcpy(digits, m->id_s, (size_t)n);
+            digits[n] = 0;
+            idv = PyLong_FromString(digits, NULL, 10);
+            if (digits != small) free(digits);
+        }
+        if (!idv) goto fail;
+    } else {
+        idv = Py_NewRef(Py_None);
+        key = Py_NewRef(Py_None);
+    }
+    if (m->meth_s) {
+        PyObject *name = PyUnicode_DecodeUTF8((const char *)m->meth_s, m->meth_e - m->meth_s,
+                                              "strict");
+        if (!name) goto fail;
+        mc = PyDict_GetItemWithError(o->meth_index, name);
+        if (mc) {
+            Py_INCREF(mc);
+        } else if (PyErr_Occurred()) {
+            Py_DECREF(name);
+            goto fail;
+        } else {
+            mc = PyLong_FromSsize_t(PyList_GET_SIZE(o->meth_values));
+            if (!mc || PyDict_SetItem(o->meth_index, name, mc) ||
+                PyList_Append(o->meth_values, name)) {
+                Py_DECREF(name);
+                goto fail;
+            }
+        }
+        Py_DECREF(name);
+    } else {
+        mc = PyLong_FromLong(-1);
+        if (!mc) goto fail;
+    }
+    if (m->kind == K_ERROR) {
+        if (set_row(o->code_d, r, PyLong_FromLongLong(m->code)) ||
+            set_row(o->emsg_d, r, span_str(m->msg.s, m->msg.e, m->msg.esc, tmp))) goto fail;
+    }
+    if (m->tool && set_row(o->tool_d, r, Py_NewRef(Py_True))) goto fail;
+    if (m->kind == K_RESULT && !m->full) {  /* a result with no member but _meta */
+        PyObject *row = PyLong_FromSsize_t(r);
+        int bad = !row || PyList_Append(o->empty_rows, row);
+        Py_XDECREF(row);
+        if (bad) goto fail;
+    }
+    if (m->ref.s) {
+        PyObject *ref = PyUnicode_FromStringAndSize((const char *)m->ref.s, m->ref.e - m->ref.s);
+        if (!ref) goto fail;
+        PyObject *same = PyDict_SetDefault(o->ref_intern, ref, ref);  /* borrowed */
+        Py_XINCREF(same);
+        Py_DECREF(ref);
+        if (add_sparse(o->ref_rows, o->ref_vals, r, same)) goto fail;
+    }
+    if (m->prog_set && add_sparse(o->prog_rows, o->prog_vals, r, PyFloat_FromDouble(m->prog)))
+        goto fail;
+    if (m->ver.s && set_row(o->ver_d, r, span_str(m->ver.s, m->ver.e, m->ver.esc, tmp)))
+        goto fail;
+    lj = PyLong_FromLongLong(j);
+    if (!lj) goto fail;
+    if (PyList_Append(o->kind, SMALL[m->kind]) || PyList_Append(o->id, idv) ||
+        PyList_Append(o->id_key, key) || PyList_Append(o->method, mc) ||
+        PyList_Append(o->line, lj)) goto fail;
+    Py_DECREF(idv);
+    Py_DECREF(key);
+    Py_DECREF(mc);
+    Py_DECREF(lj);
+    return 0;
+fail:
+    Py_XDECREF(idv);
+    Py_XDECREF(key);
+    Py_XDECREF(mc);
+    Py_XDECREF(lj);
+    return -1;
+}
+
+/* The row of a tap record's stderr line: kind stderr, no id, no method. */
+static int add_stderr_row(Out *o, long long j) {
+    PyObject *lj = PyLong_FromLongLong(j), *none_method = PyLong_FromLong(-1);
+    int bad = !lj || !none_method || PyList_Append(o->kind, SMALL[K_STDERR]) ||
+              PyList_Append(o->id, Py_None) || PyList_Append(o->id_key, Py_None) ||
+              PyList_Append(o->method, none_method) || PyList_Append(o->line, lj);
+    Py_XDECREF(lj);
+    Py_XDECREF(none_method);
+    return bad ? -1 : 0;
+}
+
+/* ---- Python entry points ---- */
+
+static int get_buffer(PyObject *o, Py_buffer *b) {
+    return PyObject_GetBuffer(o, b, PyBUF_SIMPLE);
+}
+
+static const char SCAN_DOC[] =
+    "scan(buf, starts, ends, lo, hi, line0, out, tap=None) -> int\n\n"
+    "Append the rows of lines lo.. of a block (starts/ends: int64 buffers of line bounds in\n"
+    "buf; blank lines are skipped) to the lists of ``out`` = (kind, id, id_key, method,\n"
+    "line, error_code, error_message, is_tool_error, version (dicts), ref_rows, ref_vals,\n"
+    "ref_intern, prog_rows, prog_vals, empty_rows, method index, method values, base). Stops at the first line it does not take and returns its index (hi when all\n"
+    "were taken). ``tap`` = (ts float64, session int32, direction int8, stream int32,\n"
+    "size int64 arrays of the block's lines, session index dict, default session, stdio\n"
+    "stream code[, stderr stream code]) reads tap records instead (stderr records only\n"
+    "with a stderr code).";
+
+static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *names[] = {"buf", "starts", "ends", "lo", "hi", "line0", "out", "tap", NULL};
+    PyObject *bufo, *so, *eo, *outo, *tapo = Py_None;
+    Py_ssize_t lo, hi;
+    long long line0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOnnLO!|O", names, &bufo, &so, &eo, &lo, &hi,
+                                     &line0, &PyTuple_Type, &outo, &tapo))
+        return NULL;
+    Out o;
+    if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n", &PyList_Type, &o.kind,
+                          &PyList_Type, &o.id, &PyList_Type, &o.id_key, &PyList_Type,
+                          &o.method, &PyList_Type, &o.line, &PyDict_Type, &o.code_d,
+                          &PyDict_Type, &o.emsg_d, &PyDict_Type, &o.tool_d, &PyDict_Type,
+                          &o.ver_d, &PyList_Type, &o.ref_rows, &PyList_Type, &o.ref_vals,
+                          &PyDict_Type, &o.ref_intern, &PyList_Type, &o.prog_rows,
+                          &PyList_Type, &o.prog_vals, &PyList_Type, &o.empty_rows,
+                          &PyDict_Type, &o.meth_index,
+                          &PyList_Type, &o.meth_values, &o.base))
+        return NULL;
+    PyObject *ctx[5] = {NULL, NULL, NULL, NULL, NULL};  /* ts, session, dir, stream, size */
+    PyObject *sess_index = NULL, *stem = NULL;
+    int stdio = -1, stderr_code = -1;
+    int tap = tapo != Py_None;
+    if (tap && !PyArg_ParseTuple(tapo, "OOOOOO!Oi|i", &ctx[0], &ctx[1], &ctx[2], &ctx[3],
+                                 &ctx[4], &PyDict_Type, &sess_index, &stem, &stdio,
+                                 &stderr_code))
+        return NULL;
+    /* the context columns of the block's lines: float64, int32, int8, int32, int64 */
+    static const Py_ssize_t ITEM[5] = {8, 4, 1, 4, 8};
+    Py_buffer cb[5];
+    int held = 0;
+    for (; tap && held < 5; held++) {
+        if (PyObject_GetBuffer(ctx[held], &cb[held], PyBUF_WRITABLE)) break;
+    }
+    if (tap && held < 5) {
+        for (int k = 0; k < held; k++) PyBuffer_Release(&cb[k]);
+        return NULL;
+    }
+    Py_buffer b, sb, eb;
+    if (get_buffer(bufo, &b)) return NULL;
+    if (get_buffer(so, &sb)) { PyBuffer_Release(&b); return NULL; }
+    if (get_buffer(eo, &eb)) { PyBuffer_Release(&b); PyBuffer_Release(&sb); return NULL; }
+    const int64_t *st = sb.buf, *en = eb.buf;
+    Py_ssize_t nlines = sb.len / 8;
+    if (eb.len / 8 < nlines) nlines = eb.len / 8;
+    if (hi > nlines) hi = nlines;
+    for (int k = 0; tap && k < 5; k++)
+        if (cb[k].len / ITEM[k] < hi) hi = cb[k].len / ITEM[k];
+    cptr base = b.buf;
+    Scratch frame = {NULL, 0}, tmp = {NULL, 0};
+    Py_ssize_t i = lo;
+    int failed = 0;
+    struct {
+        char name[SESSION_NAME];
+        Py_ssize_t n;  /* -1: the default session (none named) */
+        int32_t code;
+    } cache[SESSION_CACHE];
+    int ncache = 0;
+    for (; i < hi; i++) {
+        int64_t a = st[i], z = en[i];
+        if (a >= z) continue;  /* blank */
+        if (a < 0 || z > b.len) break;
+        Msg m;
+        if (!tap) {
+            if (message(base + a, base + z, &m, 1)) break;
+            if (add_row(&o, &m, line0 + i, &tmp)) { failed = 1; break; }
+            continue;
+        }
+        Tap t;
+        if (tap_record(base + a, base + z, &t, &frame)) break;  /* the frame's text: in frame */
+        cptr fs = t.raw_s, fe = t.raw_e;
+        if (t.dir == 2) {  /* a stderr line: a row of its own (its stream not yet coded: */
+            if (stderr_code < 0) break;  /* the Python path codes it) */
+        } else if (message(fs, fe, &m, 0)) {
+            break;  /* UTF-8: checked on the tap line */
+        }
+        /* the session's code (a session not seen before: the Python path registers it) */
+        int32_t code = -1;
+        const char *name = t.sess_s ? (const char *)t.sess_s : NULL;
+        Py_ssize_t nlen = t.sess_s ? t.sess_e - t.sess_s : -1;
+        for (int k = 0; k < ncache; k++) {
+            if (cache[k].n == nlen && (nlen < 0 || !memcmp(cache[k].name, name, (size_t)nlen))) {
+                code = cache[k].code;
+                break;
+            }
+        }
+        if (code < 0) {
+            PyObject *key = name ? PyUnicode_DecodeUTF8(name, nlen, "strict") : Py_NewRef(stem);
+            if (!key) { failed = 1; break; }
+            PyObject *c = PyDict_GetItemWithError(sess_index, key);
+            Py_DECREF(key);
+            if (!c) {
+                if (PyErr_Occurred()) failed = 1;
+                break;
+            }
+            long v = PyLong_AsLong(c);
+            if (v < 0 || v > INT32_MAX) {
+                if (PyErr_Occurred()) failed = 1;
+                break;
+            }
+            code = (int32_t)v;
+            if (ncache < SESSION_CACHE && nlen <= SESSION_NAME) {
+                cache[ncache].n = nlen;
+                if (nlen > 0) memcpy(cache[ncache].name, name, (size_t)nlen);
+                cache[ncache++].code = code;
+            }
+        }
+        if (t.dir == 2 ? add_stderr_row(&o, line0 + i) : add_row(&o, &m, line0 + i, &tmp)) {
+            failed = 1;
+            break;
+        }
+        ((double *)cb[0].buf)[i] = t.has_ts ? t.ts : NAN;
+        ((int32_t *)cb[1].buf)[i] = code;
+        ((int8_t *)cb[2].buf)[i] = (int8_t)(t.dir == 2 ? -1 : t.dir);
+        ((int32_t *)cb[3].buf)[i] = t.dir == 2 ? stderr_code : stdio;
+        ((int64_t *)cb[4].buf)[i] = fe - fs;
+    }
+    for (int k = 0; tap && k < 5; k++) PyBuffer_Release(&cb[k]);
+    free(frame.data);
+    free(tmp.data);
+    PyBuffer_Release(&b);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&eb);
+    if (failed) return NULL;
+    return PyLong_FromSsize_t(i);
+}
+
+static const char CODES_DOC[] =
+    "codes(values, index, firsts, paired=None, twins=None) -> bytearray\n\n"
+    "The int32 codes (native byte order) of ``values`` as Codes.codes(values, canon=True,\n"
+    "paired=paired) gives them: None is -1; a value seen before takes its code and is\n"
+    "replaced in ``values`` by the first one seen (and ``paired[k]`` by its twin).";
+
+static PyObject *py_codes(PyObject *self, PyObject *args) {
+    PyObject *values, *index, *firsts, *paired = Py_None, *twins = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!O!|OO", &PyList_Type, &values, &PyDict_Type, &index,
+                          &PyList_Type, &firsts, &paired, &twins))
+        return NULL;
+    int pair = paired != Py_None;
+    if (pair && (!PyList_Check(paired) || !PyList_Check(twins) ||
+                 PyList_GET_SIZE(paired) != PyList_GET_SIZE(values))) {
+        PyErr_SetString(PyExc_TypeError, "paired and twins must be lists, paired as long as values");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(values);
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 4);
+    if (!out) return NULL;
+    int32_t *dst = (int32_t *)PyByteArray_AS_STRING(out);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *v = PyList_GET_ITEM(values, k);
+        if (v == Py_None) {
+            dst[k] = -1;
+            continue;
+        }
+        PyObject *c = PyDict_GetItemWithError(index, v);
+        if (c) {
+            long code = PyLong_AsLong(c);
+            if (code == -1 && PyErr_Occurred()) goto fail;
+            dst[k] = (int32_t)code;
+            PyObject *first = PyList_GET_ITEM(firsts, code);
+            Py_INCREF(first);
+            PyList_SetItem(values, k, first);
+            if (pair) {
+                PyObject *twin = PyList_GET_ITEM(twins, code);
+                Py_INCREF(twin);
+                PyList_SetItem(paired, k, twin);
+            }
+            continue;
+        }
+        if (PyErr_Occurred()) goto fail;
+        Py_ssize_t code = PyList_GET_SIZE(firsts);
+        PyObject *co = PyLong_FromSsize_t(code);
+        if (!co) goto fail;
+        int bad = PyDict_SetItem(index, v, co) || PyList_Append(firsts, v) ||
+                  (pair && PyList_Append(twins, PyList_GET_ITEM(paired, k)));
+        Py_DECREF(co);
+        if (bad) goto fail;
+        dst[k] = (int32_t)code;
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static const char NEWLINES_DOC[] =
+    "newlines(buf, n) -> bytearray\n\n"
+    "The offsets of the newline bytes in buf[:n], as int64 (native byte order).";
+
+static PyObject *py_newlines(PyObject *self, PyObject *args) {
+    PyObject *bufo;
+    Py_ssize_t n;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "On", &bufo, &n)) return NULL;
+    Py_buffer b;
+    if (get_buffer(bufo, &b)) return NULL;
+    if (n > b.len) n = b.len;
+    Py_ssize_t cap = n / 256 + 64, used = 0;
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, cap * 8);
+    if (!out) {
+        PyBuffer_Release(&b);
+        return NULL;
+    }
+    const char *start = b.buf, *p = start, *end = start + n;
+    for (;;) {
+        const char *q = memchr(p, '\n', (size_t)(end - p));
+        if (!q) break;
+        if (used == cap) {
+            cap *= 2;
+            if (PyByteArray_Resize(out, cap * 8)) {
+                Py_DECREF(out);
+                PyBuffer_Release(&b);
+                return NULL;
+            }
+        }
+        ((int64_t *)PyByteArray_AS_STRING(out))[used++] = q - start;
+        p = q + 1;
+    }
+    PyBuffer_Release(&b);
+    if (PyByteArray_Resize(out, used * 8)) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+static const char UTF8_DOC[] =
+    "utf8_valid(data, level=-1) -> bool | None\n\n"
+    "Whether data is valid UTF-8, by the scanner's check (-1: the one it uses; 0: a\n"
+    "sequence at a time; 1: 16 bytes at a time; 2: 32 bytes at a time). None when this\n"
+    "CPU or build has no such level. For tests.";
+
+static PyObject *py_utf8_valid(PyObject *self, PyObject *args) {
+    PyObject *o;
+    int level = -1, ok;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O|i", &o, &level)) return NULL;
+    Py_buffer b;
+    if (get_buffer(o, &b)) return NULL;
+    cptr p = b.buf, end = p + b.len;
+    switch (level) {
+    case -1: ok = utf8_valid(p, end); break;
+    case 0: ok = utf8_valid_scalar(p, end); break;
+#ifdef HAVE_SSSE3_PATH
+    case 1: ok = use_ssse3 ? utf8_valid_ssse3(p, end) : -1; break;
+    case 2: ok = use_avx2 ? utf8_valid_avx2(p, end) : -1; break;
+#endif
+    default: ok = -1;
+    }
+    PyBuffer_Release(&b);
+    if (ok < 0) Py_RETURN_NONE;
+    return PyBool_FromLong(ok);
+}
+
+static const char PAIR_DOC[] =
+    "pair(kind, session, direction, id_code, tool, method, ref_rows, ref_vals,\n"
+    "     prog_rows, prog_vals, id_uniques, codes, twin, id_index=None) -> tuple\n\n"
+    "The walk of engine.walks.pair on codes. Buffers, one entry per frame: kind int8,\n"
+    "session int32 (below 2**29), direction int8, id_code int32, tool bool, method int32;\n"
+    "ref_rows/prog_rows int64 ascending with ref_vals (list of str) and\n"
+    "prog_vals (float64, NaN: none); id_uniques the list of id keys by code; codes =\n"
+    "(null, cancelled, progress, initialize) codes (-1: absent; -2 for null: found here);\n"
+    "twin(id key) -> the key of the same id in the other JSON type, or None; id_index a\n"
+    "dict id key -> code (else a table of id_uniques is made when needed). Returns\n"
+    "bytearrays: the rows in the reference order (request_seq, response_seq int64,\n"
+    "session int32, requester int8, method int32, outcome int8, cancel_seq,\n"
+    "progress_count, key_seq int64: the frame whose id key is the row's), then the\n"
+    "findings as int64 triples (seq, rule, related) and float64 pairs (a progress value\n"
+    "and the one before it).";
+
+static PyObject *py_pair(PyObject *self, PyObject *args) {
+    PyObject *bo[9], *ref_vals, *uniq, *twin, *index = Py_None;
+    PairIn in = {0};
+    PairState st = {0};
+    Py_buffer b[9];
+    int nb = 0;
+    PyObject *res = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO!OOO!(iiii)O|O", &bo[0], &bo[1], &bo[2], &bo[3],
+                          &bo[4], &bo[5], &bo[6], &PyList_Type, &ref_vals, &bo[7],
+                          &bo[8], &PyList_Type, &uniq, &in.null_code, &in.cancel_code,
+                          &in.progress_code, &in.init_code, &twin, &index))
+        return NULL;
+    if (index != Py_None && !PyDict_Check(index)) {
+        PyErr_SetString(PyExc_TypeError, "id_index must be a dict or None");
+        return NULL;
+    }
+    in.id_index = index == Py_None ? NULL : index;
+    if (!PyCallable_Check(twin)) {
+        PyErr_SetString(PyExc_TypeError, "twin must be callable");
+        return NULL;
+    }
+    for (; nb < 9; nb++)
+        if (get_buffer(bo[nb], &b[nb])) goto done;
+    in.n = b[0].len;
+    static const int width[9] = {1, 4, 1, 4, 1, 4, 8, 8, 8};
+    for (int k = 0; k < 6; k++)
+        if (b[k].len != in.n * width[k]) {
+            PyErr_SetString(PyExc_ValueError, "pair: the per-frame buffers differ in length");
+            goto done;
+        }
+    in.kind = b[0].buf; in.session = b[1].buf; in.dir = b[2].buf; in.id_code = b[3].buf;
+    in.tool = b[4].buf; in.method = b[5].buf;
+    in.ref_rows = b[6].buf; in.n_ref = b[6].len / 8;
+    in.prog_rows = b[7].buf; in.n_prog = b[7].len / 8; in.prog_vals = b[8].buf;
+    in.ref_vals = ref_vals; in.id_uniques = uniq; in.twin = twin;
+    if (PyList_GET_SIZE(ref_vals) != in.n_ref || b[8].len != b[7].len) {
+        PyErr_SetString(PyExc_ValueError, "pair: rows and values differ in length");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < in.n; i++) {
+        int32_t c = in.id_code[i], s = in.session[i];
+        if (c >= PyList_GET_SIZE(uniq) || s >= (1 << 29) - 1 || s < -1 || c < -1) {
+            PyErr_SetString(PyExc_ValueError, "pair: a code is out of range");
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = 0; i < in.n_ref; i++) {
+        if (!PyUnicode_Check(PyList_GET_ITEM(ref_vals, i)) || in.ref_rows[i] < 0 ||
+            in.ref_rows[i] >= in.n || (i && in.ref_rows[i] <= in.ref_rows[i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "pair: refs must be str on ascending frame rows");
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = 1; i < in.n_prog; i++) {
+        if (in.prog_rows[i] <= in.prog_rows[i - 1]) {
+            PyErr_SetString(PyExc_ValueError, "pair: progress rows must ascend");
+            goto done;
+        }
+    }
+    if (pair_walk(&in, &st)) goto done;
+    {
+        /* the request rows and the extra rows, merged by seq (the reference order),
+         * written straight into the bytearrays returned */
+        Py_ssize_t n = st.n_req + st.n_extra;
+        static const int size[11] = {8, 8, 4, 1, 4, 1, 8, 8, 8, 24, 16};
+        PyObject *t = PyTuple_New(11);
+        if (!t) goto done;
+        for (int k = 0; k < 11; k++) {
+            Py_ssize_t len = (k < 9 ? n : st.f.n) * size[k];
+            PyObject *ba = PyByteArray_FromStringAndSize(NULL, len);
+            if (!ba) {
+                Py_DECREF(t);
+                goto done;
+            }
+            PyTuple_SET_ITEM(t, k, ba);
+        }
+#define COL(k, type) ((type *)PyByteArray_AS_STRING(PyTuple_GET_ITEM(t, k)))
+        int64_t *rq = COL(0, int64_t), *rs = COL(1, int64_t), *cs = COL(6, int64_t),
+                *pc = COL(7, int64_t), *ks = COL(8, int64_t);
+        int32_t *se = COL(2, int32_t), *me = COL(4, int32_t);
+        int8_t *di = COL(3, int8_t), *ou = COL(5, int8_t);
+        if (st.f.n) {
+            memcpy(COL(9, char), st.f.v, (size_t)st.f.n * 24);
+            memcpy(COL(10, char), st.f.x, (size_t)st.f.n * 16);
+        }
+#undef COL
+        Py_ssize_t a = 0, e = 0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            if (e >= st.n_extra || (a < st.n_req && st.rseq[a] < st.eseq[e])) {
+                rq[j] = st.rseq[a]; rs[j] = st.resp[a]; se[j] = st.rsess[a];
+                di[j] = st.rdir[a]; me[j] = st.rmeth[a]; ou[j] = st.out[a];
+                cs[j] = st.canc[a]; pc[j] = st.pcount[a]; ks[j] = st.rseq[a];
+                a++;
+            } else {
+                int64_t s = st.eseq[e], r = st.ereq[e];
+                rq[j] = r; rs[j] = s; se[j] = in.session[s];
+                di[j] = (int8_t)(r >= 0 ? in.dir[r] : opp(in.dir[s]));
+                me[j] = r >= 0 ? in.method[r] : -1;
+                ou[j] = st.eout[e]; cs[j] = -1; pc[j] = 0; ks[j] = s;
+                e++;
+            }
+        }
+        res = t;
+    }
+done:
+    pair_state_free(&st);
+    for (int k = 0; k < nb; k++) PyBuffer_Release(&b[k]);
+    return res;
+}
+
+static const char LENGTHS_DOC[] =
+    "lengths(strs) -> bytearray\n\n"
+    "The length of each str of a list, as int64 (native byte order); -1 for anything else.";
+
+static PyObject *py_lengths(PyObject *self, PyObject *args) {
+    PyObject *lst;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &lst)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(lst);
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (!out) return NULL;
+    int64_t *dst = (int64_t *)PyByteArray_AS_STRING(out);
+    PyObject **items = &PyList_GET_ITEM(lst, 0);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (k + 16 < n) MN_PREFETCH(items[k + 16]);
+        PyObject *o = items[k];
+        dst[k] = PyUnicode_Check(o) ? PyUnicode_GET_LENGTH(o) : -1;
+    }
+    return out;
+}
+
+static const char DIRECTIONS_DOC[] =
+    "directions(kind, session, id_code, method, method_dirs, given) -> bytearray | None\n\n"
+    "The walk of engine.walks.infer on codes: kind int8, session int32 (below 2**29),\n"
+    "id_code int32, method int32 (one per frame), method_dirs int8 (one per method code and\n"
+    "one more for no method: 0 c2s, 1 s2c, -1 both or unknown), given int8 (0 c2s, 1 s2c,\n"
+    "-1 none). The directions with the unknown ones of messages filled in, as int8; None\n"
+    "when one (session, id) holds more than 64 unanswered requests (use the numpy path).";
+
+static PyObject *py_directions(PyObject *self, PyObject *args) {
+    PyObject *o[6];
+    Py_buffer b[6];
+    int nb = 0;
+    PyObject *res = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]))
+        return NULL;
+    for (; nb < 6; nb++)
+        if (get_buffer(o[nb], &b[nb])) goto done;
+    Py_ssize_t n = b[0].len;
+    if (b[1].len != 4 * n || b[2].len != 4 * n || b[3].len != 4 * n || b[5].len != n ||
+        b[4].len < 1) {
+        PyErr_SetString(PyExc_ValueError, "directions: the buffers differ in length");
+        goto done;
+    }
+    const int32_t *sess = b[1].buf, *idc = b[2].buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (sess[i] < -1 || sess[i] >= (1 << 29) - 1 || idc[i] < -1) {
+            PyErr_SetString(PyExc_ValueError, "directions: a code is out of range");
+            goto done;
+        }
+    res = PyByteArray_FromStringAndSize(b[5].buf, n);
+    if (!res) goto done;
+    int st = infer_walk(n, b[0].buf, sess, idc, b[3].buf, b[4].buf, (int32_t)(b[4].len - 1),
+                        (int8_t *)PyByteArray_AS_STRING(res));
+    if (st) {
+        Py_CLEAR(res);
+        if (st == -2) PyErr_NoMemory();
+        else res = Py_NewRef(Py_None);
+    }
+done:
+    for (int k = 0; k < nb; k++) PyBuffer_Release(&b[k]);
+    return res;
+}
+
+static const char BIG_IDS_DOC[] =
+    "big_ids(keys) -> bytearray\n\n"
+    "For each id key (the compact JSON text of an id) of a list: 1 when it is an integer\n"
+    "above 2**53 in absolute value, 0 when it is not, 2 when Python must decide (a key that\n"
+    "is not plain ASCII, is empty, or has more than one leading minus).";
+
+static PyObject *py_big_ids(PyObject *self, PyObject *args) {
+    PyObject *lst;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &lst)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(lst);
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n);
+    if (!out) return NULL;
+    unsigned char *dst = (unsigned char *)PyByteArray_AS_STRING(out);
+    static const char LIMIT[] = "9007199254740992"; /* 2**53 */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *o = PyList_GET_ITEM(lst, k);
+        if (!PyUnicode_Check(o) || !PyUnicode_IS_ASCII(o) || PyUnicode_GET_LENGTH(o) == 0) {
+            dst[k] = 2;
+            continue;
+        }
+        const char *t = (const char *)PyUnicode_DATA(o);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(o), i = 0;
+        if (t[0] == '"') {
+            dst[k] = 0;
+            continue;
+        }
+        while (i < len && t[i] == '-') i++;
+        if (i > 1) {
+            dst[k] = 2;
+            continue;
+        }
+        Py_ssize_t d = i;
+        while (d < len && t[d] >= '0' && t[d] <= '9') d++;
+        if (d == i || d < len) {  /* not all digits */
+            dst[k] = 0;
+            continue;
+        }
+        while (i < len - 1 && t[i] == '0') i++;  /* leading zeros */
+        Py_ssize_t digits = len - i;
+        dst[k] = digits > 16 || (digits == 16 && memcmp(t + i, LIMIT, 16) > 0);
+    }
+    return out;
+}
+
+static PyMethodDef METHODS[] = {
+    {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS, SCAN_DOC},
+    {"codes", py_codes, METH_VARARGS, CODES_DOC},
+    {"newlines", py_newlines, METH_VARARGS, NEWLINES_DOC},
+    {"utf8_valid", py_utf8_valid, METH_VARARGS, UTF8_DOC},
+    {"pair", py_pair, METH_VARARGS, PAIR_DOC},
+    {"lengths", py_lengths, METH_VARARGS, LENGTHS_DOC},
+    {"big_ids", py_big_ids, METH_VARARGS, BIG_IDS_DOC},
+    {"directions", py_directions, METH_VARARGS, DIRECTIONS_DOC},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef MODULE = {PyModuleDef_HEAD_INIT, "_native",
+                                    "The envelope of usual JSON-RPC lines, found in C.", -1,
+                                    METHODS};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    init_tables();
+#ifdef HAVE_SSSE3_PATH
+    init_pack();
+    __builtin_cpu_init();
+    use_ssse3 = __builtin_cpu_supports("ssse3") && !getenv("MCP_NOTEBOOK_NO_SIMD");
+    use_avx2 = use_ssse3 && __builtin_cpu_supports("avx2") && !getenv("MCP_NOTEBOOK_NO_AVX2");
+#endif
+    for (int k = 0; k < 8; k++) {
+        SMALL[k] = PyLong_FromLong(k);
+        if (!SMALL[k]) return NULL;
+    }
+    return PyModule_Create(&MODULE);
+}

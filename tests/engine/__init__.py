@@ -1,0 +1,1 @@
+"""Tests of mcp_notebook.engine and the walks it runs."""

@@ -1,0 +1,73 @@
+"""The library leaves the user's process as it found it: the garbage collector's state, the
+recursion limit, the allocator (no ``malloc_trim`` unless asked for), and no ``fork`` from
+a process that runs other threads (as a Jupyter kernel does)."""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import mcp_notebook as mn
+from helpers import INIT, ok, req, tap
+from mcp_notebook import fast
+from mcp_notebook.fast import parallel
+
+
+def _capture(tmp_path: Path) -> Path:
+    rows = INIT + [(d, m) for i in range(200) for d, m in
+                   (("c2s", req(i + 1, "tools/list")), ("s2c", ok(i + 1)))]
+    return tap(tmp_path / "c.jsonl", rows)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_gc_and_recursion_limit_are_as_found(tmp_path: Path, enabled: bool) -> None:
+    path = _capture(tmp_path)
+    limit = sys.getrecursionlimit()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        t = mn.load(path)
+        t.violations, t.to_otlp()  # noqa: B018 - the OTLP export also turns gc off a while
+        assert gc.isenabled() is enabled
+        assert sys.getrecursionlimit() == limit
+    finally:
+        gc.enable()
+
+
+def test_no_malloc_trim_unless_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    monkeypatch.setattr(fast, "_TRIM", calls.append)
+    mn.load(_capture(tmp_path)).violations  # noqa: B018
+    assert calls == []
+    monkeypatch.setattr(fast, "TRIM_MEMORY", True)
+    mn.load(_capture(tmp_path)).violations  # noqa: B018
+    assert calls
+
+
+def test_no_fork_while_other_threads_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file large enough to be split is read in this process while another thread runs,
+    with the same frames as when it is split over two processes."""
+    path = _capture(tmp_path)
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    if parallel.workers() < 2 or not hasattr(os, "fork"):
+        pytest.skip("one core or no fork: never split here")
+    split = mn.load(path).frames
+
+    def no_fork() -> int:
+        raise AssertionError("forked while another thread runs")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not parallel.can_fork()
+        got = mn.load(path).frames
+    finally:
+        stop.set()
+        other.join()
+    assert got.drop(columns=["raw"]).equals(split.drop(columns=["raw"]))

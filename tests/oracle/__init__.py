@@ -1,0 +1,1 @@
+"""Oracles: the list-based reference forms the engine is held to."""
