@@ -73,10 +73,10 @@ def npm_server(package: str, *args: str) -> list[str]:
 # -- the tap ----------------------------------------------------------------------------
 
 def tap_command(out: Path, session: str, server: list[str]) -> list[str]:
-    """``python -m mcp_notebook.capture.tap`` around ``server``, out path relative to ROOT."""
+    """``python -m mcp_notebook.capture.record`` around ``server``, out path relative to ROOT."""
     if out.exists():
         out.unlink()  # the tap appends
-    return ["-m", "mcp_notebook.capture.tap", "--out", str(out.relative_to(ROOT)),
+    return ["-m", "mcp_notebook.capture.record", "--out", str(out.relative_to(ROOT)),
             "--session", session, "--grace", "5", "--", *server]
 
 

@@ -68,7 +68,7 @@ def _run(cmd: list[str], env: dict[str, str] | None = None, check: bool = True,
 
 def _tap(out: Path, session: str, server: list[str]) -> list[str]:
     """The tap around ``server``, appending to ``out`` (relative, so no machine path)."""
-    return [PY, "-m", "mcp_notebook.capture.tap", "--out", str(out.relative_to(ROOT)),
+    return [PY, "-m", "mcp_notebook.capture.record", "--out", str(out.relative_to(ROOT)),
             "--session", session, "--grace", "5", "--", *server]
 
 

@@ -24,12 +24,12 @@ __all__ = ["add_record_parser", "add_proxy_parser", "register", "record_main"]
 
 def add_record_parser(subparsers: Any) -> Handler:
     """Add ``record`` (the stdio tap) to an argparse sub-parser set; return its handler."""
-    from . import tap
+    from . import record
 
     p = subparsers.add_parser("record", help="run an MCP stdio server behind a recording tap "
                               "(tap JSONL)", description=RECORD_DESCRIPTION)
-    tap.add_arguments(p)
-    return tap.run
+    record.add_arguments(p)
+    return record.run
 
 
 RECORD_DESCRIPTION = ("Relay stdin/stdout between an MCP client and SERVER_CMD byte for byte "
@@ -71,11 +71,9 @@ def record_main(argv: list[str]) -> int:
     if args is None:
         import argparse
 
-        from . import tap
-
         p = argparse.ArgumentParser(prog="mcp-notebook record", description=RECORD_DESCRIPTION,
                                     formatter_class=_formatter())
-        tap.add_arguments(p)
+        record.add_arguments(p)
         return record.run(p.parse_args(argv))
     return record.run(args)
 

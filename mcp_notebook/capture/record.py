@@ -18,10 +18,11 @@ from .spawn import Server
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Sequence
     from typing import Any
 
-__all__ = ["parse", "run", "start", "default_session"]
+__all__ = ["parse", "run", "start", "default_session", "add_arguments", "main"]
 
 #: the options of ``record`` (as ``tap.add_arguments`` declares them): flag -> (field, type)
 OPTIONS: dict[str, tuple[str, Any]] = {
@@ -141,3 +142,46 @@ def run(args: Any) -> int:
         return Tap(command, writer, grace=args.grace, max_frame=args.max_frame).run(server)
     finally:
         writer.close()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``record`` options to ``parser`` (:func:`~mcp_notebook.capture.record.parse`
+    reads the plain uses of the same options without argparse)."""
+    import argparse
+
+    parser.add_argument("--out", "-o", metavar="FILE",
+                        help="tap JSONL file to append to (default: mcp-SESSION.jsonl in the "
+                             "folder named by $MCP_NOTEBOOK_DIR, else the current folder)")
+    parser.add_argument("--session", "-s", metavar="NAME",
+                        help="session name written on every record (default: "
+                             "SERVERNAME-YYYYmmddTHHMMSS-PID)")
+    parser.add_argument("--grace", type=float, default=10.0, metavar="SECONDS",
+                        help="after the client closes stdin, stop the server if it is still "
+                             "running this long after (SIGTERM, then SIGKILL; 0: never; "
+                             "default 10)")
+    parser.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME, metavar="BYTES",
+                        help="keep at most this many bytes of one frame in its record "
+                             "(default 256 MiB). A longer frame is still relayed whole and "
+                             "byte-exact; its record holds its first BYTES bytes and its "
+                             "full length (\"truncated\"). This bounds the tap's memory: "
+                             "about BYTES + 1 MiB per stream (3 streams), however long a "
+                             "line the server writes")
+    parser.add_argument("server_command", nargs=argparse.REMAINDER,
+                        metavar="-- SERVER_CMD [ARGS...]", help="the server command line, after --")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m mcp_notebook.capture.record [--out FILE] [--session NAME] -- CMD ARGS...``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="mcp-notebook record",
+        description="Run an MCP stdio server behind a recording tap (byte-exact relay).")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    status = main()
+    sys.stdout.flush()
+    os._exit(status)  # daemon relays may still block in read(); do not wait for them

@@ -33,7 +33,7 @@ How it behaves at the edges:
 - **a failing disk** (full, I/O error, file-size limit) stops the record, never the relay:
   one line on stderr says why, and the record file keeps whole lines only.
 
-Run it standalone with ``python -m mcp_notebook.capture.tap --out FILE -- CMD ARGS...``.
+Run it standalone with ``python -m mcp_notebook.capture.record --out FILE -- CMD ARGS...``.
 Only the standard library is used.
 """
 
@@ -41,20 +41,17 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
 import time
 
 from .jsonl import DEFAULT_MAX_FRAME, FrameSplitter, TapWriter
-from .record import default_session, run, start
 from .spawn import FORWARDED, Server
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Callable, Sequence
 
-__all__ = ["main", "add_arguments", "run", "Tap", "default_session"]
+__all__ = ["Tap"]
 
 CHUNK = 256 * 1024
 PIECE = 64 * 1024  # the most bytes handed to one write(), so that progress stays visible
@@ -221,16 +218,12 @@ class Tap:
                     break
 
     # -- run -----------------------------------------------------------------------------
-    def run(self, server: Server | None = None) -> int:
+    def run(self, server: Server) -> int:
         """Relay until the server exits, return its exit status (128+N for signal N).
 
         ``server`` is the one :func:`~mcp_notebook.capture.record.start` started for this
-        tap's command; without it, the tap starts it (127 if it cannot)."""
+        tap's command (the record module starts it before the relays load)."""
         stdin_fd, stdout_fd, stderr_fd = self.fds
-        if server is None:
-            server = start(self.command, self.writer, stderr_fd)
-            if server is None:
-                return 127
         self.server = server
         cmd_shown = [os.path.basename(self.command[0]), *self.command[1:]]
         self.writer.meta("start", f"started {' '.join(cmd_shown)}", ts=server.started,
@@ -264,46 +257,3 @@ class Tap:
         else:
             self.writer.meta("exit", f"server exited with code {code}", code=code, status=status)
         return status
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the ``record`` options to ``parser`` (:func:`~mcp_notebook.capture.record.parse`
-    reads the plain uses of the same options without argparse)."""
-    import argparse
-
-    parser.add_argument("--out", "-o", metavar="FILE",
-                        help="tap JSONL file to append to (default: mcp-SESSION.jsonl in the "
-                             "folder named by $MCP_NOTEBOOK_DIR, else the current folder)")
-    parser.add_argument("--session", "-s", metavar="NAME",
-                        help="session name written on every record (default: "
-                             "SERVERNAME-YYYYmmddTHHMMSS-PID)")
-    parser.add_argument("--grace", type=float, default=10.0, metavar="SECONDS",
-                        help="after the client closes stdin, stop the server if it is still "
-                             "running this long after (SIGTERM, then SIGKILL; 0: never; "
-                             "default 10)")
-    parser.add_argument("--max-frame", type=int, default=DEFAULT_MAX_FRAME, metavar="BYTES",
-                        help="keep at most this many bytes of one frame in its record "
-                             "(default 256 MiB). A longer frame is still relayed whole and "
-                             "byte-exact; its record holds its first BYTES bytes and its "
-                             "full length (\"truncated\"). This bounds the tap's memory: "
-                             "about BYTES + 1 MiB per stream (3 streams), however long a "
-                             "line the server writes")
-    parser.add_argument("server_command", nargs=argparse.REMAINDER,
-                        metavar="-- SERVER_CMD [ARGS...]", help="the server command line, after --")
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mcp_notebook.capture.tap [--out FILE] [--session NAME] -- CMD ARGS...``."""
-    import argparse
-
-    parser = argparse.ArgumentParser(
-        prog="mcp-notebook record",
-        description="Run an MCP stdio server behind a recording tap (byte-exact relay).")
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    status = main()
-    sys.stdout.flush()
-    os._exit(status)  # daemon relays may still block in read(); do not wait for them

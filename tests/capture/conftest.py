@@ -16,7 +16,7 @@ PY = sys.executable
 
 def tap_cmd(out: Path, server: list[str], *extra: str) -> list[str]:
     """The command line of the tap (as a module) around ``server``."""
-    return [PY, "-m", "mcp_notebook.capture.tap", "--out", str(out), "--session", "t",
+    return [PY, "-m", "mcp_notebook.capture.record", "--out", str(out), "--session", "t",
             *extra, "--", *server]
 
 

@@ -11,12 +11,12 @@ import argparse
 
 import pytest
 
-from mcp_notebook.capture import record, tap
+from mcp_notebook.capture import record
 
 
 def _argparse(argv: list[str]) -> dict:
     p = argparse.ArgumentParser(prog="mcp-notebook record")
-    tap.add_arguments(p)
+    record.add_arguments(p)
     return vars(p.parse_args(argv))
 
 
@@ -56,10 +56,10 @@ def test_anything_else_is_left_to_argparse(argv):
 
 
 def test_the_reader_knows_every_option_of_the_parser():
-    """An option added to ``tap.add_arguments`` must be added to the reader too (or the
+    """An option added to ``record.add_arguments`` must be added to the reader too (or the
     plain form would hand it on as unknown, and lose the fast start)."""
     p = argparse.ArgumentParser()
-    tap.add_arguments(p)
+    record.add_arguments(p)
     flags = {s for a in p._actions for s in a.option_strings} - {"-h", "--help"}
     assert flags == set(record.OPTIONS)
     defaults = {a.dest: a.default for a in p._actions if a.option_strings and a.dest != "help"}

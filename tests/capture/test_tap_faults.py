@@ -1,6 +1,6 @@
 """The stdio tap under faults: slow peers, a failing disk, floods without newlines, signals.
 
-Every test runs the real tap (``python -m mcp_notebook.capture.tap``) between this test
+Every test runs the real tap (``python -m mcp_notebook.capture.record``) between this test
 (the client) and a small real server process. Slowness is made on purpose: the client
 reads its pipe in small sips with pauses, and the record file is a named pipe that the
 test drains at its own pace, so the results do not depend on the machine's load.

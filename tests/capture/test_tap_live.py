@@ -35,7 +35,7 @@ async def _elicit(ctx, params):
 
 
 async def _session(capture: Path, spy: Path) -> dict:
-    tap = [sys.executable, "-m", "mcp_notebook.capture.tap", "--out", str(capture),
+    tap = [sys.executable, "-m", "mcp_notebook.capture.record", "--out", str(capture),
            "--session", "live", "--", sys.executable, SPY, str(spy) + "-B", "--",
            sys.executable, "scripts/demo_server.py"]
     params = StdioServerParameters(command=sys.executable, args=[SPY, str(spy) + "-A", "--", *tap],

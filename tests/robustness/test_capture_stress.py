@@ -1,6 +1,6 @@
 """The capture tools under stress: nothing complete is lost, nothing deadlocks.
 
-The stdio tap (``python -m mcp_notebook.capture.tap``) between a real client process
+The stdio tap (``python -m mcp_notebook.capture.record``) between a real client process
 (this test) and real server processes (small Python programs), and the recording proxy
 (``python -m mcp_notebook.capture.proxy``) in front of a real aiohttp server: a server
 killed mid-frame, a client that closes early, 50 MB frames, bursts of 10,000 frames as
@@ -31,7 +31,7 @@ BOUND = 120  # seconds any one exchange may take before the test fails
 
 
 def tap_cmd(out: Path, code: str, *extra: str) -> list[str]:
-    return [PY, "-m", "mcp_notebook.capture.tap", "--out", str(out), "--session", "s",
+    return [PY, "-m", "mcp_notebook.capture.record", "--out", str(out), "--session", "s",
             *extra, "--", PY, "-u", "-c", code]
 
 
