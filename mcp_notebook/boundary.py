@@ -28,7 +28,7 @@ from .core import versions as V
 from .table import empty
 
 __all__ = ["BOUNDARY_COLUMNS", "ERROR_TYPES", "boundary_frame", "write_boundary",
-           "read_boundary", "latency_table"]
+           "read_boundary", "normalise", "latency_table", "trace_from_boundary"]
 
 #: name -> (dtype, meaning)
 BOUNDARY_COLUMNS: dict[str, tuple[str, str]] = {
@@ -349,6 +349,12 @@ def read_boundary(path: str | Path) -> pd.DataFrame:
             b["duration"] = pd.to_timedelta(np.round(ms * 1e6), unit="ns")
         if "start" in b:
             b["start"] = pd.to_datetime(b["start"], utc=True, format="ISO8601")
+    return normalise(b)
+
+
+def normalise(b: pd.DataFrame) -> pd.DataFrame:
+    """A frame with (some of) the boundary columns as the boundary frame: every column of
+    ``BOUNDARY_COLUMNS`` in order and dtype, what is missing empty."""
     out = empty(BOUNDARY_COLUMNS)
     n = len(b)
     cols = {}
@@ -407,94 +413,6 @@ def latency_table(ops: pd.DataFrame) -> pd.DataFrame:
 
 
 # -- a payload-free Trace ------------------------------------------------------------------------
-def _envelope_text(message: dict[str, Any]) -> str:
-    return msgspec.json.encode(message).decode("utf-8")
-
-
-def _frames_of(b: pd.DataFrame) -> list[tuple[int, float | None, str, Any, str]]:
-    """(original seq, ts, direction, session, envelope text) for each frame of the ops."""
-    out: dict[int, tuple[int, float | None, str, Any, str]] = {}
-    start_s = b["start"].astype("int64").to_numpy() / 1e9
-    end = b["start"] + b["duration"]
-    end_s = end.astype("int64").to_numpy() / 1e9
-    other = {"c2s": "s2c", "s2c": "c2s"}
-    inits = b[b["method"] == "initialize"]
-    negotiated = dict(zip(inits["session"].astype(object), inits["protocol_version"],
-                          strict=True))
-    server = dict(zip(inits["session"].astype(object), inits["server_name"], strict=True))
-    for i, row in enumerate(b.itertuples(index=False)):
-        session = row.session if isinstance(row.session, str) else None
-        # a version not agreed by an initialize came in the message's own _meta (2026-07-28)
-        own = (row.protocol_version if row.method != "initialize"
-               and negotiated.get(row.session) != row.protocol_version else None)
-        requester = str(row.requester) if isinstance(row.requester, str) else "c2s"
-        ts = None if pd.isna(row.start) else float(start_s[i])
-        ident = msgspec.json.decode(row.id_key) if isinstance(row.id_key, str) else None
-        seq = row.request_seq
-        if row.kind in ("request", "notification") and pd.notna(seq) and int(seq) not in out:
-            msg: dict[str, Any] = {"jsonrpc": "2.0"}
-            if row.kind == "request":
-                msg["id"] = ident
-            msg["method"] = row.method
-            params = _params(row)
-            if own and row.kind == "request":
-                params.setdefault("_meta", {}).update(_known({
-                    _META + "protocolVersion": own, _META + "clientInfo": _known(
-                        {"name": row.client_name, "version": row.client_version})}))
-            if params:
-                msg["params"] = params
-            out[int(seq)] = (int(seq), ts, requester, session, _envelope_text(msg))
-        if pd.notna(row.response_seq):
-            reply: dict[str, Any] = {"jsonrpc": "2.0"}
-            if isinstance(row.id_key, str):  # an error may come with no id at all
-                reply["id"] = ident
-            if pd.notna(row.error_code):
-                reply["error"] = {"code": int(row.error_code), "message": ""}
-            elif row.method == "initialize":
-                reply["result"] = _known({"protocolVersion": row.protocol_version,
-                                          "serverInfo": _known({"name": row.server_name,
-                                                                "version": row.server_version})})
-            else:
-                reply["result"] = {"isError": True} if row.outcome == "tool_error" else {}
-                if (row.method != "initialize" and isinstance(row.server_name, str)
-                        and server.get(row.session) != row.server_name):
-                    reply["result"]["_meta"] = {_META + "serverInfo": _known(
-                        {"name": row.server_name, "version": row.server_version})}
-            when = (ts if row.kind == "response" else
-                    None if pd.isna(end.iat[i]) else float(end_s[i]))
-            out[int(row.response_seq)] = (int(row.response_seq), when,
-                                          other.get(requester, "s2c"), session,
-                                          _envelope_text(reply))
-    return [out[k] for k in sorted(out)]
-
-
-def _known(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in values.items() if isinstance(v, (str, dict)) and v != {}}
-
-
-def _params(row: Any) -> dict[str, Any]:
-    """The params an operation's identifiers need: its target, and the id or token it names."""
-    params: dict[str, Any] = {}
-    if row.method == "initialize" and row.kind == "request":
-        params = _known({"protocolVersion": row.protocol_version, "clientInfo": _known(
-            {"name": row.client_name, "version": row.client_version})})
-    member = _TARGET.get(row.method)
-    if member and isinstance(row.name, str):
-        params[member] = row.name
-    ref = msgspec.json.decode(row.ref) if isinstance(row.ref, str) else None
-    if ref is None:
-        return params
-    if row.method == "notifications/cancelled":
-        params["requestId"] = ref
-    elif row.method == "notifications/progress":
-        params["progressToken"] = ref
-        if pd.notna(row.progress):
-            params["progress"] = float(row.progress)
-    elif row.kind == "request":
-        params["_meta"] = {"progressToken": ref}
-    return params
-
-
 def trace_from_boundary(source: pd.DataFrame | str | Path) -> Any:
     """A payload-free :class:`~mcp_notebook.trace.Trace` from a boundary frame or file.
 
@@ -504,24 +422,14 @@ def trace_from_boundary(source: pd.DataFrame | str | Path) -> Any:
     Times are kept to the microsecond (the loader holds seconds as floats). Its
     ``payload_free`` is True; ``message(seq)`` gives the envelope only, and its
     ``violations`` are empty: the rules read payloads this file does not have.
+    ``mn.load`` of a boundary file gives the same trace (the ``boundary`` format).
     """
-    from .readers.base import Record
+    from .readers.boundary import PAYLOAD_FREE_NOTE, records_of
     from .table import Columns, collect
     from .trace import Trace
 
     b = source if isinstance(source, pd.DataFrame) else read_boundary(source)
-    sizes: dict[int, int] = {}
-    for col, seq_col in (("bytes_in", "request_seq"), ("bytes_out", "response_seq")):
-        known = b[col].notna() & b[seq_col].notna()
-        sizes.update(zip(b.loc[known, seq_col].astype(int), b.loc[known, col].astype(int),
-                         strict=True))
-    cols = Columns()
-    for seq, ts, direction, session, raw in _frames_of(b):
-        before = len(cols)
-        collect([Record(raw=raw, ts=ts, direction=direction, session=session,
-                        source=f"boundary#{seq}")], cols)
-        if seq in sizes and len(cols) == before + 1:
-            cols.size[before] = sizes[seq]
-    trace = Trace(cols, notes=["payload-free: made from a boundary view"])
+    cols = collect(records_of(b, "boundary"), Columns())
+    trace = Trace(cols, notes=[PAYLOAD_FREE_NOTE.format(what="a boundary view")])
     trace.payload_free = True
     return trace

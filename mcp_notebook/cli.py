@@ -59,6 +59,20 @@ def _load(args: argparse.Namespace) -> Any:
     return load(files, format=args.format, version=args.protocol_version, progress=progress)
 
 
+def _not_run(trace: Any) -> list[str]:
+    """The rules that cannot run on a trace: all of them on a payload-free one."""
+    from .core.rules import RULES
+
+    return [r.code for r in RULES] if trace.payload_free else []
+
+
+def _not_run_line(trace: Any) -> str:
+    codes = _not_run(trace)
+    return (f"payload-free trace: none of the {len(codes)} rules ran, each reads message "
+            f"text a boundary or OTLP file does not hold ({', '.join(codes)}); `check` the "
+            "original capture for findings")
+
+
 def _skipped(trace: Any) -> list[str]:
     """What a folder held that did not load, one line each (``skipped NAME: why``)."""
     return [n for n in trace.notes if n.startswith("skipped ")]
@@ -116,7 +130,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
     trace = _load(args)
     s = trace.summary()
     if args.json:
-        print(_json({**s, "skipped": _skipped(trace)}))
+        print(_json({**s, "skipped": _skipped(trace), "payload_free": trace.payload_free,
+                     "rules_not_run": _not_run(trace)}))
         return 0
     sev = s["violations"]["by_severity"]
     _show(f"{s['frames']} frames in {s['sessions']} session(s), protocol "
@@ -138,6 +153,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
                   f"{_ms(row['p90_ms'])} {_ms(row['max_ms'])}")
     for note in trace.notes:
         _show(f"  note: {note}")
+    if trace.payload_free:
+        _show("  " + _not_run_line(trace))
     return 0
 
 
@@ -181,7 +198,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                          "message": row.message, "spec": row.spec, "versions": row.versions})
         print(_json({"fail_on": args.fail_on, "failing": int(len(failing)),
                      "protocol_version": trace.protocol_version, "violations": rows,
-                     "skipped": _skipped(trace)}))
+                     "skipped": _skipped(trace), "payload_free": trace.payload_free,
+                     "rules_not_run": _not_run(trace)}))
     else:
         shown = v if args.all else v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
         for row in shown.itertuples(index=False):
@@ -191,6 +209,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                 _show(f"    spec: {row.spec}")
         for line in _skipped(trace):  # before the count, which stays the last line
             _show(line)
+        if trace.payload_free:
+            _show(_not_run_line(trace))
         counts = v["severity"].astype(str).value_counts()
         _show(f"{len(v)} finding(s): " + ", ".join(f"{int(counts.get(s, 0))} {s}"
                                                    for s in SEVERITIES)
