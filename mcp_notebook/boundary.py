@@ -166,27 +166,7 @@ def _per_message_peers(trace: Any, ops: pd.DataFrame) -> None:
 
 def messages_of(trace: Any, seqs: Iterable[int]) -> list[Any]:
     """``trace.message(seq)`` for many frames, their text read in one pass."""
-    from .core.envelope import bounded_recursion
-    from .lazytext import texts_of
-
-    rows = np.asarray(list(seqs), dtype=np.int64)
-    s = trace._store
-    texts = texts_of(s.raw, rows)
-    out: list[Any] = []
-    with bounded_recursion():
-        for seq, text in zip(rows.tolist(), texts, strict=True):
-            batch = int(s.batch[seq])
-            if text is None or (s.kind[seq] >= 4 and batch < 0):  # invalid, stderr, log
-                out.append(None)
-                continue
-            try:
-                value = msgspec.json.decode(text.encode("utf-8", "surrogateescape"))
-            except (msgspec.DecodeError, RecursionError):
-                out.append(None)
-                continue
-            out.append(value[batch] if batch >= 0 and isinstance(value, list)
-                       and batch < len(value) else value)
-    return out
+    return list(trace.messages(np.asarray(list(seqs), dtype=np.int64)))
 
 
 def _targets(trace: Any, seqs: Iterable[int]) -> dict[int, str]:
@@ -256,11 +236,14 @@ def boundary_frame(trace: Any) -> pd.DataFrame:
     ops["error_type"] = pd.Series(
         [error_type(c, t) for c, t in zip(ops["error_code"], tool, strict=True)], dtype=object)
     ops["is_error"] = ops["error_type"].notna()
-    c = trace._cols
-    ops["ref"] = pd.Series([c.ref[int(s)] if pd.notna(s) else None for s in ops["request_seq"]],
-                           dtype=object)
-    ops["progress"] = pd.Series([c.progress[int(s)] if pd.notna(s) else None
-                                 for s in ops["request_seq"]], dtype="float64")
+    known = ops["request_seq"].notna().to_numpy()
+    refs, progress = trace.references(ops["request_seq"].to_numpy(dtype="float64",
+                                                                   na_value=-1).astype(np.int64)
+                                      .clip(0))
+    refs[~known] = None
+    progress[~known] = np.nan
+    ops["ref"] = pd.Series(refs, dtype=object)
+    ops["progress"] = pd.Series(progress, dtype="float64")
     ops["bytes_in"] = _sizes(ops["request_seq"], size)
     ops["bytes_out"] = _sizes(ops["response_seq"], size)
     peers = _peers(trace)

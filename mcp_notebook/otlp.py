@@ -98,9 +98,7 @@ def _request_id(id_key: Any) -> str | None:
 
 def _traceparents(trace: Any, seqs: list[int]) -> dict[int, tuple[str, str]]:
     """seq -> (trace id, parent span id) of requests that carry ``_meta.traceparent``."""
-    from .lazytext import texts_of
-
-    texts = texts_of(trace._store.raw, seqs)
+    texts = trace.texts(seqs)
     carrying = [seq for seq, text in zip(seqs, texts, strict=True)
                 if isinstance(text, str) and "traceparent" in text]
     out: dict[int, tuple[str, str]] = {}

@@ -151,6 +151,38 @@ class Trace:
             return value[batch]
         return value
 
+    def messages(self, seqs: Any) -> list[Any]:
+        """:meth:`message` of many frames, their text read in one pass."""
+        rows = np.asarray(seqs, dtype=np.int64)
+        s = self._store
+        out: list[Any] = []
+        with bounded_recursion():
+            for seq, text in zip(rows.tolist(), texts_of(s.raw, rows), strict=True):
+                batch = int(s.batch[seq])
+                if text is None or (s.kind[seq] >= 4 and batch < 0):  # invalid, stderr, log
+                    out.append(None)
+                    continue
+                try:
+                    value = _decode(text.encode("utf-8", "surrogateescape"))
+                except (msgspec.DecodeError, RecursionError):
+                    out.append(None)
+                    continue
+                out.append(value[batch] if batch >= 0 and isinstance(value, list)
+                           and batch < len(value) else value)
+        return out
+
+    def texts(self, seqs: Any) -> list[str | None]:
+        """The raw text of many frames (``frames["raw"]`` of those rows), read in one pass."""
+        return list(texts_of(self._store.raw, np.asarray(seqs, dtype=np.int64)))
+
+    def references(self, seqs: Any) -> tuple[np.ndarray, np.ndarray]:
+        """For frames ``seqs``: the request id a ``notifications/cancelled`` names, or the
+        progress token of a ``notifications/progress`` or of a request's ``_meta`` (compact
+        JSON text, None where there is none); and the progress value (NaN where none)."""
+        rows = np.asarray(seqs, dtype=np.int64)
+        s = self._store
+        return s.ref.at(rows, None), s.progress.at(rows, np.nan)
+
     def summary(self) -> dict[str, Any]:
         """Counts under the names of DESIGN.md (also ``mcp-notebook summary --json``)."""
         f, p, v = self.frames, self.pairs, self.violations
