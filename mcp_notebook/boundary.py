@@ -27,7 +27,8 @@ import pandas as pd
 from .core import versions as V
 from .table import empty
 
-__all__ = ["BOUNDARY_COLUMNS", "ERROR_TYPES", "boundary_frame", "write_boundary",
+__all__ = ["BOUNDARY_COLUMNS", "ERROR_TYPES", "boundary_frame", "iter_boundary",
+           "write_boundary", "stream_boundary",
            "read_boundary", "normalise", "latency_table", "trace_from_boundary"]
 
 #: name -> (dtype, meaning)
@@ -182,11 +183,13 @@ def _targets(trace: Any, seqs: Iterable[int]) -> dict[int, str]:
 
 
 _MADE: weakref.WeakKeyDictionary[Any, pd.DataFrame] = weakref.WeakKeyDictionary()
+#: operations per chunk of :func:`iter_boundary`
+CHUNK = 50_000
 
 
 def boundary_of(trace: Any) -> pd.DataFrame:
-    """The boundary frame of ``trace``, made once per trace for the exporters that read it
-    (not to be changed in place: :meth:`Trace.boundary` hands out copies)."""
+    """The boundary frame of ``trace``, made once per trace (not to be changed in place:
+    :meth:`Trace.boundary` hands out copies). The exporters read :func:`iter_boundary`."""
     made = _MADE.get(trace)
     if made is None:
         made = _MADE[trace] = boundary_frame(trace)
@@ -195,31 +198,73 @@ def boundary_of(trace: Any) -> pd.DataFrame:
 
 def boundary_frame(trace: Any) -> pd.DataFrame:
     """One row per operation of ``trace`` (columns: ``BOUNDARY_COLUMNS``), in capture order."""
-    f, p = trace.frames, trace.pairs
+    chunks = list(iter_boundary(trace))
+    if len(chunks) == 1:
+        return chunks[0]
+    if not chunks:
+        return empty(BOUNDARY_COLUMNS)
+    ops = pd.concat(chunks, ignore_index=True)
+    for col in ("session", "requester", "kind", "method", "outcome"):
+        ops[col] = ops[col].astype(object).astype("category")
+    return ops
+
+
+def operation_order(trace: Any) -> tuple[np.ndarray, int]:
+    """The operations of ``trace`` in capture order: positions into ``t.pairs`` (those
+    below the number of pairs, also returned) and, past it, into the notification frames
+    (``n_pairs + i`` is the i-th notification). One int64 per operation."""
+    p, f = trace.pairs, trace.frames
+    first = p["request_seq"].fillna(p["response_seq"]).to_numpy(dtype=np.int64)
+    notes = np.flatnonzero((f["kind"] == "notification").to_numpy())
+    order = np.argsort(np.concatenate([first, notes]), kind="stable")
+    return order, len(p)
+
+
+def iter_boundary(trace: Any, chunk: int = CHUNK) -> Any:
+    """The boundary frame of ``trace`` in chunks of ``chunk`` operations, in capture order:
+    what the exporters write as they go (memory: the chunk, and one int64 per operation)."""
+    order, n_pairs = operation_order(trace)
+    if not len(order):
+        return
+    f = trace.frames
+    notes = np.flatnonzero((f["kind"] == "notification").to_numpy())
+    peers = _peers(trace)
+    for lo in range(0, len(order), chunk):
+        part = order[lo:lo + chunk]
+        is_pair = part < n_pairs
+        yield _operations(trace, part[is_pair], notes[part[~is_pair] - n_pairs], peers)
+
+
+def _operations(trace: Any, pair_rows: np.ndarray, note_seqs: np.ndarray,
+                peers: dict[Any, dict[str, str | None]]) -> pd.DataFrame:
+    """The boundary rows of some pairs (positions in ``t.pairs``) and notifications
+    (their seqs), in capture order."""
+    f = trace.frames
+    p = trace.pairs.iloc[pair_rows]
+    notes = f.iloc[note_seqs]
     size = f["size"].to_numpy()
-    notes = f[f["kind"] == "notification"]
-    req_seq = p["request_seq"]
-    resp_seq = p["response_seq"]
+    n_notes = len(notes)
     ops = pd.DataFrame({
-        "session": pd.concat([p["session"].astype(object), notes["session"].astype(object)],
-                             ignore_index=True),
-        "requester": pd.concat([p["requester"].astype(object),
-                                notes["direction"].astype(object)], ignore_index=True),
-        "kind": ["request"] * len(p) + ["notification"] * len(notes),
-        "method": pd.concat([p["method"].astype(object), notes["method"].astype(object)],
-                            ignore_index=True),
-        "id_key": pd.concat([p["id_key"], pd.Series([None] * len(notes), dtype=object)],
-                            ignore_index=True),
-        "request_seq": pd.array(list(req_seq) + notes["seq"].tolist(), dtype="Int64"),
-        "response_seq": pd.array(list(resp_seq) + [pd.NA] * len(notes), dtype="Int64"),
+        "session": _objects(p["session"], notes["session"]),
+        "requester": _objects(p["requester"], notes["direction"]),
+        "kind": pd.Series(["request"] * len(p) + ["notification"] * n_notes, dtype=object),
+        "method": _objects(p["method"], notes["method"]),
+        "id_key": _objects(p["id_key"], pd.Series([None] * n_notes, dtype=object)),
+        "request_seq": pd.array(np.concatenate([
+            p["request_seq"].to_numpy(dtype="float64", na_value=np.nan),
+            notes["seq"].to_numpy(dtype="float64")]), dtype="Int64"),
+        "response_seq": pd.array(np.concatenate([
+            p["response_seq"].to_numpy(dtype="float64", na_value=np.nan),
+            np.full(n_notes, np.nan)]), dtype="Int64"),
         "start": pd.concat([p["t_request"], notes["ts"]], ignore_index=True),
         "duration": pd.concat([p["latency"], pd.Series(pd.NaT, index=notes.index,
                                                        dtype="timedelta64[ns]")],
                               ignore_index=True),
-        "outcome": pd.concat([p["outcome"].astype(object),
-                              pd.Series(["notification"] * len(notes), dtype=object)],
-                             ignore_index=True),
-        "error_code": pd.array(list(p["error_code"]) + [pd.NA] * len(notes), dtype="Int64"),
+        "outcome": _objects(p["outcome"], pd.Series(["notification"] * n_notes,
+                                                    dtype=object)),
+        "error_code": pd.array(np.concatenate([
+            p["error_code"].to_numpy(dtype="float64", na_value=np.nan),
+            np.full(n_notes, np.nan)]), dtype="Int64"),
     })
     if ops.empty:
         return empty(BOUNDARY_COLUMNS)
@@ -246,16 +291,23 @@ def boundary_frame(trace: Any) -> pd.DataFrame:
     ops["progress"] = pd.Series(progress, dtype="float64")
     ops["bytes_in"] = _sizes(ops["request_seq"], size)
     ops["bytes_out"] = _sizes(ops["response_seq"], size)
-    peers = _peers(trace)
+    sessions = ops["session"].tolist()
     for col in _PEER_COLUMNS:
         ops[col] = pd.Series([peers.get(s if isinstance(s, str) else None, {}).get(col)
-                              for s in ops["session"]], dtype=object)
+                              for s in sessions], dtype=object)
     _per_message_peers(trace, ops)
     first = ops["request_seq"].fillna(ops["response_seq"]).astype("int64")
     ops = ops.iloc[np.argsort(first.to_numpy(), kind="stable")].reset_index(drop=True)
     for col in ("session", "requester", "kind", "method", "outcome"):
         ops[col] = ops[col].astype("category")
     return ops[list(BOUNDARY_COLUMNS)]
+
+
+def _objects(a: pd.Series, b: pd.Series) -> pd.Series:
+    """Two columns end to end, as Python objects (None where empty)."""
+    values = np.concatenate([a.astype(object).to_numpy(), b.astype(object).to_numpy()])
+    out = pd.Series(values, dtype=object)
+    return out.where(out.notna(), None)
 
 
 def _sizes(seqs: pd.Series, size: np.ndarray) -> pd.arrays.IntegerArray:
@@ -272,20 +324,60 @@ def write_boundary(trace_or_frame: Any, path: str | Path) -> Path:
     In JSONL, ``start`` is ISO 8601 UTC with nanoseconds and ``duration`` becomes
     ``duration_ms`` (a float that gives the nanoseconds back exactly); empty cells are
     left out of their line. :func:`read_boundary` reads either back to the same frame.
+    A trace is written as it goes, a chunk of operations at a time
+    (:func:`iter_boundary`); :func:`stream_boundary` also says how many it wrote.
     """
+    stream_boundary(trace_or_frame, path)
+    return Path(path)
+
+
+def stream_boundary(trace_or_frame: Any, path: str | Path, chunk: int = CHUNK) -> int:
+    """:func:`write_boundary`, returning the number of operations written."""
     path = Path(path)
-    b = trace_or_frame if isinstance(trace_or_frame, pd.DataFrame) else boundary_of(
-        trace_or_frame)
     suffix = path.suffix.lower()
+    if suffix not in (".parquet", ".jsonl", ".ndjson"):
+        raise ValueError(f"boundary output {path.name!r}: give a .parquet or .jsonl name")
+    if isinstance(trace_or_frame, pd.DataFrame):
+        frame = trace_or_frame
+        chunks: Any = (frame.iloc[lo:lo + chunk] for lo in range(0, max(len(frame), 1), chunk))
+    else:
+        chunks = iter_boundary(trace_or_frame, chunk)
+    n = 0
     if suffix == ".parquet":
         _need_pyarrow()
-        out = b.copy()
-        for col in ("session", "requester", "kind", "method", "outcome"):
-            out[col] = out[col].astype(object).astype("string")
-        out.to_parquet(path, index=False)
-        return path
-    if suffix not in (".jsonl", ".ndjson"):
-        raise ValueError(f"boundary output {path.name!r}: give a .parquet or .jsonl name")
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = _arrow_schema()
+        with pq.ParquetWriter(path, schema) as writer:
+            for b in chunks:
+                out = b.copy()
+                for col in ("session", "requester", "kind", "method", "outcome"):
+                    out[col] = out[col].astype(object).where(out[col].notna(), None)
+                writer.write_table(pa.Table.from_pandas(out, schema=schema,
+                                                        preserve_index=False))
+                n += len(b)
+            if n == 0:
+                writer.write_table(schema.empty_table())
+        return n
+    with open(path, "wb") as fh:
+        for b in chunks:
+            _write_jsonl(b, fh)
+            n += len(b)
+    return n
+
+
+def _arrow_schema() -> Any:
+    import pyarrow as pa
+
+    kinds = {"category": pa.string(), "object": pa.string(), "Int64": pa.int64(),
+             "float64": pa.float64(), "bool": pa.bool_(),
+             "datetime64[ns, UTC]": pa.timestamp("ns", tz="UTC"),
+             "timedelta64[ns]": pa.duration("ns")}
+    return pa.schema([(c, kinds[d]) for c, (d, _) in BOUNDARY_COLUMNS.items()])
+
+
+def _write_jsonl(b: pd.DataFrame, fh: Any) -> None:
     enc = msgspec.json.Encoder()
     starts = b["start"].to_numpy(dtype="datetime64[ns]")
     start_text: np.ndarray = np.char.add(np.datetime_as_string(starts, unit="ns"),
@@ -302,11 +394,12 @@ def write_boundary(trace_or_frame: Any, path: str | Path) -> Path:
     columns["start"] = start_text.tolist()
     columns["duration_ms"] = [None if math.isnan(v) else v for v in duration_ms]
     names = list(columns)
-    with open(path, "wb") as fh:
-        for row in zip(*columns.values(), strict=True):
-            line = {k: v for k, v in zip(names, row, strict=True) if v is not None}
-            fh.write(enc.encode(line) + b"\n")
-    return path
+    lines = []
+    for row in zip(*columns.values(), strict=True):
+        line = {k: v for k, v in zip(names, row, strict=True) if v is not None}
+        lines.append(enc.encode(line))
+    if lines:
+        fh.write(b"\n".join(lines) + b"\n")
 
 
 def _need_pyarrow() -> None:

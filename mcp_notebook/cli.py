@@ -298,11 +298,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 2
     trace = _load(args)
     if args.boundary:
-        from .boundary import boundary_of, write_boundary
+        from .boundary import stream_boundary
 
-        events = boundary_of(trace)  # made once: written, then counted
-        write_boundary(events, out)
-        _show(f"wrote {len(events)} operations to {out} (no payload text)")
+        n = stream_boundary(trace, out)  # written as it goes, a chunk at a time
+        _show(f"wrote {n} operations to {out} (no payload text)")
     elif args.otlp:
         from .otlp import write_otlp
 

@@ -42,6 +42,7 @@ specification's JSON mapping).
 
 from __future__ import annotations
 
+import bisect
 import gc
 import hashlib
 import json
@@ -56,7 +57,14 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .boundary import BOUNDARY_COLUMNS, boundary_of, error_type, messages_of, trace_from_boundary
+from .boundary import (
+    BOUNDARY_COLUMNS,
+    CHUNK,
+    error_type,
+    iter_boundary,
+    messages_of,
+    trace_from_boundary,
+)
 from .core import versions as V
 
 __all__ = ["to_otlp", "to_otlp_metrics", "write_otlp", "boundary_from_otlp", "trace_from_otlp", "DURATION_BUCKETS", "ATTRIBUTES"]
@@ -112,40 +120,57 @@ def _traceparents(trace: Any, seqs: list[int]) -> dict[int, tuple[str, str]]:
     return out
 
 
-def _streams(trace: Any, seqs: np.ndarray) -> list[str]:
-    stream = trace.frames["stream"].astype(object).to_numpy()
-    return [str(stream[s]) for s in seqs]
+def _span_events(trace: Any) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    """The progress and cancel notifications that name a request, as span events: the
+    request seq each belongs to (ascending) and the events, in that order.
 
-
-def _events(b: pd.DataFrame) -> dict[int, list[dict[str, Any]]]:
-    """Row index of a request -> its progress and cancel notifications as span events."""
-    by_token: dict[tuple[Any, Any, str], int] = {}
-    by_id: dict[tuple[Any, Any, str], int] = {}
-    out: dict[int, list[dict[str, Any]]] = {}
-    for i, row in enumerate(b.itertuples(index=False)):
-        if row.kind == "request":
-            if isinstance(row.ref, str):
-                by_token[(row.session, row.requester, row.ref)] = i
-            if isinstance(row.id_key, str):
-                by_id[(row.session, row.requester, row.id_key)] = i
-            continue
-        if row.kind != "notification" or not isinstance(row.ref, str):
-            continue
-        if row.method == "notifications/progress":  # sent by the answering side
-            other = "s2c" if row.requester == "c2s" else "c2s"
-            target = by_token.get((row.session, other, row.ref))
-            attrs = [] if pd.isna(row.progress) else [
-                {"key": "mcp_notebook.progress", "value": {"doubleValue": float(row.progress)}}]
-        elif row.method == "notifications/cancelled":  # sent by the requester
-            target = by_id.get((row.session, row.requester, row.ref))
-            attrs = []
-        else:
-            continue
-        if target is not None and pd.notna(row.start):
-            out.setdefault(target, []).append(
-                {"timeUnixNano": _ns(row.start), "name": str(row.method),
-                 "attributes": attrs})
-    return out
+    A ``notifications/cancelled`` is the pairs' ``cancel_seq`` of its request; a
+    ``notifications/progress`` belongs to the last request before it, from the other
+    side of its session, whose ``_meta.progressToken`` is its token. Memory: the events.
+    """
+    p, f = trace.pairs, trace.frames
+    ns = f["ts"].to_numpy(dtype="datetime64[ns]").astype(np.int64)
+    known = ~np.isnat(f["ts"].to_numpy(dtype="datetime64[ns]"))
+    real = (p["request_seq"].notna() & (p["outcome"] != "duplicate")).to_numpy()
+    cancelled = p[real & p["cancel_seq"].notna().to_numpy()]
+    targets: list[int] = []
+    events: list[tuple[int, int, dict[str, Any]]] = []  # (request seq, seq, event)
+    for req, cancel in zip(cancelled["request_seq"].astype("int64"),
+                           cancelled["cancel_seq"].astype("int64"), strict=True):
+        if known[cancel]:
+            events.append((int(req), int(cancel), {"timeUnixNano": str(int(ns[cancel])),
+                                                   "name": "notifications/cancelled",
+                                                   "attributes": []}))
+    asked = p[real & (p["progress_count"] > 0).to_numpy()]
+    if len(asked):
+        seqs = asked["request_seq"].to_numpy(dtype=np.int64)
+        tokens, _ = trace.references(seqs)
+        by_token: dict[tuple[Any, str, Any], list[int]] = {}
+        for seq, session, side, token in zip(seqs.tolist(), asked["session"].astype(object),
+                                             asked["requester"].astype(object), tokens,
+                                             strict=True):
+            if token is not None:
+                by_token.setdefault((session, str(side), token), []).append(seq)
+        kind, method = f["kind"].to_numpy(dtype=object), f["method"].to_numpy(dtype=object)
+        notes = np.flatnonzero((kind == "notification") & (method == "notifications/progress"))
+        refs, values = trace.references(notes)
+        sessions = f["session"].astype(object).to_numpy()[notes]
+        sides = f["direction"].astype(object).to_numpy()[notes]
+        for seq, session, side, ref, value in zip(notes.tolist(), sessions, sides, refs,
+                                                  values.tolist(), strict=True):
+            other = "s2c" if side == "c2s" else "c2s"  # sent by the answering side
+            mine = by_token.get((session, other, ref)) if ref is not None else None
+            k = bisect.bisect_left(mine, seq) if mine else 0
+            if not mine or k == 0 or not known[seq]:
+                continue
+            attrs = [] if value != value else [
+                {"key": "mcp_notebook.progress", "value": {"doubleValue": float(value)}}]
+            events.append((mine[k - 1], seq, {"timeUnixNano": str(int(ns[seq])),
+                                              "name": "notifications/progress",
+                                              "attributes": attrs}))
+    events.sort(key=lambda e: (e[0], e[1]))
+    targets = [e[0] for e in events]
+    return np.asarray(targets, dtype=np.int64), [e[2] for e in events]
 
 
 def _session_ids(trace: Any, b: pd.DataFrame, streams: list[str]) -> list[str | None]:
@@ -164,9 +189,17 @@ def to_otlp(trace: Any) -> dict[str, Any]:
 
     One resource per server (``service.name``/``service.version`` from ``serverInfo``),
     one span per request; see the module documentation for names and attributes.
+    :func:`write_otlp` writes the same spans as it goes (a resource per server and chunk).
     """
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
     with _no_gc():
-        return _to_otlp(trace)
+        for rs in iter_resource_spans(trace):
+            key = tuple(a["value"]["stringValue"] for a in rs["resource"]["attributes"])
+            if key in merged:
+                merged[key]["scopeSpans"][0]["spans"].extend(rs["scopeSpans"][0]["spans"])
+            else:
+                merged[key] = rs
+    return {"resourceSpans": list(merged.values())}
 
 
 @contextmanager
@@ -181,16 +214,28 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _to_otlp(trace: Any) -> dict[str, Any]:
-    b = boundary_of(trace)
-    req = b[(b["kind"] == "request") & b["request_seq"].notna()
-            & (b["outcome"] != "duplicate")]
-    seqs = req["request_seq"].to_numpy(dtype=np.int64)
-    streams = _streams(trace, seqs)
+def iter_resource_spans(trace: Any, chunk: int = CHUNK) -> Iterator[dict[str, Any]]:
+    """The ``ResourceSpans`` of ``trace``: for each chunk of operations
+    (:func:`~mcp_notebook.boundary.iter_boundary`), one per server."""
+    targets, events = _span_events(trace)
+    stream = trace.frames["stream"].astype(object).to_numpy()
+    for b in iter_boundary(trace, chunk):
+        req = b[(b["kind"] == "request") & b["request_seq"].notna()
+                & (b["outcome"] != "duplicate")]
+        if req.empty:
+            continue
+        seqs = req["request_seq"].to_numpy(dtype=np.int64)
+        lo, hi = np.searchsorted(targets, [seqs[0], seqs[-1] + 1])
+        mine: dict[int, list[dict[str, Any]]] = {}
+        for k in range(int(lo), int(hi)):
+            mine.setdefault(int(targets[k]), []).append(events[k])
+        yield from _resources(trace, req, seqs, [str(stream[s]) for s in seqs], mine)
+
+
+def _resources(trace: Any, req: pd.DataFrame, seqs: np.ndarray, streams: list[str],
+               events: dict[int, list[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
     sessions = _session_ids(trace, req, streams)
     parents: dict[int, tuple[str, str | None]] = dict(_traceparents(trace, seqs.tolist()))
-    events = _events(b)
-    positions = {int(i): n for n, i in enumerate(b.index)}
     groups: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
     for n, row in enumerate(req.itertuples()):
         seq = int(seqs[n])
@@ -240,35 +285,38 @@ def _to_otlp(trace: Any) -> dict[str, Any]:
         }
         if parent:
             span["parentSpanId"] = parent
-        evs = events.get(positions[int(row.Index)])
+        evs = events.get(seq)
         if evs:
             span["events"] = evs
         if error is not None:
             span["status"] = {"code": STATUS_ERROR}
         groups.setdefault((row.server_name, row.server_version), []).append(span)
-    resource_spans = []
     for (server, version), spans in groups.items():
         attrs = [_attr("service.name", server if isinstance(server, str) else "mcp-server")]
         if isinstance(version, str):
             attrs.append(_attr("service.version", version))
-        resource_spans.append({
+        yield {
             "resource": {"attributes": attrs},
             "scopeSpans": [{"scope": {"name": "mcp_notebook", "version": __version__},
                             "spans": spans}],
-        })
-    return {"resourceSpans": resource_spans}
+        }
 
 
 def to_otlp_metrics(trace: Any) -> dict[str, Any]:
     """``mcp.client.operation.duration`` as an OTLP/JSON ``ExportMetricsServiceRequest``:
     one histogram point per method, tool or prompt name and error type, in seconds, with
-    the conventions' bucket boundaries."""
-    b = boundary_of(trace)
-    req = b[(b["kind"] == "request") & b["duration"].notna() & (b["outcome"] != "duplicate")]
-    points = []
-    if not req.empty:
-        start = _ns(b["start"].min())
-        end = _ns((req["start"] + req["duration"]).max())
+    the conventions' bucket boundaries (summed chunk by chunk)."""
+    points: dict[tuple[str | None, ...], dict[str, Any]] = {}
+    first = last = None
+    for b in iter_boundary(trace):
+        t0 = b["start"].min()
+        first = t0 if first is None or (pd.notna(t0) and t0 < first) else first
+        req = b[(b["kind"] == "request") & b["duration"].notna()
+                & (b["outcome"] != "duplicate")]
+        if req.empty:
+            continue
+        t1 = (req["start"] + req["duration"]).max()
+        last = t1 if last is None or (pd.notna(t1) and t1 > last) else last
         keys = pd.DataFrame({
             "method": req["method"].astype(object),
             "target": req["name"].where(req["method"].isin(["tools/call", "prompts/get"])),
@@ -277,27 +325,42 @@ def to_otlp_metrics(trace: Any) -> dict[str, Any]:
                       for o, c in zip(req["outcome"], req["error_code"], strict=True)],
             "seconds": req["duration"].dt.total_seconds(),
         })
-        for (method, target, error), g in keys.groupby(["method", "target", "error"],
-                                                       dropna=False, sort=True):
+        for key, g in keys.groupby(["method", "target", "error"], dropna=False, sort=False):
             values = g["seconds"].to_numpy()
             counts = np.bincount(np.searchsorted(DURATION_BUCKETS, values, side="left"),
                                  minlength=len(DURATION_BUCKETS) + 1)
-            attrs = [_attr("mcp.method.name", str(method))]
-            if isinstance(target, str):
-                attrs.append(_attr("gen_ai.tool.name" if method == "tools/call"
-                                   else "gen_ai.prompt.name", target))
-            if isinstance(error, str):
-                attrs.append(_attr("error.type", error))
-            points.append({
-                "attributes": attrs, "startTimeUnixNano": start, "timeUnixNano": end,
-                "count": str(len(values)), "sum": float(values.sum()),
-                "min": float(values.min()), "max": float(values.max()),
-                "bucketCounts": [str(int(c)) for c in counts],
-                "explicitBounds": [float(x) for x in DURATION_BUCKETS],
-            })
+            k = tuple(None if not isinstance(v, str) else v for v in key)
+            pt = points.get(k)
+            if pt is None:
+                points[k] = {"count": len(values), "sum": float(values.sum()),
+                             "min": float(values.min()), "max": float(values.max()),
+                             "buckets": counts}
+            else:
+                pt["count"] += len(values)
+                pt["sum"] += float(values.sum())
+                pt["min"] = min(pt["min"], float(values.min()))
+                pt["max"] = max(pt["max"], float(values.max()))
+                pt["buckets"] = pt["buckets"] + counts
+    out = []
+    for (method, target, error), pt in sorted(points.items(),
+                                              key=lambda kv: tuple(str(v) for v in kv[0])):
+        attrs = [_attr("mcp.method.name", str(method))]
+        if isinstance(target, str):
+            attrs.append(_attr("gen_ai.tool.name" if method == "tools/call"
+                               else "gen_ai.prompt.name", target))
+        if isinstance(error, str):
+            attrs.append(_attr("error.type", error))
+        out.append({
+            "attributes": attrs, "startTimeUnixNano": _ns(first) if first is not None
+            and pd.notna(first) else "0",
+            "timeUnixNano": _ns(last) if last is not None and pd.notna(last) else "0",
+            "count": str(pt["count"]), "sum": pt["sum"], "min": pt["min"], "max": pt["max"],
+            "bucketCounts": [str(int(c)) for c in pt["buckets"]],
+            "explicitBounds": [float(x) for x in DURATION_BUCKETS],
+        })
     metric = {"name": "mcp.client.operation.duration", "unit": "s",
               "description": "Duration of the MCP request as seen by its sender",
-              "histogram": {"dataPoints": points, "aggregationTemporality": 2}}
+              "histogram": {"dataPoints": out, "aggregationTemporality": 2}}
     return {"resourceMetrics": [{
         "resource": {"attributes": [_attr("service.name", "mcp-server")]},
         "scopeMetrics": [{"scope": {"name": "mcp_notebook", "version": __version__},
@@ -306,13 +369,19 @@ def to_otlp_metrics(trace: Any) -> dict[str, Any]:
 
 
 def write_otlp(trace: Any, path: str | Path, *, metrics: str | Path | None = None) -> Path:
-    """Write the spans of ``trace`` to ``path`` as OTLP/JSON (and, if ``metrics`` names a
-    file, the duration histograms there)."""
+    """Write the spans of ``trace`` to ``path`` as OTLP/JSON, as it goes (a resource per
+    server and chunk of operations: the OTLP JSON mapping allows several with one
+    resource); and, if ``metrics`` names a file, the duration histograms there."""
     path = Path(path)
-    path.write_text(json.dumps(to_otlp(trace), ensure_ascii=False), encoding="utf-8")
+    with open(path, "w", encoding="utf-8", errors="backslashreplace") as fh:
+        fh.write('{"resourceSpans":[')
+        for k, rs in enumerate(iter_resource_spans(trace)):
+            fh.write("," if k else "")
+            fh.write(json.dumps(rs, ensure_ascii=False))
+        fh.write("]}")
     if metrics is not None:
         Path(metrics).write_text(json.dumps(to_otlp_metrics(trace), ensure_ascii=False),
-                                 encoding="utf-8")
+                                 encoding="utf-8", errors="backslashreplace")
     return path
 
 
