@@ -185,9 +185,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     failing = v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
     args.status = 1 if len(failing) else 0  # kept if the output pipe closes early
     if args.report != "text":
-        from .report_formats import render_findings
+        from .report_formats import write_findings
 
-        sys.stdout.write(render_findings(trace, args.report, fail_on=args.fail_on))
+        write_findings(trace, args.report, sys.stdout, fail_on=args.fail_on)  # as it goes
         return int(args.status)
     if args.json:
         rows = []

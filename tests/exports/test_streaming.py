@@ -57,3 +57,25 @@ def test_otlp_written_in_small_chunks_holds_the_spans_of_to_otlp(path: Path,
     # one resource per server in to_otlp
     keys = [json.dumps(rs["resource"], sort_keys=True) for rs in doc["resourceSpans"]]
     assert len(keys) == len(set(keys))
+
+
+FINDINGS = [p for p in CAPTURES if len(mn.load(p).violations)]
+
+
+@pytest.mark.parametrize("path", FINDINGS, ids=[p.name for p in FINDINGS])
+def test_sarif_and_github_written_as_they_go_hold_every_finding(path: Path) -> None:
+    import io
+
+    from mcp_notebook.report_formats import findings, iter_findings, write_findings
+
+    trace = mn.load(path)
+    assert list(iter_findings(trace, chunk=1)) == findings(trace)
+    out = io.StringIO()
+    write_findings(trace, "sarif", out)
+    run = json.loads(out.getvalue())["runs"][0]
+    assert [r["ruleId"] for r in run["results"]] == trace.violations["rule"].tolist()
+    files = {f.file for f in findings(trace)}
+    assert len(run["artifacts"]) == len(files)
+    out = io.StringIO()
+    write_findings(trace, "github", out)
+    assert len(out.getvalue().splitlines()) == len(trace.violations)
