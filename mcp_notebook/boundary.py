@@ -14,6 +14,7 @@ of the payload text: no arguments, no results, no error messages.
 
 from __future__ import annotations
 
+import bisect
 import math
 import weakref
 from collections.abc import Iterable
@@ -233,6 +234,52 @@ def iter_boundary(trace: Any, chunk: int = CHUNK) -> Any:
         part = order[lo:lo + chunk]
         is_pair = part < n_pairs
         yield _operations(trace, part[is_pair], notes[part[~is_pair] - n_pairs], peers)
+
+
+def notification_targets(trace: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``notifications/progress`` and ``notifications/cancelled`` that name a request of
+    the pairs: their seqs, the request's seq, and whether each is a progress, in capture
+    order.
+
+    A progress names the last request before it, from the other side of its session,
+    whose ``_meta.progressToken`` is its token; a cancel the last request before it, from
+    its own side, whose id is its ``requestId``. Memory: the requests that carry a token
+    or that a cancel names, and the notifications.
+    """
+    p, f = trace.pairs, trace.frames
+    reqs = np.unique(p["request_seq"].dropna().to_numpy(dtype=np.int64))
+    is_note = (f["kind"] == "notification").to_numpy()
+    method = f["method"].astype(object).to_numpy()
+    session = f["session"].astype(object).to_numpy()
+    side = f["direction"].astype(object).to_numpy()
+    found: list[tuple[int, int, bool]] = []
+    for name, progress in (("notifications/progress", True), ("notifications/cancelled", False)):
+        notes = np.flatnonzero(is_note & (method == name))
+        if not len(notes) or not len(reqs):
+            continue
+        refs, _ = trace.references(notes)
+        if progress:
+            keys, _ = trace.references(reqs)
+        else:  # only the ids some cancel names
+            wanted = {r for r in refs if r is not None}
+            ids = f["id_key"].to_numpy(dtype=object)[reqs]
+            keys = np.array([k if k in wanted else None for k in ids], dtype=object)
+        by: dict[tuple[Any, Any, Any], list[int]] = {}
+        for seq, key in zip(reqs.tolist(), keys, strict=True):
+            if key is not None:
+                by.setdefault((session[seq], side[seq], key), []).append(seq)
+        for seq, ref in zip(notes.tolist(), refs, strict=True):
+            if ref is None:
+                continue
+            asker = side[seq] if not progress else "s2c" if side[seq] == "c2s" else "c2s"
+            mine = by.get((session[seq], asker, ref))
+            k = bisect.bisect_left(mine, seq) if mine else 0
+            if mine and k:
+                found.append((seq, mine[k - 1], progress))
+    found.sort()
+    return (np.array([x[0] for x in found], dtype=np.int64),
+            np.array([x[1] for x in found], dtype=np.int64),
+            np.array([x[2] for x in found], dtype=bool))
 
 
 def _operations(trace: Any, pair_rows: np.ndarray, note_seqs: np.ndarray,

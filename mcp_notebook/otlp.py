@@ -42,7 +42,6 @@ specification's JSON mapping).
 
 from __future__ import annotations
 
-import bisect
 import gc
 import hashlib
 import json
@@ -63,6 +62,7 @@ from .boundary import (
     error_type,
     iter_boundary,
     messages_of,
+    notification_targets,
     trace_from_boundary,
 )
 from .core import versions as V
@@ -121,56 +121,26 @@ def _traceparents(trace: Any, seqs: list[int]) -> dict[int, tuple[str, str]]:
 
 
 def _span_events(trace: Any) -> tuple[np.ndarray, list[dict[str, Any]]]:
-    """The progress and cancel notifications that name a request, as span events: the
-    request seq each belongs to (ascending) and the events, in that order.
-
-    A ``notifications/cancelled`` is the pairs' ``cancel_seq`` of its request; a
-    ``notifications/progress`` belongs to the last request before it, from the other
-    side of its session, whose ``_meta.progressToken`` is its token. Memory: the events.
-    """
-    p, f = trace.pairs, trace.frames
-    ns = f["ts"].to_numpy(dtype="datetime64[ns]").astype(np.int64)
-    known = ~np.isnat(f["ts"].to_numpy(dtype="datetime64[ns]"))
-    real = (p["request_seq"].notna() & (p["outcome"] != "duplicate")).to_numpy()
-    cancelled = p[real & p["cancel_seq"].notna().to_numpy()]
-    targets: list[int] = []
-    events: list[tuple[int, int, dict[str, Any]]] = []  # (request seq, seq, event)
-    for req, cancel in zip(cancelled["request_seq"].astype("int64"),
-                           cancelled["cancel_seq"].astype("int64"), strict=True):
-        if known[cancel]:
-            events.append((int(req), int(cancel), {"timeUnixNano": str(int(ns[cancel])),
-                                                   "name": "notifications/cancelled",
-                                                   "attributes": []}))
-    asked = p[real & (p["progress_count"] > 0).to_numpy()]
-    if len(asked):
-        seqs = asked["request_seq"].to_numpy(dtype=np.int64)
-        tokens, _ = trace.references(seqs)
-        by_token: dict[tuple[Any, str, Any], list[int]] = {}
-        for seq, session, side, token in zip(seqs.tolist(), asked["session"].astype(object),
-                                             asked["requester"].astype(object), tokens,
-                                             strict=True):
-            if token is not None:
-                by_token.setdefault((session, str(side), token), []).append(seq)
-        kind, method = f["kind"].to_numpy(dtype=object), f["method"].to_numpy(dtype=object)
-        notes = np.flatnonzero((kind == "notification") & (method == "notifications/progress"))
-        refs, values = trace.references(notes)
-        sessions = f["session"].astype(object).to_numpy()[notes]
-        sides = f["direction"].astype(object).to_numpy()[notes]
-        for seq, session, side, ref, value in zip(notes.tolist(), sessions, sides, refs,
-                                                  values.tolist(), strict=True):
-            other = "s2c" if side == "c2s" else "c2s"  # sent by the answering side
-            mine = by_token.get((session, other, ref)) if ref is not None else None
-            k = bisect.bisect_left(mine, seq) if mine else 0
-            if not mine or k == 0 or not known[seq]:
-                continue
-            attrs = [] if value != value else [
-                {"key": "mcp_notebook.progress", "value": {"doubleValue": float(value)}}]
-            events.append((mine[k - 1], seq, {"timeUnixNano": str(int(ns[seq])),
-                                              "name": "notifications/progress",
-                                              "attributes": attrs}))
-    events.sort(key=lambda e: (e[0], e[1]))
-    targets = [e[0] for e in events]
-    return np.asarray(targets, dtype=np.int64), [e[2] for e in events]
+    """The progress and cancel notifications that name a request
+    (:func:`~mcp_notebook.boundary.notification_targets`) as span events: the request
+    seq each belongs to (ascending) and the events, in that order. Memory: the events."""
+    notes, targets, progress = notification_targets(trace)
+    ts = trace.frames["ts"].to_numpy(dtype="datetime64[ns]")
+    keep = ~np.isnat(ts[notes])
+    notes, targets, progress = notes[keep], targets[keep], progress[keep]
+    order = np.lexsort((notes, targets))
+    notes, targets, progress = notes[order], targets[order], progress[order]
+    _, values = trace.references(notes)
+    ns = ts[notes].astype(np.int64)
+    events = []
+    for t, is_progress, value in zip(ns.tolist(), progress.tolist(), values.tolist(),
+                                     strict=True):
+        attrs = [] if not is_progress or value != value else [
+            {"key": "mcp_notebook.progress", "value": {"doubleValue": float(value)}}]
+        events.append({"timeUnixNano": str(t), "attributes": attrs,
+                       "name": "notifications/progress" if is_progress
+                       else "notifications/cancelled"})
+    return targets, events
 
 
 def _session_ids(trace: Any, b: pd.DataFrame, streams: list[str]) -> list[str | None]:
