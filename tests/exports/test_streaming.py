@@ -79,3 +79,15 @@ def test_sarif_and_github_written_as_they_go_hold_every_finding(path: Path) -> N
     out = io.StringIO()
     write_findings(trace, "github", out)
     assert len(out.getvalue().splitlines()) == len(trace.violations)
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+def test_perfetto_written_a_few_packets_at_a_time_is_the_same_trace(path: Path) -> None:
+    import io
+
+    from mcp_notebook.perfetto import _Plan, perfetto_bytes
+
+    trace = mn.load(path)
+    out = io.BytesIO()
+    _Plan(trace).write(out, chunk=3)
+    assert out.getvalue() == perfetto_bytes(trace)
