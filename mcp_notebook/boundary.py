@@ -15,9 +15,11 @@ of the payload text: no arguments, no results, no error messages.
 from __future__ import annotations
 
 import bisect
+import gc
 import math
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -153,8 +155,8 @@ def _per_message_peers(trace: Any, ops: pd.DataFrame) -> None:
     req = ops["request_seq"].to_numpy(dtype="float64", na_value=np.nan)[rows]
     resp = ops["response_seq"].to_numpy(dtype="float64", na_value=np.nan)[rows]
     req_ok, resp_ok = ~np.isnan(req), ~np.isnan(resp)
-    asked = iter(messages_of(trace, req[req_ok].astype(np.int64)))
-    answered = iter(messages_of(trace, resp[resp_ok].astype(np.int64)))
+    asked = each_message(trace, req[req_ok].astype(np.int64))
+    answered = each_message(trace, resp[resp_ok].astype(np.int64))
     for k, i in enumerate(rows.tolist()):
         found: dict[str, str | None] = {}
         if req_ok[k]:
@@ -171,10 +173,18 @@ def messages_of(trace: Any, seqs: Iterable[int]) -> list[Any]:
     return list(trace.messages(np.asarray(list(seqs), dtype=np.int64)))
 
 
+def each_message(trace: Any, seqs: Any, batch: int = 2048) -> Iterator[Any]:
+    """``trace.message(seq)`` of each frame of ``seqs``, decoded ``batch`` at a time: only
+    a batch of decoded messages (payloads and all) is held at once."""
+    rows = np.asarray(seqs, dtype=np.int64)
+    for lo in range(0, len(rows), batch):
+        yield from trace.messages(rows[lo:lo + batch])
+
+
 def _targets(trace: Any, seqs: Iterable[int]) -> dict[int, str]:
     out: dict[int, str] = {}
     seqs = list(seqs)
-    for seq, msg in zip(seqs, messages_of(trace, seqs), strict=True):
+    for seq, msg in zip(seqs, each_message(trace, seqs), strict=True):
         params = msg.get("params") if isinstance(msg, dict) else None
         if isinstance(params, dict):
             value = params.get(_TARGET.get(msg.get("method"), ""))
@@ -185,7 +195,7 @@ def _targets(trace: Any, seqs: Iterable[int]) -> dict[int, str]:
 
 _MADE: weakref.WeakKeyDictionary[Any, pd.DataFrame] = weakref.WeakKeyDictionary()
 #: operations per chunk of :func:`iter_boundary`
-CHUNK = 50_000
+CHUNK = 10_000
 
 
 def boundary_of(trace: Any) -> pd.DataFrame:
@@ -221,9 +231,26 @@ def operation_order(trace: Any) -> tuple[np.ndarray, int]:
     return order, len(p)
 
 
+@contextmanager
+def frozen_heap() -> Iterator[None]:
+    """Run with what is allocated so far left out of the cyclic garbage collector's scans
+    (``gc.freeze``): an export makes many small objects a chunk at a time, and each
+    collection would otherwise walk the whole loaded trace again."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def iter_boundary(trace: Any, chunk: int = CHUNK) -> Any:
     """The boundary frame of ``trace`` in chunks of ``chunk`` operations, in capture order:
     what the exporters write as they go (memory: the chunk, and one int64 per operation)."""
+    with frozen_heap():
+        yield from _chunks(trace, chunk)
+
+
+def _chunks(trace: Any, chunk: int) -> Any:
     order, n_pairs = operation_order(trace)
     if not len(order):
         return
@@ -317,8 +344,9 @@ def _operations(trace: Any, pair_rows: np.ndarray, note_seqs: np.ndarray,
         return empty(BOUNDARY_COLUMNS)
     orphan = ops["request_seq"].isna()
     # an orphan response: the operation is known only by its response
-    ops.loc[orphan, "start"] = f["ts"].to_numpy()[ops.loc[orphan, "response_seq"]
-                                                 .to_numpy(dtype=np.int64)]
+    if orphan.any():
+        ops.loc[orphan, "start"] = f["ts"].iloc[ops.loc[orphan, "response_seq"]
+                                                .to_numpy(dtype=np.int64)].to_numpy()
     ops["kind"] = ops["kind"].where(~orphan, "response")
     wanted = ops["method"].isin(list(_TARGET)) & ~orphan
     names = _targets(trace, ops.loc[wanted, "request_seq"].astype(int).tolist())

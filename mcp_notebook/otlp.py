@@ -59,9 +59,9 @@ from . import __version__
 from .boundary import (
     BOUNDARY_COLUMNS,
     CHUNK,
+    each_message,
     error_type,
     iter_boundary,
-    messages_of,
     notification_targets,
     trace_from_boundary,
 )
@@ -110,7 +110,7 @@ def _traceparents(trace: Any, seqs: list[int]) -> dict[int, tuple[str, str]]:
     carrying = [seq for seq, text in zip(seqs, texts, strict=True)
                 if isinstance(text, str) and "traceparent" in text]
     out: dict[int, tuple[str, str]] = {}
-    for seq, msg in zip(carrying, messages_of(trace, carrying), strict=True):
+    for seq, msg in zip(carrying, each_message(trace, carrying), strict=True):
         params = msg.get("params") if isinstance(msg, dict) else None
         meta = params.get("_meta") if isinstance(params, dict) else None
         tp = meta.get("traceparent") if isinstance(meta, dict) else None
@@ -120,27 +120,17 @@ def _traceparents(trace: Any, seqs: list[int]) -> dict[int, tuple[str, str]]:
     return out
 
 
-def _span_events(trace: Any) -> tuple[np.ndarray, list[dict[str, Any]]]:
+def _span_events(trace: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The progress and cancel notifications that name a request
-    (:func:`~mcp_notebook.boundary.notification_targets`) as span events: the request
-    seq each belongs to (ascending) and the events, in that order. Memory: the events."""
+    (:func:`~mcp_notebook.boundary.notification_targets`) and have a time, to be span
+    events: the request seq each belongs to (ascending), its seq, whether it is a
+    progress; three arrays (the events are made a chunk of spans at a time)."""
     notes, targets, progress = notification_targets(trace)
     ts = trace.frames["ts"].to_numpy(dtype="datetime64[ns]")
     keep = ~np.isnat(ts[notes])
     notes, targets, progress = notes[keep], targets[keep], progress[keep]
     order = np.lexsort((notes, targets))
-    notes, targets, progress = notes[order], targets[order], progress[order]
-    _, values = trace.references(notes)
-    ns = ts[notes].astype(np.int64)
-    events = []
-    for t, is_progress, value in zip(ns.tolist(), progress.tolist(), values.tolist(),
-                                     strict=True):
-        attrs = [] if not is_progress or value != value else [
-            {"key": "mcp_notebook.progress", "value": {"doubleValue": float(value)}}]
-        events.append({"timeUnixNano": str(t), "attributes": attrs,
-                       "name": "notifications/progress" if is_progress
-                       else "notifications/cancelled"})
-    return targets, events
+    return targets[order], notes[order], progress[order]
 
 
 def _session_ids(trace: Any, b: pd.DataFrame, streams: list[str]) -> list[str | None]:
@@ -187,8 +177,9 @@ def _no_gc() -> Iterator[None]:
 def iter_resource_spans(trace: Any, chunk: int = CHUNK) -> Iterator[dict[str, Any]]:
     """The ``ResourceSpans`` of ``trace``: for each chunk of operations
     (:func:`~mcp_notebook.boundary.iter_boundary`), one per server."""
-    targets, events = _span_events(trace)
+    targets, notes, progress = _span_events(trace)
     stream = trace.frames["stream"].astype(object).to_numpy()
+    ts = trace.frames["ts"].to_numpy(dtype="datetime64[ns]").astype(np.int64)
     for b in iter_boundary(trace, chunk):
         req = b[(b["kind"] == "request") & b["request_seq"].notna()
                 & (b["outcome"] != "duplicate")]
@@ -197,8 +188,14 @@ def iter_resource_spans(trace: Any, chunk: int = CHUNK) -> Iterator[dict[str, An
         seqs = req["request_seq"].to_numpy(dtype=np.int64)
         lo, hi = np.searchsorted(targets, [seqs[0], seqs[-1] + 1])
         mine: dict[int, list[dict[str, Any]]] = {}
-        for k in range(int(lo), int(hi)):
-            mine.setdefault(int(targets[k]), []).append(events[k])
+        _, values = trace.references(notes[lo:hi])
+        for k, value in zip(range(int(lo), int(hi)), values.tolist(), strict=True):
+            attrs = [] if not progress[k] or value != value else [
+                {"key": "mcp_notebook.progress", "value": {"doubleValue": float(value)}}]
+            mine.setdefault(int(targets[k]), []).append({
+                "timeUnixNano": str(int(ts[notes[k]])), "attributes": attrs,
+                "name": "notifications/progress" if progress[k]
+                else "notifications/cancelled"})
         yield from _resources(trace, req, seqs, [str(stream[s]) for s in seqs], mine)
 
 
@@ -207,50 +204,65 @@ def _resources(trace: Any, req: pd.DataFrame, seqs: np.ndarray, streams: list[st
     sessions = _session_ids(trace, req, streams)
     parents: dict[int, tuple[str, str | None]] = dict(_traceparents(trace, seqs.tolist()))
     groups: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
-    for n, row in enumerate(req.itertuples()):
+    start = req["start"].to_numpy(dtype="datetime64[ns]")
+    known = ~np.isnat(start)
+    start_ns = start.astype(np.int64)
+    took = req["duration"].to_numpy(dtype="timedelta64[ns]")
+    end_ns = np.where(np.isnat(took), start_ns, start_ns + took.astype(np.int64))
+    codes = req["error_code"].to_numpy(dtype="float64", na_value=np.nan).tolist()
+    cols = {c: req[c].astype(object).tolist() for c in (
+        "session", "method", "protocol_version", "id_key", "name", "outcome", "server_name",
+        "server_version")}
+    trace_ids: dict[str, str] = {}
+    for n in range(len(req)):
         seq = int(seqs[n])
-        key = str(row.session) if isinstance(row.session, str) else "-"
-        trace_id, parent = parents.get(seq, (_hex("trace:" + key, 16), None))
-        attrs = [_attr("mcp.method.name", str(row.method))]
+        session, method = cols["session"][n], str(cols["method"][n])
+        key = str(session) if isinstance(session, str) else "-"
+        if seq in parents:
+            trace_id, parent = parents[seq]
+        else:
+            if key not in trace_ids:
+                trace_ids[key] = _hex("trace:" + key, 16)
+            trace_id, parent = trace_ids[key], None
+        attrs = [_attr("mcp.method.name", method)]
         session_id = sessions[n]
         if session_id:
             attrs.append(_attr("mcp.session.id", session_id))
-        if isinstance(row.protocol_version, str):
-            attrs.append(_attr("mcp.protocol.version", row.protocol_version))
-        rid = _request_id(row.id_key)
+        version = cols["protocol_version"][n]
+        if isinstance(version, str):
+            attrs.append(_attr("mcp.protocol.version", version))
+        rid = _request_id(cols["id_key"][n])
         if rid is not None:
             attrs.append(_attr("jsonrpc.request.id", rid))
-        target = row.name if isinstance(row.name, str) else None
+        target = cols["name"][n] if isinstance(cols["name"][n], str) else None
         if target is not None:
-            if row.method == "tools/call":
+            if method == "tools/call":
                 attrs.append(_attr("gen_ai.tool.name", target))
-            elif row.method == "prompts/get":
+            elif method == "prompts/get":
                 attrs.append(_attr("gen_ai.prompt.name", target))
-            elif row.method in _RESOURCE:
+            elif method in _RESOURCE:
                 attrs.append(_attr("mcp.resource.uri", target))
-        if row.method == "tools/call":
+        if method == "tools/call":
             attrs.append(_attr("gen_ai.operation.name", "execute_tool"))
         error = None
-        if row.outcome == "tool_error":
+        if cols["outcome"][n] == "tool_error":
             error = "tool_error"
-        elif pd.notna(row.error_code):
-            error = str(int(row.error_code))
+        elif codes[n] == codes[n]:
+            error = str(int(codes[n]))
             attrs.append(_attr("rpc.response.status_code", error))
         if error is not None:
             attrs.append(_attr("error.type", error))
         attrs.append(_attr("network.transport",
                            "pipe" if streams[n] in ("stdio", "stderr") else "tcp"))
-        start = row.start
-        end = start + row.duration if pd.notna(row.duration) else start
-        name = f"{row.method} {target}" if row.method in ("tools/call", "prompts/get") \
-            and target else str(row.method)
+        name = f"{method} {target}" if method in ("tools/call", "prompts/get") \
+            and target else method
         span: dict[str, Any] = {
             "traceId": trace_id,
             "spanId": _hex(f"span:{key}:{seq}", 8),
             "name": name,
             "kind": SPAN_KIND_CLIENT,
-            "startTimeUnixNano": _ns(start) if pd.notna(start) else "0",
-            "endTimeUnixNano": _ns(end) if pd.notna(end) else "0",
+            "startTimeUnixNano": str(int(start_ns[n])) if known[n] else "0",
+            "endTimeUnixNano": str(int(end_ns[n])) if known[n] else "0",
             "attributes": attrs,
         }
         if parent:
@@ -260,7 +272,7 @@ def _resources(trace: Any, req: pd.DataFrame, seqs: np.ndarray, streams: list[st
             span["events"] = evs
         if error is not None:
             span["status"] = {"code": STATUS_ERROR}
-        groups.setdefault((row.server_name, row.server_version), []).append(span)
+        groups.setdefault((cols["server_name"][n], cols["server_version"][n]), []).append(span)
     for (server, version), spans in groups.items():
         attrs = [_attr("service.name", server if isinstance(server, str) else "mcp-server")]
         if isinstance(version, str):

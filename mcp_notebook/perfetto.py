@@ -343,9 +343,12 @@ def write_perfetto(trace: Any, path: str | Path) -> dict[str, int]:
     """Write ``trace`` as a Perfetto protobuf trace, a chunk of packets at a time, in time
     order; return what it holds (counts of slices, progress and cancel flows, violations,
     tracks)."""
-    plan = _Plan(trace)
-    with open(path, "wb") as f:
-        plan.write(f)
+    from .boundary import frozen_heap
+
+    with frozen_heap():
+        plan = _Plan(trace)
+        with open(path, "wb") as f:
+            plan.write(f)
     return plan.counts()
 
 
