@@ -178,6 +178,7 @@ def iter_resource_spans(trace: Any, chunk: int = CHUNK) -> Iterator[dict[str, An
     """The ``ResourceSpans`` of ``trace``: for each chunk of operations
     (:func:`~mcp_notebook.boundary.iter_boundary`), one per server."""
     targets, notes, progress = _span_events(trace)
+    begins = _session_starts(trace)
     stream = trace.frames["stream"].astype(object).to_numpy()
     ts = trace.frames["ts"].to_numpy(dtype="datetime64[ns]").astype(np.int64)
     for b in iter_boundary(trace, chunk):
@@ -196,11 +197,24 @@ def iter_resource_spans(trace: Any, chunk: int = CHUNK) -> Iterator[dict[str, An
                 "timeUnixNano": str(int(ts[notes[k]])), "attributes": attrs,
                 "name": "notifications/progress" if progress[k]
                 else "notifications/cancelled"})
-        yield from _resources(trace, req, seqs, [str(stream[s]) for s in seqs], mine)
+        yield from _resources(trace, req, seqs, [str(stream[s]) for s in seqs], mine, begins)
+
+
+def _session_starts(trace: Any) -> dict[str, int]:
+    """Session label (``-`` for none) -> the time (ns) of its first frame: with the label,
+    what the ids of its spans are made from, so that two captures with a session of the
+    same name (``no-such-session``, a file name) do not give spans the same ids."""
+    f = trace.frames
+    ns = f["ts"].to_numpy(dtype="datetime64[ns]").astype(np.int64)
+    known = ~np.isnat(f["ts"].to_numpy(dtype="datetime64[ns]"))
+    labels = f["session"].astype(object).where(f["session"].notna(), "-")
+    first = pd.Series(ns[known]).groupby(labels[known].to_numpy()).min()
+    return {str(k): int(v) for k, v in first.items()}
 
 
 def _resources(trace: Any, req: pd.DataFrame, seqs: np.ndarray, streams: list[str],
-               events: dict[int, list[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
+               events: dict[int, list[dict[str, Any]]], begins: dict[str, int]
+               ) -> Iterator[dict[str, Any]]:
     sessions = _session_ids(trace, req, streams)
     parents: dict[int, tuple[str, str | None]] = dict(_traceparents(trace, seqs.tolist()))
     groups: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
@@ -222,7 +236,7 @@ def _resources(trace: Any, req: pd.DataFrame, seqs: np.ndarray, streams: list[st
             trace_id, parent = parents[seq]
         else:
             if key not in trace_ids:
-                trace_ids[key] = _hex("trace:" + key, 16)
+                trace_ids[key] = _hex(f"trace:{key}:{begins.get(key, '')}", 16)
             trace_id, parent = trace_ids[key], None
         attrs = [_attr("mcp.method.name", method)]
         session_id = sessions[n]
@@ -258,7 +272,7 @@ def _resources(trace: Any, req: pd.DataFrame, seqs: np.ndarray, streams: list[st
             and target else method
         span: dict[str, Any] = {
             "traceId": trace_id,
-            "spanId": _hex(f"span:{key}:{seq}", 8),
+            "spanId": _hex(f"span:{key}:{seq}:{start_ns[n]}", 8),
             "name": name,
             "kind": SPAN_KIND_CLIENT,
             "startTimeUnixNano": str(int(start_ns[n])) if known[n] else "0",
