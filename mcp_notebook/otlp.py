@@ -364,6 +364,15 @@ def to_otlp_metrics(trace: Any) -> dict[str, Any]:
     }]}
 
 
+def _json_text(value: Any) -> str:
+    """JSON text, by msgspec (fast); by json where a string holds what UTF-8 cannot
+    (a lone surrogate from undecodable bytes), written as an escape."""
+    try:
+        return msgspec.json.encode(value).decode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=False)
+
+
 def write_otlp(trace: Any, path: str | Path, *, metrics: str | Path | None = None) -> Path:
     """Write the spans of ``trace`` to ``path`` as OTLP/JSON, as it goes (a resource per
     server and chunk of operations: the OTLP JSON mapping allows several with one
@@ -373,7 +382,7 @@ def write_otlp(trace: Any, path: str | Path, *, metrics: str | Path | None = Non
         fh.write('{"resourceSpans":[')
         for k, rs in enumerate(iter_resource_spans(trace)):
             fh.write("," if k else "")
-            fh.write(json.dumps(rs, ensure_ascii=False))
+            fh.write(_json_text(rs))
         fh.write("]}")
     if metrics is not None:
         Path(metrics).write_text(json.dumps(to_otlp_metrics(trace), ensure_ascii=False),

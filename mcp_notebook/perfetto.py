@@ -147,13 +147,11 @@ def _label(session: Any) -> str:
         else str(session)
 
 
-def _slice_names(trace: Any, p: pd.DataFrame) -> np.ndarray:
+def _slice_names(trace: Any, method: np.ndarray, seqs: np.ndarray) -> np.ndarray:
     """``method`` or ``method target`` of each request (target: the tool or prompt name),
     the messages read a chunk at a time; equal names share one string."""
     from .boundary import CHUNK, _targets
 
-    method = p["method"].astype(object).to_numpy()
-    seqs = p["request_seq"].to_numpy(dtype=np.int64)
     out = np.array([str(m) for m in method], dtype=object)
     named = np.flatnonzero(np.isin(method, ["tools/call", "prompts/get"]))
     shared: dict[str, str] = {}
@@ -184,26 +182,29 @@ class _Plan:
         seqs = p["request_seq"].to_numpy(dtype="float64", na_value=np.nan)[rows].astype(np.int64)
         first = np.unique(seqs, return_index=True)[1]  # the first pair of each request
         self.rows = rows[first]
-        self.p = p.iloc[self.rows]
         self.seq = seqs[first]
-        answer = self.p["response_seq"].to_numpy(dtype="float64", na_value=np.nan)
+
+        def column(name: str, **kw: Any) -> np.ndarray:  # of the slices' rows only
+            return np.asarray(p[name].to_numpy(**kw)[self.rows])
+
+        answer = column("response_seq", dtype="float64", na_value=np.nan)
         self.answer = np.where(np.isnan(answer), -1, answer).astype(np.int64)
         self.start = ns[self.seq]
         self.end = np.maximum(np.where(self.answer >= 0, ns[self.answer.clip(0)],
                                        end_of_capture), self.start)
-        self.names = _slice_names(trace, self.p)
+        self.names = _slice_names(trace, column("method", dtype=object), self.seq)
         # the columns a slice's packet reads (pointers to the pairs' values)
-        self.code = self.p["error_code"].to_numpy(dtype="float64", na_value=np.nan)
-        self.ident = self.p["id"].to_numpy(dtype=object)
-        self.outcome = self.p["outcome"].astype(object).to_numpy()
+        self.code = column("error_code", dtype="float64", na_value=np.nan)
+        self.ident = column("id", dtype=object)
+        self.outcome = column("outcome", dtype=object)
         self.packets: list[bytes] = []  # the track descriptors, in the order made
         self._uuids = iter(range(1, 1 << 62))
         self.tracks: dict[tuple[str, str], int] = {}
         self._track_name: dict[int, str] = {}
         self.lane = np.zeros(len(self.seq), dtype=np.int64)
         lanes: dict[int, list[tuple[int, int]]] = {}  # parent -> [(lane uuid, busy until)]
-        sessions = self.p["session"].astype(object).tolist()
-        sides = self.p["requester"].astype(object).tolist()
+        sessions = column("session", dtype=object).tolist()
+        sides = column("requester", dtype=object).tolist()
         for i, (session, side) in enumerate(zip(sessions, sides, strict=True)):
             start, end = int(self.start[i]), int(self.end[i])
             parent = self.track(session, "client requests" if str(side) == "c2s"
