@@ -276,12 +276,13 @@ def notification_targets(trace: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
     p, f = trace.pairs, trace.frames
     reqs = np.unique(p["request_seq"].dropna().to_numpy(dtype=np.int64))
     is_note = (f["kind"] == "notification").to_numpy()
-    method = f["method"].astype(object).to_numpy()
-    session = f["session"].astype(object).to_numpy()
-    side = f["direction"].astype(object).to_numpy()
+    # session and direction as category codes: no object per frame
+    session = f["session"].cat.codes.to_numpy()
+    side = f["direction"].cat.codes.to_numpy()
+    flip = {int(c): int(k) for c, k in _opposite_codes(f["direction"]).items()}
     found: list[tuple[int, int, bool]] = []
     for name, progress in (("notifications/progress", True), ("notifications/cancelled", False)):
-        notes = np.flatnonzero(is_note & (method == name))
+        notes = np.flatnonzero(is_note & (f["method"] == name).to_numpy())
         if not len(notes) or not len(reqs):
             continue
         refs, _ = trace.references(notes)
@@ -289,17 +290,17 @@ def notification_targets(trace: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
             keys, _ = trace.references(reqs)
         else:  # only the ids some cancel names
             wanted = {r for r in refs if r is not None}
-            ids = f["id_key"].to_numpy(dtype=object)[reqs]
+            ids = f["id_key"].iloc[reqs].tolist()
             keys = np.array([k if k in wanted else None for k in ids], dtype=object)
-        by: dict[tuple[Any, Any, Any], list[int]] = {}
+        by: dict[tuple[int, int, Any], list[int]] = {}
         for seq, key in zip(reqs.tolist(), keys, strict=True):
             if key is not None:
-                by.setdefault((session[seq], side[seq], key), []).append(seq)
+                by.setdefault((int(session[seq]), int(side[seq]), key), []).append(seq)
         for seq, ref in zip(notes.tolist(), refs, strict=True):
             if ref is None:
                 continue
-            asker = side[seq] if not progress else "s2c" if side[seq] == "c2s" else "c2s"
-            mine = by.get((session[seq], asker, ref))
+            asker = int(side[seq]) if not progress else flip.get(int(side[seq]), -2)
+            mine = by.get((int(session[seq]), asker, ref))
             k = bisect.bisect_left(mine, seq) if mine else 0
             if mine and k:
                 found.append((seq, mine[k - 1], progress))
@@ -307,6 +308,14 @@ def notification_targets(trace: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return (np.array([x[0] for x in found], dtype=np.int64),
             np.array([x[1] for x in found], dtype=np.int64),
             np.array([x[2] for x in found], dtype=bool))
+
+
+def _opposite_codes(direction: pd.Series) -> dict[int, int]:
+    """Category code of c2s -> that of s2c and back (those present)."""
+    cats = list(direction.cat.categories)
+    codes = {name: cats.index(name) for name in ("c2s", "s2c") if name in cats}
+    return {codes[a]: codes[b] for a, b in (("c2s", "s2c"), ("s2c", "c2s"))
+            if a in codes and b in codes}
 
 
 def _operations(trace: Any, pair_rows: np.ndarray, note_seqs: np.ndarray,

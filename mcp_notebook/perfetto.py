@@ -135,11 +135,15 @@ def _event(ts: int, kind: int, track: int, name: str | None = None,
 # -- the trace ------------------------------------------------------------------------------
 
 def _times(trace: Any) -> np.ndarray:
-    """Each frame's time in ns; a frame with no time has the time of the one before."""
-    ts = trace.frames["ts"]
-    ns = pd.Series(ts.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy().astype("int64"),
-                   dtype="Int64").where(ts.notna().to_numpy(), pd.NA)  # not float: ns of 2026
-    return ns.ffill().fillna(0).to_numpy(dtype=np.int64)
+    """Each frame's time in ns; a frame with no time has the time of the one before (the
+    first frames, 0). One int64 per frame (and two while it is made)."""
+    ts = trace.frames["ts"].to_numpy(dtype="datetime64[ns]")
+    known = ~np.isnat(ts)
+    ns = ts.view(np.int64)
+    last = np.maximum.accumulate(np.where(known, np.arange(len(ns)), -1)) if len(ns) \
+        else np.zeros(0, dtype=np.int64)
+    out = np.where(last >= 0, ns[last.clip(0)], 0)
+    return np.asarray(out, dtype=np.int64)
 
 
 def _label(session: Any) -> str:
@@ -185,7 +189,7 @@ class _Plan:
         self.seq = seqs[first]
 
         def column(name: str, **kw: Any) -> np.ndarray:  # of the slices' rows only
-            return np.asarray(p[name].to_numpy(**kw)[self.rows])
+            return np.asarray(p[name].iloc[self.rows].to_numpy(**kw))
 
         answer = column("response_seq", dtype="float64", na_value=np.nan)
         self.answer = np.where(np.isnan(answer), -1, answer).astype(np.int64)
@@ -229,9 +233,9 @@ class _Plan:
             else np.zeros(0, dtype=bool)
         self.note_reply = np.where(late, reply, -1)
         self.note_track = np.zeros(len(notes), dtype=np.int64)
-        f_sessions = trace.frames["session"].astype(object).to_numpy()
-        for k, seq in enumerate(notes.tolist()):
-            self.note_track[k] = self.track(f_sessions[seq], "notifications")
+        session_of = trace.frames["session"]
+        for k, session in enumerate(session_of.iloc[notes].astype(object).tolist()):
+            self.note_track[k] = self.track(session, "notifications")
         order = np.argsort(self.note_slice, kind="stable")  # the flows of each slice
         self.flows_of = order + 1  # flow ids (1-based, in capture order) by slice
         self.flow_lo = np.searchsorted(self.note_slice[order], np.arange(len(self.seq)))
@@ -242,8 +246,9 @@ class _Plan:
         at = v["seq"].to_numpy(dtype="float64", na_value=np.nan)
         self.v_at = np.where(np.isnan(at), -1, at).astype(np.int64)
         self.v_track = np.zeros(len(v), dtype=np.int64)
+        where = session_of.iloc[self.v_at.clip(0)].astype(object).tolist()
         for k, a in enumerate(self.v_at.tolist()):
-            self.v_track[k] = self.track(f_sessions[a] if a >= 0 else None, "violations")
+            self.v_track[k] = self.track(where[k] if a >= 0 else None, "violations")
         self.v_ts = np.where(self.v_at >= 0, ns[self.v_at.clip(0)] if len(ns) else 0,
                              int(ns[0]) if len(ns) else 0)
 
