@@ -39,7 +39,8 @@ class Trace:
     (60, True)
     """
 
-    #: made from a boundary view (:meth:`from_boundary`): envelopes only, no payload text
+    #: made from a boundary view (:meth:`from_boundary`, or ``mn.load`` of a boundary or
+    #: OTLP/JSON file): envelopes only, no payload text, and no rule run
     payload_free: bool = False
 
     def __init__(self, cols: Columns | Store, version: str | None = None,
