@@ -98,9 +98,14 @@ def _ns(ts: pd.Timestamp) -> str:
 def _request_id(id_key: Any) -> str | None:
     if not isinstance(id_key, str):
         return None
-    value = msgspec.json.decode(id_key)
-    if value is None:
+    if id_key == "null":
         return None
+    if not id_key.startswith('"'):
+        return id_key  # a number (or an id of the wrong type) as its JSON text
+    try:
+        value = msgspec.json.decode(id_key)
+    except (msgspec.DecodeError, RecursionError):
+        return id_key
     return value if isinstance(value, str) else id_key
 
 
@@ -433,7 +438,7 @@ def _id_key(text: str | None) -> str | None:
         return None if text is None else msgspec.json.encode(text).decode("utf-8")
     try:
         value = msgspec.json.decode(text)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         value = None
     if isinstance(value, int) and not isinstance(value, bool):
         return text

@@ -64,9 +64,11 @@ def sniff(head: str, filename: str) -> int:
         line = line.strip()
         if not line:
             continue
+        if '"outcome"' not in line:
+            return 0  # not an operation: no need to decode it
         try:
             obj = msgspec.json.decode(line)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             return 0
         ok = isinstance(obj, dict) and "outcome" in obj and obj.get("kind") in _KINDS and (
             "request_seq" in obj or "response_seq" in obj) and "jsonrpc" not in obj
@@ -166,7 +168,7 @@ def _row(line: str) -> tuple[dict[str, Any] | None, str]:
         if isinstance(obj.get(key), str):
             try:
                 msgspec.json.decode(obj[key])
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 return None, f"{key} is not JSON text"
     return obj, ""
 
@@ -265,7 +267,7 @@ def _decoded(text: Any) -> Any:
         return None
     try:
         return msgspec.json.decode(text)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return text  # not JSON text (a hand-made file): the text itself
 
 
