@@ -280,7 +280,9 @@ def notification_targets(trace: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
     session = f["session"].cat.codes.to_numpy()
     side = f["direction"].cat.codes.to_numpy()
     flip = {int(c): int(k) for c, k in _opposite_codes(f["direction"]).items()}
-    found: list[tuple[int, int, bool]] = []
+    out_notes: list[np.ndarray] = []
+    out_reqs: list[np.ndarray] = []
+    out_progress: list[np.ndarray] = []
     for name, progress in (("notifications/progress", True), ("notifications/cancelled", False)):
         notes = np.flatnonzero(is_note & (f["method"] == name).to_numpy())
         if not len(notes) or not len(reqs):
@@ -296,18 +298,26 @@ def notification_targets(trace: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray
         for seq, key in zip(reqs.tolist(), keys, strict=True):
             if key is not None:
                 by.setdefault((int(session[seq]), int(side[seq]), key), []).append(seq)
-        for seq, ref in zip(notes.tolist(), refs, strict=True):
+        target = np.full(len(notes), -1, dtype=np.int64)
+        for i, (seq, ref) in enumerate(zip(notes.tolist(), refs, strict=True)):
             if ref is None:
                 continue
             asker = int(side[seq]) if not progress else flip.get(int(side[seq]), -2)
             mine = by.get((int(session[seq]), asker, ref))
             k = bisect.bisect_left(mine, seq) if mine else 0
             if mine and k:
-                found.append((seq, mine[k - 1], progress))
-    found.sort()
-    return (np.array([x[0] for x in found], dtype=np.int64),
-            np.array([x[1] for x in found], dtype=np.int64),
-            np.array([x[2] for x in found], dtype=bool))
+                target[i] = mine[k - 1]
+        hit = target >= 0
+        out_notes.append(notes[hit])
+        out_reqs.append(target[hit])
+        out_progress.append(np.full(int(hit.sum()), progress, dtype=bool))
+    if not out_notes:
+        return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                np.zeros(0, dtype=bool))
+    all_notes = np.concatenate(out_notes)
+    order = np.argsort(all_notes, kind="stable")
+    return (all_notes[order], np.concatenate(out_reqs)[order],
+            np.concatenate(out_progress)[order])
 
 
 def _opposite_codes(direction: pd.Series) -> dict[int, int]:
