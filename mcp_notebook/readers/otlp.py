@@ -37,7 +37,7 @@ def sniff(head: str, filename: str) -> int:
 
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
     """Yield the envelope-only frames of the MCP spans of an OTLP/JSON file."""
-    from ..otlp import boundary_from_otlp
+    from ..otlp_in import boundary_from_otlp
     from .boundary import records_of
 
     sess = session or path.name
