@@ -1,38 +1,108 @@
-"""Time and memory of the exports on a generated capture: the boundary view and its files,
-the payload-free Trace, OTLP spans and metrics, and check's CI formats.
+"""Time and memory of the exports on a generated capture, each measured against the
+capture's load in the same process.
 
 Usage::
 
     python benchmarks/bench_exports.py --frames 1000000 --out /some/scratch/dir
 
-Generates a tap capture with ``gen_capture.py`` (reused when present), loads it once, then
-times each export in turn in the same process and prints a markdown table: seconds, the
-growth of the peak RSS over the run so far, and the size of what was made.
+Generates a tap capture with ``gen_capture.py`` (reused when present). Each step runs in a
+fresh process: it loads the capture with its pairs and violations (what ``check`` holds),
+notes the peak RSS so far (the baseline), runs one export into a file, and notes the peak
+RSS again. The export's cost in memory is the rise of the peak over the baseline of the
+same process; the table also gives the peak of a process that only loads. Prints a
+markdown table.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
+import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
+#: each step: (name, code run on a loaded trace ``t``, writing under ``out``; it sets
+#: ``made``, what it wrote)
+STEPS: list[tuple[str, str]] = [
+    ("load + pairs + violations (baseline)", "made = ''"),
+    ("export --boundary .parquet",
+     "from mcp_notebook.boundary import stream_boundary\n"
+     "n = stream_boundary(t, out / 'events.parquet')\n"
+     "made = f'{n:,} operations, {size(out / \"events.parquet\")}'"),
+    ("export --boundary .jsonl",
+     "from mcp_notebook.boundary import stream_boundary\n"
+     "n = stream_boundary(t, out / 'events.jsonl')\n"
+     "made = f'{n:,} operations, {size(out / \"events.jsonl\")}'"),
+    ("export --otlp (spans + metrics)",
+     "from mcp_notebook.otlp import write_otlp\n"
+     "write_otlp(t, out / 'spans.json', metrics=out / 'metrics.json')\n"
+     "made = size(out / 'spans.json') + ' of OTLP/JSON'"),
+    ("export --perfetto",
+     "held = t.to_perfetto(out / 'trace.pftrace')\n"
+     "made = f\"{held['slices']:,} slices, {size(out / 'trace.pftrace')}\""),
+    ("check --report sarif",
+     "from mcp_notebook.report_formats import write_findings\n"
+     "with open(out / 'f.sarif', 'w', encoding='utf-8') as fh:\n"
+     "    write_findings(t, 'sarif', fh)\n"
+     "made = size(out / 'f.sarif')"),
+    ("check --report github",
+     "from mcp_notebook.report_formats import write_findings\n"
+     "with open(out / 'f.txt', 'w', encoding='utf-8') as fh:\n"
+     "    write_findings(t, 'github', fh)\n"
+     "made = size(out / 'f.txt')"),
+    ("check --report junit (not streamed)",
+     "from mcp_notebook.report_formats import write_findings\n"
+     "with open(out / 'f.xml', 'w', encoding='utf-8') as fh:\n"
+     "    write_findings(t, 'junit', fh)\n"
+     "made = size(out / 'f.xml')"),
+    ("t.boundary() in memory (for comparison)",
+     "made = f'{len(t.boundary()):,} rows held'"),
+]
 
-def _peak_mb() -> float:
+CHILD = """
+import json, resource, sys, time
+from pathlib import Path
+sys.path.insert(0, {root!r})
+import mcp_notebook as mn
+
+def peak():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+def size(p):
+    return f'{{Path(p).stat().st_size / 1e6:,.1f}} MB'
+
+out = Path({out!r})
+t0 = time.perf_counter()
+t = mn.load({capture!r}, progress=False)
+t.pairs, t.violations
+loaded, load_s = peak(), time.perf_counter() - t0
+t0 = time.perf_counter()
+{code}
+print(json.dumps({{"load_s": load_s, "loaded": loaded, "s": time.perf_counter() - t0,
+                  "peak": peak(), "made": made, "frames": len(t.frames),
+                  "pairs": len(t.pairs), "findings": len(t.violations)}}))
+"""
+
+
+def run(capture: Path, out: Path, code: str) -> dict[str, object]:
+    child = CHILD.format(root=str(HERE.parent), out=str(out), capture=str(capture),
+                         code=code)
+    proc = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                          check=False, env={**os.environ, "PYTHONHASHSEED": "0"})
+    if proc.returncode:
+        raise SystemExit(proc.stderr)
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--frames", type=int, default=1_000_000)
     ap.add_argument("--out", type=Path, required=True, help="scratch folder for the files")
+    ap.add_argument("--steps", default="", help="comma-separated step numbers (default all)")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     capture = args.out / f"capture-{args.frames}.jsonl"
@@ -40,69 +110,29 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([sys.executable, str(HERE / "gen_capture.py"), "--frames",
                         str(args.frames), "--format", "tap", "--out", str(capture)],
                        check=True, stdout=subprocess.DEVNULL)
-
-    sys.path.insert(0, str(HERE.parent))
-    import mcp_notebook as mn
-    from mcp_notebook.boundary import write_boundary
-    from mcp_notebook.otlp import to_otlp, to_otlp_metrics
-    from mcp_notebook.report_formats import render_findings
-
-    rows: list[tuple[str, float, float, str]] = []
-    state: dict[str, Any] = {}
-
-    def step(name: str, fn: Callable[[], str]) -> None:
-        before = _peak_mb()
+    chosen = [int(s) for s in args.steps.split(",") if s] or list(range(len(STEPS)))
+    rows = []
+    base = None
+    for k in chosen:
+        name, code = STEPS[k]
         t0 = time.perf_counter()
-        made = fn()
-        rows.append((name, time.perf_counter() - t0, _peak_mb() - before, made))
-
-    def load() -> str:
-        t = state["trace"] = mn.load(capture)
-        return f"{len(t.frames):,} frames, {len(t.pairs):,} pairs, {len(t.violations):,} findings"
-
-    def boundary() -> str:
-        b = state["boundary"] = state["trace"].boundary()
-        return f"{len(b):,} operations"
-
-    def file(suffix: str) -> Callable[[], str]:
-        def run() -> str:
-            path = write_boundary(state["boundary"], args.out / f"events{suffix}")
-            return f"{path.stat().st_size / 1e6:,.1f} MB"
-        return run
-
-    def payload_free() -> str:
-        free = mn.Trace.from_boundary(state["boundary"])
-        return f"{len(free.pairs):,} pairs"
-
-    def otlp() -> str:
-        doc = to_otlp(state["trace"])
-        return f"{len(json.dumps(doc)) / 1e6:,.1f} MB of JSON"
-
-    def metrics() -> str:
-        doc = to_otlp_metrics(state["trace"])
-        points = doc["resourceMetrics"][0]["scopeMetrics"][0]["metrics"][0]
-        return f"{len(points['histogram']['dataPoints'])} histogram points"
-
-    def findings(fmt: str) -> Callable[[], str]:
-        def run() -> str:
-            return f"{len(render_findings(state['trace'], fmt)) / 1e6:,.1f} MB"
-        return run
-
-    step("load + pairs + violations", load)
-    step("boundary()", boundary)
-    step("write_boundary .parquet", file(".parquet"))
-    step("write_boundary .jsonl", file(".jsonl"))
-    step("Trace.from_boundary + pairs", payload_free)
-    step("to_otlp", otlp)
-    step("to_otlp_metrics", metrics)
-    for fmt in ("sarif", "junit", "github"):
-        step(f"render_findings {fmt}", findings(fmt))
-
-    print(f"capture: {args.frames:,} generated tap frames; peak RSS {_peak_mb():,.0f} MB\n")
-    print("| step | seconds | peak RSS growth (MB) | made |")
-    print("|---|---:|---:|---|")
-    for name, secs, grew, made in rows:
-        print(f"| {name} | {secs:.2f} | {grew:,.0f} | {made} |")
+        r = run(capture, args.out, code)
+        rows.append((name, r, time.perf_counter() - t0))
+        if k == 0:
+            base = r
+    first = rows[0][1]
+    print(f"capture: {args.frames:,} generated tap frames: {first['frames']:,} frames, "
+          f"{first['pairs']:,} pairs, {first['findings']:,} findings")
+    if base is not None:
+        print(f"baseline: a process that loads it (pairs and violations too) peaks at "
+              f"{base['loaded']:,.0f} MB in {base['load_s']:.1f} s\n")
+    print("| step | export s | peak after load (MB) | peak after export (MB) "
+          "| added by the export (MB) | made |")
+    print("|---|---:|---:|---:|---:|---|")
+    for name, r, _ in rows:
+        added = float(r["peak"]) - float(r["loaded"])  # type: ignore[arg-type]
+        print(f"| {name} | {float(r['s']):.2f} | {float(r['loaded']):,.0f} | "  # type: ignore[arg-type]
+              f"{float(r['peak']):,.0f} | {added:,.0f} | {r['made']} |")  # type: ignore[arg-type]
     return 0
 
 

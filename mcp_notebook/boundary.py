@@ -14,20 +14,23 @@ of the payload text: no arguments, no results, no error messages.
 
 from __future__ import annotations
 
+import bisect
+import gc
 import math
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import numpy as np
 import pandas as pd
 
 from .table import empty
 
-__all__ = ["BOUNDARY_COLUMNS", "ERROR_TYPES", "boundary_frame", "write_boundary",
-           "read_boundary", "latency_table"]
+__all__ = ["BOUNDARY_COLUMNS", "ERROR_TYPES", "boundary_frame", "iter_boundary",
+           "write_boundary", "stream_boundary",
+           "read_boundary", "normalise", "latency_table", "trace_from_boundary"]
 
 #: name -> (dtype, meaning)
 BOUNDARY_COLUMNS: dict[str, tuple[str, str]] = {
@@ -121,8 +124,8 @@ def _per_message_peers(trace: Any, ops: pd.DataFrame) -> None:
     req = ops["request_seq"].to_numpy(dtype="float64", na_value=np.nan)[rows]
     resp = ops["response_seq"].to_numpy(dtype="float64", na_value=np.nan)[rows]
     req_ok, resp_ok = ~np.isnan(req), ~np.isnan(resp)
-    asked = iter(messages_of(trace, req[req_ok].astype(np.int64)))
-    answered = iter(messages_of(trace, resp[resp_ok].astype(np.int64)))
+    asked = each_message(trace, req[req_ok].astype(np.int64))
+    answered = each_message(trace, resp[resp_ok].astype(np.int64))
     for k, i in enumerate(rows.tolist()):
         found: dict[str, str | None] = {}
         if req_ok[k]:
@@ -136,13 +139,21 @@ def _per_message_peers(trace: Any, ops: pd.DataFrame) -> None:
 
 def messages_of(trace: Any, seqs: Iterable[int]) -> list[Any]:
     """``trace.message(seq)`` for many frames, their text read in one pass."""
-    return trace.messages(seqs)
+    return list(trace.messages(np.asarray(list(seqs), dtype=np.int64)))
+
+
+def each_message(trace: Any, seqs: Any, batch: int = 2048) -> Iterator[Any]:
+    """``trace.message(seq)`` of each frame of ``seqs``, decoded ``batch`` at a time: only
+    a batch of decoded messages (payloads and all) is held at once."""
+    rows = np.asarray(seqs, dtype=np.int64)
+    for lo in range(0, len(rows), batch):
+        yield from trace.messages(rows[lo:lo + batch])
 
 
 def _targets(trace: Any, seqs: Iterable[int]) -> dict[int, str]:
     out: dict[int, str] = {}
     seqs = list(seqs)
-    for seq, msg in zip(seqs, messages_of(trace, seqs), strict=True):
+    for seq, msg in zip(seqs, each_message(trace, seqs), strict=True):
         params = msg.get("params") if isinstance(msg, dict) else None
         if isinstance(params, dict):
             value = params.get(_TARGET.get(msg.get("method"), ""))
@@ -152,11 +163,13 @@ def _targets(trace: Any, seqs: Iterable[int]) -> dict[int, str]:
 
 
 _MADE: weakref.WeakKeyDictionary[Any, pd.DataFrame] = weakref.WeakKeyDictionary()
+#: operations per chunk of :func:`iter_boundary`
+CHUNK = 10_000
 
 
 def boundary_of(trace: Any) -> pd.DataFrame:
-    """The boundary frame of ``trace``, made once per trace for the exporters that read it
-    (not to be changed in place: :meth:`Trace.boundary` hands out copies)."""
+    """The boundary frame of ``trace``, made once per trace (not to be changed in place:
+    :meth:`Trace.boundary` hands out copies). The exporters read :func:`iter_boundary`."""
     made = _MADE.get(trace)
     if made is None:
         made = _MADE[trace] = boundary_frame(trace)
@@ -165,38 +178,163 @@ def boundary_of(trace: Any) -> pd.DataFrame:
 
 def boundary_frame(trace: Any) -> pd.DataFrame:
     """One row per operation of ``trace`` (columns: ``BOUNDARY_COLUMNS``), in capture order."""
-    f, p = trace.frames, trace.pairs
+    chunks = list(iter_boundary(trace))
+    if len(chunks) == 1:
+        return chunks[0]
+    if not chunks:
+        return empty(BOUNDARY_COLUMNS)
+    ops = pd.concat(chunks, ignore_index=True)
+    for col in ("session", "requester", "kind", "method", "outcome"):
+        ops[col] = ops[col].astype(object).astype("category")
+    return ops
+
+
+def operation_order(trace: Any) -> tuple[np.ndarray, int]:
+    """The operations of ``trace`` in capture order: positions into ``t.pairs`` (those
+    below the number of pairs, also returned) and, past it, into the notification frames
+    (``n_pairs + i`` is the i-th notification). One int64 per operation."""
+    p, f = trace.pairs, trace.frames
+    first = p["request_seq"].fillna(p["response_seq"]).to_numpy(dtype=np.int64)
+    notes = np.flatnonzero((f["kind"] == "notification").to_numpy())
+    order = np.argsort(np.concatenate([first, notes]), kind="stable")
+    return order, len(p)
+
+
+@contextmanager
+def frozen_heap() -> Iterator[None]:
+    """Run with what is allocated so far left out of the cyclic garbage collector's scans
+    (``gc.freeze``): an export makes many small objects a chunk at a time, and each
+    collection would otherwise walk the whole loaded trace again."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def iter_boundary(trace: Any, chunk: int = CHUNK) -> Any:
+    """The boundary frame of ``trace`` in chunks of ``chunk`` operations, in capture order:
+    what the exporters write as they go (memory: the chunk, and one int64 per operation)."""
+    with frozen_heap():
+        yield from _chunks(trace, chunk)
+
+
+def _chunks(trace: Any, chunk: int) -> Any:
+    order, n_pairs = operation_order(trace)
+    if not len(order):
+        return
+    f = trace.frames
+    notes = np.flatnonzero((f["kind"] == "notification").to_numpy())
+    peers = trace.peers()
+    for lo in range(0, len(order), chunk):
+        part = order[lo:lo + chunk]
+        is_pair = part < n_pairs
+        yield _operations(trace, part[is_pair], notes[part[~is_pair] - n_pairs], peers)
+
+
+def notification_targets(trace: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``notifications/progress`` and ``notifications/cancelled`` that name a request of
+    the pairs: their seqs, the request's seq, and whether each is a progress, in capture
+    order.
+
+    A progress names the last request before it, from the other side of its session,
+    whose ``_meta.progressToken`` is its token; a cancel the last request before it, from
+    its own side, whose id is its ``requestId``. Memory: the requests that carry a token
+    or that a cancel names, and the notifications.
+    """
+    p, f = trace.pairs, trace.frames
+    reqs = np.unique(p["request_seq"].dropna().to_numpy(dtype=np.int64))
+    is_note = (f["kind"] == "notification").to_numpy()
+    # session and direction as category codes: no object per frame
+    session = f["session"].cat.codes.to_numpy()
+    side = f["direction"].cat.codes.to_numpy()
+    flip = {int(c): int(k) for c, k in _opposite_codes(f["direction"]).items()}
+    out_notes: list[np.ndarray] = []
+    out_reqs: list[np.ndarray] = []
+    out_progress: list[np.ndarray] = []
+    for name, progress in (("notifications/progress", True), ("notifications/cancelled", False)):
+        notes = np.flatnonzero(is_note & (f["method"] == name).to_numpy())
+        if not len(notes) or not len(reqs):
+            continue
+        refs, _ = trace.references(notes)
+        if progress:
+            keys, _ = trace.references(reqs)
+        else:  # only the ids some cancel names
+            wanted = {r for r in refs if r is not None}
+            ids = f["id_key"].iloc[reqs].tolist()
+            keys = np.array([k if k in wanted else None for k in ids], dtype=object)
+        by: dict[tuple[int, int, Any], list[int]] = {}
+        for seq, key in zip(reqs.tolist(), keys, strict=True):
+            if key is not None:
+                by.setdefault((int(session[seq]), int(side[seq]), key), []).append(seq)
+        target = np.full(len(notes), -1, dtype=np.int64)
+        for i, (seq, ref) in enumerate(zip(notes.tolist(), refs, strict=True)):
+            if ref is None:
+                continue
+            asker = int(side[seq]) if not progress else flip.get(int(side[seq]), -2)
+            mine = by.get((int(session[seq]), asker, ref))
+            k = bisect.bisect_left(mine, seq) if mine else 0
+            if mine and k:
+                target[i] = mine[k - 1]
+        hit = target >= 0
+        out_notes.append(notes[hit])
+        out_reqs.append(target[hit])
+        out_progress.append(np.full(int(hit.sum()), progress, dtype=bool))
+    if not out_notes:
+        return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                np.zeros(0, dtype=bool))
+    all_notes = np.concatenate(out_notes)
+    order = np.argsort(all_notes, kind="stable")
+    return (all_notes[order], np.concatenate(out_reqs)[order],
+            np.concatenate(out_progress)[order])
+
+
+def _opposite_codes(direction: pd.Series) -> dict[int, int]:
+    """Category code of c2s -> that of s2c and back (those present)."""
+    cats = list(direction.cat.categories)
+    codes = {name: cats.index(name) for name in ("c2s", "s2c") if name in cats}
+    return {codes[a]: codes[b] for a, b in (("c2s", "s2c"), ("s2c", "c2s"))
+            if a in codes and b in codes}
+
+
+def _operations(trace: Any, pair_rows: np.ndarray, note_seqs: np.ndarray,
+                peers: dict[Any, dict[str, str | None]]) -> pd.DataFrame:
+    """The boundary rows of some pairs (positions in ``t.pairs``) and notifications
+    (their seqs), in capture order."""
+    f = trace.frames
+    p = trace.pairs.iloc[pair_rows]
+    notes = f.iloc[note_seqs]
     size = f["size"].to_numpy()
-    notes = f[f["kind"] == "notification"]
-    req_seq = p["request_seq"]
-    resp_seq = p["response_seq"]
+    n_notes = len(notes)
     ops = pd.DataFrame({
-        "session": pd.concat([p["session"].astype(object), notes["session"].astype(object)],
-                             ignore_index=True),
-        "requester": pd.concat([p["requester"].astype(object),
-                                notes["direction"].astype(object)], ignore_index=True),
-        "kind": ["request"] * len(p) + ["notification"] * len(notes),
-        "method": pd.concat([p["method"].astype(object), notes["method"].astype(object)],
-                            ignore_index=True),
-        "id_key": pd.concat([p["id_key"], pd.Series([None] * len(notes), dtype=object)],
-                            ignore_index=True),
-        "request_seq": pd.array(list(req_seq) + notes["seq"].tolist(), dtype="Int64"),
-        "response_seq": pd.array(list(resp_seq) + [pd.NA] * len(notes), dtype="Int64"),
+        "session": _objects(p["session"], notes["session"]),
+        "requester": _objects(p["requester"], notes["direction"]),
+        "kind": pd.Series(["request"] * len(p) + ["notification"] * n_notes, dtype=object),
+        "method": _objects(p["method"], notes["method"]),
+        "id_key": _objects(p["id_key"], pd.Series([None] * n_notes, dtype=object)),
+        "request_seq": pd.array(np.concatenate([
+            p["request_seq"].to_numpy(dtype="float64", na_value=np.nan),
+            notes["seq"].to_numpy(dtype="float64")]), dtype="Int64"),
+        "response_seq": pd.array(np.concatenate([
+            p["response_seq"].to_numpy(dtype="float64", na_value=np.nan),
+            np.full(n_notes, np.nan)]), dtype="Int64"),
         "start": pd.concat([p["t_request"], notes["ts"]], ignore_index=True),
         "duration": pd.concat([p["latency"], pd.Series(pd.NaT, index=notes.index,
                                                        dtype="timedelta64[ns]")],
                               ignore_index=True),
-        "outcome": pd.concat([p["outcome"].astype(object),
-                              pd.Series(["notification"] * len(notes), dtype=object)],
-                             ignore_index=True),
-        "error_code": pd.array(list(p["error_code"]) + [pd.NA] * len(notes), dtype="Int64"),
+        "outcome": _objects(p["outcome"], pd.Series(["notification"] * n_notes,
+                                                    dtype=object)),
+        "error_code": pd.array(np.concatenate([
+            p["error_code"].to_numpy(dtype="float64", na_value=np.nan),
+            np.full(n_notes, np.nan)]), dtype="Int64"),
     })
     if ops.empty:
         return empty(BOUNDARY_COLUMNS)
     orphan = ops["request_seq"].isna()
     # an orphan response: the operation is known only by its response
-    ops.loc[orphan, "start"] = f["ts"].to_numpy()[ops.loc[orphan, "response_seq"]
-                                                 .to_numpy(dtype=np.int64)]
+    if orphan.any():
+        ops.loc[orphan, "start"] = f["ts"].iloc[ops.loc[orphan, "response_seq"]
+                                                .to_numpy(dtype=np.int64)].to_numpy()
     ops["kind"] = ops["kind"].where(~orphan, "response")
     wanted = ops["method"].isin(list(_TARGET)) & ~orphan
     names = _targets(trace, ops.loc[wanted, "request_seq"].astype(int).tolist())
@@ -206,17 +344,20 @@ def boundary_frame(trace: Any) -> pd.DataFrame:
     ops["error_type"] = pd.Series(
         [error_type(c, t) for c, t in zip(ops["error_code"], tool, strict=True)], dtype=object)
     ops["is_error"] = ops["error_type"].notna()
-    ref, progress = trace.column("ref"), trace.column("progress")
-    ops["ref"] = pd.Series([ref[int(s)] if pd.notna(s) else None for s in ops["request_seq"]],
-                           dtype=object)
-    ops["progress"] = pd.Series([progress[int(s)] if pd.notna(s) else None
-                                 for s in ops["request_seq"]], dtype="float64")
+    known = ops["request_seq"].notna().to_numpy()
+    refs, progress = trace.references(ops["request_seq"].to_numpy(dtype="float64",
+                                                                   na_value=-1).astype(np.int64)
+                                      .clip(0))
+    refs[~known] = None
+    progress[~known] = np.nan
+    ops["ref"] = pd.Series(refs, dtype=object)
+    ops["progress"] = pd.Series(progress, dtype="float64")
     ops["bytes_in"] = _sizes(ops["request_seq"], size)
     ops["bytes_out"] = _sizes(ops["response_seq"], size)
-    peers = trace.peers()
+    sessions = ops["session"].tolist()
     for col in _PEER_COLUMNS:
         ops[col] = pd.Series([peers.get(s if isinstance(s, str) else None, {}).get(col)
-                              for s in ops["session"]], dtype=object)
+                              for s in sessions], dtype=object)
     _per_message_peers(trace, ops)
     first = ops["request_seq"].fillna(ops["response_seq"]).astype("int64")
     ops = ops.iloc[np.argsort(first.to_numpy(), kind="stable")].reset_index(drop=True)
@@ -225,98 +366,18 @@ def boundary_frame(trace: Any) -> pd.DataFrame:
     return ops[list(BOUNDARY_COLUMNS)]
 
 
+def _objects(a: pd.Series, b: pd.Series) -> pd.Series:
+    """Two columns end to end, as Python objects (None where empty)."""
+    values = np.concatenate([a.astype(object).to_numpy(), b.astype(object).to_numpy()])
+    out = pd.Series(values, dtype=object)
+    return out.where(out.notna(), None)
+
+
 def _sizes(seqs: pd.Series, size: np.ndarray) -> pd.arrays.IntegerArray:
     known = seqs.notna().to_numpy()
     out = np.zeros(len(seqs), dtype=np.int64)
     out[known] = size[seqs[known].to_numpy(dtype=np.int64)]
     return pd.arrays.IntegerArray(out, ~known)
-
-
-# -- files --------------------------------------------------------------------------------------
-def write_boundary(trace_or_frame: Any, path: str | Path) -> Path:
-    """Write the boundary view to ``path``: ``.parquet`` or ``.jsonl`` (one event a line).
-
-    In JSONL, ``start`` is ISO 8601 UTC with nanoseconds and ``duration`` becomes
-    ``duration_ms`` (a float that gives the nanoseconds back exactly); empty cells are
-    left out of their line. :func:`read_boundary` reads either back to the same frame.
-    """
-    path = Path(path)
-    b = trace_or_frame if isinstance(trace_or_frame, pd.DataFrame) else boundary_of(
-        trace_or_frame)
-    suffix = path.suffix.lower()
-    if suffix == ".parquet":
-        _need_pyarrow()
-        out = b.copy()
-        for col in ("session", "requester", "kind", "method", "outcome"):
-            out[col] = out[col].astype(object).astype("string")
-        out.to_parquet(path, index=False)
-        return path
-    if suffix not in (".jsonl", ".ndjson"):
-        raise ValueError(f"boundary output {path.name!r}: give a .parquet or .jsonl name")
-    enc = msgspec.json.Encoder()
-    starts = b["start"].to_numpy(dtype="datetime64[ns]")
-    start_text: np.ndarray = np.char.add(np.datetime_as_string(starts, unit="ns"),
-                                         "+00:00").astype(object)
-    start_text[np.isnat(starts)] = None
-    ns = b["duration"].to_numpy(dtype="timedelta64[ns]").astype(np.int64)
-    duration_ms = np.where(b["duration"].notna().to_numpy(), ns / 1e6, np.nan).tolist()
-    columns: dict[str, list[Any]] = {}
-    for col in b.columns:
-        if col in ("start", "duration"):
-            continue
-        values = b[col]
-        columns[col] = values.astype(object).where(values.notna(), None).tolist()
-    columns["start"] = start_text.tolist()
-    columns["duration_ms"] = [None if math.isnan(v) else v for v in duration_ms]
-    names = list(columns)
-    with open(path, "wb") as fh:
-        for row in zip(*columns.values(), strict=True):
-            line = {k: v for k, v in zip(names, row, strict=True) if v is not None}
-            fh.write(enc.encode(line) + b"\n")
-    return path
-
-
-def _need_pyarrow() -> None:
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise ImportError("a .parquet boundary file needs pyarrow: "
-                          "pip install 'mcp_notebook[parquet]', or write .jsonl") from None
-
-
-def read_boundary(path: str | Path) -> pd.DataFrame:
-    """A boundary file written by :func:`write_boundary`, back as the boundary frame."""
-    path = Path(path)
-    if path.suffix.lower() == ".parquet":
-        _need_pyarrow()
-        b = pd.read_parquet(path)
-    else:
-        rows = [msgspec.json.decode(line) for line in path.read_bytes().splitlines()
-                if line.strip()]
-        b = pd.DataFrame(rows)
-        if "duration_ms" in b:
-            ms = pd.to_numeric(b.pop("duration_ms"))
-            b["duration"] = pd.to_timedelta(np.round(ms * 1e6), unit="ns")
-        if "start" in b:
-            b["start"] = pd.to_datetime(b["start"], utc=True, format="ISO8601")
-    out = empty(BOUNDARY_COLUMNS)
-    n = len(b)
-    cols = {}
-    for col, (dtype, _) in BOUNDARY_COLUMNS.items():
-        values = b[col] if col in b else pd.Series([None] * n)
-        if dtype == "category":
-            cols[col] = values.astype(object).where(values.notna(), None).astype("category")
-        elif dtype == "object":
-            cols[col] = values.astype(object).where(values.notna(), None)
-        elif dtype == "bool":
-            cols[col] = values.fillna(False).astype(bool)
-        elif dtype.startswith("datetime"):
-            cols[col] = pd.to_datetime(values, utc=True)
-        elif dtype.startswith("timedelta"):
-            cols[col] = pd.to_timedelta(values)
-        else:
-            cols[col] = pd.array(values, dtype=dtype)
-    return pd.DataFrame(cols, columns=list(out.columns)).reset_index(drop=True)
 
 
 # -- questions answered from the boundary alone --------------------------------------------------
@@ -357,94 +418,6 @@ def latency_table(ops: pd.DataFrame) -> pd.DataFrame:
 
 
 # -- a payload-free Trace ------------------------------------------------------------------------
-def _envelope_text(message: dict[str, Any]) -> str:
-    return msgspec.json.encode(message).decode("utf-8")
-
-
-def _frames_of(b: pd.DataFrame) -> list[tuple[int, float | None, str, Any, str]]:
-    """(original seq, ts, direction, session, envelope text) for each frame of the ops."""
-    out: dict[int, tuple[int, float | None, str, Any, str]] = {}
-    start_s = b["start"].astype("int64").to_numpy() / 1e9
-    end = b["start"] + b["duration"]
-    end_s = end.astype("int64").to_numpy() / 1e9
-    other = {"c2s": "s2c", "s2c": "c2s"}
-    inits = b[b["method"] == "initialize"]
-    negotiated = dict(zip(inits["session"].astype(object), inits["protocol_version"],
-                          strict=True))
-    server = dict(zip(inits["session"].astype(object), inits["server_name"], strict=True))
-    for i, row in enumerate(b.itertuples(index=False)):
-        session = row.session if isinstance(row.session, str) else None
-        # a version not agreed by an initialize came in the message's own _meta (2026-07-28)
-        own = (row.protocol_version if row.method != "initialize"
-               and negotiated.get(row.session) != row.protocol_version else None)
-        requester = str(row.requester) if isinstance(row.requester, str) else "c2s"
-        ts = None if pd.isna(row.start) else float(start_s[i])
-        ident = msgspec.json.decode(row.id_key) if isinstance(row.id_key, str) else None
-        seq = row.request_seq
-        if row.kind in ("request", "notification") and pd.notna(seq) and int(seq) not in out:
-            msg: dict[str, Any] = {"jsonrpc": "2.0"}
-            if row.kind == "request":
-                msg["id"] = ident
-            msg["method"] = row.method
-            params = _params(row)
-            if own and row.kind == "request":
-                params.setdefault("_meta", {}).update(_known({
-                    _META + "protocolVersion": own, _META + "clientInfo": _known(
-                        {"name": row.client_name, "version": row.client_version})}))
-            if params:
-                msg["params"] = params
-            out[int(seq)] = (int(seq), ts, requester, session, _envelope_text(msg))
-        if pd.notna(row.response_seq):
-            reply: dict[str, Any] = {"jsonrpc": "2.0"}
-            if isinstance(row.id_key, str):  # an error may come with no id at all
-                reply["id"] = ident
-            if pd.notna(row.error_code):
-                reply["error"] = {"code": int(row.error_code), "message": ""}
-            elif row.method == "initialize":
-                reply["result"] = _known({"protocolVersion": row.protocol_version,
-                                          "serverInfo": _known({"name": row.server_name,
-                                                                "version": row.server_version})})
-            else:
-                reply["result"] = {"isError": True} if row.outcome == "tool_error" else {}
-                if (row.method != "initialize" and isinstance(row.server_name, str)
-                        and server.get(row.session) != row.server_name):
-                    reply["result"]["_meta"] = {_META + "serverInfo": _known(
-                        {"name": row.server_name, "version": row.server_version})}
-            when = (ts if row.kind == "response" else
-                    None if pd.isna(end.iat[i]) else float(end_s[i]))
-            out[int(row.response_seq)] = (int(row.response_seq), when,
-                                          other.get(requester, "s2c"), session,
-                                          _envelope_text(reply))
-    return [out[k] for k in sorted(out)]
-
-
-def _known(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in values.items() if isinstance(v, (str, dict)) and v != {}}
-
-
-def _params(row: Any) -> dict[str, Any]:
-    """The params an operation's identifiers need: its target, and the id or token it names."""
-    params: dict[str, Any] = {}
-    if row.method == "initialize" and row.kind == "request":
-        params = _known({"protocolVersion": row.protocol_version, "clientInfo": _known(
-            {"name": row.client_name, "version": row.client_version})})
-    member = _TARGET.get(row.method)
-    if member and isinstance(row.name, str):
-        params[member] = row.name
-    ref = msgspec.json.decode(row.ref) if isinstance(row.ref, str) else None
-    if ref is None:
-        return params
-    if row.method == "notifications/cancelled":
-        params["requestId"] = ref
-    elif row.method == "notifications/progress":
-        params["progressToken"] = ref
-        if pd.notna(row.progress):
-            params["progress"] = float(row.progress)
-    elif row.kind == "request":
-        params["_meta"] = {"progressToken": ref}
-    return params
-
-
 def trace_from_boundary(source: pd.DataFrame | str | Path) -> Any:
     """A payload-free :class:`~mcp_notebook.trace.Trace` from a boundary frame or file.
 
@@ -454,24 +427,23 @@ def trace_from_boundary(source: pd.DataFrame | str | Path) -> Any:
     Times are kept to the microsecond (the loader holds seconds as floats). Its
     ``payload_free`` is True; ``message(seq)`` gives the envelope only, and its
     ``violations`` are empty: the rules read payloads this file does not have.
+    ``mn.load`` of a boundary file gives the same trace (the ``boundary`` format).
     """
-    from .readers.base import Record
+    from .readers.boundary import PAYLOAD_FREE_NOTE, records_of
     from .table import Columns, collect
     from .trace import Trace
 
     b = source if isinstance(source, pd.DataFrame) else read_boundary(source)
-    sizes: dict[int, int] = {}
-    for col, seq_col in (("bytes_in", "request_seq"), ("bytes_out", "response_seq")):
-        known = b[col].notna() & b[seq_col].notna()
-        sizes.update(zip(b.loc[known, seq_col].astype(int), b.loc[known, col].astype(int),
-                         strict=True))
-    cols = Columns()
-    for seq, ts, direction, session, raw in _frames_of(b):
-        before = len(cols)
-        collect([Record(raw=raw, ts=ts, direction=direction, session=session,
-                        source=f"boundary#{seq}")], cols)
-        if seq in sizes and len(cols) == before + 1:
-            cols.size[before] = sizes[seq]
-    trace = Trace(cols, notes=["payload-free: made from a boundary view"])
+    cols = collect(records_of(b, "boundary"), Columns())
+    trace = Trace(cols, notes=[PAYLOAD_FREE_NOTE.format(what="a boundary view")])
     trace.payload_free = True
     return trace
+
+
+# the files: written and read in their own module (they read this one's table)
+from .boundary_files import (  # noqa: E402
+    normalise,
+    read_boundary,
+    stream_boundary,
+    write_boundary,
+)

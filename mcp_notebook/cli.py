@@ -56,6 +56,20 @@ def _load(args: argparse.Namespace) -> Any:
     return load(files, format=args.format, version=args.protocol_version, progress=progress)
 
 
+def _not_run(trace: Any) -> list[str]:
+    """The rules that cannot run on a trace: all of them on a payload-free one."""
+    from .protocol.rules import RULES
+
+    return [r.code for r in RULES] if trace.payload_free else []
+
+
+def _not_run_line(trace: Any) -> str:
+    codes = _not_run(trace)
+    return (f"payload-free trace: none of the {len(codes)} rules ran, each reads message "
+            f"text a boundary or OTLP file does not hold ({', '.join(codes)}); `check` the "
+            "original capture for findings")
+
+
 def _skipped(trace: Any) -> list[str]:
     """What a folder held that did not load, one line each (``skipped NAME: why``)."""
     return [n for n in trace.notes if n.startswith("skipped ")]
@@ -118,7 +132,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
     trace = _load(args)
     s = trace.summary()
     if args.json:
-        print(_json({**s, "skipped": _skipped(trace)}))
+        print(_json({**s, "skipped": _skipped(trace), "payload_free": trace.payload_free,
+                     "rules_not_run": _not_run(trace)}))
         return 0
     sev = s["violations"]["by_severity"]
     _show(f"{s['frames']} frames in {s['sessions']} session(s), protocol "
@@ -140,6 +155,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
                   f"{_ms(row['p90_ms'])} {_ms(row['max_ms'])}")
     for note in trace.notes:
         _show(f"  note: {note}")
+    if trace.payload_free:
+        _show("  " + _not_run_line(trace))
     return 0
 
 
@@ -172,9 +189,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     failing = v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
     args.status = 1 if len(failing) else 0  # kept if the output pipe closes early
     if args.report != "text":
-        from .report_formats import render_findings
+        from .report_formats import write_findings
 
-        sys.stdout.write(render_findings(trace, args.report, fail_on=args.fail_on))
+        write_findings(trace, args.report, sys.stdout, fail_on=args.fail_on)  # as it goes
         return int(args.status)
     if args.json:
         rows = []
@@ -185,7 +202,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                          "message": row.message, "spec": row.spec, "versions": row.versions})
         print(_json({"fail_on": args.fail_on, "failing": int(len(failing)),
                      "protocol_version": trace.protocol_version, "violations": rows,
-                     "skipped": _skipped(trace)}))
+                     "skipped": _skipped(trace), "payload_free": trace.payload_free,
+                     "rules_not_run": _not_run(trace)}))
     else:
         shown = v if args.all else v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
         for row in shown.itertuples(index=False):
@@ -195,6 +213,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                 _show(f"    spec: {row.spec}")
         for line in _skipped(trace):  # before the count, which stays the last line
             _show(line)
+        if trace.payload_free:
+            _show(_not_run_line(trace))
         counts = v["severity"].astype(str).value_counts()
         _show(f"{len(v)} finding(s): " + ", ".join(f"{int(counts.get(s, 0))} {s}"
                                                    for s in SEVERITIES)
@@ -282,11 +302,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 2
     trace = _load(args)
     if args.boundary:
-        from .boundary import boundary_of, write_boundary
+        from .boundary import stream_boundary
 
-        events = boundary_of(trace)  # made once: written, then counted
-        write_boundary(events, out)
-        _show(f"wrote {len(events)} operations to {out} (no payload text)")
+        n = stream_boundary(trace, out)  # written as it goes, a chunk at a time
+        _show(f"wrote {n} operations to {out} (no payload text)")
     elif args.otlp:
         from .otlp import write_otlp
 

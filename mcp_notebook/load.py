@@ -342,7 +342,13 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[
     notes.extend(readers.time_notes(store.extra))
     if fast.infer_directions(store):  # as engine.walks.infer, on columns
         notes.append("directions inferred from the message flow (the capture does not say)")
-    return Trace(store, version=version, notes=notes, paths=used)
+    trace = Trace(store, version=version, notes=notes, paths=used)
+    free = [p for p in used if getattr(readers.REGISTRY.get(formats.get(Path(p), format)),
+                                       "payload_free", False)]
+    if free:  # envelopes only: the rules would read payloads it does not hold
+        trace.payload_free = True
+        trace.notes.insert(0, readers.payload_free_note(free, len(used)))
+    return trace
 
 
 def _collect(records: Iterable[Record], cols: Columns, path: Path, session: str | None,

@@ -56,7 +56,13 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .boundary import BOUNDARY_COLUMNS, boundary_of, error_type, messages_of, trace_from_boundary
+from .boundary import (
+    CHUNK,
+    each_message,
+    iter_boundary,
+    notification_targets,
+)
+from .otlp_in import boundary_from_otlp, trace_from_otlp
 from .protocol import versions as V
 
 __all__ = ["to_otlp", "to_otlp_metrics", "write_otlp", "boundary_from_otlp", "trace_from_otlp", "DURATION_BUCKETS", "ATTRIBUTES"]
@@ -90,9 +96,14 @@ def _ns(ts: pd.Timestamp) -> str:
 def _request_id(id_key: Any) -> str | None:
     if not isinstance(id_key, str):
         return None
-    value = msgspec.json.decode(id_key)
-    if value is None:
+    if id_key == "null":
         return None
+    if not id_key.startswith('"'):
+        return id_key  # a number (or an id of the wrong type) as its JSON text
+    try:
+        value = msgspec.json.decode(id_key)
+    except (msgspec.DecodeError, RecursionError):
+        return id_key
     return value if isinstance(value, str) else id_key
 
 
@@ -102,7 +113,7 @@ def _traceparents(trace: Any, seqs: list[int]) -> dict[int, tuple[str, str]]:
     carrying = [seq for seq, text in zip(seqs, texts, strict=True)
                 if isinstance(text, str) and "traceparent" in text]
     out: dict[int, tuple[str, str]] = {}
-    for seq, msg in zip(carrying, messages_of(trace, carrying), strict=True):
+    for seq, msg in zip(carrying, each_message(trace, carrying), strict=True):
         params = msg.get("params") if isinstance(msg, dict) else None
         meta = params.get("_meta") if isinstance(params, dict) else None
         tp = meta.get("traceparent") if isinstance(meta, dict) else None
@@ -112,40 +123,17 @@ def _traceparents(trace: Any, seqs: list[int]) -> dict[int, tuple[str, str]]:
     return out
 
 
-def _streams(trace: Any, seqs: np.ndarray) -> list[str]:
-    stream = trace.frames["stream"].astype(object).to_numpy()
-    return [str(stream[s]) for s in seqs]
-
-
-def _events(b: pd.DataFrame) -> dict[int, list[dict[str, Any]]]:
-    """Row index of a request -> its progress and cancel notifications as span events."""
-    by_token: dict[tuple[Any, Any, str], int] = {}
-    by_id: dict[tuple[Any, Any, str], int] = {}
-    out: dict[int, list[dict[str, Any]]] = {}
-    for i, row in enumerate(b.itertuples(index=False)):
-        if row.kind == "request":
-            if isinstance(row.ref, str):
-                by_token[(row.session, row.requester, row.ref)] = i
-            if isinstance(row.id_key, str):
-                by_id[(row.session, row.requester, row.id_key)] = i
-            continue
-        if row.kind != "notification" or not isinstance(row.ref, str):
-            continue
-        if row.method == "notifications/progress":  # sent by the answering side
-            other = "s2c" if row.requester == "c2s" else "c2s"
-            target = by_token.get((row.session, other, row.ref))
-            attrs = [] if pd.isna(row.progress) else [
-                {"key": "mcp_notebook.progress", "value": {"doubleValue": float(row.progress)}}]
-        elif row.method == "notifications/cancelled":  # sent by the requester
-            target = by_id.get((row.session, row.requester, row.ref))
-            attrs = []
-        else:
-            continue
-        if target is not None and pd.notna(row.start):
-            out.setdefault(target, []).append(
-                {"timeUnixNano": _ns(row.start), "name": str(row.method),
-                 "attributes": attrs})
-    return out
+def _span_events(trace: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The progress and cancel notifications that name a request
+    (:func:`~mcp_notebook.boundary.notification_targets`) and have a time, to be span
+    events: the request seq each belongs to (ascending), its seq, whether it is a
+    progress; three arrays (the events are made a chunk of spans at a time)."""
+    notes, targets, progress = notification_targets(trace)
+    ts = trace.frames["ts"].to_numpy(dtype="datetime64[ns]")
+    keep = ~np.isnat(ts[notes])
+    notes, targets, progress = notes[keep], targets[keep], progress[keep]
+    order = np.lexsort((notes, targets))
+    return targets[order], notes[order], progress[order]
 
 
 def _session_ids(trace: Any, b: pd.DataFrame, streams: list[str]) -> list[str | None]:
@@ -164,9 +152,17 @@ def to_otlp(trace: Any) -> dict[str, Any]:
 
     One resource per server (``service.name``/``service.version`` from ``serverInfo``),
     one span per request; see the module documentation for names and attributes.
+    :func:`write_otlp` writes the same spans as it goes (a resource per server and chunk).
     """
+    merged: dict[tuple[Any, ...], dict[str, Any]] = {}
     with _no_gc():
-        return _to_otlp(trace)
+        for rs in iter_resource_spans(trace):
+            key = tuple(a["value"]["stringValue"] for a in rs["resource"]["attributes"])
+            if key in merged:
+                merged[key]["scopeSpans"][0]["spans"].extend(rs["scopeSpans"][0]["spans"])
+            else:
+                merged[key] = rs
+    return {"resourceSpans": list(merged.values())}
 
 
 @contextmanager
@@ -181,94 +177,145 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _to_otlp(trace: Any) -> dict[str, Any]:
-    b = boundary_of(trace)
-    req = b[(b["kind"] == "request") & b["request_seq"].notna()
-            & (b["outcome"] != "duplicate")]
-    seqs = req["request_seq"].to_numpy(dtype=np.int64)
-    streams = _streams(trace, seqs)
+def iter_resource_spans(trace: Any, chunk: int = CHUNK) -> Iterator[dict[str, Any]]:
+    """The ``ResourceSpans`` of ``trace``: for each chunk of operations
+    (:func:`~mcp_notebook.boundary.iter_boundary`), one per server."""
+    targets, notes, progress = _span_events(trace)
+    begins = _session_starts(trace)
+    stream = trace.frames["stream"].astype(object).to_numpy()
+    ts = trace.frames["ts"].to_numpy(dtype="datetime64[ns]").astype(np.int64)
+    for b in iter_boundary(trace, chunk):
+        req = b[(b["kind"] == "request") & b["request_seq"].notna()
+                & (b["outcome"] != "duplicate")]
+        if req.empty:
+            continue
+        seqs = req["request_seq"].to_numpy(dtype=np.int64)
+        lo, hi = np.searchsorted(targets, [seqs[0], seqs[-1] + 1])
+        mine: dict[int, list[dict[str, Any]]] = {}
+        _, values = trace.references(notes[lo:hi])
+        for k, value in zip(range(int(lo), int(hi)), values.tolist(), strict=True):
+            attrs = [] if not progress[k] or value != value else [
+                {"key": "mcp_notebook.progress", "value": {"doubleValue": float(value)}}]
+            mine.setdefault(int(targets[k]), []).append({
+                "timeUnixNano": str(int(ts[notes[k]])), "attributes": attrs,
+                "name": "notifications/progress" if progress[k]
+                else "notifications/cancelled"})
+        yield from _resources(trace, req, seqs, [str(stream[s]) for s in seqs], mine, begins)
+
+
+def _session_starts(trace: Any) -> dict[str, int]:
+    """Session label (``-`` for none) -> the time (ns) of its first frame: with the label,
+    what the ids of its spans are made from, so that two captures with a session of the
+    same name (``no-such-session``, a file name) do not give spans the same ids."""
+    f = trace.frames
+    ns = f["ts"].to_numpy(dtype="datetime64[ns]").astype(np.int64)
+    known = ~np.isnat(f["ts"].to_numpy(dtype="datetime64[ns]"))
+    labels = f["session"].astype(object).where(f["session"].notna(), "-")
+    first = pd.Series(ns[known]).groupby(labels[known].to_numpy()).min()
+    return {str(k): int(v) for k, v in first.items()}
+
+
+def _resources(trace: Any, req: pd.DataFrame, seqs: np.ndarray, streams: list[str],
+               events: dict[int, list[dict[str, Any]]], begins: dict[str, int]
+               ) -> Iterator[dict[str, Any]]:
     sessions = _session_ids(trace, req, streams)
     parents: dict[int, tuple[str, str | None]] = dict(_traceparents(trace, seqs.tolist()))
-    events = _events(b)
-    positions = {int(i): n for n, i in enumerate(b.index)}
     groups: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
-    for n, row in enumerate(req.itertuples()):
+    start = req["start"].to_numpy(dtype="datetime64[ns]")
+    known = ~np.isnat(start)
+    start_ns = start.astype(np.int64)
+    took = req["duration"].to_numpy(dtype="timedelta64[ns]")
+    end_ns = np.where(np.isnat(took), start_ns, start_ns + took.astype(np.int64))
+    codes = req["error_code"].to_numpy(dtype="float64", na_value=np.nan).tolist()
+    cols = {c: req[c].astype(object).tolist() for c in (
+        "session", "method", "protocol_version", "id_key", "name", "outcome", "server_name",
+        "server_version")}
+    trace_ids: dict[str, str] = {}
+    for n in range(len(req)):
         seq = int(seqs[n])
-        key = str(row.session) if isinstance(row.session, str) else "-"
-        trace_id, parent = parents.get(seq, (_hex("trace:" + key, 16), None))
-        attrs = [_attr("mcp.method.name", str(row.method))]
+        session, method = cols["session"][n], str(cols["method"][n])
+        key = str(session) if isinstance(session, str) else "-"
+        if seq in parents:
+            trace_id, parent = parents[seq]
+        else:
+            if key not in trace_ids:
+                trace_ids[key] = _hex(f"trace:{key}:{begins.get(key, '')}", 16)
+            trace_id, parent = trace_ids[key], None
+        attrs = [_attr("mcp.method.name", method)]
         session_id = sessions[n]
         if session_id:
             attrs.append(_attr("mcp.session.id", session_id))
-        if isinstance(row.protocol_version, str):
-            attrs.append(_attr("mcp.protocol.version", row.protocol_version))
-        rid = _request_id(row.id_key)
+        version = cols["protocol_version"][n]
+        if isinstance(version, str):
+            attrs.append(_attr("mcp.protocol.version", version))
+        rid = _request_id(cols["id_key"][n])
         if rid is not None:
             attrs.append(_attr("jsonrpc.request.id", rid))
-        target = row.name if isinstance(row.name, str) else None
+        target = cols["name"][n] if isinstance(cols["name"][n], str) else None
         if target is not None:
-            if row.method == "tools/call":
+            if method == "tools/call":
                 attrs.append(_attr("gen_ai.tool.name", target))
-            elif row.method == "prompts/get":
+            elif method == "prompts/get":
                 attrs.append(_attr("gen_ai.prompt.name", target))
-            elif row.method in _RESOURCE:
+            elif method in _RESOURCE:
                 attrs.append(_attr("mcp.resource.uri", target))
-        if row.method == "tools/call":
+        if method == "tools/call":
             attrs.append(_attr("gen_ai.operation.name", "execute_tool"))
         error = None
-        if row.outcome == "tool_error":
+        if cols["outcome"][n] == "tool_error":
             error = "tool_error"
-        elif pd.notna(row.error_code):
-            error = str(int(row.error_code))
+        elif codes[n] == codes[n]:
+            error = str(int(codes[n]))
             attrs.append(_attr("rpc.response.status_code", error))
         if error is not None:
             attrs.append(_attr("error.type", error))
         attrs.append(_attr("network.transport",
                            "pipe" if streams[n] in ("stdio", "stderr") else "tcp"))
-        start = row.start
-        end = start + row.duration if pd.notna(row.duration) else start
-        name = f"{row.method} {target}" if row.method in ("tools/call", "prompts/get") \
-            and target else str(row.method)
+        name = f"{method} {target}" if method in ("tools/call", "prompts/get") \
+            and target else method
         span: dict[str, Any] = {
             "traceId": trace_id,
-            "spanId": _hex(f"span:{key}:{seq}", 8),
+            "spanId": _hex(f"span:{key}:{seq}:{start_ns[n]}", 8),
             "name": name,
             "kind": SPAN_KIND_CLIENT,
-            "startTimeUnixNano": _ns(start) if pd.notna(start) else "0",
-            "endTimeUnixNano": _ns(end) if pd.notna(end) else "0",
+            "startTimeUnixNano": str(int(start_ns[n])) if known[n] else "0",
+            "endTimeUnixNano": str(int(end_ns[n])) if known[n] else "0",
             "attributes": attrs,
         }
         if parent:
             span["parentSpanId"] = parent
-        evs = events.get(positions[int(row.Index)])
+        evs = events.get(seq)
         if evs:
             span["events"] = evs
         if error is not None:
             span["status"] = {"code": STATUS_ERROR}
-        groups.setdefault((row.server_name, row.server_version), []).append(span)
-    resource_spans = []
+        groups.setdefault((cols["server_name"][n], cols["server_version"][n]), []).append(span)
     for (server, version), spans in groups.items():
         attrs = [_attr("service.name", server if isinstance(server, str) else "mcp-server")]
         if isinstance(version, str):
             attrs.append(_attr("service.version", version))
-        resource_spans.append({
+        yield {
             "resource": {"attributes": attrs},
             "scopeSpans": [{"scope": {"name": "mcp_notebook", "version": __version__},
                             "spans": spans}],
-        })
-    return {"resourceSpans": resource_spans}
+        }
 
 
 def to_otlp_metrics(trace: Any) -> dict[str, Any]:
     """``mcp.client.operation.duration`` as an OTLP/JSON ``ExportMetricsServiceRequest``:
     one histogram point per method, tool or prompt name and error type, in seconds, with
-    the conventions' bucket boundaries."""
-    b = boundary_of(trace)
-    req = b[(b["kind"] == "request") & b["duration"].notna() & (b["outcome"] != "duplicate")]
-    points = []
-    if not req.empty:
-        start = _ns(b["start"].min())
-        end = _ns((req["start"] + req["duration"]).max())
+    the conventions' bucket boundaries (summed chunk by chunk)."""
+    points: dict[tuple[str | None, ...], dict[str, Any]] = {}
+    first = last = None
+    for b in iter_boundary(trace):
+        t0 = b["start"].min()
+        first = t0 if first is None or (pd.notna(t0) and t0 < first) else first
+        req = b[(b["kind"] == "request") & b["duration"].notna()
+                & (b["outcome"] != "duplicate")]
+        if req.empty:
+            continue
+        t1 = (req["start"] + req["duration"]).max()
+        last = t1 if last is None or (pd.notna(t1) and t1 > last) else last
         keys = pd.DataFrame({
             "method": req["method"].astype(object),
             "target": req["name"].where(req["method"].isin(["tools/call", "prompts/get"])),
@@ -277,27 +324,42 @@ def to_otlp_metrics(trace: Any) -> dict[str, Any]:
                       for o, c in zip(req["outcome"], req["error_code"], strict=True)],
             "seconds": req["duration"].dt.total_seconds(),
         })
-        for (method, target, error), g in keys.groupby(["method", "target", "error"],
-                                                       dropna=False, sort=True):
+        for key, g in keys.groupby(["method", "target", "error"], dropna=False, sort=False):
             values = g["seconds"].to_numpy()
             counts = np.bincount(np.searchsorted(DURATION_BUCKETS, values, side="left"),
                                  minlength=len(DURATION_BUCKETS) + 1)
-            attrs = [_attr("mcp.method.name", str(method))]
-            if isinstance(target, str):
-                attrs.append(_attr("gen_ai.tool.name" if method == "tools/call"
-                                   else "gen_ai.prompt.name", target))
-            if isinstance(error, str):
-                attrs.append(_attr("error.type", error))
-            points.append({
-                "attributes": attrs, "startTimeUnixNano": start, "timeUnixNano": end,
-                "count": str(len(values)), "sum": float(values.sum()),
-                "min": float(values.min()), "max": float(values.max()),
-                "bucketCounts": [str(int(c)) for c in counts],
-                "explicitBounds": [float(x) for x in DURATION_BUCKETS],
-            })
+            k = tuple(None if not isinstance(v, str) else v for v in key)
+            pt = points.get(k)
+            if pt is None:
+                points[k] = {"count": len(values), "sum": float(values.sum()),
+                             "min": float(values.min()), "max": float(values.max()),
+                             "buckets": counts}
+            else:
+                pt["count"] += len(values)
+                pt["sum"] += float(values.sum())
+                pt["min"] = min(pt["min"], float(values.min()))
+                pt["max"] = max(pt["max"], float(values.max()))
+                pt["buckets"] = pt["buckets"] + counts
+    out = []
+    for (method, target, error), pt in sorted(points.items(),
+                                              key=lambda kv: tuple(str(v) for v in kv[0])):
+        attrs = [_attr("mcp.method.name", str(method))]
+        if isinstance(target, str):
+            attrs.append(_attr("gen_ai.tool.name" if method == "tools/call"
+                               else "gen_ai.prompt.name", target))
+        if isinstance(error, str):
+            attrs.append(_attr("error.type", error))
+        out.append({
+            "attributes": attrs, "startTimeUnixNano": _ns(first) if first is not None
+            and pd.notna(first) else "0",
+            "timeUnixNano": _ns(last) if last is not None and pd.notna(last) else "0",
+            "count": str(pt["count"]), "sum": pt["sum"], "min": pt["min"], "max": pt["max"],
+            "bucketCounts": [str(int(c)) for c in pt["buckets"]],
+            "explicitBounds": [float(x) for x in DURATION_BUCKETS],
+        })
     metric = {"name": "mcp.client.operation.duration", "unit": "s",
               "description": "Duration of the MCP request as seen by its sender",
-              "histogram": {"dataPoints": points, "aggregationTemporality": 2}}
+              "histogram": {"dataPoints": out, "aggregationTemporality": 2}}
     return {"resourceMetrics": [{
         "resource": {"attributes": [_attr("service.name", "mcp-server")]},
         "scopeMetrics": [{"scope": {"name": "mcp_notebook", "version": __version__},
@@ -305,149 +367,27 @@ def to_otlp_metrics(trace: Any) -> dict[str, Any]:
     }]}
 
 
+def _json_text(value: Any) -> str:
+    """JSON text, by msgspec (fast); by json where a string holds what UTF-8 cannot
+    (a lone surrogate from undecodable bytes), written as an escape."""
+    try:
+        return msgspec.json.encode(value).decode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=False)
+
+
 def write_otlp(trace: Any, path: str | Path, *, metrics: str | Path | None = None) -> Path:
-    """Write the spans of ``trace`` to ``path`` as OTLP/JSON (and, if ``metrics`` names a
-    file, the duration histograms there)."""
+    """Write the spans of ``trace`` to ``path`` as OTLP/JSON, as it goes (a resource per
+    server and chunk of operations: the OTLP JSON mapping allows several with one
+    resource); and, if ``metrics`` names a file, the duration histograms there."""
     path = Path(path)
-    path.write_text(json.dumps(to_otlp(trace), ensure_ascii=False), encoding="utf-8")
+    with open(path, "w", encoding="utf-8", errors="backslashreplace") as fh:
+        fh.write('{"resourceSpans":[')
+        for k, rs in enumerate(iter_resource_spans(trace)):
+            fh.write("," if k else "")
+            fh.write(_json_text(rs))
+        fh.write("]}")
     if metrics is not None:
         Path(metrics).write_text(json.dumps(to_otlp_metrics(trace), ensure_ascii=False),
-                                 encoding="utf-8")
+                                 encoding="utf-8", errors="backslashreplace")
     return path
-
-
-# -- back in: OTLP/JSON spans of MCP requests to a payload-free trace ---------------------------
-#: requests only a server sends (MCP schema's ServerRequest union, less ping)
-_SERVER_REQUESTS = {"sampling/createMessage", "elicitation/create", "roots/list"}
-
-
-def _value(v: dict[str, Any]) -> Any:
-    for key in ("stringValue", "intValue", "doubleValue", "boolValue"):
-        if key in v:
-            return int(v[key]) if key == "intValue" else v[key]
-    return None
-
-
-def _attrs_of(item: dict[str, Any]) -> dict[str, Any]:
-    return {a["key"]: _value(a.get("value", {})) for a in item.get("attributes", [])}
-
-
-def _id_key(text: str | None) -> str | None:
-    """The compact JSON of an id written as a string: a number stays a number."""
-    if text is None:
-        return None
-    try:
-        value = msgspec.json.decode(text)
-    except msgspec.DecodeError:
-        value = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        return text
-    return msgspec.json.encode(text).decode("utf-8")
-
-
-def boundary_from_otlp(doc: dict[str, Any]) -> pd.DataFrame:
-    """The boundary frame of the MCP request spans of an OTLP/JSON document.
-
-    What spans do not hold comes back empty (sizes, client name and version) or inferred:
-    the requester from the method (a server sends ``sampling/createMessage``,
-    ``elicitation/create`` and ``roots/list``; the client everything else), the session
-    from ``mcp.session.id`` or else the trace id, an id from its string (``"7"`` is read
-    as the number 7), and a span that ends when it starts as unanswered.
-    """
-    ops: list[dict[str, Any]] = []
-    events: list[tuple[int, dict[str, Any]]] = []  # (time, row) of the notifications
-    for rs in doc.get("resourceSpans", []):
-        resource = _attrs_of(rs.get("resource", {}))
-        for ss in rs.get("scopeSpans", []):
-            for span in ss.get("spans", []):
-                a = _attrs_of(span)
-                method = a.get("mcp.method.name")
-                if not isinstance(method, str):
-                    continue  # not an MCP span
-                session = a.get("mcp.session.id") or f"trace:{span.get('traceId', '')}"
-                requester = "s2c" if method in _SERVER_REQUESTS else "c2s"
-                start, end = int(span.get("startTimeUnixNano", 0)), int(
-                    span.get("endTimeUnixNano", 0))
-                code = a.get("rpc.response.status_code")
-                error = a.get("error.type")
-                answered = end != start or error is not None
-                id_key = _id_key(a.get("jsonrpc.request.id"))
-                token = msgspec.json.encode(f"span:{span.get('spanId', '')}").decode()
-                ops.append({
-                    "session": session, "requester": requester, "kind": "request",
-                    "method": method, "id_key": id_key,
-                    "name": a.get("gen_ai.tool.name") or a.get("gen_ai.prompt.name")
-                    or a.get("mcp.resource.uri"),
-                    "ref": token if any(e.get("name") == "notifications/progress"
-                                        for e in span.get("events", [])) else None,
-                    "start": start, "end": end if answered else None,
-                    "outcome": "tool_error" if error == "tool_error" else
-                    "error" if code is not None else "result" if answered else "unanswered",
-                    "error_code": int(code) if code is not None else None,
-                    "protocol_version": a.get("mcp.protocol.version"),
-                    "server_name": resource.get("service.name"),
-                    "server_version": resource.get("service.version"),
-                })
-                for e in span.get("events", []):
-                    name = e.get("name")
-                    if name not in ("notifications/progress", "notifications/cancelled"):
-                        continue
-                    ea = _attrs_of(e)
-                    progress = name == "notifications/progress"
-                    events.append((int(e.get("timeUnixNano", 0)), {
-                        "session": session, "kind": "notification", "method": name,
-                        "requester": ("c2s" if requester == "s2c" else "s2c") if progress
-                        else requester,
-                        "ref": token if progress else id_key,
-                        "progress": ea.get("mcp_notebook.progress"),
-                        "start": int(e.get("timeUnixNano", 0)), "end": None,
-                        "outcome": "notification",
-                        "protocol_version": a.get("mcp.protocol.version"),
-                        "server_name": resource.get("service.name"),
-                        "server_version": resource.get("service.version"),
-                    }))
-    # capture order: every request, response and notification by its time
-    marks = [(op["start"], 0, i, "request") for i, op in enumerate(ops)]
-    marks += [(op["end"], 1, i, "response") for i, op in enumerate(ops) if op["end"] is not None]
-    rows = ops + [row for _, row in events]
-    marks += [(t, 0, len(ops) + k, "request") for k, (t, _) in enumerate(events)]
-    for seq, (_, _, i, what) in enumerate(sorted(marks)):
-        rows[i]["request_seq" if what == "request" else "response_seq"] = seq
-    b = pd.DataFrame(rows)
-    n = len(b)
-
-    def col(name: str) -> pd.Series:
-        return b[name] if name in b else pd.Series([None] * n, dtype=object)
-
-    start = pd.to_datetime(pd.to_numeric(col("start")), unit="ns", utc=True)
-    end = pd.to_datetime(pd.to_numeric(col("end")), unit="ns", utc=True)
-    out = pd.DataFrame({
-        "session": col("session"), "requester": col("requester"), "kind": col("kind"),
-        "method": col("method"), "name": col("name"), "id_key": col("id_key"),
-        "ref": col("ref"), "progress": pd.to_numeric(col("progress")).astype("float64"),
-        "request_seq": pd.array(col("request_seq"), dtype="Int64"),
-        "response_seq": pd.array(col("response_seq"), dtype="Int64"),
-        "start": start, "duration": end - start, "outcome": col("outcome"),
-        "error_code": pd.array(col("error_code"), dtype="Int64"),
-    })
-    out["error_type"] = [error_type(c, o == "tool_error")
-                         for c, o in zip(out["error_code"], out["outcome"], strict=True)]
-    out["is_error"] = out["error_type"].notna()
-    out["bytes_in"] = pd.array([None] * n, dtype="Int64")
-    out["bytes_out"] = pd.array([None] * n, dtype="Int64")
-    for name in ("protocol_version", "client_name", "client_version", "server_name",
-                 "server_version"):
-        out[name] = col(name).astype(object).where(col(name).notna(), None)
-    for name in ("name", "id_key", "ref", "error_type"):
-        out[name] = out[name].astype(object).where(out[name].notna(), None)
-    out = out.sort_values("request_seq", kind="stable").reset_index(drop=True)
-    for name in ("session", "requester", "kind", "method", "outcome"):
-        out[name] = out[name].astype("category")
-    return out[list(BOUNDARY_COLUMNS)]
-
-
-def trace_from_otlp(source: dict[str, Any] | str | Path) -> Any:
-    """A payload-free Trace from an OTLP/JSON document (or file) of MCP request spans."""
-    doc = source if isinstance(source, dict) else json.loads(
-        Path(source).read_text("utf-8"))
-    return trace_from_boundary(boundary_from_otlp(doc))

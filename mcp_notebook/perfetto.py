@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import base64
 import html
+import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -134,11 +135,15 @@ def _event(ts: int, kind: int, track: int, name: str | None = None,
 # -- the trace ------------------------------------------------------------------------------
 
 def _times(trace: Any) -> np.ndarray:
-    """Each frame's time in ns; a frame with no time has the time of the one before."""
-    ts = trace.frames["ts"]
-    ns = pd.Series(ts.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy().astype("int64"),
-                   dtype="Int64").where(ts.notna().to_numpy(), pd.NA)  # not float: ns of 2026
-    return ns.ffill().fillna(0).to_numpy(dtype=np.int64)
+    """Each frame's time in ns; a frame with no time has the time of the one before (the
+    first frames, 0). One int64 per frame (and two while it is made)."""
+    ts = trace.frames["ts"].to_numpy(dtype="datetime64[ns]")
+    known = ~np.isnat(ts)
+    ns = ts.view(np.int64)
+    last = np.maximum.accumulate(np.where(known, np.arange(len(ns)), -1)) if len(ns) \
+        else np.zeros(0, dtype=np.int64)
+    out = np.where(last >= 0, ns[last.clip(0)], 0)
+    return np.asarray(out, dtype=np.int64)
 
 
 def _label(session: Any) -> str:
@@ -146,151 +151,218 @@ def _label(session: Any) -> str:
         else str(session)
 
 
-def _packets(trace: Any) -> tuple[list[bytes], dict[str, int]]:
-    from .boundary import boundary_of, error_type
+def _slice_names(trace: Any, method: np.ndarray, seqs: np.ndarray) -> np.ndarray:
+    """``method`` or ``method target`` of each request (target: the tool or prompt name),
+    the messages read a chunk at a time; equal names share one string."""
+    from .boundary import CHUNK, _targets
 
-    ns = _times(trace)
-    end_of_capture = int(ns.max()) if len(ns) else 0
-    p = trace.pairs
-    p = p[p["request_seq"].notna()].drop_duplicates("request_seq", keep="first")
-    p = p.sort_values("request_seq", kind="stable")
-    b = boundary_of(trace)
-    reqs = b[(b["kind"] == "request") & b["request_seq"].notna()]
-    names = dict(zip(reqs["request_seq"].astype("int64"), reqs["name"], strict=True))
+    out = np.array([str(m) for m in method], dtype=object)
+    named = np.flatnonzero(np.isin(method, ["tools/call", "prompts/get"]))
+    shared: dict[str, str] = {}
+    for lo in range(0, len(named), CHUNK):
+        rows = named[lo:lo + CHUNK]
+        targets = _targets(trace, seqs[rows].tolist())
+        for r in rows.tolist():
+            target = targets.get(int(seqs[r]))
+            if isinstance(target, str):
+                text = f"{method[r]} {target}"
+                out[r] = shared.setdefault(text, text)
+    return out
 
-    uuids = iter(range(1, 1 << 62))
-    out: list[bytes] = []
-    tracks: dict[tuple[str, str], int] = {}
-    names_of: dict[int, str] = {}
 
-    def track(session: Any, what: str) -> int:
+class _Plan:
+    """What the Perfetto trace holds, as arrays: the slices (a row of the pairs each, by
+    request seq), their lanes, the notifications with their flows, the tracks; and every
+    packet's time, so that they can be written in time order one at a time."""
+
+    def __init__(self, trace: Any) -> None:
+        from .boundary import notification_targets
+
+        self.trace = trace
+        ns = self.ns = _times(trace)
+        end_of_capture = int(ns.max()) if len(ns) else 0
+        p = trace.pairs
+        rows = np.flatnonzero(p["request_seq"].notna().to_numpy())
+        seqs = p["request_seq"].to_numpy(dtype="float64", na_value=np.nan)[rows].astype(np.int64)
+        first = np.unique(seqs, return_index=True)[1]  # the first pair of each request
+        self.rows = rows[first]
+        self.seq = seqs[first]
+
+        def column(name: str, **kw: Any) -> np.ndarray:  # of the slices' rows only
+            return np.asarray(p[name].iloc[self.rows].to_numpy(**kw))
+
+        answer = column("response_seq", dtype="float64", na_value=np.nan)
+        self.answer = np.where(np.isnan(answer), -1, answer).astype(np.int64)
+        self.start = ns[self.seq]
+        self.end = np.maximum(np.where(self.answer >= 0, ns[self.answer.clip(0)],
+                                       end_of_capture), self.start)
+        self.names = _slice_names(trace, column("method", dtype=object), self.seq)
+        # the columns a slice's packet reads (pointers to the pairs' values)
+        self.code = column("error_code", dtype="float64", na_value=np.nan)
+        self.ident = column("id", dtype=object)
+        self.outcome = column("outcome", dtype=object)
+        self.packets: list[bytes] = []  # the track descriptors, in the order made
+        self._uuids = iter(range(1, 1 << 62))
+        self.tracks: dict[tuple[str, str], int] = {}
+        self._track_name: dict[int, str] = {}
+        self.lane = np.zeros(len(self.seq), dtype=np.int64)
+        lanes: dict[int, list[tuple[int, int]]] = {}  # parent -> [(lane uuid, busy until)]
+        sessions = column("session", dtype=object).tolist()
+        sides = column("requester", dtype=object).tolist()
+        for i, (session, side) in enumerate(zip(sessions, sides, strict=True)):
+            start, end = int(self.start[i]), int(self.end[i])
+            parent = self.track(session, "client requests" if str(side) == "c2s"
+                                else "server requests")
+            pool = lanes.setdefault(parent, [(parent, 0)])  # the first lane: the track
+            for k, (lane, busy) in enumerate(pool):
+                if busy <= start:
+                    pool[k] = (lane, end)
+                    break
+            else:  # a child track of the same name: the UI shows them as one, in rows
+                lane = next(self._uuids)
+                self.packets.append(_track(lane, self._track_name[parent], parent=parent,
+                                           rank=len(pool)))
+                pool.append((lane, end))
+            self.lane[i] = lane
+        # notifications that name a slice: a flow each, numbered in capture order
+        notes, targets, progress = notification_targets(trace)
+        self.note_seq, self.note_progress = notes, progress
+        self.note_slice = np.searchsorted(self.seq, targets)
+        reply = self.answer[self.note_slice] if len(notes) else np.zeros(0, dtype=np.int64)
+        late = (~progress) & (reply >= 0) & (ns[reply.clip(0)] >= ns[notes]) if len(notes) \
+            else np.zeros(0, dtype=bool)
+        self.note_reply = np.where(late, reply, -1)
+        self.note_track = np.zeros(len(notes), dtype=np.int64)
+        session_of = trace.frames["session"]
+        for k, session in enumerate(session_of.iloc[notes].astype(object).tolist()):
+            self.note_track[k] = self.track(session, "notifications")
+        order = np.argsort(self.note_slice, kind="stable")  # the flows of each slice
+        self.flows_of = order + 1  # flow ids (1-based, in capture order) by slice
+        self.flow_lo = np.searchsorted(self.note_slice[order], np.arange(len(self.seq)))
+        self.flow_hi = np.searchsorted(self.note_slice[order], np.arange(len(self.seq)),
+                                       side="right")
+        # violations: a track per session of a frame (or of the capture)
+        v = trace.violations
+        at = v["seq"].to_numpy(dtype="float64", na_value=np.nan)
+        self.v_at = np.where(np.isnan(at), -1, at).astype(np.int64)
+        self.v_track = np.zeros(len(v), dtype=np.int64)
+        where = session_of.iloc[self.v_at.clip(0)].astype(object).tolist()
+        for k, a in enumerate(self.v_at.tolist()):
+            self.v_track[k] = self.track(where[k] if a >= 0 else None, "violations")
+        self.v_ts = np.where(self.v_at >= 0, ns[self.v_at.clip(0)] if len(ns) else 0,
+                             int(ns[0]) if len(ns) else 0)
+
+    def track(self, session: Any, what: str) -> int:
         key = (_label(session), what)
-        if key not in tracks:
-            tracks[key] = next(uuids)
-            names_of[tracks[key]] = f"{key[0]} · {what}"
-            out.append(_track(tracks[key], names_of[tracks[key]], ordering=_CHRONOLOGICAL))
-        return tracks[key]
+        if key not in self.tracks:
+            uuid = self.tracks[key] = next(self._uuids)
+            self._track_name[uuid] = f"{key[0]} · {what}"
+            self.packets.append(_track(uuid, self._track_name[uuid], ordering=_CHRONOLOGICAL))
+        return self.tracks[key]
 
-    # requests: lanes under the (session, requester) track
-    lanes: dict[int, list[tuple[int, int]]] = {}  # parent -> [(lane uuid, busy until)]
-    begins: list[tuple[int, int, dict[str, Any], str, int]] = []
-    events: list[tuple[int, bytes]] = []  # (time, packet)
-    slices: list[tuple[int, bytes]] = []
-    by_id: dict[tuple[str, str, Any], int] = {}
-    by_token: dict[tuple[str, str, Any], int] = {}
-    answer: dict[int, int] = {}  # slice -> seq of its (first) response
-    n_slices = 0
-    for row in p.itertuples(index=False):
-        seq = int(row.request_seq)
-        start = int(ns[seq])
-        end = int(ns[int(row.response_seq)]) if pd.notna(row.response_seq) else end_of_capture
-        end = max(end, start)
-        requester = str(row.requester)
-        parent = track(row.session, "client requests" if requester == "c2s"
-                       else "server requests")
-        pool = lanes.setdefault(parent, [(parent, 0)])  # the first lane: the track itself
-        for i, (lane, busy) in enumerate(pool):
-            if busy <= start:
-                pool[i] = (lane, end)
-                break
-        else:  # a child track of the same name: the UI shows them as one, in rows
-            lane = next(uuids)
-            out.append(_track(lane, names_of[parent], parent=parent, rank=len(pool)))
-            pool.append((lane, end))
-        target = names.get(seq)
-        name = f"{row.method} {target}" if isinstance(target, str) and row.method in (
-            "tools/call", "prompts/get") else str(row.method)
-        code = None if pd.isna(row.error_code) else int(row.error_code)
-        args = {"seq": seq, "id": None if row.id is None else json.dumps(row.id),
-                "outcome": str(row.outcome), "error_code": code,
-                "error_type": error_type(code, row.outcome == "tool_error")}
-        begins.append((start, lane, args, name, end))
-        idx = len(begins) - 1
-        if pd.notna(row.response_seq):
-            answer[idx] = int(row.response_seq)
-        session = _label(row.session)
-        by_id[(session, requester, row.id_key)] = idx
-        n_slices += 1
-    position = {args["seq"]: i for i, (_, _, args, _, _) in enumerate(begins)}
-    tokens = b[(b["kind"] == "request") & b["request_seq"].notna() & b["ref"].notna()]
-    for seq, session, requester, ref in zip(tokens["request_seq"], tokens["session"],
-                                            tokens["requester"], tokens["ref"], strict=True):
-        pos = position.get(int(seq))
-        if pos is not None:
-            by_token[(_label(session), str(requester), ref)] = pos
-    flows: dict[int, list[int]] = {}
-    n_flows = {"progress": 0, "cancel": 0}
-    nots = b[(b["kind"] == "notification") & b["ref"].notna() & b["method"].isin(
-        ["notifications/progress", "notifications/cancelled"])]
-    next_flow = 1
-    for row in nots.itertuples(index=False):
-        session, requester = _label(row.session), str(row.requester)
-        if row.method == "notifications/progress":  # sent by the answering side
-            other = "s2c" if requester == "c2s" else "c2s"
-            target, cat = by_token.get((session, other, row.ref)), "progress"
-        else:
-            target, cat = by_id.get((session, requester, row.ref)), "cancel"
-        if target is None:
-            continue
-        flow = next_flow
-        next_flow += 1
-        flows.setdefault(target, []).append(flow)
-        seq = int(row.request_seq)
-        note: dict[str, Any] = {"seq": seq, "request_seq": begins[target][2]["seq"]}
-        if cat == "progress" and pd.notna(row.progress):
-            note["progress"] = str(row.progress)
-        reply = answer.get(target) if cat == "cancel" else None
-        if reply is not None and ns[reply] < ns[seq]:
-            reply = None  # answered before the cancel: the flow ends at the cancel
-        on = track(row.session, "notifications")
-        events.append((int(ns[seq]), _event(int(ns[seq]), _INSTANT, on, str(row.method), cat,
-                                             note, flows=[flow] if reply is not None else (),
-                                             ends=[flow] if reply is None else ())))
-        if reply is not None:  # the flow goes on to the answer that came after the cancel
-            events.append((int(ns[reply]), _event(
-                int(ns[reply]), _INSTANT, on, "response after cancel", "response",
-                {"seq": reply, "request_seq": note["request_seq"]}, ends=[flow])))
-        n_flows[cat] += 1
-    for i, (start, lane, args, name, end) in enumerate(begins):
-        slices.append((start, _event(start, _BEGIN, lane, name, "request", args,
-                                     flows=flows.get(i, []))))
-        slices.append((end, _event(end, _END, lane)))
-    events[:0] = slices  # a slice before a notification of the same time
-    v = trace.violations
-    sessions = trace.frames["session"].astype(object).to_numpy()
-    for row in v.itertuples(index=False):
-        at = None if pd.isna(row.seq) else int(row.seq)
-        where = sessions[at] if at is not None else None
-        ts = int(ns[at]) if at is not None else (int(ns[0]) if len(ns) else 0)
-        finding = {"message": row.message, "severity": str(row.severity), "seq": at,
-                   "related_seq": None if pd.isna(row.related_seq) else int(row.related_seq)}
-        events.append((ts, _event(ts, _INSTANT, track(where, "violations"), str(row.rule),
-                                  "violation", finding)))
-    counts = {"slices": n_slices, "progress_flows": n_flows["progress"],
-              "cancel_flows": n_flows["cancel"], "violations": len(v), "tracks": len(tracks)}
-    first = _vint(10, _SEQ) + _vint(13, 1)  # SEQ_INCREMENTAL_STATE_CLEARED
-    events.sort(key=lambda e: e[0])  # in time order (stable: a slice's begin, then its end)
-    return [first, *out, *(e for _, e in events)], counts
+    def counts(self) -> dict[str, int]:
+        n_progress = int(self.note_progress.sum())
+        return {"slices": len(self.seq), "progress_flows": n_progress,
+                "cancel_flows": len(self.note_seq) - n_progress,
+                "violations": len(self.v_at), "tracks": len(self.tracks)}
 
+    def order(self) -> tuple[np.ndarray, np.ndarray]:
+        """(what, index) of every event packet, in time order: slices' begins and ends,
+        then notification instants (and a cancel's late answer), then violations, each
+        group in its own order at equal times."""
+        n, m = len(self.seq), len(self.note_seq)
+        late = np.flatnonzero(self.note_reply >= 0)
+        times = np.concatenate([np.stack([self.start, self.end], axis=1).ravel(),
+                                self.ns[self.note_seq] if m else np.zeros(0, np.int64),
+                                self.ns[self.note_reply[late]] if len(late)
+                                else np.zeros(0, np.int64), self.v_ts]).astype(np.int64)
+        what = np.concatenate([np.tile(np.array([0, 1], dtype=np.int8), n),
+                               np.full(m, 2, np.int8), np.full(len(late), 3, np.int8),
+                               np.full(len(self.v_at), 4, np.int8)])
+        index = np.concatenate([np.repeat(np.arange(n), 2), np.arange(m), late,
+                                np.arange(len(self.v_at))])
+        # a note and its late answer are written in note order: interleave as one group
+        notes = (what == 2) | (what == 3)
+        key = np.arange(len(times), dtype=np.int64)
+        key[notes] = np.flatnonzero(notes)[0] + np.argsort(np.argsort(
+            index[notes] * 2 + (what[notes] == 3), kind="stable"), kind="stable") \
+            if notes.any() else key[notes]
+        order = np.lexsort((key, times))
+        return what[order], index[order]
 
-def _write(packets: list[bytes], f: IO[bytes]) -> None:
-    for pk in packets:
-        f.write(_bytes(1, pk))  # Trace.packet
+    def write(self, out: IO[bytes], chunk: int = 50_000) -> None:
+        out.write(_bytes(1, _vint(10, _SEQ) + _vint(13, 1)))  # SEQ_INCREMENTAL_STATE_CLEARED
+        for pk in self.packets:
+            out.write(_bytes(1, pk))
+        what, index = self.order()
+        found = self.trace.violations
+        v = {"message": found["message"].to_numpy(dtype=object),
+             "severity": found["severity"].astype(object).to_numpy(),
+             "rule": found["rule"].to_numpy(dtype=object),
+             "related": found["related_seq"].to_numpy(dtype="float64", na_value=np.nan)}
+        for lo in range(0, len(what), chunk):
+            out.write(b"".join(_bytes(1, self.packet(int(w), int(i), v))
+                               for w, i in zip(what[lo:lo + chunk], index[lo:lo + chunk],
+                                               strict=True)))
+
+    def packet(self, what: int, i: int, v: dict[str, np.ndarray]) -> bytes:
+        from .boundary import error_type
+
+        if what == 0:
+            code = None if self.code[i] != self.code[i] else int(self.code[i])
+            ident, outcome = self.ident[i], str(self.outcome[i])
+            args = {"seq": int(self.seq[i]), "id": None if ident is None else json.dumps(ident),
+                    "outcome": outcome, "error_code": code,
+                    "error_type": error_type(code, outcome == "tool_error")}
+            flows = self.flows_of[self.flow_lo[i]:self.flow_hi[i]].tolist()
+            return _event(int(self.start[i]), _BEGIN, int(self.lane[i]), self.names[i],
+                          "request", args, flows=flows)
+        if what == 1:
+            return _event(int(self.end[i]), _END, int(self.lane[i]))
+        if what in (2, 3):
+            seq, flow = int(self.note_seq[i]), i + 1
+            target = int(self.seq[self.note_slice[i]])
+            reply = int(self.note_reply[i])
+            track = int(self.note_track[i])
+            if what == 3:
+                return _event(int(self.ns[reply]), _INSTANT, track, "response after cancel",
+                              "response", {"seq": reply, "request_seq": target}, ends=[flow])
+            progress = bool(self.note_progress[i])
+            note: dict[str, Any] = {"seq": seq, "request_seq": target}
+            if progress:
+                _, value = self.trace.references([seq])
+                if value[0] == value[0]:
+                    note["progress"] = str(float(value[0]))
+            method = "notifications/progress" if progress else "notifications/cancelled"
+            return _event(int(self.ns[seq]), _INSTANT, track, method,
+                          "progress" if progress else "cancel", note,
+                          flows=[flow] if reply >= 0 else (), ends=[flow] if reply < 0 else ())
+        at, related = int(self.v_at[i]), v["related"][i]
+        finding = {"message": v["message"][i], "severity": str(v["severity"][i]),
+                   "seq": at if at >= 0 else None,
+                   "related_seq": None if related != related else int(related)}
+        return _event(int(self.v_ts[i]), _INSTANT, int(self.v_track[i]), str(v["rule"][i]),
+                      "violation", finding)
 
 
 def write_perfetto(trace: Any, path: str | Path) -> dict[str, int]:
-    """Write ``trace`` as a Perfetto protobuf trace; return what it holds (counts of slices,
-    progress and cancel flows, violations, tracks)."""
-    packets, counts = _packets(trace)
-    with open(path, "wb") as f:
-        _write(packets, f)
-    return counts
+    """Write ``trace`` as a Perfetto protobuf trace, a chunk of packets at a time, in time
+    order; return what it holds (counts of slices, progress and cancel flows, violations,
+    tracks)."""
+    from .boundary import frozen_heap
+
+    with frozen_heap():
+        plan = _Plan(trace)
+        with open(path, "wb") as f:
+            plan.write(f)
+    return plan.counts()
 
 
 def perfetto_bytes(trace: Any) -> bytes:
     """The Perfetto protobuf trace of ``trace``, in memory."""
-    packets, _ = _packets(trace)
-    return b"".join(_bytes(1, pk) for pk in packets)
+    out = io.BytesIO()
+    _Plan(trace).write(out)
+    return out.getvalue()
 
 
 def open_snippet(buffer: bytes, title: str = "mcp_notebook trace") -> str:

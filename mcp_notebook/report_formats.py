@@ -13,13 +13,14 @@ an SSE event), which becomes a file and line, or a file and a logical location.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Any
+from typing import IO, Any
 from urllib.parse import quote
 
 import pandas as pd
@@ -27,7 +28,7 @@ import pandas as pd
 from . import __version__
 from .protocol.rules import RULES, Rule
 
-__all__ = ["FORMATS", "render_findings", "findings"]
+__all__ = ["FORMATS", "render_findings", "write_findings", "findings", "iter_findings"]
 
 FORMATS = ("sarif", "junit", "github")
 SEVERITIES = ("error", "warning", "info")
@@ -96,20 +97,24 @@ def _opt_int(value: Any) -> int | None:
 
 def findings(trace: Any) -> list[Finding]:
     """The violations of ``trace``, each with its capture file and line."""
+    return list(iter_findings(trace))
+
+
+def iter_findings(trace: Any, chunk: int = 20_000) -> Iterator[Finding]:
+    """:func:`findings` one at a time, read from the violations a chunk at a time."""
     v = trace.violations
     sources = trace.frames["source"]
     paths = _display_paths(trace)
     default = next(iter(paths.values()), "capture")
-    out = []
-    for row in v.itertuples(index=False):
-        seq, rel = _opt_int(row.seq), _opt_int(row.related_seq)
-        file, line, where = (_place(sources.iat[seq], paths) if seq is not None
-                             else (default, None, None))
-        related = _place(sources.iat[rel], paths) if rel is not None else None
-        out.append(Finding(str(row.rule), str(row.severity), _clean(row.message),
-                           _clean(row.spec), str(row.versions), seq, rel, file, line, where,
-                           related))
-    return out
+    for lo in range(0, len(v), chunk):
+        for row in v.iloc[lo:lo + chunk].itertuples(index=False):
+            seq, rel = _opt_int(row.seq), _opt_int(row.related_seq)
+            file, line, where = (_place(sources.iat[seq], paths) if seq is not None
+                                 else (default, None, None))
+            related = _place(sources.iat[rel], paths) if rel is not None else None
+            yield Finding(str(row.rule), str(row.severity), _clean(row.message),
+                          _clean(row.spec), str(row.versions), seq, rel, file, line, where,
+                          related)
 
 
 def render_findings(trace: Any, fmt: str, *, fail_on: str = "error") -> str:
@@ -119,16 +124,32 @@ def render_findings(trace: Any, fmt: str, *, fail_on: str = "error") -> str:
     below are listed in the test case's ``<system-out>``, so a CI run fails as ``check``
     would. SARIF and GitHub annotations carry every finding with its own level.
     """
+    out = io.StringIO()
+    write_findings(trace, fmt, out, fail_on=fail_on)
+    return out.getvalue()
+
+
+def write_findings(trace: Any, fmt: str, out: IO[str], *, fail_on: str = "error") -> None:
+    """:func:`render_findings` written to ``out`` as it goes: SARIF and GitHub a finding at
+    a time (JUnit, a tree of one element per rule and file, whole)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown findings format {fmt!r}: one of {', '.join(FORMATS)}")
     if fail_on not in SEVERITIES:
         raise ValueError(f"fail_on {fail_on!r}: one of {', '.join(SEVERITIES)}")
-    found = findings(trace)
+    from .boundary import frozen_heap
+
+    with frozen_heap():
+        _write_findings(trace, fmt, out, fail_on)
+
+
+def _write_findings(trace: Any, fmt: str, out: IO[str], fail_on: str) -> None:
     if fmt == "sarif":
-        return json.dumps(_sarif(found), indent=2, ensure_ascii=False) + "\n"
-    if fmt == "junit":
-        return _junit(trace, found, SEVERITIES[: SEVERITIES.index(fail_on) + 1])
-    return "".join(line + "\n" for line in _github(found))
+        _write_sarif(iter_findings(trace), out)
+    elif fmt == "junit":
+        out.write(_junit(trace, findings(trace), SEVERITIES[: SEVERITIES.index(fail_on) + 1]))
+    else:
+        for line in _github(iter_findings(trace)):
+            out.write(line + "\n")
 
 
 # -- SARIF 2.1.0 ----------------------------------------------------------------------------
@@ -166,35 +187,53 @@ def _descriptor(rule: Rule) -> dict[str, Any]:
     }
 
 
-def _sarif(found: list[Finding]) -> dict[str, Any]:
+def _sarif_result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": f.rule,
+        "level": _SARIF_LEVEL.get(f.severity, "note"),
+        "message": {"text": f.message},
+        "locations": [_location(f.file, f.line, f.where, f.seq)],
+    }
+    if f.rule in index:
+        result["ruleIndex"] = index[f.rule]
+    if f.related is not None:
+        result["relatedLocations"] = [
+            {"id": 1, **_location(*f.related, f.related_seq, "the related frame")}]
+    return result
+
+
+def _sarif(found: Iterable[Finding]) -> dict[str, Any]:
+    """The SARIF log as one document (what :func:`_write_sarif` writes piece by piece)."""
+    out = io.StringIO()
+    _write_sarif(found, out)
+    return dict(json.loads(out.getvalue()))
+
+
+def _write_sarif(found: Iterable[Finding], out: IO[str]) -> None:
+    """A SARIF 2.1.0 log with one run, its results written one at a time (the artifacts
+    they name come after them: JSON members have no order)."""
     index = {r.code: i for i, r in enumerate(RULES)}
-    results = []
     artifacts: dict[str, None] = {}
-    for f in found:
-        artifacts.setdefault(f.file)
-        result: dict[str, Any] = {
-            "ruleId": f.rule,
-            "level": _SARIF_LEVEL.get(f.severity, "note"),
-            "message": {"text": f.message},
-            "locations": [_location(f.file, f.line, f.where, f.seq)],
-        }
-        if f.rule in index:
-            result["ruleIndex"] = index[f.rule]
-        if f.related is not None:
-            result["relatedLocations"] = [
-                {"id": 1, **_location(*f.related, f.related_seq, "the related frame")}]
-        results.append(result)
-    return {
+    head = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "mcp-notebook", "version": __version__,
                                 "rules": [_descriptor(r) for r in RULES]}},
-            "artifacts": [{"location": {"uri": _uri(a)}} for a in artifacts],
             "columnKind": "unicodeCodePoints",
-            "results": results,
+            "results": [],
         }],
     }
+    text = json.dumps(head, indent=2, ensure_ascii=False)
+    cut = text.rindex('"results": []') + len('"results": [')
+    out.write(text[:cut])
+    for k, f in enumerate(found):
+        artifacts.setdefault(f.file)
+        body = json.dumps(_sarif_result(f, index), indent=2, ensure_ascii=False)
+        out.write(("," if k else "") + "\n        " + body.replace("\n", "\n        "))
+    listed = json.dumps([{"location": {"uri": _uri(a)}} for a in artifacts], indent=2,
+                        ensure_ascii=False).replace("\n", "\n      ")
+    out.write(("\n      " if artifacts else "") + f"],\n      \"artifacts\": {listed}\n    }}\n  ]\n}}\n")
 
 
 # -- JUnit XML --------------------------------------------------------------------------------
@@ -279,7 +318,7 @@ def _gh_property(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _github(found: list[Finding]) -> Iterator[str]:
+def _github(found: Iterable[Finding]) -> Iterator[str]:
     for f in found:
         props = [f"file={_gh_property(f.file)}"]
         if f.line is not None:

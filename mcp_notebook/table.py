@@ -164,7 +164,8 @@ def collect(records: Iterable[Record], cols: Columns | None = None) -> Columns:
         if rec.kind == "blank":
             cols.blank_lines += 1
             continue
-        size = len(rec.raw.encode("utf-8", "surrogateescape"))
+        size = len(rec.raw.encode("utf-8", "surrogateescape")) if rec.size is None \
+            else rec.size  # a payload-free format gives the original frame's size
         if rec.kind is not None:
             cols.add(rec, None, size)
         elif rec.envelope is not None:

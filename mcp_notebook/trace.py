@@ -42,7 +42,8 @@ class Trace:
     (60, True)
     """
 
-    #: made from a boundary view (:meth:`from_boundary`): envelopes only, no payload text
+    #: made from a boundary view (:meth:`from_boundary`, or ``mn.load`` of a boundary or
+    #: OTLP/JSON file): envelopes only, no payload text, and no rule run
     payload_free: bool = False
     _peers: dict[Any, dict[str, str | None]] | None = None
 
@@ -157,7 +158,7 @@ class Trace:
 
     def messages(self, seqs: Iterable[int]) -> list[Any]:
         """:meth:`message` of many frames, their text read in one pass."""
-        rows = np.asarray(list(seqs), dtype=np.int64)
+        rows = np.asarray(seqs if isinstance(seqs, np.ndarray) else list(seqs), dtype=np.int64)
         s = self._store
         out: list[Any] = []
         with bounded_recursion():
@@ -178,7 +179,7 @@ class Trace:
     def texts(self, seqs: Iterable[int]) -> list[str | None]:
         """The exact text of frames (``frames.raw``), read in one pass: a capture whose
         text stays on disk is read by offset, only these frames."""
-        return texts_of(self._store.raw, np.asarray(list(seqs), dtype=np.int64))
+        return list(texts_of(self._store.raw, np.asarray(seqs if isinstance(seqs, np.ndarray) else list(seqs), dtype=np.int64)))
 
     #: the columns :meth:`column` gives besides those of ``frames``: what a reader or the
     #: classifier noted per frame
@@ -214,6 +215,14 @@ class Trace:
     def version_override(self) -> str | None:
         """The ``version=`` the trace was loaded with (None: each session's own)."""
         return self._version_override
+
+    def references(self, seqs: Any) -> tuple[np.ndarray, np.ndarray]:
+        """For frames ``seqs``: the request id a ``notifications/cancelled`` names, or the
+        progress token of a ``notifications/progress`` or of a request's ``_meta`` (compact
+        JSON text, None where there is none); and the progress value (NaN where none)."""
+        rows = np.asarray(seqs, dtype=np.int64)
+        s = self._store
+        return s.ref.at(rows, None), s.progress.at(rows, np.nan)
 
     def summary(self) -> dict[str, Any]:
         """Counts under the names of DESIGN.md (also ``mcp-notebook summary --json``)."""

@@ -11,16 +11,17 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from . import claude_desktop, curl, har, inspector, ndjson, recorder, tap, vscode
+from . import boundary, claude_desktop, curl, har, inspector, ndjson, otlp, recorder, tap, vscode
 from ._markdown import detect, unwrap
 from .base import BLANK, CaptureError, Record, head_lines, read_head, wrapping
 
 __all__ = ["REGISTRY", "Record", "CaptureError", "BLANK", "sniff", "read", "formats",
-           "time_notes", "wrapping", "LINE_FORMATS"]
+           "time_notes", "wrapping", "LINE_FORMATS", "payload_free_note"]
 
 #: name -> reader module, in the order sniffing breaks ties.
 REGISTRY: dict[str, ModuleType] = {m.name: m for m in (tap, ndjson)}
 REGISTRY.update({m.name: m for m in (claude_desktop, vscode, har, inspector, recorder, curl)})
+REGISTRY.update({m.name: m for m in (boundary, otlp)})  # payload-free: envelopes only
 
 
 #: the formats read line by line (:func:`.base.iter_lines`), which unwrap Markdown pastes
@@ -34,6 +35,13 @@ def time_notes(extra: dict[int, dict[str, Any]]) -> list[str]:
         return []
     return [f"{len(bad)} frame(s) carry a time that cannot be read and have no ts (the "
             f"first: {bad[0]}); trace.extra(seq)['ts_error'] says why for each"]
+
+
+def payload_free_note(files: list[str], of: int) -> str:
+    """The note of a trace loaded (in part) from payload-free files."""
+    names = ", ".join(Path(f).name for f in files[:3]) + (" ..." if len(files) > 3 else "")
+    what = "" if len(files) == of else f" ({len(files)} of its {of} files)"
+    return boundary.PAYLOAD_FREE_NOTE.format(what=f"{names}{what}")
 
 
 def formats() -> dict[str, str]:

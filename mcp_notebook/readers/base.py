@@ -45,6 +45,7 @@ class Record:
     envelope: Envelope | None = None  # pre-classified (e.g. redacted log lines)
     local_time: bool = False  # ts read from a local clock of unknown zone, taken as UTC
     extra: dict[str, Any] = field(default_factory=dict)  # http status, sse event id, ...
+    size: int | None = None  # bytes of the frame on the wire, where raw is not that frame
 
 
 #: Yielded for an empty line: the table counts it (``blank_lines``) and makes no row.

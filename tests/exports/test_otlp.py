@@ -182,3 +182,16 @@ def test_export_then_import_gives_the_same_requests(path: Path, tmp_path: Path) 
     a, b = requests(trace), requests(back)
     # the loader holds seconds as floats: latencies agree to well under a microsecond
     pd.testing.assert_frame_equal(b, a, check_exact=False, rtol=0, atol=1e-3)
+
+
+def test_span_ids_of_different_captures_differ_though_their_sessions_share_a_name() -> None:
+    """Three peer captures name a session ``no-such-session``: a consumer that keys spans by
+    id (Phoenix does) would keep one of each pair if their ids were made from the name."""
+    peers = ROOT / "tests" / "fixtures" / "peers"
+    ids: list[bytes] = []
+    for name in ("python-2026-stateless-http.har", "ts-client-demo-http.har",
+                 "ts-client-everything-http.har"):
+        msg = _parse(to_otlp(mn.load(peers / name)))
+        ids += [s.span_id for rs in msg.resource_spans for ss in rs.scope_spans
+                for s in ss.spans]
+    assert len(ids) == len(set(ids))
