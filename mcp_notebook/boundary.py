@@ -23,71 +23,24 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 
+from .readers.boundary_table import (
+    BOUNDARY_COLUMNS,
+    ERROR_TYPES,
+    _need_pyarrow,
+    error_type,
+    normalise,
+    read_boundary,
+)
+from .readers.boundary_table import TARGET as _TARGET
 from .table import empty
 
 __all__ = ["BOUNDARY_COLUMNS", "ERROR_TYPES", "boundary_frame", "iter_boundary",
            "write_boundary", "stream_boundary",
            "read_boundary", "normalise", "latency_table", "trace_from_boundary"]
-
-#: name -> (dtype, meaning)
-BOUNDARY_COLUMNS: dict[str, tuple[str, str]] = {
-    "session": ("category", "session of the operation"),
-    "requester": ("category", "the side that sent the request or notification: c2s or s2c"),
-    "kind": ("category", "request, notification, or response (a response with no request)"),
-    "method": ("category", "the method (empty for an orphan response)"),
-    "name": ("object", "the tool or prompt name (params.name), or the resource URI (params.uri)"),
-    "id_key": ("object", "the request id's compact JSON text"),
-    "ref": ("object", "the id a notifications/cancelled names, or the progress token of a "
-                      "notifications/progress or of a request's _meta (compact JSON)"),
-    "progress": ("float64", "the progress value of a notifications/progress"),
-    "request_seq": ("Int64", "seq of the request or notification in the capture"),
-    "response_seq": ("Int64", "seq of the (first) response"),
-    "start": ("datetime64[ns, UTC]", "time of the request or notification"),
-    "duration": ("timedelta64[ns]", "time from the request to its response"),
-    "outcome": ("category", "result, error, tool_error, unanswered, cancelled, orphan, "
-                            "duplicate, or notification"),
-    "error_code": ("Int64", "error.code of an error response"),
-    "error_type": ("object", "the error code's name (invalid_params, ...) or tool_error"),
-    "is_error": ("bool", "the operation failed: a JSON-RPC error or a tool's isError"),
-    "bytes_in": ("Int64", "bytes of the request or notification (into the answering side)"),
-    "bytes_out": ("Int64", "bytes of the response (out of the answering side)"),
-    "protocol_version": ("object", "the session's protocol version"),
-    "client_name": ("object", "clientInfo.name from initialize (2026-07-28: from _meta)"),
-    "client_version": ("object", "clientInfo.version from initialize"),
-    "server_name": ("object", "serverInfo.name from the initialize result (or _meta)"),
-    "server_version": ("object", "serverInfo.version from the initialize result"),
-}
-
-#: JSON-RPC 2.0 and MCP error codes by name; a code in neither is ``server_error`` within
-#: -32099..-32000 (JSON-RPC's reserved range) and ``error_<code>`` elsewhere.
-ERROR_TYPES: dict[int, str] = {
-    -32700: "parse_error",
-    -32600: "invalid_request",
-    -32601: "method_not_found",
-    -32602: "invalid_params",
-    -32603: "internal_error",
-    -32002: "resource_not_found",
-    -32042: "url_elicitation_required",
-}
-
-#: methods whose params name a target, and the params member that holds it
-_TARGET = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
-           "resources/subscribe": "uri", "resources/unsubscribe": "uri",
-           "notifications/resources/updated": "uri"}
-
-def error_type(code: Any, tool_error: bool = False) -> str | None:
-    """The name of a JSON-RPC error code; ``tool_error`` for a result with isError."""
-    if tool_error:
-        return "tool_error"
-    if code is None or code is pd.NA or (isinstance(code, float) and math.isnan(code)):
-        return None
-    code = int(code)
-    if code in ERROR_TYPES:
-        return ERROR_TYPES[code]
-    return "server_error" if -32099 <= code <= -32000 else f"error_{code}"
 
 
 def _str(value: Any) -> str | None:
@@ -440,10 +393,89 @@ def trace_from_boundary(source: pd.DataFrame | str | Path) -> Any:
     return trace
 
 
-# the files: written and read in their own module (they read this one's table)
-from .boundary_files import (  # noqa: E402
-    normalise,
-    read_boundary,
-    stream_boundary,
-    write_boundary,
-)
+# -- files --------------------------------------------------------------------------------------
+def write_boundary(trace_or_frame: Any, path: str | Path) -> Path:
+    """Write the boundary view to ``path``: ``.parquet`` or ``.jsonl`` (one event a line).
+
+    In JSONL, ``start`` is ISO 8601 UTC with nanoseconds and ``duration`` becomes
+    ``duration_ms`` (a float that gives the nanoseconds back exactly); empty cells are
+    left out of their line. :func:`read_boundary` reads either back to the same frame.
+    A trace is written as it goes, a chunk of operations at a time
+    (:func:`iter_boundary`); :func:`stream_boundary` also says how many it wrote.
+    """
+    stream_boundary(trace_or_frame, path)
+    return Path(path)
+
+
+def stream_boundary(trace_or_frame: Any, path: str | Path, chunk: int | None = None) -> int:
+    """:func:`write_boundary`, returning the number of operations written (``chunk``
+    operations at a time; default :data:`mcp_notebook.boundary.CHUNK`)."""
+    chunk = chunk or CHUNK
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".parquet", ".jsonl", ".ndjson"):
+        raise ValueError(f"boundary output {path.name!r}: give a .parquet or .jsonl name")
+    if isinstance(trace_or_frame, pd.DataFrame):
+        frame = trace_or_frame
+        chunks: Any = (frame.iloc[lo:lo + chunk] for lo in range(0, max(len(frame), 1), chunk))
+    else:
+        chunks = iter_boundary(trace_or_frame, chunk)
+    n = 0
+    if suffix == ".parquet":
+        _need_pyarrow()
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = _arrow_schema()
+        with pq.ParquetWriter(path, schema) as writer:
+            for b in chunks:
+                out = b.copy()
+                for col in ("session", "requester", "kind", "method", "outcome"):
+                    out[col] = out[col].astype(object).where(out[col].notna(), None)
+                writer.write_table(pa.Table.from_pandas(out, schema=schema,
+                                                        preserve_index=False))
+                n += len(b)
+            if n == 0:
+                writer.write_table(schema.empty_table())
+        return n
+    with open(path, "wb") as fh:
+        for b in chunks:
+            _write_jsonl(b, fh)
+            n += len(b)
+    return n
+
+
+def _arrow_schema() -> Any:
+    import pyarrow as pa
+
+
+    kinds = {"category": pa.string(), "object": pa.string(), "Int64": pa.int64(),
+             "float64": pa.float64(), "bool": pa.bool_(),
+             "datetime64[ns, UTC]": pa.timestamp("ns", tz="UTC"),
+             "timedelta64[ns]": pa.duration("ns")}
+    return pa.schema([(c, kinds[d]) for c, (d, _) in BOUNDARY_COLUMNS.items()])
+
+
+def _write_jsonl(b: pd.DataFrame, fh: Any) -> None:
+    enc = msgspec.json.Encoder()
+    starts = b["start"].to_numpy(dtype="datetime64[ns]")
+    start_text: np.ndarray = np.char.add(np.datetime_as_string(starts, unit="ns"),
+                                         "+00:00").astype(object)
+    start_text[np.isnat(starts)] = None
+    ns = b["duration"].to_numpy(dtype="timedelta64[ns]").astype(np.int64)
+    duration_ms = np.where(b["duration"].notna().to_numpy(), ns / 1e6, np.nan).tolist()
+    columns: dict[str, list[Any]] = {}
+    for col in b.columns:
+        if col in ("start", "duration"):
+            continue
+        values = b[col]
+        columns[col] = values.astype(object).where(values.notna(), None).tolist()
+    columns["start"] = start_text.tolist()
+    columns["duration_ms"] = [None if math.isnan(v) else v for v in duration_ms]
+    names = list(columns)
+    lines = []
+    for row in zip(*columns.values(), strict=True):
+        line = {k: v for k, v in zip(names, row, strict=True) if v is not None}
+        lines.append(enc.encode(line))
+    if lines:
+        fh.write(b"\n".join(lines) + b"\n")

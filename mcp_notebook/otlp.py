@@ -61,9 +61,10 @@ from .boundary import (
     each_message,
     iter_boundary,
     notification_targets,
+    trace_from_boundary,
 )
-from .otlp_in import boundary_from_otlp, trace_from_otlp
 from .protocol import versions as V
+from .readers.otlp_spans import boundary_from_otlp
 
 __all__ = ["to_otlp", "to_otlp_metrics", "write_otlp", "boundary_from_otlp", "trace_from_otlp", "DURATION_BUCKETS", "ATTRIBUTES"]
 
@@ -391,3 +392,15 @@ def write_otlp(trace: Any, path: str | Path, *, metrics: str | Path | None = Non
         Path(metrics).write_text(json.dumps(to_otlp_metrics(trace), ensure_ascii=False),
                                  encoding="utf-8", errors="backslashreplace")
     return path
+
+
+def trace_from_otlp(source: dict[str, Any] | str | Path) -> Any:
+    """A payload-free Trace from an OTLP/JSON document (or file) of MCP request spans
+    (``mn.load`` of the file gives the same trace: the ``otlp`` format)."""
+    if not isinstance(source, dict):
+        from .load import load
+
+        return load(source, format="otlp")
+    trace = trace_from_boundary(boundary_from_otlp(source))
+    trace.notes = [n.replace("a boundary view", "OTLP spans") for n in trace.notes]
+    return trace

@@ -41,7 +41,7 @@ _META = "io.modelcontextprotocol/"
 @cache
 def _types() -> dict[str, tuple[type, ...]]:
     """JSONL members and the JSON types each may hold (besides null)."""
-    from ..boundary import BOUNDARY_COLUMNS  # imported late: the table imports readers
+    from .boundary_table import BOUNDARY_COLUMNS  # imported late: the table imports readers
 
     out: dict[str, tuple[type, ...]] = {col: ((int,) if dtype == "Int64" else (int, float) if dtype == "float64"
                  else (bool,) if dtype == "bool" else (str,))
@@ -52,7 +52,7 @@ def _types() -> dict[str, tuple[type, ...]]:
 
 
 def normalise(b: pd.DataFrame) -> pd.DataFrame:
-    from ..boundary import normalise
+    from .boundary_table import normalise
 
     return normalise(b)
 
@@ -285,7 +285,7 @@ def _params(row: Any) -> dict[str, Any]:
     if row.method == "initialize" and row.kind == "request":
         params = _known({"protocolVersion": row.protocol_version, "clientInfo": _known(
             {"name": row.client_name, "version": row.client_version})})
-    from ..boundary import _TARGET
+    from .boundary_table import TARGET as _TARGET
 
     member = _TARGET.get(row.method)
     if member and isinstance(row.name, str):

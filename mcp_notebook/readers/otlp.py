@@ -37,8 +37,8 @@ def sniff(head: str, filename: str) -> int:
 
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
     """Yield the envelope-only frames of the MCP spans of an OTLP/JSON file."""
-    from ..otlp_in import boundary_from_otlp
     from .boundary import records_of
+    from .otlp_spans import boundary_from_otlp
 
     sess = session or path.name
     with open_bytes(path) as f:

@@ -1,6 +1,7 @@
 """OTLP/JSON back in: the MCP request spans of an OpenTelemetry trace export (this
 library's, or any tracer's that follows the MCP conventions) as a boundary frame, and a
-payload-free Trace of it (``mn.load`` of such a file: the ``otlp`` format).
+payload-free Trace of it (``mn.load`` of such a file: the ``otlp`` format;
+:func:`mcp_notebook.otlp.trace_from_otlp`).
 
 :mod:`mcp_notebook.otlp` writes what this reads; the names are those of its table.
 """
@@ -8,15 +9,14 @@ payload-free Trace of it (``mn.load`` of such a file: the ``otlp`` format).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import msgspec
 import pandas as pd
 
-from .boundary import BOUNDARY_COLUMNS, error_type, trace_from_boundary
+from .boundary_table import BOUNDARY_COLUMNS, error_type
 
-__all__ = ["boundary_from_otlp", "spans_of", "trace_from_otlp"]
+__all__ = ["boundary_from_otlp", "spans_of"]
 
 
 # -- back in: OTLP/JSON spans of MCP requests to a payload-free trace ---------------------------
@@ -201,15 +201,3 @@ def boundary_from_otlp(doc: Any, problems: list[tuple[str, str]] | None = None
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def trace_from_otlp(source: dict[str, Any] | str | Path) -> Any:
-    """A payload-free Trace from an OTLP/JSON document (or file) of MCP request spans
-    (``mn.load`` of the file gives the same trace: the ``otlp`` format)."""
-    if not isinstance(source, dict):
-        from .load import load
-
-        return load(source, format="otlp")
-    trace = trace_from_boundary(boundary_from_otlp(source))
-    trace.notes = [n.replace("a boundary view", "OTLP spans") for n in trace.notes]
-    return trace
