@@ -20,6 +20,7 @@ from .fast.compat import ColumnsView
 from .fast.frames import frames_frame
 from .fast.pairs import pairs_frame
 from .fast.store import Store
+from .info import with_info
 from .lazytext import texts_of
 from .table import VIOLATION_COLUMNS, Columns, empty
 
@@ -58,7 +59,7 @@ class Trace:
     @cached_property
     def frames(self) -> pd.DataFrame:
         """One row per captured record, in capture order (columns: ``table.FRAME_COLUMNS``)."""
-        return _released(frames_frame(self._store))
+        return _released(with_info(frames_frame(self._store)))
 
     @cached_property
     def _pairing(self) -> PairTable:
