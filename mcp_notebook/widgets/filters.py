@@ -134,11 +134,16 @@ def _str_term(field: str, col: str, op: str, raw: str) -> tuple[Callable, str]:
 
 
 def _text_term(value: str) -> tuple[Callable, str]:
-    # object dtype, not pandas' "string": a frame that is not valid UTF-8 keeps its bytes as
-    # lone surrogates (\udcNN), which Arrow-backed strings refuse to hold
+    if not value.strip():
+        raise FilterError('an empty search matches every frame: type a word, or remove the ""')
+
+    # a capture kept on disk is searched in its file's bytes (see .search); the pandas text
+    # is what gives the same rows. object dtype, not pandas' "string": a frame that is not
+    # valid UTF-8 keeps its bytes as lone surrogates (\udcNN), which Arrow strings refuse
     def fn(df: pd.DataFrame) -> np.ndarray:
-        return df["raw"].astype(object).str.contains(value, case=False, regex=False, na=False) \
-            .to_numpy(dtype=bool)
+        from .search import text_mask
+
+        return text_mask(df["raw"], value)
 
     return fn, f'df["raw"].astype(object).str.contains({value!r}, case=False, regex=False, na=False)'
 

@@ -12,14 +12,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..info import info_column
 from .aggregate import positions
 
-__all__ = ["TABLE_COLUMNS", "frame_table", "page_rows", "pair_of", "fmt_latency"]
+__all__ = ["TABLE_COLUMNS", "frame_table", "page_rows", "rows_at", "pair_of", "fmt_latency"]
 
 #: The columns shown in the table, in order, with their headings.
 TABLE_COLUMNS = [("seq", "#"), ("time", "time"), ("session", "session"), ("direction", "dir"),
                  ("kind", "kind"), ("id_key", "id"), ("method", "method"),
-                 ("outcome", "outcome"), ("latency", "latency"), ("size", "bytes"),
+                 ("info", "info"), ("outcome", "outcome"), ("latency", "latency"), ("size", "bytes"),
                  ("flag", "!")]
 
 
@@ -31,7 +32,7 @@ def frame_table(trace: Any) -> pd.DataFrame:
     """Every frame with its pair's facts; the DataFrame the filter language runs on.
 
     Columns: ``seq, ts, session, stream, direction, kind, id_key, method, error_code,
-    is_tool_error, size, source, raw`` (from ``frames``; a response's ``method`` is its
+    is_tool_error, size, source, raw, info`` (from ``frames``; a response's ``method`` is its
     request's), ``outcome, latency, pair_seq`` (from ``pairs``; ``pair_seq`` is -1
     when the frame has no partner) and ``has_violation``.
     """
@@ -41,6 +42,8 @@ def frame_table(trace: Any) -> pd.DataFrame:
     cols = ["seq", "ts", "session", "stream", "direction", "kind", "id_key", "method",
             "error_code", "is_tool_error", "size", "source", "raw"]
     df = f[cols].copy(deep=False).reset_index(drop=True)  # keeps dtypes (categoricals, tz)
+    df["info"] = (f["info"].reset_index(drop=True) if "info" in f.columns
+                  else info_column(df))  # lazy: read a window at a time
     ts = pd.to_datetime(df["ts"], utc=True) if df["ts"].dtype == object else df["ts"]
     if getattr(ts.dt, "tz", None) is None:
         ts = ts.dt.tz_localize("UTC")
@@ -143,13 +146,25 @@ def page_rows(table: pd.DataFrame, positions_: np.ndarray, page: int, page_size:
     ``positions_`` are the row positions that pass the filter; ``origin`` (the first
     timestamp) turns times into offsets.
     """
-    part = table.iloc[positions_[page * page_size:(page + 1) * page_size]]
+    return rows_at(table, positions_[page * page_size:(page + 1) * page_size], origin)
+
+
+_ROW_COLUMNS = ["seq", "ts", "session", "direction", "kind", "id_key", "method", "outcome",
+                "latency", "size", "has_violation"]
+
+
+def rows_at(table: pd.DataFrame, positions_: np.ndarray, origin: Any = None) -> list[list[str]]:
+    """The rows at ``positions_`` as lists of plain strings, in :data:`TABLE_COLUMNS` order."""
+    at = np.asarray(positions_, dtype=np.int64)
+    shown = [table.columns.get_loc(c) for c in _ROW_COLUMNS]  # not raw: read only if asked
+    part = table.iloc[at, shown]
+    info = table["info"].iloc[at].tolist() if "info" in table.columns else [""] * len(part)
     rows = []
-    for r in part.itertuples(index=False):
+    for r, line in zip(part.itertuples(index=False), info, strict=True):
         rows.append([
             str(r.seq), _fmt_time(r.ts, origin), _s(r.session),
             {"c2s": "→", "s2c": "←"}.get(r.direction, "·"), _s(r.kind), _s(r.id_key),
-            _s(r.method), _s(r.outcome).replace("_", " "), fmt_latency(r.latency),
+            _s(r.method), _s(line), _s(r.outcome).replace("_", " "), fmt_latency(r.latency),
             "" if pd.isna(r.size) else f"{int(r.size):,}", "⚠" if r.has_violation else "",
         ])
     return rows

@@ -40,6 +40,7 @@ STYLE = """<style>
 .mnw-row{margin-left:14px;white-space:pre-wrap;word-break:break-word}
 .mnw-key{color:#6b4f8a}.mnw-str{color:#2e6b3a}.mnw-num{color:#1f5f99}.mnw-lit{color:#8a3b6b}
 .mnw-more{color:#8a5a00;font-style:italic}
+.mnw-hit{background:var(--jp-search-selected-match-background-color,#ffd54f);color:var(--jp-search-selected-match-color,#000);border-radius:2px}
 .mnw-raw{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:11.5px;
  white-space:pre-wrap;word-break:break-all;max-height:300px;overflow:auto;margin:0;
  background:var(--jp-layout-color1,#fafbfc);border:1px solid var(--jp-border-color2,#e3e6ea);

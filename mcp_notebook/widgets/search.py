@@ -1,0 +1,169 @@
+"""Free-text search over frame payloads, fast on a million frames, and its highlighting.
+
+A capture too big to hold in memory keeps its frame text in the file
+(:mod:`mcp_notebook.lazytext`); reading a million frames back as strings to search them
+takes tens of seconds. :func:`text_mask` instead scans the file's bytes in large pieces
+(``bytes.lower`` and ``bytes.find``, both C loops), maps each hit to the row whose byte
+range holds it, and for tap records keeps a hit only when it lies inside the record's
+``raw`` member (the JSON-escaped frame text), not in its time, direction or session.
+Text held in memory, a needle that is not ASCII (``bytes.lower`` folds ASCII only) and a
+needle whose escaped form could match other text (a backslash, ``u`` and four hex digits)
+take the exact path: the text of every candidate is read and compared as ``str``.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..lazytext import LazyTextArray
+from ..textsources import FileSource
+
+__all__ = ["text_mask", "search_words", "highlight"]
+
+_CHUNK = 64 << 20
+_ESCAPY = re.compile(r"\\|u[0-9a-fA-F]{4}")
+_WORD = re.compile(r'(-?)(?:([A-Za-z_]+)(>=|<=|!=|:|>|<|=))?("(?:[^"\\]|\\.)*"|\S+)')
+
+
+def _exact(values: Any, needle: str) -> np.ndarray:
+    s = pd.Series(values, dtype=object, copy=False)
+    return s.str.contains(needle, case=False, regex=False, na=False).to_numpy(dtype=bool)
+
+
+def text_mask(column: pd.Series, needle: str) -> np.ndarray:
+    """Rows of a text column that contain ``needle``, ignoring case (as ``str.contains``)."""
+    arr = column.array
+    if not isinstance(arr, LazyTextArray) or not isinstance(arr.source, FileSource) \
+            or not needle.isascii():
+        return _exact(column.astype(object), needle)
+    src = arr.source
+    hit = _scan(src, needle)
+    if arr._rows is not None:
+        rows = arr._rows
+        return np.where(rows >= 0, hit[np.maximum(rows, 0)], False)
+    return hit
+
+
+def _scan(src: FileSource, needle: str) -> np.ndarray:
+    n = len(src)
+    out = np.zeros(n, dtype=bool)
+    size = os.path.getsize(src.path)
+    if n == 0 or size == 0:
+        return _overrides(src, needle, out)
+    low = needle.lower()
+    forms = [low.encode()]
+    if src.tap is not None and json.dumps(low)[1:-1].encode() != forms[0]:
+        forms.append(json.dumps(low)[1:-1].encode())
+    offsets = np.asarray(src.offsets, dtype=np.int64)
+    ends = offsets + np.asarray(src.lengths, dtype=np.int64)
+    order = np.argsort(offsets, kind="stable")
+    starts_sorted = offsets[order]
+    longest = max(len(f) for f in forms)
+    with open(src.path, "rb") as fh:
+        src._check(fh.fileno())
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            for form in forms:
+                hits: list[int] = []
+                a = 0
+                while a < size:
+                    b = min(size, a + _CHUNK)
+                    piece = mm[a:min(size, b + longest - 1)].lower()
+                    i = piece.find(form)
+                    while 0 <= i < b - a:
+                        hits.append(a + i)
+                        i = piece.find(form, i + 1)
+                    a = b
+                if not hits:
+                    continue
+                pos = np.asarray(hits, dtype=np.int64)
+                k = np.searchsorted(starts_sorted, pos, side="right") - 1
+                rows = order[np.maximum(k, 0)]
+                ok = (k >= 0) & (pos + len(form) <= ends[rows])
+                pos, rows = pos[ok], rows[ok]
+                if src.tap is not None:
+                    keep = _in_raw_member(mm, src, pos, rows, len(form), needle)
+                    pos, rows = pos[keep], rows[keep]
+                out[rows] = True
+    if _ESCAPY.search(needle) and out.any():
+        cand = np.flatnonzero(out)
+        out[cand] = _exact(src.texts(cand), needle)
+    return _overrides(src, needle, out)
+
+
+_RAW_KEY = re.compile(rb'"raw"\s*:\s*"')
+_STR_BODY = re.compile(rb'(?:[^"\\]|\\.)*', re.S)
+
+
+def _in_raw_member(mm: Any, src: FileSource, pos: np.ndarray, rows: np.ndarray,
+                   width: int, needle: str) -> np.ndarray:
+    """Which hits of tap rows lie inside the record's ``raw`` member (one span per row)."""
+    keep = np.ones(len(pos), dtype=bool)
+    tap = src.tap
+    exact: list[int] = []
+    span_row, lo, hi = -1, 0, -1
+    for j, (p, r) in enumerate(zip(pos.tolist(), rows.tolist(), strict=True)):
+        if tap is not None and not tap[r]:
+            continue  # the line is the text itself
+        if r != span_row:
+            span_row = r
+            start, end = int(src.offsets[r]), int(src.offsets[r] + src.lengths[r])
+            m = _RAW_KEY.search(mm, start, end)
+            if m is None or mm.find(b'"raw_b64"', start, end) >= 0:
+                lo, hi = 0, -1
+                exact.append(j)
+            else:
+                lo = m.end()
+                body = _STR_BODY.match(mm, lo, end)
+                hi = body.end() if body else lo
+        keep[j] = lo <= p and p + width <= hi
+    if exact:  # records whose text is not a plain raw member: read and compare the text
+        rows_x = rows[np.asarray(exact, dtype=np.int64)]
+        hit = _exact(src.texts(rows_x), needle)
+        keep[np.asarray(exact, dtype=np.int64)] = hit
+    return keep
+
+
+def _overrides(src: FileSource, needle: str, out: np.ndarray) -> np.ndarray:
+    if src.overrides:
+        rows = np.fromiter(src.overrides, dtype=np.int64)
+        out[rows] = _exact([src.overrides[r] for r in rows.tolist()], needle)
+    return out
+
+
+def search_words(query: str) -> list[str]:
+    """The free-text words of a filter query (bare words, quoted phrases, ``text:``)."""
+    words = []
+    for m in _WORD.finditer(query or ""):
+        neg, field, value = m.group(1), m.group(2), m.group(4)
+        if neg or (field and field.lower() != "text"):
+            continue
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            value = re.sub(r"\\(.)", r"\1", value[1:-1])
+        if value:
+            words.append(value)
+    return words
+
+
+_TAG = re.compile(r"(<[^>]*>)")
+
+
+def highlight(html_text: str, words: list[str]) -> str:
+    """Wrap each case-insensitive occurrence of ``words`` in the text of escaped HTML in
+    ``<mark>``; tags and entities are left whole (matching is done on the escaped text)."""
+    if not words:
+        return html_text
+    from .render import esc
+
+    rx = re.compile("|".join(re.escape(esc(w)) for w in sorted(words, key=len, reverse=True)),
+                    re.I)
+    parts = _TAG.split(html_text)
+    for i in range(0, len(parts), 2):  # even parts are text between tags
+        parts[i] = rx.sub(lambda m: f'<mark class="mnw-hit">{m.group(0)}</mark>', parts[i])
+    return "".join(parts)
