@@ -18,10 +18,10 @@ from .aggregate import positions
 __all__ = ["TABLE_COLUMNS", "frame_table", "page_rows", "rows_at", "pair_of", "fmt_latency"]
 
 #: The columns shown in the table, in order, with their headings.
-TABLE_COLUMNS = [("seq", "#"), ("time", "time"), ("session", "session"), ("direction", "dir"),
-                 ("kind", "kind"), ("id_key", "id"), ("method", "method"),
-                 ("info", "info"), ("outcome", "outcome"), ("latency", "latency"), ("size", "bytes"),
-                 ("flag", "!")]
+TABLE_COLUMNS = [("seq", "#"), ("time", "time"), ("direction", "dir"), ("kind", "kind"),
+                 ("method", "method"), ("info", "info"), ("outcome", "outcome"),
+                 ("latency", "latency"), ("size", "bytes"), ("flag", "!"),
+                 ("session", "session"), ("id_key", "id")]
 
 
 def _num(s: pd.Series) -> np.ndarray:
@@ -162,10 +162,11 @@ def rows_at(table: pd.DataFrame, positions_: np.ndarray, origin: Any = None) -> 
     rows = []
     for r, line in zip(part.itertuples(index=False), info, strict=True):
         rows.append([
-            str(r.seq), _fmt_time(r.ts, origin), _s(r.session),
-            {"c2s": "→", "s2c": "←"}.get(r.direction, "·"), _s(r.kind), _s(r.id_key),
-            _s(r.method), _s(line), _s(r.outcome).replace("_", " "), fmt_latency(r.latency),
+            str(r.seq), _fmt_time(r.ts, origin),
+            {"c2s": "→", "s2c": "←"}.get(r.direction, "·"), _s(r.kind), _s(r.method), _s(line),
+            _s(r.outcome).replace("_", " "), fmt_latency(r.latency),
             "" if pd.isna(r.size) else f"{int(r.size):,}", "⚠" if r.has_violation else "",
+            _s(r.session), _s(r.id_key),
         ])
     return rows
 

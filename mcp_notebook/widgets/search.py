@@ -164,6 +164,20 @@ def highlight(html_text: str, words: list[str]) -> str:
     rx = re.compile("|".join(re.escape(esc(w)) for w in sorted(words, key=len, reverse=True)),
                     re.I)
     parts = _TAG.split(html_text)
-    for i in range(0, len(parts), 2):  # even parts are text between tags
-        parts[i] = rx.sub(lambda m: f'<mark class="mnw-hit">{m.group(0)}</mark>', parts[i])
+    stack: list[int] = []  # the <details> a part sits in: opened when it holds a match
+    opened: set[int] = set()
+    for i, part in enumerate(parts):
+        if i % 2:  # a tag
+            if part.startswith("<details"):
+                stack.append(i)
+            elif part.startswith("</details") and stack:
+                stack.pop()
+            continue
+        new, n = rx.subn(lambda m: f'<mark class="mnw-hit">{m.group(0)}</mark>', part)
+        if n:
+            parts[i] = new
+            opened.update(stack)
+    for i in opened:
+        if " open" not in parts[i]:
+            parts[i] = "<details open" + parts[i][len("<details"):]
     return "".join(parts)

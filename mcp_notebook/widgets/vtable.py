@@ -39,7 +39,7 @@ _STATIC = Path(__file__).parent / "static"
 #: rows sent per window (the browser shows about 18)
 WINDOW = 160
 #: pixel widths of the columns, in TABLE_COLUMNS order
-COLUMN_WIDTHS = [62, 74, 86, 30, 78, 44, 150, 300, 74, 70, 64, 24]
+COLUMN_WIDTHS = [58, 86, 38, 84, 150, 320, 78, 70, 64, 26, 90, 60]
 _MAX_CLIP = 4_000_000  # characters of a frame kept ready to copy
 _MISSING = np.iinfo(np.int64).max
 

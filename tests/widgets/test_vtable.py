@@ -221,3 +221,10 @@ def test_detail_sits_beside_the_table():
     assert ins._grid in left.children and "mn-detail" in right._dom_classes
     assert ins._frame in right.children and ins._pair in right.children
     assert isinstance(pd.Series([1]), pd.Series)
+
+
+def test_highlight_opens_the_folds_that_hold_a_match():
+    html = ("<details><summary>a</summary><details><summary>b</summary>x needle</details>"
+            "</details><details><summary>c</summary>nothing</details>")
+    out = highlight(html, ["needle"])
+    assert out.count("<details open>") == 2 and out.count("<details>") == 1

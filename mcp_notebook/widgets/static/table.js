@@ -23,7 +23,7 @@ function render({ model, el }) {
   const body = document.createElement("div");
   body.className = "mnf-body";
   spacer.append(body);
-  scroller.append(spacer);
+  scroller.append(head, spacer);  // the heading scrolls sideways with the rows, sticks on top
   const foot = document.createElement("div");
   foot.className = "mnf-foot";
   const note = document.createElement("span");
@@ -42,7 +42,7 @@ function render({ model, el }) {
       return b;
     });
   foot.append(note, ...buttons, copied);
-  wrap.append(head, scroller, foot);
+  wrap.append(scroller, foot);
   el.append(wrap);
 
   let first = -1, count = -1, asked = -1;
@@ -55,6 +55,8 @@ function render({ model, el }) {
   function heads() {
     head.replaceChildren();
     head.style.gridTemplateColumns = template();
+    const width = model.get("widths").reduce((a, b) => a + b, 0);
+    head.style.minWidth = spacer.style.minWidth = width + "px";
     const [skey, sdir] = model.get("sort");
     model.get("columns").forEach((c, i) => {
       const key = model.get("col_keys")[i];
@@ -83,7 +85,7 @@ function render({ model, el }) {
   }
 
   function visible() {
-    const top = Math.floor(scroller.scrollTop / ROW_H);
+    const top = Math.floor(Math.max(0, scroller.scrollTop) / ROW_H);
     const n = Math.ceil(scroller.clientHeight / ROW_H) + 1;
     return [top, n];
   }
@@ -156,9 +158,10 @@ function render({ model, el }) {
   function reveal() {
     const i = model.get("sel_index");
     if (i < 0) { paint(true); return; }
-    const y = i * ROW_H;
+    const y = i * ROW_H, hh = head.offsetHeight;
     if (y < scroller.scrollTop) scroller.scrollTop = y;
-    else if (y + ROW_H > scroller.scrollTop + scroller.clientHeight) scroller.scrollTop = y - scroller.clientHeight + ROW_H;
+    else if (y + ROW_H + hh > scroller.scrollTop + scroller.clientHeight)
+      scroller.scrollTop = y + ROW_H + hh - scroller.clientHeight;
     paint(true);
   }
 
