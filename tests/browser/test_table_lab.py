@@ -9,8 +9,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from labhelpers import kernel_exec, open_notebook, run_all, shutdown_kernel, wait_kernel_output
-from labhelpers import write_notebook
+from labhelpers import (
+    kernel_exec,
+    open_notebook,
+    run_all,
+    shutdown_kernel,
+    wait_kernel_output,
+    write_notebook,
+)
 
 pytestmark = pytest.mark.browser
 
