@@ -153,8 +153,12 @@ _ROW_COLUMNS = ["seq", "ts", "session", "direction", "kind", "id_key", "method",
                 "latency", "size", "has_violation"]
 
 
-def rows_at(table: pd.DataFrame, positions_: np.ndarray, origin: Any = None) -> list[list[str]]:
-    """The rows at ``positions_`` as lists of plain strings, in :data:`TABLE_COLUMNS` order."""
+def rows_at(table: pd.DataFrame, positions_: np.ndarray, origin: Any = None,
+            rules: dict[int, list[str]] | None = None) -> list[list[str]]:
+    """The rows at ``positions_`` as lists of plain strings, in :data:`TABLE_COLUMNS` order.
+
+    ``rules`` (seq -> rule codes) names the rules in the flag cell of a flagged row.
+    """
     at = np.asarray(positions_, dtype=np.int64)
     shown = [table.columns.get_loc(c) for c in _ROW_COLUMNS]  # not raw: read only if asked
     part = table.iloc[at, shown]
@@ -165,7 +169,9 @@ def rows_at(table: pd.DataFrame, positions_: np.ndarray, origin: Any = None) -> 
             str(r.seq), _fmt_time(r.ts, origin),
             {"c2s": "→", "s2c": "←"}.get(r.direction, "·"), _s(r.kind), _s(r.method), _s(line),
             _s(r.outcome).replace("_", " "), fmt_latency(r.latency),
-            "" if pd.isna(r.size) else f"{int(r.size):,}", "⚠" if r.has_violation else "",
+            "" if pd.isna(r.size) else f"{int(r.size):,}",
+            ("⚠ " + ", ".join((rules or {}).get(int(r.seq), []))).strip()
+            if r.has_violation else "",
             _s(r.session), _s(r.id_key),
         ])
     return rows

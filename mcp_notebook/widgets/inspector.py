@@ -22,6 +22,7 @@ from .frametable import frame_table
 from .links import related
 from .render import STYLE, esc, frame_html, violations_html
 from .search import highlight, search_words
+from .violations import rules_by_seq
 from .vtable import FrameTable
 
 __all__ = ["FrameTable", "Inspector", "inspect"]
@@ -76,6 +77,8 @@ class Inspector(W.VBox):
         self._grid.message = trace.message
         self._grid.on_pair = lambda: self._jump("pair")
         self._grid.on_open = self._open
+        self._grid.rules = rules_by_seq(trace.violations)
+        self._compare: int | None = None  # a related frame to show instead of the pair
         self._clear_range = W.Button(description="clear time range", layout=W.Layout(
             width="auto", display="none"))
         self._frame = W.HTML(layout=W.Layout(width="100%"))
@@ -223,11 +226,13 @@ class Inspector(W.VBox):
             row, self._trace.message(int(row["seq"])), row["raw"], f"{title} #{row['seq']}",
             context=self._trace.extra(int(row["seq"]))), self._words)
         other = self._related.get("pair")
-        orow = self._row(other)
+        compare, self._compare = self._compare, None
+        orow = self._row(compare if compare is not None else other)
         if orow is None:
             self._pair.value = frame_html(None, None, None, "its pair")
         else:
-            otitle = "its request" if str(orow["kind"]) == "request" else "its response"
+            otitle = ("related frame" if compare is not None else
+                      "its request" if str(orow["kind"]) == "request" else "its response")
             self._pair.value = highlight(frame_html(
                 orow, self._trace.message(int(orow["seq"])), orow["raw"],
                 f"{otitle} #{orow['seq']}", context=self._trace.extra(int(orow["seq"]))),
@@ -244,6 +249,15 @@ class Inspector(W.VBox):
         prog = self._related.get("progress") or []
         self._to_progress.disabled = not prog
         self._to_progress.description = f"show progress ({len(prog)})"
+
+    def focus(self, seq: int | None, related: int | None = None) -> None:
+        """Select ``seq`` and show ``related`` (e.g. a violation's related frame) beside it
+        instead of its pair."""
+        self._compare = related
+        if seq == self.selected_seq:
+            self._show_detail()
+        else:
+            self.selected_seq = seq
 
     def _open(self) -> None:
         """Enter on the table: with nothing selected, select the first row (the browser

@@ -39,7 +39,7 @@ _STATIC = Path(__file__).parent / "static"
 #: rows sent per window (the browser shows about 18)
 WINDOW = 160
 #: pixel widths of the columns, in TABLE_COLUMNS order
-COLUMN_WIDTHS = [58, 86, 38, 84, 150, 320, 78, 70, 64, 26, 90, 60]
+COLUMN_WIDTHS = [58, 86, 38, 84, 150, 320, 78, 70, 64, 40, 90, 60]
 _MAX_CLIP = 4_000_000  # characters of a frame kept ready to copy
 _MISSING = np.iinfo(np.int64).max
 
@@ -111,6 +111,7 @@ class FrameTable(anywidget.AnyWidget):
         self.on_open: Callable[[], None] = lambda: None
         self.on_pair: Callable[[], None] = lambda: None
         self._ranks: dict[str, np.ndarray] = {}
+        self.rules: dict[int, list[str]] = {}  # seq -> rule codes, for the flag cell
         self._seq: np.ndarray = np.zeros(0, dtype=np.int64)
         self.on_msg(self._on_msg)
 
@@ -158,7 +159,8 @@ class FrameTable(anywidget.AnyWidget):
             return
         start = max(0, min(first - (WINDOW // 4 if centre else 0), len(self.order) - WINDOW))
         self.start = start
-        self.rows = rows_at(self.table, self.order[start:start + WINDOW], self.origin)
+        self.rows = rows_at(self.table, self.order[start:start + WINDOW], self.origin,
+                            self.rules)
 
     # -- selection --------------------------------------------------------------------------------
     def index_of(self, seq: int | None) -> int:

@@ -128,7 +128,7 @@ function render({ model, el }) {
         if (i === ki && KINDS.has(cell)) td.classList.add("mnf-k", "mnf-k-" + cell);
         if (i === oi && OUTCOMES.has(cell)) td.classList.add("mnf-o", "mnf-o-" + cell.replace(" ", "_"));
         if (i === fi && cell) td.classList.add("mnf-flag");
-        if (i === ii || cell.length > 24) td.title = cell;
+        if (i === ii || i === fi || cell.length > 24) td.title = i === fi && cell ? "violation: " + cell.slice(2) : cell;
         tr.append(td);
       });
       tr.addEventListener("click", () => {

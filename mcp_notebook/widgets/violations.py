@@ -1,0 +1,81 @@
+"""The violations list: every finding, linked to its frame and the related one.
+
+A click on a finding selects its frame (``selected_seq``) and names the related frame
+(``related_seq``: the request a duplicate answers, the earlier frame an id clashes with...),
+which the explorer shows beside it. Each row carries the rule code, its severity and the
+message; the rule's spec sentence is the row's tooltip. At most ``limit`` rows travel (the
+count of the rest is said).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import numpy as np
+import pandas as pd
+import traitlets
+
+__all__ = ["ViolationsList", "violation_rows", "rules_by_seq"]
+
+_STATIC = Path(__file__).parent / "static"
+
+
+def _int(v: Any) -> int | None:
+    return None if v is None or pd.isna(v) else int(v)
+
+
+def violation_rows(v: pd.DataFrame, limit: int = 2000) -> list[dict[str, Any]]:
+    """The findings as plain dicts for the browser (strings and ints only), in seq order."""
+    if v is None or not len(v):
+        return []
+    seq = pd.to_numeric(v["seq"], errors="coerce")
+    order = np.argsort(seq.fillna(-1).to_numpy(), kind="stable")[:limit]
+    out = []
+    for i in order.tolist():
+        r = v.iloc[i]
+        out.append({"rule": str(r["rule"]), "severity": str(r["severity"]),
+                    "seq": _int(r["seq"]), "related": _int(r.get("related_seq")),
+                    "message": str(r["message"] if isinstance(r["message"], str) else ""),
+                    "spec": str(r["spec"] if isinstance(r.get("spec"), str) else "")})
+    return out
+
+
+def rules_by_seq(v: pd.DataFrame) -> dict[int, list[str]]:
+    """The rule codes that point at each frame (the flag column's tooltip)."""
+    out: dict[int, list[str]] = {}
+    if v is None or not len(v):
+        return out
+    for s, rule in zip(pd.to_numeric(v["seq"], errors="coerce").tolist(), v["rule"].tolist(),
+                       strict=True):
+        if not pd.isna(s):
+            got = out.setdefault(int(s), [])
+            if rule not in got:
+                got.append(str(rule))
+    return out
+
+
+class ViolationsList(anywidget.AnyWidget):
+    """Findings of a trace; clicking one selects its frame and its related frame."""
+
+    _esm = _STATIC / "violations.js"
+    _css = _STATIC / "violations.css"
+    items: traitlets.List = traitlets.List().tag(sync=True)
+    total = traitlets.Int(0).tag(sync=True)
+    selected_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
+    related_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
+    picked = traitlets.Int(-1).tag(sync=True)  # index of the clicked finding
+
+    def __init__(self, violations: pd.DataFrame, *, limit: int = 2000, **kwargs: Any) -> None:
+        super().__init__(items=violation_rows(violations, limit), total=len(violations),
+                         **kwargs)
+
+    @traitlets.observe("picked")
+    def _on_pick(self, change: Any) -> None:
+        i = change["new"]
+        if 0 <= i < len(self.items):
+            item = self.items[i]
+            with self.hold_sync():
+                self.related_seq = item["related"]
+                self.selected_seq = item["seq"]
