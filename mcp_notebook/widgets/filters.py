@@ -143,7 +143,10 @@ def _text_term(value: str) -> tuple[Callable, str]:
     def fn(df: pd.DataFrame) -> np.ndarray:
         from .search import text_mask
 
-        return text_mask(df["raw"], value)
+        verify = (df["kind"] == "log").to_numpy(dtype=bool) if "kind" in df else None
+        sessions = [str(x) for x in df["session"].dropna().unique()[:10_000]] \
+            if "session" in df else []
+        return text_mask(df["raw"], value, verify, sessions)
 
     return fn, f'df["raw"].astype(object).str.contains({value!r}, case=False, regex=False, na=False)'
 

@@ -2,13 +2,18 @@
 
 A capture too big to hold in memory keeps its frame text in the file
 (:mod:`mcp_notebook.lazytext`); reading a million frames back as strings to search them
-takes tens of seconds. :func:`text_mask` instead scans the file's bytes in large pieces
-(``bytes.lower`` and ``bytes.find``, both C loops), maps each hit to the row whose byte
-range holds it, and for tap records keeps a hit only when it lies inside the record's
-``raw`` member (the JSON-escaped frame text), not in its time, direction or session.
-Text held in memory, a needle that is not ASCII (``bytes.lower`` folds ASCII only) and a
-needle whose escaped form could match other text (a backslash, ``u`` and four hex digits)
-take the exact path: the text of every candidate is read and compared as ``str``.
+takes tens of seconds. :func:`text_mask` instead searches the file's bytes where they lie.
+With pyarrow installed, the file is mapped into memory and wrapped, without a copy, as one
+Arrow string per line; ``pyarrow.compute.match_substring_regex`` (RE2, case-insensitive)
+then marks the lines holding the needle or its JSON-escaped form, in about a second per GB.
+Without pyarrow, the bytes are scanned in large pieces (``bytes.lower`` and ``bytes.find``)
+and each hit is mapped to its row.
+
+A tap record holds more than the frame (time, direction, session): a hit that could lie
+there (the needle is in a session name, a key, a direction, looks like a number, or has JSON
+punctuation) is checked against the frame's own text, as are the rows of ``verify`` (log
+lines, whose records carry other members) and lines with something other than a newline
+after them. Text held in memory takes the exact path: ``str.contains``, ignoring case.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..lazytext import LazyTextArray
-from ..textsources import FileSource
+from ..textsources import FileSource, MultiSource
 
 __all__ = ["text_mask", "search_words", "highlight"]
 
@@ -37,18 +42,121 @@ def _exact(values: Any, needle: str) -> np.ndarray:
     return s.str.contains(needle, case=False, regex=False, na=False).to_numpy(dtype=bool)
 
 
-def text_mask(column: pd.Series, needle: str) -> np.ndarray:
-    """Rows of a text column that contain ``needle``, ignoring case (as ``str.contains``)."""
+def text_mask(column: pd.Series, needle: str, verify: np.ndarray | None = None,
+              sessions: list[str] | None = None) -> np.ndarray:
+    """Rows of a text column that contain ``needle``, ignoring case (as ``str.contains``).
+
+    ``verify`` marks rows whose hits are always checked on their text; ``sessions`` are
+    the session names a tap record's ``session`` member may hold.
+    """
     arr = column.array
-    if not isinstance(arr, LazyTextArray) or not isinstance(arr.source, FileSource) \
-            or not needle.isascii():
+    if not isinstance(arr, LazyTextArray):
         return _exact(column.astype(object), needle)
     src = arr.source
-    hit = _scan(src, needle)
+    parts = src.parts if isinstance(src, MultiSource) else [src]
+    if not all(isinstance(p, FileSource) for p in parts):
+        return _exact(column.astype(object), needle)
+    if arr._rows is not None and verify is not None:
+        v = np.zeros(len(src), dtype=bool)
+        v[arr._rows[arr._rows >= 0]] = verify[arr._rows >= 0]
+        verify = v
+    bases = np.cumsum([0] + [len(p) for p in parts])
+    hit = np.concatenate([
+        _scan_part(p, needle, None if verify is None else verify[a:b], sessions or [])
+        for p, a, b in zip(parts, bases[:-1], bases[1:], strict=True)]) if parts else \
+        np.zeros(0, dtype=bool)
     if arr._rows is not None:
         rows = arr._rows
         return np.where(rows >= 0, hit[np.maximum(rows, 0)], False)
     return hit
+
+
+_STRUCT = ('"ts"', '"dir"', '"session"', '"raw"', '"raw_b64"', "c2s", "s2c", "stderr",
+           "meta", "true", "false", "null")
+
+
+def _has_arrow() -> bool:
+    try:
+        import pyarrow.compute  # noqa: F401 - optional: the parquet extra
+    except ImportError:
+        return False
+    return True
+
+
+def _scan_part(src: Any, needle: str, verify: np.ndarray | None,
+               sessions: list[str]) -> np.ndarray:
+    if not _has_arrow():
+        if needle.isascii():
+            return _scan(src, needle)
+        return _exact(src.texts(np.arange(len(src))), needle)
+    return _scan_arrow(src, needle, verify, sessions)
+
+
+def _needs_check(needle: str, sessions: list[str]) -> bool:
+    """Whether a hit of ``needle`` in a tap line may lie outside the frame's text."""
+    low = needle.lower()
+    if any(c in needle for c in '"\\:,{}[]') or not needle.isprintable():
+        return True
+    if all(c in "0123456789.-+e " for c in low):
+        return True  # the record's time
+    if _ESCAPY.search(needle):
+        return True
+    return any(low in w for w in _STRUCT) or any(low in str(s).lower() for s in sessions)
+
+
+def _scan_arrow(src: FileSource, needle: str, verify: np.ndarray | None,
+                sessions: list[str]) -> np.ndarray:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(src)
+    out = np.zeros(n, dtype=bool)
+    size = os.path.getsize(src.path)
+    if n == 0 or size == 0:
+        return _overrides(src, needle, out)
+    offsets = np.asarray(src.offsets, dtype=np.int64)
+    lengths = np.asarray(src.lengths, dtype=np.int64)
+    starts, line_of = np.unique(offsets, return_inverse=True)
+    ends = np.append(starts[1:], min(size, int((offsets + lengths).max())))
+    # a line whose row does not reach the next line's start (beyond its newline) holds
+    # other bytes too: its hits are checked on the text
+    row_end = np.zeros(len(starts), dtype=np.int64)
+    np.maximum.at(row_end, line_of, offsets + lengths)
+    loose = ends - row_end > 2
+    # a needle that is not ASCII: RE2 folds its case on UTF-8 text, and its escaped forms
+    # (\u00e9) are tried in lower and upper case; every hit is then checked on the text
+    ascii_only = needle.isascii()
+    forms = [re.escape(needle)]
+    if src.tap is not None:
+        for variant in ([needle] if ascii_only else [needle.lower(), needle.upper()]):
+            for esc_ascii in (True, False):
+                f = re.escape(json.dumps(variant, ensure_ascii=esc_ascii)[1:-1])
+                if f not in forms:
+                    forms.append(f)
+    with open(src.path, "rb") as fh:
+        src._check(fh.fileno())
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            data = pa.py_buffer(mm)
+            kind = pa.large_binary() if ascii_only else pa.large_string()
+            lines = pa.Array.from_buffers(
+                kind, len(starts),
+                [None, pa.py_buffer(np.append(starts, ends[-1]).astype(np.int64)), data])
+            found = pc.match_substring_regex(lines, "|".join(forms), ignore_case=True)
+            line_hit = found.to_numpy(zero_copy_only=False)
+            del lines, found, data
+    hit = line_hit[line_of]
+    check = hit & loose[line_of] if ascii_only else hit.copy()
+    if src.tap is not None:
+        tap_rows = np.asarray(src.tap, dtype=bool)
+        if _needs_check(needle, sessions):
+            check |= hit & tap_rows
+        if verify is not None:
+            check |= hit & tap_rows & verify
+    out[hit & ~check] = True
+    cand = np.flatnonzero(check)
+    if len(cand):
+        out[cand] = _exact(src.texts(cand), needle)
+    return _overrides(src, needle, out)
 
 
 def _scan(src: FileSource, needle: str) -> np.ndarray:

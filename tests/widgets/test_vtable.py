@@ -168,32 +168,49 @@ def test_empty_search_is_an_error_not_everything():
     assert "filter error" in ins._status.value
 
 
-def test_search_on_a_capture_kept_on_disk_matches_pandas(tmp_path, monkeypatch):
-    """A tap capture read lazily from its file: the byte scan finds the rows pandas finds,
-    and no hit in a record's session or time fields."""
-    from mcp_notebook.lazytext import LazyTextArray
+def lazy_capture(tmp_path, monkeypatch, n=400):
+    """A tap capture whose frame text stays in the file (as a big capture's does)."""
+    from mcp_notebook import fast
 
-    lines = []
-    for i in range(400):
+    lines = ['{"ts": 1700000000, "dir": "meta", "session": "weather-session", '
+             '"event": "start", "cmd": ["tokyo-server"], "raw": "started"}']
+    for i in range(n):
         raw = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
                           "params": {"name": "Weather" if i % 7 == 0 else "x",
-                                     "arguments": {"q": 'say "hi"' if i % 5 == 0 else "é"}}})
+                                     "arguments": {"q": 'say "hi"' if i % 5 == 0 else
+                                                   "café" if i % 3 == 0 else "Tokyo"}}},
+                         ensure_ascii=i % 2 == 0)
         lines.append(json.dumps({"ts": 1.7e9 + i, "dir": "c2s", "raw": raw,
-                                 "session": "weather-session"}))
+                                 "session": "weather-session"}, ensure_ascii=i % 4 == 0))
     path = tmp_path / "c.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    from mcp_notebook import load as load_mod
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    monkeypatch.setattr(fast, "LAZY_TEXT_MIN_BYTES", 0)
+    return mn.load(path)
 
-    t = mn.load(path, lazy=True) if "lazy" in mn.load.__code__.co_varnames else mn.load(path)
+
+NEEDLES = ["weather", "WEATHER", 'say "hi"', "café", "CAFÉ", "session", "tools/call", "1.7",
+           "tokyo", '"q":', "started", "u00e9", "zzz-none"]
+
+
+@pytest.mark.parametrize("pyarrow", [True, False])
+def test_search_on_a_capture_kept_on_disk_matches_pandas(tmp_path, monkeypatch, pyarrow):
+    """The byte search finds the rows pandas finds on the text: no hit in a record's session,
+    time or other members, escaped and unescaped text alike, with and without pyarrow."""
+    from mcp_notebook.lazytext import LazyTextArray
+    from mcp_notebook.widgets import search
+
+    t = lazy_capture(tmp_path, monkeypatch)
     raw = t.frames["raw"]
-    if not isinstance(raw.array, LazyTextArray):
-        pytest.skip("this loader keeps a small capture in memory")
+    assert isinstance(raw.array, LazyTextArray)
+    if not pyarrow:
+        monkeypatch.setattr(search, "_has_arrow", lambda: False)
     plain = raw.astype(object)
-    for needle in ["weather", "WEATHER", 'say "hi"', "é", "session", "tools/call", "1.7"]:
-        got = text_mask(raw, needle)
+    for needle in NEEDLES:
         want = plain.str.contains(needle, case=False, regex=False).to_numpy()
-        assert (got == want).all(), needle
-    assert load_mod is not None
+        got = apply_filter(inspect(t).table, f'"{needle}"' if " " in needle or '"' in needle
+                           else needle).mask if '"' not in needle else text_mask(
+            raw, needle, (t.frames["kind"] == "log").to_numpy(), ["weather-session"])
+        assert (got == want).all(), (needle, int(got.sum()), int(want.sum()))
 
 
 def test_search_words_and_highlight_are_escaped():
