@@ -78,7 +78,7 @@ class Inspector(W.VBox):
         self._grid.on_pair = lambda: self._jump("pair")
         self._grid.on_open = self._open
         self._grid.rules = rules_by_seq(trace.violations)
-        self._compare: int | None = None  # a related frame to show instead of the pair
+        self._compare_seq: int | None = None  # a related frame to show instead of the pair
         self._clear_range = W.Button(description="clear time range", layout=W.Layout(
             width="auto", display="none"))
         self._frame = W.HTML(layout=W.Layout(width="100%"))
@@ -226,7 +226,7 @@ class Inspector(W.VBox):
             row, self._trace.message(int(row["seq"])), row["raw"], f"{title} #{row['seq']}",
             context=self._trace.extra(int(row["seq"]))), self._words)
         other = self._related.get("pair")
-        compare, self._compare = self._compare, None
+        compare, self._compare_seq = self._compare_seq, None
         orow = self._row(compare if compare is not None else other)
         if orow is None:
             self._pair.value = frame_html(None, None, None, "its pair")
@@ -253,7 +253,7 @@ class Inspector(W.VBox):
     def focus(self, seq: int | None, related: int | None = None) -> None:
         """Select ``seq`` and show ``related`` (e.g. a violation's related frame) beside it
         instead of its pair."""
-        self._compare = related
+        self._compare_seq = related
         if seq == self.selected_seq:
             self._show_detail()
         else:

@@ -85,3 +85,13 @@ def test_bar_click_filters_the_table_to_that_bucket():
 
 def test_no_latencies_says_so():
     assert "no answered requests" in histograms_svg(pd.DataFrame({"latency": []}))
+
+
+def test_every_view_has_a_text_repr():
+    """ipywidgets' repr reads the widget's traits: an attribute named like one of its
+    methods (``_compare``) broke it, and with it the notebook display."""
+    t = broken()
+    ex = explore(t)
+    ex.violations.picked = 0
+    for w in (ex, ex.inspector, ex.violations, ex.histograms, ex.inspector._grid):
+        assert type(w).__name__ in repr(w)
