@@ -32,14 +32,14 @@ def violation_rows(v: pd.DataFrame, limit: int = 2000) -> list[dict[str, Any]]:
         return []
     seq = pd.to_numeric(v["seq"], errors="coerce")
     order = np.argsort(seq.fillna(-1).to_numpy(), kind="stable")[:limit]
-    out = []
-    for i in order.tolist():
-        r = v.iloc[i]
-        out.append({"rule": str(r["rule"]), "severity": str(r["severity"]),
-                    "seq": _int(r["seq"]), "related": _int(r.get("related_seq")),
-                    "message": str(r["message"] if isinstance(r["message"], str) else ""),
-                    "spec": str(r["spec"] if isinstance(r.get("spec"), str) else "")})
-    return out
+    part = v.iloc[order]
+    rel = part["related_seq"] if "related_seq" in part else pd.Series([None] * len(part))
+    spec = part["spec"] if "spec" in part else pd.Series([""] * len(part))
+    return [{"rule": str(r), "severity": str(sv), "seq": _int(s), "related": _int(rs),
+             "message": m if isinstance(m, str) else "", "spec": sp if isinstance(sp, str) else ""}
+            for r, sv, s, rs, m, sp in zip(part["rule"].tolist(), part["severity"].tolist(),
+                                           part["seq"].tolist(), rel.tolist(),
+                                           part["message"].tolist(), spec.tolist(), strict=True)]
 
 
 def rules_by_seq(v: pd.DataFrame) -> dict[int, list[str]]:
@@ -67,7 +67,7 @@ class ViolationsList(anywidget.AnyWidget):
     related_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
     picked = traitlets.Int(-1).tag(sync=True)  # index of the clicked finding
 
-    def __init__(self, violations: pd.DataFrame, *, limit: int = 2000, **kwargs: Any) -> None:
+    def __init__(self, violations: pd.DataFrame, *, limit: int = 500, **kwargs: Any) -> None:
         super().__init__(items=violation_rows(violations, limit), total=len(violations),
                          **kwargs)
 

@@ -38,8 +38,13 @@ function render({ model, el }) {
     });
     wrap.append(list);
   }
+  function mark() {  // a new selection only moves the highlight (the list can be long)
+    const sel = model.get("selected_seq");
+    for (const row of wrap.querySelectorAll(".mnv-row"))
+      row.classList.toggle("mnv-sel", sel !== null && row.dataset.seq === String(sel));
+  }
   draw();
   model.on("change:items", draw);
-  model.on("change:selected_seq", draw);
+  model.on("change:selected_seq", mark);
 }
 export default { render };
