@@ -15,7 +15,8 @@ import pandas as pd
 from ..info import info_column
 from .aggregate import positions
 
-__all__ = ["TABLE_COLUMNS", "frame_table", "page_rows", "rows_at", "pair_of", "fmt_latency"]
+__all__ = ["TABLE_COLUMNS", "frame_table", "page_rows", "rows_at", "pair_of", "fmt_latency",
+           "fmt_offset"]
 
 #: The columns shown in the table, in order, with their headings.
 TABLE_COLUMNS = [("seq", "#"), ("time", "time"), ("direction", "dir"), ("kind", "kind"),
@@ -135,8 +136,22 @@ def _fmt_time(ts: Any, origin: Any) -> str:
     if ts is None or pd.isna(ts):
         return ""
     if origin is not None and not pd.isna(origin):
-        return f"+{(ts - origin).total_seconds():.3f} s"
+        return fmt_offset((ts - origin).total_seconds())
     return pd.Timestamp(ts).strftime("%H:%M:%S.%f")[:-3]
+
+
+def fmt_offset(s: float) -> str:
+    """Seconds since the first frame, with units: ``+0.002 s``, ``+12m 34.5s``, ``+7h 33m 38s``."""
+    sign = "−" if s < 0 else "+"
+    s = abs(s)
+    if s < 60:
+        return f"{sign}{s:.3f} s"
+    if s < 3600:
+        m, r = divmod(s, 60)
+        return f"{sign}{int(m)}m {r:04.1f}s"
+    h, r = divmod(int(s), 3600)
+    m, r = divmod(r, 60)
+    return f"{sign}{h}h {m:02d}m {r:02d}s"
 
 
 def page_rows(table: pd.DataFrame, positions_: np.ndarray, page: int, page_size: int = 50,
@@ -154,7 +169,7 @@ _ROW_COLUMNS = ["seq", "ts", "session", "direction", "kind", "id_key", "method",
 
 
 def rows_at(table: pd.DataFrame, positions_: np.ndarray, origin: Any = None,
-            rules: dict[int, list[str]] | None = None) -> list[list[str]]:
+            rules: Any = None) -> list[list[str]]:
     """The rows at ``positions_`` as lists of plain strings, in :data:`TABLE_COLUMNS` order.
 
     ``rules`` (seq -> rule codes) names the rules in the flag cell of a flagged row.

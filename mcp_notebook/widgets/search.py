@@ -123,8 +123,9 @@ def _scan_arrow(src: FileSource, needle: str, verify: np.ndarray | None,
     row_end = np.zeros(len(starts), dtype=np.int64)
     np.maximum.at(row_end, line_of, offsets + lengths)
     loose = ends - row_end > 2
-    # a needle that is not ASCII: RE2 folds its case on UTF-8 text, and its escaped forms
-    # (\u00e9) are tried in lower and upper case; every hit is then checked on the text
+    # a needle that is not ASCII: RE2 folds its case on UTF-8 text; its escaped forms
+    # (\u00e9) are tried in lower and upper case in a second pass, whose hits are checked
+    # on the text (as are all hits when upper-casing changes the needle's length: ß -> SS)
     ascii_only = needle.isascii()
     forms = [re.escape(needle)]
     if src.tap is not None:
@@ -141,11 +142,20 @@ def _scan_arrow(src: FileSource, needle: str, verify: np.ndarray | None,
             lines = pa.Array.from_buffers(
                 kind, len(starts),
                 [None, pa.py_buffer(np.append(starts, ends[-1]).astype(np.int64)), data])
-            found = pc.match_substring_regex(lines, "|".join(forms), ignore_case=True)
+            found = pc.match_substring_regex(lines, "|".join(forms if ascii_only else forms[:1]),
+                                             ignore_case=True)
             line_hit = found.to_numpy(zero_copy_only=False)
+            escaped = np.zeros(len(line_hit), dtype=bool)
+            if not ascii_only and len(forms) > 1:
+                more = pc.match_substring_regex(lines, "|".join(forms[1:]), ignore_case=True)
+                escaped = more.to_numpy(zero_copy_only=False) & ~line_hit
+                line_hit = line_hit | escaped
+                del more
             del lines, found, data
     hit = line_hit[line_of]
-    check = hit & loose[line_of] if ascii_only else hit.copy()
+    check = hit & (loose | escaped)[line_of]
+    if any(len(c.upper()) != 1 for c in needle):
+        check |= hit
     if src.tap is not None:
         tap_rows = np.asarray(src.tap, dtype=bool)
         if _needs_check(needle, sessions):

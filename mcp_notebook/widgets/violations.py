@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
-__all__ = ["ViolationsList", "violation_rows", "rules_by_seq"]
+__all__ = ["ViolationsList", "RuleIndex", "violation_rows", "rules_by_seq"]
 
 _STATIC = Path(__file__).parent / "static"
 
@@ -42,18 +42,38 @@ def violation_rows(v: pd.DataFrame, limit: int = 2000) -> list[dict[str, Any]]:
                                            part["message"].tolist(), spec.tolist(), strict=True)]
 
 
-def rules_by_seq(v: pd.DataFrame) -> dict[int, list[str]]:
-    """The rule codes that point at each frame (the flag column's tooltip)."""
-    out: dict[int, list[str]] = {}
-    if v is None or not len(v):
-        return out
-    for s, rule in zip(pd.to_numeric(v["seq"], errors="coerce").tolist(), v["rule"].tolist(),
-                       strict=True):
-        if not pd.isna(s):
-            got = out.setdefault(int(s), [])
-            if rule not in got:
-                got.append(str(rule))
-    return out
+class RuleIndex:
+    """The rule codes that point at each frame, looked up by seq (the flag cell's text).
+
+    Made in one ``argsort`` of the findings' seqs; a lookup is a binary search, so a table
+    window asks only for its own rows.
+    """
+
+    def __init__(self, v: pd.DataFrame | None) -> None:
+        if v is None or not len(v):
+            self._seq = np.zeros(0, dtype=np.int64)
+            self._rule = np.zeros(0, dtype=object)
+            return
+        seq = pd.to_numeric(v["seq"], errors="coerce").fillna(-1).to_numpy(dtype=np.int64)
+        order = np.argsort(seq, kind="stable")
+        self._seq = seq[order]
+        self._rule = np.asarray(v["rule"].to_numpy(dtype=object))[order]
+
+    def get(self, seq: int, default: Any = None) -> list[str]:
+        a, b = np.searchsorted(self._seq, [seq, seq + 1])
+        return list(dict.fromkeys(str(r) for r in self._rule[a:b])) if b > a else \
+            (default if default is not None else [])
+
+    def __iter__(self) -> Any:
+        return iter(dict.fromkeys(int(s) for s in self._seq.tolist() if s >= 0))
+
+    def __getitem__(self, seq: int) -> list[str]:
+        return self.get(seq)
+
+
+def rules_by_seq(v: pd.DataFrame) -> RuleIndex:
+    """The rule codes that point at each frame (``.get(seq)``), as a :class:`RuleIndex`."""
+    return RuleIndex(v)
 
 
 class ViolationsList(anywidget.AnyWidget):

@@ -111,7 +111,7 @@ class FrameTable(anywidget.AnyWidget):
         self.on_open: Callable[[], None] = lambda: None
         self.on_pair: Callable[[], None] = lambda: None
         self._ranks: dict[str, np.ndarray] = {}
-        self.rules: dict[int, list[str]] = {}  # seq -> rule codes, for the flag cell
+        self.rules: Any = {}  # seq -> rule codes (.get), for the flag cell
         self._seq: np.ndarray = np.zeros(0, dtype=np.int64)
         self.on_msg(self._on_msg)
 

@@ -245,3 +245,12 @@ def test_highlight_opens_the_folds_that_hold_a_match():
             "</details><details><summary>c</summary>nothing</details>")
     out = highlight(html, ["needle"])
     assert out.count("<details open>") == 2 and out.count("<details>") == 1
+
+
+@pytest.mark.parametrize("seconds, want", [(0.0021, "+0.002 s"), (59.9994, "+59.999 s"),
+                                           (754.5, "+12m 34.5s"), (27218.834, "+7h 33m 38s"),
+                                           (-1.5, "−1.500 s")])
+def test_time_offsets_are_readable(seconds, want):
+    from mcp_notebook.widgets.frametable import fmt_offset
+
+    assert fmt_offset(seconds) == want
