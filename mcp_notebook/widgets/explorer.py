@@ -52,9 +52,7 @@ class Explorer(W.VBox):
         self.histograms.observe(self._on_bar, "query")
         traitlets.dlink((self.timeline, "selected_range"), (self, "selected_range"))
         self.timeline.observe(self._on_range, "brush")
-        lists = W.HBox([W.VBox([self.violations], layout=W.Layout(flex="1 1 0", min_width="0")),
-                        W.VBox([self.histograms], layout=W.Layout(flex="1 1 0", min_width="0"))],
-                       layout=W.Layout(width="100%", align_items="flex-start"))
+        lists = W.VBox([self.violations, self.histograms], layout=W.Layout(width="100%"))
         lists.add_class("mn-lists")
         super().__init__([self.summary, self.timeline, self.inspector, lists], **kwargs)
         self.add_class("mn-explorer")

@@ -49,7 +49,8 @@ def histograms_svg(pairs: pd.DataFrame, limit: int = 12) -> str:
     labels = bucket_labels()
     out = []
     for method, row in h.head(limit).iterrows():
-        title = f"{method} · {int(row['count']):,} requests"
+        n = int(row["count"])
+        title = f"{method} · {n:,} request{'' if n == 1 else 's'}"
         out.append(f'<div class="mnh-one" data-method="{esc(method)}">'
                    + histogram_svg([int(row[b]) for b in labels], labels, title=title,
                                    width=280, height=110) + "</div>")

@@ -174,3 +174,56 @@ def test_virtual_scroll_over_many_rows(page, lab_server, artifacts):
     page.mouse.move(5, 5)
     ins.screenshot(path=str(artifacts / "table-scrolled-end.png"))
     shutdown_kernel(page)
+
+
+def test_violations_list_links_to_the_frames(page, lab_server, artifacts):
+    broken = REPO / "data" / "broken-duplicate-response.jsonl"
+    shutil.copyfile(broken, lab_server["root"] / broken.name)
+    page.set_viewport_size({"width": 1280, "height": 1600})
+    table_in_lab(page, lab_server, [
+        "import mcp_notebook as mn\nfrom mcp_notebook.widgets import explore\n"
+        f"t = mn.load({broken.name!r})\nex = explore(t)\nex"], "lists_broken.ipynb")
+    lists = page.locator(".mn-explorer .mn-lists")
+    rows = lists.locator(".mnv-row")
+    rows.first.wait_for(timeout=20_000)
+    n = int(kernel_exec(page, "print(len(t.violations))"))
+    assert rows.count() == n
+    k = int(kernel_exec(page, "print(next(i for i, it in enumerate(ex.violations.items) "
+                              "if it['related'] is not None))"))
+    seq, rel, rule = kernel_exec(page, f"it = ex.violations.items[{k}]; "
+                                       "print(it['seq'], it['related'], it['rule'])").split()
+    row = rows.nth(k)
+    assert rule in row.get_attribute("title")  # hover names the rule and its spec sentence
+    row.click()
+    assert wait_kernel_output(page, "print(ex.selected_seq)", seq) == seq
+    ins = page.locator(".mn-explorer .mn-inspector")
+    ins.get_by_text(f"related frame #{rel}", exact=False).first.wait_for(timeout=20_000)
+    flag = ins.locator(f".mnf-tr[data-seq='{seq}'] .mnf-flag")
+    flag.wait_for(timeout=10_000)
+    assert rule in flag.get_attribute("title")  # the table's marker names the rule too
+    page.mouse.move(5, 5)
+    page.locator(".mn-explorer").screenshot(path=str(artifacts / "violations-list.png"))
+    shutdown_kernel(page)
+
+
+def test_histogram_bar_filters_the_table(page, lab_server, artifacts):
+    shutil.copyfile(DEMO, lab_server["root"] / DEMO.name)
+    page.set_viewport_size({"width": 1280, "height": 1600})
+    table_in_lab(page, lab_server, [
+        "import mcp_notebook as mn\nfrom mcp_notebook.widgets import explore\n"
+        f"t = mn.load({DEMO.name!r})\nex = explore(t)\nex"], "lists_demo.ipynb")
+    one = page.locator(".mn-lists .mnh-one[data-method='tools/call']")
+    one.wait_for(timeout=20_000)
+    bar = one.locator("rect[data-count]:not([data-count='0'])").first
+    count = int(bar.get_attribute("data-count"))
+    bar.click()
+    q = wait_kernel_output(page, "print(ex.inspector.query.startswith('method:tools/call'))",
+                           "True")
+    assert q == "True"
+    answered = kernel_exec(page, "f = ex.inspector.filtered; print(int((f['kind'] == 'request')"
+                                 ".sum()))").strip()
+    assert int(answered) == count  # the bar's requests, now the table's requests
+    page.locator(".mn-inspector .mnf-note", has_text="rows").wait_for(timeout=10_000)
+    page.mouse.move(5, 5)
+    page.locator(".mn-explorer .mn-lists").screenshot(path=str(artifacts / "histograms.png"))
+    shutdown_kernel(page)
