@@ -6,7 +6,8 @@ Terms are separated by spaces and all must hold. ``field:value`` matches (``*`` 
 wildcard, ``a,b`` means either); ``>``, ``>=``, ``<``, ``<=``, ``!=`` compare; a leading
 ``-`` negates; a bare word (or ``"quoted words"``) searches the raw text, ignoring case.
 Fields: ``seq kind method dir session outcome id code latency size ts source stream has
-rule``. :func:`apply_filter` returns the boolean mask and the pandas expression text that
+rule info`` (``info:"tools/call add*"`` matches the info line; it reads every line, so on a
+big capture a bare word, which searches the frame text, is faster). :func:`apply_filter` returns the boolean mask and the pandas expression text that
 gives the same rows on :func:`~.frametable.frame_table`'s DataFrame.
 """
 
@@ -23,7 +24,7 @@ __all__ = ["FilterError", "Filter", "apply_filter", "parse_duration", "parse_siz
 
 _STR_FIELDS = {"kind": "kind", "method": "method", "dir": "direction", "direction": "direction",
                "session": "session", "outcome": "outcome", "id": "id_key", "source": "source",
-               "stream": "stream"}
+               "stream": "stream", "info": "info"}
 _KNOWN = {
     "kind": ["request", "notification", "result", "error", "invalid", "stderr", "log"],
     "direction": ["c2s", "s2c"],

@@ -254,3 +254,11 @@ def test_time_offsets_are_readable(seconds, want):
     from mcp_notebook.widgets.frametable import fmt_offset
 
     assert fmt_offset(seconds) == want
+
+
+def test_info_is_a_filter_field():
+    t = mn.load(DEMO)
+    ins = inspect(t)
+    f = apply_filter(ins.table, 'info:"tools/call divide*"')
+    want = t.frames["info"].astype(str).str.startswith("tools/call divide")
+    assert f.count == int(want.sum()) > 0
