@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 from tracekit import big_trace
 
@@ -103,8 +102,9 @@ def test_moving_follows_the_shown_order():
     g.sort = ["latency", "desc"]
     g.move(to=0)
     first = ins.selected_seq
-    g.move(by=1)
-    assert ins.selected_seq == int(ins.table["seq"].to_numpy()[g.order[1]]) != first + 1 or True
+    assert first == int(ins.table["seq"].to_numpy()[g.order[0]])
+    g.move(by=1)  # the next row in the sorted order, not the next frame
+    assert ins.selected_seq == int(ins.table["seq"].to_numpy()[g.order[1]])
     assert g.sel_index == 1
 
 
@@ -237,7 +237,6 @@ def test_detail_sits_beside_the_table():
     left, right = split.children
     assert ins._grid in left.children and "mn-detail" in right._dom_classes
     assert ins._frame in right.children and ins._pair in right.children
-    assert isinstance(pd.Series([1]), pd.Series)
 
 
 def test_highlight_opens_the_folds_that_hold_a_match():
