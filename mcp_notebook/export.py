@@ -304,7 +304,9 @@ def _has_surrogates(text: str) -> bool:
 def _flat(frames: pd.DataFrame) -> pd.DataFrame:
     """Columns a file format can hold: the id as its exact JSON text and its type, text made
     valid UTF-8."""
-    out = _utf8(frames.drop(columns=["id"]),
+    # info is made from raw when read (mcp_notebook.info): not written, so an export of a
+    # big capture does not decode every frame a second time
+    out = _utf8(frames.drop(columns=["id", "info"], errors="ignore"),
                 ("raw", "error_message", "reason", "source", "id_key"))
     return _with_id_type(out)
 

@@ -38,6 +38,8 @@ FRAME_COLUMNS: dict[str, tuple[str, str]] = {
     "batch": ("Int64", "position inside a batch array, where there is one"),
     "reason": ("object", "why an invalid row is invalid"),
     "local_time": ("bool", "ts came from a local clock of unknown zone and was taken as UTC"),
+    "info": ("lazytext", "one readable line: tool/prompt/resource and arguments, a result "
+                         "summary, or code and message (mcp_notebook.info; made when read)"),
 }
 
 PAIR_COLUMNS: dict[str, tuple[str, str]] = {
@@ -79,6 +81,10 @@ def _dtype(d: str) -> Any:
         return "category"
     if d == "object":
         return object
+    if d == "lazytext":  # registered by its module, which a fresh worker may not have read
+        from .lazytext import LazyTextDtype
+
+        return LazyTextDtype()
     return d
 
 

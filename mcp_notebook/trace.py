@@ -18,6 +18,7 @@ from .fast import release_memory
 from .fast.frames import frames_frame
 from .fast.pairs import pairs_frame
 from .fast.store import Store
+from .info import with_info
 from .lazytext import texts_of
 from .peers import peers_of
 from .protocol import versions as V
@@ -58,7 +59,7 @@ class Trace:
     @cached_property
     def frames(self) -> pd.DataFrame:
         """One row per captured record, in capture order (columns: ``table.FRAME_COLUMNS``)."""
-        return _released(frames_frame(self._store))
+        return _released(with_info(frames_frame(self._store)))
 
     @cached_property
     def _pairing(self) -> PairTable:

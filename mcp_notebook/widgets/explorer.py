@@ -1,4 +1,5 @@
-"""The explorer: a summary strip, the timeline and the inspector, linked both ways."""
+"""The explorer: a summary strip, the timeline, the inspector, the violations list and the
+latency histograms, linked both ways."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from typing import Any
 import ipywidgets as W
 import traitlets
 
+from .histogram import LatencyHistograms
 from .inspector import Inspector
 from .render import summary_html
 from .timeline import Timeline
+from .violations import ViolationsList
 
 __all__ = ["Explorer", "explore"]
 
@@ -40,12 +43,29 @@ class Explorer(W.VBox):
         self.summary = W.HTML(summary_html(trace.summary(), latency))
         self.timeline = Timeline(trace, lane_by=lane_by)
         self.inspector = Inspector(trace, query=query)
+        self.violations = ViolationsList(trace.violations)
+        self.histograms = LatencyHistograms(trace.pairs)
         traitlets.link((self.timeline, "selected_seq"), (self, "selected_seq"))
         traitlets.link((self.inspector, "selected_seq"), (self, "selected_seq"))
+        traitlets.dlink((self, "selected_seq"), (self.violations, "selected_seq"))
+        self.violations.observe(self._on_violation, "picked")
+        self.histograms.observe(self._on_bar, "query")
         traitlets.dlink((self.timeline, "selected_range"), (self, "selected_range"))
         self.timeline.observe(self._on_range, "brush")
-        super().__init__([self.summary, self.timeline, self.inspector], **kwargs)
+        lists = W.VBox([self.violations, self.histograms], layout=W.Layout(width="100%"))
+        lists.add_class("mn-lists")
+        super().__init__([self.summary, self.timeline, self.inspector, lists], **kwargs)
         self.add_class("mn-explorer")
+
+    def _on_violation(self, change: Any) -> None:
+        i = change["new"]
+        items = self.violations.items
+        if 0 <= i < len(items):
+            # the finding's frame and, beside it, the frame the rule relates it to
+            self.inspector.focus(items[i]["seq"], items[i]["related"])
+
+    def _on_bar(self, change: Any) -> None:
+        self.inspector.query = change["new"]
 
     def _on_range(self, change: Any) -> None:
         if len(change["new"]) != 2:

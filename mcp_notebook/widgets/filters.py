@@ -6,7 +6,8 @@ Terms are separated by spaces and all must hold. ``field:value`` matches (``*`` 
 wildcard, ``a,b`` means either); ``>``, ``>=``, ``<``, ``<=``, ``!=`` compare; a leading
 ``-`` negates; a bare word (or ``"quoted words"``) searches the raw text, ignoring case.
 Fields: ``seq kind method dir session outcome id code latency size ts source stream has
-rule``. :func:`apply_filter` returns the boolean mask and the pandas expression text that
+rule info`` (``info:"tools/call add*"`` matches the info line; it reads every line, so on a
+big capture a bare word, which searches the frame text, is faster). :func:`apply_filter` returns the boolean mask and the pandas expression text that
 gives the same rows on :func:`~.frametable.frame_table`'s DataFrame.
 """
 
@@ -23,7 +24,7 @@ __all__ = ["FilterError", "Filter", "apply_filter", "parse_duration", "parse_siz
 
 _STR_FIELDS = {"kind": "kind", "method": "method", "dir": "direction", "direction": "direction",
                "session": "session", "outcome": "outcome", "id": "id_key", "source": "source",
-               "stream": "stream"}
+               "stream": "stream", "info": "info"}
 _KNOWN = {
     "kind": ["request", "notification", "result", "error", "invalid", "stderr", "log"],
     "direction": ["c2s", "s2c"],
@@ -134,11 +135,19 @@ def _str_term(field: str, col: str, op: str, raw: str) -> tuple[Callable, str]:
 
 
 def _text_term(value: str) -> tuple[Callable, str]:
-    # object dtype, not pandas' "string": a frame that is not valid UTF-8 keeps its bytes as
-    # lone surrogates (\udcNN), which Arrow-backed strings refuse to hold
+    if not value.strip():
+        raise FilterError('an empty search matches every frame: type a word, or remove the ""')
+
+    # a capture kept on disk is searched in its file's bytes (see .search); the pandas text
+    # is what gives the same rows. object dtype, not pandas' "string": a frame that is not
+    # valid UTF-8 keeps its bytes as lone surrogates (\udcNN), which Arrow strings refuse
     def fn(df: pd.DataFrame) -> np.ndarray:
-        return df["raw"].astype(object).str.contains(value, case=False, regex=False, na=False) \
-            .to_numpy(dtype=bool)
+        from .search import text_mask
+
+        verify = (df["kind"] == "log").to_numpy(dtype=bool) if "kind" in df else None
+        sessions = [str(x) for x in df["session"].dropna().unique()[:10_000]] \
+            if "session" in df else []
+        return text_mask(df["raw"], value, verify, sessions)
 
     return fn, f'df["raw"].astype(object).str.contains({value!r}, case=False, regex=False, na=False)'
 

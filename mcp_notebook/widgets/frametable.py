@@ -12,15 +12,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..info import info_column
 from .aggregate import positions
 
-__all__ = ["TABLE_COLUMNS", "frame_table", "page_rows", "pair_of", "fmt_latency"]
+__all__ = ["TABLE_COLUMNS", "frame_table", "page_rows", "rows_at", "pair_of", "fmt_latency",
+           "fmt_offset"]
 
 #: The columns shown in the table, in order, with their headings.
-TABLE_COLUMNS = [("seq", "#"), ("time", "time"), ("session", "session"), ("direction", "dir"),
-                 ("kind", "kind"), ("id_key", "id"), ("method", "method"),
-                 ("outcome", "outcome"), ("latency", "latency"), ("size", "bytes"),
-                 ("flag", "!")]
+TABLE_COLUMNS = [("seq", "#"), ("time", "time"), ("direction", "dir"), ("kind", "kind"),
+                 ("method", "method"), ("info", "info"), ("outcome", "outcome"),
+                 ("latency", "latency"), ("size", "bytes"), ("flag", "!"),
+                 ("session", "session"), ("id_key", "id")]
 
 
 def _num(s: pd.Series) -> np.ndarray:
@@ -31,7 +33,7 @@ def frame_table(trace: Any) -> pd.DataFrame:
     """Every frame with its pair's facts; the DataFrame the filter language runs on.
 
     Columns: ``seq, ts, session, stream, direction, kind, id_key, method, error_code,
-    is_tool_error, size, source, raw`` (from ``frames``; a response's ``method`` is its
+    is_tool_error, size, source, raw, info`` (from ``frames``; a response's ``method`` is its
     request's), ``outcome, latency, pair_seq`` (from ``pairs``; ``pair_seq`` is -1
     when the frame has no partner) and ``has_violation``.
     """
@@ -41,6 +43,8 @@ def frame_table(trace: Any) -> pd.DataFrame:
     cols = ["seq", "ts", "session", "stream", "direction", "kind", "id_key", "method",
             "error_code", "is_tool_error", "size", "source", "raw"]
     df = f[cols].copy(deep=False).reset_index(drop=True)  # keeps dtypes (categoricals, tz)
+    df["info"] = (f["info"].reset_index(drop=True) if "info" in f.columns
+                  else info_column(df))  # lazy: read a window at a time
     ts = pd.to_datetime(df["ts"], utc=True) if df["ts"].dtype == object else df["ts"]
     if getattr(ts.dt, "tz", None) is None:
         ts = ts.dt.tz_localize("UTC")
@@ -132,8 +136,22 @@ def _fmt_time(ts: Any, origin: Any) -> str:
     if ts is None or pd.isna(ts):
         return ""
     if origin is not None and not pd.isna(origin):
-        return f"+{(ts - origin).total_seconds():.3f} s"
+        return fmt_offset((ts - origin).total_seconds())
     return pd.Timestamp(ts).strftime("%H:%M:%S.%f")[:-3]
+
+
+def fmt_offset(s: float) -> str:
+    """Seconds since the first frame, with units: ``+0.002 s``, ``+12m 34.5s``, ``+7h 33m 38s``."""
+    sign = "−" if s < 0 else "+"
+    s = abs(s)
+    if s < 60:
+        return f"{sign}{s:.3f} s"
+    if s < 3600:
+        m, r = divmod(s, 60)
+        return f"{sign}{int(m)}m {r:04.1f}s"
+    h, r = divmod(int(s), 3600)
+    m, r = divmod(r, 60)
+    return f"{sign}{h}h {m:02d}m {r:02d}s"
 
 
 def page_rows(table: pd.DataFrame, positions_: np.ndarray, page: int, page_size: int = 50,
@@ -143,14 +161,33 @@ def page_rows(table: pd.DataFrame, positions_: np.ndarray, page: int, page_size:
     ``positions_`` are the row positions that pass the filter; ``origin`` (the first
     timestamp) turns times into offsets.
     """
-    part = table.iloc[positions_[page * page_size:(page + 1) * page_size]]
+    return rows_at(table, positions_[page * page_size:(page + 1) * page_size], origin)
+
+
+_ROW_COLUMNS = ["seq", "ts", "session", "direction", "kind", "id_key", "method", "outcome",
+                "latency", "size", "has_violation"]
+
+
+def rows_at(table: pd.DataFrame, positions_: np.ndarray, origin: Any = None,
+            rules: Any = None) -> list[list[str]]:
+    """The rows at ``positions_`` as lists of plain strings, in :data:`TABLE_COLUMNS` order.
+
+    ``rules`` (seq -> rule codes) names the rules in the flag cell of a flagged row.
+    """
+    at = np.asarray(positions_, dtype=np.int64)
+    shown = [table.columns.get_loc(c) for c in _ROW_COLUMNS]  # not raw: read only if asked
+    part = table.iloc[at, shown]
+    info = table["info"].iloc[at].tolist() if "info" in table.columns else [""] * len(part)
     rows = []
-    for r in part.itertuples(index=False):
+    for r, line in zip(part.itertuples(index=False), info, strict=True):
         rows.append([
-            str(r.seq), _fmt_time(r.ts, origin), _s(r.session),
-            {"c2s": "→", "s2c": "←"}.get(r.direction, "·"), _s(r.kind), _s(r.id_key),
-            _s(r.method), _s(r.outcome).replace("_", " "), fmt_latency(r.latency),
-            "" if pd.isna(r.size) else f"{int(r.size):,}", "⚠" if r.has_violation else "",
+            str(r.seq), _fmt_time(r.ts, origin),
+            {"c2s": "→", "s2c": "←"}.get(r.direction, "·"), _s(r.kind), _s(r.method), _s(line),
+            _s(r.outcome).replace("_", " "), fmt_latency(r.latency),
+            "" if pd.isna(r.size) else f"{int(r.size):,}",
+            ("⚠ " + ", ".join((rules or {}).get(int(r.seq), []))).strip()
+            if r.has_violation else "",
+            _s(r.session), _s(r.id_key),
         ])
     return rows
 

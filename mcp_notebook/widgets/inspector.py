@@ -1,16 +1,16 @@
-"""The inspector widget: a paged, filterable frame table and the selected frame beside its pair.
+"""The inspector widget: a filterable virtual frame table, and beside it the selected frame
+with its pair.
 
-Small ipywidgets over pure functions: :mod:`.frametable` (the table and its pages),
+Small ipywidgets over pure functions: :mod:`.frametable` (the table's rows),
 :mod:`.filters` (the filter language), :mod:`.render` (escaped HTML), :mod:`.links`
-(pair, cancel, progress). Only one page of rows (50 by default) ever reaches the browser.
+(pair, cancel, progress); the table itself is :class:`~.vtable.FrameTable`, which sends
+the browser only the rows it scrolls to.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import anywidget
 import ipywidgets as W
 import numpy as np
 import pandas as pd
@@ -18,24 +18,16 @@ import traitlets
 
 from .aggregate import positions
 from .filters import FilterError, apply_filter
-from .frametable import TABLE_COLUMNS, frame_table, page_rows
+from .frametable import frame_table
 from .links import related
 from .render import STYLE, esc, frame_html, violations_html
+from .search import highlight, search_words
+from .violations import rules_by_seq
+from .vtable import FrameTable
 
 __all__ = ["FrameTable", "Inspector", "inspect"]
 
-_STATIC = Path(__file__).parent / "static"
 _ANY = "(any)"
-
-
-class FrameTable(anywidget.AnyWidget):
-    """One page of frames as a text-only table; clicking a row sets ``selected_seq``."""
-
-    _esm = _STATIC / "table.js"
-    _css = _STATIC / "table.css"
-    columns = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    rows: traitlets.List = traitlets.List().tag(sync=True)
-    selected_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
 
 
 def _options(values: pd.Series, limit: int = 60) -> list[str]:
@@ -45,7 +37,7 @@ def _options(values: pd.Series, limit: int = 60) -> list[str]:
 
 
 class Inspector(W.VBox):
-    """Filter, page and read the frames of a trace.
+    """Filter, sort, scroll and read the frames of a trace; the detail sits beside the table.
 
     Traits
     ------
@@ -57,9 +49,8 @@ class Inspector(W.VBox):
 
     selected_seq = traitlets.Int(None, allow_none=True)
     query = traitlets.Unicode("")
-    page_size = traitlets.Int(50)
 
-    def __init__(self, trace: Any, *, query: str = "", page_size: int = 50, **kwargs: Any):
+    def __init__(self, trace: Any, *, query: str = "", **kwargs: Any):
         self._trace = trace
         self.table = frame_table(trace)
         ts = self.table["ts"]
@@ -67,7 +58,7 @@ class Inspector(W.VBox):
         self._range_mask: np.ndarray | None = None
         self._range_label = ""
         self._positions = np.arange(len(self.table))
-        self._page = 0
+        self._words: list[str] = []
         self._filter_expr = "df"
         t = self.table
         dd = dict(layout=W.Layout(width="auto", min_width="120px"), style={"description_width": "initial"})
@@ -82,17 +73,16 @@ class Inspector(W.VBox):
                                         "latency>500ms -method:notifications/*",
                             continuous_update=False, layout=W.Layout(width="100%"))
         self._status = W.HTML()
-        self._grid = FrameTable(columns=[h for _, h in TABLE_COLUMNS])
-        self._first, self._prev, self._next, self._last = (
-            W.Button(description=d, layout=W.Layout(width="auto"), tooltip=tip)
-            for d, tip in (("« first", "first page"), ("‹ prev", "previous page"),
-                           ("next ›", "next page"), ("last »", "last page")))
-        self._page_label = W.HTML()
+        self._grid = FrameTable()
+        self._grid.message = trace.message
+        self._grid.on_pair = lambda: self._jump("pair")
+        self._grid.on_open = self._open
+        self._grid.rules = rules_by_seq(trace.violations)
+        self._compare_seq: int | None = None  # a related frame to show instead of the pair
         self._clear_range = W.Button(description="clear time range", layout=W.Layout(
             width="auto", display="none"))
-        half = dict(flex="1 1 0", min_width="0", width="auto")
-        self._frame = W.HTML(layout=W.Layout(**half))
-        self._pair = W.HTML(layout=W.Layout(**half))
+        self._frame = W.HTML(layout=W.Layout(width="100%"))
+        self._pair = W.HTML(layout=W.Layout(width="100%"))
         self._viols = W.HTML()
         self._to_pair = W.Button(description="go to pair", icon="exchange", disabled=True,
                                   layout=W.Layout(width="auto"))
@@ -105,10 +95,6 @@ class Inspector(W.VBox):
         for w in (self._kind, self._dir, self._outcome, self._session, self._method, self._viol):
             w.observe(self._on_controls, "value")
         self._text.observe(lambda c: setattr(self, "query", c["new"]), "value")
-        self._first.on_click(lambda _: self._goto(0))
-        self._prev.on_click(lambda _: self._goto(self._page - 1))
-        self._next.on_click(lambda _: self._goto(self._page + 1))
-        self._last.on_click(lambda _: self._goto(self._n_pages() - 1))
         self._clear_range.on_click(lambda _: self.set_range(None))
         self._to_pair.on_click(lambda _: self._jump("pair"))
         self._to_cancel.on_click(lambda _: self._jump("cancel"))
@@ -117,15 +103,20 @@ class Inspector(W.VBox):
 
         controls = W.HBox([self._kind, self._dir, self._outcome, self._session, self._method,
                            self._viol], layout=W.Layout(flex_flow="row wrap"))
-        pager = W.HBox([self._first, self._prev, self._page_label, self._next, self._last,
-                        self._clear_range], layout=W.Layout(align_items="center"))
-        buttons = W.HBox([self._to_pair, self._to_cancel, self._to_progress])
-        detail = W.HBox([self._frame, self._pair], layout=W.Layout(width="100%"))
-        detail.add_class("mn-detail")
-        super().__init__([W.HTML(STYLE), controls, self._text, self._status, self._grid, pager,
-                          buttons, detail, self._viols], **kwargs)
+        buttons = W.HBox([self._to_pair, self._to_cancel, self._to_progress],
+                         layout=W.Layout(flex_flow="row wrap"))
+        # split layout: the table on the left, the selected frame and its pair on the right,
+        # so a selection and its detail are on screen together
+        left = W.VBox([self._status, self._grid, self._clear_range],
+                      layout=W.Layout(flex="3 1 0", min_width="0"))
+        self._detail = W.VBox([buttons, self._frame, self._pair, self._viols],
+                              layout=W.Layout(flex="2 1 0", min_width="260px",
+                                              max_height="470px", overflow="auto"))
+        self._detail.add_class("mn-detail")
+        split = W.HBox([left, self._detail], layout=W.Layout(width="100%", align_items="stretch"))
+        split.add_class("mn-split")
+        super().__init__([W.HTML(STYLE), controls, self._text, split], **kwargs)
         self.add_class("mn-inspector")
-        self.page_size = page_size
         self.query = query
         self._text.value = query
         self._apply()
@@ -147,7 +138,7 @@ class Inspector(W.VBox):
     def _on_controls(self, _: Any) -> None:
         self._apply()
 
-    @traitlets.observe("query", "page_size")
+    @traitlets.observe("query")
     def _on_query(self, change: Any) -> None:
         if change["name"] == "query" and self._text.value != change["new"]:
             self._text.value = change["new"]
@@ -173,6 +164,10 @@ class Inspector(W.VBox):
 
     def _apply(self) -> None:
         q = " ".join(self._control_terms() + [self.query.strip()]).strip()
+        self._words = search_words(self.query)
+        if self._words:  # the browser shows this while the kernel searches
+            self._status.value = (f'<div class="mnw">searching {len(self.table):,} frames for '
+                                  f"{esc(' '.join(self._words))} …</div>")
         try:
             f = apply_filter(self.table, q, self._trace.violations)
         except FilterError as exc:
@@ -195,47 +190,15 @@ class Inspector(W.VBox):
             f'<div class="mnw"><b>{len(self._positions):,}</b> of {len(self.table):,} frames'
             f'{rng} · <span class="mnw-muted">pandas:</span> <code>{esc(f.expr)}</code>'
             '<span class="mnw-muted"> (df = frame_table(trace))</span></div>')
-        self._page = 0
-        self._select_page_of(self.selected_seq)
-        self._render_page()
-
-    # -- paging -------------------------------------------------------------
-    def _n_pages(self) -> int:
-        return max(1, -(-len(self._positions) // self.page_size))
-
-    def _goto(self, page: int) -> None:
-        self._page = int(min(max(page, 0), self._n_pages() - 1))
-        self._render_page()
-
-    def _render_page(self) -> None:
-        self._grid.rows = page_rows(self.table, self._positions, self._page, self.page_size,
-                                    self._origin)
-        n = len(self._positions)
-        a = self._page * self.page_size
-        self._page_label.value = (
-            '<span class="mnw">no rows</span>' if n == 0 else
-            f'<span class="mnw">rows {a + 1:,}–{min(a + self.page_size, n):,} of {n:,} · '
-            f"page {self._page + 1:,}/{self._n_pages():,}</span>")
-        self._prev.disabled = self._first.disabled = self._page == 0
-        self._next.disabled = self._last.disabled = self._page >= self._n_pages() - 1
-
-    def _select_page_of(self, seq: int | None) -> bool:
-        if seq is None:
-            return False
-        pos = positions(self.table["seq"].to_numpy(dtype=np.int64), np.asarray([seq]))[0]
-        i = int(np.searchsorted(self._positions, pos))
-        if pos < 0 or i >= len(self._positions) or self._positions[i] != pos:
-            return False
-        self._page = i // self.page_size
-        return True
+        self._grid.set_rows(self.table, self._positions, self._origin)
+        if self._words:
+            self._show_detail()  # the matches are marked in the detail
 
     # -- detail -------------------------------------------------------------
     @traitlets.observe("selected_seq")
     def _on_selected(self, change: Any) -> None:
         if not hasattr(self, "_grid"):
             return
-        if self._select_page_of(change["new"]):
-            self._render_page()
         self._show_detail()
 
     def _row(self, seq: int | None) -> dict | None:
@@ -259,18 +222,21 @@ class Inspector(W.VBox):
         self._related = related(self._trace, self.table, int(row["seq"]))
         title = {"request": "request", "result": "response", "error": "response"}.get(
             str(row["kind"]), "frame")
-        self._frame.value = frame_html(row, self._trace.message(int(row["seq"])), row["raw"],
-                                       f"{title} #{row['seq']}",
-                                       context=self._trace.extra(int(row["seq"])))
+        self._frame.value = highlight(frame_html(
+            row, self._trace.message(int(row["seq"])), row["raw"], f"{title} #{row['seq']}",
+            context=self._trace.extra(int(row["seq"]))), self._words)
         other = self._related.get("pair")
-        orow = self._row(other)
+        compare, self._compare_seq = self._compare_seq, None
+        orow = self._row(compare if compare is not None else other)
         if orow is None:
             self._pair.value = frame_html(None, None, None, "its pair")
         else:
-            otitle = "its request" if str(orow["kind"]) == "request" else "its response"
-            self._pair.value = frame_html(orow, self._trace.message(int(orow["seq"])),
-                                          orow["raw"], f"{otitle} #{orow['seq']}",
-                                          context=self._trace.extra(int(orow["seq"])))
+            otitle = ("related frame" if compare is not None else
+                      "its request" if str(orow["kind"]) == "request" else "its response")
+            self._pair.value = highlight(frame_html(
+                orow, self._trace.message(int(orow["seq"])), orow["raw"],
+                f"{otitle} #{orow['seq']}", context=self._trace.extra(int(orow["seq"]))),
+                self._words)
         v = self._trace.violations
         on = v.loc[pd.to_numeric(v["seq"], errors="coerce") == int(row["seq"])] if len(v) else v
         self._viols.value = violations_html(on.to_dict("records"))
@@ -283,6 +249,21 @@ class Inspector(W.VBox):
         prog = self._related.get("progress") or []
         self._to_progress.disabled = not prog
         self._to_progress.description = f"show progress ({len(prog)})"
+
+    def focus(self, seq: int | None, related: int | None = None) -> None:
+        """Select ``seq`` and show ``related`` (e.g. a violation's related frame) beside it
+        instead of its pair."""
+        self._compare_seq = related
+        if seq == self.selected_seq:
+            self._show_detail()
+        else:
+            self.selected_seq = seq
+
+    def _open(self) -> None:
+        """Enter on the table: with nothing selected, select the first row (the browser
+        scrolls the detail pane into view)."""
+        if self.selected_seq is None:
+            self._grid.move(by=1)
 
     def _jump(self, what: str) -> None:
         seq = self._related.get(what)
@@ -301,8 +282,8 @@ class Inspector(W.VBox):
         self.query = "seq:" + ",".join(str(s) for s in seqs)
 
 
-def inspect(trace: Any, *, query: str = "", page_size: int = 50) -> Inspector:
-    """A filterable, paged table of a trace's frames with a detail pane.
+def inspect(trace: Any, *, query: str = "") -> Inspector:
+    """A filterable, sortable table of a trace's frames with a detail pane beside it.
 
     Parameters
     ----------
@@ -310,7 +291,5 @@ def inspect(trace: Any, *, query: str = "", page_size: int = 50) -> Inspector:
         A loaded trace (``mn.load(...)``).
     query
         A starting filter, e.g. ``"method:tools/call outcome:error latency>500ms"``.
-    page_size
-        Rows per page.
     """
-    return Inspector(trace, query=query, page_size=page_size)
+    return Inspector(trace, query=query)

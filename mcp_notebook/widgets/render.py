@@ -40,6 +40,7 @@ STYLE = """<style>
 .mnw-row{margin-left:14px;white-space:pre-wrap;word-break:break-word}
 .mnw-key{color:#6b4f8a}.mnw-str{color:#2e6b3a}.mnw-num{color:#1f5f99}.mnw-lit{color:#8a3b6b}
 .mnw-more{color:#8a5a00;font-style:italic}
+.mnw-hit{background:var(--jp-search-selected-match-background-color,#ffd54f);color:var(--jp-search-selected-match-color,#000);border-radius:2px}
 .mnw-raw{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:11.5px;
  white-space:pre-wrap;word-break:break-all;max-height:300px;overflow:auto;margin:0;
  background:var(--jp-layout-color1,#fafbfc);border:1px solid var(--jp-border-color2,#e3e6ea);
@@ -187,24 +188,59 @@ def violations_html(rows: Iterable[dict[str, Any]]) -> str:
     return '<div class="mnw">' + "".join(parts) + "</div>"
 
 
+def _heading(col: str) -> str:
+    """``p50_ms`` -> ``p50``, ``error_rate`` -> ``error rate``, ``tool_errors`` -> ``tool errors``."""
+    return col[:-3] if col.endswith("_ms") else col.replace("_", " ")
+
+
+def fmt_ms(ms: float) -> str:
+    """Milliseconds as short text with their unit: ``850 µs``, ``2.9 ms``, ``13.3 s``, ``4 min``."""
+    if ms is None or pd.isna(ms):
+        return ""
+    if ms < 1:
+        return f"{ms * 1000:.0f} µs"
+    if ms < 1000:
+        return f"{ms:.3g} ms"
+    if ms < 120_000:
+        return f"{ms / 1000:.3g} s"
+    return f"{ms / 60_000:.3g} min"
+
+
+def fmt_rate(r: float) -> str:
+    """A rate as a rounded percentage: ``0``, ``<0.1 %``, ``1.2 %``, ``33 %``."""
+    if r is None or pd.isna(r):
+        return ""
+    if r == 0:
+        return "0"
+    pct = 100 * r
+    return "<0.1 %" if pct < 0.1 else f"{pct:.2g} %" if pct < 10 else f"{pct:.0f} %"
+
+
 def latency_table_html(lat: pd.DataFrame | None, limit: int = 12) -> str:
-    """Latency percentiles per method (whatever columns ``latency_by_method()`` gives)."""
+    """Latency percentiles per method (whatever columns ``latency_by_method()`` gives),
+    with units in the cells (``_ms`` columns as ms/s/min) and rates as percentages."""
     if lat is None or len(lat) == 0:
         return '<div class="mnw-muted">no answered requests</div>'
     df = lat.reset_index() if lat.index.name or not isinstance(lat.index, pd.RangeIndex) else lat
     df = df.head(limit)
-    cols = list(df.columns)
-    head = "".join(f'<th class="{"" if i == 0 else "mnw-r"}">{esc(c)}</th>'
+    cols = [str(c) for c in df.columns]
+    head = "".join(f'<th class="{"" if i == 0 else "mnw-r"}">{esc(_heading(c))}</th>'
                    for i, c in enumerate(cols))
     body = []
     for rec in df.itertuples(index=False):
         cells = []
         for i, v in enumerate(rec):
+            col = cols[i]
             if isinstance(v, pd.Timedelta) or (hasattr(v, "dtype") and "timedelta" in str(
                     getattr(v, "dtype", ""))):
                 text = fmt_latency(v)
+            elif col.endswith("_ms") and isinstance(v, (int, float)):
+                text = fmt_ms(float(v))
+            elif col.endswith("rate") and isinstance(v, (int, float)):
+                text = fmt_rate(float(v))
             elif isinstance(v, float):
-                text = "" if pd.isna(v) else f"{v:,.4g}"
+                text = "" if pd.isna(v) else f"{v:,.0f}" if float(v).is_integer() or abs(v) >= 100 \
+                    else f"{v:,.3g}"
             else:
                 text = "" if v is None or (not isinstance(v, str) and pd.isna(v)) else str(v)
             cells.append(f'<td class="{"" if i == 0 else "mnw-r"}">{esc(text)}</td>')

@@ -88,10 +88,10 @@ def test_click_span_selects_frame_everywhere(page, lab_server, artifacts):
     inspector.get_by_role("button", name=f"show progress ({n_progress})").wait_for(
         timeout=10_000)
     page.locator(".mnt-sel", has_text=f"selected frame #{seq}").wait_for(timeout=10_000)
-    page.locator(".mnf-table tr.mnf-sel", has_text=str(seq)).first.wait_for(timeout=10_000)
+    page.locator(f".mnf-tr.mnf-sel[data-seq='{seq}']").first.wait_for(timeout=10_000)
 
     # a row of the table selects the frame in Python and on the timeline
-    row = page.locator(".mnf-table tbody tr").nth(1)
+    row = page.locator(".mnf-tr[data-seq]").nth(1)
     row_seq = int(row.get_attribute("data-seq"))
     row.click()
     page.locator(".mnt-sel", has_text=f"selected frame #{row_seq}").wait_for(timeout=10_000)
@@ -134,7 +134,7 @@ def test_hostile_capture_renders_as_text(page, lab_server, artifacts):
     assert '<img src=x onerror=\\"window.__pwned=2\\">' in inspector.inner_text() or \
         '<img src=x onerror="window.__pwned=2">' in inspector.inner_text()
     # the table shows the hostile method name as text
-    page.locator(".mnf-table td", has_text="<script>window.__pwned=4</script>").first.wait_for(
+    page.locator(".mnf-td", has_text="<script>window.__pwned=4</script>").first.wait_for(
         timeout=10_000)
     for kind in ("span", "tick"):
         for k, _seq, x, y, _w in boxes(page):

@@ -39,7 +39,8 @@ def reference_columns(paths: list[Path], fmt: str = "auto", **opts: Any) -> Colu
 
 def reference_tables(c: Columns, version: str | None = None
                      ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """``(frames, pairs, violations)`` of the reference Trace."""
+    """``(frames, pairs, violations)`` of the reference Trace (lazy text read: the info
+    column as plain objects)."""
     frames = frames_frame(c)
     rows, findings = pair(range(len(c)), c.session, c.direction, c.kind, c.id_key, c.method,
                           c.is_tool_error, c.ref, c.progress)
@@ -54,7 +55,7 @@ def reference_tables(c: Columns, version: str | None = None
         pairs=rows, findings=findings, versions=versions, extra=c.extra, reason=c.reason)
     hits = checks.run(ci)
     if not hits:
-        return frames, pairs, empty(VIOLATION_COLUMNS)
+        return materialised(frames), pairs, empty(VIOLATION_COLUMNS)
 
     def message(rule: Any, detail: str) -> str:
         return f"{rule.title}: {detail}. {rule.advice}" if detail else \
@@ -70,7 +71,7 @@ def reference_tables(c: Columns, version: str | None = None
         "spec": pd.Series([r.cite for r, *_ in hits], dtype=object),
         "versions": pd.Series([", ".join(r.versions) for r, *_ in hits], dtype=object),
     })
-    return frames, pairs, violations
+    return materialised(frames), pairs, violations
 
 
 def materialised(df: pd.DataFrame) -> pd.DataFrame:

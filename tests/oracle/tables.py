@@ -58,7 +58,9 @@ def frames_frame(c: Columns) -> pd.DataFrame:
         "reason": pd.Series(c.reason, dtype=object),
         "local_time": pd.Series(c.local_time, dtype=bool),
     }
-    return pd.DataFrame(data)
+    from mcp_notebook.info import with_info  # the info column, made lazily from raw
+
+    return with_info(pd.DataFrame(data))
 
 
 def pairs_frame(rows: list[PairRow], frames: pd.DataFrame, c: Columns) -> pd.DataFrame:

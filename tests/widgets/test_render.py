@@ -83,3 +83,18 @@ def test_summary_strip_uses_the_summary_and_latency():
     assert "<b>17</b><span>frames</span>" in out
     assert "tools/call" in out and "-32002" in out
     assert "mnw-count mnw-bad\"><b>1</b><span>errors" in out
+
+
+@pytest.mark.parametrize("col, value, want", [
+    ("p50_ms", 0.742912, "743 µs"), ("p90_ms", 38.489843, "38.5 ms"),
+    ("max_ms", 13300.0, "13.3 s"), ("max_ms", 240_000.0, "4 min"),
+    ("error_rate", 0.333333, "33 %"), ("error_rate", 0.01208, "1.2 %"),
+    ("error_rate", 0.0004, "<0.1 %"), ("error_rate", 0.0, "0"), ("count", 11.0, "11"),
+])
+def test_latency_table_numbers_are_readable(col, value, want):
+    from mcp_notebook.widgets.render import latency_table_html
+
+    lat = pd.DataFrame({col: [value]}, index=pd.Index(["tools/call"], name="method"))
+    html = latency_table_html(lat)
+    assert f">{want.replace('<', '&lt;')}</td>" in html
+    assert "_ms" not in html and "e+0" not in html and "error_rate" not in html

@@ -99,16 +99,21 @@ def test_lane_switch_and_window_recompute(real):
     assert tl.last_payload_bytes > 0
 
 
-def test_paging_a_large_trace_and_following_the_selection():
+def test_scrolling_a_large_trace_and_following_the_selection():
+    """Only a window of rows travels; scrolling asks for another; a selection made
+    elsewhere brings its row into the window."""
+    from mcp_notebook.widgets.vtable import WINDOW
+
     t = big_trace(3000)  # 6,600 frames
-    ins = inspect(t, page_size=50)
+    ins = inspect(t)
     assert len(t.frames) == 6600
-    assert len(ins._grid.rows) == 50 and ins._n_pages() == 132
-    ins._last.click()
-    assert ins._grid.rows[-1][0] == str(len(t.frames) - 1)
+    g = ins._grid
+    assert g.total == 6600 and len(g.rows) == WINDOW < 6600
+    g.want = 6600 - 10  # the browser scrolled to the end
+    assert g.rows[-1][0] == str(len(t.frames) - 1) and g.start == 6600 - WINDOW
     ins.selected_seq = 1234
-    assert ins._page == 1234 // 50
-    assert any(r[0] == "1234" for r in ins._grid.rows)
+    assert g.sel_index == 1234
+    assert any(r[0] == "1234" for r in g.rows)
     ins.query = "kind:error"
     assert ins._positions.size == len(range(0, 3000, 17))
 
