@@ -43,6 +43,7 @@ __all__ = [
     "timeline",
     "inspect",
     "explore",
+    "sequence",
     "teach",
 ]
 
@@ -61,6 +62,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "timeline": ("widgets", "timeline"),
     "inspect": ("widgets", "inspect"),
     "explore": ("widgets", "explore"),
+    "sequence": ("widgets", "sequence"),
     "teach": ("teach", None),
     "datasets": ("bundled", "datasets"),
 }
