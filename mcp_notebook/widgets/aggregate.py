@@ -9,10 +9,13 @@ instead, so a 1,000,000-frame trace never ships more than a few hundred KB per u
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from .lanes import lane_map
 
 __all__ = [
     "OUTCOMES",
@@ -61,10 +64,12 @@ class Prepared:
     extent: tuple[float, float]
     lanes: list[str]
     methods: list[str]
+    sessions: list[str]  # names (clipped), in order of first frame
+    lane_session: np.ndarray  # per lane: its session's index in ``sessions``, -1 for none
     n_frames: int
     span_t0: np.ndarray
     span_t1: np.ndarray
-    span_open: np.ndarray  # bool: no response (drawn to the end of the trace)
+    span_open: np.ndarray  # bool: no response (drawn to the end of its session)
     span_lane: np.ndarray
     span_outcome: np.ndarray
     span_seq: np.ndarray  # request seq
@@ -79,6 +84,8 @@ class Prepared:
     viol_lane: np.ndarray
     viol_sev: np.ndarray
     viol_seq: np.ndarray
+    viol_rule: np.ndarray  # codes into ``rules``
+    rules: list[str]
     ev_t: np.ndarray  # in-flight events, sorted
     ev_count: np.ndarray  # requests in flight just after each event
     frame_x: np.ndarray  # axis position of every frame (by position)
@@ -162,6 +169,14 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     x, axis, origin = time_axis(frames)
     extent = (float(x.min()), float(x.max())) if n else (0.0, 1.0)
 
+    # sessions, in order of their first frame; each ends at its last frame
+    s_codes, s_cats = _factor(frames["session"])
+    ns = len(s_cats) + 1  # the last session slot is "no session"
+    s_all = np.where(s_codes < 0, ns - 1, s_codes)
+    session_end = np.full(ns, extent[0])
+    if n:
+        np.maximum.at(session_end, s_all, x)
+
     # spans: requests that have a request frame and are not orphans / duplicates
     oc_codes, oc_cats = _factor(pairs["outcome"])
     is_bad = _lut(oc_cats, {"orphan": 1, "duplicate": 1}, 0)[oc_codes] == 1
@@ -174,8 +189,10 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     sp_resp = positions(frame_seq, resp_seq[span_idx])
     sp_cancel = positions(frame_seq, _seq_col(pairs, "cancel_seq")[span_idx])
     t0 = x[sp_req] if n else np.zeros(0)
+    # an unanswered request is in flight until its session's last frame, not the trace's
+    open_end = session_end[s_all[sp_req]] if n else np.zeros(0)
     t1 = np.where(sp_resp >= 0, x[np.maximum(sp_resp, 0)] if n else 0.0,
-                  np.where(sp_cancel >= 0, x[np.maximum(sp_cancel, 0)] if n else 0.0, extent[1]))
+                  np.where(sp_cancel >= 0, x[np.maximum(sp_cancel, 0)] if n else 0.0, open_end))
     t1 = np.maximum(t1, t0)
     span_open = (sp_resp < 0) & (sp_cancel < 0)
     span_outcome = _lut(oc_cats, {o: i for i, o in enumerate(OUTCOMES)},
@@ -213,8 +230,14 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     span_method, tick_method = rank[span_u], rank[tick_u]
 
     # lanes
+    first = np.full(ns, n, dtype=np.int64)
+    u_s, u_i = np.unique(s_all, return_index=True)
+    first[u_s] = u_i
+    s_order = [int(k) for k in np.argsort(first, kind="stable") if first[k] < n and k < ns - 1]
+    s_rank = np.full(ns, -1, dtype=np.int64)
+    s_rank[s_order] = np.arange(len(s_order))
+    sessions = [clip_label(str(s_cats[k])) for k in s_order]
     if lane_by == "direction":
-        s_codes, s_cats = _factor(frames["session"])
         d_codes, d_cats = _factor(frames["direction"])
         tick_d = _lut(d_cats, {"c2s": 0, "s2c": 1}, 2)[d_codes[tick_pos]]
         flip = np.isin(tick_kind, [_ORPHAN, _DUP]) & (tick_d < 2)  # the would-be requester
@@ -222,14 +245,9 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
         r_codes, r_cats = _factor(pairs["requester"])
         span_d = _lut(r_cats, {"c2s": 0, "client": 0, "s2c": 1, "server": 1}, 0)[
             r_codes[span_idx]]
-        ns = len(s_cats) + 1  # the last session slot is "no session"
-        s_all = np.where(s_codes < 0, ns - 1, s_codes)
         span_key = s_all[sp_req] * 3 + span_d
         tick_key = s_all[tick_pos] * 3 + tick_d
         found = np.unique(np.concatenate([span_key, tick_key]))
-        first = np.full(ns, n, dtype=np.int64)
-        u_s, u_i = np.unique(s_all, return_index=True)
-        first[u_s] = u_i
         uniq: list[int] = sorted(found.tolist(), key=lambda k: (first[k // 3], k % 3))
         # room for " · server → client" after the session's name
         names = [clip_label(str(c), LABEL_MAX - 20) for c in s_cats] + [""]
@@ -240,6 +258,8 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
         lane_of = np.full(ns * 3, -1, dtype=np.int64)
         lane_of[uniq] = np.arange(len(uniq))
         span_lane, tick_lane = lane_of[span_key], lane_of[tick_key]
+        lane_session = s_rank[np.asarray(uniq, dtype=np.int64) // 3] if uniq else \
+            np.zeros(0, dtype=np.int64)
     else:
         top = methods[:_MAX_METHOD_LANES]
         rest = len(methods) > len(top)
@@ -255,6 +275,7 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
             return np.where(codes < 0, log_lane, out).astype(np.int64)
 
         span_lane, tick_lane = lane_for(span_method), lane_for(tick_method)
+        lane_session = np.full(len(lanes), -1, dtype=np.int64)
 
     # violations sit on the lane where their frame is drawn
     frame_lane = np.full(n, -1, dtype=np.int64)
@@ -266,8 +287,11 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     if len(viol):
         sv_codes, sv_cats = _factor(viol["severity"])
         v_sev = _lut(sv_cats, {k: i for i, k in enumerate(SEVERITIES)}, 2)[sv_codes][v_ok]
+        ru_codes, rules = _factor(viol["rule"])
+        v_rule = ru_codes[v_ok]
     else:
         v_sev = np.zeros(0, dtype=np.int64)
+        v_rule, rules = np.zeros(0, dtype=np.int64), []
 
     # in flight: +1 at each span start, -1 at each end (open spans never end)
     closed = ~span_open
@@ -279,6 +303,7 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     i64 = np.int64
     return Prepared(
         axis=axis, origin=origin, extent=extent, lanes=lanes, methods=methods, n_frames=n,
+        sessions=sessions, lane_session=np.asarray(lane_session, dtype=np.int64),
         span_t0=t0, span_t1=t1, span_open=span_open, span_lane=span_lane,
         span_outcome=np.asarray(span_outcome, dtype=i64),
         span_seq=frame_seq[sp_req] if n else np.zeros(0, i64),
@@ -289,6 +314,7 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
         tick_method=tick_method,
         viol_t=x[v_pos[v_ok]] if n else np.zeros(0), viol_lane=frame_lane[v_pos[v_ok]],
         viol_sev=np.asarray(v_sev, dtype=i64), viol_seq=frame_seq[v_pos[v_ok]],
+        viol_rule=np.asarray(v_rule, dtype=np.int64), rules=[clip_label(r) for r in rules],
         ev_t=ev_t, ev_count=ev_count, frame_x=x, frame_seq=frame_seq,
     )
 
@@ -319,7 +345,8 @@ def _fmt(n: int) -> str:
 
 
 def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: int = 1000,
-         max_items: int = 4000, max_bins: int = 1200) -> dict:
+         max_items: int = 4000, max_bins: int = 1200, hidden: Iterable[int] = (),
+         collapsed: Iterable[int] = ()) -> dict:
     """The JSON payload for one view of the timeline.
 
     Parameters
@@ -334,6 +361,8 @@ def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: i
         Above this many visible spans + ticks, send per-lane bins instead of items.
     max_bins
         The most bins per lane.
+    hidden, collapsed
+        Session indexes (into ``p.sessions``) to leave out, and to draw as one lane.
     """
     e0, e1 = p.extent
     lo = e0 if lo is None else float(lo)
@@ -343,6 +372,10 @@ def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: i
     s_vis = np.flatnonzero((p.span_t0 <= hi) & (p.span_t1 >= lo))
     t_vis = np.flatnonzero((p.tick_t >= lo) & (p.tick_t <= hi))
     v_vis = np.flatnonzero((p.viol_t >= lo) & (p.viol_t <= hi))
+    lm = lane_map(p.lanes, p.lane_session, p.sessions, hidden, collapsed)
+    sl, kl, vl = lm.lut[p.span_lane[s_vis]], lm.lut[p.tick_lane[t_vis]], lm.lut[p.viol_lane[v_vis]]
+    s_vis, t_vis, v_vis = s_vis[sl >= 0], t_vis[kl >= 0], v_vis[vl >= 0]
+    sl, kl, vl = sl[sl >= 0], kl[kl >= 0], vl[vl >= 0]
     nb = int(max(20, min(max_bins, width // 2)))
     edges = np.linspace(lo, hi, nb + 1)
     out: dict = {
@@ -350,7 +383,14 @@ def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: i
         "origin": None if p.origin is None else p.origin.isoformat(),
         "extent": [e0, e1],
         "window": [lo, hi],
-        "lanes": p.lanes,
+        "lanes": lm.labels,
+        "lane_session": lm.session,
+        "lane_collapsed": lm.collapsed,
+        "sessions": p.sessions,
+        "hidden": sorted(int(h) for h in hidden),
+        "present": {"outcomes": np.unique(p.span_outcome[s_vis]).tolist(),
+                    "tick_kinds": np.unique(p.tick_kind[t_vis]).tolist(),
+                    "severities": np.unique(p.viol_sev[v_vis]).tolist()},
         "outcomes": OUTCOMES,
         "tick_kinds": TICK_KINDS,
         "severities": SEVERITIES,
@@ -374,22 +414,23 @@ def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: i
         out["spans"] = {
             "t0": _r(p.span_t0[s_vis]), "t1": _r(p.span_t1[s_vis]),
             "open": p.span_open[s_vis].astype(int).tolist(),
-            "lane": p.span_lane[s_vis].tolist(), "outcome": p.span_outcome[s_vis].tolist(),
+            "lane": sl.tolist(), "outcome": p.span_outcome[s_vis].tolist(),
             "seq": p.span_seq[s_vis].tolist(), "rseq": p.span_rseq[s_vis].tolist(),
             "method": mmap(p.span_method[s_vis]).tolist() if len(s_vis) else [],
         }
         out["ticks"] = {
-            "t": _r(p.tick_t[t_vis]), "lane": p.tick_lane[t_vis].tolist(),
+            "t": _r(p.tick_t[t_vis]), "lane": kl.tolist(),
             "kind": p.tick_kind[t_vis].tolist(), "seq": p.tick_seq[t_vis].tolist(),
             "method": mmap(p.tick_method[t_vis]).tolist() if len(t_vis) else [],
         }
-        out["viol"] = {"t": _r(p.viol_t[v_vis]), "lane": p.viol_lane[v_vis].tolist(),
-                       "sev": p.viol_sev[v_vis].tolist(), "seq": p.viol_seq[v_vis].tolist()}
+        out["viol"] = {"t": _r(p.viol_t[v_vis]), "lane": vl.tolist(),
+                       "sev": p.viol_sev[v_vis].tolist(), "seq": p.viol_seq[v_vis].tolist(),
+                       "rule": [p.rules[c] if c >= 0 else "" for c in p.viol_rule[v_vis].tolist()]}
         out["note"] = (f"showing all {_fmt(len(s_vis))} requests and {_fmt(len(t_vis))} other "
                        f"frames in view (of {_fmt(p.n_frames)} frames)")
         return out
 
-    nl = max(len(p.lanes), 1)
+    nl = max(len(lm.labels), 1)
     width_b = (hi - lo) / nb
 
     def bin_of(t: np.ndarray) -> np.ndarray:
@@ -413,10 +454,9 @@ def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: i
     out["methods"] = []
     out["bins"] = {
         "n": nb, "edges": [lo, hi],
-        "spans": grid(p.span_lane[s_vis], p.span_outcome[s_vis], len(OUTCOMES),
-                      p.span_t0[s_vis]),
-        "ticks": grid(p.tick_lane[t_vis], p.tick_kind[t_vis], len(TICK_KINDS), p.tick_t[t_vis]),
-        "viol": grid(p.viol_lane[v_vis], p.viol_sev[v_vis], len(SEVERITIES), p.viol_t[v_vis]),
+        "spans": grid(sl, p.span_outcome[s_vis], len(OUTCOMES), p.span_t0[s_vis]),
+        "ticks": grid(kl, p.tick_kind[t_vis], len(TICK_KINDS), p.tick_t[t_vis]),
+        "viol": grid(vl, p.viol_sev[v_vis], len(SEVERITIES), p.viol_t[v_vis]),
     }
     out["note"] = (f"showing {_fmt(len(s_vis))} requests and {_fmt(len(t_vis))} other frames "
                    f"(of {_fmt(p.n_frames)}) as {nb:,} bins per lane; zoom in to see each one")
