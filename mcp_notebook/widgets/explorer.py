@@ -9,12 +9,13 @@ import traitlets
 
 from .inspector import Inspector
 from .render import summary_html
+from .snapshot import StaticFallback
 from .timeline import Timeline
 
 __all__ = ["Explorer", "explore"]
 
 
-class Explorer(W.VBox):
+class Explorer(StaticFallback, W.VBox):
     """Summary, timeline and inspector of one trace, sharing one selection.
 
     Traits

@@ -21,6 +21,7 @@ from .filters import FilterError, apply_filter
 from .frametable import TABLE_COLUMNS, frame_table, page_rows
 from .links import related
 from .render import STYLE, esc, frame_html, violations_html
+from .snapshot import StaticFallback
 
 __all__ = ["FrameTable", "Inspector", "inspect"]
 
@@ -28,7 +29,7 @@ _STATIC = Path(__file__).parent / "static"
 _ANY = "(any)"
 
 
-class FrameTable(anywidget.AnyWidget):
+class FrameTable(StaticFallback, anywidget.AnyWidget):
     """One page of frames as a text-only table; clicking a row sets ``selected_seq``."""
 
     _esm = _STATIC / "table.js"
@@ -44,7 +45,7 @@ def _options(values: pd.Series, limit: int = 60) -> list[str]:
     return [_ANY] + sorted({str(v) for v in counts.index[:limit]})
 
 
-class Inspector(W.VBox):
+class Inspector(StaticFallback, W.VBox):
     """Filter, page and read the frames of a trace.
 
     Traits
