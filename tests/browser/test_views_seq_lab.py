@@ -24,6 +24,25 @@ import mcp_notebook as mn
 
 pytestmark = pytest.mark.browser
 
+# WCAG 2.x contrast of the computed colours of two selectors (alpha composed over the
+# background's own background, up the tree until an opaque one)
+CONTRAST = """([fgSel, bgSel, prop]) => {
+  const parse = (c) => { const m = c.match(/[\\d.]+/g).map(Number); return m.length > 3 ? m : [...m, 1]; };
+  const solid = (el) => { let cs = []; for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor); cs.push(c); if (c[3] >= 1) break; }
+    let out = [255, 255, 255];
+    for (const c of cs.reverse()) out = out.map((v, i) => v * (1 - c[3]) + c[i] * c[3]);
+    return out; };
+  const lum = (rgb) => { const [r, g, b] = rgb.map((v) => { v /= 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const fe = document.querySelector(fgSel), be = document.querySelector(bgSel);
+  const bg = prop === "fill" ? parse(getComputedStyle(be).fill).slice(0, 3) : solid(be);
+  const f = parse(getComputedStyle(fe)[prop || "color"]);
+  const fg = bg.map((v, i) => v * (1 - f[3]) + f[i] * f[3]);
+  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05); }"""
+
 SEQ = """import mcp_notebook as mn
 t = mn.load({path!r})
 d = mn.sequence(t)
@@ -84,6 +103,7 @@ def test_sequence_click_selects_and_links_the_pair(page, lab_server, shots):
 def test_timeline_of_many_sessions(page, lab_server, shots, tmp_path):
     many_sessions(lab_server["root"] / "many.tap.jsonl")
     cells = ["import mcp_notebook as mn\nt = mn.load('many.tap.jsonl')\ntl = mn.timeline(t)\ntl",
+             "mn.sequence(t, max_messages=12)",
              "print('\\n'.join(f'line {i}' for i in range(150)))"]
     rel = write_notebook(lab_server["root"], "many.ipynb", cells)
     assert open_notebook(page, lab_server, rel) == "python3"
@@ -148,6 +168,17 @@ def test_timeline_of_many_sessions(page, lab_server, shots, tmp_path):
     bg = page.evaluate("getComputedStyle(document.querySelector('.mnt')).backgroundColor")
     r, g, b = (int(v) for v in re.findall(r"\d+", bg)[:3])
     assert r + g + b < 200, bg  # a dark background, not a white box
+    ratios = {what: page.evaluate(CONTRAST, sel) for what, sel in {
+        "timeline text": [".mnt-title", ".mnt"],
+        "selected lane mode": [".mnt-btn.mnt-on", ".mnt-btn.mnt-on"],
+        "note": [".mnt-note", ".mnt"],
+        "hint": [".mnt-hint", ".mnt"],
+        "sequence labels": [".mns svg .mns-msg .mns-t", ".mns svg .mns-bg", "fill"],
+        "sequence times": [".mns svg .mns-dim", ".mns svg .mns-bg", "fill"],
+    }.items()}
+    (shots / "contrast-dark.json").write_text(json.dumps(ratios, indent=1))
+    low = {k: round(v, 2) for k, v in ratios.items() if v < 4.5}
+    assert not low, f"below WCAG AA (4.5:1) in the dark theme: {low}"
     page.screenshot(path=str(shots / "timeline-dark-lab.png"))
     page.evaluate("async () => { await window.jupyterapp.commands.execute("
                   "'apputils:change-theme', {theme: 'JupyterLab Light'}); }")
