@@ -6,8 +6,8 @@ without that state, GitHub and nbviewer show the bundle's other entries instead.
 
 - ``text/plain``: one or two lines saying what the widget shows;
 - ``image/svg+xml``: an SVG snapshot of what it draws now;
-- ``text/html``: the same picture inline (so JupyterLab's theme variables apply), and
-  for a container (the explorer) the pictures of its parts, top to bottom.
+- ``text/html`` instead, for a container (the explorer): the pictures of its parts, top
+  to bottom.
 
 A widget says what it draws with ``_static_svg()`` (and ``_static_text()``); a container
 without its own picture shows its children's; an ``ipywidgets.HTML`` shows its (already
@@ -142,13 +142,13 @@ class StaticFallback:
             out["text/plain"] = f"{type(self).__name__} (no summary: {type(exc).__name__}: {exc})"
         try:
             svg = _svg_of(self)
-            html = f'<div class="mn-snapshot">{svg}</div>' if svg else snapshot_html(self)
+            html = "" if svg else snapshot_html(self)
         except Exception as exc:  # noqa: BLE001 - nor must a picture
             out["text/plain"] += f"\n(no static picture: {type(exc).__name__}: {exc})"
             return out
-        if svg:
+        if svg:  # one picture, once: nbconvert draws an SVG inline, GitHub as an image
             out[SVG] = svg
-        if html:
+        elif html:  # a container: its parts' pictures, top to bottom
             out["text/html"] = html
         return out
 

@@ -23,6 +23,7 @@ TICK_COLOR = {"notification": "#3e8e85", "stderr": "#9c8a68", "log": "#b9ae92",
               "invalid": "#8e3b5f", "orphan": "#d2785a", "duplicate": "#c45f8a"}
 SEV_COLOR = {"error": "#c0392b", "warning": "#e08e0b", "info": "#7f8c8d"}
 LABEL_W, AXIS_H, LANE_H, STRIP_H = 190, 24, 30, 40
+STATIC_BINS = 240  # the most bins per lane in a picture
 
 
 def _x(s: object) -> str:
@@ -45,6 +46,23 @@ def _counts(row: dict, nb: int) -> list[int]:
     for b, n in zip(row["idx"], row["n"], strict=True):
         c[b] = n
     return c
+
+
+def _merge(B: dict, k: int) -> dict:
+    """Bins ``k`` at a time (sums), so a binned picture stays small."""
+    nb = -(-B["n"] // k)
+
+    def merged(rows: list) -> list:
+        out = []
+        for row in rows:
+            c = [0] * nb
+            for b, n in enumerate(_counts(row, B["n"])):
+                c[b // k] += n
+            out.append({"lane": row["lane"], "cat": row["cat"], "counts": c})
+        return out
+
+    return {"n": nb, "edges": B["edges"], "spans": merged(B["spans"]),
+            "ticks": merged(B["ticks"]), "viol": merged(B["viol"])}
 
 
 def timeline_svg(v: dict, width: int = 960) -> str:
@@ -116,6 +134,9 @@ def timeline_svg(v: dict, width: int = 960) -> str:
     else:
         B = v.get("bins") or {"n": 1, "edges": [lo, hi], "spans": [], "ticks": [], "viol": []}
         nb, (e0, e1) = B["n"], B["edges"]
+        if nb > STATIC_BINS:  # a picture needs fewer bins than the live canvas: merge them
+            B = _merge(B, -(-nb // STATIC_BINS))
+            nb = B["n"]
         bw = (e1 - e0) / nb
         peak: dict[int, int] = {}
         for row in B["spans"] + B["ticks"]:

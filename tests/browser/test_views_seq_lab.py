@@ -225,11 +225,16 @@ def test_static_export_opened_offline(page, tmp_path, shots):
     out = tmp_path / "static.html"
     out.write_text(body, encoding="utf-8")
     page.goto(out.as_uri())
-    for cls in ("mn-timeline-snapshot", "mn-sequence", "mn-snapshot-table"):
-        page.locator(f"svg.{cls}").first.wait_for(state="visible", timeout=20_000)
-    assert page.locator("svg.mn-timeline-snapshot").count() == 2
-    box = page.locator("svg.mn-sequence").bounding_box()
+    # the timeline's and the diagram's pictures are SVG images, the explorer's parts inline
+    images = page.locator(".jp-RenderedSVG img")
+    images.nth(1).wait_for(state="visible", timeout=20_000)
+    assert images.count() == 2
+    assert page.evaluate("Array.from(document.querySelectorAll('.jp-RenderedSVG img'))"
+                         ".every(i => i.complete && i.naturalWidth > 600)")
+    box = images.nth(1).bounding_box()  # the sequence diagram
     assert box["width"] > 600 and box["height"] > 300
+    for cls in ("mn-timeline-snapshot", "mn-snapshot-table"):
+        page.locator(f"svg.{cls}").first.wait_for(state="visible", timeout=20_000)
     page.screenshot(path=str(shots / "static-export.png"), full_page=True)
     # the default template still asks a CDN for require.js (blocked here): the pictures
     # need nothing from outside
