@@ -293,10 +293,10 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
         v_sev = np.zeros(0, dtype=np.int64)
         v_rule, rules = np.zeros(0, dtype=np.int64), []
 
-    # in flight: +1 at each span start, -1 at each end (open spans never end)
-    closed = ~span_open
-    ev_t = np.concatenate([t0, t1[closed]])
-    ev_d = np.concatenate([np.ones(len(t0), np.int64), -np.ones(int(closed.sum()), np.int64)])
+    # in flight: +1 at each span start, -1 at each end (an unanswered request's end is its
+    # session's last frame: after that nothing is waiting for it in this capture)
+    ev_t = np.concatenate([t0, t1])
+    ev_d = np.concatenate([np.ones(len(t0), np.int64), -np.ones(len(t1), np.int64)])
     order = np.lexsort((ev_d, ev_t))  # ends before starts at equal times
     ev_t, ev_count = ev_t[order], np.cumsum(ev_d[order])
 

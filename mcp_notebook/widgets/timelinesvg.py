@@ -23,7 +23,7 @@ TICK_COLOR = {"notification": "#3e8e85", "stderr": "#9c8a68", "log": "#b9ae92",
               "invalid": "#8e3b5f", "orphan": "#d2785a", "duplicate": "#c45f8a"}
 SEV_COLOR = {"error": "#c0392b", "warning": "#e08e0b", "info": "#7f8c8d"}
 LABEL_W, AXIS_H, LANE_H, STRIP_H = 190, 24, 30, 40
-STATIC_BINS = 240  # the most bins per lane in a picture
+STATIC_BINS = 160  # the most bins per lane in a picture
 
 
 def _x(s: object) -> str:
@@ -72,7 +72,7 @@ def timeline_svg(v: dict, width: int = 960) -> str:
     hi = hi if hi > lo else lo + 1.0
     pw = width - LABEL_W - 12
     legend_y = AXIS_H + max(1, len(lanes)) * LANE_H + STRIP_H + 18
-    height = legend_y + 40
+    height = legend_y + 40 + 18 * 2  # room for a legend of three lines
 
     def X(t: float) -> float:
         return LABEL_W + (t - lo) / (hi - lo) * pw
@@ -138,30 +138,54 @@ def timeline_svg(v: dict, width: int = 960) -> str:
             B = _merge(B, -(-nb // STATIC_BINS))
             nb = B["n"]
         bw = (e1 - e0) / nb
-        peak: dict[int, int] = {}
-        for row in B["spans"] + B["ticks"]:
-            peak[row["lane"]] = max(peak.get(row["lane"], 1), max(_counts(row, nb)))
-        for group, colors, names in ((B["spans"], OUTCOME_COLOR, outcomes),
-                                     (B["ticks"], TICK_COLOR, kinds)):
-            for row in group:
-                c, lane = _counts(row, nb), row["lane"]
-                mx = math.log1p(peak[lane])
-                d = []
-                for b, n in enumerate(c):
-                    if n:
-                        h = max(1.5, math.log1p(n) / mx * (LANE_H - 10))
-                        a = X(e0 + b * bw)
-                        d.append(f"M{a:.1f} {top(lane) + LANE_H - 4 - h:.1f}h"
-                                 f"{max(1.0, X(e0 + (b + 1) * bw) - a - 0.3):.1f}v{h:.1f}"
-                                 f"h-{max(1.0, X(e0 + (b + 1) * bw) - a - 0.3):.1f}z")
-                color = colors.get(names[row["cat"]], "#999")
-                out.append(f'<path d="{"".join(d)}" fill="{color}" fill-opacity="0.85"/>')
+        # per lane, three step areas: answered requests, the others (errors, tool errors,
+        # unanswered, cancelled) over them, and the other frames; log scale per lane
+        groups: dict[tuple[int, int], list[int]] = {}
+        for key, rows in ((0, B["spans"]), (2, B["ticks"])):
+            for row in rows:
+                g = key + (1 if key == 0 and outcomes[row["cat"]] != "result" else 0)
+                acc = groups.setdefault((row["lane"], g), [0] * nb)
+                for b, n in enumerate(_counts(row, nb)):
+                    acc[b] += n
+        fills = {0: OUTCOME_COLOR["result"], 1: OUTCOME_COLOR["error"],
+                 2: TICK_COLOR["notification"]}
+        xs = [round(X(e0 + b * bw)) for b in range(nb + 1)]
+
+        def area(c: list[int], lane: int, g: int, heights: list[float]) -> None:
+            base = top(lane) + (LANE_H - 4 if g < 2 else 9)
+            d = [f"M{xs[0]} {base}"]
+            for b, h in enumerate(heights):
+                d.append(f"V{round(base - h) if c[b] else base}H{xs[b + 1]}")
+            out.append(f'<path d="{"".join(d)}V{base}Z" fill="{fills[g]}" '
+                       'fill-opacity="0.9"/>')
+
+        for lane in sorted({k[0] for k in groups}):
+            ok, bad = groups.get((lane, 0), [0] * nb), groups.get((lane, 1), [0] * nb)
+            total = [a + b for a, b in zip(ok, bad, strict=True)]
+            mx = math.log1p(max(max(total), 1))
+            tall = [max(1.5, math.log1p(n) / mx * (LANE_H - 10)) if n else 0.0 for n in total]
+            if any(total):
+                area(total, lane, 0, tall)
+            if any(bad):  # the share of the bar that did not end in a result
+                area(bad, lane, 1, [max(1.0, hh * b / n) if n else 0.0
+                                    for hh, b, n in zip(tall, bad, total, strict=True)])
+            ticks = groups.get((lane, 2))
+            if ticks:
+                tm = math.log1p(max(max(ticks), 1))
+                area(ticks, lane, 2, [max(1.0, math.log1p(n) / tm * 5) for n in ticks])
         marks = [(e0 + (b + 0.5) * bw, row["lane"], row["cat"]) for row in B["viol"]
                  for b, n in enumerate(_counts(row, nb)) if n]
-    for t, lane, sev in marks[:3000]:
-        x, y = X(t), top(lane) + 1
-        out.append(f'<path d="M{x - 4.5:.1f} {y}h9l-4.5 7z" '
-                   f'fill="{SEV_COLOR.get(sevs[sev], "#c0392b")}"/>')
+    # one marker per lane and pixel column (the most severe), one path per severity
+    best: dict[tuple[int, int], tuple[int, float]] = {}
+    for t, lane, sev in marks:
+        key = (lane, round(X(t) / 6))
+        if key not in best or sev < best[key][0]:
+            best[key] = (sev, t)
+    paths: dict[int, list[str]] = {}
+    for (lane, _), (sev, t) in best.items():
+        paths.setdefault(sev, []).append(f"M{X(t) - 4.5:.0f} {top(lane) + 1}h9l-4.5 7z")
+    for sev, d in sorted(paths.items(), reverse=True):
+        out.append(f'<path d="{"".join(d)}" fill="{SEV_COLOR.get(sevs[sev], "#c0392b")}"/>')
     f = v.get("inflight") or {}
     counts = f.get("max") or []
     if counts:
@@ -181,12 +205,15 @@ def timeline_svg(v: dict, width: int = 960) -> str:
              + [(TICK_COLOR.get(kinds[i], "#999"), kinds[i]) for i in present.get("tick_kinds", [])]
              + [(SEV_COLOR.get(sevs[i], "#999"), f"{sevs[i]} violation")
                 for i in present.get("severities", [])])
-    x = 8
+    x, y = 8, legend_y
     for color, label in items:
-        out.append(f'<rect x="{x}" y="{legend_y - 9}" width="12" height="9" rx="2" '
-                   f'fill="{color}"/><text class="mnts-t" x="{x + 16}" y="{legend_y}">'
+        w = 26 + 7 * len(label)
+        if x + w > width - 8:  # wrap the legend
+            x, y = 8, y + 18
+        out.append(f'<rect x="{x}" y="{y - 9}" width="12" height="9" rx="2" '
+                   f'fill="{color}"/><text class="mnts-t" x="{x + 16}" y="{y}">'
                    f'{_x(label)}</text>')
-        x += 26 + 7 * len(label)
-    out.append(f'<text class="mnts-t mnts-dim" x="8" y="{legend_y + 22}">'
+        x += w
+    out.append(f'<text class="mnts-t mnts-dim" x="8" y="{y + 22}">'
                f'{_x(v.get("note", ""))}</text></svg>')
     return "".join(out)

@@ -131,6 +131,7 @@ def test_static_picture_of_a_binned_view():
     root = ET.fromstring(tl._static_svg())
     paths = list(root.iter("{http://www.w3.org/2000/svg}path"))
     assert paths and "bins per lane" in tl._static_text()
-    assert tl.view["bins"]["n"] > 240
-    # the picture merges bins: at most 240 boxes per lane and category
-    assert max(p.get("d").count("z") for p in paths) <= 240
+    assert tl.view["bins"]["n"] > 160
+    # the picture merges bins: one step area per lane and group, at most 160 steps
+    assert max(p.get("d").count("H") for p in paths) <= 160
+    assert len(paths) <= 3 * len(tl.view["lanes"]) + len(tl.view["bins"]["viol"]) * 160
