@@ -178,9 +178,9 @@ def timeline_svg(v: dict, width: int = 960) -> str:
     # one marker per lane and pixel column (the most severe), one path per severity
     best: dict[tuple[int, int], tuple[int, float]] = {}
     for t, lane, sev in marks:
-        key = (lane, round(X(t) / 6))
-        if key not in best or sev < best[key][0]:
-            best[key] = (sev, t)
+        cell = (lane, round(X(t) / 6))
+        if cell not in best or sev < best[cell][0]:
+            best[cell] = (sev, t)
     paths: dict[int, list[str]] = {}
     for (lane, _), (sev, t) in best.items():
         paths.setdefault(sev, []).append(f"M{X(t) - 4.5:.0f} {top(lane) + 1}h9l-4.5 7z")
