@@ -122,11 +122,14 @@ def measure(page, lab: dict, path: Path, runs: int) -> dict:
     res["sequence_first_paint_ms"] = seq_paint
 
     # zoom round trips: Ctrl+wheel, then wait for Python's new view to be drawn
+    page.evaluate("document.querySelector('.mnt-canvas').scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
     box = page.locator(".mnt-canvas").bounding_box()
     page.mouse.move(box["x"] + box["width"] * 0.55, box["y"] + 40)
-    page.evaluate("""() => { window.__views = 0; const n = document.querySelector('.mnt-note');
+    # a view from Python counts up data-views on the timeline's root once drawn
+    page.evaluate("""() => { window.__views = 0; const n = document.querySelector('.mnt');
       new MutationObserver(() => { window.__views++; window.__tv = performance.now(); })
-        .observe(n, {childList: true, characterData: true, subtree: true}); }""")
+        .observe(n, {attributes: true, attributeFilter: ['data-views']}); }""")
     zoom = []
     for i in range(runs * 2):
         before = page.evaluate("window.__views")

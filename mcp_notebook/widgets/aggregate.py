@@ -230,10 +230,11 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     span_method, tick_method = rank[span_u], rank[tick_u]
 
     # lanes
+    # sessions in order of their first frame (a hash pass, no sort of a million codes)
+    seen = pd.unique(s_all).astype(np.int64)
     first = np.full(ns, n, dtype=np.int64)
-    u_s, u_i = np.unique(s_all, return_index=True)
-    first[u_s] = u_i
-    s_order = [int(k) for k in np.argsort(first, kind="stable") if first[k] < n and k < ns - 1]
+    first[seen] = np.arange(len(seen))  # the rank of first appearance
+    s_order = [int(k) for k in seen if k < ns - 1]
     s_rank = np.full(ns, -1, dtype=np.int64)
     s_rank[s_order] = np.arange(len(s_order))
     sessions = [clip_label(str(s_cats[k])) for k in s_order]
@@ -247,7 +248,8 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
             r_codes[span_idx]]
         span_key = s_all[sp_req] * 3 + span_d
         tick_key = s_all[tick_pos] * 3 + tick_d
-        found = np.unique(np.concatenate([span_key, tick_key]))
+        found = np.flatnonzero(np.bincount(span_key, minlength=ns * 3)
+                               + np.bincount(tick_key, minlength=ns * 3))
         uniq: list[int] = sorted(found.tolist(), key=lambda k: (first[k // 3], k % 3))
         # room for " · server → client" after the session's name
         names = [clip_label(str(c), LABEL_MAX - 20) for c in s_cats] + [""]
@@ -336,6 +338,11 @@ def inflight_max(ev_t: np.ndarray, ev_count: np.ndarray, edges: np.ndarray) -> n
     return np.maximum(out, 0)
 
 
+def _present(codes: np.ndarray, k: int) -> list[int]:
+    """The codes (0 .. k-1) that occur: a count per code, no sort of the visible items."""
+    return np.flatnonzero(np.bincount(codes[codes >= 0], minlength=k)).tolist()
+
+
 def _r(a: np.ndarray) -> list:
     return np.round(a.astype(float), 6).tolist()
 
@@ -388,9 +395,9 @@ def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: i
         "lane_collapsed": lm.collapsed,
         "sessions": p.sessions,
         "hidden": sorted(int(h) for h in hidden),
-        "present": {"outcomes": np.unique(p.span_outcome[s_vis]).tolist(),
-                    "tick_kinds": np.unique(p.tick_kind[t_vis]).tolist(),
-                    "severities": np.unique(p.viol_sev[v_vis]).tolist()},
+        "present": {"outcomes": _present(p.span_outcome[s_vis], len(OUTCOMES)),
+                    "tick_kinds": _present(p.tick_kind[t_vis], len(TICK_KINDS)),
+                    "severities": _present(p.viol_sev[v_vis], len(SEVERITIES))},
         "outcomes": OUTCOMES,
         "tick_kinds": TICK_KINDS,
         "severities": SEVERITIES,

@@ -59,19 +59,21 @@ class Timeline(StaticFallback, anywidget.AnyWidget):
     hidden = traitlets.List(traitlets.Int()).tag(sync=True)
     collapsed = traitlets.List(traitlets.Int()).tag(sync=True)
     max_items = traitlets.Int(4000)
-    last_payload_bytes = traitlets.Int(0)
 
     def __init__(self, trace: Any, *, lane_by: str = "direction", **kwargs: Any) -> None:
         self._trace = trace
         self._prepared: dict[str, Prepared] = {}
         self._syncing = False
+        self._ready = False  # one first view, not one per trait set below
         super().__init__(lane_by=lane_by, **kwargs)
         p = self.prepared
         if len(p.sessions) > COLLAPSE_ABOVE:
             self.collapsed = list(range(len(p.sessions)))
         e0, e1 = p.extent
         pad = max((e1 - e0) * 0.02, 1.0 if p.axis == "seq" else 1e-3)
-        self.window = [e0 - pad, e1 + pad]  # triggers the first view
+        self.window = [e0 - pad, e1 + pad]
+        self._ready = True
+        self.refresh()
 
     # -- data ---------------------------------------------------------------
     @property
@@ -86,8 +88,12 @@ class Timeline(StaticFallback, anywidget.AnyWidget):
         lo, hi = (self.window + [None, None])[:2] if len(self.window) == 2 else (None, None)
         payload = view(self.prepared, lo, hi, width=self.width, max_items=self.max_items,
                        hidden=self.hidden, collapsed=self.collapsed)
-        self.last_payload_bytes = len(json.dumps(payload))
         self.view = payload
+
+    @property
+    def last_payload_bytes(self) -> int:
+        """The size of the last view sent, as JSON (measured when asked, not per update)."""
+        return len(json.dumps(self.view))
 
     @traitlets.validate("lane_by")
     def _check_lane_by(self, proposal: Any) -> str:
@@ -97,7 +103,8 @@ class Timeline(StaticFallback, anywidget.AnyWidget):
 
     @traitlets.observe("window", "width", "lane_by", "max_items", "hidden", "collapsed")
     def _on_window(self, change: Any) -> None:
-        self.refresh()
+        if self._ready:
+            self.refresh()
 
     def show_sessions(self, *names: str) -> Timeline:
         """Show only these sessions (by name; none: all of them), as the picker does."""

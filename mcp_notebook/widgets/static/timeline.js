@@ -116,7 +116,7 @@ function render({ model, el: host }) {
     : (data.window || [0, 1]).slice();
   let drag = null;      // {x0, t0, mode: "pan"|"brush", moved, win0}
   let brushLive = null; // [a, b] while dragging
-  let pushTimer = null, widthTimer = null;
+  let pushTimer = null, widthTimer = null, lastPush = -Infinity;
   let geom = null;      // last layout, for hit tests
   let placed = null;    // per-span sub-row and lane index (items mode)
 
@@ -496,9 +496,12 @@ function render({ model, el: host }) {
     lo = Math.max(lo, e0 - full * 0.25); lo = Math.min(lo, e1 + full * 0.25 - span);
     win = [lo, lo + span];
     draw();
-    if (push) {
+    if (push) {  // the first change goes to Python at once, the rest of a burst after it
+      const send = () => { model.set("window", win.slice()); model.save_changes(); };
+      const now = performance.now();
       clearTimeout(pushTimer);
-      pushTimer = setTimeout(() => { model.set("window", win.slice()); model.save_changes(); }, 90);
+      if (now - lastPush > 120) { lastPush = now; send(); }
+      else pushTimer = setTimeout(() => { lastPush = performance.now(); send(); }, 60);
     }
   }
 
@@ -593,7 +596,10 @@ function render({ model, el: host }) {
   clearSel.addEventListener("click", () => { model.set("brush", []); model.save_changes(); draw(); });
 
   // a new view (zoom, pan, sessions) hides the tooltip: what it described may have moved
-  const onView = () => { data = model.get("view") || {}; tip.style.display = "none"; buildLegend(); buildPicker(); draw(); };
+  const onView = () => {
+    data = model.get("view") || {}; tip.style.display = "none"; buildLegend(); buildPicker(); draw();
+    root.dataset.views = String((+root.dataset.views || 0) + 1);  // views drawn (read by tests)
+  };
   const onWindow = () => {
     const w = model.get("window") || [];
     if (w.length === 2 && (w[0] !== win[0] || w[1] !== win[1])) { win = w.slice(); draw(); }
