@@ -108,12 +108,12 @@ def snapshot_html(widget: Any, depth: int = 0) -> str:
 
 def _default_text(widget: Any) -> str:
     trace = getattr(widget, "_trace", None) or getattr(widget, "trace", None)
-    name = type(widget).__name__.lower()
+    name = type(widget).__name__
     if trace is None or not hasattr(trace, "frames"):
-        return f"mcp_notebook {name}"
+        return f"{name} (mcp_notebook)"
     f, v = trace.frames, trace.violations
     sessions = int(f["session"].nunique())
-    return (f"mcp_notebook {name}: {len(f):,} frames, {len(trace.pairs):,} pairs, "
+    return (f"{name} (mcp_notebook): {len(f):,} frames, {len(trace.pairs):,} pairs, "
             f"{sessions:,} session{'s' if sessions != 1 else ''}, "
             f"{len(v):,} violation{'s' if len(v) != 1 else ''}")
 
