@@ -277,8 +277,9 @@ def sequence(trace: Any, session: Any = None, *, start: Any = None, end: Any = N
     Parameters
     ----------
     trace
-        A loaded trace, or a timeline (``mn.timeline(t)``): then the frames its brush
-        selected (all when nothing is brushed).
+        A loaded trace, or a timeline (``mn.timeline(t)``) or an explorer
+        (``mn.explore(t)``): then the frames the timeline's brush selected (all when
+        nothing is brushed).
     session
         The session to draw (default: the only one, or the first).
     start, end
@@ -301,6 +302,8 @@ def sequence(trace: Any, session: Any = None, *, start: Any = None, end: Any = N
     >>> d.svg.startswith("<svg") and "notifications/progress" in d.svg
     True
     """
+    if hasattr(trace, "timeline") and hasattr(trace, "trace"):  # an explorer: its timeline
+        trace = trace.timeline
     if hasattr(trace, "range_mask") and hasattr(trace, "_trace"):
         tl = trace
         trace = tl._trace

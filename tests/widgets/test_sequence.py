@@ -161,6 +161,9 @@ def test_the_brushed_range_of_a_timeline(cancel_trace):
     want = cancel_trace.frames.loc[tl.range_mask(), "seq"].tolist()
     assert d.frames["seq"].tolist() == want and 0 < len(want) < len(cancel_trace.frames)
     assert "selected range" in d.title
+    ex = mn.explore(cancel_trace)
+    ex.timeline.brush = [float(x[5]), float(x[12])]
+    assert sequence(ex).frames["seq"].tolist() == want  # an explorer: its timeline's brush
 
 
 def test_a_long_trace_is_cut_and_says_so(cancel_trace):
