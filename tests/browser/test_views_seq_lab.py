@@ -196,6 +196,19 @@ def test_views_in_notebook7(page, lab_server, shots):
     page.locator(".mnt-canvas").wait_for(state="visible", timeout=60_000)
     marks = page.locator(".mns svg .mns-viol").count()
     assert str(marks) == kernel_exec(page, "print(t.violations['seq'].nunique())").strip()
+    # hovering a violation marker on the timeline names its rule (it wins over the tick)
+    page.locator(".mnt-canvas").scroll_into_view_if_needed()
+    page.wait_for_function("() => (document.querySelector('.mnt-canvas').mntBoxes || [])"
+                           ".some(b => b[0] === 'viol')", timeout=20_000)
+    seq, x, y = page.evaluate("""() => { const c = document.querySelector('.mnt-canvas'),
+        r = c.getBoundingClientRect(), b = c.mntBoxes.find(b => b[0] === 'viol');
+        return [b[1], r.left + b[2] + b[4] / 2, r.top + b[3] + 2]; }""")
+    page.mouse.move(x, y)
+    tip = page.locator(".mnt-tip")
+    tip.wait_for(state="visible", timeout=5_000)
+    rules = kernel_exec(page, f"print(*t.violations.query('seq == {seq}')['rule'])").split()
+    assert rules and any(r in tip.inner_text() for r in rules), tip.inner_text()
+    page.locator(".mnt").screenshot(path=str(shots / "timeline-marker-tooltip-nb7.png"))
     page.screenshot(path=str(shots / "notebook7.png"), full_page=True)
     # Notebook 7 logs two errors of its own on start ("reading 'schema'", a plugin
     # "already registered"); none may come from these views

@@ -66,7 +66,10 @@ function fmtTick(t, step, axis) {
   if (axis === "seq") return "#" + Math.round(t);
   const sign = t < 0 ? "−" : "+", a = Math.abs(t);
   const d = Math.min(6, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)));
-  if (a < 60 && step < 1) return sign + (step < 1e-3 ? +(a * 1e3).toFixed(Math.max(0, d - 3)) + " ms" : a.toFixed(d) + " s");
+  if (a === 0) return "0";
+  // under a second in ms ("+50 ms", "+2.5 ms"), past it in s with the step's precision
+  if (a < 1 && step < 1) return sign + +(a * 1e3).toFixed(Math.max(0, d - 3)) + " ms";
+  if (a < 60 && step < 1) return sign + a.toFixed(d) + " s";
   if (a < 60) return sign + a.toFixed(0) + " s";
   // past a minute: "+1 h 23 min", "+5 min 20 s" (never "+1:23:20")
   const h = Math.floor(a / 3600), m = Math.floor((a - h * 3600) / 60), sec = a - h * 3600 - m * 60;
@@ -235,6 +238,7 @@ function render({ model, el: host }) {
   }
 
   function draw() {
+    const started = performance.now();
     const th = theme();
     const W = Math.max(320, plot.clientWidth || 900);
     const lanes = data.lanes || [];
@@ -296,6 +300,7 @@ function render({ model, el: host }) {
     }
     ctx.restore();
     updateChrome();
+    root.dataset.drawMs = (performance.now() - started).toFixed(1);  // read by the benchmark
   }
 
   function drawItems(ctx, X, laneTop, sel) {
@@ -334,9 +339,12 @@ function render({ model, el: host }) {
       boxes.push(["tick", k.seq[i], x - 2, laneTop(l) + 5, 4, LANE_H - 10]);
       if (sel !== null && k.seq[i] === sel) selBox = [x - 4, laneTop(l) + 2, 8, LANE_H - 4];
     }
-    canvas.mntBoxes = boxes;
     ctx.lineWidth = 1;
-    for (let i = 0; i < v.t.length; i++) tri(ctx, X(v.t[i]), laneTop(v.lane[i]) + 1, SEV_COLOR[data.severities[v.sev[i]]]);
+    for (let i = 0; i < v.t.length; i++) {
+      tri(ctx, X(v.t[i]), laneTop(v.lane[i]) + 1, SEV_COLOR[data.severities[v.sev[i]]]);
+      boxes.push(["viol", v.seq[i], X(v.t[i]) - 4.5, laneTop(v.lane[i]) + 1, 9, 7]);
+    }
+    canvas.mntBoxes = boxes;
     if (selBox) {
       ctx.strokeStyle = theme().fg; ctx.lineWidth = 2;
       ctx.strokeRect(selBox[0] - 1.5, selBox[1] - 0.5, selBox[2] + 3, selBox[3] + 1);
@@ -495,14 +503,15 @@ function render({ model, el: host }) {
     let span = Math.min(Math.max(hi - lo, minSpan), full * 1.5);
     lo = Math.max(lo, e0 - full * 0.25); lo = Math.min(lo, e1 + full * 0.25 - span);
     win = [lo, lo + span];
-    draw();
-    if (push) {  // the first change goes to Python at once, the rest of a burst after it
+    if (push) {  // the first change goes to Python at once (before the local redraw), the
+      // rest of a burst after it
       const send = () => { model.set("window", win.slice()); model.save_changes(); };
       const now = performance.now();
       clearTimeout(pushTimer);
       if (now - lastPush > 120) { lastPush = now; send(); }
       else pushTimer = setTimeout(() => { lastPush = performance.now(); send(); }, 60);
     }
+    draw();
   }
 
   function fit() {
