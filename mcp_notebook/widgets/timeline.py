@@ -26,6 +26,8 @@ _STATIC = Path(__file__).parent / "static"
 
 #: above this many sessions the timeline starts with each session's lanes collapsed
 COLLAPSE_ABOVE = 6
+#: and shows this many sessions at first (a stateless HTTP capture has one per POST)
+SHOW_FIRST = 40
 
 
 class Timeline(StaticFallback, anywidget.AnyWidget):
@@ -43,7 +45,7 @@ class Timeline(StaticFallback, anywidget.AnyWidget):
     hidden, collapsed
         Session indexes (into ``prepared.sessions``) left out by the session picker, and
         drawn as one lane (a click on a session's lane label toggles it). A trace of more
-        than six sessions starts collapsed.
+        than six sessions starts collapsed, and of more than forty shows its first forty.
     """
 
     _esm = _STATIC / "timeline.js"
@@ -69,6 +71,8 @@ class Timeline(StaticFallback, anywidget.AnyWidget):
         p = self.prepared
         if len(p.sessions) > COLLAPSE_ABOVE:
             self.collapsed = list(range(len(p.sessions)))
+        if len(p.sessions) > SHOW_FIRST:
+            self.hidden = list(range(SHOW_FIRST, len(p.sessions)))
         e0, e1 = p.extent
         pad = max((e1 - e0) * 0.02, 1.0 if p.axis == "seq" else 1e-3)
         self.window = [e0 - pad, e1 + pad]

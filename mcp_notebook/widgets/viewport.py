@@ -77,7 +77,10 @@ def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: i
     s_vis = np.flatnonzero((p.span_t0 <= hi) & (p.span_t1 >= lo))
     t_vis = np.flatnonzero((p.tick_t >= lo) & (p.tick_t <= hi))
     v_vis = np.flatnonzero((p.viol_t >= lo) & (p.viol_t <= hi))
+    hidden = sorted(set(int(h) for h in hidden))
     lm = lane_map(p.lanes, p.lane_session, p.sessions, hidden, collapsed)
+    shown = (f" · {_fmt(len(p.sessions) - len(hidden))} of {_fmt(len(p.sessions))} sessions "
+             "shown (pick others under “sessions”)" if hidden else "")
     sl, kl, vl = lm.lut[p.span_lane[s_vis]], lm.lut[p.tick_lane[t_vis]], lm.lut[p.viol_lane[v_vis]]
     s_vis, t_vis, v_vis = s_vis[sl >= 0], t_vis[kl >= 0], v_vis[vl >= 0]
     sl, kl, vl = sl[sl >= 0], kl[kl >= 0], vl[vl >= 0]
@@ -92,7 +95,7 @@ def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: i
         "lane_session": lm.session,
         "lane_collapsed": lm.collapsed,
         "sessions": p.sessions,
-        "hidden": sorted(int(h) for h in hidden),
+        "hidden": hidden,
         "present": {"outcomes": _present(p.span_outcome[s_vis], len(OUTCOMES)),
                     "tick_kinds": _present(p.tick_kind[t_vis], len(TICK_KINDS)),
                     "severities": _present(p.viol_sev[v_vis], len(SEVERITIES))},
@@ -132,7 +135,7 @@ def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: i
                        "sev": p.viol_sev[v_vis].tolist(), "seq": p.viol_seq[v_vis].tolist(),
                        "rule": [p.rules[c] if c >= 0 else "" for c in p.viol_rule[v_vis].tolist()]}
         out["note"] = (f"showing all {_fmt(len(s_vis))} requests and {_fmt(len(t_vis))} other "
-                       f"frames in view (of {_fmt(p.n_frames)} frames)")
+                       f"frames in view (of {_fmt(p.n_frames)} frames)") + shown
         return out
 
     nl = max(len(lm.labels), 1)
@@ -164,5 +167,6 @@ def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: i
         "viol": grid(vl, p.viol_sev[v_vis], len(SEVERITIES), p.viol_t[v_vis]),
     }
     out["note"] = (f"showing {_fmt(len(s_vis))} requests and {_fmt(len(t_vis))} other frames "
-                   f"(of {_fmt(p.n_frames)}) as {nb:,} bins per lane; zoom in to see each one")
+                   f"(of {_fmt(p.n_frames)}) as {nb:,} bins per lane; zoom in to see each one"
+                   ) + shown
     return out

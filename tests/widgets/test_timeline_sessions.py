@@ -10,7 +10,7 @@ import pytest
 
 import mcp_notebook as mn
 from mcp_notebook.widgets.aggregate import OUTCOMES, prepare, view
-from mcp_notebook.widgets.timeline import COLLAPSE_ABOVE
+from mcp_notebook.widgets.timeline import COLLAPSE_ABOVE, SHOW_FIRST
 
 
 def tap(path, sessions: dict[str, float], *, open_in: str | None = None):
@@ -84,6 +84,16 @@ def test_many_sessions_start_collapsed_and_the_picker_filters(tmp_path):
         tl.show_sessions("zz")
     tl.collapsed = []  # what "expand all" sends
     assert len(tl.view["lanes"]) == 2 * len(names)
+
+
+def test_a_session_per_request_shows_the_first_sessions_and_says_so(tmp_path):
+    names = {f"post-{i:03d}": 0.5 for i in range(SHOW_FIRST + 25)}
+    t = tap(tmp_path / "stateless.tap.jsonl", names)
+    tl = mn.timeline(t)
+    assert len(tl.view["lanes"]) == SHOW_FIRST  # not 65 lanes, nor 130
+    assert f"{SHOW_FIRST} of {SHOW_FIRST + 25} sessions shown" in tl.view["note"]
+    tl.show_sessions()
+    assert len(tl.view["lanes"]) == SHOW_FIRST + 25 and "sessions shown" not in tl.view["note"]
 
 
 def test_the_legend_lists_only_what_is_on_screen():
