@@ -42,6 +42,7 @@ __all__ = [
     "timeline",
     "inspect",
     "explore",
+    "sequence",
     "teach",
 ]
 
@@ -60,6 +61,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "timeline": ("widgets", "timeline"),
     "inspect": ("widgets", "inspect"),
     "explore": ("widgets", "explore"),
+    "sequence": ("widgets", "sequence"),
     "teach": ("teach", None),
     "datasets": ("bundled", "datasets"),
 }

@@ -8,7 +8,8 @@ import pytest
 
 MODULES = ["mcp_notebook", "mcp_notebook.protocol.envelope", "mcp_notebook.protocol.versions",
            "mcp_notebook.protocol.rules", "mcp_notebook.trace", "mcp_notebook.teach",
-           "mcp_notebook.teach.show"]
+           "mcp_notebook.teach.show", "mcp_notebook.widgets.units",
+           "mcp_notebook.widgets.lanes", "mcp_notebook.widgets.sequence"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -10,7 +10,8 @@ from .filters import FilterError, apply_filter
 from .fleet import FleetView, fleet
 from .frametable import frame_table
 from .inspector import Inspector, inspect
+from .sequence import Sequence, sequence
 from .timeline import Timeline, timeline
 
-__all__ = ["Explorer", "FilterError", "FleetView", "Inspector", "Timeline", "apply_filter",
-           "explore", "fleet", "frame_table", "inspect", "timeline"]
+__all__ = ["Explorer", "FilterError", "FleetView", "Inspector", "Sequence", "Timeline", "apply_filter",
+           "explore", "fleet", "frame_table", "inspect", "sequence", "timeline"]

@@ -1,10 +1,9 @@
 """Timeline geometry: spans, ticks and lanes from a trace, and the visible-window payload.
 
 Pure functions over the trace's DataFrames (no widgets, no kernel). :func:`prepare` turns
-``frames`` / ``pairs`` / ``violations`` into flat numpy arrays once; :func:`view` cuts
-the visible window out of them at the view's resolution and returns the small JSON
-payload the browser draws. When too many items are visible it sends per-lane bins
-instead, so a 1,000,000-frame trace never ships more than a few hundred KB per update.
+``frames`` / ``pairs`` / ``violations`` into flat numpy arrays once; :func:`view` (in
+:mod:`.viewport`, re-exported here) cuts the visible window out of them at the view's
+resolution into the small JSON payload the browser draws.
 """
 
 from __future__ import annotations
@@ -61,10 +60,12 @@ class Prepared:
     extent: tuple[float, float]
     lanes: list[str]
     methods: list[str]
+    sessions: list[str]  # names (clipped), in order of first frame
+    lane_session: np.ndarray  # per lane: its session's index in ``sessions``, -1 for none
     n_frames: int
     span_t0: np.ndarray
     span_t1: np.ndarray
-    span_open: np.ndarray  # bool: no response (drawn to the end of the trace)
+    span_open: np.ndarray  # bool: no response (drawn to the end of its session)
     span_lane: np.ndarray
     span_outcome: np.ndarray
     span_seq: np.ndarray  # request seq
@@ -79,6 +80,8 @@ class Prepared:
     viol_lane: np.ndarray
     viol_sev: np.ndarray
     viol_seq: np.ndarray
+    viol_rule: np.ndarray  # codes into ``rules``
+    rules: list[str]
     ev_t: np.ndarray  # in-flight events, sorted
     ev_count: np.ndarray  # requests in flight just after each event
     frame_x: np.ndarray  # axis position of every frame (by position)
@@ -162,6 +165,14 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     x, axis, origin = time_axis(frames)
     extent = (float(x.min()), float(x.max())) if n else (0.0, 1.0)
 
+    # sessions, in order of their first frame; each ends at its last frame
+    s_codes, s_cats = _factor(frames["session"])
+    ns = len(s_cats) + 1  # the last session slot is "no session"
+    s_all = np.where(s_codes < 0, ns - 1, s_codes)
+    session_end = np.full(ns, extent[0])
+    if n:
+        np.maximum.at(session_end, s_all, x)
+
     # spans: requests that have a request frame and are not orphans / duplicates
     oc_codes, oc_cats = _factor(pairs["outcome"])
     is_bad = _lut(oc_cats, {"orphan": 1, "duplicate": 1}, 0)[oc_codes] == 1
@@ -174,8 +185,10 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     sp_resp = positions(frame_seq, resp_seq[span_idx])
     sp_cancel = positions(frame_seq, _seq_col(pairs, "cancel_seq")[span_idx])
     t0 = x[sp_req] if n else np.zeros(0)
+    # an unanswered request is in flight until its session's last frame, not the trace's
+    open_end = session_end[s_all[sp_req]] if n else np.zeros(0)
     t1 = np.where(sp_resp >= 0, x[np.maximum(sp_resp, 0)] if n else 0.0,
-                  np.where(sp_cancel >= 0, x[np.maximum(sp_cancel, 0)] if n else 0.0, extent[1]))
+                  np.where(sp_cancel >= 0, x[np.maximum(sp_cancel, 0)] if n else 0.0, open_end))
     t1 = np.maximum(t1, t0)
     span_open = (sp_resp < 0) & (sp_cancel < 0)
     span_outcome = _lut(oc_cats, {o: i for i, o in enumerate(OUTCOMES)},
@@ -213,8 +226,15 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     span_method, tick_method = rank[span_u], rank[tick_u]
 
     # lanes
+    # sessions in order of their first frame (a hash pass, no sort of a million codes)
+    seen = pd.unique(s_all).astype(np.int64)
+    first = np.full(ns, n, dtype=np.int64)
+    first[seen] = np.arange(len(seen))  # the rank of first appearance
+    s_order = [int(k) for k in seen if k < ns - 1]
+    s_rank = np.full(ns, -1, dtype=np.int64)
+    s_rank[s_order] = np.arange(len(s_order))
+    sessions = [clip_label(str(s_cats[k])) for k in s_order]
     if lane_by == "direction":
-        s_codes, s_cats = _factor(frames["session"])
         d_codes, d_cats = _factor(frames["direction"])
         tick_d = _lut(d_cats, {"c2s": 0, "s2c": 1}, 2)[d_codes[tick_pos]]
         flip = np.isin(tick_kind, [_ORPHAN, _DUP]) & (tick_d < 2)  # the would-be requester
@@ -222,14 +242,10 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
         r_codes, r_cats = _factor(pairs["requester"])
         span_d = _lut(r_cats, {"c2s": 0, "client": 0, "s2c": 1, "server": 1}, 0)[
             r_codes[span_idx]]
-        ns = len(s_cats) + 1  # the last session slot is "no session"
-        s_all = np.where(s_codes < 0, ns - 1, s_codes)
         span_key = s_all[sp_req] * 3 + span_d
         tick_key = s_all[tick_pos] * 3 + tick_d
-        found = np.unique(np.concatenate([span_key, tick_key]))
-        first = np.full(ns, n, dtype=np.int64)
-        u_s, u_i = np.unique(s_all, return_index=True)
-        first[u_s] = u_i
+        found = np.flatnonzero(np.bincount(span_key, minlength=ns * 3)
+                               + np.bincount(tick_key, minlength=ns * 3))
         uniq: list[int] = sorted(found.tolist(), key=lambda k: (first[k // 3], k % 3))
         # room for " · server → client" after the session's name
         names = [clip_label(str(c), LABEL_MAX - 20) for c in s_cats] + [""]
@@ -240,6 +256,8 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
         lane_of = np.full(ns * 3, -1, dtype=np.int64)
         lane_of[uniq] = np.arange(len(uniq))
         span_lane, tick_lane = lane_of[span_key], lane_of[tick_key]
+        lane_session = s_rank[np.asarray(uniq, dtype=np.int64) // 3] if uniq else \
+            np.zeros(0, dtype=np.int64)
     else:
         top = methods[:_MAX_METHOD_LANES]
         rest = len(methods) > len(top)
@@ -255,6 +273,7 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
             return np.where(codes < 0, log_lane, out).astype(np.int64)
 
         span_lane, tick_lane = lane_for(span_method), lane_for(tick_method)
+        lane_session = np.full(len(lanes), -1, dtype=np.int64)
 
     # violations sit on the lane where their frame is drawn
     frame_lane = np.full(n, -1, dtype=np.int64)
@@ -266,19 +285,23 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     if len(viol):
         sv_codes, sv_cats = _factor(viol["severity"])
         v_sev = _lut(sv_cats, {k: i for i, k in enumerate(SEVERITIES)}, 2)[sv_codes][v_ok]
+        ru_codes, rules = _factor(viol["rule"])
+        v_rule = ru_codes[v_ok]
     else:
         v_sev = np.zeros(0, dtype=np.int64)
+        v_rule, rules = np.zeros(0, dtype=np.int64), []
 
-    # in flight: +1 at each span start, -1 at each end (open spans never end)
-    closed = ~span_open
-    ev_t = np.concatenate([t0, t1[closed]])
-    ev_d = np.concatenate([np.ones(len(t0), np.int64), -np.ones(int(closed.sum()), np.int64)])
+    # in flight: +1 at each span start, -1 at each end (an unanswered request's end is its
+    # session's last frame: after that nothing is waiting for it in this capture)
+    ev_t = np.concatenate([t0, t1])
+    ev_d = np.concatenate([np.ones(len(t0), np.int64), -np.ones(len(t1), np.int64)])
     order = np.lexsort((ev_d, ev_t))  # ends before starts at equal times
     ev_t, ev_count = ev_t[order], np.cumsum(ev_d[order])
 
     i64 = np.int64
     return Prepared(
         axis=axis, origin=origin, extent=extent, lanes=lanes, methods=methods, n_frames=n,
+        sessions=sessions, lane_session=np.asarray(lane_session, dtype=np.int64),
         span_t0=t0, span_t1=t1, span_open=span_open, span_lane=span_lane,
         span_outcome=np.asarray(span_outcome, dtype=i64),
         span_seq=frame_seq[sp_req] if n else np.zeros(0, i64),
@@ -289,135 +312,10 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
         tick_method=tick_method,
         viol_t=x[v_pos[v_ok]] if n else np.zeros(0), viol_lane=frame_lane[v_pos[v_ok]],
         viol_sev=np.asarray(v_sev, dtype=i64), viol_seq=frame_seq[v_pos[v_ok]],
+        viol_rule=np.asarray(v_rule, dtype=np.int64), rules=[clip_label(r) for r in rules],
         ev_t=ev_t, ev_count=ev_count, frame_x=x, frame_seq=frame_seq,
     )
 
 
-def inflight_max(ev_t: np.ndarray, ev_count: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """Most requests in flight at once within each bin ``[edges[i], edges[i+1])``."""
-    nb = len(edges) - 1
-    if nb <= 0:
-        return np.zeros(0, dtype=np.int64)
-    start = np.searchsorted(ev_t, edges[:-1], side="right")  # events at the edge: in carry
-    stop = np.maximum(np.searchsorted(ev_t, edges[1:], side="left"), start)
-    carry = np.where(start > 0, ev_count[np.maximum(start - 1, 0)], 0) if len(ev_t) else \
-        np.zeros(nb, dtype=np.int64)
-    out = np.asarray(carry, dtype=np.int64).copy()
-    nonempty = stop > start
-    if nonempty.any() and len(ev_t):
-        inner = np.maximum.reduceat(ev_count, np.minimum(start, len(ev_t) - 1))
-        out[nonempty] = np.maximum(out[nonempty], inner[nonempty])
-    return np.maximum(out, 0)
-
-
-def _r(a: np.ndarray) -> list:
-    return np.round(a.astype(float), 6).tolist()
-
-
-def _fmt(n: int) -> str:
-    return f"{n:,}"
-
-
-def view(p: Prepared, lo: float | None = None, hi: float | None = None, width: int = 1000,
-         max_items: int = 4000, max_bins: int = 1200) -> dict:
-    """The JSON payload for one view of the timeline.
-
-    Parameters
-    ----------
-    p
-        The prepared trace.
-    lo, hi
-        The visible window in axis units (default: the whole trace).
-    width
-        The plot's width in CSS pixels (sets the number of bins).
-    max_items
-        Above this many visible spans + ticks, send per-lane bins instead of items.
-    max_bins
-        The most bins per lane.
-    """
-    e0, e1 = p.extent
-    lo = e0 if lo is None else float(lo)
-    hi = e1 if hi is None else float(hi)
-    if not hi > lo:
-        hi = lo + max(1e-6, (e1 - e0) * 1e-3 or 1.0)
-    s_vis = np.flatnonzero((p.span_t0 <= hi) & (p.span_t1 >= lo))
-    t_vis = np.flatnonzero((p.tick_t >= lo) & (p.tick_t <= hi))
-    v_vis = np.flatnonzero((p.viol_t >= lo) & (p.viol_t <= hi))
-    nb = int(max(20, min(max_bins, width // 2)))
-    edges = np.linspace(lo, hi, nb + 1)
-    out: dict = {
-        "axis": p.axis,
-        "origin": None if p.origin is None else p.origin.isoformat(),
-        "extent": [e0, e1],
-        "window": [lo, hi],
-        "lanes": p.lanes,
-        "outcomes": OUTCOMES,
-        "tick_kinds": TICK_KINDS,
-        "severities": SEVERITIES,
-        "total": {"frames": p.n_frames, "spans": len(p.span_t0), "ticks": len(p.tick_t),
-                  "violations": len(p.viol_t)},
-        "visible": {"spans": len(s_vis), "ticks": len(t_vis), "violations": len(v_vis)},
-        "inflight": {"edges": [lo, hi],
-                     "max": inflight_max(p.ev_t, p.ev_count, edges).tolist()},
-    }
-    if len(s_vis) + len(t_vis) <= max_items:
-        used = np.unique(np.concatenate([p.span_method[s_vis], p.tick_method[t_vis]]))
-        used = used[used >= 0]
-        lut = np.full(len(p.methods) + 1, -1, dtype=np.int64)  # lut[-1] stays -1
-        lut[used] = np.arange(len(used))
-
-        def mmap(codes: np.ndarray) -> np.ndarray:
-            return lut[codes]
-
-        out["mode"] = "items"
-        out["methods"] = [p.methods[int(m)] for m in used]
-        out["spans"] = {
-            "t0": _r(p.span_t0[s_vis]), "t1": _r(p.span_t1[s_vis]),
-            "open": p.span_open[s_vis].astype(int).tolist(),
-            "lane": p.span_lane[s_vis].tolist(), "outcome": p.span_outcome[s_vis].tolist(),
-            "seq": p.span_seq[s_vis].tolist(), "rseq": p.span_rseq[s_vis].tolist(),
-            "method": mmap(p.span_method[s_vis]).tolist() if len(s_vis) else [],
-        }
-        out["ticks"] = {
-            "t": _r(p.tick_t[t_vis]), "lane": p.tick_lane[t_vis].tolist(),
-            "kind": p.tick_kind[t_vis].tolist(), "seq": p.tick_seq[t_vis].tolist(),
-            "method": mmap(p.tick_method[t_vis]).tolist() if len(t_vis) else [],
-        }
-        out["viol"] = {"t": _r(p.viol_t[v_vis]), "lane": p.viol_lane[v_vis].tolist(),
-                       "sev": p.viol_sev[v_vis].tolist(), "seq": p.viol_seq[v_vis].tolist()}
-        out["note"] = (f"showing all {_fmt(len(s_vis))} requests and {_fmt(len(t_vis))} other "
-                       f"frames in view (of {_fmt(p.n_frames)} frames)")
-        return out
-
-    nl = max(len(p.lanes), 1)
-    width_b = (hi - lo) / nb
-
-    def bin_of(t: np.ndarray) -> np.ndarray:
-        return np.clip(((t - lo) / width_b).astype(np.int64), 0, nb - 1)
-
-    def grid(lane: np.ndarray, cat: np.ndarray, ncat: int, t: np.ndarray) -> list:
-        key = (lane * ncat + cat) * nb + bin_of(np.maximum(t, lo))
-        dense = np.bincount(key, minlength=nl * ncat * nb).reshape(nl, ncat, nb)
-        rows = []
-        for li, ci in zip(*np.nonzero(dense.sum(axis=2)), strict=True):
-            row = dense[li, ci]
-            nz = np.flatnonzero(row)
-            if len(nz) * 2 < nb:  # sparse rows: bin indices and counts only
-                rows.append({"lane": int(li), "cat": int(ci), "idx": nz.tolist(),
-                             "n": row[nz].tolist()})
-            else:
-                rows.append({"lane": int(li), "cat": int(ci), "counts": row.tolist()})
-        return rows
-
-    out["mode"] = "bins"
-    out["methods"] = []
-    out["bins"] = {
-        "n": nb, "edges": [lo, hi],
-        "spans": grid(p.span_lane[s_vis], p.span_outcome[s_vis], len(OUTCOMES),
-                      p.span_t0[s_vis]),
-        "ticks": grid(p.tick_lane[t_vis], p.tick_kind[t_vis], len(TICK_KINDS), p.tick_t[t_vis]),
-        "viol": grid(p.viol_lane[v_vis], p.viol_sev[v_vis], len(SEVERITIES), p.viol_t[v_vis]),
-    }
-    out["note"] = (f"showing {_fmt(len(s_vis))} requests and {_fmt(len(t_vis))} other frames "
-                   f"(of {_fmt(p.n_frames)}) as {nb:,} bins per lane; zoom in to see each one")
-    return out
+# the visible-window payload lives in .viewport (re-exported here, its historic home)
+from .viewport import inflight_max, view  # noqa: E402

@@ -11,13 +11,14 @@ import traitlets
 from .histogram import LatencyHistograms
 from .inspector import Inspector
 from .render import summary_html
+from .snapshot import StaticFallback
 from .timeline import Timeline
 from .violations import ViolationsList
 
 __all__ = ["Explorer", "explore"]
 
 
-class Explorer(W.VBox):
+class Explorer(StaticFallback, W.VBox):
     """Summary, timeline and inspector of one trace, sharing one selection.
 
     Traits

@@ -20,13 +20,14 @@ import traitlets
 from . import fleetrender as R
 from .explorer import Explorer, explore
 from .render import STYLE, esc
+from .snapshot import StaticFallback
 
 __all__ = ["FleetView", "SessionsTable", "fleet"]
 
 _STATIC = Path(__file__).parent / "static"
 
 
-class SessionsTable(anywidget.AnyWidget):
+class SessionsTable(StaticFallback, anywidget.AnyWidget):
     """Rows of text; a click on a row sets ``selected_row`` (the session's position in
     ``c.sessions``), a click on a heading sets ``sort_by`` / ``ascending``."""
 
@@ -42,7 +43,7 @@ class SessionsTable(anywidget.AnyWidget):
     selected_row = traitlets.Int(None, allow_none=True).tag(sync=True)
 
 
-class FleetView(W.VBox):
+class FleetView(StaticFallback, W.VBox):
     """Sessions table, latency histograms per method, and the explorer of one session.
 
     Traits
@@ -165,14 +166,14 @@ class FleetView(W.VBox):
         self.selected = int(s.index.get_loc(hit[0]))
         return self.explorer
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        """The widget, and a static picture (table and histograms) for nbconvert."""
-        bundle = super()._repr_mimebundle_(**kwargs)
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        if isinstance(data, dict):
-            data["text/plain"] = R.fleet_text(self.collection)
-            data["text/html"] = R.fleet_html(self.collection)
-        return bundle
+    def _static_text(self) -> str:
+        return R.fleet_text(self.collection)
+
+    def static_bundle(self) -> dict[str, str]:
+        """The static picture: the sessions table and the histograms (SVG), as HTML."""
+        out = super().static_bundle()
+        out["text/html"] = R.fleet_html(self.collection)
+        return out
 
 
 def fleet(collection: Any, *, max_rows: int = 500) -> FleetView:

@@ -19,6 +19,7 @@ import traitlets
 from ..collection import bucket_labels, latency_histograms
 from .fleetrender import histogram_svg
 from .render import esc
+from .snapshot import StaticFallback
 
 __all__ = ["LatencyHistograms", "histograms_svg", "bucket_query"]
 
@@ -59,7 +60,7 @@ def histograms_svg(pairs: pd.DataFrame, limit: int = 12) -> str:
     return '<div class="mnh-grid">' + "".join(out) + "</div>" + more
 
 
-class LatencyHistograms(anywidget.AnyWidget):
+class LatencyHistograms(StaticFallback, anywidget.AnyWidget):
     """Latency histograms per method; clicking a bar sets ``query`` for the table."""
 
     _esm = _STATIC / "histogram.js"

@@ -22,6 +22,7 @@ from .frametable import frame_table
 from .links import related
 from .render import STYLE, esc, frame_html, violations_html
 from .search import highlight, search_words
+from .snapshot import StaticFallback
 from .violations import rules_by_seq
 from .vtable import FrameTable
 
@@ -36,7 +37,7 @@ def _options(values: pd.Series, limit: int = 60) -> list[str]:
     return [_ANY] + sorted({str(v) for v in counts.index[:limit]})
 
 
-class Inspector(W.VBox):
+class Inspector(StaticFallback, W.VBox):
     """Filter, sort, scroll and read the frames of a trace; the detail sits beside the table.
 
     Traits

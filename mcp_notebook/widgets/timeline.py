@@ -16,13 +16,21 @@ import pandas as pd
 import traitlets
 
 from .aggregate import Prepared, prepare, view
+from .snapshot import StaticFallback
+from .timelinesvg import timeline_svg
 
 __all__ = ["Timeline", "timeline"]
 
 _STATIC = Path(__file__).parent / "static"
 
 
-class Timeline(anywidget.AnyWidget):
+#: above this many sessions the timeline starts with each session's lanes collapsed
+COLLAPSE_ABOVE = 6
+#: and shows this many sessions at first (a stateless HTTP capture has one per POST)
+SHOW_FIRST = 40
+
+
+class Timeline(StaticFallback, anywidget.AnyWidget):
     """Lanes per session and direction (or per method); one span per request and response.
 
     Traits
@@ -34,6 +42,10 @@ class Timeline(anywidget.AnyWidget):
         when the trace has no timestamps; ``None`` when nothing is brushed.
     lane_by
         ``"direction"`` or ``"method"``.
+    hidden, collapsed
+        Session indexes (into ``prepared.sessions``) left out by the session picker, and
+        drawn as one lane (a click on a session's lane label toggles it). A trace of more
+        than six sessions starts collapsed, and of more than forty shows its first forty.
     """
 
     _esm = _STATIC / "timeline.js"
@@ -46,18 +58,26 @@ class Timeline(anywidget.AnyWidget):
     selected_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
     brush = traitlets.List(traitlets.Float()).tag(sync=True)
     selected_range = traitlets.Any(None)
+    hidden = traitlets.List(traitlets.Int()).tag(sync=True)
+    collapsed = traitlets.List(traitlets.Int()).tag(sync=True)
     max_items = traitlets.Int(4000)
-    last_payload_bytes = traitlets.Int(0)
 
     def __init__(self, trace: Any, *, lane_by: str = "direction", **kwargs: Any) -> None:
         self._trace = trace
         self._prepared: dict[str, Prepared] = {}
         self._syncing = False
+        self._ready = False  # one first view, not one per trait set below
         super().__init__(lane_by=lane_by, **kwargs)
         p = self.prepared
+        if len(p.sessions) > COLLAPSE_ABOVE:
+            self.collapsed = list(range(len(p.sessions)))
+        if len(p.sessions) > SHOW_FIRST:
+            self.hidden = list(range(SHOW_FIRST, len(p.sessions)))
         e0, e1 = p.extent
         pad = max((e1 - e0) * 0.02, 1.0 if p.axis == "seq" else 1e-3)
-        self.window = [e0 - pad, e1 + pad]  # triggers the first view
+        self.window = [e0 - pad, e1 + pad]
+        self._ready = True
+        self.refresh()
 
     # -- data ---------------------------------------------------------------
     @property
@@ -70,9 +90,14 @@ class Timeline(anywidget.AnyWidget):
     def refresh(self) -> None:
         """Recompute the payload for the current window and width."""
         lo, hi = (self.window + [None, None])[:2] if len(self.window) == 2 else (None, None)
-        payload = view(self.prepared, lo, hi, width=self.width, max_items=self.max_items)
-        self.last_payload_bytes = len(json.dumps(payload))
+        payload = view(self.prepared, lo, hi, width=self.width, max_items=self.max_items,
+                       hidden=self.hidden, collapsed=self.collapsed)
         self.view = payload
+
+    @property
+    def last_payload_bytes(self) -> int:
+        """The size of the last view sent, as JSON (measured when asked, not per update)."""
+        return len(json.dumps(self.view))
 
     @traitlets.validate("lane_by")
     def _check_lane_by(self, proposal: Any) -> str:
@@ -80,9 +105,28 @@ class Timeline(anywidget.AnyWidget):
             raise traitlets.TraitError("lane_by must be 'direction' or 'method'")
         return proposal["value"]
 
-    @traitlets.observe("window", "width", "lane_by", "max_items")
+    @traitlets.observe("window", "width", "lane_by", "max_items", "hidden", "collapsed")
     def _on_window(self, change: Any) -> None:
-        self.refresh()
+        if self._ready:
+            self.refresh()
+
+    def show_sessions(self, *names: str) -> Timeline:
+        """Show only these sessions (by name; none: all of them), as the picker does."""
+        known = self.prepared.sessions
+        missing = [n for n in names if n not in known]
+        if missing:
+            raise ValueError(f"no session {missing[0]!r}; the sessions: "
+                             + ", ".join(repr(k) for k in known[:8]) + (" …" if len(known) > 8 else ""))
+        self.hidden = [] if not names else [i for i, k in enumerate(known) if k not in names]
+        return self
+
+    def _static_text(self) -> str:
+        v, p = self.view, self.prepared
+        return (f"timeline of {p.n_frames:,} frames, {len(p.sessions):,} session(s), "
+                f"{len(v.get('lanes', [])):,} lanes shown; {v.get('note', '')}")
+
+    def _static_svg(self) -> str:
+        return timeline_svg(self.view, width=max(640, self.width + 202))
 
     # -- selection ----------------------------------------------------------
     @traitlets.observe("selected_seq")

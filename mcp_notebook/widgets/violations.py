@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from .snapshot import StaticFallback
+
 __all__ = ["ViolationsList", "RuleIndex", "violation_rows", "rules_by_seq"]
 
 _STATIC = Path(__file__).parent / "static"
@@ -76,7 +78,7 @@ def rules_by_seq(v: pd.DataFrame) -> RuleIndex:
     return RuleIndex(v)
 
 
-class ViolationsList(anywidget.AnyWidget):
+class ViolationsList(StaticFallback, anywidget.AnyWidget):
     """Findings of a trace; clicking one selects its frame and its related frame."""
 
     _esm = _STATIC / "violations.js"

@@ -32,6 +32,7 @@ import pandas as pd
 import traitlets
 
 from .frametable import TABLE_COLUMNS, rows_at
+from .snapshot import StaticFallback
 
 __all__ = ["FrameTable", "WINDOW", "COLUMN_WIDTHS", "sort_rank"]
 
@@ -78,7 +79,7 @@ def sort_rank(table: pd.DataFrame, key: str) -> np.ndarray:
     return np.where(codes >= 0, codes, _MISSING)
 
 
-class FrameTable(anywidget.AnyWidget):
+class FrameTable(StaticFallback, anywidget.AnyWidget):
     """The filtered rows of a frame table, shown a window at a time; see the module doc.
 
     Python sets the rows with :meth:`set_rows`; ``order`` is the filtered positions in the

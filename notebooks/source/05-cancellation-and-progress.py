@@ -118,6 +118,17 @@ progress.query("token == @token")[["seq", "ts", "token", "after_cancel"]]
 mn.timeline(pc)
 
 # %% [markdown]
+# The sequence diagram tells it message by message: one arrow per frame, client on the
+# left, server on the right. Each request's bar on the server's lifeline runs until its
+# answer; the cancelled call's bar stops at the dash-dotted `notifications/cancelled`
+# arrow, and the dotted progress arrows that follow still name it (`→ #14`). Hover an arrow
+# for its details, click one to select it (`d.selected_seq`), save it with `d.save(...)`.
+
+# %%
+d = mn.sequence(pc)
+d
+
+# %% [markdown]
 # Is that legal? The checker says nothing about it:
 
 # %%

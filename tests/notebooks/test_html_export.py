@@ -26,7 +26,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ARTIFACTS = REPO / "tests" / "artifacts" / "notebooks"
 # what each helper draws, by the class names of its views
 VIEWS = {"mn.explore(": [".mn-explorer", ".mnt", ".mnf"], "mn.timeline(": [".mnt"],
-         "mn.inspect(": [".mn-inspector", ".mnf"]}
+         "mn.inspect(": [".mn-inspector", ".mnf"], "mn.sequence(": [".mns"]}
 
 
 def _fetcher():

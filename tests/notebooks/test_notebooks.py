@@ -37,7 +37,7 @@ def test_widgets_are_views_with_saved_state(executed, name):
     """A cell that shows a widget leaves a view, and its model state is saved with the notebook."""
     nb, _ = executed(name)
     calls = [c for c in nb.cells if c.cell_type == "code"
-             and any(f"mn.{w}(" in c.source for w in ("explore", "timeline", "inspect"))]
+             and any(f"mn.{w}(" in c.source for w in ("explore", "timeline", "inspect", "sequence"))]
     views = [out for _, out in _outputs(nb) if WIDGET_VIEW in out.get("data", {})]
     assert len(views) == len(calls)
     if views:

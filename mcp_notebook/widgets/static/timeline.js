@@ -66,14 +66,21 @@ function fmtTick(t, step, axis) {
   if (axis === "seq") return "#" + Math.round(t);
   const sign = t < 0 ? "−" : "+", a = Math.abs(t);
   const d = Math.min(6, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)));
-  if (a < 60 && step < 1) return sign + (step < 1e-3 ? +(a * 1e3).toFixed(Math.max(0, d - 3)) + " ms" : a.toFixed(d) + " s");
+  if (a === 0) return "0";
+  // under a second in ms ("+50 ms", "+2.5 ms"), past it in s with the step's precision
+  if (a < 1 && step < 1) return sign + +(a * 1e3).toFixed(Math.max(0, d - 3)) + " ms";
+  if (a < 60 && step < 1) return sign + a.toFixed(d) + " s";
   if (a < 60) return sign + a.toFixed(0) + " s";
+  // past a minute: "+1 h 23 min", "+5 min 20 s" (never "+1:23:20")
   const h = Math.floor(a / 3600), m = Math.floor((a - h * 3600) / 60), sec = a - h * 3600 - m * 60;
-  let ss = sec.toFixed(d);
-  if (sec < 10) ss = "0" + ss;
-  const mm = h ? String(m).padStart(2, "0") : String(m);
-  return sign + (h ? h + ":" : "") + mm + ":" + ss;
+  const parts = [];
+  if (h) parts.push(h + " h");
+  if (m || (h && sec)) parts.push(m + " min");
+  if (sec >= 0.0005 && step < 60) parts.push(+sec.toFixed(Math.max(0, d)) + " s");
+  return sign + (parts.join(" ") || "0 s");
 }
+
+const fmtN = (n) => Number(n).toLocaleString("en-US");
 
 function fmtAxis(t, axis) {
   return axis === "seq" ? "#" + Math.round(t) : (t < 0 ? "−" + fmtDur(-t) : "+" + fmtDur(t));
@@ -91,7 +98,12 @@ function render({ model, el: host }) {
   const zoomSel = el("button", "mnt-btn", "zoom to range");
   const clearSel = el("button", "mnt-btn", "clear range");
   const selInfo = el("span", "mnt-sel");
-  bar.append(title, laneGroup, fitBtn, zoomSel, clearSel, selInfo);
+  const picker = el("details", "mnt-picker");
+  const pickSum = el("summary", "mnt-btn", "sessions");
+  const pickList = el("div", "mnt-picklist");
+  picker.append(pickSum, pickList);
+  const foldBtn = el("button", "mnt-btn", "collapse all");
+  bar.append(title, laneGroup, picker, foldBtn, fitBtn, zoomSel, clearSel, selInfo);
   const note = el("div", "mnt-note");
   const plot = el("div", "mnt-plot");
   const canvas = el("canvas", "mnt-canvas");
@@ -107,7 +119,7 @@ function render({ model, el: host }) {
     : (data.window || [0, 1]).slice();
   let drag = null;      // {x0, t0, mode: "pan"|"brush", moved, win0}
   let brushLive = null; // [a, b] while dragging
-  let pushTimer = null, widthTimer = null;
+  let pushTimer = null, widthTimer = null, lastPush = -Infinity;
   let geom = null;      // last layout, for hit tests
   let placed = null;    // per-span sub-row and lane index (items mode)
 
@@ -131,13 +143,60 @@ function render({ model, el: host }) {
       it.append(sw, el("span", "", label));
       legend.append(it);
     };
-    legend.append(el("span", "mnt-lh", "requests:"));
-    for (const o of data.outcomes || []) item(OUTCOME_COLOR[o] || "#999", OUTCOME_LABEL[o] || o, "bar");
-    legend.append(el("span", "mnt-lh", "frames:"));
-    for (const k of data.tick_kinds || []) item(TICK_COLOR[k] || "#999", TICK_LABEL[k] || k, "tick");
-    legend.append(el("span", "mnt-lh", "violations:"));
-    for (const s of data.severities || []) item(SEV_COLOR[s] || "#999", s, "tri");
-    item(INFLIGHT, "requests in flight", "bar");
+    // only what is on screen now (Python lists the codes present in the view)
+    const pr = data.present || {};
+    const group = (head, codes, names, colors, labels, shape) => {
+      if (!codes || !codes.length) return;
+      legend.append(el("span", "mnt-lh", head));
+      for (const c of codes) { const n = names[c]; item(colors[n] || "#999", labels[n] || n, shape); }
+    };
+    group("requests:", pr.outcomes, data.outcomes || [], OUTCOME_COLOR, OUTCOME_LABEL, "bar");
+    group("frames:", pr.tick_kinds, data.tick_kinds || [], TICK_COLOR, TICK_LABEL, "tick");
+    group("violations:", pr.severities, data.severities || [], SEV_COLOR, {}, "tri");
+    if (pr.outcomes && pr.outcomes.length) item(INFLIGHT, "requests in flight", "bar");
+  }
+
+  function buildPicker() {
+    const names = data.sessions || [];
+    picker.style.display = names.length > 1 ? "" : "none";
+    foldBtn.style.display = names.length > 1 && model.get("lane_by") === "direction" ? "" : "none";
+    const hidden = new Set(model.get("hidden") || []);
+    pickSum.textContent = "sessions: " + fmtN(names.length - hidden.size) + " of " + fmtN(names.length);
+    const folded = new Set(model.get("collapsed") || []);
+    foldBtn.textContent = folded.size >= names.length ? "expand all" : "collapse all";
+    if (!picker.open) return;  // the list is built when opened (30,000 sessions stay cheap)
+    pickList.replaceChildren();
+    const all = el("button", "mnt-btn", "all"), none = el("button", "mnt-btn", "none");
+    all.addEventListener("click", () => { model.set("hidden", []); model.save_changes(); });
+    none.addEventListener("click", () => { model.set("hidden", names.map((_, i) => i)); model.save_changes(); });
+    const row = el("div", "mnt-pickrow"); row.append(all, none); pickList.append(row);
+    names.slice(0, 500).forEach((name, i) => {
+      const lab = el("label", "mnt-pick");
+      const cb = el("input"); cb.type = "checkbox"; cb.checked = !hidden.has(i);
+      cb.addEventListener("change", () => {
+        const h = new Set(model.get("hidden") || []);
+        if (cb.checked) h.delete(i); else h.add(i);
+        model.set("hidden", Array.from(h).sort((a, b) => a - b)); model.save_changes();
+      });
+      lab.append(cb, el("span", "", name));
+      pickList.append(lab);
+    });
+    if (names.length > 500) pickList.append(el("div", "mnt-hint", "first 500 sessions listed; hide others from Python: tl.show_sessions(...)"));
+  }
+  picker.addEventListener("toggle", buildPicker);
+  foldBtn.addEventListener("click", () => {
+    const n = (data.sessions || []).length, folded = (model.get("collapsed") || []).length;
+    model.set("collapsed", folded >= n ? [] : Array.from({ length: n }, (_, i) => i));
+    model.save_changes();
+  });
+
+  function toggleLane(l) {
+    const k = (data.lane_session || [])[l];
+    if (k === undefined || k < 0 || (data.sessions || []).length < 2) return false;
+    const c = new Set(model.get("collapsed") || []);
+    if (c.has(k)) c.delete(k); else c.add(k);
+    model.set("collapsed", Array.from(c).sort((a, b) => a - b)); model.save_changes();
+    return true;
   }
 
   function updateChrome() {
@@ -155,7 +214,7 @@ function render({ model, el: host }) {
     zoomSel.disabled = br.length !== 2;
     clearSel.disabled = br.length !== 2;
     const origin = data.axis === "time" && data.origin ? "time 0 = " + data.origin + " · " : "axis: frame number · ";
-    hint.textContent = origin + "scroll to zoom · drag to pan · shift+drag to select a range · click a span or tick to inspect it · double-click to fit";
+    hint.textContent = origin + "Ctrl/⌘+wheel to zoom (the wheel alone scrolls the page) · drag to pan · shift+drag to select a range · click a span or tick to inspect it · click a session's label to collapse or expand it · double-click to fit";
   }
 
   // Greedy packing of overlapping spans into up to 3 sub-rows per lane.
@@ -179,6 +238,7 @@ function render({ model, el: host }) {
   }
 
   function draw() {
+    const started = performance.now();
     const th = theme();
     const W = Math.max(320, plot.clientWidth || 900);
     const lanes = data.lanes || [];
@@ -202,7 +262,10 @@ function render({ model, el: host }) {
     for (let l = 0; l < lanes.length; l++) {
       if (l % 2 === 0) { ctx.fillStyle = th.band; ctx.fillRect(0, laneTop(l), W, LANE_H); }
       ctx.fillStyle = th.fg;
-      ctx.fillText(fitLabel(ctx, String(lanes[l]), LABEL_W - 14), 8, laneTop(l) + LANE_H / 2);
+      const k = (data.lane_session || [])[l], multi = (data.sessions || []).length > 1;
+      const firstOfSession = k >= 0 && (l === 0 || data.lane_session[l - 1] !== k);
+      const mark = multi && k >= 0 ? (data.lane_collapsed[l] ? "▸ " : (firstOfSession ? "▾ " : "   ")) : "";
+      ctx.fillText(fitLabel(ctx, mark + String(lanes[l]), LABEL_W - 14), 8, laneTop(l) + LANE_H / 2);
     }
     ctx.fillStyle = th.fg2;
     ctx.fillText("in flight", 8, stripTop + STRIP_H / 2);
@@ -237,6 +300,7 @@ function render({ model, el: host }) {
     }
     ctx.restore();
     updateChrome();
+    root.dataset.drawMs = (performance.now() - started).toFixed(1);  // read by the benchmark
   }
 
   function drawItems(ctx, X, laneTop, sel) {
@@ -275,11 +339,14 @@ function render({ model, el: host }) {
       boxes.push(["tick", k.seq[i], x - 2, laneTop(l) + 5, 4, LANE_H - 10]);
       if (sel !== null && k.seq[i] === sel) selBox = [x - 4, laneTop(l) + 2, 8, LANE_H - 4];
     }
-    canvas.mntBoxes = boxes;
     ctx.lineWidth = 1;
-    for (let i = 0; i < v.t.length; i++) tri(ctx, X(v.t[i]), laneTop(v.lane[i]) + 1, SEV_COLOR[data.severities[v.sev[i]]]);
+    for (let i = 0; i < v.t.length; i++) {
+      tri(ctx, X(v.t[i]), laneTop(v.lane[i]) + 1, SEV_COLOR[data.severities[v.sev[i]]]);
+      boxes.push(["viol", v.seq[i], X(v.t[i]) - 4.5, laneTop(v.lane[i]) + 1, 9, 7]);
+    }
+    canvas.mntBoxes = boxes;
     if (selBox) {
-      ctx.strokeStyle = "#1d2b3a"; ctx.lineWidth = 2;
+      ctx.strokeStyle = theme().fg; ctx.lineWidth = 2;
       ctx.strokeRect(selBox[0] - 1.5, selBox[1] - 0.5, selBox[2] + 3, selBox[3] + 1);
       ctx.lineWidth = 1;
     }
@@ -355,8 +422,8 @@ function render({ model, el: host }) {
       ctx.lineTo(X(e0 + b * bw), y); ctx.lineTo(X(e0 + (b + 1) * bw), y);
     }
     ctx.lineTo(X(e1), base); ctx.closePath(); ctx.fill();
-    ctx.fillStyle = "#5f7f99"; ctx.textAlign = "right";
-    ctx.fillText("max " + mx, geom.x0 + geom.pw - 4, top + 8); ctx.textAlign = "left";
+    ctx.fillStyle = theme().fg2; ctx.textAlign = "right";
+    ctx.fillText("at most " + fmtN(mx) + " in flight", geom.x0 + geom.pw - 4, top + 8); ctx.textAlign = "left";
   }
 
   // ---- hit testing -------------------------------------------------------
@@ -365,6 +432,10 @@ function render({ model, el: host }) {
     const l = Math.floor((my - AXIS_H) / LANE_H);
     if (l < 0 || l >= geom.n) return null;
     const { X } = geom, k = data.ticks, s = data.spans, v = data.viol;
+    // a violation marker (the top 9 px of its lane) wins over the tick under it
+    for (let i = 0; i < v.t.length; i++) {
+      if (v.lane[i] === l && Math.abs(X(v.t[i]) - mx) < 5 && my - geom.laneTop(l) < 9) return { type: "viol", i, seq: v.seq[i] };
+    }
     let best = null, bd = 5;
     for (let i = 0; i < k.t.length; i++) {
       if (k.lane[i] !== l) continue;
@@ -372,9 +443,6 @@ function render({ model, el: host }) {
       if (d < bd) { bd = d; best = { type: "tick", i, seq: k.seq[i] }; }
     }
     if (best) return best;
-    for (let i = 0; i < v.t.length; i++) {
-      if (v.lane[i] === l && Math.abs(X(v.t[i]) - mx) < 5 && my - geom.laneTop(l) < 9) return { type: "viol", i, seq: v.seq[i] };
-    }
     let bw = Infinity;
     for (let i = 0; i < s.t0.length; i++) {
       if (s.lane[i] !== l) continue;
@@ -404,7 +472,10 @@ function render({ model, el: host }) {
       const m = k.method[i] >= 0 ? data.methods[k.method[i]] : "";
       return (TICK_LABEL[kind] || kind) + (m ? "\n" + m : "") + "\nframe #" + k.seq[i] + " at " + fmtAxis(k.t[i], data.axis);
     }
-    if (h && h.type === "viol") return data.severities[data.viol.sev[h.i]] + " violation on frame #" + h.seq;
+    if (h && h.type === "viol") {
+      const r = (data.viol.rule || [])[h.i];
+      return data.severities[data.viol.sev[h.i]] + " violation" + (r ? ": " + r : "") + "\non frame #" + h.seq;
+    }
     if (data.mode === "bins" && geom && mx >= geom.x0) {
       const l = Math.floor((my - AXIS_H) / LANE_H);
       if (l < 0 || l >= geom.n) return null;
@@ -413,8 +484,8 @@ function render({ model, el: host }) {
       const b = Math.floor((t - B.edges[0]) / bw);
       if (b < 0 || b >= nb) return null;
       const lines = [];
-      for (const row of B.spans) if (row.lane === l) { const c = rowCounts(row, nb)[b]; if (c) lines.push(c + " " + (OUTCOME_LABEL[data.outcomes[row.cat]] || "")); }
-      for (const row of B.ticks) if (row.lane === l) { const c = rowCounts(row, nb)[b]; if (c) lines.push(c + " " + (TICK_LABEL[data.tick_kinds[row.cat]] || "")); }
+      for (const row of B.spans) if (row.lane === l) { const c = rowCounts(row, nb)[b]; if (c) lines.push(fmtN(c) + " " + (OUTCOME_LABEL[data.outcomes[row.cat]] || "")); }
+      for (const row of B.ticks) if (row.lane === l) { const c = rowCounts(row, nb)[b]; if (c) lines.push(fmtN(c) + " " + (TICK_LABEL[data.tick_kinds[row.cat]] || "")); }
       if (!lines.length) return null;
       return data.lanes[l] + "\n" + fmtAxis(B.edges[0] + b * bw, data.axis) + " … " + fmtAxis(B.edges[0] + (b + 1) * bw, data.axis) + "\n" + lines.join("\n") + "\nclick to zoom in";
     }
@@ -432,11 +503,15 @@ function render({ model, el: host }) {
     let span = Math.min(Math.max(hi - lo, minSpan), full * 1.5);
     lo = Math.max(lo, e0 - full * 0.25); lo = Math.min(lo, e1 + full * 0.25 - span);
     win = [lo, lo + span];
-    draw();
-    if (push) {
+    if (push) {  // the first change goes to Python at once (before the local redraw), the
+      // rest of a burst after it
+      const send = () => { model.set("window", win.slice()); model.save_changes(); };
+      const now = performance.now();
       clearTimeout(pushTimer);
-      pushTimer = setTimeout(() => { model.set("window", win.slice()); model.save_changes(); }, 90);
+      if (now - lastPush > 120) { lastPush = now; send(); }
+      else pushTimer = setTimeout(() => { lastPush = performance.now(); send(); }, 60);
     }
+    draw();
   }
 
   function fit() {
@@ -446,8 +521,9 @@ function render({ model, el: host }) {
   }
 
   canvas.addEventListener("wheel", (e) => {
-    if (!geom) return;
+    if (!geom || !(e.ctrlKey || e.metaKey)) return;  // the page scrolls
     e.preventDefault();
+    tip.style.display = "none";
     const [mx] = local(e);
     const t = tOf(Math.max(geom.x0, mx));
     const f = Math.exp((e.deltaY || e.deltaX) * 0.0015);
@@ -456,8 +532,12 @@ function render({ model, el: host }) {
 
   canvas.addEventListener("mousedown", (e) => {
     if (!geom || e.button !== 0) return;
-    const [mx] = local(e);
-    if (mx < geom.x0) return;
+    const [mx, my] = local(e);
+    if (mx < geom.x0) {
+      const l = Math.floor((my - AXIS_H) / LANE_H);
+      if (l >= 0 && l < geom.n && toggleLane(l)) e.preventDefault();
+      return;
+    }
     e.preventDefault();
     drag = { x0: mx, t0: tOf(mx), mode: e.shiftKey ? "brush" : "pan", moved: false, win0: win.slice() };
   });
@@ -524,7 +604,11 @@ function render({ model, el: host }) {
   });
   clearSel.addEventListener("click", () => { model.set("brush", []); model.save_changes(); draw(); });
 
-  const onView = () => { data = model.get("view") || {}; buildLegend(); draw(); };
+  // a new view (zoom, pan, sessions) hides the tooltip: what it described may have moved
+  const onView = () => {
+    data = model.get("view") || {}; tip.style.display = "none"; buildLegend(); buildPicker(); draw();
+    root.dataset.views = String((+root.dataset.views || 0) + 1);  // views drawn (read by tests)
+  };
   const onWindow = () => {
     const w = model.get("window") || [];
     if (w.length === 2 && (w[0] !== win[0] || w[1] !== win[1])) { win = w.slice(); draw(); }
@@ -534,6 +618,7 @@ function render({ model, el: host }) {
   model.on("change:selected_seq", draw);
   model.on("change:brush", draw);
   model.on("change:lane_by", updateChrome);
+  model.on("change:hidden", buildPicker);
 
   const ro = new ResizeObserver(() => {
     draw();
@@ -545,6 +630,7 @@ function render({ model, el: host }) {
   });
   ro.observe(plot);
   buildLegend();
+  buildPicker();
   draw();
 
   return () => {
@@ -556,6 +642,7 @@ function render({ model, el: host }) {
     model.off("change:selected_seq", draw);
     model.off("change:brush", draw);
     model.off("change:lane_by", updateChrome);
+    model.off("change:hidden", buildPicker);
     clearTimeout(pushTimer); clearTimeout(widthTimer);
   };
 }

@@ -1,0 +1,92 @@
+"""Static fallback: each widget's bundle has a text summary and an SVG picture, and nbconvert
+HTML of a notebook saved without widget state shows those pictures."""
+
+from __future__ import annotations
+
+import base64
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import mcp_notebook as mn
+from mcp_notebook.widgets.snapshot import StaticFallback, table_svg
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def bundle_of(w):
+    b = w._repr_mimebundle_()
+    return b[0] if isinstance(b, tuple) else b
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return mn.load(mn.sample_path("broken-duplicate-response"))
+
+
+@pytest.mark.parametrize("make, svgs", [
+    (lambda t: mn.timeline(t), 1),
+    (lambda t: mn.sequence(t), 1),
+    (lambda t: mn.inspect(t), 1),       # the frame table
+    (lambda t: mn.explore(t), 2),       # the timeline and the frame table (and the summary)
+])
+def test_every_widget_has_text_and_a_picture(trace, make, svgs):
+    w = make(trace)
+    assert isinstance(w, StaticFallback)
+    b = bundle_of(w)
+    assert WIDGET_VIEW in b
+    assert f"{len(trace.frames):,} frames" in b["text/plain"] or "arrows" in b["text/plain"]
+    html = b.get("text/html") or b["image/svg+xml"]
+    assert ("text/html" in b) != ("image/svg+xml" in b)  # each picture is sent once
+    found = re.findall(r"<svg .*?</svg>", html, flags=re.S)
+    assert len(found) == svgs
+    for svg in found:
+        ET.fromstring(svg)  # each picture is well-formed SVG
+
+
+def test_a_failing_picture_does_not_stop_the_widget(trace):
+    tl = mn.timeline(trace)
+
+    def boom():
+        raise RuntimeError("no picture today")
+
+    tl._static_svg = boom
+    b = bundle_of(tl)
+    assert WIDGET_VIEW in b and "no static picture: RuntimeError" in b["text/plain"]
+
+
+def test_table_svg_escapes_and_cuts():
+    svg = table_svg(["a", "<b>"], [["<script>", "x" * 300]] * 40, max_rows=5)
+    root = ET.fromstring(svg)
+    assert "&lt;script&gt;" in svg and "<script" not in svg
+    assert "35 more rows" in svg
+    assert len([t for t in root.iter("{http://www.w3.org/2000/svg}text")]) == 2 + 5 * 2 + 1
+
+
+def test_nbconvert_without_widget_state_shows_the_pictures(tmp_path):
+    """Executed in a real kernel, saved without widget state, exported: each widget's
+    output is its static picture, not an empty widget placeholder."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbconvert import HTMLExporter
+
+    path = mn.sample_path("broken-duplicate-response")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"import mcp_notebook as mn\nt = mn.load({str(path)!r})"),
+                nbformat.v4.new_code_cell("mn.timeline(t)"),
+                nbformat.v4.new_code_cell("mn.sequence(t)"),
+                nbformat.v4.new_code_cell("mn.explore(t)")]
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nb.metadata.pop("widgets", None)
+    body, _ = HTMLExporter().from_notebook_node(nb)
+    # a widget's own picture is an SVG image; the explorer's parts are inline SVG
+    images = [base64.b64decode(m).decode() for m in
+              re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', body)]
+    assert [re.search(r'class="([^"]+)"', i).group(1) for i in images] == [
+        "mn-timeline-snapshot", "mn-sequence"]
+    assert len(re.findall(r'<svg [^>]*class="mn-timeline-snapshot"', body)) == 1
+    assert len(re.findall(r'<svg [^>]*class="mn-snapshot-table"', body)) == 1
+    assert "application/vnd.jupyter.widget-view+json" not in body
+    (tmp_path / "static.html").write_text(body, encoding="utf-8")
