@@ -299,7 +299,7 @@ def sequence(trace: Any, session: Any = None, *, start: Any = None, end: Any = N
     >>> import mcp_notebook as mn
     >>> t = mn.load(mn.sample_path("everything-stdio-progress-cancel"))
     >>> d = mn.sequence(t)
-    >>> d.svg.startswith("<svg") and "notifications/progress" in d.svg
+    >>> d.svg.startswith("<svg") and "progress 1/4" in d.svg
     True
     """
     if hasattr(trace, "timeline") and hasattr(trace, "trace"):  # an explorer: its timeline

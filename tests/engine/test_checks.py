@@ -26,7 +26,7 @@ def test_whole_tables_are_the_oracles(case: tuple[int, int]) -> None:
     c = random_columns(random.Random(case[0]), min(case[1], 80))
     t = mn.Trace(Store.from_columns(c))
     frames, pairs, violations = reference_tables(c)
-    pd.testing.assert_frame_equal(t.frames, frames)
+    pd.testing.assert_frame_equal(materialised(t.frames), frames)
     pd.testing.assert_frame_equal(t.pairs, pairs)
     pd.testing.assert_frame_equal(comparable(t.violations), violations)
 

@@ -11,10 +11,14 @@ import pytest
 from .digest import GOLDEN, ROOT, file_digest, files
 
 EXPECTED = json.loads(GOLDEN.read_text())
+#: columns added to a table since ``golden.json`` was written (derived, not moved)
+ADDED = {"frames": {"info"}, "pairs": set(), "violations": set()}
 
 
-def test_every_file_is_in_the_golden_data():
-    assert sorted(p.relative_to(ROOT).as_posix() for p in files()) == sorted(EXPECTED)
+def test_every_golden_file_is_still_there():
+    """Files added since are not in the golden data (they had no "before")."""
+    have = {p.relative_to(ROOT).as_posix() for p in files()}
+    assert sorted(set(EXPECTED) - have) == []
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -26,6 +30,6 @@ def test_same_tables(name):
         return
     for table in ("frames", "pairs", "violations"):
         moved = {c: (want[table].get(c), got[table].get(c))
-                 for c in set(want[table]) | set(got[table])
+                 for c in set(want[table]) | (set(got[table]) - ADDED[table])
                  if want[table].get(c) != got[table].get(c)}
         assert not moved, f"{name}: {table} differ in {sorted(moved)}"
