@@ -34,7 +34,9 @@ t.frames[["seq", "direction", "kind", "raw"]].head(6)
 # The client opens every session with `initialize`. A request carries four members:
 #
 # - `jsonrpc`: the version of JSON-RPC, always the string `"2.0"`;
-# - `id`: a number or a string chosen by the sender, so it can tell the answers apart;
+# - `id`: a string or an integer chosen by the sender, so it can tell the answers apart
+#   (JSON-RPC also allows fractions and `null`; MCP does not: its schema's `RequestId` is
+#   `string` or `integer`, and its prose says the id MUST NOT be `null`);
 # - `method`: what to do;
 # - `params`: the arguments, an object (it may be left out when there are none).
 #

@@ -188,7 +188,9 @@ pd.DataFrame([
 
 # %% [markdown]
 # The Python SDK answers an unknown tool with a tool error; the TypeScript server answers
-# a call without a name with a protocol error (`-32603`). The checker counts the two apart
+# a call without a name with a protocol error, but with the wrong code: `-32603` (internal
+# error) says the server broke, while a missing parameter is `-32602` (invalid params, "Invalid
+# method parameter(s)", JSON-RPC 2.0 §5.1). The checker counts the two apart
 # (`tool_errors` and `errors` in `t.summary()`; `errors` and `tool_errors` in
 # `t.latency_by_method()`):
 

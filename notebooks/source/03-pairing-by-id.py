@@ -72,7 +72,8 @@ mn.teach.cite("request-id-reused", "request-id-in-flight")
 # %% [markdown]
 # ## `1` and `"1"` are different ids
 #
-# An id is a number or a string, and the type is part of it. `demo-stdio-raw-frames` was
+# In MCP an id is a string or an integer (the schema's `RequestId`; no fractions, never
+# `null`), and the type is part of it. `demo-stdio-raw-frames` was
 # written by hand over a real pipe: it sends one request with id `1` and one with id
 # `"1"`, both in flight at once. The server answers both, each with its own id:
 
@@ -112,9 +113,12 @@ rf2.violations[["rule", "severity", "seq", "message"]]
 # %% [markdown]
 # ## Ids above 2^53: the float trap
 #
-# JSON numbers have no size limit, but many JSON parsers (every JavaScript one, and many
-# others) read them as 64-bit floats, which hold integers exactly only up to 2^53. Above
-# that, two different ids become the same number:
+# JSON numbers have no size limit, but a parser may read them as 64-bit floats, which hold
+# integers exactly only up to 2^53. JavaScript's own `JSON.parse` does (its numbers are
+# floats), and so do many JSON libraries elsewhere; others keep big integers exactly
+# (Python's `json`, or JavaScript with a `BigInt`-aware parser). RFC 8259 promises
+# agreement only inside ±(2^53 − 1). Above that, two different ids may become the same
+# number:
 
 # %%
 big = 2**53 + 1
@@ -143,7 +147,16 @@ rounded = mn.teach.what_if(t, replace={call: t.message(call) | {"id": big},
 pd.concat({"exact": exact.violations, "rounded": rounded.violations})[["rule", "seq", "message"]]
 
 # %% [markdown]
-# Small integers or strings avoid the problem altogether.
+# Small integers avoid the problem, and so do strings, with one catch: both official SDKs
+# turn a string id that looks like a number back into a number when they look up the
+# request it answers. The TypeScript SDK's `Protocol._onresponse` starts with
+# `const messageId = Number(response.id)` (`modelcontextprotocol/typescript-sdk`,
+# `src/shared/protocol.ts`), and the Python SDK's `coerce_request_id` does the same
+# ("Coerce a stringified int request id back to int so a peer-echoed id still
+# correlates (matches the TS SDK)", `mcp` 2.3.0, `mcp/shared/dispatcher.py`). So `"4"` and
+# `4` are the same request to them, and different ones to the rule. If you choose string
+# ids, choose ones that do not look like numbers (`"req-4"`, a UUID). Notebook 11 sends an
+# id above 2^53 to real servers and records what each side does.
 
 # %% [markdown]
 # ## Concurrency: answers out of order

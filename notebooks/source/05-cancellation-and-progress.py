@@ -5,7 +5,8 @@
 #
 # - how a progress token links `notifications/progress` to the request that asked for it;
 # - how a request is cancelled, and what may happen next: no answer, or a late answer;
-# - why an answer that arrives after a cancel is legal, and what the checker shows for it;
+# - why the receiver of a cancel SHOULD NOT answer, why an answer can still arrive (the
+#   race), and what the checker shows for it;
 # - what the real traces show, including a server that keeps reporting progress for a
 #   call that was cancelled.
 #
@@ -66,9 +67,13 @@ mn.teach.cite("cancel-unknown-request", "cancel-initialize")
 # %% [markdown]
 # ## The race: an answer after the cancel
 #
-# A cancel travels while the answer may already be on its way. The specification expects
-# this: an answer that arrives after a cancel is not a mistake, and the side that
-# cancelled simply ignores it. The checker shows such answers as `info`, never as errors:
+# The receiver of a cancel SHOULD stop, free what it holds, and *not* answer: that is the
+# rule. But a cancel travels while the answer may already be on its way, and the
+# specification expects that race: the side that cancelled SHOULD ignore an answer that
+# arrives afterward, and both sides MUST handle the race gracefully. So an answer after a
+# cancel is either the race (sent before the cancel arrived) or a receiver that went
+# against its SHOULD NOT; a capture alone cannot always tell which. The checker shows such
+# answers as `info`:
 
 # %%
 mn.teach.cite("response-after-cancel", "cancel-after-response")
@@ -87,9 +92,11 @@ mn.teach.show(http, int(late["request_seq"]), int(late["cancel_seq"]), int(late[
 http.violations[["rule", "severity", "seq", "related_seq", "message"]]
 
 # %% [markdown]
-# Two things to notice. The answer is an error with code `-32800`, which lies outside
-# the reserved range `-32768` to `-32000` (notebook 02): an application code, legal, and not
-# flagged. And the pair keeps the outcome `cancelled`, with the late answer in
+# Three things to notice. This is not the race: the SDK read the cancel, stopped the call,
+# and *then* answered, which is what the SHOULD NOT advises against (the same server over
+# stdio stays silent, as the rule asks). The answer is an error with code `-32800`, which
+# lies outside the reserved range `-32768` to `-32000` (notebook 02): an application code,
+# not flagged. And the pair keeps the outcome `cancelled`, with the late answer in
 # `response_seq`.
 
 # %% [markdown]
@@ -125,7 +132,8 @@ pc.violations
 
 # %% [markdown]
 # The checker keeps a cancelled request open until an answer comes (an answer may still
-# legally come), so its progress token is still active and progress for it is not flagged.
+# still come in the race), so its progress token is still active and progress for it is not
+# flagged.
 # You could argue for a warning: a receiver should stop work on a cancelled request, and
 # progress for it is a sign that it did not. Notebook 07 writes that rule.
 
@@ -155,8 +163,8 @@ ex.check(answer)
 # - a progress token in `params._meta` links progress notifications to their request;
 #   progress grows, and stops with the answer;
 # - `notifications/cancelled` names a request of the same side by its id;
-# - after a cancel, no answer and a late answer are both legal; the checker shows a late
-#   answer as `info`;
+# - the receiver of a cancel SHOULD NOT answer; an answer can still cross the cancel (the
+#   race), and the canceller ignores it; the checker shows a late answer as `info`;
 # - real servers differ: the Python SDK goes quiet over stdio, answers `-32800` over HTTP;
 #   the reference server keeps reporting progress.
 #
