@@ -42,11 +42,13 @@ rule("unanswered-request")
 # a call the client had cancelled, and the checker said nothing, because a cancelled
 # request stays open until an answer comes. The cancellation page of the specification
 # asks more of the receiver of a cancel (MCP 2025-06-18,
-# `basic/utilities/cancellation.mdx`, *Behavior Requirements*):
-#
-# > Receivers of cancellation notifications **SHOULD**: Stop processing the cancelled
-# > request; Free associated resources; Not send a response for the cancelled request
-#
+# `basic/utilities/cancellation.mdx`, *Behavior Requirements*); the checker quotes that
+# sentence for its answer-after-cancel rule:
+
+# %%
+mn.teach.cite("response-after-cancel")
+
+# %% [markdown]
 # Progress after the cancel is a sign that the work did not stop. A SHOULD, so a
 # `warning`. Here is the rule as data:
 
