@@ -16,8 +16,8 @@ import anyio
 import mcp.server.stdio
 import mcp_types as types
 from mcp.server.lowlevel import Server
-from mcp_types import INVALID_PARAMS
 from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 PAGE = 10
 RESOURCES = [types.Resource(uri=f"pages://item/{n}", name=f"item-{n}", mimeType="text/plain")
