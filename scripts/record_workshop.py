@@ -58,6 +58,43 @@ def _big_ids(out: Path, session: str, server: list[str]) -> None:
     c.close()
 
 
+def _capabilities(out: Path) -> None:
+    c = RawClient(out, "capabilities", npm_server(EVERYTHING, "stdio"))
+    c.request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                "clientInfo": {"name": "raw-frames", "version": "1"}})
+    c.reply_to(1)
+    c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    c.request("list", "tools/list")
+    c.reply_to("list")
+    c.request(2, "tools/call", {"name": "trigger-sampling-request",
+                                "arguments": {"prompt": "six times seven?", "maxTokens": 20}})
+    c.quiet(2.0)  # a server that asks anyway would send sampling/createMessage here
+    for msg in list(c.seen):
+        if msg.get("method") == "sampling/createMessage":
+            c.send({"jsonrpc": "2.0", "id": msg["id"],
+                    "error": {"code": -32601, "message": "Method not found"}})
+    c.reply_to(2)
+    c.request(3, "tools/call", {"name": "get-roots-list", "arguments": {}})
+    c.quiet(1.0)
+    c.reply_to(3, timeout=3)
+    c.close()
+
+
+def _undeclared(out: Path) -> None:
+    c = RawClient(out, "undeclared", PAGES)
+    c.request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                "clientInfo": {"name": "raw-frames", "version": "1"}})
+    c.reply_to(1)
+    c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    c.request(2, "logging/setLevel", {"level": "debug"})  # the server declared no logging
+    c.reply_to(2)
+    c.request(3, "prompts/list")  # ... and no prompts
+    c.reply_to(3)
+    c.request(4, "tools/list")  # declared: fine
+    c.reply_to(4)
+    c.close()
+
+
 async def _pages(out: Path) -> None:
     from mcp import types as mt
 
@@ -126,6 +163,8 @@ def traces(tmp: Path) -> dict[str, Callable[[Path], None]]:
             out, "everything-big-id", npm_server(EVERYTHING, "stdio")),
         "demo-stdio-big-id.jsonl": lambda out: _big_ids(out, "demo-big-id", DEMO),
         "pages-stdio.jsonl": lambda out: anyio.run(_pages, out),
+        "everything-stdio-capabilities.jsonl": _capabilities,
+        "pages-stdio-undeclared.jsonl": _undeclared,
         "filesystem-stdio-large.jsonl.gz": lambda out: anyio.run(_large, out,
                                                                  tmp / "sandbox"),
         "everything-http-secrets.har": http,
@@ -151,6 +190,15 @@ ABOUT: dict[str, tuple[str, str, str]] = {
         "resources: 3 pages) and tools/list (12 tools: 2 pages), each request sending the "
         "previous page's opaque `nextCursor` until a page has none; a resources/read; "
         "then a cursor the server never issued (`\"page-2\"`), answered -32602.")),
+    "everything-stdio-capabilities.jsonl": (EVERYTHING, "stdio, tap, frames written by hand", (
+        "A client that declares no capabilities (`{}`): the server lists fewer tools than "
+        "for the SDK client, which declares sampling, elicitation and roots, and answers "
+        "calls to `trigger-sampling-request` and `get-roots-list` with tool errors (\"not "
+        "found\"): it registers those tools only for a client that can serve them.")),
+    "pages-stdio-undeclared.jsonl": ("pages", "stdio, tap, frames written by hand", (
+        "A client that calls methods the server did not declare in its capabilities "
+        "(`logging/setLevel`, `prompts/list`; the server declared only tools and "
+        "resources): both answered -32601; then tools/list, which it declared.")),
     "filesystem-stdio-large.jsonl.gz": (FILESYSTEM, "stdio, tap; gzipped", (
         "read_text_file of a small file, of a 3.9 MB log (an 8 MB result on one stdio "
         "line: the server sends the text twice, in `content` and in `structuredContent`), "
@@ -168,7 +216,7 @@ def _peers(name: str, versions: dict[str, str]) -> str:
     from importlib.metadata import version
 
     client = f"official MCP Python SDK client (PyPI `mcp` {version('mcp')})"
-    if name.startswith(("everything-stdio-big-id", "demo-stdio-big-id")):
+    if ABOUT[name][1].endswith("frames written by hand"):
         client = "hand-written JSON-RPC frames over the real pipe"
     server, _, _ = ABOUT[name]
     if server in ("demo", "pages"):

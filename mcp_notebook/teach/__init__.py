@@ -35,11 +35,12 @@ from .custom import run_rule, with_rule
 from .exercise import Exercise, Feedback
 from .faults import ALIASES, FAULTS, Fault, plant
 from .install import check_install
+from .lookup import answer_to, find, request_of
 from .pictures import SequenceDiagram, sequence
 from .show import Cite, Frames, cite, show
 from .tasks import Classify, Respond, classify, respond
 
-__all__ = ["BASES", "FAULTS", "BlindTrace", "Cite", "Classify", "Exercise", "Fault", "Feedback",
+__all__ = ["BASES", "FAULTS", "BlindTrace", "answer_to", "find", "request_of", "Cite", "Classify", "Exercise", "Fault", "Feedback",
            "Frames", "Hidden", "Respond", "SequenceDiagram", "check_install", "cite", "classify",
            "exercise", "exercises", "plant", "respond", "run_rule", "seed_for", "sequence",
            "show", "what_if", "with_rule", "worksheets"]
