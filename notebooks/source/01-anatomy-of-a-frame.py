@@ -17,6 +17,7 @@ import pandas as pd
 
 pd.set_option("display.max_colwidth", 110)
 t = mn.load(mn.sample_path("demo-stdio"))
+LEARNER = "your name"  # type your name: your exercises are planted for you
 
 # %% [markdown]
 # ## One line, one message
@@ -163,7 +164,7 @@ inspector
 # (`ex.trace.violations` would tell you straight away: try without it first.)
 
 # %%
-ex = mn.teach.exercise("missing-response", seed=1)
+ex = mn.teach.exercise("call-never-returns", learner=LEARNER)
 ex
 
 # %%
@@ -172,11 +173,9 @@ answer = {}
 ex.check(answer)
 
 # %% [markdown]
-# Stuck? `ex.hint()` gives a hint; each check gives a narrower one. To see a solution,
-# uncomment the next line and run the cell twice (`%load` puts the code in the cell).
-
-# %%
-# %load solutions/01-anatomy-of-a-frame.py
+# Stuck? `ex.hint()` gives a hint, and each graded try a narrower one. After two
+# tries, `ex.solution()` shows the answer; your instructor has everyone's answers in the
+# instructor guide. Once you are right, `ex.trace` shows the checker's findings too.
 
 # %% [markdown]
 # ## What you learned

@@ -19,6 +19,7 @@ import pandas as pd
 
 pd.set_option("display.max_colwidth", 100)
 t = mn.load(mn.sample_path("demo-stdio"))
+LEARNER = "your name"  # type your name: your exercises are planted for you
 
 # %% [markdown]
 # ## Two ways to answer
@@ -204,7 +205,7 @@ t.latency_by_method()[["count", "errors", "tool_errors", "error_rate"]]
 # which rule? Answer as `{seq: "rule-code"}`.
 
 # %%
-ex = mn.teach.exercise("result-and-error", seed=2)
+ex = mn.teach.exercise("reply-says-ok-and-fails", learner=LEARNER)
 ex
 
 # %%
@@ -216,7 +217,7 @@ ex.check(answer)
 # **Bonus.** Here one result is not an object at all:
 
 # %%
-ex2 = mn.teach.exercise("result-not-object", seed=4)
+ex2 = mn.teach.exercise("result-is-a-bare-value", learner=LEARNER)
 ex2
 
 # %%
@@ -224,10 +225,9 @@ answer2 = {}
 ex2.check(answer2)
 
 # %% [markdown]
-# Solutions for both (uncomment, run twice):
-
-# %%
-# %load solutions/02-result-or-error.py
+# Stuck? `ex.hint()` gives a hint, and each graded try a narrower one. After two
+# tries, `ex.solution()` shows the answer; your instructor has everyone's answers in the
+# instructor guide. Once you are right, `ex.trace` shows the checker's findings too.
 
 # %% [markdown]
 # ## What you learned

@@ -19,6 +19,7 @@ import mcp_notebook as mn
 import pandas as pd
 
 pd.set_option("display.max_colwidth", 100)
+LEARNER = "your name"  # type your name: your exercises are planted for you
 
 # %% [markdown]
 # ## The answer brings the id back
@@ -198,7 +199,7 @@ mn.timeline(pc).zoom(start - pd.Timedelta("1ms"), start + pd.Timedelta("10ms"))
 # does the checker mark, and with which rules? Answer as `{seq: "rule-code"}`.
 
 # %%
-ex = mn.teach.exercise("id-type-flipped", seed=3)
+ex = mn.teach.exercise("id-type-flipped", learner=LEARNER)
 ex
 
 # %%
@@ -210,7 +211,7 @@ ex.check(answer)
 # answered:
 
 # %%
-ex2 = mn.teach.exercise("id-reused-in-flight", seed=0)
+ex2 = mn.teach.exercise("same-id-twice-in-flight", learner=LEARNER)
 ex2
 
 # %%
@@ -218,10 +219,9 @@ answer2 = {}
 ex2.check(answer2)
 
 # %% [markdown]
-# Solutions (uncomment, run twice):
-
-# %%
-# %load solutions/03-pairing-by-id.py
+# Stuck? `ex.hint()` gives a hint, and each graded try a narrower one. After two
+# tries, `ex.solution()` shows the answer; your instructor has everyone's answers in the
+# instructor guide. Once you are right, `ex.trace` shows the checker's findings too.
 
 # %% [markdown]
 # ## What you learned

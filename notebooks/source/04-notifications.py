@@ -16,6 +16,7 @@ import pandas as pd
 
 pd.set_option("display.max_colwidth", 100)
 t = mn.load(mn.sample_path("demo-stdio"))
+LEARNER = "your name"  # type your name: your exercises are planted for you
 
 # %% [markdown]
 # ## Fire and forget
@@ -137,7 +138,7 @@ ev.violations.query("seq == @unknown")[["rule", "severity", "message"]]
 # it. Which two frames break which rules? Answer as `{seq: "rule-code", ...}`.
 
 # %%
-ex = mn.teach.exercise("reply-to-notification", seed=2)
+ex = mn.teach.exercise("reply-to-notification", learner=LEARNER)
 ex
 
 # %%
@@ -145,10 +146,9 @@ answer = {}
 ex.check(answer)
 
 # %% [markdown]
-# Solution (uncomment, run twice):
-
-# %%
-# %load solutions/04-notifications.py
+# Stuck? `ex.hint()` gives a hint, and each graded try a narrower one. After two
+# tries, `ex.solution()` shows the answer; your instructor has everyone's answers in the
+# instructor guide. Once you are right, `ex.trace` shows the checker's findings too.
 
 # %% [markdown]
 # ## What you learned

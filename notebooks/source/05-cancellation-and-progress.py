@@ -18,6 +18,7 @@ import pandas as pd
 
 pd.set_option("display.max_colwidth", 110)
 t = mn.load(mn.sample_path("demo-stdio"))
+LEARNER = "your name"  # type your name: your exercises are planted for you
 
 # %% [markdown]
 # ## Progress: a token in the request, notifications that name it
@@ -144,7 +145,7 @@ pc.violations
 # the checker mark, with which rule, and is it an error? Answer as `{seq: "rule-code"}`.
 
 # %%
-ex = mn.teach.exercise("late-result-after-cancel", seed=1)
+ex = mn.teach.exercise("answer-after-cancel", learner=LEARNER)
 ex
 
 # %%
@@ -152,10 +153,9 @@ answer = {}
 ex.check(answer)
 
 # %% [markdown]
-# Solution (uncomment, run twice):
-
-# %%
-# %load solutions/05-cancellation-and-progress.py
+# Stuck? `ex.hint()` gives a hint, and each graded try a narrower one. After two
+# tries, `ex.solution()` shows the answer; your instructor has everyone's answers in the
+# instructor guide. Once you are right, `ex.trace` shows the checker's findings too.
 
 # %% [markdown]
 # ## What you learned

@@ -18,6 +18,7 @@ import mcp_notebook as mn
 import pandas as pd
 
 pd.set_option("display.max_colwidth", 120)
+LEARNER = "your name"  # type your name: your exercises are planted for you
 
 # %% [markdown]
 # ## The report
@@ -172,7 +173,7 @@ print(run.stdout + run.stderr + f"exit status: {run.returncode}")
 # `{seq: "rule-code"}`.
 
 # %%
-ex = mn.teach.exercise("duplicate-response", seed=5)
+ex = mn.teach.exercise("answered-twice", learner=LEARNER)
 ex
 
 # %%
@@ -180,10 +181,9 @@ answer = {}
 ex.check(answer)
 
 # %% [markdown]
-# Solution (uncomment, run twice):
-
-# %%
-# %load solutions/06-debugging-a-real-failure.py
+# Stuck? `ex.hint()` gives a hint, and each graded try a narrower one. After two
+# tries, `ex.solution()` shows the answer; your instructor has everyone's answers in the
+# instructor guide. Once you are right, `ex.trace` shows the checker's findings too.
 
 # %% [markdown]
 # ## What you learned

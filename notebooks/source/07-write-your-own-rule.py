@@ -146,12 +146,6 @@ pd.DataFrame({"reference server": test(pc, check_progress_after_cancel),
               "demo session": test(demo, check_progress_after_cancel),
               "demo, replayed": test(moved, check_progress_after_cancel)}).T
 
-# %% [markdown]
-# When all three rows say `True` (and the first one found something), your rule works.
-# One solution (uncomment, run twice):
-
-# %%
-# %load solutions/07-write-your-own-rule.py
 
 # %% [markdown]
 # ## Going further

@@ -13,7 +13,7 @@ import pytest
 from mcp_notebook.core.rules import RULES
 from mcp_notebook.teach import FAULTS
 
-from .conftest import NB_DIR, REPO, notebook_paths, solution_files
+from .conftest import NB_DIR, REPO, SOLUTIONS, has_exercises, notebook_paths
 
 PATHS = notebook_paths()
 IDS = [p.stem for p in PATHS]
@@ -50,12 +50,13 @@ def problems(path: Path) -> list[str]:
         found.append("widget state committed")
     if nb.metadata.get("kernelspec", {}).get("name") != "python3":
         found.append("kernelspec is not python3")
-    loads = solution_files(nb)
-    if path.stem[:2] != "00" and not loads:
-        found.append("an exercise notebook loads no solution")
-    for rel in loads:
-        if not (path.parent / rel).is_file():
-            found.append(f"loads {rel}, which is missing")
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    if has_exercises(nb) and not (path.parent / "instructor" / "solutions" /
+                                  f"{path.stem}.py").is_file():
+        found.append("an exercise notebook has no instructor solution")
+    for leak in ("%load", "solutions/", "._key", ".solution()", "_planted"):
+        if leak in code:
+            found.append(f"an answer key reaches the learner: {leak!r}")
     return found
 
 
@@ -75,29 +76,33 @@ def test_the_hygiene_check_catches_what_it_should(tmp_path):
         return tmp_path / name
 
     good_head = new_markdown_cell("# Title\n\n**You will learn**")
-    no_title = write("01-read-frames.ipynb", [new_markdown_cell("Some text"),
-                                             new_code_cell("# %load solutions/01.py")])
+    no_title = write("01-read-frames.ipynb", [new_markdown_cell("Some text")])
     ran = new_code_cell("1 + 1", execution_count=1,
                         outputs=[new_output("execute_result", {"text/plain": "2"},
                                             execution_count=1)])
     with_output = write("02-run-cells.ipynb", [good_head, ran])
-    missing = write("03-load-solution.ipynb", [good_head,
-                                               new_code_cell("# %load solutions/03-x.py")])
+    ask = new_code_cell('ex = mn.teach.exercise("answered-twice", learner=LEARNER)')
+    unsolved = write("03-find-twice.ipynb", [good_head, ask])
+    leaky = write("04-leak-keys.ipynb", [good_head, new_code_cell("# %load solutions/04.py"),
+                                         new_code_cell("ex.solution()")])
     assert "the first cell is not an H1 title" in problems(no_title)
     assert any(p.startswith("outputs committed") for p in problems(with_output))
-    assert "an exercise notebook loads no solution" in problems(with_output)
-    assert problems(missing) == ["loads solutions/03-x.py, which is missing"]
-    (tmp_path / "solutions").mkdir()
-    (tmp_path / "solutions" / "03-x.py").write_text("pass\n")
-    assert problems(missing) == []
+    assert problems(unsolved) == ["an exercise notebook has no instructor solution"]
+    assert problems(leaky) == ["an answer key reaches the learner: '%load'",
+                               "an answer key reaches the learner: 'solutions/'",
+                               "an answer key reaches the learner: '.solution()'"]
+    (tmp_path / "instructor" / "solutions").mkdir(parents=True)
+    (tmp_path / "instructor" / "solutions" / "03-find-twice.py").write_text("pass\n")
+    assert problems(unsolved) == []
     assert problems(write("Bad Name.ipynb", [good_head])) == [
-        "name 'Bad Name.ipynb' is not NN-verb-noun.ipynb", "an exercise notebook loads no solution"]
+        "name 'Bad Name.ipynb' is not NN-verb-noun.ipynb"]
 
 
 def test_no_orphan_solution_files():
-    used = {rel for p in PATHS for rel in solution_files(_read(p))}
-    present = {f"solutions/{p.name}" for p in (NB_DIR / "solutions").iterdir() if p.is_file()}
-    assert present == used
+    present = {p.stem for p in SOLUTIONS.glob("*.py")}
+    assert present == {p.stem for p in PATHS if has_exercises(_read(p))} | {
+        "07-write-your-own-rule"}
+    assert not (NB_DIR / "solutions").exists(), "solutions belong to the instructor guide"
 
 
 def test_notebooks_match_their_sources():
