@@ -80,6 +80,42 @@ def _capabilities(out: Path) -> None:
     c.close()
 
 
+def _envelopes(out: Path, server: list[str], session: str) -> None:
+    """A client that answers the server's sampling requests with broken envelopes."""
+    c = RawClient(out, session, server)
+    c.request(1, "initialize", {"protocolVersion": "2025-11-25",
+                                "capabilities": {"sampling": {}},
+                                "clientInfo": {"name": "raw-frames", "version": "1"}})
+    c.reply_to(1)
+    c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    replies: list[dict[str, Any]] = [
+        {"result": {"role": "assistant", "model": "canned-model", "stopReason": "endTurn",
+                    "content": {"type": "text", "text": "42"}},
+         "error": {"code": -32603, "message": "model failed"}},  # both members
+        {"result": "42"},  # a bare string as result
+        {"id": None, "result": {"role": "assistant", "model": "canned-model",
+                                "stopReason": "endTurn",
+                                "content": {"type": "text", "text": "42"}}},  # a null id
+        {"result": {"role": "assistant", "model": "canned-model", "stopReason": "endTurn",
+                    "content": {"type": "text", "text": "42"}}},  # a good answer
+    ]
+    for n, reply in enumerate(replies, start=2):
+        c.request(n, "tools/call", {"name": "trigger-sampling-request",
+                                    "arguments": {"prompt": "six times seven?",
+                                                  "maxTokens": 20}})
+        ask = c.wait(lambda m: m.get("method") == "sampling/createMessage", timeout=5)
+        if ask is not None:
+            c.send({"jsonrpc": "2.0", "id": ask["id"], **reply})  # reply may null the id
+        c.reply_to(n, timeout=5)
+    c.request(9, "notifications/initialized")  # a notification sent with an id
+    c.quiet(1.0)
+    c.send('{"jsonrpc": "2.0", "method": 42}')  # parses, but is no valid request
+    c.quiet(1.0)
+    c.request(10, "ping")
+    c.reply_to(10)
+    c.close()
+
+
 def _undeclared(out: Path) -> None:
     c = RawClient(out, "undeclared", PAGES)
     c.request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -165,6 +201,8 @@ def traces(tmp: Path) -> dict[str, Callable[[Path], None]]:
         "pages-stdio.jsonl": lambda out: anyio.run(_pages, out),
         "everything-stdio-capabilities.jsonl": _capabilities,
         "pages-stdio-undeclared.jsonl": _undeclared,
+        "everything-stdio-envelopes.jsonl": lambda out: _envelopes(
+            out, npm_server(EVERYTHING, "stdio"), "everything-envelopes"),
         "filesystem-stdio-large.jsonl.gz": lambda out: anyio.run(_large, out,
                                                                  tmp / "sandbox"),
         "everything-http-secrets.har": http,
@@ -199,6 +237,13 @@ ABOUT: dict[str, tuple[str, str, str]] = {
         "A client that calls methods the server did not declare in its capabilities "
         "(`logging/setLevel`, `prompts/list`; the server declared only tools and "
         "resources): both answered -32601; then tools/list, which it declared.")),
+    "everything-stdio-envelopes.jsonl": (EVERYTHING, "stdio, tap, frames written by hand", (
+        "A client (declaring `sampling`) that answers the server's `sampling/createMessage` "
+        "requests with broken envelopes: both `result` and `error`, a bare string as "
+        "`result`, and `\"id\": null`; the server drops each (its schema refuses them) and "
+        "the tool calls that asked never return; a fourth, good answer completes its call. "
+        "Then `notifications/initialized` sent with an id (the server answers it -32601), "
+        "a message whose method is a number (no answer), and a ping.")),
     "filesystem-stdio-large.jsonl.gz": (FILESYSTEM, "stdio, tap; gzipped", (
         "read_text_file of a small file, of a 3.9 MB log (an 8 MB result on one stdio "
         "line: the server sends the text twice, in `content` and in `structuredContent`), "
