@@ -30,6 +30,15 @@ LEARNER = "your name"  # type your name: your exercises are planted for you
 t.frames[["seq", "direction", "kind", "raw"]].head(6)
 
 # %% [markdown]
+# The same opening as a picture: the raw lines on the left, and beside them one arrow per
+# message, from the side that wrote it to the side that read it (requests solid, answers
+# coming back, notifications dashed):
+
+# %%
+# SEQUENCE-DIAGRAM: mn.sequence(t) (issue 20) replaces mn.teach.sequence here
+mn.teach.sequence(t, *mn.teach.find(t)[:8], max_chars=70)
+
+# %% [markdown]
 # ## A request
 #
 # The client opens every session with `initialize`. A request carries four members:

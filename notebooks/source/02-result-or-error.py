@@ -143,6 +143,27 @@ t2.violations[["rule", "severity", "seq", "message"]]
 # carries an error says the call failed. Acting on the `result` half would mean trusting
 # an answer that the peer itself marked as failed, so the checker reads such a frame as an
 # error and reports the broken rule on it.
+#
+# **On a real pipe.** `everything-stdio-envelopes` was written by hand over a real pipe to
+# the reference server: a client that declared `sampling` answers the server's
+# `sampling/createMessage` requests with broken envelopes. The first answer carries both
+# members. Raw lines first, then the picture:
+
+# %%
+env = mn.load(mn.sample_path("everything-stdio-envelopes"))
+asks = mn.teach.find(env, method="sampling/createMessage")
+# SEQUENCE-DIAGRAM: mn.sequence(env) (issue 20) replaces mn.teach.sequence here
+mn.teach.sequence(env, *range(asks[0] - 3, asks[0] + 5))
+
+# %%
+env.violations[["rule", "severity", "seq", "message"]]
+
+# %% [markdown]
+# The checker reads the frame with both members as an error (`kind` says so) and flags
+# it; the second answer, a bare string as `result`, is flagged too. And the server? Its
+# schema refuses both answers, so it drops them, and the two tool calls that were waiting
+# for a model answer never return (the `unanswered-request` findings). Only the fourth,
+# well-formed answer completes its call. A broken envelope does not fail loudly: it hangs.
 
 # %% [markdown]
 # ## A tool that fails is not a protocol error

@@ -112,6 +112,26 @@ rf2.violations[["rule", "severity", "seq", "message"]]
 # notebook 01; seqs after the deleted frames moved up by two.)
 
 # %% [markdown]
+# ## Never `null` in a result
+#
+# A response carries its request's id, so it is never `null`; JSON-RPC keeps `"id": null`
+# for an *error* about a request whose id could not be read. In `everything-stdio-envelopes`
+# (written by hand over a real pipe) a client answers one of the server's sampling requests
+# with `"id": null`:
+
+# %%
+env = mn.load(mn.sample_path("everything-stdio-envelopes"))
+null_answer = mn.teach.find(env, contains='"id":null')[0]
+mn.teach.show(env, null_answer, max_lines=8)
+
+# %%
+env.violations.loc[env.violations["seq"] == null_answer, ["rule", "severity", "message"]]
+
+# %% [markdown]
+# The server cannot tell which of its requests this answers; it drops it, and the tool
+# call behind that request never returns.
+
+# %% [markdown]
 # ## Ids above 2^53: the float trap
 #
 # JSON numbers have no size limit, but a parser may read them as 64-bit floats, which hold

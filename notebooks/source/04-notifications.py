@@ -73,7 +73,19 @@ shape1.violations[["rule", "severity", "seq", "message"]]
 
 # %% [markdown]
 # With an id, the "notification" is really a request (look at its `kind`), and the reply
-# pairs with it. The checker reports both halves.
+# pairs with it. The checker reports both halves. It happens on a real pipe too: in
+# `everything-stdio-envelopes` a hand-written client sends `notifications/initialized` with
+# an id, and the reference server, seeing an id, treats it as a request and answers
+# `-32601`:
+
+# %%
+env = mn.load(mn.sample_path("everything-stdio-envelopes"))
+sent = mn.teach.find(env, method="notifications/initialized", kind="request")[0]
+# SEQUENCE-DIAGRAM: mn.sequence(env) (issue 20) replaces mn.teach.sequence here
+mn.teach.sequence(env, sent, mn.teach.answer_to(env, sent))
+
+# %%
+env.violations.loc[env.violations["seq"] >= sent, ["rule", "severity", "seq", "message"]]
 #
 # **2. A true notification, answered anyway.** The receiver has no id to send back, so it
 # sends `"id": null`:

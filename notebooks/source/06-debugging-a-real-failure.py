@@ -36,6 +36,13 @@ bt = mn.load(path)
 bt
 
 # %% [markdown]
+# The whole session, raw lines first, and the exchange beside them:
+
+# %%
+# SEQUENCE-DIAGRAM: mn.sequence(bt) (issue 20) replaces mn.teach.sequence here
+mn.teach.sequence(bt, max_chars=70)
+
+# %% [markdown]
 # ## Step 1: what does the checker say?
 
 # %%
