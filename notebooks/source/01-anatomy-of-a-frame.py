@@ -9,7 +9,7 @@
 # - how `mcp_notebook` decides the `kind` of a captured line, and what happens to lines
 #   that are not messages at all.
 #
-# *About 15 minutes.*
+# *About 15 minutes (core path).*
 
 # %%
 import mcp_notebook as mn

@@ -11,7 +11,7 @@
 # - the difference between a tool that fails (`isError: true`, a result) and a protocol
 #   error.
 #
-# *About 20 minutes.*
+# *About 15 minutes (core path; the bonus exercise is optional).*
 
 # %%
 import mcp_notebook as mn

@@ -10,7 +10,7 @@
 # - why ids above 2^53 are a trap for peers that read numbers as floats;
 # - how concurrent requests are answered out of order, and paired anyway.
 #
-# *About 20 minutes.*
+# *About 15 minutes (core path; the bonus exercise is optional).*
 
 # %%
 import json

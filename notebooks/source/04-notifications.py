@@ -8,7 +8,7 @@
 # - what a reply to a notification looks like on the wire, and why it is wrong;
 # - what an orphan is: an answer that matches no request.
 #
-# *About 10 minutes.*
+# *About 10 minutes (optional track: notifications and cancellation).*
 
 # %%
 import mcp_notebook as mn

@@ -10,7 +10,7 @@
 # - what the real traces show, including a server that keeps reporting progress for a
 #   call that was cancelled.
 #
-# *About 15 minutes.*
+# *About 15 minutes (optional track: notifications and cancellation).*
 
 # %%
 import mcp_notebook as mn

@@ -8,7 +8,7 @@
 # - how a duplicate response, an id that changed type and an orphan look in a real capture;
 # - how to turn the findings into a bug report, and how to run the same check in CI.
 #
-# *About 20 minutes.*
+# *About 20 minutes (optional track: debugging in depth).*
 
 # %%
 import subprocess

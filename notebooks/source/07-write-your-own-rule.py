@@ -8,7 +8,7 @@
 # - how to write a check with pandas over `t.frames` and `t.pairs`;
 # - how to test it on a real trace, and on a replayed trace with a fault planted by hand.
 #
-# *About 20 minutes; after the workshop.*
+# *About 20 minutes (optional track: debugging in depth; after the workshop).*
 
 # %%
 import mcp_notebook as mn

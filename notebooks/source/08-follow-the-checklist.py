@@ -9,7 +9,7 @@
 # - what each step looks like on real traces, passing and failing;
 # - how to write the answer a server should have sent, and have the checker grade it.
 #
-# *About 20 minutes. Prerequisites: notebooks 01 to 03; pandas basics help.*
+# *About 20 minutes (core path). Prerequisites: notebooks 01 to 03.*
 
 # %%
 import json
@@ -94,6 +94,15 @@ mn.teach.show(basics, unknown_tool, mn.teach.answer_to(basics, unknown_tool))
 # %%
 no_uri = mn.teach.find(raw, method="resources/read")[0]
 mn.teach.show(raw, no_uri, mn.teach.answer_to(raw, no_uri))
+
+# %% [markdown]
+# A server that gets it right: `pages-stdio` (notebook 10) is sent a page cursor it never
+# issued, an invalid parameter, and answers `-32602`:
+
+# %%
+pages = mn.load(mn.sample_path("pages-stdio"))
+bad_cursor = mn.teach.find(pages, contains='"cursor":"page-2"')[0]
+mn.teach.show(pages, bad_cursor, mn.teach.answer_to(pages, bad_cursor))
 
 # %% [markdown]
 # **Exercise: which kind of failure?** Four answers from a real session, planted for you:

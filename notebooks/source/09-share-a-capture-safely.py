@@ -11,7 +11,7 @@
 #   timing, outcome, error type and sizes, and no payload at all;
 # - which of the two to share for which question.
 #
-# *About 15 minutes (optional track). Prerequisites: notebooks 01 and 03.*
+# *About 15 minutes (optional track: sharing and scale). Prerequisites: notebooks 01 and 03.*
 
 # %%
 import json

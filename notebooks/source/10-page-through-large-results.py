@@ -9,7 +9,7 @@
 #   and a cursor the server never issued;
 # - the alternatives to one huge answer: pages, a smaller request, a resource reference.
 #
-# *About 15 minutes (optional track). Prerequisites: notebooks 01 and 02.*
+# *About 15 minutes (optional track: sharing and scale). Prerequisites: notebooks 01 and 02.*
 
 # %%
 import mcp_notebook as mn

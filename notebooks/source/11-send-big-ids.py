@@ -8,7 +8,7 @@
 # - why: how each SDK reads the line, and where the id is lost;
 # - which ids to choose so that no peer can get them wrong.
 #
-# *About 15 minutes (optional track). Prerequisites: notebook 03.*
+# *About 15 minutes (optional track: sharing and scale). Prerequisites: notebook 03.*
 
 # %%
 import mcp_notebook as mn
