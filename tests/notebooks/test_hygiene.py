@@ -190,3 +190,52 @@ def test_the_copy_check_catches_a_quote():
     part = "as the spec puts it, the error member **MUST** be included, but both members..."
     assert set(copied_specs(part)) >= {"result-and-error", "response-neither"}
     assert copied_specs("A notification has no id, and nobody answers it.") == []
+
+
+# -- navigation and the plan ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_navigation_links_previous_contents_next(path):
+    nb = _read(path)
+    nav = nb.cells[1].source
+    assert nb.cells[-1].source == nav and "[Contents](README.md)" in nav
+    i = IDS.index(path.stem)
+    links = re.findall(r"\]\(([^)]+\.ipynb)\)", nav)
+    expected = ([f"{IDS[i - 1]}.ipynb"] if i else []) + (
+        [f"{IDS[i + 1]}.ipynb"] if i + 1 < len(IDS) else [])
+    assert links == expected
+    assert all((NB_DIR / link).exists() for link in links)
+
+
+def _plan() -> list[tuple[str, int, str]]:
+    rows = []
+    for line in (NB_DIR / "README.md").read_text().split("## The workshop plan", 1)[1].split(
+            "\n## ", 1)[0].splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 5 and re.fullmatch(r"\d+ min", cells[3]):
+            name = re.search(r"`(\d\d-[a-z-]+)\.ipynb`", cells[0])
+            rows.append((name.group(1) if name else cells[0], int(cells[3].split()[0]),
+                         cells[4]))
+    return rows
+
+
+def test_core_path_fits_in_90_minutes_with_a_break_and_each_notebook_says_its_time():
+    plan = _plan()
+    core = [(n, m) for n, m, path in plan if path == "core"]
+    assert sum(m for _, m in core) <= 90 and any("break" in n for n, _ in core)
+    assert {n for n, _, _ in plan if not n.startswith("*")} == set(IDS)
+    for name, minutes, path in plan:
+        if name.startswith("*"):
+            continue
+        head = _read(NB_DIR / f"{name}.ipynb").cells[0].source
+        stated = re.search(r"\*About (\d+) minutes \(([^)]*)\)", head)
+        assert stated and int(stated.group(1)) == minutes, name
+        assert (path == "core") == stated.group(2).startswith("core"), name
+
+
+def test_instructor_answers_are_current():
+    spec = importlib.util.spec_from_file_location("answers", NB_DIR / "instructor" / "answers.py")
+    answers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(answers)
+    assert (NB_DIR / "instructor" / "answers.md").read_text() == answers.document(), (
+        "run python notebooks/instructor/answers.py --write")
