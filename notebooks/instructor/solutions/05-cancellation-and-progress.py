@@ -1,8 +1,9 @@
 # Instructor solution for 05-cancellation-and-progress (run in the notebook's namespace: `%run -i`).
-import json
 # ruff: noqa: F821, B018
 # The cancel names a request by its id; an answer from the other side with that id,
 # after the cancel, is the late answer (info: expected only as the race).
+import json
+
 answer = {}
 for cancel in mn.teach.find(ex.trace, method="notifications/cancelled"):
     rid = json.dumps(ex.trace.message(cancel)["params"]["requestId"], separators=(",", ":"))
