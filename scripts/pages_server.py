@@ -2,7 +2,10 @@
 ``Server`` (PyPI ``mcp``): ``resources/list`` and ``tools/list`` return 10 items a page with
 an opaque ``nextCursor`` (MCP ``server/utilities/pagination.mdx``: the cursor is opaque,
 and a page without ``nextCursor`` is the last). A cursor it did not issue is answered with
--32602, as that page advises. ``resources/read`` serves each resource's short text.
+-32602, as that page advises. ``resources/read`` serves each resource's short text. The
+tool ``deploy`` (2026-07-28 clients) asks for a confirmation with an input-required round:
+its first answer is an ``InputRequiredResult`` with an elicitation and a ``requestState``;
+the client retries the call with the user's answer and the state, and gets the result.
 
 Usage: ``python scripts/pages_server.py`` (stdio). It exists to record
 ``data/pages-stdio.jsonl`` (``scripts/record_workshop.py``).
@@ -24,7 +27,9 @@ RESOURCES = [types.Resource(uri=f"pages://item/{n}", name=f"item-{n}", mimeType=
              for n in range(1, 26)]
 TOOLS = [types.Tool(name=f"tool_{n:02d}", description=f"Tool number {n}",
                     inputSchema={"type": "object", "properties": {}})
-         for n in range(1, 13)]
+         for n in range(1, 12)] + [types.Tool(
+             name="deploy", description="Deploy after the user confirms",
+             inputSchema={"type": "object", "properties": {"target": {"type": "string"}}})]
 
 
 def _page(items: list, params: types.PaginatedRequestParams | None) -> tuple[list, str | None]:
@@ -50,13 +55,31 @@ async def list_tools(ctx, params):
     return types.ListToolsResult(tools=items, nextCursor=more)
 
 
+async def call_tool(ctx, params):
+    if params.name != "deploy":
+        return types.CallToolResult(content=[types.TextContent(type="text", text=(
+            f"{params.name} ran"))])
+    answer = (params.input_responses or {}).get("confirm")
+    if answer is None or params.request_state != "deploy:awaiting-confirm":
+        ask = types.ElicitRequest(params=types.ElicitRequestFormParams(
+            message=f"Deploy {(params.arguments or {}).get('target', 'it')}?",
+            requestedSchema={"type": "object", "properties": {"confirm": {"type": "boolean"}},
+                             "required": ["confirm"]}))
+        return types.InputRequiredResult(input_requests={"confirm": ask},
+                                         request_state="deploy:awaiting-confirm")
+    ok = getattr(answer, "action", None) == "accept" and (answer.content or {}).get("confirm")
+    return types.CallToolResult(content=[types.TextContent(
+        type="text", text="deployed" if ok else "not deployed")], isError=not ok)
+
+
 async def read_resource(ctx, params):
     return types.ReadResourceResult(contents=[types.TextResourceContents(
         uri=params.uri, mimeType="text/plain", text=f"This is {params.uri}.")])
 
 
 server = Server("pages-demo", version="0.1.0", on_list_resources=list_resources,
-                on_list_tools=list_tools, on_read_resource=read_resource)
+                on_list_tools=list_tools, on_read_resource=read_resource,
+                on_call_tool=call_tool)
 
 
 async def main() -> None:

@@ -131,6 +131,39 @@ def _undeclared(out: Path) -> None:
     c.close()
 
 
+async def _modern(out: Path) -> None:
+    """The 2026-07-28 revision: no initialize, `_meta` on every request, an input round."""
+    import os
+
+    from mcp import Client, StdioServerParameters
+    from mcp import types as mt
+
+    async def confirm(ctx: Any, params: Any) -> Any:
+        return mt.ElicitResult(action="accept", content={"confirm": True})
+
+    server = StdioServerParameters(command=PY, args=_rec.tap_command(out, "pages-2026", PAGES),
+                                   cwd=str(_rec.ROOT), env=dict(os.environ))
+    async with Client(server, mode="2026-07-28", elicitation_callback=confirm) as c:
+        await c.list_tools()
+        await c.call_tool("deploy", {"target": "staging"})
+
+
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw-frames", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def _modern_raw(out: Path) -> None:
+    c = RawClient(out, "pages-2026-raw", PAGES)
+    c.request(1, "tools/list", {"_meta": META})
+    c.reply_to(1)
+    c.request(2, "tools/list")  # 2026-07-28: params._meta is required on every request
+    c.reply_to(2)
+    c.request(3, "tools/call", {"name": "tool_01", "arguments": {}, "_meta": META})
+    c.reply_to(3)
+    c.close()
+
+
 async def _pages(out: Path) -> None:
     from mcp import types as mt
 
@@ -201,6 +234,8 @@ def traces(tmp: Path) -> dict[str, Callable[[Path], None]]:
         "pages-stdio.jsonl": lambda out: anyio.run(_pages, out),
         "everything-stdio-capabilities.jsonl": _capabilities,
         "pages-stdio-undeclared.jsonl": _undeclared,
+        "pages-stdio-2026.jsonl": lambda out: anyio.run(_modern, out),
+        "pages-stdio-2026-raw.jsonl": _modern_raw,
         "everything-stdio-envelopes.jsonl": lambda out: _envelopes(
             out, npm_server(EVERYTHING, "stdio"), "everything-envelopes"),
         "filesystem-stdio-large.jsonl.gz": lambda out: anyio.run(_large, out,
@@ -244,6 +279,17 @@ ABOUT: dict[str, tuple[str, str, str]] = {
         "the tool calls that asked never return; a fourth, good answer completes its call. "
         "Then `notifications/initialized` sent with an id (the server answers it -32601), "
         "a message whose method is a number (no answer), and a ping.")),
+    "pages-stdio-2026.jsonl": ("pages", "stdio, tap", (
+        "The 2026-07-28 revision, stateless: the Python SDK client (`mode=\"2026-07-28\"`) "
+        "sends no initialize; every request carries the protocol version, client info "
+        "and capabilities in `params._meta`, and every result a `resultType`. A call to "
+        "`deploy` is answered `input_required` (an elicitation and a `requestState`); the "
+        "client retries it under a new id with `inputResponses` and the state, and gets "
+        "the result.")),
+    "pages-stdio-2026-raw.jsonl": ("pages", "stdio, tap, frames written by hand", (
+        "2026-07-28 requests written by hand: tools/list with its `_meta`, tools/list "
+        "without (answered -32602: `_meta` is required on every request), and a tools/call "
+        "with it.")),
     "filesystem-stdio-large.jsonl.gz": (FILESYSTEM, "stdio, tap; gzipped", (
         "read_text_file of a small file, of a 3.9 MB log (an 8 MB result on one stdio "
         "line: the server sends the text twice, in `content` and in `structuredContent`), "
