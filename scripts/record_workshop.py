@@ -1,4 +1,4 @@
-"""The workshop's own traces (notebooks 09 to 11), recorded by ``make data`` after the others.
+"""The workshop's own traces (notebooks 02 to 04 and 08 to 12), recorded by ``make data`` after the others.
 
 ``make_data.py`` calls :func:`main` with the names asked for (none: all) and the npm
 versions. Peers are real: the official MCP Python SDK client or hand-written frames over a
@@ -343,7 +343,7 @@ def write_readme(versions: dict[str, str]) -> None:
     plain = [row[n] for n in counts if not n.endswith(".gz")]
     lines[last + 1:last + 1] = plain
     out = ["", SECTION, "", "Recorded by `scripts/record_workshop.py` (the second half of "
-           "`make data`) for notebooks 09 to 11. Gzipped traces (too large for the table "
+           "`make data`) for notebooks 02 to 04 and 08 to 12. Gzipped traces (too large for the table "
            "above, which lists the plain files) have their counts here:", ""]
     gz = [n for n in counts if n.endswith(".gz")]
     if gz:

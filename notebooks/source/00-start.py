@@ -46,7 +46,7 @@
 # Optional tracks, for the time after or a second session: *notifications and
 # cancellation* (`04`, 10 min; `05`, 15 min), *debugging in depth* (`06`, 20 min; `07`,
 # 20 min), *sharing and scale* (`09` redaction and the boundary view, `10` large results
-# and pagination, `11` ids above 2^53; 15 min each).
+# and pagination, `11` ids above 2^53; 15 min each), *the 2026 revision* (`12`, 15 min).
 #
 # Each notebook holds one idea: the raw lines first, a picture beside them, then the
 # checker's reading, and most end with an exercise that grades itself. You need basic
