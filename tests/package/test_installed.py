@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
-from notebooks.conftest import solution_files, with_solutions
+from notebooks.conftest import SOLUTIONS, solution_file, with_solutions
 
 from .conftest import REPO
 
@@ -63,8 +64,8 @@ def test_wheel_carries_traces_and_notebooks_but_no_c_sources(wheel):
     nbs = sorted(Path(n).name for n in names if re.match(r"mcp_notebook/notebooks/[^/]+$", n))
     assert nbs == sorted(p.name for p in (REPO / "notebooks").glob("*")
                          if p.suffix in (".ipynb", ".md"))
-    assert sum(n.startswith("mcp_notebook/notebooks/solutions/") for n in names) == \
-        len(list((REPO / "notebooks" / "solutions").glob("*.py")))
+    # the answer keys stay with the instructor (notebooks/instructor/), out of the wheel
+    assert not [n for n in names if "/solutions/" in n or "/instructor/" in n]
     assert not [n for n in names if n.endswith((".c", ".h"))]
     licence = next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))
     assert "Model Context Protocol" in zipfile.ZipFile(wheel).read(licence).decode()
@@ -129,11 +130,12 @@ def test_copied_tutorial_runs_every_notebook(installed):
     notebooks = sorted(dest.glob("*.ipynb"))
     assert [p.name for p in notebooks] == sorted(p.name for p in (REPO / "notebooks").glob(
         "*.ipynb"))
-    assert sorted(p.name for p in (dest / "solutions").glob("*.py")) == sorted(
-        p.name for p in (REPO / "notebooks" / "solutions").glob("*.py"))
-    for path in notebooks:  # each exercise solved from the copied solutions/ and graded
+    assert not (dest / "solutions").exists() and not (dest / "instructor").exists()
+    (dest / "instructor").mkdir()  # the instructor's solutions, beside the learner's copy
+    shutil.copytree(SOLUTIONS, dest / "instructor" / "solutions")
+    for path in notebooks:  # each exercise solved by the instructor's solution and graded
         nb = nbformat.read(path, as_version=4)
-        if solution_files(nb):
+        if solution_file(path.stem).exists():
             nbformat.write(with_solutions(nb, path.stem), path)
     results = _execute(installed, *notebooks)
     assert [r["name"] for r in results] == [p.name for p in notebooks]
