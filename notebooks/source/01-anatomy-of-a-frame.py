@@ -53,7 +53,7 @@ mn.teach.sequence(t, *mn.teach.find(t)[:8], max_chars=70)
 # `t.message(seq)` decodes one frame; `mn.teach.show(t, seq)` prints it indented.
 
 # %%
-first_request = int(t.frames.query("kind == 'request'")["seq"].iloc[0])
+first_request = mn.teach.find(t, kind="request")[0]
 mn.teach.show(t, first_request)
 
 # %% [markdown]
@@ -72,7 +72,7 @@ mn.teach.cite("jsonrpc-version", "request-id-type", "method-not-string", "params
 # `result` or an `error` (notebook 02). `t.pairs` finds it for us:
 
 # %%
-response = int(t.pairs.query("request_seq == @first_request")["response_seq"].iloc[0])
+response = mn.teach.answer_to(t, first_request)
 mn.teach.show(t, response, max_lines=14)
 
 # %% [markdown]
@@ -83,7 +83,7 @@ mn.teach.show(t, response, max_lines=14)
 # nothing to match an answer to.
 
 # %%
-initialized = int(t.frames.query("method == 'notifications/initialized'")["seq"].iloc[0])
+initialized = mn.teach.find(t, method="notifications/initialized")[0]
 mn.teach.show(t, initialized)
 
 # %%
@@ -117,8 +117,8 @@ everything = mn.load(mn.sample_path("everything-stdio-basics"))
 
 
 def ping_answer(trace):
-    ping = int(trace.frames.query("method == 'ping'")["seq"].iloc[0])
-    answer = int(trace.pairs.query("request_seq == @ping")["response_seq"].iloc[0])
+    ping = mn.teach.find(trace, method="ping")[0]
+    answer = mn.teach.answer_to(trace, ping)
     return trace.frames.loc[answer, ["kind", "raw"]]
 
 
@@ -133,7 +133,7 @@ pd.DataFrame({"Python SDK server": ping_answer(t), "TypeScript SDK server": ping
 # client answers them:
 
 # %%
-t.frames.query("kind == 'request' and direction == 's2c'")[["seq", "direction", "id", "method"]]
+t.frames.loc[mn.teach.find(t, kind="request", direction="s2c"), ["seq", "direction", "id", "method"]]
 
 # %% [markdown]
 # ## Not every line is a message

@@ -30,8 +30,7 @@ LEARNER = "your name"  # type your name: your exercises are planted for you
 # %%
 def request_with(trace, text):
     """The seq of the first request whose raw text contains ``text``."""
-    f = trace.frames
-    return int(f[(f["kind"] == "request") & f["raw"].str.contains(text, regex=False)]["seq"].iloc[0])
+    return mn.teach.find(trace, kind="request", contains=text)[0]
 
 
 pairs = t.pairs.set_index("request_seq")
@@ -53,7 +52,7 @@ mn.teach.cite("response-neither", "result-and-error")
 # to say is an object: `ping` is answered with `{}`.
 
 # %%
-ping = int(t.frames.query("method == 'ping' and direction == 'c2s'")["seq"].iloc[0])
+ping = mn.teach.find(t, method="ping", direction="c2s")[0]
 mn.teach.show(t, ping, int(pairs.loc[ping, "response_seq"]))
 
 # %%

@@ -47,7 +47,7 @@ t.pairs[["request_seq", "response_seq", "requester", "id", "method", "outcome"]]
 
 # %%
 sr = mn.load(mn.sample_path("everything-stdio-server-requests"))
-requests = sr.frames.query("kind == 'request'")[["seq", "direction", "id", "method"]]
+requests = sr.frames.loc[mn.teach.find(sr, kind="request"), ["seq", "direction", "id", "method"]]
 requests
 
 # %%
@@ -159,7 +159,7 @@ mn.teach.cite("big-id")
 # correctly, then answered by a peer that rounded the id:
 
 # %%
-call = int(t.frames.query("method == 'tools/call'")["seq"].iloc[0])
+call = mn.teach.find(t, method="tools/call")[0]
 answer = int(t.pairs.set_index("request_seq").loc[call, "response_seq"])
 exact = mn.teach.what_if(t, replace={call: t.message(call) | {"id": big},
                                      answer: t.message(answer) | {"id": big}})
