@@ -130,11 +130,13 @@ def worksheets(learners: Iterable[str], folder: str | Path,
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     [p.name for p in worksheets(["Ada Lovelace"], d, ["missing-response"])]
+    ...     [p.name for p in worksheets(["Ada Lovelace"], d, ["call-never-returns"])]
     ['ada-lovelace.ipynb']
     """
     from ..notebook import worksheet, write
 
+    if exercises is not None:
+        exercises = [ALIASES.get(n, n) for n in exercises]  # the first edition's names too
     out = []
     for learner in learners:
         slug = re.sub(r"[^a-z0-9]+", "-", learner.lower()).strip("-") or "learner"
