@@ -78,13 +78,14 @@ def test_bundled_traces_from_the_installed_package(installed):
         "print(p)\n"
         "d = mn.datasets()\n"
         "print(len(d), sorted(d['name']) == sorted(q.stem for q in p.parent.iterdir() "
-        "if q.suffix in ('.jsonl', '.har')), (d['about'] != '').all())\n"
+        "if q.suffix in ('.jsonl', '.har', '.gz')), (d['about'] != '').all())\n"
         "print(mn.load(p).summary()['pairs'])\n"
-        "ex = mn.teach.exercise('duplicate-response', seed=0)\n"
+        "ex = mn.teach.exercise('answered-twice', seed=0)\n"
         "print(ex.trace.paths[0])\n").stdout.splitlines()
     assert Path(out[0]).is_relative_to(installed.prefix) and Path(out[0]).name == \
         "demo-stdio.jsonl"
-    assert out[1] == f"{len(list((REPO / 'data').glob('*.jsonl')) + list((REPO / 'data').glob('*.har')))} True True"
+    traces = [p for p in (REPO / "data").iterdir() if p.suffix in (".jsonl", ".har", ".gz")]
+    assert out[1] == f"{len(traces)} True True"
     assert int(out[2]) > 0
     assert out[3].endswith(".jsonl")
 
