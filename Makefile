@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 LAB_ARGS ?=
 
-.PHONY: lab test test-fast fuzz bench bench-quick data docs lint clean
+.PHONY: lab test test-fast fuzz bench bench-quick data docs lint clean handouts
 
 $(STAMP): pyproject.toml setup.py $(wildcard mcp_notebook/engine/csrc/*)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ bench-quick: $(STAMP)
 
 data: $(STAMP)
 	$(PY) scripts/make_data.py
+
+# every teaching notebook, executed, as HTML with its widgets drawn, opening offline
+handouts: $(STAMP)
+	$(PY) scripts/make_handouts.py --out handouts
 
 docs: $(STAMP)
 	$(PY) -c "from mcp_notebook.protocol.rules import render_markdown as r; print(r(), end='')" > docs/rules.md

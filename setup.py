@@ -21,7 +21,7 @@ from setuptools.command.build_py import build_py
 #: package folder -> (folder in the repository, the files to bundle)
 BUNDLED = {
     "data": ("data", ("*",)),  # every trace make_data writes, whatever its format
-    "notebooks": ("notebooks", ("README.md", "*.ipynb", "solutions/*.py")),
+    "notebooks": ("notebooks", ("README.md", "*.ipynb")),  # answer keys: notebooks/instructor/
 }
 
 

@@ -38,7 +38,7 @@ TRACES: dict[str, tuple[str, str, str]] = {
         "Frames the SDK client never sends, written over the real pipe: string ids "
         "(`\"init-1\"`, `\"list-tools\"`); ids `1` and `\"1\"` in flight together (two "
         "different requests); an unknown method (-32601); tools/call without a name and "
-        "resources/read without a uri (answered -32603, not -32602); an unknown "
+        "resources/read without a uri (answered -32603, the wrong code: a missing parameter is -32602); an unknown "
         "notification (ignored); an unparsable line (the server stays silent); ping.")),
     "everything-http.har": (EV, "Streamable HTTP, proxy (HAR)", (
         "initialize (session id in `mcp-session-id`), the standalone GET stream, tools/list, "
@@ -70,7 +70,7 @@ TRACES: dict[str, tuple[str, str, str]] = {
     "demo-http.har": ("demo", "Streamable HTTP, proxy (HAR)", (
         "The demo scenario over Streamable HTTP: progress, sampling and elicitation travel "
         "on the POST's SSE stream; the cancelled call is answered anyway with error -32800 "
-        "`Request cancelled` (legal after a cancel; -32800 is not an MCP error code); a "
+        "`Request cancelled` (after reading the cancel, which the receiver SHOULD NOT answer; -32800 is not an MCP error code); a "
         "missing resource; ping; DELETE at the end.")),
     "demo-sse.har": ("demo", "HTTP+SSE (2024-11-05 transport), proxy (HAR)", (
         "The same scenario over the old transport: one long GET `/sse` stream whose first "

@@ -4,7 +4,9 @@
 ``# %% [markdown]`` starts a Markdown cell (its lines are comments, ``# `` stripped) and
 ``# %%`` a code cell; ``# %% tags=["a", "b"]`` sets cell tags. The script writes
 ``notebooks/NN-verb-noun.ipynb`` with no outputs, stable cell ids and a ``python3``
-kernelspec, so the files in git are clean and a rebuild changes nothing.
+kernelspec, so the files in git are clean and a rebuild changes nothing. Each notebook
+gets navigation links, previous, contents (``README.md``) and next, under its title and
+at its end.
 
 Usage: ``python scripts/build_notebooks.py [--check]`` (``--check`` only reports stale
 notebooks and exits 1 if any).
@@ -49,12 +51,37 @@ def parse(text: str) -> list[tuple[str, str, list[str]]]:
     return out
 
 
+def _title(src: Path) -> str:
+    for kind, body, _ in parse(src.read_text(encoding="utf-8")):
+        if kind == "markdown" and body.startswith("# "):
+            return body.splitlines()[0][2:].strip()
+    return src.stem
+
+
+def nav(src: Path) -> str:
+    """The navigation line of one notebook: previous, contents, next."""
+    names = sorted(src.parent.glob("[0-9][0-9]-*.py"))
+    i = names.index(src)
+    parts = []
+    if i > 0:
+        parts.append(f"[← {names[i - 1].stem[:2]} {_title(names[i - 1])}]"
+                     f"({names[i - 1].stem}.ipynb)")
+    parts.append("[Contents](README.md)")
+    if i + 1 < len(names):
+        parts.append(f"[{names[i + 1].stem[:2]} {_title(names[i + 1])} →]"
+                     f"({names[i + 1].stem}.ipynb)")
+    return "<small>" + " · ".join(parts) + "</small>"
+
+
 def build(src: Path) -> nbformat.NotebookNode:
     nb = new_notebook(metadata={
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"},
     })
-    for n, (kind, body, tags) in enumerate(parse(src.read_text(encoding="utf-8"))):
+    cells = parse(src.read_text(encoding="utf-8"))
+    links = ("markdown", nav(src), ["nav"])
+    cells = [*cells[:1], links, *cells[1:], links]
+    for n, (kind, body, tags) in enumerate(cells):
         cell = new_markdown_cell(body) if kind == "markdown" else new_code_cell(body)
         cell.id = hashlib.sha1(f"{src.stem}:{n}".encode()).hexdigest()[:8]
         if tags:

@@ -117,7 +117,8 @@ def messages(rows: list[tuple[str, str | None, str, str | None]]
         except ValueError:
             parsed = None
         for msg in (parsed if isinstance(parsed, list) and parsed else [parsed]):
-            ok = isinstance(msg, dict) and msg.get("jsonrpc") == "2.0"
+            ok = isinstance(msg, dict) and msg.get("jsonrpc") == "2.0" and isinstance(
+                msg.get("method", ""), str)  # JSON-RPC 2.0 §4: "method: A String ..."
             out.append((len(out), "frame", direction, {**msg, "@session": session} if ok
                         else None))
     return out

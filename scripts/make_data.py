@@ -393,6 +393,7 @@ def main(argv: list[str]) -> int:
     import _readme
 
     _readme.write(versions)
+    __import__("record_workshop").main(["--readme"] if only_readme else argv, versions)
     return 0
 
 

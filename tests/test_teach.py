@@ -58,26 +58,26 @@ def test_planted_frames_are_what_the_fault_says(traces, fault):
     t, key = plant(traces["session.tap"], fault, seed=0)
     seq = next(s for s, rs in key.items() if FAULTS[fault].rule in rs)
     msg, row = t.message(seq), t.frames.iloc[seq]
-    if fault == "duplicate-response":
+    if fault == "answered-twice":
         first = t.pairs[(t.pairs["outcome"] != "duplicate")
                         & (t.pairs["id_key"] == row["id_key"])]["response_seq"].iloc[0]
         assert t.frames.loc[int(first), "raw"] == row["raw"]
     elif fault == "id-type-flipped":
         assert isinstance(msg["id"], str) and msg["id"].isdigit()
-    elif fault == "result-and-error":
+    elif fault == "reply-says-ok-and-fails":
         assert "result" in msg and "error" in msg and row["kind"] == "error"
     elif fault == "reply-to-notification":
         assert row["kind"] in ("result", "error")
         asked = t.frames[(t.frames["kind"] == "request") & (t.frames["id_key"] == row["id_key"])]
         assert asked["method"].str.startswith("notifications/").all() and len(asked) == 1
-    elif fault == "missing-response":
+    elif fault == "call-never-returns":
         assert row["kind"] == "request" and len(t) == len(traces["session.tap"]) - 1
-    elif fault == "result-not-object":
+    elif fault == "result-is-a-bare-value":
         assert not isinstance(msg["result"], dict)
-    elif fault == "id-reused-in-flight":
+    elif fault == "same-id-twice-in-flight":
         same = t.frames[(t.frames["kind"] == "request") & (t.frames["id_key"] == row["id_key"])]
         assert len(same) == 2 and same["raw"].nunique() == 1
-    elif fault == "late-result-after-cancel":
+    elif fault == "answer-after-cancel":
         cancel = t.frames[t.frames["method"] == "notifications/cancelled"]
         assert len(cancel) == 1 and int(cancel["seq"].iloc[0]) < seq
 
@@ -106,10 +106,11 @@ def test_planted_trace_shows_no_trace_of_the_plant(traces):
 
 
 def test_exercise_uses_the_bundled_traces_and_says_so():
-    ex = exercise("missing-response", seed=2)
-    assert ex.trace.paths[0].removesuffix(".jsonl") in BASES
-    with pytest.raises(KeyError, match="did you mean 'missing-response'"):
-        exercise("missing-responses")
+    ex = exercise("call-never-returns", seed=2)
+    assert Path(ex.trace.paths[0]).name.removesuffix(".jsonl") in BASES
+    with pytest.raises(KeyError, match="did you mean 'call-never-returns'"):
+        exercise("call-never-return")
+    assert exercise("missing-response", seed=2).name == "call-never-returns"  # old name
     table = mn.teach.exercises()
     assert set(table["name"]) == set(FAULTS) and set(table["rule"]) <= {r.code for r in RULES}
 
@@ -128,16 +129,17 @@ def test_grader_accepts_the_right_answer(fault):
     seqs = sorted(required)
     if len(set(required.values())) == 1:
         assert ex.check(seqs=seqs, rule=FAULTS[fault].rule).correct
-    frames_only = ex.check(seqs=seqs)
-    assert frames_only.correct and "Now name the rules" in frames_only.lines[0]
+    frames_only = ex.check(seqs=seqs)  # the frames without the rules: half right
+    assert not frames_only.correct and frames_only.score == 0.5
+    assert frames_only.lines[0].startswith("Half right")
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_grader_rejects_a_wrong_answer_with_feedback_that_teaches(fault):
     ex = exercise(fault, seed=0, trace=FIXTURE)
     planted = set(ex._key)
-    wrong = next(s for s in range(len(ex.trace)) if s not in planted
-                 and not any(q == s for q, _ in found(ex.trace)))
+    wrong = next(s for s in range(len(ex._planted)) if s not in planted
+                 and not any(q == s for q, _ in found(ex._planted)))
     feedback = ex.check({wrong: FAULTS[fault].rule})
     assert not feedback.correct
     text = repr(feedback)
@@ -165,9 +167,9 @@ def test_hints_narrow_with_each_attempt_and_only_then_show_frames():
     wrong = 0 if seq != 0 else 1
     first, second, third = (repr(ex.check({wrong: "result-not-object"})) for _ in range(3))
     assert "attempt 1" in first and "attempt 3" in third
-    assert FAULTS["result-not-object"].hints[0] in first
-    assert FAULTS["result-not-object"].hints[1] in second
-    assert "Look between seq" in third and "ex.solution()" in third
+    assert FAULTS["result-is-a-bare-value"].hints[0] in first
+    assert FAULTS["result-is-a-bare-value"].hints[1] in second
+    assert "Look between seq" in third and "after two tries `ex.solution()`" in third
     lo, hi = map(int, re.search(r"between seq (\d+) and seq (\d+)", third).groups())
     assert lo <= seq <= hi
     assert [ex.hint() for _ in range(4)][-1].startswith("Look between seq")
@@ -177,7 +179,7 @@ def test_findings_of_the_original_capture_are_noted_not_wrong():
     base = mn.load(DATA / "demo-stdio-raw-frames.jsonl")
     ex = exercise("duplicate-response", seed=0, trace=base)
     (dup,) = ex._key
-    parse_error = int(ex.trace.violations.query("rule == 'parse-error'")["seq"].iloc[0])
+    parse_error = int(ex._planted.violations.query("rule == 'parse-error'")["seq"].iloc[0])
     feedback = ex.check({dup: "duplicate-response", parse_error: "parse-error"})
     assert feedback.correct
     assert any("in the original capture" in line for line in feedback.lines)
@@ -191,7 +193,10 @@ def test_empty_answer_is_not_an_attempt():
 
 def test_solution_lists_the_key_as_the_checker_reports_it():
     ex = exercise("id-type-flipped", seed=0, trace=FIXTURE)
+    assert "Try first" in ex.solution()  # not before two graded attempts
+    ex.check({0: "id-type-mismatch"}), ex.check({1: "id-type-mismatch"})
     sol = ex.solution()
+    assert len(ex.trace.violations)  # the solution opens the trace
     assert {(int(s), r) for s, r in zip(sol["seq"], sol["rule"], strict=True)} == {
         (s, r) for s, rs in ex._key.items() for r in rs}
     assert dict(zip(sol["rule"], sol["required"], strict=True)) == {
@@ -294,13 +299,12 @@ def test_a_worksheet_runs_and_grades_the_right_answer(tmp_path):
     from nbclient import NotebookClient
 
     (path,) = mn.teach.worksheets(["Grace Hopper"], tmp_path,
-                                  ["duplicate-response", "id-type-flipped"])
+                                  ["answered-twice", "id-type-flipped"])
     nb = nbformat.read(path, as_version=4)
     for k in (1, 2):  # what a learner who found every planted frame would write
         nb.cells.append(nbformat.v4.new_code_cell(
-            f"s = ex{k}.solution()\n"
-            f"right = ex{k}.check({{int(q): r for q, r, req in "
-            f"zip(s['seq'], s['rule'], s['required']) if req}})\n"
+            f"right = ex{k}.check({{s: [r for r, req in rs.items() if req] "
+            f"for s, rs in ex{k}._key.items()}})\n"
             f"assert right.correct, right\nright"))
     NotebookClient(nb, kernel_name="python3", timeout=120, startup_timeout=120,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
@@ -308,3 +312,129 @@ def test_a_worksheet_runs_and_grades_the_right_answer(tmp_path):
     assert [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"] == []
     assert sum("Nothing to grade yet." in t for t in texts) == 2  # the empty answers, as given
     assert sum(t.startswith("Correct!") for t in texts) == 2
+
+
+# -- exercises that need understanding ---------------------------------------------------------
+
+ALL_KINDS = [*sorted(FAULTS), "classify", "respond"]
+
+
+def _make(kind, learner="Ada Lovelace"):
+    if kind == "classify":
+        return mn.teach.classify(learner)
+    if kind == "respond":
+        return mn.teach.respond(learner)
+    return exercise(kind, learner=learner)
+
+
+def test_exercise_names_describe_the_symptom_not_the_rule():
+    codes = {r.code for r in RULES}
+    assert not set(FAULTS) & codes
+    assert all(FAULTS[f].rule in codes for f in FAULTS)
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_answering_from_the_checker_output_is_refused(kind):
+    """The learner's trace has no findings or outcomes until the exercise is graded."""
+    ex = _make(kind)
+    with pytest.raises(mn.teach.Hidden, match="hidden in an exercise"):
+        {int(s): r for s, r in zip(ex.trace.violations["seq"], ex.trace.violations["rule"], strict=True)}
+    assert "outcome" not in ex.trace.pairs.columns
+    assert "is_tool_error" not in ex.trace.frames.columns
+    for ask in (ex.trace.summary, ex.trace.latency_by_method, lambda: ex.trace.full,
+                lambda: ex.trace.to_otlp()):
+        with pytest.raises(mn.teach.Hidden):
+            ask()
+    with pytest.raises(TypeError, match="does not replay an exercise"):
+        mn.teach.what_if(ex.trace)
+    assert len(ex.trace) and len(mn.teach.show(ex.trace, 1).items) == 1  # frames stay readable
+    assert mn.teach.sequence(ex.trace).svg.startswith("<svg")
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_the_checker_output_would_have_been_the_answer(fault):
+    """What the refused shortcut would give is exactly what grading accepts, so the hiding
+    matters; graded correct, the trace opens."""
+    ex = exercise(fault, learner="Ada Lovelace")
+    v = ex._planted.violations
+    shortcut = {}
+    for s, r in zip(v["seq"], v["rule"], strict=True):
+        shortcut.setdefault(int(s), []).append(r)
+    assert ex.check(shortcut).correct and ex.solved
+    assert len(ex.trace.violations) == len(v) and "outcome" in ex.trace.pairs.columns
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_two_learners_get_different_plants(fault):
+    a, b = exercise(fault, learner="Ada Lovelace"), exercise(fault, learner="Grace Hopper")
+    assert a.seed != b.seed
+    assert (a.trace.paths, a._key, list(a._planted.frames["raw"])) != (
+        b.trace.paths, b._key, list(b._planted.frames["raw"]))
+    again = exercise(fault, learner="ada lovelace ")
+    assert again._key == a._key and again.trace.paths == a.trace.paths
+
+
+def test_classify_and_respond_differ_by_learner():
+    names = ["Ada Lovelace", "Grace Hopper", "Alan Turing", "Edsger Dijkstra"]
+    assert len({(tuple(c.seqs), c.trace.paths[0]) for c in map(mn.teach.classify, names)}) > 1
+    assert len({(r.case.name, r.request_seq) for r in map(mn.teach.respond, names)}) > 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_classify_grades_by_the_members_of_each_answer(seed):
+    ex = mn.teach.classify(seed=seed)
+    truth = {}
+    for s in ex.seqs:  # read the frames independently of the library's outcome column
+        msg = ex.trace.message(s)
+        truth[s] = ("protocol error" if "error" in msg else
+                    "tool error" if msg["result"].get("isError") else "result")
+    assert len(set(truth.values())) >= 2
+    assert not ex.check({s: "result" for s in ex.seqs}).correct
+    flipped = {s: {"tool error": "protocol error", "protocol error": "tool error",
+                   "result": "tool error"}[v] for s, v in truth.items()}
+    assert not ex.check(flipped).correct
+    assert ex.check({s: v.replace(" ", "_") for s, v in truth.items()}).correct
+
+
+def _right_response(ex):
+    mid = ex.trace.message(ex.request_seq)["id"]
+    return {"jsonrpc": "2.0", "id": mid, **{
+        "result": {"result": {}},
+        "tool error": {"result": {"content": [{"type": "text", "text": "division by zero"}],
+                                  "isError": True}},
+        "protocol error": {"error": {"code": ex.case.code, "message": "bad"}},
+    }[ex.case.kind]}
+
+
+@pytest.mark.parametrize("seed", range(len(mn.teach.tasks.CASES)))
+def test_respond_is_graded_by_the_checker(seed):
+    ex = mn.teach.respond(seed=seed)
+    assert ex.trace.frames["seq"].max() == len(ex._full) - 2  # the real answer is not shown
+    right = _right_response(ex)
+    assert ex.check(right).correct
+    wrong_id = right | {"id": str(right["id"])}
+    feedback = ex.check(wrong_id)
+    assert not feedback.correct and "id-type-mismatch" in repr(feedback)
+    both = right | {"result": {}, "error": {"code": -32603, "message": "x"}}
+    assert "result-and-error" in repr(ex.check(both))
+    if ex.case.code is not None:
+        wrong_code = right | {"error": {"code": -32603, "message": "Internal error"}}
+        assert not ex.check(wrong_code).correct
+    assert not ex.check("{not json").correct
+
+
+def test_tool_error_versus_protocol_error_in_respond():
+    tool = next(mn.teach.respond(seed=s) for s in range(8)
+                if mn.teach.respond(seed=s).case.kind == "tool error")
+    mid = tool.trace.message(tool.request_seq)["id"]
+    text = repr(tool.check({"jsonrpc": "2.0", "id": mid,
+                            "error": {"code": -32603, "message": "division by zero"}}))
+    assert "should be a tool error" in text
+
+
+def test_a_room_of_learners_rarely_shares_a_plant():
+    room = [f"Learner {n}" for n in range(12)]
+    for fault in sorted(FAULTS):
+        plants = {(ex.trace.paths[0], tuple(sorted(ex._key))) for ex in
+                  (exercise(fault, learner=name) for name in room)}
+        assert len(plants) >= 9, (fault, len(plants))

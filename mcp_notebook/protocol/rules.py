@@ -205,8 +205,10 @@ RULES: Catalogue = Catalogue((
     # -- one response per request -------------------------------------------------------
     _R("duplicate-response", "error", "One response per request, never two",
        "When a rpc call is made, the Server MUST reply with a Response, except for in the case "
-       "of Notifications.", f"{_JRPC}, §5",
-       "The request was already answered. Look for a retried write or a replayed stream.",
+       "of Notifications. The Response is expressed as a single JSON Object", f"{_JRPC}, §5",
+       "The request was already answered: one request, one Response. A failure after the "
+       "answer went out is logged locally, never sent as a second message. Look for a "
+       "retried write or a replayed stream.",
        topic="pairing"),
     _R("orphan-response", "warning", "Every response answers a request",
        "Responses MUST include the same ID as the request they correspond to.",
@@ -245,10 +247,14 @@ RULES: Catalogue = Catalogue((
        "with at least one value, the response from the Server MUST be a single Response "
        "object.", f"{_JRPC}, §6", "Do not send []."),
     # -- cancellation and progress ---------------------------------------------------------
-    _R("response-after-cancel", "info", "A response after a cancel is legal",
-       "The sender of the cancellation notification SHOULD ignore any response to the request "
-       "that arrives afterward.", "MCP 2025-06-18, basic/utilities/cancellation.mdx",
-       "Legal race: the answer crossed the cancel. The client should ignore it.",
+    _R("response-after-cancel", "info", "A response after a cancel: expected only as a race",
+       "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; "
+       "Free associated resources; Not send a response for the cancelled request",
+       "MCP 2025-06-18, basic/utilities/cancellation.mdx §Behavior Requirements",
+       "The receiver SHOULD NOT answer a cancelled request; an answer already on its way when "
+       "the cancel arrived is the expected race, and the sender of the cancel SHOULD ignore "
+       "it. Answering after reading the cancel (as an SDK's -32800 does) goes against the "
+       "SHOULD NOT.",
        topic="cancel-progress"),
     _R("cancel-after-response", "info", "A cancel after the response is a race",
        "Due to network latency, cancellation notifications may arrive after request processing "

@@ -6,8 +6,13 @@ catalogue and :func:`show` frames as JSON; :func:`what_if` replays a trace with 
 changed; :func:`run_rule` tries a rule of your own; :func:`check_install` checks a
 machine before a workshop; :func:`worksheets` writes each learner an exercise notebook.
 
+Every learner gets their own plant (``learner="Ada"``); the learner's trace is blind (no
+findings, no outcomes) until the exercise is graded. Two other kinds of exercise ask for
+more than rule codes: :func:`classify` (a result, a tool error or a protocol error?) and
+:func:`respond` (write the response the server should have sent, graded by the checker).
+
 >>> import mcp_notebook as mn
->>> ex = mn.teach.exercise("duplicate-response", seed=1)
+>>> ex = mn.teach.exercise("answered-twice", learner="Ada")
 >>> ex.check({0: "duplicate-response"}).correct
 False
 """
@@ -23,16 +28,22 @@ from typing import Any
 import pandas as pd
 
 from ..protocol.rules import rule
+from . import faults
 from ._records import what_if
+from .blind import BlindTrace, Hidden
 from .custom import run_rule, with_rule
 from .exercise import Exercise, Feedback
-from .faults import FAULTS, Fault, plant
+from .faults import ALIASES, FAULTS, Fault, plant
 from .install import check_install
+from .lookup import answer_to, find, request_of
+from .pictures import SequenceDiagram, sequence
 from .show import Cite, Frames, cite, show
+from .tasks import Classify, Respond, classify, respond
 
-__all__ = ["BASES", "FAULTS", "Cite", "Exercise", "Fault", "Feedback", "Frames", "check_install",
-           "cite", "exercise", "exercises", "plant", "run_rule", "show", "what_if", "with_rule",
-           "worksheets"]
+__all__ = ["BASES", "FAULTS", "BlindTrace", "answer_to", "find", "request_of", "Cite", "Classify", "Exercise", "Fault", "Feedback",
+           "Frames", "Hidden", "Respond", "SequenceDiagram", "check_install", "cite", "classify",
+           "exercise", "exercises", "plant", "respond", "run_rule", "seed_for", "sequence",
+           "show", "what_if", "with_rule", "worksheets"]
 
 #: The bundled real traces exercises plant into (names of ``mn.datasets()``): clean sessions.
 BASES = ("demo-stdio", "everything-stdio-basics", "filesystem-stdio", "memory-stdio",
@@ -45,15 +56,26 @@ def exercises() -> pd.DataFrame:
                           "question": f.question} for f in FAULTS.values()])
 
 
-def exercise(name: str, seed: int = 0, trace: Any = None) -> Exercise:
+def seed_for(learner: str, name: str) -> int:
+    """The seed of one learner's exercise: stable for a name, different between names."""
+    from ..notebook import learner_seed
+
+    return learner_seed(f"{learner.strip().lower()}\n{name}")
+
+
+def exercise(name: str, seed: int | None = None, trace: Any = None, *,
+             learner: str | None = None) -> Exercise:
     """A new exercise: the fault ``name`` planted in a real trace.
 
     Parameters
     ----------
     name
-        A fault of :func:`exercises` (e.g. ``"duplicate-response"``).
+        A fault of :func:`exercises` (e.g. ``"answered-twice"``).
     seed
         Picks the trace (among :data:`BASES`) and the place of the fault.
+    learner
+        A learner's name: the seed comes from it (:func:`seed_for`), so neighbours get
+        different plants. Give ``seed`` or ``learner`` (neither: seed 0).
     trace
         Plant in this trace (a loaded trace or a path) instead of a bundled one.
 
@@ -62,12 +84,15 @@ def exercise(name: str, seed: int = 0, trace: Any = None) -> Exercise:
     KeyError
         No fault of that name.
     """
+    name = ALIASES.get(name, name)
     if name not in FAULTS:
         close = difflib.get_close_matches(name, list(FAULTS), n=1)
         tip = f"; did you mean {close[0]!r}?" if close else ""
         raise KeyError(f"no exercise {name!r}{tip} (see mn.teach.exercises())")
     from .. import load, sample_path
 
+    if seed is None:
+        seed = seed_for(learner, name) if learner else 0
     if trace is not None:
         bases: list[Any] = [trace]
     else:
@@ -78,12 +103,15 @@ def exercise(name: str, seed: int = 0, trace: Any = None) -> Exercise:
             except FileNotFoundError:
                 continue
         bases = bases or [sample_path()]
-    k = seed % len(bases)
+    loaded = [b if hasattr(b, "frames") else load(b) for b in bases]
+    # every (trace, site) of every base is one option, and the seed picks one of them all:
+    # neighbours with different names rarely share a plant
+    options = [(b, i) for b in loaded for i in range(faults.sites(b, name))]
+    k = seed % max(len(options), 1)
     errors = []
-    for base in bases[k:] + bases[:k]:
-        base = base if hasattr(base, "frames") else load(base)
+    for base, first in options[k:] + options[:k]:
         try:
-            planted, key = plant(base, name, seed)
+            planted, key = plant(base, name, seed, first=first)
         except ValueError as exc:
             errors.append(str(exc))
             continue
@@ -102,11 +130,13 @@ def worksheets(learners: Iterable[str], folder: str | Path,
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     [p.name for p in worksheets(["Ada Lovelace"], d, ["missing-response"])]
+    ...     [p.name for p in worksheets(["Ada Lovelace"], d, ["call-never-returns"])]
     ['ada-lovelace.ipynb']
     """
     from ..notebook import worksheet, write
 
+    if exercises is not None:
+        exercises = [ALIASES.get(n, n) for n in exercises]  # the first edition's names too
     out = []
     for learner in learners:
         slug = re.sub(r"[^a-z0-9]+", "-", learner.lower()).strip("-") or "learner"

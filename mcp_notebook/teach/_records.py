@@ -106,6 +106,11 @@ def what_if(trace: Any, *, replace: Mapping[int, Any] | None = None,
     Trace
         A new trace; the original is untouched. Seqs after an insert or delete shift.
     """
+    from .blind import BlindTrace
+
+    if isinstance(trace, BlindTrace):
+        raise TypeError("what_if does not replay an exercise's trace: the replay would show "
+                        "the findings the exercise asks for. Answer with ex.check(...) first.")
     w = Work(trace)
     for seq, msg in (replace or {}).items():
         w.replace(int(seq), msg)

@@ -1,8 +1,11 @@
 """An exercise: a planted trace, a question, and a grader with feedback that teaches.
 
-Feedback says what is right, what is wrong and how much is missing, and points at the
-spec sentence of the rule; hints narrow down with each attempt, and no check ever names a
-frame the learner has not named. ``solution()`` shows the answer when asked for.
+The learner's ``ex.trace`` is blind (:mod:`.blind`): no findings, no outcomes, until the
+exercise is graded correct. Feedback says what is right, what is wrong and how much is
+missing, and points at the spec sentence of the rule; naming the frames without the rules
+is half right (``score`` 0.5), never correct. Hints narrow down with each attempt, and no
+check ever names a frame the learner has not named. ``solution()`` opens only after two
+graded attempts; instructors have every learner's answers in the instructor guide.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ..protocol.rules import RULES, rule
+from .blind import BlindTrace
 from .faults import Fault, found
 
 __all__ = ["Exercise", "Feedback", "Hint"]
@@ -29,6 +33,7 @@ class Feedback:
 
     correct: bool
     lines: list[str]
+    score: float = 0.0  # 1 correct, 0.5 the right frames without the rules, else 0
 
     def __bool__(self) -> bool:
         return self.correct
@@ -66,7 +71,9 @@ class Exercise:
     def __init__(self, fault: Fault, trace: Any, key: dict[int, dict[str, bool]],
                  seed: int) -> None:
         self.fault = fault
-        self.trace = trace
+        self._planted = trace
+        self.solved = False
+        self.trace = BlindTrace(trace, lambda: self.solved, fault.name)
         self.seed = seed
         self.attempts = 0
         self._key = key
@@ -104,7 +111,8 @@ class Exercise:
         lo, hi = max(seqs[0] - 3, 0), min(seqs[-1] + 3, len(self.trace) - 1)
         window = (f"Look between seq {lo} and seq {hi}. `ex.solution()` shows the answer "
                   "when you want it.")
-        hints = [*self.fault.hints, window]
+        hints = [*self.fault.hints, window.replace(
+            "`ex.solution()` shows", "after two tries `ex.solution()` shows")]
         return hints[min(level, len(hints) - 1)]
 
     # -- grading -------------------------------------------------------------------------------
@@ -119,7 +127,7 @@ class Exercise:
             rules.
         seqs, rule
             The other form: these frames break ``rule``. Without ``rule``, only the frames
-            are graded.
+            are graded: the right frames are half right (``score`` 0.5), not correct.
         """
         named: dict[int, set[str]] = {}
         for s, codes in dict(answer or {}).items():
@@ -130,12 +138,14 @@ class Exercise:
             return Feedback(False, ["Nothing to grade yet.",
                                     "Answer with `ex.check({seq: 'rule-code'})`."])
         self.attempts += 1
-        return self._grade(named, frames_only=not answer and rule is None)
+        feedback = self._grade(named, frames_only=not answer and rule is None)
+        self.solved = self.solved or feedback.correct
+        return feedback
 
     def _grade(self, named: dict[int, set[str]], frames_only: bool) -> Feedback:
         key = self._key
         required = {(s, r) for s, rs in key.items() for r, req in rs.items() if req}
-        original = found(self.trace) - {(s, r) for s, rs in key.items() for r in rs}
+        original = found(self._planted) - {(s, r) for s, rs in key.items() for r in rs}
         right: list[str] = []
         wrong: list[str] = []
         notes: list[str] = []
@@ -159,16 +169,19 @@ class Exercise:
         else:
             missing = {s for s, _ in required if s not in named}
             correct = not wrong and not missing and all(r in named.get(s, ()) for s, r in required)
+        if correct and frames_only:
+            return Feedback(False, [
+                "Half right: these are the frames. Now say which rule each one breaks: "
+                "`ex.check({seq: 'rule-code'})` (the codes are in `mn.rules()`).",
+                *right, *notes], 0.5)
         if correct:
-            head = ("Right frames! Now name the rules too: `ex.check({seq: 'rule-code'})`."
-                    if frames_only else "Correct! Every planted finding is named.")
-            lines = [head, *right, *notes]
+            lines = ["Correct! Every planted finding is named.", *right, *notes]
             for s, rs in sorted(key.items()):
                 for r, req in rs.items():
                     if not req and r not in named.get(s, set()):
                         lines.append(f"The checker also marks a consequence: seq {s} `{r}` "
                                      f"({rule(r).title.lower()}).")
-            return Feedback(True, lines)
+            return Feedback(True, lines, 1.0)
         lines = [f"Not yet (attempt {self.attempts}).", *right, *wrong, *notes]
         if missing:
             n = len(missing)
@@ -188,9 +201,16 @@ class Exercise:
         return False, (f"seq {seq}: right frame, but it does not break `{code}`. "
                        f"The sentence it breaks: {spec}")
 
-    def solution(self) -> pd.DataFrame:
-        """The answer: the planted findings as the checker reports them (``required`` column)."""
-        v = self.trace.violations
+    def solution(self) -> pd.DataFrame | Hint:
+        """The answer: the planted findings as the checker reports them (``required`` column).
+
+        Only after two graded attempts (before that, a hint); it opens ``ex.trace``.
+        """
+        if self.attempts < 2 and not self.solved:
+            return Hint(f"Try first: `ex.solution()` opens after two graded attempts "
+                        f"({self.attempts} so far). `ex.hint()` narrows it down.")
+        self.solved = True
+        v = self._planted.violations
         ours = {(s, r) for s, rs in self._key.items() for r in rs}
         out = v[[(int(s), r) in ours for s, r in zip(v["seq"], v["rule"], strict=True)]].copy()
         out.insert(2, "required", [self._key[int(s)][r]

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ._records import Origin, Work
 
-__all__ = ["FAULTS", "Fault", "Key", "plant", "found"]
+__all__ = ["ALIASES", "FAULTS", "Fault", "Key", "plant", "found"]
 
 Key = dict[tuple[Origin, str], bool]  # (frame, rule) -> required (False: a consequence)
 Planter = Callable[[Work, pd.Series, random.Random], "Key | None"]
@@ -105,47 +105,59 @@ def _reply(w: Work, n: pd.Series, rng: random.Random) -> Key | None:
 
 
 FAULTS: dict[str, Fault] = {f.name: f for f in (
-    Fault("duplicate-response", "duplicate-response",
-          "One request in this trace was answered twice. Which frame is the extra answer, "
-          "and which rule does it break?",
-          ("Count the responses each request got: `ex.trace.pairs` has a row per answer.",
-           "Look for a pair whose `outcome` is not result, error or tool_error."), _duplicate),
+    Fault("answered-twice", "duplicate-response",
+          "The client says one of its calls \"seems to get two answers\". Which frame is the "
+          "extra answer, and which rule does it break?",
+          ("Line the answers up with their requests: each request may get one answer. Which "
+           "`id_key` comes back from the other side more often than it was asked?",
+           "Compare the `raw` text of answers that share an id."), _duplicate),
     Fault("id-type-flipped", "id-type-mismatch",
-          "One response echoes its request's id with the wrong JSON type. Which frames does "
-          "the checker mark, and with which rules?",
+          "A strict client waits forever for one of its calls, while the server says it "
+          "answered. Which frames does the checker mark, and with which rules?",
           ("Compare `id_key` of requests and responses: `4` and `\"4\"` are different ids.",
-           "A response that answers no request, and a request left waiting."), _id_flip),
-    Fault("result-and-error", "result-and-error",
-          "One response carries both `result` and `error`. Which frame, and which rule?",
-          ("When both are present, `kind` says `error`: error wins. Read the `raw` text.",
-           "Look at the rows of `ex.trace.frames` whose kind is `error`."), _both, "results"),
+           "An answer whose id matches no request, and a request whose answer never came."),
+          _id_flip),
+    Fault("reply-says-ok-and-fails", "result-and-error",
+          "One reply reads as a success to one client and as a failure to another. Which "
+          "frame, and which rule?",
+          ("Read the `raw` text of the replies: which members does each one carry?",
+           "A reply has `result` or `error`. Look for one with both."), _both, "results"),
     Fault("reply-to-notification", "notification-answered",
           "Someone sent a notification with an id, and the other side answered it. Which "
           "two frames break which rules?",
           ("A notification has a `method` and no `id`. Is there a `notifications/...` request?",
-           "Filter `ex.trace.frames` on `method.str.startswith('notifications/')`."), _reply,
+           "Which frames have a method that starts with `notifications/` and an `id`?"), _reply,
           "notifications"),
-    Fault("missing-response", "unanswered-request",
-          "One request never got its response. Which frame, and which rule?",
-          ("`ex.trace.pairs` has a row per request: which one has no `response_seq`?",
-           "Filter the pairs on `outcome == 'unanswered'`."), _missing),
-    Fault("result-not-object", "result-not-object",
-          "One result is not a JSON object. Which frame, and which rule?",
-          ("Decode the results with `ex.trace.message(seq)` and look at the type of `result`.",
+    Fault("call-never-returns", "unanswered-request",
+          "A user reports that one call \"hangs\". Which frame is it, and which rule does the "
+          "capture show broken?",
+          ("Every request from one side should have an answer from the other with the same "
+           "`id_key`. Which one has none?",
+           "In `ex.trace.pairs`, a request with no answer has no `response_seq`."), _missing),
+    Fault("result-is-a-bare-value", "result-not-object",
+          "A client's schema validation rejects one reply that \"looks fine\". Which frame, "
+          "and which rule?",
+          ("Decode the replies with `ex.trace.message(seq)` and look at the type of `result`.",
            "An empty answer is `{}`: never null, a string, a boolean or a list."), _not_object,
           "results"),
-    Fault("id-reused-in-flight", "request-id-in-flight",
-          "A client sent a request again with an id that was still waiting for its answer. "
+    Fault("same-id-twice-in-flight", "request-id-in-flight",
+          "A client retried a call that was slow, and now two calls wait on one answer. "
           "Which frames does the checker mark, and with which rules?",
           ("Look for two requests from the same side with the same `id_key`.",
-           "Group the requests by `direction` and `id_key`, and count."), _retry),
-    Fault("late-result-after-cancel", "response-after-cancel",
+           "Was the first of them answered before the second was sent?"), _retry),
+    Fault("answer-after-cancel", "response-after-cancel",
           "A request was cancelled, but its answer still came. Which frame does the checker "
-          "mark, and with which rule? Is it an error?",
+          "mark, and with which rule? Who should have done what?",
           ("Find the `notifications/cancelled` and the `requestId` it names.",
-           "Pairs with `outcome == 'cancelled'` have a `cancel_seq`: what came after it?"),
+           "What came from the other side with that id after the cancel?"),
           _late),
 )}
+
+#: the names of the first edition (rule codes, mostly): still accepted, for old sheets
+ALIASES = {"duplicate-response": "answered-twice", "result-and-error": "reply-says-ok-and-fails",
+           "missing-response": "call-never-returns", "result-not-object": "result-is-a-bare-value",
+           "id-reused-in-flight": "same-id-twice-in-flight",
+           "late-result-after-cancel": "answer-after-cancel"}
 
 
 def found(trace: Any) -> set[tuple[int, str]]:
@@ -167,7 +179,13 @@ def _sites(fault: Fault, trace: Any) -> list[pd.Series]:
     return [row for _, row in p.iterrows()]
 
 
-def plant(base: Any, fault: str, seed: int = 0) -> tuple[Any, dict[int, dict[str, bool]]]:
+def sites(base: Any, fault: str) -> int:
+    """How many places ``base`` offers for ``fault`` (before checking that it plants cleanly)."""
+    return len(_sites(FAULTS[ALIASES.get(fault, fault)], base))
+
+
+def plant(base: Any, fault: str, seed: int = 0, first: int | None = None
+          ) -> tuple[Any, dict[int, dict[str, bool]]]:
     """Plant ``fault`` in the trace ``base``; return ``(planted trace, key)``.
 
     The key maps each frame of the planted trace that the fault touches to
@@ -182,11 +200,13 @@ def plant(base: Any, fault: str, seed: int = 0) -> tuple[Any, dict[int, dict[str
     ValueError
         The trace has no site where this fault plants cleanly.
     """
-    f = FAULTS[fault]
+    f = FAULTS[ALIASES.get(fault, fault)]
     before = found(base)
     sites = _sites(f, base)
     rng = random.Random(seed)
     rng.shuffle(sites)
+    if first is not None and sites:  # start at one site, then the others in seeded order
+        sites = [_sites(f, base)[first % len(sites)], *sites]
     for site in sites:
         w = Work(base)
         key = f.plant(w, site, rng)

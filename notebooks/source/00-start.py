@@ -6,9 +6,9 @@
 # - what `mcp_notebook` is for, and what it reads;
 # - how to load a real capture and read its three tables: frames, pairs and violations;
 # - how to look around a trace with the explorer widget;
-# - how to check that your machine is ready for the workshop.
+# - how to check that your machine is ready for the workshop, and the plan of the day.
 #
-# *About 10 minutes. Instructors: the outline of the two-hour workshop is below.*
+# *About 5 minutes (core path). Instructors: the plan of the workshop is below.*
 
 # %% [markdown]
 # ## What this toolkit is
@@ -31,30 +31,39 @@
 # notebooks went over a real pipe or a real HTTP connection.
 
 # %% [markdown]
-# ## The workshop: two hours
+# ## The workshop: a 90-minute core path, and tracks to choose from
 #
 # | start | notebook | the idea |
 # |---|---|---|
-# | 0:00 | `00-start` | the toolkit, a first trace, the explorer |
-# | 0:10 | `01-anatomy-of-a-frame` | request, notification, response: what each one carries |
-# | 0:25 | `02-result-or-error` | the response envelope: exactly one of `result` and `error` |
-# | 0:45 | `03-pairing-by-id` | how a response finds its request: the id, in type and value |
-# | 1:05 | *break* | |
-# | 1:15 | `04-notifications` | no id, no reply |
-# | 1:25 | `05-cancellation-and-progress` | cancel races, late answers, progress tokens |
-# | 1:40 | `06-debugging-a-real-failure` | a broken server, found with the checker and the views |
-# | 2:00 | *end* | `07-write-your-own-rule` is for afterwards (20 minutes) |
+# | 0:00 | `00-start` | the toolkit, a first trace, the explorer (5 min) |
+# | 0:05 | `01-anatomy-of-a-frame` | request, notification, response: what each one carries (15 min) |
+# | 0:20 | `02-result-or-error` | the response envelope: exactly one of `result` and `error` (15 min) |
+# | 0:35 | `03-pairing-by-id` | how a response finds its request: the id, in type and value (15 min) |
+# | 0:50 | *break* | 10 min |
+# | 1:00 | `08-follow-the-checklist` | the debugging checklist, end to end on real traces (20 min) |
+# | 1:20 | *slack* | 10 min for questions, or the start of a track |
 #
-# Each notebook holds one idea: prose first, then code to run, and most end with an
-# exercise that grades itself. For the instructor:
+# Optional tracks, for the time after or a second session: *notifications and
+# cancellation* (`04`, 10 min; `05`, 15 min), *debugging in depth* (`06`, 20 min; `07`,
+# 20 min), *sharing and scale* (`09` redaction and the boundary view, `10` large results
+# and pagination, `11` ids above 2^53; 15 min each), *the 2026 revision* (`12`, 15 min).
 #
-# - run *Kernel → Restart and run all* on each notebook before the session; every notebook
-#   runs offline on the bundled traces in a few seconds;
-# - learners need only `pip install "mcp_notebook[lab]"` and `mcp-notebook notebooks
-#   FOLDER`, which copies these notebooks and their solutions (in a clone, `make lab`
-#   installs everything and opens this notebook);
-# - the exercises plant a fault in a real trace; a different `seed` gives each learner a
-#   different trace or place, and the solutions are in `notebooks/solutions/`.
+# Each notebook holds one idea: the raw lines first, a picture beside them, then the
+# checker's reading, and most end with an exercise that grades itself. You need basic
+# Python; pandas helps (the tables are DataFrames), but the notebooks use small helpers
+# (`mn.teach.find`, `mn.teach.answer_to`, `mn.teach.show`, `mn.teach.sequence`) where
+# pandas plumbing would get in the way.
+#
+# **Your name.** Exercises are planted for you from your name: type it into the
+# `LEARNER = "..."` line near the top of each notebook, and your neighbours get
+# different answers.
+#
+# For the instructor: the guide, with the plan, what to stress and every learner's
+# answers, is in `notebooks/instructor/` in a clone (it is not copied to learners). Run
+# *Kernel → Restart and run all* on each notebook before the session; each runs offline
+# on the bundled traces in a few seconds. Learners need only `pip install
+# "mcp_notebook[lab]"` and `mcp-notebook notebooks FOLDER` (in a clone, `make lab`).
+# `make handouts` writes every notebook, executed, as HTML that opens offline.
 
 # %% [markdown]
 # ## Check your install

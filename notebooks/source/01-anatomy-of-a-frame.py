@@ -9,7 +9,7 @@
 # - how `mcp_notebook` decides the `kind` of a captured line, and what happens to lines
 #   that are not messages at all.
 #
-# *About 15 minutes.*
+# *About 15 minutes (core path).*
 
 # %%
 import mcp_notebook as mn
@@ -17,6 +17,7 @@ import pandas as pd
 
 pd.set_option("display.max_colwidth", 110)
 t = mn.load(mn.sample_path("demo-stdio"))
+LEARNER = "your name"  # type your name: your exercises are planted for you
 
 # %% [markdown]
 # ## One line, one message
@@ -29,19 +30,30 @@ t = mn.load(mn.sample_path("demo-stdio"))
 t.frames[["seq", "direction", "kind", "raw"]].head(6)
 
 # %% [markdown]
+# The same opening as a picture: the raw lines on the left, and beside them one arrow per
+# message, from the side that wrote it to the side that read it (requests solid, answers
+# coming back, notifications dashed):
+
+# %%
+# SEQUENCE-DIAGRAM: mn.sequence(t) (issue 20) replaces mn.teach.sequence here
+mn.teach.sequence(t, *mn.teach.find(t)[:8], max_chars=70)
+
+# %% [markdown]
 # ## A request
 #
 # The client opens every session with `initialize`. A request carries four members:
 #
 # - `jsonrpc`: the version of JSON-RPC, always the string `"2.0"`;
-# - `id`: a number or a string chosen by the sender, so it can tell the answers apart;
+# - `id`: a string or an integer chosen by the sender, so it can tell the answers apart
+#   (JSON-RPC also allows fractions and `null`; MCP does not: its schema's `RequestId` is
+#   `string` or `integer`, and its prose says the id MUST NOT be `null`);
 # - `method`: what to do;
 # - `params`: the arguments, an object (it may be left out when there are none).
 #
 # `t.message(seq)` decodes one frame; `mn.teach.show(t, seq)` prints it indented.
 
 # %%
-first_request = int(t.frames.query("kind == 'request'")["seq"].iloc[0])
+first_request = mn.teach.find(t, kind="request")[0]
 mn.teach.show(t, first_request)
 
 # %% [markdown]
@@ -60,7 +72,7 @@ mn.teach.cite("jsonrpc-version", "request-id-type", "method-not-string", "params
 # `result` or an `error` (notebook 02). `t.pairs` finds it for us:
 
 # %%
-response = int(t.pairs.query("request_seq == @first_request")["response_seq"].iloc[0])
+response = mn.teach.answer_to(t, first_request)
 mn.teach.show(t, response, max_lines=14)
 
 # %% [markdown]
@@ -71,7 +83,7 @@ mn.teach.show(t, response, max_lines=14)
 # nothing to match an answer to.
 
 # %%
-initialized = int(t.frames.query("method == 'notifications/initialized'")["seq"].iloc[0])
+initialized = mn.teach.find(t, method="notifications/initialized")[0]
 mn.teach.show(t, initialized)
 
 # %%
@@ -105,8 +117,8 @@ everything = mn.load(mn.sample_path("everything-stdio-basics"))
 
 
 def ping_answer(trace):
-    ping = int(trace.frames.query("method == 'ping'")["seq"].iloc[0])
-    answer = int(trace.pairs.query("request_seq == @ping")["response_seq"].iloc[0])
+    ping = mn.teach.find(trace, method="ping")[0]
+    answer = mn.teach.answer_to(trace, ping)
     return trace.frames.loc[answer, ["kind", "raw"]]
 
 
@@ -121,7 +133,7 @@ pd.DataFrame({"Python SDK server": ping_answer(t), "TypeScript SDK server": ping
 # client answers them:
 
 # %%
-t.frames.query("kind == 'request' and direction == 's2c'")[["seq", "direction", "id", "method"]]
+t.frames.loc[mn.teach.find(t, kind="request", direction="s2c"), ["seq", "direction", "id", "method"]]
 
 # %% [markdown]
 # ## Not every line is a message
@@ -161,7 +173,7 @@ inspector
 # (`ex.trace.violations` would tell you straight away: try without it first.)
 
 # %%
-ex = mn.teach.exercise("missing-response", seed=1)
+ex = mn.teach.exercise("call-never-returns", learner=LEARNER)
 ex
 
 # %%
@@ -170,11 +182,9 @@ answer = {}
 ex.check(answer)
 
 # %% [markdown]
-# Stuck? `ex.hint()` gives a hint; each check gives a narrower one. To see a solution,
-# uncomment the next line and run the cell twice (`%load` puts the code in the cell).
-
-# %%
-# %load solutions/01-anatomy-of-a-frame.py
+# Stuck? `ex.hint()` gives a hint, and each graded try a narrower one. After two
+# tries, `ex.solution()` shows the answer; your instructor has everyone's answers in the
+# instructor guide. Once you are right, `ex.trace` shows the checker's findings too.
 
 # %% [markdown]
 # ## What you learned

@@ -11,7 +11,7 @@
 # - the difference between a tool that fails (`isError: true`, a result) and a protocol
 #   error.
 #
-# *About 20 minutes.*
+# *About 15 minutes (core path; the bonus exercise is optional).*
 
 # %%
 import mcp_notebook as mn
@@ -19,6 +19,7 @@ import pandas as pd
 
 pd.set_option("display.max_colwidth", 100)
 t = mn.load(mn.sample_path("demo-stdio"))
+LEARNER = "your name"  # type your name: your exercises are planted for you
 
 # %% [markdown]
 # ## Two ways to answer
@@ -29,8 +30,7 @@ t = mn.load(mn.sample_path("demo-stdio"))
 # %%
 def request_with(trace, text):
     """The seq of the first request whose raw text contains ``text``."""
-    f = trace.frames
-    return int(f[(f["kind"] == "request") & f["raw"].str.contains(text, regex=False)]["seq"].iloc[0])
+    return mn.teach.find(trace, kind="request", contains=text)[0]
 
 
 pairs = t.pairs.set_index("request_seq")
@@ -52,7 +52,7 @@ mn.teach.cite("response-neither", "result-and-error")
 # to say is an object: `ping` is answered with `{}`.
 
 # %%
-ping = int(t.frames.query("method == 'ping' and direction == 'c2s'")["seq"].iloc[0])
+ping = mn.teach.find(t, method="ping", direction="c2s")[0]
 mn.teach.show(t, ping, int(pairs.loc[ping, "response_seq"]))
 
 # %%
@@ -142,6 +142,27 @@ t2.violations[["rule", "severity", "seq", "message"]]
 # carries an error says the call failed. Acting on the `result` half would mean trusting
 # an answer that the peer itself marked as failed, so the checker reads such a frame as an
 # error and reports the broken rule on it.
+#
+# **On a real pipe.** `everything-stdio-envelopes` was written by hand over a real pipe to
+# the reference server: a client that declared `sampling` answers the server's
+# `sampling/createMessage` requests with broken envelopes. The first answer carries both
+# members. Raw lines first, then the picture:
+
+# %%
+env = mn.load(mn.sample_path("everything-stdio-envelopes"))
+asks = mn.teach.find(env, method="sampling/createMessage")
+# SEQUENCE-DIAGRAM: mn.sequence(env) (issue 20) replaces mn.teach.sequence here
+mn.teach.sequence(env, *range(asks[0] - 3, asks[0] + 5))
+
+# %%
+env.violations[["rule", "severity", "seq", "message"]]
+
+# %% [markdown]
+# The checker reads the frame with both members as an error (`kind` says so) and flags
+# it; the second answer, a bare string as `result`, is flagged too. And the server? Its
+# schema refuses both answers, so it drops them, and the two tool calls that were waiting
+# for a model answer never return (the `unanswered-request` findings). Only the fourth,
+# well-formed answer completes its call. A broken envelope does not fail loudly: it hangs.
 
 # %% [markdown]
 # ## A tool that fails is not a protocol error
@@ -188,7 +209,9 @@ pd.DataFrame([
 
 # %% [markdown]
 # The Python SDK answers an unknown tool with a tool error; the TypeScript server answers
-# a call without a name with a protocol error (`-32603`). The checker counts the two apart
+# a call without a name with a protocol error, but with the wrong code: `-32603` (internal
+# error) says the server broke, while a missing parameter is `-32602` (invalid params, "Invalid
+# method parameter(s)", JSON-RPC 2.0 §5.1). The checker counts the two apart
 # (`tool_errors` and `errors` in `t.summary()`; `errors` and `tool_errors` in
 # `t.latency_by_method()`):
 
@@ -202,7 +225,7 @@ t.latency_by_method()[["count", "errors", "tool_errors", "error_rate"]]
 # which rule? Answer as `{seq: "rule-code"}`.
 
 # %%
-ex = mn.teach.exercise("result-and-error", seed=2)
+ex = mn.teach.exercise("reply-says-ok-and-fails", learner=LEARNER)
 ex
 
 # %%
@@ -214,7 +237,7 @@ ex.check(answer)
 # **Bonus.** Here one result is not an object at all:
 
 # %%
-ex2 = mn.teach.exercise("result-not-object", seed=4)
+ex2 = mn.teach.exercise("result-is-a-bare-value", learner=LEARNER)
 ex2
 
 # %%
@@ -222,10 +245,9 @@ answer2 = {}
 ex2.check(answer2)
 
 # %% [markdown]
-# Solutions for both (uncomment, run twice):
-
-# %%
-# %load solutions/02-result-or-error.py
+# Stuck? `ex.hint()` gives a hint, and each graded try a narrower one. After two
+# tries, `ex.solution()` shows the answer; your instructor has everyone's answers in the
+# instructor guide. Once you are right, `ex.trace` shows the checker's findings too.
 
 # %% [markdown]
 # ## What you learned

@@ -10,7 +10,7 @@
 # - why ids above 2^53 are a trap for peers that read numbers as floats;
 # - how concurrent requests are answered out of order, and paired anyway.
 #
-# *About 20 minutes.*
+# *About 15 minutes (core path; the bonus exercise is optional).*
 
 # %%
 import json
@@ -19,6 +19,7 @@ import mcp_notebook as mn
 import pandas as pd
 
 pd.set_option("display.max_colwidth", 100)
+LEARNER = "your name"  # type your name: your exercises are planted for you
 
 # %% [markdown]
 # ## The answer brings the id back
@@ -46,7 +47,7 @@ t.pairs[["request_seq", "response_seq", "requester", "id", "method", "outcome"]]
 
 # %%
 sr = mn.load(mn.sample_path("everything-stdio-server-requests"))
-requests = sr.frames.query("kind == 'request'")[["seq", "direction", "id", "method"]]
+requests = sr.frames.loc[mn.teach.find(sr, kind="request"), ["seq", "direction", "id", "method"]]
 requests
 
 # %%
@@ -72,7 +73,8 @@ mn.teach.cite("request-id-reused", "request-id-in-flight")
 # %% [markdown]
 # ## `1` and `"1"` are different ids
 #
-# An id is a number or a string, and the type is part of it. `demo-stdio-raw-frames` was
+# In MCP an id is a string or an integer (the schema's `RequestId`; no fractions, never
+# `null`), and the type is part of it. `demo-stdio-raw-frames` was
 # written by hand over a real pipe: it sends one request with id `1` and one with id
 # `"1"`, both in flight at once. The server answers both, each with its own id:
 
@@ -110,11 +112,34 @@ rf2.violations[["rule", "severity", "seq", "message"]]
 # notebook 01; seqs after the deleted frames moved up by two.)
 
 # %% [markdown]
+# ## Never `null` in a result
+#
+# A response carries its request's id, so it is never `null`; JSON-RPC keeps `"id": null`
+# for an *error* about a request whose id could not be read. In `everything-stdio-envelopes`
+# (written by hand over a real pipe) a client answers one of the server's sampling requests
+# with `"id": null`:
+
+# %%
+env = mn.load(mn.sample_path("everything-stdio-envelopes"))
+null_answer = mn.teach.find(env, contains='"id":null')[0]
+mn.teach.show(env, null_answer, max_lines=8)
+
+# %%
+env.violations.loc[env.violations["seq"] == null_answer, ["rule", "severity", "message"]]
+
+# %% [markdown]
+# The server cannot tell which of its requests this answers; it drops it, and the tool
+# call behind that request never returns.
+
+# %% [markdown]
 # ## Ids above 2^53: the float trap
 #
-# JSON numbers have no size limit, but many JSON parsers (every JavaScript one, and many
-# others) read them as 64-bit floats, which hold integers exactly only up to 2^53. Above
-# that, two different ids become the same number:
+# JSON numbers have no size limit, but a parser may read them as 64-bit floats, which hold
+# integers exactly only up to 2^53. JavaScript's own `JSON.parse` does (its numbers are
+# floats), and so do many JSON libraries elsewhere; others keep big integers exactly
+# (Python's `json`, or JavaScript with a `BigInt`-aware parser). RFC 8259 promises
+# agreement only inside ±(2^53 − 1). Above that, two different ids may become the same
+# number:
 
 # %%
 big = 2**53 + 1
@@ -134,7 +159,7 @@ mn.teach.cite("big-id")
 # correctly, then answered by a peer that rounded the id:
 
 # %%
-call = int(t.frames.query("method == 'tools/call'")["seq"].iloc[0])
+call = mn.teach.find(t, method="tools/call")[0]
 answer = int(t.pairs.set_index("request_seq").loc[call, "response_seq"])
 exact = mn.teach.what_if(t, replace={call: t.message(call) | {"id": big},
                                      answer: t.message(answer) | {"id": big}})
@@ -143,7 +168,16 @@ rounded = mn.teach.what_if(t, replace={call: t.message(call) | {"id": big},
 pd.concat({"exact": exact.violations, "rounded": rounded.violations})[["rule", "seq", "message"]]
 
 # %% [markdown]
-# Small integers or strings avoid the problem altogether.
+# Small integers avoid the problem, and so do strings, with one catch: both official SDKs
+# turn a string id that looks like a number back into a number when they look up the
+# request it answers. The TypeScript SDK's `Protocol._onresponse` starts with
+# `const messageId = Number(response.id)` (`modelcontextprotocol/typescript-sdk`,
+# `src/shared/protocol.ts`), and the Python SDK's `coerce_request_id` does the same
+# ("Coerce a stringified int request id back to int so a peer-echoed id still
+# correlates (matches the TS SDK)", `mcp` 2.3.0, `mcp/shared/dispatcher.py`). So `"4"` and
+# `4` are the same request to them, and different ones to the rule. If you choose string
+# ids, choose ones that do not look like numbers (`"req-4"`, a UUID). Notebook 11 sends an
+# id above 2^53 to real servers and records what each side does.
 
 # %% [markdown]
 # ## Concurrency: answers out of order
@@ -185,7 +219,7 @@ mn.timeline(pc).zoom(start - pd.Timedelta("1ms"), start + pd.Timedelta("10ms"))
 # does the checker mark, and with which rules? Answer as `{seq: "rule-code"}`.
 
 # %%
-ex = mn.teach.exercise("id-type-flipped", seed=3)
+ex = mn.teach.exercise("id-type-flipped", learner=LEARNER)
 ex
 
 # %%
@@ -197,7 +231,7 @@ ex.check(answer)
 # answered:
 
 # %%
-ex2 = mn.teach.exercise("id-reused-in-flight", seed=0)
+ex2 = mn.teach.exercise("same-id-twice-in-flight", learner=LEARNER)
 ex2
 
 # %%
@@ -205,10 +239,9 @@ answer2 = {}
 ex2.check(answer2)
 
 # %% [markdown]
-# Solutions (uncomment, run twice):
-
-# %%
-# %load solutions/03-pairing-by-id.py
+# Stuck? `ex.hint()` gives a hint, and each graded try a narrower one. After two
+# tries, `ex.solution()` shows the answer; your instructor has everyone's answers in the
+# instructor guide. Once you are right, `ex.trace` shows the checker's findings too.
 
 # %% [markdown]
 # ## What you learned

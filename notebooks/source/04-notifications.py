@@ -8,7 +8,7 @@
 # - what a reply to a notification looks like on the wire, and why it is wrong;
 # - what an orphan is: an answer that matches no request.
 #
-# *About 10 minutes.*
+# *About 10 minutes (optional track: notifications and cancellation).*
 
 # %%
 import mcp_notebook as mn
@@ -16,6 +16,7 @@ import pandas as pd
 
 pd.set_option("display.max_colwidth", 100)
 t = mn.load(mn.sample_path("demo-stdio"))
+LEARNER = "your name"  # type your name: your exercises are planted for you
 
 # %% [markdown]
 # ## Fire and forget
@@ -72,7 +73,19 @@ shape1.violations[["rule", "severity", "seq", "message"]]
 
 # %% [markdown]
 # With an id, the "notification" is really a request (look at its `kind`), and the reply
-# pairs with it. The checker reports both halves.
+# pairs with it. The checker reports both halves. It happens on a real pipe too: in
+# `everything-stdio-envelopes` a hand-written client sends `notifications/initialized` with
+# an id, and the reference server, seeing an id, treats it as a request and answers
+# `-32601`:
+
+# %%
+env = mn.load(mn.sample_path("everything-stdio-envelopes"))
+sent = mn.teach.find(env, method="notifications/initialized", kind="request")[0]
+# SEQUENCE-DIAGRAM: mn.sequence(env) (issue 20) replaces mn.teach.sequence here
+mn.teach.sequence(env, sent, mn.teach.answer_to(env, sent))
+
+# %%
+env.violations.loc[env.violations["seq"] >= sent, ["rule", "severity", "seq", "message"]]
 #
 # **2. A true notification, answered anyway.** The receiver has no id to send back, so it
 # sends `"id": null`:
@@ -137,7 +150,7 @@ ev.violations.query("seq == @unknown")[["rule", "severity", "message"]]
 # it. Which two frames break which rules? Answer as `{seq: "rule-code", ...}`.
 
 # %%
-ex = mn.teach.exercise("reply-to-notification", seed=2)
+ex = mn.teach.exercise("reply-to-notification", learner=LEARNER)
 ex
 
 # %%
@@ -145,10 +158,9 @@ answer = {}
 ex.check(answer)
 
 # %% [markdown]
-# Solution (uncomment, run twice):
-
-# %%
-# %load solutions/04-notifications.py
+# Stuck? `ex.hint()` gives a hint, and each graded try a narrower one. After two
+# tries, `ex.solution()` shows the answer; your instructor has everyone's answers in the
+# instructor guide. Once you are right, `ex.trace` shows the checker's findings too.
 
 # %% [markdown]
 # ## What you learned

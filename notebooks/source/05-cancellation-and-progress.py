@@ -5,11 +5,12 @@
 #
 # - how a progress token links `notifications/progress` to the request that asked for it;
 # - how a request is cancelled, and what may happen next: no answer, or a late answer;
-# - why an answer that arrives after a cancel is legal, and what the checker shows for it;
+# - why the receiver of a cancel SHOULD NOT answer, why an answer can still arrive (the
+#   race), and what the checker shows for it;
 # - what the real traces show, including a server that keeps reporting progress for a
 #   call that was cancelled.
 #
-# *About 15 minutes.*
+# *About 15 minutes (optional track: notifications and cancellation).*
 
 # %%
 import mcp_notebook as mn
@@ -17,6 +18,7 @@ import pandas as pd
 
 pd.set_option("display.max_colwidth", 110)
 t = mn.load(mn.sample_path("demo-stdio"))
+LEARNER = "your name"  # type your name: your exercises are planted for you
 
 # %% [markdown]
 # ## Progress: a token in the request, notifications that name it
@@ -66,9 +68,13 @@ mn.teach.cite("cancel-unknown-request", "cancel-initialize")
 # %% [markdown]
 # ## The race: an answer after the cancel
 #
-# A cancel travels while the answer may already be on its way. The specification expects
-# this: an answer that arrives after a cancel is not a mistake, and the side that
-# cancelled simply ignores it. The checker shows such answers as `info`, never as errors:
+# The receiver of a cancel SHOULD stop, free what it holds, and *not* answer: that is the
+# rule. But a cancel travels while the answer may already be on its way, and the
+# specification expects that race: the side that cancelled SHOULD ignore an answer that
+# arrives afterward, and both sides MUST handle the race gracefully. So an answer after a
+# cancel is either the race (sent before the cancel arrived) or a receiver that went
+# against its SHOULD NOT; a capture alone cannot always tell which. The checker shows such
+# answers as `info`:
 
 # %%
 mn.teach.cite("response-after-cancel", "cancel-after-response")
@@ -80,6 +86,11 @@ mn.teach.cite("response-after-cancel", "cancel-after-response")
 # %%
 http = mn.load(mn.sample_path("demo-http"))
 late = http.pairs.query("outcome == 'cancelled'").iloc[0]
+# SEQUENCE-DIAGRAM: mn.sequence(http) (issue 20) replaces mn.teach.sequence here
+mn.teach.sequence(http, int(late["request_seq"]), int(late["cancel_seq"]),
+                  int(late["response_seq"]), max_chars=80)
+
+# %%
 mn.teach.show(http, int(late["request_seq"]), int(late["cancel_seq"]), int(late["response_seq"]),
               max_lines=16)
 
@@ -87,9 +98,11 @@ mn.teach.show(http, int(late["request_seq"]), int(late["cancel_seq"]), int(late[
 http.violations[["rule", "severity", "seq", "related_seq", "message"]]
 
 # %% [markdown]
-# Two things to notice. The answer is an error with code `-32800`, which lies outside
-# the reserved range `-32768` to `-32000` (notebook 02): an application code, legal, and not
-# flagged. And the pair keeps the outcome `cancelled`, with the late answer in
+# Three things to notice. This is not the race: the SDK read the cancel, stopped the call,
+# and *then* answered, which is what the SHOULD NOT advises against (the same server over
+# stdio stays silent, as the rule asks). The answer is an error with code `-32800`, which
+# lies outside the reserved range `-32768` to `-32000` (notebook 02): an application code,
+# not flagged. And the pair keeps the outcome `cancelled`, with the late answer in
 # `response_seq`.
 
 # %% [markdown]
@@ -136,7 +149,8 @@ pc.violations
 
 # %% [markdown]
 # The checker keeps a cancelled request open until an answer comes (an answer may still
-# legally come), so its progress token is still active and progress for it is not flagged.
+# still come in the race), so its progress token is still active and progress for it is not
+# flagged.
 # You could argue for a warning: a receiver should stop work on a cancelled request, and
 # progress for it is a sign that it did not. Notebook 07 writes that rule.
 
@@ -147,7 +161,7 @@ pc.violations
 # the checker mark, with which rule, and is it an error? Answer as `{seq: "rule-code"}`.
 
 # %%
-ex = mn.teach.exercise("late-result-after-cancel", seed=1)
+ex = mn.teach.exercise("answer-after-cancel", learner=LEARNER)
 ex
 
 # %%
@@ -155,10 +169,9 @@ answer = {}
 ex.check(answer)
 
 # %% [markdown]
-# Solution (uncomment, run twice):
-
-# %%
-# %load solutions/05-cancellation-and-progress.py
+# Stuck? `ex.hint()` gives a hint, and each graded try a narrower one. After two
+# tries, `ex.solution()` shows the answer; your instructor has everyone's answers in the
+# instructor guide. Once you are right, `ex.trace` shows the checker's findings too.
 
 # %% [markdown]
 # ## What you learned
@@ -166,8 +179,8 @@ ex.check(answer)
 # - a progress token in `params._meta` links progress notifications to their request;
 #   progress grows, and stops with the answer;
 # - `notifications/cancelled` names a request of the same side by its id;
-# - after a cancel, no answer and a late answer are both legal; the checker shows a late
-#   answer as `info`;
+# - the receiver of a cancel SHOULD NOT answer; an answer can still cross the cancel (the
+#   race), and the canceller ignores it; the checker shows a late answer as `info`;
 # - real servers differ: the Python SDK goes quiet over stdio, answers `-32800` over HTTP;
 #   the reference server keeps reporting progress.
 #

@@ -8,7 +8,7 @@
 # - how a duplicate response, an id that changed type and an orphan look in a real capture;
 # - how to turn the findings into a bug report, and how to run the same check in CI.
 #
-# *About 20 minutes.*
+# *About 20 minutes (optional track: debugging in depth).*
 
 # %%
 import subprocess
@@ -18,6 +18,7 @@ import mcp_notebook as mn
 import pandas as pd
 
 pd.set_option("display.max_colwidth", 120)
+LEARNER = "your name"  # type your name: your exercises are planted for you
 
 # %% [markdown]
 # ## The report
@@ -33,6 +34,13 @@ pd.set_option("display.max_colwidth", 120)
 path = mn.sample_path("broken-duplicate-response")
 bt = mn.load(path)
 bt
+
+# %% [markdown]
+# The whole session, raw lines first, and the exchange beside them:
+
+# %%
+# SEQUENCE-DIAGRAM: mn.sequence(bt) (issue 20) replaces mn.teach.sequence here
+mn.teach.sequence(bt, max_chars=70)
 
 # %% [markdown]
 # ## Step 1: what does the checker say?
@@ -172,7 +180,7 @@ print(run.stdout + run.stderr + f"exit status: {run.returncode}")
 # `{seq: "rule-code"}`.
 
 # %%
-ex = mn.teach.exercise("duplicate-response", seed=5)
+ex = mn.teach.exercise("answered-twice", learner=LEARNER)
 ex
 
 # %%
@@ -180,10 +188,9 @@ answer = {}
 ex.check(answer)
 
 # %% [markdown]
-# Solution (uncomment, run twice):
-
-# %%
-# %load solutions/06-debugging-a-real-failure.py
+# Stuck? `ex.hint()` gives a hint, and each graded try a narrower one. After two
+# tries, `ex.solution()` shows the answer; your instructor has everyone's answers in the
+# instructor guide. Once you are right, `ex.trace` shows the checker's findings too.
 
 # %% [markdown]
 # ## What you learned

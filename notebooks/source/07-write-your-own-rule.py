@@ -8,19 +8,19 @@
 # - how to write a check with pandas over `t.frames` and `t.pairs`;
 # - how to test it on a real trace, and on a replayed trace with a fault planted by hand.
 #
-# *About 20 minutes; after the workshop.*
+# *About 20 minutes (optional track: debugging in depth; after the workshop).*
 
 # %%
 import mcp_notebook as mn
 import pandas as pd
-from mcp_notebook.core.rules import Rule, rule
+from mcp_notebook.protocol.rules import Rule, rule
 
 pd.set_option("display.max_colwidth", 110)
 
 # %% [markdown]
 # ## A rule is data
 #
-# Every rule of the checker is a row of one table, `mcp_notebook/core/rules.py`.
+# Every rule of the checker is a row of one catalogue, `mcp_notebook.protocol.rules`.
 # `mn.rules()` shows it as a DataFrame; `rule(code)` gives one row as a `Rule`:
 
 # %%
@@ -30,8 +30,8 @@ mn.rules().groupby(["topic", "severity"], observed=True).size().unstack(fill_val
 rule("unanswered-request")
 
 # %% [markdown]
-# The check behind each rule lives apart from the table (`mcp_notebook/core/checks.py`):
-# a function that reads the frames and yields, for each frame that breaks the rule, its
+# The check behind each rule sits beside it, in the engine (`mcp_notebook/engine/rules/`):
+# a function registered with `@check(RULE)` that reads the frames' columns and yields, for each frame that breaks the rule, its
 # `seq`, a related frame, and a short detail. The checker runs them all and keeps each
 # finding only where the rule applies to the session's protocol version.
 
@@ -42,11 +42,13 @@ rule("unanswered-request")
 # a call the client had cancelled, and the checker said nothing, because a cancelled
 # request stays open until an answer comes. The cancellation page of the specification
 # asks more of the receiver of a cancel (MCP 2025-06-18,
-# `basic/utilities/cancellation.mdx`, *Behavior Requirements*):
-#
-# > Receivers of cancellation notifications **SHOULD**: Stop processing the cancelled
-# > request; Free associated resources; Not send a response for the cancelled request
-#
+# `basic/utilities/cancellation.mdx`, *Behavior Requirements*); the checker quotes that
+# sentence for its answer-after-cancel rule:
+
+# %%
+mn.teach.cite("response-after-cancel")
+
+# %% [markdown]
 # Progress after the cancel is a sign that the work did not stop. A SHOULD, so a
 # `warning`. Here is the rule as data:
 
@@ -144,20 +146,16 @@ pd.DataFrame({"reference server": test(pc, check_progress_after_cancel),
               "demo session": test(demo, check_progress_after_cancel),
               "demo, replayed": test(moved, check_progress_after_cancel)}).T
 
-# %% [markdown]
-# When all three rows say `True` (and the first one found something), your rule works.
-# One solution (uncomment, run twice):
-
-# %%
-# %load solutions/07-write-your-own-rule.py
 
 # %% [markdown]
 # ## Going further
 #
-# - A rule that should join the catalogue goes into `mcp_notebook/core/rules.py` (the
-#   data) and `mcp_notebook/core/checks.py` (the check, which works on plain lists, not
-#   DataFrames, so it stays fast on a million frames), with a table-driven test in
-#   `tests/core/test_rules.py` and a regenerated `docs/rules.md`.
+# - A rule that should join the catalogue is one module of `mcp_notebook/engine/rules/`:
+#   its `Rule` row (code, severity, the spec sentence and its source, advice) and its
+#   check, registered with `@check(RULE)`, which works on numpy columns, not DataFrames,
+#   so it stays fast on a million frames (`initialize_in_batch.py` is a short example);
+#   then one row of the rule table test `tests/protocol/test_rules.py` and a regenerated
+#   `docs/rules.md`.
 # - Other ideas to try: a `tools/call` whose `arguments` is not an object; a server that
 #   answers `initialize` with a protocol version the client did not offer; a session where
 #   a tool error is followed by the same call again and again.

@@ -21,7 +21,7 @@ from mcp_notebook.collection import OTEL_BUCKETS
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
 PEERS = ROOT / "tests" / "fixtures" / "peers"
-TRACES = sorted(p for p in DATA.iterdir() if p.suffix in (".jsonl", ".har"))
+TRACES = sorted(p for p in DATA.iterdir() if p.suffix in (".jsonl", ".har", ".gz"))  # .gz: a large one
 SUMMED = ["frames", "requests", "notifications", "results", "errors", "tool_errors", "invalid",
           "pairs", "unanswered", "cancelled", "orphans", "duplicates"]
 

@@ -18,15 +18,16 @@ REPO = Path(__file__).resolve().parents[2]
 NB_DIR = REPO / "notebooks"
 CELL_TIMEOUT = 60  # seconds per cell; every cell here takes well under one
 SOLUTION_TAG = "test-solution"
-LOAD = re.compile(r"^#?\s*%load\s+(solutions/\S+)", re.M)
+SOLUTIONS = NB_DIR / "instructor" / "solutions"  # outside the learners' notebooks
+EXERCISE_CALL = re.compile(r"mn\.teach\.(?:exercise|classify|respond)\(")
 
 #: What must hold after a notebook's solution has run (default: every exercise graded right).
 DEFAULT_CHECK = """
-graded = [(n, a) for n, a in (("ex", "answer"), ("ex2", "answer2")) if n in globals()]
-assert graded, "the notebook defines no exercise"
-for n, a in graded:
-    feedback = globals()[n].check(globals()[a])
-    assert feedback.correct, f"{n}: {feedback}"
+assert ANSWERS, "the solution answers no exercise"
+for exercise_, answer_ in ANSWERS:
+    feedback = exercise_.check(answer_)
+    assert feedback.correct, f"{exercise_.name}: {feedback}"
+    print(feedback)
 """
 SOLUTION_CHECKS = {
     "07-write-your-own-rule": """
@@ -42,15 +43,21 @@ def notebook_paths() -> list[Path]:
     return sorted(NB_DIR.glob("*.ipynb"))
 
 
-def solution_files(nb: nbformat.NotebookNode) -> list[str]:
-    """The ``solutions/...`` files a notebook loads (``%load``, commented or not)."""
-    return [m for c in nb.cells if c.cell_type == "code" for m in LOAD.findall(c.source)]
+def has_exercises(nb: nbformat.NotebookNode) -> bool:
+    return any(c.cell_type == "code" and EXERCISE_CALL.search(c.source) for c in nb.cells)
+
+
+def solution_file(name: str) -> Path:
+    """The instructor's solution of a notebook (kept outside the learners' notebooks)."""
+    return SOLUTIONS / f"{name}.py"
 
 
 def with_solutions(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
     nb = nbformat.from_dict(nb)
-    for path in solution_files(nb):
-        for source in (f"%run -i {path}", SOLUTION_CHECKS.get(name, DEFAULT_CHECK)):
+    path = solution_file(name)
+    if path.exists():
+        for source in (f"%run -i {path.relative_to(NB_DIR).as_posix()}",
+                       SOLUTION_CHECKS.get(name, DEFAULT_CHECK)):
             cell = nbformat.v4.new_code_cell(source.strip())
             cell.metadata["tags"] = [SOLUTION_TAG]
             nb.cells.append(cell)

@@ -13,7 +13,7 @@ import pytest
 from mcp_notebook.protocol.rules import RULES
 from mcp_notebook.teach import FAULTS
 
-from .conftest import NB_DIR, REPO, notebook_paths, solution_files
+from .conftest import NB_DIR, REPO, SOLUTIONS, has_exercises, notebook_paths
 
 PATHS = notebook_paths()
 IDS = [p.stem for p in PATHS]
@@ -50,12 +50,13 @@ def problems(path: Path) -> list[str]:
         found.append("widget state committed")
     if nb.metadata.get("kernelspec", {}).get("name") != "python3":
         found.append("kernelspec is not python3")
-    loads = solution_files(nb)
-    if path.stem[:2] != "00" and not loads:
-        found.append("an exercise notebook loads no solution")
-    for rel in loads:
-        if not (path.parent / rel).is_file():
-            found.append(f"loads {rel}, which is missing")
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    if has_exercises(nb) and not (path.parent / "instructor" / "solutions" /
+                                  f"{path.stem}.py").is_file():
+        found.append("an exercise notebook has no instructor solution")
+    for leak in ("%load", "solutions/", "._key", ".solution()", "_planted"):
+        if leak in code:
+            found.append(f"an answer key reaches the learner: {leak!r}")
     return found
 
 
@@ -75,29 +76,33 @@ def test_the_hygiene_check_catches_what_it_should(tmp_path):
         return tmp_path / name
 
     good_head = new_markdown_cell("# Title\n\n**You will learn**")
-    no_title = write("01-read-frames.ipynb", [new_markdown_cell("Some text"),
-                                             new_code_cell("# %load solutions/01.py")])
+    no_title = write("01-read-frames.ipynb", [new_markdown_cell("Some text")])
     ran = new_code_cell("1 + 1", execution_count=1,
                         outputs=[new_output("execute_result", {"text/plain": "2"},
                                             execution_count=1)])
     with_output = write("02-run-cells.ipynb", [good_head, ran])
-    missing = write("03-load-solution.ipynb", [good_head,
-                                               new_code_cell("# %load solutions/03-x.py")])
+    ask = new_code_cell('ex = mn.teach.exercise("answered-twice", learner=LEARNER)')
+    unsolved = write("03-find-twice.ipynb", [good_head, ask])
+    leaky = write("04-leak-keys.ipynb", [good_head, new_code_cell("# %load solutions/04.py"),
+                                         new_code_cell("ex.solution()")])
     assert "the first cell is not an H1 title" in problems(no_title)
     assert any(p.startswith("outputs committed") for p in problems(with_output))
-    assert "an exercise notebook loads no solution" in problems(with_output)
-    assert problems(missing) == ["loads solutions/03-x.py, which is missing"]
-    (tmp_path / "solutions").mkdir()
-    (tmp_path / "solutions" / "03-x.py").write_text("pass\n")
-    assert problems(missing) == []
+    assert problems(unsolved) == ["an exercise notebook has no instructor solution"]
+    assert problems(leaky) == ["an answer key reaches the learner: '%load'",
+                               "an answer key reaches the learner: 'solutions/'",
+                               "an answer key reaches the learner: '.solution()'"]
+    (tmp_path / "instructor" / "solutions").mkdir(parents=True)
+    (tmp_path / "instructor" / "solutions" / "03-find-twice.py").write_text("pass\n")
+    assert problems(unsolved) == []
     assert problems(write("Bad Name.ipynb", [good_head])) == [
-        "name 'Bad Name.ipynb' is not NN-verb-noun.ipynb", "an exercise notebook loads no solution"]
+        "name 'Bad Name.ipynb' is not NN-verb-noun.ipynb"]
 
 
 def test_no_orphan_solution_files():
-    used = {rel for p in PATHS for rel in solution_files(_read(p))}
-    present = {f"solutions/{p.name}" for p in (NB_DIR / "solutions").iterdir() if p.is_file()}
-    assert present == used
+    present = {p.stem for p in SOLUTIONS.glob("*.py")}
+    assert present == {p.stem for p in PATHS if has_exercises(_read(p))} | {
+        "07-write-your-own-rule"}
+    assert not (NB_DIR / "solutions").exists(), "solutions belong to the instructor guide"
 
 
 def test_notebooks_match_their_sources():
@@ -185,3 +190,52 @@ def test_the_copy_check_catches_a_quote():
     part = "as the spec puts it, the error member **MUST** be included, but both members..."
     assert set(copied_specs(part)) >= {"result-and-error", "response-neither"}
     assert copied_specs("A notification has no id, and nobody answers it.") == []
+
+
+# -- navigation and the plan ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", PATHS, ids=IDS)
+def test_navigation_links_previous_contents_next(path):
+    nb = _read(path)
+    nav = nb.cells[1].source
+    assert nb.cells[-1].source == nav and "[Contents](README.md)" in nav
+    i = IDS.index(path.stem)
+    links = re.findall(r"\]\(([^)]+\.ipynb)\)", nav)
+    expected = ([f"{IDS[i - 1]}.ipynb"] if i else []) + (
+        [f"{IDS[i + 1]}.ipynb"] if i + 1 < len(IDS) else [])
+    assert links == expected
+    assert all((NB_DIR / link).exists() for link in links)
+
+
+def _plan() -> list[tuple[str, int, str]]:
+    rows = []
+    for line in (NB_DIR / "README.md").read_text().split("## The workshop plan", 1)[1].split(
+            "\n## ", 1)[0].splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 5 and re.fullmatch(r"\d+ min", cells[3]):
+            name = re.search(r"`(\d\d-[a-z-]+)\.ipynb`", cells[0])
+            rows.append((name.group(1) if name else cells[0], int(cells[3].split()[0]),
+                         cells[4]))
+    return rows
+
+
+def test_core_path_fits_in_90_minutes_with_a_break_and_each_notebook_says_its_time():
+    plan = _plan()
+    core = [(n, m) for n, m, path in plan if path == "core"]
+    assert sum(m for _, m in core) <= 90 and any("break" in n for n, _ in core)
+    assert {n for n, _, _ in plan if not n.startswith("*")} == set(IDS)
+    for name, minutes, path in plan:
+        if name.startswith("*"):
+            continue
+        head = _read(NB_DIR / f"{name}.ipynb").cells[0].source
+        stated = re.search(r"\*About (\d+) minutes \(([^)]*)\)", head)
+        assert stated and int(stated.group(1)) == minutes, name
+        assert (path == "core") == stated.group(2).startswith("core"), name
+
+
+def test_instructor_answers_are_current():
+    spec = importlib.util.spec_from_file_location("answers", NB_DIR / "instructor" / "answers.py")
+    answers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(answers)
+    assert (NB_DIR / "instructor" / "answers.md").read_text() == answers.document(), (
+        "run python notebooks/instructor/answers.py --write")

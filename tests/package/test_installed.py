@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
-from notebooks.conftest import solution_files, with_solutions
+from notebooks.conftest import SOLUTIONS, solution_file, with_solutions
 
 from .conftest import REPO
 
@@ -63,8 +64,8 @@ def test_wheel_carries_traces_and_notebooks_but_no_c_sources(wheel):
     nbs = sorted(Path(n).name for n in names if re.match(r"mcp_notebook/notebooks/[^/]+$", n))
     assert nbs == sorted(p.name for p in (REPO / "notebooks").glob("*")
                          if p.suffix in (".ipynb", ".md"))
-    assert sum(n.startswith("mcp_notebook/notebooks/solutions/") for n in names) == \
-        len(list((REPO / "notebooks" / "solutions").glob("*.py")))
+    # the answer keys stay with the instructor (notebooks/instructor/), out of the wheel
+    assert not [n for n in names if "/solutions/" in n or "/instructor/" in n]
     assert not [n for n in names if n.endswith((".c", ".h"))]
     licence = next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))
     assert "Model Context Protocol" in zipfile.ZipFile(wheel).read(licence).decode()
@@ -77,13 +78,14 @@ def test_bundled_traces_from_the_installed_package(installed):
         "print(p)\n"
         "d = mn.datasets()\n"
         "print(len(d), sorted(d['name']) == sorted(q.stem for q in p.parent.iterdir() "
-        "if q.suffix in ('.jsonl', '.har')), (d['about'] != '').all())\n"
+        "if q.suffix in ('.jsonl', '.har', '.gz')), (d['about'] != '').all())\n"
         "print(mn.load(p).summary()['pairs'])\n"
-        "ex = mn.teach.exercise('duplicate-response', seed=0)\n"
+        "ex = mn.teach.exercise('answered-twice', seed=0)\n"
         "print(ex.trace.paths[0])\n").stdout.splitlines()
     assert Path(out[0]).is_relative_to(installed.prefix) and Path(out[0]).name == \
         "demo-stdio.jsonl"
-    assert out[1] == f"{len(list((REPO / 'data').glob('*.jsonl')) + list((REPO / 'data').glob('*.har')))} True True"
+    traces = [p for p in (REPO / "data").iterdir() if p.suffix in (".jsonl", ".har", ".gz")]
+    assert out[1] == f"{len(traces)} True True"
     assert int(out[2]) > 0
     assert out[3].endswith(".jsonl")
 
@@ -129,11 +131,12 @@ def test_copied_tutorial_runs_every_notebook(installed):
     notebooks = sorted(dest.glob("*.ipynb"))
     assert [p.name for p in notebooks] == sorted(p.name for p in (REPO / "notebooks").glob(
         "*.ipynb"))
-    assert sorted(p.name for p in (dest / "solutions").glob("*.py")) == sorted(
-        p.name for p in (REPO / "notebooks" / "solutions").glob("*.py"))
-    for path in notebooks:  # each exercise solved from the copied solutions/ and graded
+    assert not (dest / "solutions").exists() and not (dest / "instructor").exists()
+    (dest / "instructor").mkdir()  # the instructor's solutions, beside the learner's copy
+    shutil.copytree(SOLUTIONS, dest / "instructor" / "solutions")
+    for path in notebooks:  # each exercise solved by the instructor's solution and graded
         nb = nbformat.read(path, as_version=4)
-        if solution_files(nb):
+        if solution_file(path.stem).exists():
             nbformat.write(with_solutions(nb, path.stem), path)
     results = _execute(installed, *notebooks)
     assert [r["name"] for r in results] == [p.name for p in notebooks]

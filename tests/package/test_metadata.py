@@ -96,16 +96,16 @@ def test_sdist_is_whole_and_builds_a_whole_wheel(tmp_path):
         members = {m.name.split("/", 1)[1] for m in tar.getmembers() if "/" in m.name}
     for want in ("LICENSE", "README.md", "setup.py", "pyproject.toml", "data/README.md",
                  "data/demo-stdio.jsonl", "notebooks/00-start.ipynb",
-                 "notebooks/solutions/01-anatomy-of-a-frame.py",
                  "mcp_notebook/engine/csrc/module.c", "mcp_notebook/protocol/methods-by-version.json"):
         assert want in members, want
     assert not [m for m in members if m.startswith(("tests/", "benchmarks/", "scripts/",
-                                                    "build/", "notebooks/source/"))]
+                                                    "build/", "notebooks/source/",
+                                                    "notebooks/instructor/"))]
     out = tmp_path / "wheel"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                     "-q", "-w", str(out), str(sdist)], check=True, capture_output=True)
     (wheel,) = out.glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "mcp_notebook/data/demo-stdio.jsonl" in names
-    assert "mcp_notebook/notebooks/solutions/01-anatomy-of-a-frame.py" in names
+    assert not [n for n in names if "/solutions/" in n]  # answer keys stay with instructors
     assert not [n for n in names if n.endswith((".c", ".h"))]

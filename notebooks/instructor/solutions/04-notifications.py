@@ -1,5 +1,4 @@
-# Solution to the exercise of 04-notifications.
-# It runs in the notebook's namespace (`%load` or `%run -i`): `ex`, `mn`, `display`... are there.
+# Instructor solution for 04-notifications (run in the notebook's namespace: `%run -i`).
 # ruff: noqa: F821, B018
 # A notifications/* method sent with an id is classified as a request; the answer to it
 # pairs with it like any answer.
@@ -11,3 +10,4 @@ replies = pairs[pairs["request_seq"].isin(with_id["seq"]) & pairs["response_seq"
 answer.update({int(s): "notification-answered" for s in replies["response_seq"]})
 print(answer)
 display(ex.check(answer))
+ANSWERS = [(ex, answer)]

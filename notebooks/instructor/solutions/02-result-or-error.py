@@ -1,5 +1,4 @@
-# Solutions to the exercises of 02-result-or-error.
-# It runs in the notebook's namespace (`%load` or `%run -i`): `ex`, `mn`, `display`... are there.
+# Instructor solution for 02-result-or-error (run in the notebook's namespace: `%run -i`).
 # ruff: noqa: F821, B018
 # 1. Both members: decode every response and look for the two keys together.
 frames = ex.trace.frames
@@ -18,3 +17,4 @@ not_object = [int(s) for s in results["seq"]
 answer2 = {seq: "result-not-object" for seq in not_object}
 print("exercise 2:", answer2)
 display(ex2.check(answer2))
+ANSWERS = [(ex, answer), (ex2, answer2)]

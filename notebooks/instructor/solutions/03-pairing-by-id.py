@@ -1,5 +1,4 @@
-# Solutions to the exercises of 03-pairing-by-id.
-# It runs in the notebook's namespace (`%load` or `%run -i`): `ex`, `mn`, `display`... are there.
+# Instructor solution for 03-pairing-by-id (run in the notebook's namespace: `%run -i`).
 # ruff: noqa: F821, B018
 # 1. The flipped id: an answer whose id_key matches no request from the other side, but
 #    would match one if its type were changed ("4" <-> 4). Its request stays unanswered.
@@ -28,3 +27,4 @@ repeated = requests2[requests2.duplicated(["session", "direction", "id_key"], ke
 answer2 = {int(s): "request-id-in-flight" for s in repeated["seq"]}
 print("exercise 2:", answer2)
 display(ex2.check(answer2))
+ANSWERS = [(ex, answer), (ex2, answer2)]

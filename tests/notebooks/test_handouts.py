@@ -1,0 +1,114 @@
+"""``make handouts`` writes HTML that opens offline in Chromium, widgets and pictures drawn.
+
+``scripts/make_handouts.py`` runs as ``make handouts`` does, on two notebooks, in a
+subprocess; every notebook (executed once per session by the shared fixture) goes through
+the same export. Headless Chromium opens each page with every non-local request blocked
+and counts what rendered: the saved widget views, the SVG sequence diagrams, and the
+links between pages, which must point at pages that exist.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import REPO, notebook_paths, without_solutions
+
+pytestmark = pytest.mark.browser
+
+NAMES = [p.stem for p in notebook_paths()]
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("make_handouts",
+                                                  REPO / "scripts" / "make_handouts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def handouts(tmp_path_factory, executed):
+    """Every notebook exported by the script's own functions, with the assets and index."""
+    mh = _module()
+    fetch = mh._fetcher()
+    if not fetch.complete(fetch.DEFAULT) and mh.shutil.which("npm") is None:
+        pytest.skip("npm is needed once to fetch the widget JavaScript")
+    out = tmp_path_factory.mktemp("handouts")
+    mh.write_assets(out)
+    for name in NAMES:
+        mh.export(without_solutions(executed(name)[0]), name, out)
+    mh.write_index(out, NAMES)
+    return out
+
+
+def _open(page, path):
+    page.goto(path.as_uri())
+    page.locator("h1").first.wait_for(timeout=30_000)
+
+
+def _counts(nb) -> tuple[int, int]:
+    views = svgs = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            views += WIDGET_VIEW in data
+            svgs += str(data.get("text/html", "")).count("<svg")
+    return views, svgs
+
+
+def test_the_script_writes_pages_that_open_offline(tmp_path, page):
+    out = tmp_path / "handouts"
+    run = subprocess.run([sys.executable, "scripts/make_handouts.py", "--out", str(out),
+                          "00-start", "11-send-big-ids"], cwd=REPO, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert sorted(p.name for p in out.glob("*.html")) == [
+        "00-start.html", "11-send-big-ids.html", "index.html"]
+    _open(page, out / "index.html")
+    assert page.locator("li a").count() == 2
+    page.locator("li a").nth(1).click()
+    page.locator(".mn-sequence").first.wait_for(state="visible", timeout=30_000)
+    _open(page, out / "00-start.html")
+    page.wait_for_function("() => document.querySelectorAll('.widget-subarea > *').length > 0",
+                           timeout=30_000)
+    page.locator(".mn-explorer").first.wait_for(state="visible", timeout=30_000)
+    assert page.outside == [] and page.failed == [] and page.errors == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_handout_opens_offline_with_widgets_and_pictures(executed, handouts, page, name):
+    nb = without_solutions(executed(name)[0])
+    views, svgs = _counts(nb)
+    path = handouts / f"{name}.html"
+    body = path.read_text(encoding="utf-8")
+    assert not re.findall(r"""(?:src|href)=["']https?://""", body), "a remote script or style"
+    links = re.findall(r'href="([^"#:]+\.html)"', body)
+    assert links and all((handouts / link).exists() for link in links)
+    assert ".ipynb\"" not in body.split("<body", 1)[1]
+
+    _open(page, path)
+    if views:
+        page.wait_for_function(
+            "n => Array.from(document.querySelectorAll('.widget-subarea'))"
+            ".filter(e => e.children.length > 0).length >= n", arg=views, timeout=30_000)
+    page.wait_for_timeout(300)  # late requests (fonts) show up before counting
+    drawn = page.evaluate("Array.from(document.querySelectorAll('.widget-subarea'))"
+                          ".filter(e => e.children.length > 0).length")
+    assert drawn == views
+    assert page.locator("svg.mn-sequence").count() == svgs
+    if svgs:  # a picture is drawn: its arrows have a size on the page
+        box = page.locator("svg.mn-sequence").first.bounding_box()
+        assert box and box["width"] > 100 and box["height"] > 50
+    assert page.outside == [] and page.failed == [] and page.errors == []
+
+
+def test_pictures_and_widgets_are_in_the_handouts_at_all(executed):
+    """The workshop shows pictures: most notebooks draw a sequence diagram or a widget."""
+    drawn = [n for n in NAMES if any(_counts(without_solutions(executed(n)[0])))]
+    assert len(drawn) >= len(NAMES) - 2
