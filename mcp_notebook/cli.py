@@ -22,7 +22,7 @@ import traceback
 import zlib
 from collections.abc import Callable, Sequence
 
-from . import __version__
+from . import __version__, conversation
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
 if TYPE_CHECKING:
@@ -163,7 +163,8 @@ def _ms(value: float) -> str:
 
 def cmd_check(args: argparse.Namespace) -> int:
     trace = _load(args)
-    v = trace.violations
+    with conversation.deep():  # check runs every rule, the schema ones at any size
+        v = trace.violations
     level = SEVERITIES.index(args.fail_on)
     failing = v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
     args.status = 1 if len(failing) else 0  # kept if the output pipe closes early

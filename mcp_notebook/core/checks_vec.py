@@ -500,6 +500,11 @@ VEC_CHECKS: dict[str, Callable[[VecInput], Hits]] = {
     "sse-non-message-event": _sse_event,
     "unreadable-record": _unreadable,
 }
+
+from ..conversation import VEC_CHECKS as _CONVERSATION  # noqa: E402 - issue 17
+
+VEC_CHECKS.update(_CONVERSATION)
+
 #: rules that read frame text: given only the rows of sessions the rule applies to
 ROW_CHECKS: dict[str, Callable[[VecInput, np.ndarray], Hits]] = {
     "result-type-missing": _result_type,

@@ -288,6 +288,10 @@ RULES: tuple[Rule, ...] = (
        quoted=False),
 )
 
+from ..conversation.catalogue import RULES as _CONVERSATION  # noqa: E402 - issue 17
+
+RULES = RULES + _CONVERSATION
+
 _BY_CODE = {r.code: r for r in RULES}
 
 
