@@ -38,6 +38,7 @@ bench-quick: $(STAMP)
 
 data: $(STAMP)
 	$(PY) scripts/make_data.py
+	$(PY) scripts/make_data_conversation.py
 
 docs: $(STAMP)
 	$(PY) -c "from mcp_notebook.core.rules import render_markdown as r; print(r(), end='')" > docs/rules.md
