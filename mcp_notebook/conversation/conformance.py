@@ -130,7 +130,7 @@ def conformance(trace: Any) -> pd.DataFrame:
     for names in peers.values():
         for role, peer in names.items():
             by_peer.setdefault((peer, role), {})
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for (peer, role), methods in sorted(by_peer.items()):
         seqs_of_peer = {s for ss in methods.values() for s in ss if sent_by.get(s) == role}
         for req in REQUIREMENTS:
