@@ -27,15 +27,29 @@ from ._view import Hit, ListInput, view_of
 from .catalogue import CHECKS as _CHECKS
 from .catalogue import CODES, RULES
 
-__all__ = ["RULES", "VEC_CHECKS", "REF_CHECKS", "CODES", "Finding", "check", "DEEP", "deep"]
+__all__ = ["RULES", "VEC_CHECKS", "REF_CHECKS", "CODES", "Finding", "check", "DEEP", "deep",
+           "deferred"]
 
 
-#: rules that decode every message against the official schema (not only the frames of
-#: a few methods): ``t.violations`` runs them on captures of at most ``limit`` messages
-#: (0 by default: deferred), :func:`check` and ``mcp-notebook check`` always. None: no limit.
-DEEP: dict[str, Any] = {"codes": frozenset({"schema-params", "schema-result",
-                                            "invalid-params-code"}),
-                        "limit": 0}
+#: rules that decode many messages, with the most messages a capture may hold for
+#: ``t.violations`` to run them (above it they are deferred; None: no limit). The schema
+#: rules decode every message: deferred by default. The contract rules decode every
+#: ``tools/call``, ``prompts/get`` and ``resources/read``: run up to 200,000 messages.
+#: :func:`check`, :func:`deep` and ``mcp-notebook check`` run them all at any size.
+DEEP: dict[str, int | None] = {
+    "schema-params": 0, "schema-result": 0, "invalid-params-code": 0,
+    **{code: 200_000 for code in ("tool-arguments-schema", "tool-not-listed",
+                                  "tool-output-schema", "tool-input-error-as-protocol-error",
+                                  "prompt-arguments", "resource-not-listed",
+                                  # the capability rows with a condition on the params
+                                  # (tool-enabled sampling, URL elicitation, a task)
+                                  "capability-conditions")}}
+
+
+def deferred(code: str, messages: int) -> bool:
+    """Whether ``t.violations`` leaves rule ``code`` out on a capture of ``messages``."""
+    limit = DEEP.get(code)
+    return code in DEEP and limit is not None and messages > limit
 
 
 class Finding(NamedTuple):
@@ -54,32 +68,29 @@ class Finding(NamedTuple):
 def deep() -> Iterator[None]:
     """Within the block, ``t.violations`` runs the deep (schema) rules at any size, as
     ``mcp-notebook check`` does."""
-    old = DEEP["limit"]
-    DEEP["limit"] = None
+    old = dict(DEEP)
+    DEEP.update(dict.fromkeys(DEEP))
     try:
         yield
     finally:
-        DEEP["limit"] = old
+        DEEP.update(old)
 
 
-def _deep_allowed(vi: Any) -> bool:
-    limit = DEEP["limit"]
-    if vi.__dict__.get("_conversation_deep"):
-        return True
-    if limit is None:
-        return True
-    messages = int(np.count_nonzero(vi.kind <= 3))
-    return messages <= limit
+def _skipped(vi: Any, code: str) -> bool:
+    if code not in DEEP or vi.__dict__.get("_conversation_deep"):
+        return False
+    return deferred(code, int(np.count_nonzero(vi.kind <= 3)))
 
 
 def _vec(code: str) -> Callable[[Any], tuple[np.ndarray, np.ndarray, list[str]]]:
     fn = _CHECKS[code]
 
     def check(vi: Any) -> tuple[np.ndarray, np.ndarray, list[str]]:
-        if code in DEEP["codes"] and not _deep_allowed(vi):
+        if _skipped(vi, code):
             hits: list[Hit] = []
         else:
             view = view_of(vi)
+            view.light = _skipped(vi, "capability-conditions")
             hits = fn(view)
             view.__dict__.setdefault("found", {})[code] = hits
         seq = np.asarray([h.seq for h in hits], dtype=np.int64)

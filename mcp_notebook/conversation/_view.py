@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 import numpy as np
+import pandas as pd
 
 from ..core import versions as V
 from ..core.envelope import bounded_recursion
@@ -47,6 +48,8 @@ class View:
         self.vi = vi
         self._bodies: dict[int, Any] = {}
         self._memo: dict[str, Any] = {}
+        #: set by the caller: leave out what needs many frames decoded (a large capture)
+        self.light = False
 
     def memo(self, key: str, fn: Any) -> Any:
         """``fn(self)`` computed once per view (rules that build on another's result)."""
@@ -70,6 +73,28 @@ class View:
         else:
             mask &= vi.method >= 0
         return np.flatnonzero(mask).tolist()
+
+    def sessions_of(self, version: str) -> list[int]:
+        """The session codes checked against ``version``."""
+        vi = self.vi
+        return [c for c in range(-1, len(vi.session_cats))
+                if V.normalise(vi.version_of(c)) == version]
+
+    def groups(self, rows: np.ndarray, *columns: np.ndarray
+               ) -> list[tuple[tuple[int, ...], np.ndarray]]:
+        """``rows`` grouped by the values of ``columns`` at them (small ints, e.g. codes):
+        ``[(values, rows of the group)]``."""
+        if not len(rows):
+            return []
+        key = np.zeros(len(rows), dtype=np.int64)
+        cols = [c[rows].astype(np.int64) for c in columns]
+        for c in cols:
+            key = key * (int(c.max()) - int(c.min()) + 1) + (c - int(c.min()))
+        uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        order = np.argsort(inverse, kind="stable")
+        bounds = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
+        return [(tuple(int(c[first[g]]) for c in cols), rows[order[bounds[g]:bounds[g + 1]]])
+                for g in range(len(uniq))]
 
     def message_rows(self) -> list[int]:
         return self.rows(None)
@@ -109,19 +134,19 @@ class View:
         if not todo:
             return
         texts = self.vi.texts(np.asarray(todo, dtype=np.int64))
-        for seq, text in zip(todo, texts, strict=True):
-            value: Any = None
-            if text is not None:
-                try:
-                    with bounded_recursion():
+        batches = self.vi.batch[np.asarray(todo, dtype=np.int64)].tolist()
+        with bounded_recursion():
+            for seq, text, batch in zip(todo, texts, batches, strict=True):
+                value: Any = None
+                if text is not None:
+                    try:
                         value = _decode(text.encode("utf-8", "surrogateescape")
                                         if isinstance(text, str) else text)
-                except (msgspec.DecodeError, RecursionError):
-                    value = None
-            batch = int(self.vi.batch[seq])
-            if batch >= 0 and isinstance(value, list):
-                value = value[batch] if batch < len(value) else None
-            self._bodies[seq] = value
+                    except (msgspec.DecodeError, RecursionError):
+                        value = None
+                if batch >= 0 and isinstance(value, list):
+                    value = value[batch] if batch < len(value) else None
+                self._bodies[seq] = value
 
     def params(self, seq: int) -> dict[str, Any]:
         msg = self.body(seq)
@@ -137,6 +162,11 @@ class View:
         msg = self.body(seq)
         e = msg.get("error") if isinstance(msg, dict) else None
         return e if isinstance(e, dict) else None
+
+    def error_code(self, seq: int) -> int | None:
+        """error.code of an error frame, from the envelope column (no decoding)."""
+        code = self.vi.error_code[seq]
+        return None if code is None or code is pd.NA or code != code else int(code)
 
     def method(self, seq: int) -> str | None:
         code = int(self.vi.method[seq])

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..core.rules import ALL, UP_TO_2025_11_25, Rule
 from ..core.versions import VERSIONS
 from ._view import NOTIFICATION, RESULT, Hit, View
@@ -200,31 +202,55 @@ def _session_caps(view: View) -> dict[int, tuple[Any, Any]]:
 _METHODS = sorted({n.method for n in TABLE})
 
 
-def _found(view: View, code: str) -> list[Hit]:
+def _all(view: View) -> dict[str, list[Hit]]:
+    """The findings of the three rules, by code: decided once per (session, method,
+    direction, kind) group; only rows a row of the table has a condition on (the params
+    say tool use, URL mode, a task) are decoded, in one batch."""
     caps = _session_caps(view)
-    out: list[Hit] = []
-    rows = view.rows(_METHODS)
-    view.prefetch([r for r in rows if any(n.when for n in TABLE if n.method == view.method(r))])
-    for seq in rows:
-        method, sender, version = view.method(seq), view.direction(seq), view.version(seq)
-        if method is None or sender is None or method.startswith("notifications/") and \
-                view.vi.kind[seq] != NOTIFICATION:
-            continue  # a notifications/* method sent with an id is notification-with-id
-        client, server = caps.get(view.session(seq), (None, None))
-        if version == "2026-07-28" and sender == "s2c":
+    out: dict[str, list[Hit]] = {c: [] for c in CHECKS}
+    out["capability-client-undeclared"].extend(_input_requests(view))
+    vi = view.vi
+    rows = np.asarray(view.rows(_METHODS), dtype=np.int64)
+    if not len(rows) or not caps:
+        return out
+    found: list[tuple[int, str, Hit]] = []
+    for (s_code, m_code, d_code, kind), group in view.groups(
+            rows, vi.session, vi.method, vi.direction, vi.kind):
+        if s_code not in caps or m_code < 0:
             continue
+        members = group.tolist()
+        method = vi.method_cats[m_code]
+        sender = {0: "c2s", 1: "s2c"}.get(d_code)
+        version = view.version(members[0])
+        if sender is None or method.startswith("notifications/") and kind != NOTIFICATION:
+            continue  # a notifications/* method sent with an id is notification-with-id
+        if version == "2026-07-28" and sender == "s2c":
+            continue  # judged on the InputRequiredResult (_input_requests)
+        client, server = caps[s_code]
+        done: set[str] = set()
         for n in _rows(version, method, sender):
-            if n.code != code or (n.when and not _WHEN[n.when](view.params(seq))):
+            if n.code in done:
                 continue
             # a change notification needs its sender's own capability, a request the other's
-            own = n.rule == _NOTIFY
-            judge = (sender == "c2s") != own
+            judge = (sender == "c2s") != (n.rule == _NOTIFY)
             caps_of = server if judge else client
-            if caps_of is not None and not declared(caps_of, n.path):
-                out.append(Hit(seq, None, _detail(n, "server" if judge else "client")))
-                break
-    if code == "capability-client-undeclared":
-        out.extend(_input_requests(view))
+            if caps_of is None or declared(caps_of, n.path):
+                continue
+            hit_rows = members
+            if n.when and view.light:
+                continue  # a condition on the params: every such call decoded (deferred)
+            if n.when:
+                view.prefetch(members)
+                hit_rows = [r for r in members if _WHEN[n.when](view.params(r))]
+            detail = _detail(n, "server" if judge else "client")
+            found += [(r, n.code, Hit(r, None, detail)) for r in hit_rows]
+            if hit_rows == members:
+                done.add(n.code)
+    seen: set[tuple[int, str]] = set()
+    for r, code, hit in sorted(found, key=lambda x: x[0]):
+        if (r, code) not in seen:
+            seen.add((r, code))
+            out[code].append(hit)
     return out
 
 
@@ -232,8 +258,11 @@ def _input_requests(view: View) -> list[Hit]:
     """2026-07-28: each inputRequests member against the client capabilities of the
     request it answers."""
     out: list[Hit] = []
+    s2026 = view.sessions_of("2026-07-28")
+    if not s2026:
+        return out
     for req, resp in view.answered(["tools/call", "prompts/get", "resources/read"], "result"):
-        if view.version(resp) != "2026-07-28" or view.vi.kind[resp] != RESULT:
+        if int(view.vi.session[resp]) not in s2026 or view.vi.kind[resp] != RESULT:
             continue
         result = view.result(resp) or {}
         asks = result.get("inputRequests")
@@ -256,6 +285,6 @@ def _input_requests(view: View) -> list[Hit]:
     return out
 
 
-CHECKS = {code: (lambda view, code=code: _found(view, code)) for code in
+CHECKS = {code: (lambda view, code=code: view.memo("capabilities", _all)[code]) for code in
           ("capability-server-undeclared", "capability-client-undeclared",
            "capability-notification-undeclared")}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -64,11 +65,13 @@ def _scope(view: View, seq: int) -> int:
 
 
 def listed(view: View, method: str, member: str, key: str
-           ) -> Iterator[tuple[int, int, dict[str, Any] | None]]:
+           ) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """Walk the list answers of ``method`` in order: ``(response seq, scope, {key: item})``
     after each page (a request without a cursor starts the list again)."""
     state: dict[int, dict[str, Any]] = {}
-    for req, resp in sorted(view.answered([method], kind="result"), key=lambda p: p[1]):
+    pairs = sorted(view.answered([method], kind="result"), key=lambda p: p[1])
+    view.prefetch([s for p in pairs for s in p])
+    for req, resp in pairs:
         scope = _scope(view, req)
         result = view.result(resp) or {}
         items = result.get(member)
@@ -83,20 +86,26 @@ def listed(view: View, method: str, member: str, key: str
         yield resp, scope, dict(got)
 
 
-def _latest(view: View, method: str, member: str, key: str
-            ) -> list[tuple[int, int, dict[str, Any] | None]]:
-    return list(listed(view, method, member, key))
+Lists = dict[int, tuple[list[int], list[dict[str, Any]]]]
 
 
-def _at(lists: list[tuple[int, int, dict[str, Any] | None]], scope: int,
-        seq: int) -> dict[str, Any] | None:
-    got = None
-    for resp, sc, items in lists:
-        if resp > seq:
-            break
-        if sc == scope:
-            got = items
-    return got
+def _latest(view: View, method: str, member: str, key: str) -> Lists:
+    """scope -> (answer seqs, the list after each), for :func:`_at`."""
+    out: Lists = {}
+    for resp, scope, items in listed(view, method, member, key):
+        seqs, states = out.setdefault(scope, ([], []))
+        seqs.append(resp)
+        states.append(items)
+    return out
+
+
+def _at(lists: Lists, scope: int, seq: int) -> dict[str, Any] | None:
+    """The list of ``scope`` as the latest answer before ``seq`` left it (None: none yet)."""
+    got = lists.get(scope)
+    if got is None:
+        return None
+    i = bisect_right(got[0], seq) - 1
+    return got[1][i] if i >= 0 else None
 
 
 @lru_cache(maxsize=4096)
@@ -109,12 +118,17 @@ def _compiled(schema_text: str) -> Any:
         return None
 
 
-def tool_validator(schema: Any) -> Any:
-    """A compiled validator of a tool's schema (cached by its JSON text); None when the
-    schema does not compile."""
+def tool_validator(schema: Any, seen: dict[int, Any] | None = None) -> Any:
+    """A compiled validator of a tool's schema (cached by its JSON text, and in ``seen`` by
+    the object, which the calls of one listing share); None when it does not compile."""
     if not isinstance(schema, dict):
         return None
-    return _compiled(json.dumps(schema, sort_keys=True))
+    if seen is not None and id(schema) in seen:
+        return seen[id(schema)][1]
+    v = _compiled(json.dumps(schema, sort_keys=True))
+    if seen is not None:
+        seen[id(schema)] = (schema, v)  # the schema is kept: its id stays its own
+    return v
 
 
 def _errors(v: Any, instance: Any, prefix: str) -> list[tuple[str, str]]:
@@ -152,10 +166,11 @@ def _walk_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, Any]]
 
 def _arguments(view: View) -> list[Hit]:
     out: list[Hit] = []
+    seen: dict[int, Any] = {}
     for seq, tool, name, args in _tool_calls(view):
         if tool is None:
             continue
-        v = tool_validator(tool.get("inputSchema"))
+        v = tool_validator(tool.get("inputSchema"), seen)
         if v is None:
             continue
         errors = _errors(v, args if args is not None else {}, "/params/arguments")
@@ -174,7 +189,11 @@ def _not_listed(view: View) -> list[Hit]:
 
 def _output(view: View) -> list[Hit]:
     out: list[Hit] = []
-    for seq, tool, name, _ in _tool_calls(view):
+    calls = _tool_calls(view)
+    seen: dict[int, Any] = {}
+    view.prefetch([view.response_of[c[0]] for c in calls
+                   if c[1] and "outputSchema" in c[1] and c[0] in view.response_of])
+    for seq, tool, name, _ in calls:
         schema = tool.get("outputSchema") if tool else None
         resp = view.response_of.get(seq)
         if schema is None or resp is None:
@@ -187,7 +206,7 @@ def _output(view: View) -> list[Hit]:
             out.append(Hit(resp, seq, f"{name} declares an outputSchema but the result has "
                            "no structuredContent", "/result"))
             continue
-        v = tool_validator(schema)
+        v = tool_validator(schema, seen)
         errors = _errors(v, result["structuredContent"], "/result/structuredContent") if v else []
         if errors:
             ptr, what = errors[0]
@@ -200,7 +219,9 @@ def _prompts(view: View) -> list[Hit]:
     out: list[Hit] = []
     if not lists:
         return out
-    for seq in view.rows(["prompts/get"], (0,)):
+    gets = view.rows(["prompts/get"], (0,))
+    view.prefetch(gets)
+    for seq in gets:
         prompts = _at(lists, _scope(view, seq), seq)
         p = view.params(seq)
         name = p.get("name")
@@ -222,6 +243,7 @@ def _prompts(view: View) -> list[Hit]:
     return out
 
 
+@lru_cache(maxsize=1024)
 def _template_regex(template: str) -> re.Pattern[str]:
     """A URI template (RFC 6570, the forms MCP servers use) as a regex."""
     out, pos = [], 0
@@ -240,7 +262,9 @@ def _resources(view: View) -> list[Hit]:
     out: list[Hit] = []
     if not lists and not templates:
         return out
-    for seq in view.rows(["resources/read"], (0,)):
+    reads = view.rows(["resources/read"], (0,))
+    view.prefetch(reads)
+    for seq in reads:
         scope = _scope(view, seq)
         uris = _at(lists, scope, seq)
         temps = _at(templates, scope, seq)
@@ -249,7 +273,7 @@ def _resources(view: View) -> list[Hit]:
         uri = view.params(seq).get("uri")
         if not isinstance(uri, str) or uri in (uris or {}):
             continue
-        if any(_template_regex(t).match(uri) for t in temps or {}):
+        if any(_template_regex(t).match(uri) for t in temps or ()):
             continue
         out.append(Hit(seq, None, f"{uri} is neither listed nor matches a listed template",
                        "/params/uri"))

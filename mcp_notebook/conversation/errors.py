@@ -42,9 +42,7 @@ RULES: tuple[Rule, ...] = (
 
 
 def _code(view: View, seq: int) -> int | None:
-    err = view.error(seq)
-    code = err.get("code") if err else None
-    return code if isinstance(code, int) else None
+    return view.error_code(seq)
 
 
 def _invalid_params(view: View) -> list[Hit]:

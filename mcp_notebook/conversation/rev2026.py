@@ -84,8 +84,7 @@ RULES: tuple[Rule, ...] = (
 
 def _rows_2026(view: View, kind: int) -> list[int]:
     vi = view.vi
-    codes = [c for c in np.unique(vi.session).tolist()
-             if V.normalise(vi.version_of(c)) == V.LATEST]
+    codes = view.memo("sessions-2026", lambda v: v.sessions_of(V.LATEST))
     if not codes:
         return []
     return np.flatnonzero((vi.kind == kind) & np.isin(vi.session, codes)).tolist()
@@ -213,17 +212,24 @@ def _listen(view: View, want: str) -> list[Hit]:
 
 
 def _removed(view: View) -> list[Hit]:
+    """Decided once per (session, method) pair present."""
+    vi = view.vi
+    rows = np.asarray(view.rows(None), dtype=np.int64)
+    if not len(rows):
+        return []
     out = []
-    for seq in view.rows(None):
-        m, version = view.method(seq), view.version(seq)
-        if m is None or m in V.methods(version):
+    for (s_code, m_code), group in view.groups(rows, vi.session, vi.method):
+        m = vi.method_cats[m_code]
+        version = V.normalise(vi.version_of(s_code))
+        if m in V.methods(version):
             continue
         had = [v for v in V.VERSIONS if m in V.methods(v)]
-        if had and V.VERSIONS.index(had[-1]) < V.VERSIONS.index(version):
-            gone = V.VERSIONS[V.VERSIONS.index(had[-1]) + 1]
-            out.append(Hit(seq, None, f"{m} was removed in {gone} (last in {had[-1]}; this "
-                           f"session is {version})"))
-    return out
+        if not had or V.VERSIONS.index(had[-1]) > V.VERSIONS.index(version):
+            continue
+        gone = V.VERSIONS[V.VERSIONS.index(had[-1]) + 1]
+        detail = f"{m} was removed in {gone} (last in {had[-1]}; this session is {version})"
+        out += [Hit(int(seq), None, detail) for seq in group.tolist()]
+    return sorted(out)
 
 
 def _retired(view: View) -> list[Hit]:

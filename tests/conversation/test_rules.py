@@ -162,11 +162,13 @@ def test_rule_breaks_and_passes(code, tmp_path):
 
 @pytest.mark.parametrize("code", sorted(CASES))
 def test_violations_carry_the_rule_unless_deferred(code, tmp_path):
-    """``t.violations`` holds each finding with its spec and source; the deep (schema)
-    rules only where the capture is small enough (``DEEP["limit"]``)."""
+    """``t.violations`` holds each finding with its spec and source; the deep rules only
+    where the capture is small enough (``DEEP``: the schema rules never by default)."""
     bad, _, opts = CASES[code]
-    v = load_rows(tmp_path, bad, **opts).violations
-    if code in conversation.DEEP["codes"]:
+    t = load_rows(tmp_path, bad, **opts)
+    v = t.violations
+    if conversation.deferred(code, int(t.frames["kind"].isin(
+            ["request", "notification", "result", "error"]).sum())):
         assert code not in set(v["rule"])
         return
     row = v[v["rule"] == code].iloc[0]
@@ -174,8 +176,15 @@ def test_violations_carry_the_rule_unless_deferred(code, tmp_path):
     assert row["severity"] == r.severity and r.source in row["spec"] and r.advice in row["message"]
 
 
-def test_deep_rules_run_in_violations_below_the_limit(tmp_path, monkeypatch):
-    monkeypatch.setitem(conversation.DEEP, "limit", None)
+def test_deep_rules_run_in_violations_below_their_limit(tmp_path, monkeypatch):
+    bad, _, _ = CASES["tool-arguments-schema"]
+    assert "tool-arguments-schema" in set(load_rows(tmp_path, bad).violations["rule"])
+    monkeypatch.setitem(conversation.DEEP, "tool-arguments-schema", 5)
+    assert "tool-arguments-schema" not in set(load_rows(tmp_path, bad).violations["rule"])
+    with conversation.deep():
+        assert "tool-arguments-schema" in set(load_rows(tmp_path, bad).violations["rule"])
+    assert conversation.DEEP["tool-arguments-schema"] == 5
+    monkeypatch.setitem(conversation.DEEP, "schema-params", None)
     bad, _, _ = CASES["schema-params"]
     assert "schema-params" in set(load_rows(tmp_path, bad).violations["rule"])
 
