@@ -43,6 +43,7 @@ data: $(STAMP)
 docs: $(STAMP)
 	$(PY) -c "from mcp_notebook.core.rules import render_markdown as r; print(r(), end='')" > docs/rules.md
 	$(PY) -m mcp_notebook._apidoc > docs/api.md
+	$(PY) -m mcp_notebook.conversation.docs > docs/conversation.md
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check mcp_notebook tests

@@ -26,9 +26,10 @@ from ..core import rules as _rules  # noqa: F401 - first: the catalogue imports 
 from ._view import Hit, ListInput, view_of
 from .catalogue import CHECKS as _CHECKS
 from .catalogue import CODES, RULES
+from .rev2026 import calls
 
 __all__ = ["RULES", "VEC_CHECKS", "REF_CHECKS", "CODES", "Finding", "check", "DEEP", "deep",
-           "deferred"]
+           "deferred", "calls"]
 
 
 #: rules that decode many messages, with the most messages a capture may hold for
