@@ -67,6 +67,15 @@ RULES: tuple[Rule, ...] = (
          "Put the listen request's JSON-RPC id in _meta[\"io.modelcontextprotocol/"
          "subscriptionId\"] of every notification of the stream.", versions=_ONLY,
          topic="2026"),
+    Rule("http-header-mismatch", "error", "Streamable HTTP headers match the body",
+         "Any server that processes the message body MUST validate that encoded header "
+         "values, after decoding if Base64-encoded, match the corresponding values in the "
+         "request body.", "MCP 2026-07-28, basic/transports/streamable-http.mdx "
+         "§Server Validation",
+         "Send MCP-Protocol-Version (= _meta io.modelcontextprotocol/protocolVersion), "
+         "Mcp-Method (= method) and, for tools/call, resources/read and prompts/get, "
+         "Mcp-Name (= params.name or params.uri) on every POST; a server should have "
+         "answered 400 with -32020 (HeaderMismatch).", versions=_ONLY, topic="2026"),
     Rule("removed-method", "warning", "Methods the negotiated revision removed",
          "The method is defined by an earlier protocol version but not by the negotiated "
          "one.", "MCP schema.json of each version; changelog.mdx of the revision that "
@@ -232,6 +241,55 @@ def _removed(view: View) -> list[Hit]:
     return sorted(out)
 
 
+_NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+
+
+def _unbase64(value: str) -> str:
+    if value.startswith("=?base64?") and value.endswith("?="):
+        import base64
+        import binascii
+
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return value
+    return value
+
+
+def _headers(view: View) -> list[Hit]:
+    """The POST bodies of a HAR capture (``extra["http"] == "POST"``) in 2026 sessions
+    against their MCP headers (``extra["mcp_headers"]``, names lower-cased)."""
+    codes = set(view.memo("sessions-2026", lambda v: v.sessions_of(V.LATEST)))
+    if not codes:
+        return []
+    vi = view.vi
+    rows = [s for s in view.rows(None) if int(vi.session[s]) in codes
+            and vi.direction[s] == 0 and view.extra(s).get("http") == "POST"]
+    view.prefetch(rows)
+    out = []
+    for seq in rows:
+        got = view.extra(seq).get("mcp_headers") or {}
+        method = view.method(seq)
+        p = view.params(seq)
+        meta = p.get("_meta")
+        meta = meta if isinstance(meta, dict) else {}
+        want = {"mcp-method": method}
+        if vi.kind[seq] == 0 and PROTOCOL_VERSION in meta:
+            want["mcp-protocol-version"] = meta[PROTOCOL_VERSION]
+        if method in _NAMED and isinstance(p.get(_NAMED[method]), str):
+            want["mcp-name"] = p[_NAMED[method]]
+        for header, value in want.items():
+            sent = got.get(header)
+            if sent is None:
+                out.append(Hit(seq, None, f"no {header} header (the body says {value!r})"))
+                break
+            if _unbase64(sent) != value:
+                out.append(Hit(seq, None, f"{header}: {sent!r}, the body says {value!r}"))
+                break
+    return out
+
+
 def _retired(view: View) -> list[Hit]:
     rows = _rows_2026(view, ERROR)
     codes = view.vi.error_code
@@ -243,7 +301,7 @@ CHECKS = {"result-type-value": _result_type, "input-required-method": _ir_method
           "input-required-shape": _ir_shape, "retry-request-state": _retry_state,
           "listen-ack-first": lambda v: _listen(v, "ack"),
           "listen-subscription-id": lambda v: _listen(v, "id"),
-          "removed-method": _removed, "retired-error-code": _retired}
+          "http-header-mismatch": _headers, "removed-method": _removed, "retired-error-code": _retired}
 
 
 def calls(trace: Any) -> pd.DataFrame:

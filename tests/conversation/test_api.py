@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_rules import CASES, V26, ir, ok26, r26
+from test_conversation_rules import CASES, V26, ir, ok26, r26
 
 from helpers import INIT, load_rows, ok, req, tap
 from mcp_notebook import conversation

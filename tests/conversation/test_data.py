@@ -47,10 +47,14 @@ EXPLAINED: dict[str, list[tuple[str, int, str]]] = {
          "a server that declares no completions (answered -32601)")],
     "python-2026-stateless-http.har": [
         ("tool-not-listed", 8, "the scenario calls no_such_tool on purpose"),
+        ("http-header-mismatch", 25, "MCP-Protocol-Version 2026-01-01 by hand (400 -32022)"),
+        ("http-header-mismatch", 29, "Mcp-Method tools/call on a tools/list, by hand (-32020)"),
+        ("http-header-mismatch", 31, "Mcp-Name divide on a call of add, by hand (-32020)"),
         ("tool-arguments-schema", 35, f"add a='x' (an integer): {_TOOL_ERROR}"),
         ("schema-params", 37, "resources/read without uri, written by hand"),
-        ("removed-method", 48, "a handshake-era ping sent by hand to the 2026 server: "
-         "2026-07-28 has no ping")],
+        ("http-header-mismatch", 48, "a handshake-era ping sent by hand to the 2026 server, "
+         "no Mcp-Method"),
+        ("removed-method", 48, "the same ping: 2026-07-28 has no ping")],
     "ts-client-demo-http.har": [("tool-not-listed", 10, "no_such_tool on purpose")],
     "ts-client-demo-stdio.jsonl": [("tool-not-listed", 10, "no_such_tool on purpose")],
     "ts-client-everything-http.har": [

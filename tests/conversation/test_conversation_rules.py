@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -9,6 +10,9 @@ import pytest
 from helpers import INIT, err, load_rows, note, ok, req
 from mcp_notebook import conversation
 from mcp_notebook.core.rules import RULES, rule
+from mcp_notebook.readers.base import Record
+from mcp_notebook.table import collect
+from mcp_notebook.trace import Trace
 
 
 def init(version: str = "2025-06-18", client: Any = None, server: Any = None) -> list:
@@ -147,9 +151,39 @@ def codes(t: Any) -> set[str]:
     return {f.rule for f in conversation.check(t)}
 
 
+def http_post(params: dict, headers: dict) -> Trace:
+    """A 2026 POST as the HAR reader gives it: its MCP headers in ``extra``."""
+    body = json.dumps(req(1, "tools/call", {"name": "add", **params, "_meta": M26}))
+    return Trace(collect([Record(raw=body, direction="c2s", session="s", stream="http",
+                                 extra={"http": "POST", "mcp_headers": headers})]),
+                 version="2026-07-28")
+
+
+_H = {"mcp-method": "tools/call", "mcp-protocol-version": "2026-07-28"}
+# rules about what a reader saw beside the message: (trace that breaks it, its twin)
+READER_CASES = {
+    "http-header-mismatch": (lambda: http_post({}, {**_H, "mcp-name": "sub"}),
+                             lambda: http_post({}, {**_H, "mcp-name": "=?base64?YWRk?="})),
+}
+
+
+@pytest.mark.parametrize("code", sorted(READER_CASES))
+def test_reader_reported_rules(code):
+    bad, good = READER_CASES[code]
+    assert code in codes(bad()) and code not in codes(good())
+
+
+def test_every_header_is_checked():
+    assert "no mcp-method header" in next(
+        f.detail for f in conversation.check(http_post({}, {})))
+    t = http_post({}, {**_H, "mcp-name": "add", "mcp-protocol-version": "2025-11-25"})
+    assert [f.detail for f in conversation.check(t)] == [
+        "mcp-protocol-version: '2025-11-25', the body says '2026-07-28'"]
+
+
 def test_every_conversation_rule_has_cases():
-    assert set(CASES) == conversation.CODES
-    assert all(rule(code) for code in CASES)  # in the catalogue
+    assert set(CASES) | set(READER_CASES) == conversation.CODES
+    assert all(rule(code) for code in conversation.CODES)  # in the catalogue
     assert [r for r in RULES if r.code in conversation.CODES] == list(conversation.RULES)
 
 
