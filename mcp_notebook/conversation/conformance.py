@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["REQUIREMENTS", "Requirement", "conformance", "COLUMNS"]
+__all__ = ["REQUIREMENTS", "Requirement", "conformance", "conformance_ids", "COLUMNS"]
 
 SUITE = "@modelcontextprotocol/conformance 0.1.16"
 
@@ -74,6 +74,15 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     _R("json-schema-2020-12-tool-found", "SEP-1613", "server", ("tools/list",),
        ("schema-result",)),
 )
+
+def conformance_ids(code: str) -> list[str]:
+    """The suite's check ids (with their spec reference) that rule ``code`` judges.
+
+    >>> conformance_ids("ping-result-not-empty")
+    ['ping (MCP-Ping)']
+    """
+    return [f"{q.id} ({q.spec_ref})" for q in REQUIREMENTS if code in q.rules]
+
 
 COLUMNS = ["peer", "role", "requirement", "spec_ref", "status", "rules", "first_seq",
            "exchanges"]

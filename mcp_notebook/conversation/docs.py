@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..core.rules import ALL
 from . import DEEP, RULES
 from .capabilities import TABLE
-from .conformance import REQUIREMENTS, SUITE
+from .conformance import REQUIREMENTS, SUITE, conformance_ids
 from .payload import BYTES_PER_TOKEN, LIMIT
 
 __all__ = ["render_markdown"]
@@ -77,11 +77,12 @@ def render_markdown() -> str:
     for code, limit in DEEP.items():
         shown = "none (only `check`)" if limit == 0 else f"{limit:,}" if limit else "no limit"
         lines.append(f"| `{code}` | {shown} |")
-    lines += ["", "## Rules", "", "| code | severity | versions | rule | spec |",
-              "|---|---|---|---|---|"]
+    lines += ["", "## Rules", "", "| code | severity | versions | rule | spec | conformance "
+              "suite checks |", "|---|---|---|---|---|---|"]
     for r in RULES:
+        ids = ", ".join(f"`{i}`" for i in conformance_ids(r.code))
         lines.append(f"| `{r.code}` | {r.severity} | {_versions(r.versions)} | {r.title} | "
-                     f"{r.cite.replace('|', '/')} |")
+                     f"{r.cite.replace('|', '/')} | {ids} |")
     lines += ["", "## Negotiated capabilities", "",
               "The rows of “Only use capabilities that were successfully negotiated” (MCP "
               "2025-06-18, basic/lifecycle.mdx §Operation): a method sent by one side needs "
