@@ -22,7 +22,7 @@ import traceback
 import zlib
 from collections.abc import Callable, Sequence
 
-from . import __version__, conversation
+from . import __version__
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
 if TYPE_CHECKING:
@@ -162,6 +162,8 @@ def _ms(value: float) -> str:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from . import conversation
+
     trace = _load(args)
     with conversation.deep():  # check runs every rule, the schema ones at any size
         v = trace.violations

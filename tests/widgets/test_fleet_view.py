@@ -158,7 +158,7 @@ def test_hostile_names_are_escaped(hostile):
 def test_static_fallback_has_text_and_a_picture(data):
     bundle = data._repr_mimebundle_()
     assert bundle["text/plain"] == fleet_text(data)
-    assert "12 capture(s), 12 session(s), 134 requests" in bundle["text/plain"]
+    assert "15 capture(s), 15 session(s), 150 requests" in bundle["text/plain"]
     html = bundle["text/html"]
     assert html.count("<svg") == len(data.latency_histograms("method"))
     assert all(name in html for name in data.sessions["capture"])
@@ -216,7 +216,7 @@ def test_a_capture_of_two_sessions_shows_only_the_picked_one(hostile):
 
 def test_max_rows_bounds_what_reaches_the_browser(data):
     v = fleet(data, max_rows=5)
-    assert len(v.table.rows) == 5 and "showing 5 of 12 sessions" in v.table.note
+    assert len(v.table.rows) == 5 and "showing 5 of 15 sessions" in v.table.note
     v.sort_by, v.ascending = "frames", False
     assert [int(r[0]) for r in v.table.rows] == sort_order(data.sessions, "frames", False)[:5]
 
@@ -246,4 +246,4 @@ def test_nbconvert_html_shows_the_picture_without_widget_state(tmp_path):
     # nbconvert re-serialises the HTML (attributes sorted), so count by the class
     assert len(re.findall(r'<svg [^>]*class="mnfl-hist"', body)) == 2 * n_methods
     assert body.count("everything-stdio-progress-cancel.jsonl") >= 2
-    assert "12 capture(s), 12 session(s), 134 requests" in body
+    assert "15 capture(s), 15 session(s), 150 requests" in body
