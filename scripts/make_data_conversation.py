@@ -3,7 +3,9 @@
 Run as ``.venv/bin/python scripts/make_data_conversation.py [NAME ...]`` (no names: all;
 ``--readme``: only rewrite the README section). Peers: the official MCP Python SDK client
 (PyPI ``mcp``) and its server ``scripts/demo_server.py`` (MCPServer), over stdio through
-``mcp-notebook record``'s tap. The faults are the client's, sent through the SDK's own
+``mcp-notebook record``'s tap; for 2026-07-28, the SDK's ``Client`` and
+``scripts/conversation_server.py`` over stateless Streamable HTTP through
+``mcp-notebook proxy``. The faults are the client's, sent through the SDK's own
 calls: arguments that break a tool's ``inputSchema`` (a model does this; the SDK client
 does not check), methods that need a capability the server did not declare, and a large
 result. Afterwards the ``## Conversation traces`` section of ``data/README.md`` is
@@ -30,6 +32,10 @@ import _rec  # noqa: E402
 from _rec import DATA, PY, sdk_stdio  # noqa: E402
 
 DEMO = [PY, "scripts/demo_server.py"]
+#: where a trace goes when it is not one of data/'s (the 2026 stateless capture has a session
+#: per POST, which the collection views of data/ do not show well yet)
+FIXTURES = _rec.ROOT / "tests" / "conversation" / "fixtures"
+OUT = {"conversation-2026-input-required.har": FIXTURES}
 SECTION = "## Conversation traces"
 
 
@@ -73,6 +79,27 @@ async def large_result(out: Path) -> None:
         await s.call_tool("add", {"a": 1, "b": 2})
 
 
+async def input_required(url: str) -> None:
+    from mcp import Client
+    from mcp import types as mt
+
+    async def elicit(ctx: Any, params: Any) -> Any:  # a canned user: no one is asked
+        return mt.ElicitResult(action="accept", content={"ok": True})
+
+    async with Client(url, mode="auto", elicitation_callback=elicit) as c:
+        await c.list_tools()
+        await c.call_tool("confirm", {"action": "delete the draft"})
+
+
+def _http_2026(client: Callable[[str], Awaitable[None]]) -> Callable[[Path], None]:
+    def run(out: Path) -> None:
+        port = _rec.free_port()
+        with _rec.http_recording([PY, "scripts/conversation_server.py", str(port)], port,
+                                 out) as url:
+            anyio.run(client, url + "/mcp")
+    return run
+
+
 def _run(fn: Callable[[Path], Awaitable[None]]) -> Callable[[Path], None]:
     async def bounded(out: Path) -> None:
         with anyio.fail_after(120):
@@ -92,7 +119,16 @@ TRACES: dict[str, tuple[Callable[[Path], None], str]] = {
         "completion/complete anyway (the SDK client does not check the server's "
         "capabilities); ping.")),
     "conversation-large-result.jsonl": (_run(large_result), (
-        "initialize; tools/list; `big` returns 80 KiB of text in one result (as text content and again as structuredContent); `add`.")),
+        "initialize; tools/list; `big` returns 80 KiB of text in one result (as text "
+        "content and again as structuredContent); `add`.")),
+    "conversation-2026-input-required.har": (_http_2026(input_required), (
+        "2026-07-28, stateless Streamable HTTP through `mcp-notebook proxy`, the Python SDK "
+        "`Client` against `scripts/conversation_server.py`: server/discover; tools/list; "
+        "`confirm` answered `input_required` (an `elicitation/create` in inputRequests and "
+        "a sealed requestState); the client's retry with a new id, the inputResponses and "
+        "the requestState echoed; the complete result. A correct checker finds nothing, "
+        "and `conversation.calls(t)` makes the two tools/call one call of two rounds "
+        "(kept in tests/conversation/fixtures/, held by tests/conversation/test_data.py).")),
 }
 
 
@@ -121,7 +157,7 @@ FINDINGS: dict[str, list[tuple[str, int, str]]] = {
 #: inputSchema, checked by hand: (trace, call frame, tool, what breaks, how it was answered)
 BUNDLED: list[tuple[str, int, str, str, str]] = [
     ("everything-stdio-basics.jsonl", 14, "get-sum", "a=\"two\", a number is asked",
-     "tool error (`isError`), -32602 text inside"),
+     "tool error (`isError`, -32602 in its text)"),
     ("filesystem-stdio.jsonl", 22, "write_file", "no `content` (required)",
      "tool error (`isError`)"),
     ("memory-stdio.jsonl", 19, "create_entities", "entities=\"not a list\", an array is asked",
@@ -147,7 +183,7 @@ def write_readme() -> Path:
     head, rest = text.split("## Counts", 1)
     table, tail = (rest.split("\n## ", 1) + [""])[:2]
     rows = [ln for ln in table.strip().splitlines() if not any(f"`{n}`" in ln for n in TRACES)]
-    present = [n for n in TRACES if (DATA / n).exists()]
+    present = [n for n in TRACES if n not in OUT and (DATA / n).exists()]
     for name in present:
         c = count_file(DATA / name)
         rows.append(f"| `{name}` | " + " | ".join(str(c[k]) for k in KEYS) + " |")
@@ -163,10 +199,13 @@ def write_readme() -> Path:
              "explained.",
              ""]
     for name in present:
+        har = name.endswith(".har")
+        server = "scripts/conversation_server.py" if har else "scripts/demo_server.py"
+        transport = "Streamable HTTP, proxy (HAR)" if har else "stdio, tap"
         lines += [f"### `{name}`", "",
                   f"- peers: MCP Python SDK client and server (PyPI `mcp` {version('mcp')}, "
-                  "server `scripts/demo_server.py`)",
-                  f"- transport: stdio, tap; {(DATA / name).stat().st_size:,} bytes",
+                  f"server `{server}`)",
+                  f"- transport: {transport}; {(DATA / name).stat().st_size:,} bytes",
                   f"- scenario: {TRACES[name][1]}"]
         lines += [f"- finding: `{rule}` at frame {seq}: {why}"
                   for rule, seq, why in FINDINGS.get(name, [])]
@@ -174,10 +213,8 @@ def write_readme() -> Path:
     lines += ["### Tool calls of the other traces whose arguments break the tool's schema", "",
               "Found by `tool-arguments-schema` and checked by hand against the `tools/list` "
               "answer before each call; every one was answered as a tool error, as "
-              "2025-11-25 asks (`server/tools.mdx` §Error Handling).", "",
-              "| trace | frame | tool | what breaks the inputSchema | answer |",
-              "|---|---:|---|---|---|"]
-    lines += [f"| `{t}` | {seq} | `{tool}` | {what} | {answer} |"
+              "2025-11-25 asks (`server/tools.mdx` §Error Handling).", ""]
+    lines += [f"- `{t}`, frame {seq}: `{tool}` with {what}; answered as a {answer}"
               for t, seq, tool, what, answer in BUNDLED]
     path.write_text(text.rstrip() + "\n" + "\n".join(lines).rstrip() + "\n", "utf-8")
     return path
@@ -190,7 +227,8 @@ def main(argv: list[str]) -> int:
         raise SystemExit(f"make_data_conversation: unknown trace(s) {sorted(unknown)}; "
                          f"known: {list(TRACES)}")
     for name in names:
-        out = DATA / name
+        out = OUT.get(name, DATA) / name
+        out.parent.mkdir(parents=True, exist_ok=True)
         _rec.log(f"recording {name}")
         TRACES[name][0](out)
         _rec.redact(out, {str(_rec.ROOT): "."})

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
 PEERS = ROOT / "tests" / "fixtures" / "peers"
 README = DATA / "README.md"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 _TOOL_ERROR = "answered as a tool error (isError), as 2025-11-25 asks"
 
@@ -76,8 +77,11 @@ def readme_findings() -> dict[str, list[tuple[str, int]]]:
 
 
 RECORDED = readme_findings()
-TRACES = sorted([*(p for p in DATA.iterdir() if p.suffix in (".jsonl", ".har")),
-                 *(p for p in PEERS.iterdir() if p.suffix in (".jsonl", ".har"))])
+TRACES = sorted(p for folder in (DATA, PEERS, FIXTURES) for p in folder.iterdir()
+                if p.suffix in (".jsonl", ".har"))
+
+
+CLEAN_2026 = "conversation-2026-input-required.har"
 
 
 def test_the_recorded_traces_are_in_the_readme():
@@ -86,6 +90,22 @@ def test_the_recorded_traces_are_in_the_readme():
                              "conversation-large-result.jsonl"}
     assert all(RECORDED.values())
     assert not set(RECORDED) & set(EXPLAINED)
+
+
+def test_a_real_2026_input_required_round_trip_is_one_call_of_two_rounds():
+    """The Python SDK on both sides: tools/call answered input_required, retried with a new
+    id, the requestState echoed: nothing to find, and one logical call."""
+    t = mn.load(FIXTURES / CLEAN_2026)
+    assert t.protocol_version == "2026-07-28"
+    assert conversation.check(t) == []
+    calls = conversation.calls(t)
+    tool = calls[calls["method"] == "tools/call"].sort_values("request_seq")
+    first, retry = (t.message(int(s)) for s in tool["request_seq"])
+    answer = t.message(int(tool["response_seq"].iloc[0]))["result"]
+    assert answer["resultType"] == "input_required" and first["id"] != retry["id"]
+    assert retry["params"]["requestState"] == answer["requestState"]
+    assert list(tool["round"]) == [1, 2]
+    assert tool["call"].nunique() == 1 and tool["call"].iloc[0] == tool["request_seq"].iloc[0]
 
 
 @pytest.mark.parametrize("path", TRACES, ids=lambda p: p.name)
