@@ -38,6 +38,7 @@ bench-quick: $(STAMP)
 
 data: $(STAMP)
 	$(PY) scripts/make_data.py
+	$(PY) scripts/make_data_conversation.py
 
 # every teaching notebook, executed, as HTML with its widgets drawn, opening offline
 handouts: $(STAMP)
@@ -46,6 +47,7 @@ handouts: $(STAMP)
 docs: $(STAMP)
 	$(PY) -c "from mcp_notebook.protocol.rules import render_markdown as r; print(r(), end='')" > docs/rules.md
 	$(PY) -m mcp_notebook._apidoc > docs/api.md
+	$(PY) -m mcp_notebook.conversation.docs > docs/conversation.md
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check mcp_notebook tests

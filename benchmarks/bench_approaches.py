@@ -304,7 +304,8 @@ def pandas_read_json(path: Path, manifest: dict[str, Any], clock: Clock) -> Resu
 
 def _timeline_first_view(trace: Any) -> str:
     """The timeline's first paint: flatten the trace, then one whole-range view."""
-    from mcp_notebook.widgets.aggregate import prepare, view
+    from mcp_notebook.widgets.aggregate import prepare
+    from mcp_notebook.widgets.viewport import view
 
     payload = view(prepare(trace))
     return f"aggregate.prepare+view, {len(json.dumps(payload, default=str)):,} B payload"

@@ -22,11 +22,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mcp_notebook.widgets.aggregate import prepare, view
+from mcp_notebook.widgets.aggregate import prepare
 from mcp_notebook.widgets.filters import apply_filter
 from mcp_notebook.widgets.frametable import frame_table, page_rows
 from mcp_notebook.widgets.inspector import Inspector
 from mcp_notebook.widgets.timeline import Timeline
+from mcp_notebook.widgets.viewport import view
 
 METHODS = np.array(["tools/call", "tools/list", "resources/read", "prompts/get", "ping",
                     "completion/complete", "resources/list", "sampling/createMessage"])

@@ -24,8 +24,9 @@ numbers, built from its frames as :mod:`mcp_notebook.readers.har` reads them:
 
 Times: ``startedDateTime`` is the request's time (to the nanosecond), ``time`` the
 JSON reply's; an SSE event with no time has none again, and its stream opens at the
-time of the frame before it (where the reader had placed it). Not written back: headers
-other than these, the URLs of POSTs (the endpoint of a log row or an ``endpoint`` event
+time of the frame before it (where the reader had placed it); the Mcp-Method, Mcp-Name
+and MCP-Protocol-Version headers of a POST as the reader kept them. Not written back:
+headers other than these, the URLs of POSTs (the endpoint of a log row or an ``endpoint`` event
 when the capture has one, else ``http://localhost/mcp``), entries that made no frame
 and are not in that note (a stream with only priming events), and the bodies of
 truncated captures beyond what was kept.
@@ -85,6 +86,10 @@ def _sse_block(ev: dict[str, Any]) -> str:
     return "\n".join(lines) + ("\n\n" if not ev.get("_unterminated") else "")
 
 
+_HEADER_NAMES = {"mcp-method": "Mcp-Method", "mcp-name": "Mcp-Name",
+                 "mcp-protocol-version": "MCP-Protocol-Version"}
+
+
 class _Entry:
     def __init__(self, n: int) -> None:
         self.n = n
@@ -105,6 +110,7 @@ class _Entry:
         self.aborted: Any = None
         self.skipped = False  # an entry that is not MCP traffic
         self.before: int | None = None  # the time of the last timed frame before this entry's
+        self.mcp_headers: dict[str, str] = {}  # Mcp-Method, Mcp-Name, MCP-Protocol-Version
 
 
 def _entries(trace: Any) -> tuple[str, list[_Entry], dict[Any, str]]:
@@ -165,6 +171,7 @@ def _entries(trace: Any) -> tuple[str, list[_Entry], dict[Any, str]]:
                 continue
             e.body, e.start = str(row.raw), ts
             e.body_cut = x.get("truncated_bytes")
+            e.mcp_headers = x.get("mcp_headers") or {}  # as the reader kept them
             if isinstance(x.get("reply"), str):
                 e.plain = x["reply"]
         elif part == "response":
@@ -207,11 +214,14 @@ def har_of(trace: Any) -> dict[str, Any]:
         url = e.url or base
         stateless = isinstance(session, str) and session == f"{old} entry {e.n}"
         if stateless:
-            req_headers.append({"name": "MCP-Protocol-Version", "value": _STATELESS})
+            if "mcp-protocol-version" not in e.mcp_headers:
+                req_headers.append({"name": "MCP-Protocol-Version", "value": _STATELESS})
         elif session in endpoints:
             url = endpoints[session]
         elif isinstance(session, str) and session != old:
             req_headers.append({"name": "Mcp-Session-Id", "value": session})
+        req_headers += [{"name": _HEADER_NAMES.get(k, k), "value": v}
+                        for k, v in e.mcp_headers.items()]
         start = e.start if e.start is not None else (
             e.reply_ts if e.reply_ts is not None else e.before if e.before is not None
             else first_time or 0)

@@ -274,6 +274,19 @@ class Trace:
 
         return latency_table(self.pairs)
 
+    def context_cost(self, by: str = "tool") -> pd.DataFrame:
+        """Bytes and estimated tokens of each listed tool definition, largest first
+        (``by="session"``/``"server"``: the sums); see :mod:`mcp_notebook.conversation`."""
+        from .conversation.payload import context_cost
+
+        return context_cost(self, by)
+
+    def conformance(self) -> pd.DataFrame:
+        """Per peer, each conformance-suite requirement: kept, broken or not exercised."""
+        from .conversation.conformance import conformance
+
+        return conformance(self)
+
     def boundary(self) -> pd.DataFrame:
         """One row per operation, without payload text (``boundary.BOUNDARY_COLUMNS``).
 

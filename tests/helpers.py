@@ -68,10 +68,17 @@ def err(id: Any, code: int = -32601, message: str = "Method not found") -> dict[
     return {"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}
 
 
+#: what the two sides of INIT declare (the conversation rules hold a session to it)
+SERVER_CAPS = {"tools": {"listChanged": True}, "prompts": {"listChanged": True},
+               "resources": {"subscribe": True, "listChanged": True}, "logging": {},
+               "completions": {}}
+
+CLIENT_CAPS = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {}}
+
 INIT = [
-    ("c2s", req(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+    ("c2s", req(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": CLIENT_CAPS,
                                   "clientInfo": {"name": "t", "version": "1"}})),
-    ("s2c", ok(0, {"protocolVersion": "2025-06-18", "capabilities": {},
+    ("s2c", ok(0, {"protocolVersion": "2025-06-18", "capabilities": SERVER_CAPS,
                    "serverInfo": {"name": "s", "version": "1"}})),
     ("c2s", note("notifications/initialized")),
 ]

@@ -46,6 +46,11 @@ class Rule:
         return f"{text} ({self.source})"
 
 
+#: packages that register rules and checks when imported, read with the engine's rule
+#: modules on the catalogue's first read: the conversation checker (issue 17)
+EXTENSIONS: list[str] = ["mcp_notebook.conversation"]
+
+
 class Catalogue(Sequence[Rule]):
     """The rules, in the order they were declared: those of this module, then those
     registered (:meth:`register`) by the rule modules of the engine
@@ -72,6 +77,8 @@ class Catalogue(Sequence[Rule]):
         if not self._complete:  # the engine's rule modules register theirs on import
             self._complete = True
             importlib.import_module("mcp_notebook.engine.checks").load_rule_modules()
+            for name in EXTENSIONS:  # packages of rules above the engine (they read payloads)
+                importlib.import_module(name)
         return self._rules
 
     def get(self, code: str) -> Rule | None:

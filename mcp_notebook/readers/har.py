@@ -75,6 +75,9 @@ def sniff(head: str, filename: str) -> int:
     return 30 if filename.lower().endswith(".har") else 0
 
 
+MCP_HEADERS = ("mcp-method", "mcp-name", "mcp-protocol-version")
+
+
 def _header(headers: Any, wanted: str) -> str | None:
     if not isinstance(headers, list):
         return None
@@ -308,6 +311,9 @@ class _Reader:
                 extra["incomplete"] = True  # the capture stopped before the reply ended
             if plain and not failed:
                 extra["reply"] = text[:200] if text else text
+            mcp = {k: v for k in MCP_HEADERS if (v := _header(e.req_headers, k)) is not None}
+            if mcp:  # the headers 2026-07-28 requires to match the body (conversation rules)
+                extra["mcp_headers"] = mcp
             if e.body is None:
                 yield Record(raw="", ts=e.start, direction="c2s", session=session,
                              stream="http", source=src, kind="invalid", extra=extra,

@@ -30,6 +30,7 @@ import pandas as pd
 from ..protocol.rules import rule
 from . import faults
 from ._records import what_if
+from ._seed import seed_for
 from .blind import BlindTrace, Hidden
 from .custom import run_rule, with_rule
 from .exercise import Exercise, Feedback
@@ -54,13 +55,6 @@ def exercises() -> pd.DataFrame:
     """The faults an exercise can plant: name, the rule it is about, and the question."""
     return pd.DataFrame([{"name": f.name, "rule": f.rule, "severity": rule(f.rule).severity,
                           "question": f.question} for f in FAULTS.values()])
-
-
-def seed_for(learner: str, name: str) -> int:
-    """The seed of one learner's exercise: stable for a name, different between names."""
-    from ..notebook import learner_seed
-
-    return learner_seed(f"{learner.strip().lower()}\n{name}")
 
 
 def exercise(name: str, seed: int | None = None, trace: Any = None, *,

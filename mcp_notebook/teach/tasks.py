@@ -117,7 +117,7 @@ def classify(learner: str | None = None, seed: int | None = None) -> Classify:
     ``learner`` (or ``seed``) picks the trace and four answers in it, at least one of
     each kind the trace has.
     """
-    from . import seed_for
+    from ._seed import seed_for
 
     seed = seed if seed is not None else seed_for(learner, "classify") if learner else 0
     trace, rng = _pick(seed, CLASSIFY_BASES)
@@ -178,7 +178,7 @@ class Respond(_Task):
                          "`ex.check({'jsonrpc': '2.0', 'id': ..., ...})`.")
 
     def check(self, response: Any = None) -> Feedback:
-        from . import what_if
+        from ._records import what_if
 
         if response is None or response == {}:
             return Feedback(False, ["Nothing to grade yet.",
@@ -226,7 +226,8 @@ class Respond(_Task):
 def respond(learner: str | None = None, seed: int | None = None) -> Respond:
     """Write the response to a real request (one of :data:`CASES`, by ``learner``/``seed``)."""
     from .. import load, sample_path
-    from . import seed_for, what_if
+    from ._records import what_if
+    from ._seed import seed_for
 
     seed = seed if seed is not None else seed_for(learner, "respond") if learner else 0
     case = CASES[seed % len(CASES)]

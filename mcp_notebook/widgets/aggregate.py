@@ -21,8 +21,6 @@ __all__ = [
     "time_axis",
     "positions",
     "prepare",
-    "inflight_max",
-    "view",
 ]
 
 #: Span colours are keyed by these outcomes (index = code sent to the browser).
@@ -316,6 +314,3 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
         ev_t=ev_t, ev_count=ev_count, frame_x=x, frame_seq=frame_seq,
     )
 
-
-# the visible-window payload lives in .viewport (re-exported here, its historic home)
-from .viewport import inflight_max, view  # noqa: E402

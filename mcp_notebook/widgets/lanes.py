@@ -3,7 +3,7 @@
 A trace of 30 sessions has up to 90 lanes (each session's client → server, server →
 client and stderr lanes). The session picker hides sessions; collapsing a session draws
 its lanes as one. :func:`lane_map` turns those two choices into a lookup from the
-prepared lanes to the lanes drawn, which :func:`.aggregate.view` applies to the visible
+prepared lanes to the lanes drawn, which :func:`.viewport.view` applies to the visible
 spans, ticks and markers (numpy indexing, whatever the trace's size).
 """
 

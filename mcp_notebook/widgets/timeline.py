@@ -15,9 +15,10 @@ import numpy as np
 import pandas as pd
 import traitlets
 
-from .aggregate import Prepared, prepare, view
+from .aggregate import Prepared, prepare
 from .snapshot import StaticFallback
 from .timelinesvg import timeline_svg
+from .viewport import view
 
 __all__ = ["Timeline", "timeline"]
 

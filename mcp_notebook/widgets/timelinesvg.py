@@ -1,6 +1,6 @@
 """The timeline's static picture: the current view payload drawn as SVG.
 
-Pure: takes what :func:`.aggregate.view` sends the browser (items or bins, already cut
+Pure: takes what :func:`.viewport.view` sends the browser (items or bins, already cut
 to the window and bounded in size) and draws lanes, spans, ticks, violation markers, the
 in-flight strip, a readable axis and a legend of what is on screen. It is what nbconvert
 HTML, GitHub and nbviewer show where the live timeline was.
@@ -66,7 +66,7 @@ def _merge(B: dict, k: int) -> dict:
 
 
 def timeline_svg(v: dict, width: int = 960) -> str:
-    """An SVG of one timeline view payload (see :func:`.aggregate.view`)."""
+    """An SVG of one timeline view payload (see :func:`.viewport.view`)."""
     lanes = v.get("lanes") or []
     lo, hi = v.get("window") or [0.0, 1.0]
     hi = hi if hi > lo else lo + 1.0

@@ -1,5 +1,6 @@
 """Every bundled capture and fixture gives the frames, pairs and violations it gave when
-``golden.json`` was written (before the engine's redesign, issue 16); a column that moved
+``golden.json`` was written (before the engine's redesign, issue 16; written again after it
+landed, when the workshop changed two rules' citations and a teaching fixture); a column that moved
 is named."""
 
 from __future__ import annotations

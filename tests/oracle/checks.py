@@ -361,6 +361,10 @@ CHECKS: dict[str, Callable[[CheckInput], Iterator[Hit]]] = {
     "unreadable-record": _unreadable,
 }
 
+from mcp_notebook.conversation import REF_CHECKS as _CONVERSATION  # noqa: E402 - issue 17
+
+CHECKS.update(_CONVERSATION)
+
 
 def _chain(*its: Iterator[Hit]) -> Iterator[Hit]:
     for it in its:

@@ -27,6 +27,7 @@ LAYERS: dict[str, int] = {
     "mcp_notebook.fast": 2,  # the NDJSON/tap scanners and the column store
     "mcp_notebook.table": 2,
     "mcp_notebook.lazytext": 2,
+    "mcp_notebook.info": 2,  # the frames' info column, made lazily from their text
     "mcp_notebook.textsources": 2,
     "mcp_notebook.bundled": 2,
     "mcp_notebook.capture": 2,  # the recorders write what the readers read (no pandas)
@@ -36,6 +37,7 @@ LAYERS: dict[str, int] = {
     "mcp_notebook.collection": 3,
     "mcp_notebook.compare": 3,
     "mcp_notebook.boundary": 3,
+    "mcp_notebook.conversation": 3,  # the conversation rules read payloads through the trace
     "mcp_notebook.otlp": 3,
     "mcp_notebook.perfetto": 3,
     "mcp_notebook.export": 3,

@@ -131,11 +131,11 @@ def exercise_views(trace: mn.Trace) -> None:
     """Build every view of a trace (the widgets and the pure functions under them)."""
     import numpy as np
 
-    from mcp_notebook.widgets import aggregate, frametable
+    from mcp_notebook.widgets import aggregate, frametable, viewport
 
     prepared = aggregate.prepare(trace)
-    aggregate.view(prepared)
-    aggregate.view(prepared, 0.0, 1.0, width=10)
+    viewport.view(prepared)
+    viewport.view(prepared, 0.0, 1.0, width=10)
     table = frametable.frame_table(trace)
     frametable.page_rows(table, np.arange(len(table)), 0)
     mn.explore(trace)

@@ -43,7 +43,9 @@ class Expected:
 
     frames: int
     pairs: int  #: answered requests (`summary()["pairs"]`)
-    severities: dict[str, int] = field(default_factory=dict)
+    severities: dict[str, int] = field(default_factory=dict)  #: as `check` (every rule)
+    #: as `t.violations` and `summary` (the deep conversation rules deferred)
+    summary_severities: dict[str, int] = field(default_factory=dict)
 
     def check_status(self, fail_on: str) -> int:
         """The documented exit code of ``check --fail-on fail_on``."""
@@ -58,10 +60,14 @@ class Expected:
 @cache
 def expected(relpath: str) -> Expected:
     import mcp_notebook as mn
+    from mcp_notebook import conversation
 
+    summary = mn.load(ROOT / relpath).violations["severity"].astype(str).value_counts()
     t = mn.load(ROOT / relpath)
-    counts = t.violations["severity"].astype(str).value_counts()
-    return Expected(len(t.frames), t.summary()["pairs"], {k: int(v) for k, v in counts.items()})
+    with conversation.deep():  # as `mcp-notebook check`: every rule, the schema ones too
+        counts = t.violations["severity"].astype(str).value_counts()
+    return Expected(len(t.frames), t.summary()["pairs"], {k: int(v) for k, v in counts.items()},
+                    {k: int(v) for k, v in summary.items()})
 
 
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s+File \".*\", line \d+", re.M)

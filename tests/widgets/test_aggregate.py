@@ -10,12 +10,11 @@ from tracekit import T0, big_trace, make_trace, note, req, res, sample_trace
 from mcp_notebook.widgets.aggregate import (
     OUTCOMES,
     TICK_KINDS,
-    inflight_max,
     positions,
     prepare,
     time_axis,
-    view,
 )
+from mcp_notebook.widgets.viewport import inflight_max, view
 
 
 @pytest.fixture(scope="module")

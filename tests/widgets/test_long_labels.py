@@ -4,7 +4,8 @@ the timeline sends bounded labels, so the browser never trims a 300,000-characte
 import json
 
 import mcp_notebook as mn
-from mcp_notebook.widgets.aggregate import LABEL_MAX, prepare, view
+from mcp_notebook.widgets.aggregate import LABEL_MAX, prepare
+from mcp_notebook.widgets.viewport import view
 
 LONG = 300_000
 

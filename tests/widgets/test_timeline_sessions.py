@@ -9,8 +9,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import mcp_notebook as mn
-from mcp_notebook.widgets.aggregate import OUTCOMES, prepare, view
+from mcp_notebook.widgets.aggregate import OUTCOMES, prepare
 from mcp_notebook.widgets.timeline import COLLAPSE_ABOVE, SHOW_FIRST
+from mcp_notebook.widgets.viewport import view
 
 
 def tap(path, sessions: dict[str, float], *, open_in: str | None = None):

@@ -1,0 +1,260 @@
+"""What the conversation rules read: the frames of the methods they need, decoded once.
+
+A :class:`View` wraps the checker's column input (``engine.checks.VecInput``): it
+selects rows by method code first (a numpy mask, no text read), decodes only the frames a
+rule asks for (cached per frame), and knows each session's negotiated version, the
+``initialize`` exchange and the pairs. Nothing here opens a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from typing import Any, NamedTuple
+
+import msgspec
+import numpy as np
+import pandas as pd
+
+from ..protocol import versions as V
+from ..protocol.envelope import bounded_recursion
+from ..protocol.vocab import OUTCOMES
+
+__all__ = ["Hit", "View", "pointer_text", "view_of"]
+
+REQUEST, NOTIFICATION, RESULT, ERROR = 0, 1, 2, 3
+_DIR = {0: "c2s", 1: "s2c"}
+_DUPLICATE = OUTCOMES.index("duplicate")
+_decode = msgspec.json.decode
+
+
+class Hit(NamedTuple):
+    """One finding: the frame, a related frame, what is wrong, and the JSON pointer of the
+    failing member when there is one (for the inspector's highlight)."""
+
+    seq: int
+    related: int | None
+    detail: str
+    pointer: str | None = None
+
+
+def pointer_text(path: Iterable[Any]) -> str:
+    """An RFC 6901 JSON pointer from path parts."""
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
+    return "".join("/" + p for p in parts)
+
+
+class View:
+    def __init__(self, vi: Any) -> None:
+        self.vi = vi
+        self._bodies: dict[int, Any] = {}
+        self._memo: dict[str, Any] = {}
+        #: set by the caller: leave out what needs many frames decoded (a large capture)
+        self.light = False
+
+    def memo(self, key: str, fn: Any) -> Any:
+        """``fn(self)`` computed once per view (rules that build on another's result)."""
+        if key not in self._memo:
+            self._memo[key] = fn(self)
+        return self._memo[key]
+
+    # -- rows ------------------------------------------------------------------------------
+    def method_codes(self, names: Iterable[str]) -> np.ndarray:
+        want = set(names)
+        return np.asarray([i for i, m in enumerate(self.vi.method_cats) if m in want],
+                          dtype=np.int32)
+
+    def rows(self, names: Iterable[str] | None = None,
+             kinds: Sequence[int] = (REQUEST, NOTIFICATION)) -> list[int]:
+        """Rows of these kinds whose method is one of ``names`` (None: any method)."""
+        vi = self.vi
+        mask = np.isin(vi.kind, np.asarray(kinds, dtype=vi.kind.dtype))
+        if names is not None:
+            mask &= np.isin(vi.method, self.method_codes(names))
+        else:
+            mask &= vi.method >= 0
+        return np.flatnonzero(mask).tolist()
+
+    def sessions_of(self, version: str) -> list[int]:
+        """The session codes checked against ``version``."""
+        vi = self.vi
+        return [c for c in range(-1, len(vi.session_cats))
+                if V.normalise(vi.version_of(c)) == version]
+
+    def groups(self, rows: np.ndarray, *columns: np.ndarray
+               ) -> list[tuple[tuple[int, ...], np.ndarray]]:
+        """``rows`` grouped by the values of ``columns`` at them (small ints, e.g. codes):
+        ``[(values, rows of the group)]``."""
+        if not len(rows):
+            return []
+        key = np.zeros(len(rows), dtype=np.int64)
+        cols = [c[rows].astype(np.int64) for c in columns]
+        for c in cols:
+            key = key * (int(c.max()) - int(c.min()) + 1) + (c - int(c.min()))
+        uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        order = np.argsort(inverse, kind="stable")
+        bounds = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
+        return [(tuple(int(c[first[g]]) for c in cols), rows[order[bounds[g]:bounds[g + 1]]])
+                for g in range(len(uniq))]
+
+    def message_rows(self) -> list[int]:
+        return self.rows(None)
+
+    @cached_property
+    def _pair_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        p = self.vi.pairs
+        ok = (p.request_seq >= 0) & (p.response_seq >= 0) & (p.outcome != _DUPLICATE)
+        return p.request_seq[ok], p.response_seq[ok], p.method[ok]
+
+    def answered(self, names: Iterable[str] | None = None,
+                 kind: str | None = None) -> list[tuple[int, int]]:
+        """``(request seq, first response seq)`` of answered requests of these methods."""
+        req, resp, method = self._pair_arrays
+        mask = np.ones(len(req), dtype=bool)
+        if names is not None:
+            mask &= np.isin(method, self.method_codes(names))
+        if kind is not None:
+            mask &= self.vi.kind[resp] == (RESULT if kind == "result" else ERROR)
+        return list(zip(req[mask].tolist(), resp[mask].tolist(), strict=True))
+
+    @cached_property
+    def response_of(self) -> dict[int, int]:
+        req, resp, _ = self._pair_arrays
+        return dict(zip(req.tolist(), resp.tolist(), strict=True))
+
+    # -- one frame ---------------------------------------------------------------------------
+    def body(self, seq: int) -> Any:
+        """The decoded message of frame ``seq`` (None when it does not decode)."""
+        if seq in self._bodies:
+            return self._bodies[seq]
+        self.prefetch([seq])
+        return self._bodies[seq]
+
+    def prefetch(self, seqs: Sequence[int]) -> None:
+        todo = [s for s in seqs if s not in self._bodies]
+        if not todo:
+            return
+        texts = self.vi.texts(np.asarray(todo, dtype=np.int64))
+        batches = self.vi.batch[np.asarray(todo, dtype=np.int64)].tolist()
+        with bounded_recursion():
+            for seq, text, batch in zip(todo, texts, batches, strict=True):
+                value: Any = None
+                if text is not None:
+                    try:
+                        value = _decode(text.encode("utf-8", "surrogateescape")
+                                        if isinstance(text, str) else text)
+                    except (msgspec.DecodeError, RecursionError):
+                        value = None
+                if batch >= 0 and isinstance(value, list):
+                    value = value[batch] if batch < len(value) else None
+                self._bodies[seq] = value
+
+    def params(self, seq: int) -> dict[str, Any]:
+        msg = self.body(seq)
+        p = msg.get("params") if isinstance(msg, dict) else None
+        return p if isinstance(p, dict) else {}
+
+    def result(self, seq: int) -> dict[str, Any] | None:
+        msg = self.body(seq)
+        r = msg.get("result") if isinstance(msg, dict) else None
+        return r if isinstance(r, dict) else None
+
+    def error(self, seq: int) -> dict[str, Any] | None:
+        msg = self.body(seq)
+        e = msg.get("error") if isinstance(msg, dict) else None
+        return e if isinstance(e, dict) else None
+
+    def error_code(self, seq: int) -> int | None:
+        """error.code of an error frame, from the envelope column (no decoding)."""
+        code = self.vi.error_code[seq]
+        return None if code is None or code is pd.NA or code != code else int(code)
+
+    def method(self, seq: int) -> str | None:
+        code = int(self.vi.method[seq])
+        return None if code < 0 else self.vi.method_cats[code]
+
+    def direction(self, seq: int) -> str | None:
+        return _DIR.get(int(self.vi.direction[seq]))
+
+    def session(self, seq: int) -> int:
+        return int(self.vi.session[seq])
+
+    def version(self, seq: int) -> str:
+        return V.normalise(self.vi.version_of(int(self.vi.session[seq])))
+
+    def extra(self, seq: int) -> dict[str, Any]:
+        return self.vi.extra.get(seq, {})
+
+    # -- sessions ------------------------------------------------------------------------------
+    @cached_property
+    def initialize(self) -> dict[int, tuple[dict[str, Any], dict[str, Any] | None, int, int | None]]:
+        """session code -> (initialize params, its result or None, request seq, result seq):
+        the first initialize request of each session."""
+        out: dict[int, tuple[dict[str, Any], dict[str, Any] | None, int, int | None]] = {}
+        for seq in self.rows(["initialize"], (REQUEST,)):
+            s = self.session(seq)
+            if s in out:
+                continue
+            resp = self.response_of.get(seq)
+            result = self.result(resp) if resp is not None else None
+            out[s] = (self.params(seq), result, seq, resp if result is not None else None)
+        return out
+
+
+def view_of(vi: Any) -> View:
+    """The view of a check input, made once per input (every conversation rule shares it)."""
+    got = vi.__dict__.get("_conversation_view")
+    if got is None:
+        got = View(vi)
+        vi.__dict__["_conversation_view"] = got
+    return got
+
+
+_KINDS = ("request", "notification", "result", "error", "invalid", "stderr", "log")
+
+
+class ListInput:
+    """The column input the view reads, made from the reference checker's plain lists
+    (the oracle's ``CheckInput`` (tests)), so both checkers give the same findings."""
+
+    def __init__(self, ci: Any) -> None:
+        kind_code = {k: i for i, k in enumerate(_KINDS)}
+        self.kind = np.asarray([kind_code.get(k, 4) for k in ci.kind], dtype=np.int8)
+        self.session_cats = list(dict.fromkeys(ci.session))
+        s_code = {s: i for i, s in enumerate(self.session_cats)}
+        self.session = np.asarray([s_code[s] for s in ci.session], dtype=np.int32)
+        self.method_cats = sorted({m for m in ci.method if isinstance(m, str)})
+        m_code = {m: i for i, m in enumerate(self.method_cats)}
+        self.method = np.asarray([m_code.get(m, -1) if isinstance(m, str) else -1
+                                  for m in ci.method], dtype=np.int32)
+        d_code = {"c2s": 0, "s2c": 1}
+        self.direction = np.asarray([d_code.get(d, -1) for d in ci.direction], dtype=np.int8)
+        self.batch = np.asarray([-1 if b is None else b for b in ci.batch], dtype=np.int32)
+        self.size = np.asarray([len(r.encode("utf-8", "surrogateescape")) if r else 0
+                                for r in ci.raw], dtype=np.int64)
+        self.id_key = np.asarray(ci.id_key, dtype=object)
+        self.error_code = np.asarray([np.nan if c is None else c for c in ci.error_code],
+                                     dtype=float)
+        self.extra = ci.extra
+        self._raw = ci.raw
+        self.versions = ci.versions
+        self.pairs = _Pairs(ci.pairs, self.method, m_code)
+
+    def texts(self, rows: np.ndarray) -> list[str | None]:
+        return [self._raw[i] for i in np.asarray(rows).tolist()]
+
+    def version_of(self, code: int) -> str:
+        s = self.session_cats[code] if code >= 0 else None
+        return self.versions.get(s, V.DEFAULT)
+
+
+class _Pairs:
+    def __init__(self, rows: Any, method: np.ndarray, m_code: dict[str, int]) -> None:
+        self.request_seq = np.asarray([-1 if r.request_seq is None else r.request_seq
+                                       for r in rows], dtype=np.int64)
+        self.response_seq = np.asarray([-1 if r.response_seq is None else r.response_seq
+                                        for r in rows], dtype=np.int64)
+        self.method = np.asarray([m_code.get(r.method, -1) if isinstance(r.method, str) else -1
+                                  for r in rows], dtype=np.int32)
+        self.outcome = np.asarray([_DUPLICATE if r.outcome == "duplicate" else 0
+                                   for r in rows], dtype=np.int8)

@@ -1,0 +1,241 @@
+"""``make data`` (after ``make_data.py``): the traces of the conversation checker.
+
+Run as ``.venv/bin/python scripts/make_data_conversation.py [NAME ...]`` (no names: all;
+``--readme``: only rewrite the README section). Peers: the official MCP Python SDK client
+(PyPI ``mcp``) and its server ``scripts/demo_server.py`` (MCPServer), over stdio through
+``mcp-notebook record``'s tap; for 2026-07-28, the SDK's ``Client`` and
+``scripts/conversation_server.py`` over stateless Streamable HTTP through
+``mcp-notebook proxy``. The faults are the client's, sent through the SDK's own
+calls: arguments that break a tool's ``inputSchema`` (a model does this; the SDK client
+does not check), methods that need a capability the server did not declare, and a large
+result. Afterwards the ``## Conversation traces`` section of ``data/README.md`` is
+written, and the traces' rows are put into its ``## Counts`` table
+(``scripts/count_trace.py``, which shares no code with the library); the findings a
+correct checker must give are listed there and held by ``tests/conversation/test_data.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+warnings.filterwarnings("ignore", message=".*deprecated as of 2026-07-28")
+
+import _rec  # noqa: E402
+from _rec import DATA, PY, sdk_stdio  # noqa: E402
+
+DEMO = [PY, "scripts/demo_server.py"]
+#: where a trace goes when it is not one of data/'s (the 2026 stateless capture has a session
+#: per POST, which the collection views of data/ do not show well yet)
+FIXTURES = _rec.ROOT / "tests" / "conversation" / "fixtures"
+OUT = {"conversation-2026-input-required.har": FIXTURES}
+SECTION = "## Conversation traces"
+
+
+async def attempt(aw: Awaitable[Any]) -> Any:
+    from mcp import MCPError
+
+    try:
+        return await aw
+    except MCPError as exc:
+        return exc
+
+
+async def bad_arguments(out: Path) -> None:
+    async with sdk_stdio(out, "conversation-bad-arguments", DEMO) as s:
+        await s.initialize()
+        await s.list_tools()
+        await s.call_tool("add", {"a": 2, "b": 40})
+        await attempt(s.call_tool("add", {"a": "two", "b": 40}))
+        await attempt(s.call_tool("add", {"a": 2}))
+        await attempt(s.call_tool("divide", {"a": [1], "b": 2}))
+        await s.call_tool("divide", {"a": 1, "b": 4})
+
+
+async def undeclared_capability(out: Path) -> None:
+    from mcp import types as mt
+
+    async with sdk_stdio(out, "conversation-undeclared-capability", DEMO) as s:
+        await s.initialize()
+        await s.list_resources()
+        await attempt(s.subscribe_resource("demo://readme"))
+        await attempt(s.complete(mt.PromptReference(type="ref/prompt", name="review"),
+                                 {"name": "code", "value": "pri"}))
+        await s.send_ping()
+
+
+async def large_result(out: Path) -> None:
+    async with sdk_stdio(out, "conversation-large-result", DEMO) as s:
+        await s.initialize()
+        await s.list_tools()
+        await s.call_tool("big", {"kib": 80})
+        await s.call_tool("add", {"a": 1, "b": 2})
+
+
+async def input_required(url: str) -> None:
+    from mcp import Client
+    from mcp import types as mt
+
+    async def elicit(ctx: Any, params: Any) -> Any:  # a canned user: no one is asked
+        return mt.ElicitResult(action="accept", content={"ok": True})
+
+    async with Client(url, mode="auto", elicitation_callback=elicit) as c:
+        await c.list_tools()
+        await c.call_tool("confirm", {"action": "delete the draft"})
+
+
+def _http_2026(client: Callable[[str], Awaitable[None]]) -> Callable[[Path], None]:
+    def run(out: Path) -> None:
+        port = _rec.free_port()
+        with _rec.http_recording([PY, "scripts/conversation_server.py", str(port)], port,
+                                 out) as url:
+            anyio.run(client, url + "/mcp")
+    return run
+
+
+def _run(fn: Callable[[Path], Awaitable[None]]) -> Callable[[Path], None]:
+    async def bounded(out: Path) -> None:
+        with anyio.fail_after(120):
+            await fn(out)
+    return lambda out: anyio.run(bounded, out)
+
+
+#: name -> (recorder, scenario, findings a correct checker gives: (rule, seq) with why)
+TRACES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "conversation-bad-arguments.jsonl": (_run(bad_arguments), (
+        "initialize; tools/list; `add` with good arguments; `add` with a string for an "
+        "integer, `add` without `b`, `divide` with an array for a number (each answered by "
+        "the server as a tool error, `isError`); a good `divide`.")),
+    "conversation-undeclared-capability.jsonl": (_run(undeclared_capability), (
+        "initialize (the demo server declares `resources.subscribe: false` and no "
+        "`completions`); resources/list; the client calls resources/subscribe and "
+        "completion/complete anyway (the SDK client does not check the server's "
+        "capabilities); ping.")),
+    "conversation-large-result.jsonl": (_run(large_result), (
+        "initialize; tools/list; `big` returns 80 KiB of text in one result (as text "
+        "content and again as structuredContent); `add`.")),
+    "conversation-2026-input-required.har": (_http_2026(input_required), (
+        "2026-07-28, stateless Streamable HTTP through `mcp-notebook proxy`, the Python SDK "
+        "`Client` against `scripts/conversation_server.py`: server/discover; tools/list; "
+        "`confirm` answered `input_required` (an `elicitation/create` in inputRequests and "
+        "a sealed requestState); the client's retry with a new id, the inputResponses and "
+        "the requestState echoed; the complete result. A correct checker finds nothing, "
+        "and `conversation.calls(t)` makes the two tools/call one call of two rounds "
+        "(kept in tests/conversation/fixtures/, held by tests/conversation/test_data.py).")),
+}
+
+
+#: name -> the findings a correct checker gives (``conversation.check(t)``, errors and
+#: warnings; the large-payload notice with ``payload.LIMIT["bytes"] = 100_000``), checked
+#: by hand against the frames: (rule, frame, why)
+FINDINGS: dict[str, list[tuple[str, int, str]]] = {
+    "conversation-bad-arguments.jsonl": [
+        ("tool-arguments-schema", 8, "`add` a=\"two\": the listed inputSchema types a as integer"),
+        ("tool-arguments-schema", 10, "`add` without b: b is required"),
+        ("tool-arguments-schema", 12, "`divide` a=[1]: a is a number"),
+    ],
+    "conversation-undeclared-capability.jsonl": [
+        ("capability-server-undeclared", 6, "resources/subscribe: the server declared "
+         "`resources.subscribe: false`"),
+        ("capability-server-undeclared", 8, "completion/complete: the server declared no "
+         "`completions`"),
+    ],
+    "conversation-large-result.jsonl": [
+        ("large-payload", 7, "the `big` result is 163,963 bytes (with `payload.LIMIT[\"bytes\"] = 100_000`; "
+         "the default 1 MiB would keep quiet: a bundled file stays under 200 KB)"),
+    ],
+}
+
+#: the tool calls of the bundled traces whose arguments break the tool's listed
+#: inputSchema, checked by hand: (trace, call frame, tool, what breaks, how it was answered)
+BUNDLED: list[tuple[str, int, str, str, str]] = [
+    ("everything-stdio-basics.jsonl", 14, "get-sum", "a=\"two\", a number is asked",
+     "tool error (`isError`, -32602 in its text)"),
+    ("filesystem-stdio.jsonl", 22, "write_file", "no `content` (required)",
+     "tool error (`isError`)"),
+    ("memory-stdio.jsonl", 19, "create_entities", "entities=\"not a list\", an array is asked",
+     "tool error (`isError`)"),
+    ("../tests/fixtures/peers/ts-client-everything-stdio.jsonl", 15, "get-sum",
+     "a=\"x\" and no b (both numbers, required)", "tool error (`isError`)"),
+    ("../tests/fixtures/peers/ts-client-everything-http.har", 9, "get-sum",
+     "a=\"x\" and no b", "tool error (`isError`)"),
+    ("../tests/fixtures/peers/python-2026-stateless-http.har", 35, "add",
+     "a=\"x\", an integer is asked", "tool error (`isError`)"),
+]
+
+
+def write_readme() -> Path:
+    """Put this script's traces into the README: rows of ``## Counts`` and the section."""
+    import _readme  # noqa: F401 - the versions helpers
+    from count_trace import KEYS, count_file
+
+    path = DATA / "README.md"
+    text = path.read_text("utf-8")
+    if SECTION in text:
+        text = text.split("\n" + SECTION, 1)[0].rstrip() + "\n"
+    head, rest = text.split("## Counts", 1)
+    table, tail = (rest.split("\n## ", 1) + [""])[:2]
+    rows = [ln for ln in table.strip().splitlines() if not any(f"`{n}`" in ln for n in TRACES)]
+    present = [n for n in TRACES if n not in OUT and (DATA / n).exists()]
+    for name in present:
+        c = count_file(DATA / name)
+        rows.append(f"| `{name}` | " + " | ".join(str(c[k]) for k in KEYS) + " |")
+    text = head + "## Counts\n\n" + "\n".join(rows) + "\n" + ("\n## " + tail if tail else "")
+    from importlib.metadata import version
+
+    lines = ["", SECTION, "",
+             "Recorded by `scripts/make_data_conversation.py` for the conversation checker "
+             "(`mcp_notebook.conversation`). Each `finding:` line is what "
+             "`conversation.check(t)` (the schema rules included) must give as an error or "
+             "warning, and nothing else; `tests/conversation/test_data.py` holds it, and the "
+             "findings of every other trace here and in `tests/fixtures/peers/`, each "
+             "explained.",
+             ""]
+    for name in present:
+        har = name.endswith(".har")
+        server = "scripts/conversation_server.py" if har else "scripts/demo_server.py"
+        transport = "Streamable HTTP, proxy (HAR)" if har else "stdio, tap"
+        lines += [f"### `{name}`", "",
+                  f"- peers: MCP Python SDK client and server (PyPI `mcp` {version('mcp')}, "
+                  f"server `{server}`)",
+                  f"- transport: {transport}; {(DATA / name).stat().st_size:,} bytes",
+                  f"- scenario: {TRACES[name][1]}"]
+        lines += [f"- finding: `{rule}` at frame {seq}: {why}"
+                  for rule, seq, why in FINDINGS.get(name, [])]
+        lines.append("")
+    lines += ["### Tool calls of the other traces whose arguments break the tool's schema", "",
+              "Found by `tool-arguments-schema` and checked by hand against the `tools/list` "
+              "answer before each call; every one was answered as a tool error, as "
+              "2025-11-25 asks (`server/tools.mdx` §Error Handling).", ""]
+    lines += [f"- `{t}`, frame {seq}: `{tool}` with {what}; answered as a {answer}"
+              for t, seq, tool, what, answer in BUNDLED]
+    path.write_text(text.rstrip() + "\n" + "\n".join(lines).rstrip() + "\n", "utf-8")
+    return path
+
+
+def main(argv: list[str]) -> int:
+    names = [] if argv == ["--readme"] else argv or list(TRACES)
+    unknown = set(names) - set(TRACES)
+    if unknown:
+        raise SystemExit(f"make_data_conversation: unknown trace(s) {sorted(unknown)}; "
+                         f"known: {list(TRACES)}")
+    for name in names:
+        out = OUT.get(name, DATA) / name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        _rec.log(f"recording {name}")
+        TRACES[name][0](out)
+        _rec.redact(out, {str(_rec.ROOT): "."})
+        _rec.log(f"  {out.stat().st_size} bytes")
+    write_readme()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
