@@ -35,7 +35,6 @@ t.frames[["seq", "direction", "kind", "raw"]].head(6)
 # coming back, notifications dashed):
 
 # %%
-# SEQUENCE-DIAGRAM: mn.sequence(t) (issue 20) replaces mn.teach.sequence here
 mn.teach.sequence(t, *mn.teach.find(t)[:8], max_chars=70)
 
 # %% [markdown]

@@ -151,7 +151,6 @@ t2.violations[["rule", "severity", "seq", "message"]]
 # %%
 env = mn.load(mn.sample_path("everything-stdio-envelopes"))
 asks = mn.teach.find(env, method="sampling/createMessage")
-# SEQUENCE-DIAGRAM: mn.sequence(env) (issue 20) replaces mn.teach.sequence here
 mn.teach.sequence(env, *range(asks[0] - 3, asks[0] + 5))
 
 # %%

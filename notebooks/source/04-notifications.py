@@ -81,7 +81,6 @@ shape1.violations[["rule", "severity", "seq", "message"]]
 # %%
 env = mn.load(mn.sample_path("everything-stdio-envelopes"))
 sent = mn.teach.find(env, method="notifications/initialized", kind="request")[0]
-# SEQUENCE-DIAGRAM: mn.sequence(env) (issue 20) replaces mn.teach.sequence here
 mn.teach.sequence(env, sent, mn.teach.answer_to(env, sent))
 
 # %%

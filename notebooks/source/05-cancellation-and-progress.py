@@ -86,7 +86,6 @@ mn.teach.cite("response-after-cancel", "cancel-after-response")
 # %%
 http = mn.load(mn.sample_path("demo-http"))
 late = http.pairs.query("outcome == 'cancelled'").iloc[0]
-# SEQUENCE-DIAGRAM: mn.sequence(http) (issue 20) replaces mn.teach.sequence here
 mn.teach.sequence(http, int(late["request_seq"]), int(late["cancel_seq"]),
                   int(late["response_seq"]), max_chars=80)
 

@@ -39,7 +39,6 @@ bt
 # The whole session, raw lines first, and the exchange beside them:
 
 # %%
-# SEQUENCE-DIAGRAM: mn.sequence(bt) (issue 20) replaces mn.teach.sequence here
 mn.teach.sequence(bt, max_chars=70)
 
 # %% [markdown]

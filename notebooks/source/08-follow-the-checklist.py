@@ -31,7 +31,6 @@ LEARNER = "your name"  # type your name: your exercises are planted for you
 # %%
 raw = mn.load(mn.sample_path("everything-stdio-raw-frames"))
 bad = mn.teach.find(raw, kind="invalid")
-# SEQUENCE-DIAGRAM: mn.sequence(raw) (issue 20) replaces mn.teach.sequence here
 mn.teach.sequence(raw, *range(bad[0] - 2, bad[0] + 4))
 
 # %% [markdown]
@@ -155,7 +154,7 @@ schemas["write_file"]
 # sending (`jsonschema` is installed with the toolkit):
 
 # %%
-# CONVERSATION-CHECKER: the conversation checker (issue 17) reports this for every call
+# by hand first; the checker's rule tool-arguments-schema does this for every call
 arguments = fs.message(call)["params"]["arguments"]
 problems = [e.message for e in jsonschema.Draft7Validator(schemas["write_file"]).iter_errors(
     arguments)]
@@ -174,7 +173,7 @@ mn.teach.show(fs, mn.teach.answer_to(fs, call))
 # (none for a call that fits):
 
 # %%
-# CONVERSATION-CHECKER: replaced by the checker's inputSchema findings (issue 17)
+# every call of the trace, by hand (the checker's rule: tool-arguments-schema)
 rows = []
 for seq in mn.teach.find(fs, method="tools/call"):
     params = fs.message(seq)["params"]
@@ -202,7 +201,7 @@ mn.teach.show(sr, init, mn.teach.answer_to(sr, init), max_lines=40)
 # declared:
 
 # %%
-# CONVERSATION-CHECKER: the checker's negotiated-capability findings replace this (issue 17)
+# by hand (the checker's rules: capability-server-undeclared and its kin)
 NEEDS = {"tools/": ("server", "tools"), "resources/": ("server", "resources"),
          "prompts/": ("server", "prompts"), "logging/setLevel": ("server", "logging"),
          "completion/complete": ("server", "completions"),

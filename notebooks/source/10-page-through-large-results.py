@@ -28,7 +28,6 @@ pd.set_option("display.max_colwidth", 100)
 # %%
 big = mn.load(mn.sample_path("filesystem-stdio-large.jsonl"))
 calls = mn.teach.find(big, method="tools/call")
-# SEQUENCE-DIAGRAM: mn.sequence(big) (issue 20) replaces mn.teach.sequence here
 mn.teach.sequence(big, *[s for c in calls for s in (c, mn.teach.answer_to(big, c))],
                   max_chars=70)
 
@@ -36,7 +35,7 @@ mn.teach.sequence(big, *[s for c in calls for s in (c, mn.teach.answer_to(big, c
 # Sizes and times of the four calls (`size` is the frame's bytes on the wire):
 
 # %%
-# CONVERSATION-CHECKER: the checker's payload-size finding and t.context_cost() (issue 17)
+# by hand (the checker: large-payload, and t.context_cost() for tool definitions)
 rows = []
 for c in calls:
     answer = mn.teach.answer_to(big, c)

@@ -28,7 +28,6 @@ pd.set_option("display.max_colwidth", 100)
 # %%
 ts = mn.load(mn.sample_path("everything-stdio-big-id"))
 py = mn.load(mn.sample_path("demo-stdio-big-id"))
-# SEQUENCE-DIAGRAM: mn.sequence(ts) (issue 20) replaces mn.teach.sequence here
 mn.teach.sequence(ts)
 
 # %%

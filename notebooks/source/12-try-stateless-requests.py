@@ -28,7 +28,6 @@ pd.set_option("display.max_colwidth", 110)
 
 # %%
 modern = mn.load(mn.sample_path("pages-stdio-2026"))
-# SEQUENCE-DIAGRAM: mn.sequence(modern) (issue 20) replaces mn.teach.sequence here
 mn.teach.sequence(modern)
 
 # %% [markdown]
