@@ -62,7 +62,26 @@ def test_a_boundary_file_loads_to_the_pairs_of_its_capture(path: Path, suffix: s
     mn.inspect(free)
 
 
-@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+def _ids_alike_as_strings(path: Path) -> bool:
+    """A session sends both 9 and "9": jsonrpc.request.id, a string, cannot tell them apart."""
+    p = mn.load(path).pairs
+    p = p[p["id_key"].notna() & p["request_seq"].notna()]
+
+    def form(key: str) -> str:
+        value = json.loads(key)
+        return value if isinstance(value, str) else key
+    alike = p.groupby("session", observed=True)["id_key"].agg(
+        lambda keys: len(set(keys)) != len({form(k) for k in keys}))
+    return bool(alike.any())
+
+
+LOSSY = "the conventions' jsonrpc.request.id is a string: ids 9 and \"9\" come back alike"
+
+
+@pytest.mark.parametrize("path", [
+    # not strict: whether 9 and "9" pair differently depends on when each is answered
+    pytest.param(p, marks=pytest.mark.xfail(strict=False, reason=LOSSY))
+    if _ids_alike_as_strings(p) else p for p in CAPTURES], ids=[p.name for p in CAPTURES])
 def test_an_otlp_file_loads_to_the_requests_of_its_capture(path: Path, tmp_path: Path) -> None:
     trace = mn.load(path)
     spans = write_otlp(trace, tmp_path / "spans.json")
@@ -84,7 +103,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_summary_and_check_of_a_payload_free_file_say_no_rule_ran(tmp_path: Path) -> None:
-    from mcp_notebook.core.rules import RULES
+    from mcp_notebook.protocol.rules import RULES
 
     trace = mn.load(ROOT / "data" / "broken-duplicate-response.jsonl")
     assert len(trace.violations)  # the capture has findings ...
