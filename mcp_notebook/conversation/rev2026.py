@@ -230,13 +230,11 @@ def _removed(view: View) -> list[Hit]:
     for (s_code, m_code), group in view.groups(rows, vi.session, vi.method):
         m = vi.method_cats[m_code]
         version = V.normalise(vi.version_of(s_code))
-        if m in V.methods(version):
+        removed = V.removed_in(m, version)
+        if removed is None:
             continue
-        had = [v for v in V.VERSIONS if m in V.methods(v)]
-        if not had or V.VERSIONS.index(had[-1]) > V.VERSIONS.index(version):
-            continue
-        gone = V.VERSIONS[V.VERSIONS.index(had[-1]) + 1]
-        detail = f"{m} was removed in {gone} (last in {had[-1]}; this session is {version})"
+        gone, last = removed
+        detail = f"{m} was removed in {gone} (last in {last}; this session is {version})"
         out += [Hit(int(seq), None, detail) for seq in group.tolist()]
     return sorted(out)
 

@@ -18,6 +18,7 @@ __all__ = [
     "DEFAULT",
     "methods",
     "direction_of",
+    "removed_in",
     "error_codes",
     "normalise",
     "at_least",
@@ -102,6 +103,25 @@ def methods(version: str) -> dict[str, tuple[str, str]]:
             "server->client") else "both"
         out[row["method"]] = (row["kind"], direction)
     return out
+
+
+def removed_in(method: str, version: str) -> tuple[str, str] | None:
+    """``(the revision that removed it, the last that had it)`` when ``method`` is not a
+    method of ``version`` but of an earlier one (and of none since); else None. Such a method
+    is reported as removed (``removed-method``), not as unknown.
+
+    >>> removed_in("initialize", "2026-07-28")
+    ('2026-07-28', '2025-11-25')
+    >>> removed_in("no/such/method", "2026-07-28") is None
+    True
+    """
+    version = normalise(version)
+    if method in methods(version):
+        return None
+    had = [v for v in VERSIONS if method in methods(v)]
+    if not had or VERSIONS.index(had[-1]) > VERSIONS.index(version):
+        return None
+    return VERSIONS[VERSIONS.index(had[-1]) + 1], had[-1]
 
 
 def direction_of(method: str, version: str | None = None) -> str | None:

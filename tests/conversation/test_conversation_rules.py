@@ -278,3 +278,26 @@ def test_2026_inputrequests_need_the_requests_own_client_capabilities(tmp_path):
     assert [(f.seq, f.pointer) for f in found] == [(1, "/result/inputRequests/a")]
     good = [r26(1, "tools/call", {"name": "t"}), ir(1, inputRequests=ASK)]
     assert "capability-client-undeclared" not in codes(load_rows(tmp_path, good, **V26))
+
+
+# a method the negotiated version removed: reported once, as removed (names the revision),
+# not also as unknown; (rows, rules it gives, rules it must not give)
+REMOVED_TWINS = {
+    "removed": ([r26(1, "ping")], {"removed-method"}, {"unknown-method"}),
+    "unknown": ([r26(1, "no/such/method")], {"unknown-method"}, {"removed-method"}),
+    "removed-notification": ([r26(1, "tools/list"), ok26(1, {"tools": []}),
+                              ("c2s", note("notifications/roots/list_changed"))],
+                             {"removed-method"}, {"unknown-method"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REMOVED_TWINS))
+def test_a_removed_method_is_not_also_unknown(case, tmp_path):
+    rows, given, not_given = REMOVED_TWINS[case]
+    v = load_rows(tmp_path, rows, **V26).violations
+    last = len(rows) - 1
+    at = set(v.loc[v["seq"] == last, "rule"])
+    assert given <= at and not at & not_given, at
+    if "removed-method" in given:
+        detail = v.loc[(v["seq"] == last) & (v["rule"] == "removed-method"), "message"].iloc[0]
+        assert "removed in 2026-07-28" in detail

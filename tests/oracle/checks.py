@@ -216,7 +216,7 @@ def _methods(ci: CheckInput, want: str) -> Iterator[Hit]:
         table = V.methods(version)
         entry = table.get(m)
         if entry is None:
-            if want == "unknown":
+            if want == "unknown" and V.removed_in(m, version) is None:
                 yield i, None, f"{m} is not a {version} method"
             continue
         d = ci.direction[i]
