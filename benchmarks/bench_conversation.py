@@ -3,14 +3,20 @@
 Usage::
 
     .venv/bin/python benchmarks/bench_conversation.py --frames 100000 --reps 3
-    .venv/bin/python benchmarks/bench_conversation.py --frames 1000000 --reps 1
+    .venv/bin/python benchmarks/bench_conversation.py --frames 1000000 --reps 1 \
+        --shapes default,tools,sessions
 
-The capture is ``gen_capture.py``'s tap file (made in ``benchmarks/out/`` if missing).
-Each measurement is a fresh process; "without" runs the catalogue minus the conversation
-rules (``run_vec``'s default rule set), "with" the whole catalogue as ``t.violations``
-does (the deep schema rules deferred, as by default), and "deep" the whole catalogue with
-the schema rules too (as ``mcp-notebook check``). Reps are interleaved; wall and CPU
-time are both reported (on a shared box the CPU time is the steadier).
+The captures are ``gen_capture.py``'s tap files (made in ``benchmarks/out/`` if missing),
+in several shapes of traffic: ``default`` (the generator's mix: 12 concurrent sessions,
+44% of the client's actions tool calls), ``tools`` (tool-call heavy: nine actions of ten
+are ``tools/call``) and ``sessions`` (many sessions: 400 concurrent slots, each session a
+few dozen actions long, so many ``initialize`` exchanges and ``tools/list`` answers, each
+a contract of its own). Each measurement is a fresh process; "without" runs the
+catalogue minus the conversation rules (``run_vec``'s default rule set), "with" the whole
+catalogue as ``t.violations`` does by default, and "deep" the same with every rule
+forced (``conversation.deep()``, as ``mcp-notebook check``; the same as "with" unless the
+user set ``conversation.DEEP``). Reps are interleaved; wall and CPU time are both reported
+(on a shared box the CPU time is the steadier).
 """
 
 from __future__ import annotations
@@ -25,25 +31,54 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 CHILD = r"""
-import json, sys, time
+import contextlib, json, sys, time
 import mcp_notebook as mn
 from mcp_notebook import conversation
-from mcp_notebook.core import checks_vec
-from mcp_notebook.core.rules import RULES
+from mcp_notebook.engine import checks
+from mcp_notebook.protocol.rules import RULES
 mode, path = sys.argv[1], sys.argv[2]
 if mode == "without":
-    checks_vec.run_vec.__defaults__ = (tuple(r for r in RULES if r.code not in conversation.CODES),)
-if mode == "deep":
-    conversation.DEEP.update(dict.fromkeys(conversation.DEEP))
-t0, c0 = time.perf_counter(), time.process_time()
-t = mn.load(path)
-t.pairs
-v = t.violations
-dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+    checks.run_vec.__defaults__ = (tuple(r for r in RULES if r.code not in conversation.CODES),)
+block = conversation.deep() if mode == "deep" else contextlib.nullcontext()
+with block:
+    t0, c0 = time.perf_counter(), time.process_time()
+    t = mn.load(path)
+    t.pairs
+    v = t.violations
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
 n = int(v["rule"].isin(list(conversation.CODES)).sum())
 print(json.dumps({"mode": mode, "seconds": dt, "cpu": cpu, "violations": len(v),
-                  "conversation": n}))
+                  "conversation": n, "messages": int(t.frames["kind"].isin(
+                      ["request", "notification", "result", "error"]).sum())}))
 """
+
+#: shape -> (generator options, client action weights replacing the generator's)
+SHAPES: dict[str, tuple[dict, list[tuple[str, float]] | None]] = {
+    "default": ({}, None),
+    "tools": ({}, [("tools_call", 90), ("resources_read", 3), ("ping", 2), ("prompts_get", 2),
+                   ("tools_list", 1), ("resources_list", 1), ("complete", 1)]),
+    "sessions": ({"sessions": 400}, None),
+}
+
+
+def capture(shape: str, frames: int) -> Path:
+    """The tap capture of a shape (generated once, kept in ``benchmarks/out/``)."""
+    out = HERE / "out" / f"conversation-{shape}-{frames}.tap.jsonl"
+    if out.exists():
+        return out
+    import gen_traffic
+    from gen_capture import generate
+
+    opts, actions = SHAPES[shape]
+    saved = gen_traffic._ACTIONS
+    if actions is not None:
+        gen_traffic._ACTIONS = actions
+    try:
+        out.parent.mkdir(exist_ok=True)
+        generate(out, frames, "tap", **opts)
+    finally:
+        gen_traffic._ACTIONS = saved
+    return out
 
 
 def run(mode: str, path: Path) -> dict:
@@ -56,28 +91,26 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--frames", type=int, default=100_000)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--modes", default="without,with,deep")
+    ap.add_argument("--modes", default="without,with")
+    ap.add_argument("--shapes", default="default,tools,sessions")
     args = ap.parse_args()
-    from gen_capture import generate
-
-    out = HERE / "out" / f"conversation-{args.frames}.tap.jsonl"
-    if not out.exists():
-        out.parent.mkdir(exist_ok=True)
-        generate(out, args.frames, "tap")
     modes = args.modes.split(",")
-    got: dict[str, list[dict]] = {m: [] for m in modes}
-    for _ in range(args.reps):
+    for shape in args.shapes.split(","):
+        path = capture(shape, args.frames)
+        got: dict[str, list[dict]] = {m: [] for m in modes}
+        for _ in range(args.reps):
+            for m in modes:
+                got[m].append(run(m, path))
+        best = {m: min(r["seconds"] for r in rs) for m, rs in got.items()}
+        cpu = {m: min(r["cpu"] for r in rs) for m, rs in got.items()}
         for m in modes:
-            got[m].append(run(m, out))
-    best = {m: min(r["seconds"] for r in rs) for m, rs in got.items()}
-    cpu = {m: min(r["cpu"] for r in rs) for m, rs in got.items()}
-    for m in modes:
-        r = got[m][0]
-        print(f"{m:8s} wall best {best[m]:.2f} s ({best[m] / best[modes[0]]:.2f}x), CPU best "
-              f"{cpu[m]:.2f} s ({cpu[m] / cpu[modes[0]]:.2f}x {modes[0]}), "
-              f"{r['violations']} violations, {r['conversation']} of the conversation rules; "
-              f"wall {[round(x['seconds'], 2) for x in got[m]]}, "
-              f"CPU {[round(x['cpu'], 2) for x in got[m]]}")
+            r = got[m][0]
+            print(f"{shape:9s} {m:8s} wall best {best[m]:.2f} s ({best[m] / best[modes[0]]:.2f}x), "
+                  f"CPU best {cpu[m]:.2f} s ({cpu[m] / cpu[modes[0]]:.2f}x {modes[0]}), "
+                  f"{r['messages']} messages, {r['violations']} violations, "
+                  f"{r['conversation']} of the conversation rules; "
+                  f"wall {[round(x['seconds'], 2) for x in got[m]]}, "
+                  f"CPU {[round(x['cpu'], 2) for x in got[m]]}", flush=True)
 
 
 if __name__ == "__main__":

@@ -32,19 +32,16 @@ __all__ = ["RULES", "VEC_CHECKS", "REF_CHECKS", "CODES", "Finding", "check", "DE
            "deferred", "calls"]
 
 
-#: rules that decode many messages, with the most messages a capture may hold for
-#: ``t.violations`` to run them (above it they are deferred; None: no limit). The schema
-#: rules decode every message: deferred by default. The contract rules decode every
-#: ``tools/call``, ``prompts/get`` and ``resources/read``: run up to 200,000 messages.
-#: :func:`check`, :func:`deep` and ``mcp-notebook check`` run them all at any size.
-DEEP: dict[str, int | None] = {
-    "schema-params": 0, "schema-result": 0, "invalid-params-code": 0,
-    **{code: 200_000 for code in ("tool-arguments-schema", "tool-not-listed",
-                                  "tool-output-schema", "tool-input-error-as-protocol-error",
-                                  "prompt-arguments", "resource-not-listed",
-                                  # the capability rows with a condition on the params
-                                  # (tool-enabled sampling, URL elicitation, a task)
-                                  "capability-conditions")}}
+#: the rules ``t.violations`` leaves out on a capture of more messages than the limit
+#: (None: no limit; absent: always run). By default only the schema rules (and the
+#: error-code rule built on them) are left out, at every size: they validate every message
+#: against the official schema, computed when asked (:func:`check`, :func:`deep`,
+#: ``mcp-notebook check``). Every other conversation rule runs in ``t.violations`` at any
+#: size; a user may opt out of one on large captures by adding it here, e.g.
+#: ``DEEP["tool-arguments-schema"] = 200_000`` (``"capability-conditions"``: the capability
+#: rows with a condition on the params: tool-enabled sampling, URL elicitation, a task).
+DEEP: dict[str, int | None] = {"schema-params": 0, "schema-result": 0, "invalid-params-code": 0}
+_DEFAULT_DEEP = dict(DEEP)
 
 
 def deferred(code: str, messages: int) -> bool:

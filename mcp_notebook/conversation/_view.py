@@ -20,7 +20,7 @@ from ..protocol import versions as V
 from ..protocol.envelope import bounded_recursion
 from ..protocol.vocab import OUTCOMES
 
-__all__ = ["Hit", "View", "pointer_text", "view_of"]
+__all__ = ["Hit", "View", "Params", "pointer_text", "view_of"]
 
 REQUEST, NOTIFICATION, RESULT, ERROR = 0, 1, 2, 3
 _DIR = {0: "c2s", 1: "s2c"}
@@ -42,6 +42,34 @@ def pointer_text(path: Iterable[Any]) -> str:
     """An RFC 6901 JSON pointer from path parts."""
     parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
     return "".join("/" + p for p in parts)
+
+
+class Params(msgspec.Struct):
+    """The members of a request's params the contract rules read (decoded by type: the rest
+    of the message is skipped, ``arguments`` kept as its raw JSON text, b"" when absent)."""
+
+    name: Any = None
+    uri: Any = None
+    cursor: Any = msgspec.UNSET
+    task: Any = msgspec.UNSET
+    arguments: msgspec.Raw = msgspec.Raw()
+
+
+class _Request(msgspec.Struct):
+    params: Params | None = None
+
+
+class _Answer(msgspec.Struct):
+    result: msgspec.Raw = msgspec.Raw()
+
+
+_request = msgspec.json.Decoder(_Request).decode
+_answer = msgspec.json.Decoder(_Answer).decode
+_EMPTY = Params()
+
+
+def _utf8(text: Any) -> Any:
+    return text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
 
 
 class View:
@@ -148,6 +176,87 @@ class View:
                 if batch >= 0 and isinstance(value, list):
                     value = value[batch] if batch < len(value) else None
                 self._bodies[seq] = value
+
+    def texts(self, seqs: Sequence[int]) -> list[Any]:
+        """The raw texts of frames ``seqs`` (not kept: the typed readers below keep what
+        they decode)."""
+        return self.vi.texts(np.asarray(seqs, dtype=np.int64)) if len(seqs) else []
+
+    def containing(self, seqs: Sequence[int], needles: Sequence[str]) -> list[int]:
+        """The frames of ``seqs`` whose raw text holds one of ``needles`` (a prefilter: a
+        member a condition reads cannot be there when its name is not in the text, unless
+        written with escapes: a text with a ``\\u`` escape is kept)."""
+        return [s for s, text in zip(seqs, self.texts(seqs), strict=True)
+                if text is not None and (any(n in text for n in needles) or "\\u" in text)]
+
+    def request_params(self, seqs: Sequence[int]) -> list[Params]:
+        """:class:`Params` of requests ``seqs``, decoded by type (cached per frame); a frame
+        the typed decoder refuses (a batch element, params not an object) goes the general
+        way."""
+        cache: dict[int, Params] = self.__dict__.setdefault("_params", {})
+        todo = [s for s in seqs if s not in cache]
+        batch = self.vi.batch
+        for seq, text in zip(todo, self.texts(todo), strict=True):
+            got: Params | None = None
+            if text is not None and batch[seq] < 0:
+                try:  # a str straight in (no copy); one with lone surrogates is refused
+                    got = _request(text).params or _EMPTY
+                except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                    got = None
+            cache[seq] = got if got is not None else self._params_of(seq)
+        return [cache[s] for s in seqs]
+
+    def _params_of(self, seq: int) -> Params:
+        p = self.params(seq)
+        args = msgspec.Raw(msgspec.json.encode(p["arguments"])) if "arguments" in p \
+            else msgspec.Raw()
+        return Params(name=p.get("name"), uri=p.get("uri"),
+                      cursor=p["cursor"] if "cursor" in p else msgspec.UNSET,
+                      task=p["task"] if "task" in p else msgspec.UNSET, arguments=args)
+
+    def raw_results(self, seqs: Sequence[int]) -> list[bytes | None]:
+        """The raw JSON text of each result of ``seqs`` (None: not an object), found by a
+        scan that builds no objects (a batch element goes the general way)."""
+        out: list[bytes | None] = []
+        batch = self.vi.batch
+        for seq, text in zip(seqs, self.texts(seqs), strict=True):
+            raw: bytes | None = None
+            if text is not None and batch[seq] < 0:
+                try:
+                    raw = bytes(_answer(text).result)
+                except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                    raw = None
+            else:
+                result = self.result(seq)
+                raw = msgspec.json.encode(result) if result is not None else None
+            out.append(raw if raw and raw[:1] == b"{" else None)
+        return out
+
+    def parsed(self, raw: bytes) -> Any:
+        """``raw`` decoded, once per distinct text in this view (real traffic repeats its
+        lists: one server answers tools/list alike in every session)."""
+        cache: dict[bytes, Any] = self.__dict__.setdefault("_parsed", {})
+        if raw not in cache:
+            with bounded_recursion():
+                try:
+                    cache[raw] = _decode(raw)
+                except (msgspec.DecodeError, RecursionError):
+                    cache[raw] = None
+        return cache[raw]
+
+    def scopes(self, seqs: Sequence[int]) -> list[int]:
+        """The contract scope of each frame: its session, or -2 for every 2026-07-28 frame
+        (no sessions there: the capture is the scope)."""
+        table: dict[int, int] = self.__dict__.setdefault("_scopes", {})
+        out = []
+        for code in np.asarray(self.vi.session)[np.asarray(seqs, dtype=np.int64)].tolist() \
+                if len(seqs) else []:
+            got = table.get(code)
+            if got is None:
+                got = table[code] = -2 if V.normalise(self.vi.version_of(code)) == V.LATEST \
+                    else code
+            out.append(got)
+        return out
 
     def params(self, seq: int) -> dict[str, Any]:
         msg = self.body(seq)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from ..protocol.rules import ALL, UP_TO_2025_11_25, Rule
@@ -164,6 +165,10 @@ _WHEN: dict[str, Callable[[dict[str, Any]], bool]] = {
 }
 
 
+#: what the text of a frame holds when its condition can be true (the members' names)
+_NEEDLES: dict[str, tuple[str, ...]] = {"tools": ('"tools"', '"toolChoice"'), "url": ('"mode"',)}
+
+
 def declared(caps: Any, path: tuple[str, ...]) -> bool:
     """Whether ``path`` is declared: every step an object member, a boolean leaf true."""
     node = caps
@@ -239,9 +244,14 @@ def _all(view: View) -> dict[str, list[Hit]]:
             hit_rows = members
             if n.when and view.light:
                 continue  # a condition on the params: every such call decoded (deferred)
-            if n.when:
-                view.prefetch(members)
-                hit_rows = [r for r in members if _WHEN[n.when](view.params(r))]
+            if n.when == "task":  # the typed params of the tools/call rules
+                hit_rows = [r for r, p in zip(members, view.request_params(members), strict=True)
+                            if p.task is not msgspec.UNSET]
+            elif n.when:
+                # only a frame whose text names the member the condition reads is decoded
+                maybe = view.containing(members, _NEEDLES[n.when])
+                view.prefetch(maybe)
+                hit_rows = [r for r in maybe if _WHEN[n.when](view.params(r))]
             detail = _detail(n, "server" if judge else "client")
             found += [(r, n.code, Hit(r, None, detail)) for r in hit_rows]
             if hit_rows == members:

@@ -19,6 +19,10 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
+import msgspec
+import numpy as np
+
+from ..protocol.envelope import bounded_recursion
 from ..protocol.rules import Rule
 from ._view import Hit, View, pointer_text
 
@@ -60,30 +64,35 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def _scope(view: View, seq: int) -> int:
-    return -2 if view.version(seq) == "2026-07-28" else view.session(seq)
-
-
 def listed(view: View, method: str, member: str, key: str
            ) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """Walk the list answers of ``method`` in order: ``(response seq, scope, {key: item})``
-    after each page (a request without a cursor starts the list again)."""
+    after each page (a request without a cursor starts the list again). Each distinct
+    answer text is decoded once; the dicts yielded are shared: do not change them."""
     state: dict[int, dict[str, Any]] = {}
     pairs = sorted(view.answered([method], kind="result"), key=lambda p: p[1])
-    view.prefetch([s for p in pairs for s in p])
-    for req, resp in pairs:
-        scope = _scope(view, req)
-        result = view.result(resp) or {}
-        items = result.get(member)
-        if not isinstance(items, list):
+    reqs = view.request_params([p[0] for p in pairs])
+    raws = view.raw_results([p[1] for p in pairs])
+    scopes = view.scopes([p[0] for p in pairs])
+    items_of: dict[bytes, dict[str, Any] | None] = view.__dict__.setdefault(
+        f"_items:{method}", {})
+    for (_, resp), params, raw, scope in zip(pairs, reqs, raws, scopes, strict=True):
+        if raw is None:
             continue
-        if "cursor" not in view.params(req):
-            state[scope] = {}
-        got = state.setdefault(scope, {})
-        for item in items:
-            if isinstance(item, dict) and isinstance(item.get(key), str):
-                got[item[key]] = item
-        yield resp, scope, dict(got)
+        if raw not in items_of:
+            result = view.parsed(raw)
+            items = result.get(member) if isinstance(result, dict) else None
+            items_of[raw] = None if not isinstance(items, list) else {
+                item[key]: item for item in items
+                if isinstance(item, dict) and isinstance(item.get(key), str)}
+        got = items_of[raw]
+        if got is None:
+            continue
+        if params.cursor is msgspec.UNSET or scope not in state:
+            state[scope] = got
+        else:
+            state[scope] = {**state[scope], **got}
+        yield resp, scope, state[scope]
 
 
 Lists = dict[int, tuple[list[int], list[dict[str, Any]]]]
@@ -140,31 +149,83 @@ def _errors(v: Any, instance: Any, prefix: str) -> list[tuple[str, str]]:
     return sorted(seen.items(), key=lambda kv: -kv[0].count("/"))
 
 
-def _tool_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, Any]]:
+def _instance(raw: bytes) -> Any:
+    """A raw JSON member as a value (an absent or null one as the empty object)."""
+    if raw in (b"", b"null"):
+        return {}
+    try:
+        return _decode(raw)  # integers of any size exact, as json.loads
+    except (msgspec.DecodeError, RecursionError):
+        return None  # nested too deep to decode safely: judged as no object
+
+
+def _raw_errors(view: View, v: Any, raw: bytes, prefix: str) -> list[tuple[str, str]]:
+    """:func:`_errors` of a raw member, once per distinct (validator, text) in the view:
+    real traffic repeats its calls."""
+    cache: dict[tuple[int, bytes, str], list[tuple[str, str]]] = view.__dict__.setdefault(
+        "_validated", {})
+    key = (id(v), raw, prefix)
+    got = cache.get(key)
+    if got is None:
+        got = _errors(v, _instance(raw), prefix)
+        kept = view.__dict__.get("_validated_bytes", 0)
+        if kept < _CACHE_BYTES:  # bounded: a capture of distinct calls keeps no more
+            cache[key] = got
+            view.__dict__["_validated_bytes"] = kept + len(raw)
+    return got
+
+
+#: the most argument text :func:`_raw_errors` keeps as keys per view
+_CACHE_BYTES = 16 << 20
+
+
+def _tool_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, bytes]]:
     return view.memo("tool-calls", _walk_calls)  # type: ignore[no-any-return]
 
 
-def _walk_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, Any]]:
-    """``(call seq, its tool from the latest list or None, name, arguments)``; calls before
-    any list of their scope are left out."""
+def _walk_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, bytes]]:
+    """``(call seq, its tool from the latest list or None, name, raw arguments)``; calls
+    before any list of their scope are left out."""
     lists = _latest(view, "tools/list", "tools", "name")
     if not lists:
         return []
     out = []
     calls = view.rows(["tools/call"], (0,))
-    view.prefetch(calls)
-    for seq in calls:
-        tools = _at(lists, _scope(view, seq), seq)
-        if tools is None:
-            continue
-        p = view.params(seq)
-        name = p.get("name")
-        if isinstance(name, str):
-            out.append((seq, tools.get(name), name, p.get("arguments", {})))
+    params = view.request_params(calls)
+    for seq, tools, p in zip(calls, _lists_at(lists, view.scopes(calls), calls), params,
+                             strict=True):
+        if tools is not None and isinstance(p.name, str):
+            out.append((seq, tools.get(p.name), p.name, bytes(p.arguments)))
     return out
 
 
+def _lists_at(lists: Lists, scopes: list[int], seqs: list[int]) -> list[dict[str, Any] | None]:
+    """:func:`_at` of many frames at once (one search per scope)."""
+    out: list[dict[str, Any] | None] = [None] * len(seqs)
+    if not seqs:
+        return out
+    sc = np.asarray(scopes, dtype=np.int64)
+    sq = np.asarray(seqs, dtype=np.int64)
+    for scope, (answers, states) in lists.items():
+        where = np.flatnonzero(sc == scope)
+        if not len(where):
+            continue
+        idx = np.searchsorted(np.asarray(answers, dtype=np.int64), sq[where], side="right") - 1
+        for i, k in zip(where.tolist(), idx.tolist(), strict=True):
+            if k >= 0:
+                out[i] = states[k]
+    return out
+
+
+_decode = msgspec.json.decode
+
+
 def _arguments(view: View) -> list[Hit]:
+    with bounded_recursion():
+        return _arguments_of(view)
+
+
+def _arguments_of(view: View) -> list[Hit]:
     out: list[Hit] = []
     seen: dict[int, Any] = {}
     for seq, tool, name, args in _tool_calls(view):
@@ -173,7 +234,7 @@ def _arguments(view: View) -> list[Hit]:
         v = tool_validator(tool.get("inputSchema"), seen)
         if v is None:
             continue
-        errors = _errors(v, args if args is not None else {}, "/params/arguments")
+        errors = _raw_errors(view, v, args, "/params/arguments")
         if errors:
             ptr, what = errors[0]
             more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
@@ -189,15 +250,11 @@ def _not_listed(view: View) -> list[Hit]:
 
 def _output(view: View) -> list[Hit]:
     out: list[Hit] = []
-    calls = _tool_calls(view)
     seen: dict[int, Any] = {}
-    view.prefetch([view.response_of[c[0]] for c in calls
-                   if c[1] and "outputSchema" in c[1] and c[0] in view.response_of])
-    for seq, tool, name, _ in calls:
-        schema = tool.get("outputSchema") if tool else None
-        resp = view.response_of.get(seq)
-        if schema is None or resp is None:
-            continue
+    calls = [(seq, tool, name, view.response_of[seq]) for seq, tool, name, _ in _tool_calls(view)
+             if tool and tool.get("outputSchema") is not None and seq in view.response_of]
+    view.prefetch([c[3] for c in calls])
+    for seq, tool, name, resp in calls:
         result = view.result(resp)
         if result is None or result.get("isError") is True or \
                 result.get("resultType") == "input_required":
@@ -206,7 +263,7 @@ def _output(view: View) -> list[Hit]:
             out.append(Hit(resp, seq, f"{name} declares an outputSchema but the result has "
                            "no structuredContent", "/result"))
             continue
-        v = tool_validator(schema, seen)
+        v = tool_validator(tool["outputSchema"], seen)
         errors = _errors(v, result["structuredContent"], "/result/structuredContent") if v else []
         if errors:
             ptr, what = errors[0]
@@ -220,25 +277,23 @@ def _prompts(view: View) -> list[Hit]:
     if not lists:
         return out
     gets = view.rows(["prompts/get"], (0,))
-    view.prefetch(gets)
-    for seq in gets:
-        prompts = _at(lists, _scope(view, seq), seq)
-        p = view.params(seq)
-        name = p.get("name")
+    for seq, scope, p in zip(gets, view.scopes(gets), view.request_params(gets), strict=True):
+        prompts = _at(lists, scope, seq)
+        name = p.name
         prompt = prompts.get(name) if prompts is not None and isinstance(name, str) else None
         if prompt is None:
             continue
         declared = {a.get("name"): a for a in prompt.get("arguments") or []
                     if isinstance(a, dict)}
-        sent = p.get("arguments") or {}
+        sent = _instance(bytes(p.arguments)) or {}
         sent = sent if isinstance(sent, dict) else {}
         missing = [n for n, a in declared.items() if a.get("required") and n not in sent]
         extra = [n for n in sent if n not in declared]
         if missing:
-            out.append(Hit(seq, None, f"{p['name']} needs argument {missing[0]!r}",
+            out.append(Hit(seq, None, f"{name} needs argument {missing[0]!r}",
                            "/params/arguments"))
         elif extra:
-            out.append(Hit(seq, None, f"{p['name']} declares no argument {extra[0]!r}",
+            out.append(Hit(seq, None, f"{name} declares no argument {extra[0]!r}",
                            f"/params/arguments/{extra[0]}"))
     return out
 
@@ -263,14 +318,12 @@ def _resources(view: View) -> list[Hit]:
     if not lists and not templates:
         return out
     reads = view.rows(["resources/read"], (0,))
-    view.prefetch(reads)
-    for seq in reads:
-        scope = _scope(view, seq)
+    for seq, scope, p in zip(reads, view.scopes(reads), view.request_params(reads), strict=True):
         uris = _at(lists, scope, seq)
         temps = _at(templates, scope, seq)
         if uris is None and temps is None:
             continue
-        uri = view.params(seq).get("uri")
+        uri = p.uri
         if not isinstance(uri, str) or uri in (uris or {}):
             continue
         if any(_template_regex(t).match(uri) for t in temps or ()):

@@ -4,7 +4,7 @@ generated (``python -m mcp_notebook.conversation.docs``; a test keeps the page c
 from __future__ import annotations
 
 from ..protocol.rules import ALL
-from . import DEEP, RULES
+from . import _DEFAULT_DEEP, RULES
 from .capabilities import TABLE
 from .conformance import REQUIREMENTS, SUITE, conformance_ids
 from .payload import BYTES_PER_TOKEN, LIMIT
@@ -37,9 +37,12 @@ t.conformance()              # per peer, the conformance suite's requirements
 conversation.calls(t)        # the pairs with `call` and `round` (2026 MRTR retries)
 ```
 
-`mcp-notebook check` runs every rule. `t.violations` leaves out the rules that decode many
-frames on large captures (`conversation.DEEP`: the most messages a capture may hold for
-each; `with conversation.deep():` lifts the limits):
+`mcp-notebook check` runs every rule. `t.violations` runs every conversation rule at any
+size but the schema ones: validating every message against the official schema is
+computed when asked (`conversation.check(t)`, `with conversation.deep():`, `mcp-notebook
+check`). `conversation.DEEP` holds, per rule, the most messages a capture may hold for
+`t.violations` to run it; a user may add a rule there to opt out of it on large captures
+(the default):
 
 """
 
@@ -74,7 +77,7 @@ def _versions(vs: tuple[str, ...]) -> str:
 
 def render_markdown() -> str:
     lines = [_INTRO, "| rule | limit (messages) |", "|---|---:|"]
-    for code, limit in DEEP.items():
+    for code, limit in _DEFAULT_DEEP.items():
         shown = "none (only `check`)" if limit == 0 else f"{limit:,}" if limit else "no limit"
         lines.append(f"| `{code}` | {shown} |")
     lines += ["", "## Rules", "", "| code | severity | versions | rule | spec | conformance "

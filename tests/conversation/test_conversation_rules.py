@@ -301,3 +301,11 @@ def test_a_removed_method_is_not_also_unknown(case, tmp_path):
     if "removed-method" in given:
         detail = v.loc[(v["seq"] == last) & (v["rule"] == "removed-method"), "message"].iloc[0]
         assert "removed in 2026-07-28" in detail
+
+
+def test_only_the_schema_rules_wait_to_be_asked():
+    """No size switch: t.violations runs every other conversation rule at any size (a user
+    may still opt out of one through DEEP); the schema rules are computed when asked."""
+    lazy = {"schema-params", "schema-result", "invalid-params-code"}
+    assert {c for c in conversation.CODES if conversation.deferred(c, 10**9)} == lazy
+    assert not any(conversation.deferred(c, 10**9) for c in ("capability-conditions",))
