@@ -16,7 +16,10 @@ correct checker must give are listed there and held by ``tests/conversation/test
 
 from __future__ import annotations
 
+import gzip
+import shutil
 import sys
+import tempfile
 import warnings
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -79,6 +82,14 @@ async def large_result(out: Path) -> None:
         await s.call_tool("add", {"a": 1, "b": 2})
 
 
+async def large_result_mb(out: Path) -> None:
+    async with sdk_stdio(out, "conversation-large-result-mb", DEMO) as s:
+        await s.initialize()
+        await s.list_tools()
+        await s.call_tool("big", {"kib": 1024})
+        await s.call_tool("add", {"a": 1, "b": 2})
+
+
 async def input_required(url: str) -> None:
     from mcp import Client
     from mcp import types as mt
@@ -121,6 +132,11 @@ TRACES: dict[str, tuple[Callable[[Path], None], str]] = {
     "conversation-large-result.jsonl": (_run(large_result), (
         "initialize; tools/list; `big` returns 80 KiB of text in one result (as text "
         "content and again as structuredContent); `add`.")),
+    "conversation-large-result-mb.jsonl.gz": (_run(large_result_mb), (
+        "initialize; tools/list; `big` returns 1 MiB of text in one result (as text content "
+        "and again as structuredContent: a result of about 2 MiB on one stdio line); `add`. "
+        "Gzipped: the data tests cap a bundled file at 200 KB on disk, which the gzipped "
+        "bytes keep (the text repeats; `mn.load` reads `.gz`).")),
     "conversation-2026-input-required.har": (_http_2026(input_required), (
         "2026-07-28, stateless Streamable HTTP through `mcp-notebook proxy`, the Python SDK "
         "`Client` against `scripts/conversation_server.py`: server/discover; tools/list; "
@@ -149,7 +165,12 @@ FINDINGS: dict[str, list[tuple[str, int, str]]] = {
     ],
     "conversation-large-result.jsonl": [
         ("large-payload", 7, "the `big` result is 163,963 bytes (with `payload.LIMIT[\"bytes\"] = 100_000`; "
-         "the default 1 MiB would keep quiet: a bundled file stays under 200 KB)"),
+         "the default 1 MiB would keep quiet: see the gzipped trace below for the default)"),
+    ],
+    "conversation-large-result-mb.jsonl.gz": [
+        ("large-payload", 7, "the `big` result is {size} bytes, above the default notice "
+         "threshold of 1 MiB (`payload.LIMIT`); the tools/list answer and the `add` call stay "
+         "below it"),
     ],
 }
 
@@ -171,6 +192,30 @@ BUNDLED: list[tuple[str, int, str, str, str]] = [
 ]
 
 
+def _plain(path: Path) -> bytes:
+    return gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+
+
+def _counted(path: Path, count_file: Callable[[Path], dict[str, int]]) -> dict[str, int]:
+    """The independent counter's counts (it reads plain files: a gzipped trace is
+    decompressed into a scratch folder first)."""
+    if path.suffix != ".gz":
+        return count_file(path)
+    with tempfile.TemporaryDirectory() as d:
+        plain = Path(d) / path.stem
+        plain.write_bytes(_plain(path))
+        return count_file(plain)
+
+
+def _largest(path: Path) -> int:
+    """The bytes of the largest message of a tap trace (its ``raw`` text, UTF-8)."""
+    import json
+
+    sizes = [len(json.loads(line).get("raw", "").encode("utf-8", "surrogateescape"))
+             for line in _plain(path).splitlines() if line.strip()]
+    return max(sizes, default=0)
+
+
 def write_readme() -> Path:
     """Put this script's traces into the README: rows of ``## Counts`` and the section."""
     import _readme  # noqa: F401 - the versions helpers
@@ -184,9 +229,10 @@ def write_readme() -> Path:
     table, tail = (rest.split("\n## ", 1) + [""])[:2]
     rows = [ln for ln in table.strip().splitlines() if not any(f"`{n}`" in ln for n in TRACES)]
     present = [n for n in TRACES if n not in OUT and (DATA / n).exists()]
-    for name in present:
-        c = count_file(DATA / name)
-        rows.append(f"| `{name}` | " + " | ".join(str(c[k]) for k in KEYS) + " |")
+    counts = {n: _counted(DATA / n, count_file) for n in present}
+    row = {n: f"| `{n}` | " + " | ".join(str(c[k]) for k in KEYS) + " |"
+           for n, c in counts.items()}
+    rows += [row[n] for n in present if not n.endswith(".gz")]
     text = head + "## Counts\n\n" + "\n".join(rows) + "\n" + ("\n## " + tail if tail else "")
     from importlib.metadata import version
 
@@ -198,16 +244,23 @@ def write_readme() -> Path:
              "findings of every other trace here and in `tests/fixtures/peers/`, each "
              "explained.",
              ""]
+    gz = [n for n in present if n.endswith(".gz")]
+    if gz:
+        lines += ["Gzipped traces (the table of counts above lists the plain files) have their "
+                  "counts here:", "", "| trace | " + " | ".join(KEYS) + " |",
+                  "|---|" + "---:|" * len(KEYS), *[row[n] for n in gz], ""]
     for name in present:
         har = name.endswith(".har")
         server = "scripts/conversation_server.py" if har else "scripts/demo_server.py"
-        transport = "Streamable HTTP, proxy (HAR)" if har else "stdio, tap"
+        transport = "Streamable HTTP, proxy (HAR)" if har else "stdio, tap" + (
+            "; gzipped" if name.endswith(".gz") else "")
         lines += [f"### `{name}`", "",
                   f"- peers: MCP Python SDK client and server (PyPI `mcp` {version('mcp')}, "
                   f"server `{server}`)",
                   f"- transport: {transport}; {(DATA / name).stat().st_size:,} bytes",
                   f"- scenario: {TRACES[name][1]}"]
-        lines += [f"- finding: `{rule}` at frame {seq}: {why}"
+        size = f"{_largest(DATA / name):,}"
+        lines += [f"- finding: `{rule}` at frame {seq}: {why.format(size=size)}"
                   for rule, seq, why in FINDINGS.get(name, [])]
         lines.append("")
     lines += ["### Tool calls of the other traces whose arguments break the tool's schema", "",
@@ -229,9 +282,14 @@ def main(argv: list[str]) -> int:
     for name in names:
         out = OUT.get(name, DATA) / name
         out.parent.mkdir(parents=True, exist_ok=True)
+        raw = out.with_suffix("") if out.suffix == ".gz" else out
         _rec.log(f"recording {name}")
-        TRACES[name][0](out)
-        _rec.redact(out, {str(_rec.ROOT): "."})
+        TRACES[name][0](raw)
+        _rec.redact(raw, {str(_rec.ROOT): "."})
+        if raw != out:  # only the gzipped copy is kept (mtime 0: the same bytes each time)
+            with open(raw, "rb") as src, gzip.GzipFile(out, "wb", mtime=0) as dst:
+                shutil.copyfileobj(src, dst)
+            raw.unlink()
         _rec.log(f"  {out.stat().st_size} bytes")
     write_readme()
     return 0

@@ -75,6 +75,9 @@ EXPLAINED: dict[str, list[tuple[str, int, str]]] = {
         ("schema-params", 3, "tools/list without params._meta, written by hand (answered "
          "-32602: 2026-07-28 requires _meta on every request)")],
     "ts-client-demo-stdio.jsonl": [("tool-not-listed", 10, "no_such_tool on purpose")],
+    "filesystem-stdio-large.jsonl.gz": [
+        ("large-payload", 11, "read_text_file of the workshop's 3.9 MB log: a 7,987,308-byte "
+         "result (the filesystem server sends the text twice), above the default 1 MiB")],
     "ts-client-everything-http.har": [
         ("tool-arguments-schema", 9, f"get-sum a='x', no b: {_TOOL_ERROR}")],
     "ts-client-everything-stdio.jsonl": [
@@ -95,7 +98,7 @@ def readme_findings() -> dict[str, list[tuple[str, int]]]:
 
 RECORDED = readme_findings()
 TRACES = sorted(p for folder in (DATA, PEERS, FIXTURES) for p in folder.iterdir()
-                if p.suffix in (".jsonl", ".har"))
+                if p.suffix in (".jsonl", ".har") or p.name.endswith(".jsonl.gz"))
 
 
 CLEAN_2026 = "conversation-2026-input-required.har"
@@ -104,7 +107,8 @@ CLEAN_2026 = "conversation-2026-input-required.har"
 def test_the_recorded_traces_are_in_the_readme():
     assert set(RECORDED) == {"conversation-bad-arguments.jsonl",
                              "conversation-undeclared-capability.jsonl",
-                             "conversation-large-result.jsonl"}
+                             "conversation-large-result.jsonl",
+                             "conversation-large-result-mb.jsonl.gz"}
     assert all(RECORDED.values())
     assert not set(RECORDED) & set(EXPLAINED)
 
@@ -161,3 +165,17 @@ def test_context_cost_of_the_recorded_server():
     assert by_server.loc[0, "bytes"] == cost["bytes"].sum()
     with pytest.raises(ValueError, match="by must be"):
         t.context_cost(by="nope")
+
+
+def test_a_result_in_the_megabyte_range_gets_the_notice_at_the_default_threshold():
+    """The recorded 2 MiB result (gzipped in data/): the large-payload notice with the
+    default limit, on the result frame only, in t.violations as in conversation.check."""
+    assert conversation.payload.LIMIT["bytes"] == 1 << 20
+    t = mn.load(DATA / "conversation-large-result-mb.jsonl.gz")
+    f = t.frames
+    big = f[(f["size"] > 1 << 20)]
+    assert list(big["seq"]) == [7] and big["kind"].iloc[0] == "result"
+    assert t.message(6)["params"]["name"] == "big"
+    assert [(x.rule, x.seq) for x in conversation.check(t)] == [("large-payload", 7)]
+    v = t.violations
+    assert list(v.loc[v["rule"] == "large-payload", "seq"]) == [7]
