@@ -90,6 +90,44 @@ async def large_result_mb(out: Path) -> None:
         await s.call_tool("add", {"a": 1, "b": 2})
 
 
+TS_FAULTS = ["node", "scripts/ts_faults_client.cjs"]
+
+
+def _node_path() -> str:
+    """Where node finds the TypeScript SDK: NODE_PATH when it holds it, else the pinned
+    peers of ``scripts/npm-peers`` (``npm install`` there, as ``record_peers.py`` does)."""
+    import os
+
+    for folder in filter(None, os.environ.get("NODE_PATH", "").split(os.pathsep)):
+        if (Path(folder) / "@modelcontextprotocol" / "sdk" / "package.json").exists():
+            return folder
+    import record_peers
+
+    record_peers.ensure_npm()
+    return str(record_peers.NPM / "node_modules")
+
+
+def ts_sdk_version() -> str:
+    import json
+
+    meta = Path(_node_path()) / "@modelcontextprotocol" / "sdk" / "package.json"
+    return str(json.loads(meta.read_text("utf-8"))["version"])
+
+
+def ts_faults(out: Path) -> None:
+    """The TypeScript SDK client (``scripts/ts_faults_client.cjs``) against the demo server
+    over stdio, through the tap."""
+    import os
+    import subprocess
+
+    cmd = [*TS_FAULTS, PY, *_rec.tap_command(out, "ts-faults", DEMO)]
+    done = subprocess.run(cmd, cwd=_rec.ROOT, env={**os.environ, "NODE_PATH": _node_path()},
+                          capture_output=True, text=True, timeout=120, check=False)
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout[-2000:] + done.stderr[-2000:])
+        raise SystemExit(f"make_data_conversation: ts_faults_client exited {done.returncode}")
+
+
 async def input_required(url: str) -> None:
     from mcp import Client
     from mcp import types as mt
@@ -137,6 +175,16 @@ TRACES: dict[str, tuple[Callable[[Path], None], str]] = {
         "and again as structuredContent: a result of about 2 MiB on one stdio line); `add`. "
         "Gzipped: the data tests cap a bundled file at 200 KB on disk, which the gzipped "
         "bytes keep (the text repeats; `mn.load` reads `.gz`).")),
+    "conversation-ts-client-faults.jsonl": (ts_faults, (
+        "the TypeScript SDK client (`scripts/ts_faults_client.cjs`, declaring no "
+        "capabilities) against the Python SDK demo server: initialize; tools/list; `add` with "
+        "good arguments, `add` with a=\"two\" (a string for an integer) and `divide` without "
+        "b, both sent with the low-level `client.request` (the SDK checks no tool arguments; "
+        "the server answers each as a tool error, `isError`); resources/list; "
+        "resources/subscribe and completion/complete, which the server did not declare "
+        "(`resources.subscribe: false`, no `completions`; the client's "
+        "`enforceStrictCapabilities` is off by default, so the SDK sends them; the server "
+        "answers each with an error); ping.")),
     "conversation-2026-input-required.har": (_http_2026(input_required), (
         "2026-07-28, stateless Streamable HTTP through `mcp-notebook proxy`, the Python SDK "
         "`Client` against `scripts/conversation_server.py`: server/discover; tools/list; "
@@ -166,6 +214,17 @@ FINDINGS: dict[str, list[tuple[str, int, str]]] = {
     "conversation-large-result.jsonl": [
         ("large-payload", 7, "the `big` result is 163,963 bytes (with `payload.LIMIT[\"bytes\"] = 100_000`; "
          "the default 1 MiB would keep quiet: see the gzipped trace below for the default)"),
+    ],
+    "conversation-ts-client-faults.jsonl": [
+        ("tool-arguments-schema", 8, "`add` a=\"two\" sent by the TypeScript client's "
+         "`client.request`: the listed inputSchema types a as integer (answered as a tool "
+         "error)"),
+        ("tool-arguments-schema", 10, "`divide` without b: b is required (answered as a tool "
+         "error)"),
+        ("capability-server-undeclared", 14, "resources/subscribe: the server declared "
+         "`resources.subscribe: false` (answered -32601)"),
+        ("capability-server-undeclared", 16, "completion/complete: the server declared no "
+         "`completions` (answered -32601)"),
     ],
     "conversation-large-result-mb.jsonl.gz": [
         ("large-payload", 7, "the `big` result is {size} bytes, above the default notice "
@@ -254,9 +313,13 @@ def write_readme() -> Path:
         server = "scripts/conversation_server.py" if har else "scripts/demo_server.py"
         transport = "Streamable HTTP, proxy (HAR)" if har else "stdio, tap" + (
             "; gzipped" if name.endswith(".gz") else "")
-        lines += [f"### `{name}`", "",
-                  f"- peers: MCP Python SDK client and server (PyPI `mcp` {version('mcp')}, "
-                  f"server `{server}`)",
+        peers = (f"MCP Python SDK client and server (PyPI `mcp` {version('mcp')}, server "
+                 f"`{server}`)")
+        if TRACES[name][0] is ts_faults:
+            peers = (f"MCP TypeScript SDK client (npm `@modelcontextprotocol/sdk` "
+                     f"{ts_sdk_version()}, `scripts/ts_faults_client.cjs`) and the Python SDK "
+                     f"server (PyPI `mcp` {version('mcp')}, `{server}`)")
+        lines += [f"### `{name}`", "", f"- peers: {peers}",
                   f"- transport: {transport}; {(DATA / name).stat().st_size:,} bytes",
                   f"- scenario: {TRACES[name][1]}"]
         size = f"{_largest(DATA / name):,}"

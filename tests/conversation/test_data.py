@@ -108,7 +108,8 @@ def test_the_recorded_traces_are_in_the_readme():
     assert set(RECORDED) == {"conversation-bad-arguments.jsonl",
                              "conversation-undeclared-capability.jsonl",
                              "conversation-large-result.jsonl",
-                             "conversation-large-result-mb.jsonl.gz"}
+                             "conversation-large-result-mb.jsonl.gz",
+                             "conversation-ts-client-faults.jsonl"}
     assert all(RECORDED.values())
     assert not set(RECORDED) & set(EXPLAINED)
 
@@ -179,3 +180,25 @@ def test_a_result_in_the_megabyte_range_gets_the_notice_at_the_default_threshold
     assert [(x.rule, x.seq) for x in conversation.check(t)] == [("large-payload", 7)]
     v = t.violations
     assert list(v.loc[v["rule"] == "large-payload", "seq"]) == [7]
+
+
+def test_the_typescript_sdk_client_faults_are_found_on_their_frames():
+    """The TS SDK client (npm @modelcontextprotocol/sdk) sends two calls that break the
+    listed inputSchema (low-level client.request) and two methods the server did not
+    declare: each finding on the request, its answer related, with the failing member."""
+    t = mn.load(DATA / "conversation-ts-client-faults.jsonl")
+    assert t.message(1)["params"]["clientInfo"]["name"] == "ts-faults-client"
+    found = {(f.rule, f.seq): f for f in conversation.check(t)}
+    assert sorted(found) == sorted(RECORDED["conversation-ts-client-faults.jsonl"])
+    args = found[("tool-arguments-schema", 8)]
+    assert (args.related_seq, args.pointer) == (9, "/params/arguments/a")
+    assert t.message(8)["params"] == {"name": "add", "arguments": {"a": "two", "b": 40}}
+    assert found[("tool-arguments-schema", 10)].pointer == "/params/arguments"
+    assert t.message(14)["method"] == "resources/subscribe"
+    assert "resources.subscribe" in found[("capability-server-undeclared", 14)].detail
+    assert t.message(16)["method"] == "completion/complete"
+    assert "completions" in found[("capability-server-undeclared", 16)].detail
+    outcome = t.pairs.set_index("request_seq")["outcome"].astype(str)
+    assert list(outcome[[8, 10, 14, 16]]) == ["tool_error", "tool_error", "error", "error"]
+    v = t.violations  # the same findings in t.violations (no rule of these is deferred)
+    assert sorted(zip(v["rule"], v["seq"], strict=True)) == sorted(found)
