@@ -313,12 +313,13 @@ def write_readme() -> Path:
         server = "scripts/conversation_server.py" if har else "scripts/demo_server.py"
         transport = "Streamable HTTP, proxy (HAR)" if har else "stdio, tap" + (
             "; gzipped" if name.endswith(".gz") else "")
-        peers = (f"MCP Python SDK client and server (PyPI `mcp` {version('mcp')}, server "
-                 f"`{server}`)")
+        # "client / server": mn.datasets() reads the server from after the slash
+        peers = (f"MCP Python SDK client (PyPI `mcp` {version('mcp')}) / `{server}` (the "
+                 f"Python SDK's server, PyPI `mcp` {version('mcp')})")
         if TRACES[name][0] is ts_faults:
             peers = (f"MCP TypeScript SDK client (npm `@modelcontextprotocol/sdk` "
-                     f"{ts_sdk_version()}, `scripts/ts_faults_client.cjs`) and the Python SDK "
-                     f"server (PyPI `mcp` {version('mcp')}, `{server}`)")
+                     f"{ts_sdk_version()}, `scripts/ts_faults_client.cjs`) / `{server}` (the "
+                     f"Python SDK's server, PyPI `mcp` {version('mcp')})")
         lines += [f"### `{name}`", "", f"- peers: {peers}",
                   f"- transport: {transport}; {(DATA / name).stat().st_size:,} bytes",
                   f"- scenario: {TRACES[name][1]}"]
