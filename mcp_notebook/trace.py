@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections import Counter
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
@@ -106,14 +107,15 @@ class Trace:
 
     @property
     def protocol_version(self) -> str | None:
-        """The negotiated version (the most common over sessions), or None if none was seen."""
+        """The negotiated version (the most common over sessions; of a tie, the one seen
+        first in session order), or None if none was seen."""
         if self._version_override:
             return self._version_override
         found = self._found_versions()
         if not found:
             return None
-        values = list(found.values())
-        return max(set(values), key=values.count)
+        counts = Counter(found.values())  # insertion order: the first of a tie wins
+        return max(counts, key=counts.__getitem__)
 
     @cached_property
     def violations(self) -> pd.DataFrame:
