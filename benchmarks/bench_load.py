@@ -392,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         "loadavg_end": os.getloadavg(), "manifests": manifests, "results": results,
         "raw": {f"{ap_}|{k}|{n}": rs for (ap_, k, n), rs in runs.items()},
     }
+    doc["ten_m"] = ten_m()
     doc["ratios"], doc["targets"] = bench_report.evaluate(doc)
     raw_json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
     md = bench_report.markdown(doc)
@@ -404,9 +405,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def ten_m() -> dict[str, Any] | None:
+    """The last ``bench_10m.py`` run (``make bench-10m``), reported beside this one."""
+    path = HERE / "results-10m.json"
+    try:
+        return json.loads(path.read_text())  # type: ignore[no-any-return]
+    except (OSError, ValueError):
+        return None
+
+
 def render(raw_json: Path, report: Path | None) -> int:
     """Recompute ratios and targets of a finished run and rewrite its report."""
     doc = json.loads(raw_json.read_text())
+    doc["ten_m"] = ten_m() or doc.get("ten_m")
     doc["ratios"], doc["targets"] = bench_report.evaluate(doc)
     raw_json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
     report = report or raw_json.with_name(

@@ -15,6 +15,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+HERE = Path(__file__).resolve().parent
+
 __all__ = ["machine", "code_version", "evaluate", "markdown", "console"]
 
 LIBS = ("mcp_notebook", "pandas", "numpy", "pyarrow", "msgspec", "polars", "duckdb")
@@ -183,6 +185,20 @@ def evaluate(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]
         ("linear within 15% from 100k up (per-frame cost, realistic NDJSON)",
          "scaling_worst_over_100k", 1.15, "≤"),
     ]
+    tm = doc.get("ten_m") or {}
+    if tm.get("summary"):
+        import bench_10m
+
+        largest = str(max(int(k) for k in tm["summary"]))
+        big = tm["summary"][largest]
+        ratios["ten_m_peak_over_file"] = big.get("peak_over_file")
+        ratios["ten_m_linearity"] = bench_10m.linearity(tm["summary"])
+        specs += [
+            (f"issue 18: load+pairs+violations+summary of {int(largest):,} tiny frames, "
+             "peak RSS ≤ 0.6× the file (`bench_10m.py`)", "ten_m_peak_over_file", 0.6, "≤"),
+            ("issue 18: per-line cost within 15% from 100k to 10M tiny frames, largest "
+             "over smallest (`bench_10m.py`)", "ten_m_linearity", 1.15, "≤"),
+        ]
     targets = []
     for name, key, limit, op in specs:
         t = _target(name, ratios.get(key), limit, op)
@@ -417,10 +433,21 @@ def markdown(doc: dict[str, Any]) -> str:
         out.append(f"| {r['file']} | {_n(r['frames'])} | {_fmt(ph.get('load'), 3)} | "
                    f"{_fmt(ph.get('pairs'), 3)} | {_fmt(ph.get('violations'), 3)} | "
                    f"{cell[0]} | {cell[1]} |")
+    tm = doc.get("ten_m") or {}
+    if tm.get("summary"):
+        import bench_10m
+
+        body = bench_10m.markdown(tm).splitlines()[1:]  # its own heading left out
+        out += ["", "## Ten million frames (`make bench-10m`, its last run; "
+                "`results-10m.json`)", *body]
+    floor = HERE / "FLOOR.md"
+    if floor.exists():
+        out += ["", *floor.read_text(encoding="utf-8").rstrip().splitlines()]
     out += ["", "## Notes", "", *NOTES, "", "## Reproduce", "",
             "```", "make bench            # .venv/bin/python benchmarks/bench_load.py",
             ".venv/bin/python benchmarks/bench_load.py --quick",
-            ".venv/bin/python benchmarks/bench_load.py --with-3m", "```", "",
+            ".venv/bin/python benchmarks/bench_load.py --with-3m",
+            "make bench-10m        # .venv/bin/python benchmarks/bench_10m.py", "```", "",
             "Raw numbers (every rep, load average at its start, manifests): the JSON file "
             "next to this one.", ""]
     return "\n".join(out)
