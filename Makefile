@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 LAB_ARGS ?=
 
-.PHONY: lab test test-fast fuzz bench bench-quick data docs lint clean handouts
+.PHONY: lab test test-fast fuzz bench bench-quick bench-10m data docs lint clean handouts
 
 $(STAMP): pyproject.toml setup.py $(wildcard mcp_notebook/engine/csrc/*)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ bench: $(STAMP)
 bench-quick: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	$(PY) benchmarks/bench_load.py --quick
+
+# ten million tiny frames: load + pairs + violations + summary, peak memory and per-frame
+# cost at 100k, 1M and 10,485,760 lines (~5-10 min, ~0.4 GB of files, deleted after)
+bench-10m: $(STAMP)
+	$(PY) benchmarks/bench_10m.py
 
 data: $(STAMP)
 	$(PY) scripts/make_data.py

@@ -45,6 +45,7 @@ sys.path.insert(0, str(HERE))
 
 import bench_report  # noqa: E402
 from gen_capture import GENERATOR_VERSION, generate, manifest_path  # noqa: E402
+from gen_profiles import PROFILES  # noqa: E402
 
 CHILD = HERE / "bench_approaches.py"
 FILE_KINDS = {  # key -> (format, clean, file name pattern)
@@ -55,6 +56,16 @@ FILE_KINDS = {  # key -> (format, clean, file name pattern)
     # the frames of ndjson_clean, line for line, as tap records (written with it)
     "tap_twin_clean": ("tap", True, "capture-{n}-clean.twin.tap.jsonl"),
 }
+#: the payload profiles (gen_profiles.py) as clean NDJSON captures; ``ndjson_clean`` is the
+#: default profile's
+PROFILE_KINDS = {f"profile_{p}": ("ndjson", True, f"capture-{{n}}-clean-{p}.ndjson")
+                 for p in PROFILES if p != "default"}
+FILE_KINDS.update(PROFILE_KINDS)
+
+
+def profile_of(kind: str) -> str:
+    """The generator profile of a file kind."""
+    return kind.removeprefix("profile_") if kind in PROFILE_KINDS else "default"
 
 
 def ensure_file(out_dir: Path, kind: str, n: int, seed: int) -> tuple[Path, dict[str, Any]]:
@@ -65,7 +76,8 @@ def ensure_file(out_dir: Path, kind: str, n: int, seed: int) -> tuple[Path, dict
     if path.exists() and mpath.exists():
         m = json.loads(mpath.read_text())
         if (m.get("generator_version") == GENERATOR_VERSION and m.get("seed") == seed
-                and m.get("frames") == n and path.stat().st_size == m.get("bytes")):
+                and m.get("frames") == n and path.stat().st_size == m.get("bytes")
+                and m.get("profile", "default") == profile_of(kind)):
             return path, m
     print(f"  generating {path.name} ...", flush=True)
     if kind == "tap_twin_clean":  # written beside the clean NDJSON capture, from its frames
@@ -75,7 +87,7 @@ def ensure_file(out_dir: Path, kind: str, n: int, seed: int) -> tuple[Path, dict
         m = json.loads(mpath.read_text())
         print(f"    {m['bytes'] / 1e6:.0f} MB", flush=True)
         return path, m
-    m = generate(path, n, fmt, clean=clean, seed=seed)
+    m = generate(path, n, fmt, clean=clean, seed=seed, profile=profile_of(kind))
     print(f"    {m['bytes'] / 1e6:.0f} MB in {m['seconds']} s", flush=True)
     return path, m
 
@@ -245,7 +257,7 @@ def plan(sizes: list[int], main_size: int, args: argparse.Namespace) -> list[tup
     for n in sizes:
         big = n > 100_000
         if n == main_size or not big:
-            todo += [("floor", k, n) for k in FILE_KINDS]
+            todo += [("floor", k, n) for k in FILE_KINDS if k not in PROFILE_KINDS]
             todo += [("polars_scan", "ndjson_clean", n), ("polars_scan", "ndjson", n),
                      ("duckdb_read_json", "ndjson_clean", n), ("duckdb_read_json", "ndjson", n),
                      ("duckdb_lenient", "ndjson", n), ("json_loop", "ndjson_clean", n),
@@ -255,12 +267,18 @@ def plan(sizes: list[int], main_size: int, args: argparse.Namespace) -> list[tup
                 todo += [("json_loop", "ndjson", n), ("json_loop_tap", "tap", n)]
             if not big or args.pandas_1m:
                 todo += [("pandas_read_json", "ndjson_clean", n), ("pandas_read_json", "ndjson", n)]
-            todo += [("ours", k, n) for k in FILE_KINDS]
+            todo += [("ours", k, n) for k in FILE_KINDS if k not in PROFILE_KINDS]
+            if n == main_size:  # every profile against polars and DuckDB (the default's above)
+                todo += [(a, k, n) for k in PROFILE_KINDS
+                         for a in ("polars_scan", "duckdb_read_json", "ours")]
         else:  # scaling points only
             todo += [("floor", "ndjson", n), ("ours", "ndjson", n)]
     if args.only:
         keep = set(args.only.split(","))
         todo = [t for t in todo if t[0] in keep or t[0] == "noop"]
+    if args.only_files:
+        keep = set(args.only_files.split(","))
+        todo = [t for t in todo if t[1] in keep or t[0] == "noop"]
     return todo
 
 
@@ -299,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pandas-1m", action="store_true",
                     help="also run pandas.read_json at 1M (~100 s and ~14 GB per rep)")
     ap.add_argument("--only", default="", help="comma-separated approaches (e.g. ours,floor)")
+    ap.add_argument("--only-files", default="",
+                    help="comma-separated file kinds (e.g. ndjson_clean,profile_escapes)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per child")
     ap.add_argument("--out-dir", type=Path, default=HERE / "out")
     ap.add_argument("--report", type=Path, default=None, help="markdown report path")
@@ -372,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         "loadavg_end": os.getloadavg(), "manifests": manifests, "results": results,
         "raw": {f"{ap_}|{k}|{n}": rs for (ap_, k, n), rs in runs.items()},
     }
+    doc["ten_m"] = ten_m()
     doc["ratios"], doc["targets"] = bench_report.evaluate(doc)
     raw_json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
     md = bench_report.markdown(doc)
@@ -384,9 +405,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def ten_m() -> dict[str, Any] | None:
+    """The last ``bench_10m.py`` run (``make bench-10m``), reported beside this one."""
+    path = HERE / "results-10m.json"
+    try:
+        return json.loads(path.read_text())  # type: ignore[no-any-return]
+    except (OSError, ValueError):
+        return None
+
+
 def render(raw_json: Path, report: Path | None) -> int:
     """Recompute ratios and targets of a finished run and rewrite its report."""
     doc = json.loads(raw_json.read_text())
+    doc["ten_m"] = ten_m() or doc.get("ten_m")
     doc["ratios"], doc["targets"] = bench_report.evaluate(doc)
     raw_json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
     report = report or raw_json.with_name(

@@ -37,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_payloads import Pools  # noqa: E402
+from gen_profiles import PROFILES  # noqa: E402
 from gen_traffic import ACT, C2S, END, META, S2C, SACT, START, STDERR, Traffic  # noqa: E402
 
 __all__ = ["generate", "DEFAULT_RATES", "GENERATOR_VERSION", "main"]
@@ -213,22 +214,28 @@ def _percentiles(sizes: array) -> dict[str, int | float]:
 
 def generate(out: Path, frames: int, fmt: str = "ndjson", *, clean: bool = False,
              seed: int = 7, sessions: int | None = None, anomaly_scale: float = 1.0,
-             chunk: int = 20000, twin: Path | None = None) -> dict[str, Any]:
+             chunk: int = 20000, twin: Path | None = None,
+             profile: str = "default") -> dict[str, Any]:
     """Write ``frames`` lines of capture to ``out`` and its manifest; return the manifest.
 
     ``twin`` (NDJSON only): also write there the same lines as tap records (the frames as
     they are, with their time, direction and session), and its manifest: the same
     capture in the two formats, to compare the formats' cost on the same frames.
+    ``profile``: the shape of the traffic (:data:`gen_profiles.PROFILES`).
     """
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}: use one of {', '.join(PROFILES)}")
+    prof = PROFILES[profile]
     if fmt not in ("ndjson", "tap"):
         raise ValueError(f"unknown format {fmt!r}: use 'ndjson' or 'tap'")
     t0 = time.perf_counter()
     tap = fmt == "tap"
-    slots = sessions if sessions is not None else (12 if tap else 1)
+    slots = sessions if sessions is not None else (
+        max(12, prof.ndjson_slots) if tap else prof.ndjson_slots)
     rates = {k: v * (anomaly_scale if k in _ANOMALIES else 1.0) for k, v in DEFAULT_RATES.items()}
     rng = random.Random(seed)
-    pools = Pools(random.Random(seed + 1))
-    traffic = Traffic(rng, pools, clean=clean, tap=tap, slots=slots, rates=rates)
+    pools = Pools(random.Random(seed + 1), dense=prof.dense_escapes)
+    traffic = Traffic(rng, pools, clean=clean, tap=tap, slots=slots, rates=rates, profile=prof)
     wrng = random.Random(seed + 2)  # the writer's anomalies: the traffic stays the same
     cnt = _Counter()
     sizes = array("I")
@@ -324,6 +331,7 @@ def generate(out: Path, frames: int, fmt: str = "ndjson", *, clean: bool = False
     manifest = {
         "generator": "gen_capture", "generator_version": GENERATOR_VERSION, "seed": seed,
         "format": fmt, "clean": clean, "anomaly_scale": anomaly_scale, "slots": slots,
+        "profile": profile,
         "frames": written, "bytes": n_bytes, "file": out.name,
         "line_bytes": _percentiles(sizes),
         "large_frames_over_150k": sum(1 for x in sizes if x > 150_000),
@@ -357,10 +365,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="concurrent sessions (default: 12 for tap, 1 for ndjson)")
     ap.add_argument("--anomaly-scale", type=float, default=1.0,
                     help="multiply the anomaly rates (e.g. 20 for an edge-case file)")
+    ap.add_argument("--profile", choices=list(PROFILES), default="default",
+                    help="the shape of the traffic (see gen_profiles.py)")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args(argv)
     m = generate(a.out, a.frames, a.format, clean=a.clean, seed=a.seed, sessions=a.sessions,
-                 anomaly_scale=a.anomaly_scale)
+                 anomaly_scale=a.anomaly_scale, profile=a.profile)
     print(f"{a.out.name}: {m['frames']} lines, {m['bytes'] / 1e6:.1f} MB, "
           f"{m['sessions']} sessions, {m['kinds']}, {m['seconds']} s")
     return 0

@@ -32,6 +32,10 @@ _WORDS = (
 
 # two-character escapes only, so that every backslash in the corpus starts an escape
 _SPECIAL = ["\\n", "\\n", "\\t", '\\"', ", ", ". ", ": ", "\\n\\n"]
+# the dense corpus of the ``escapes`` profile: every kind of escape, \\uXXXX and surrogate
+# pairs included; it is only ever cut at a space (no escape holds one)
+_DENSE = ["\\n", "\\t", '\\"', "\\\\", "\\u00e9", "\\u2014", "\\ud83d\\ude80", "\\r\\n",
+          "\\/", '\\"\\\\n\\"', "\\b", "\\f"]
 
 
 def _corpus(rng: random.Random, n_chars: int) -> str:
@@ -46,16 +50,39 @@ def _corpus(rng: random.Random, n_chars: int) -> str:
     return text[:n_chars]
 
 
+def _dense_corpus(rng: random.Random, n_chars: int) -> str:
+    words = rng.choices(_WORDS, k=n_chars // 5)
+    out: list[str] = []
+    for w in words:
+        out.append(w)
+        out.append(rng.choice(_DENSE) if rng.random() < 0.5 else " ")
+        if rng.random() < 0.3:
+            out.append(" ")
+    text = "".join(out)
+    while len(text) < n_chars:
+        text += " " + text
+    return text[:text.rfind(" ", 0, n_chars)]
+
+
 class Pools:
-    """Sliceable JSON-escaped text and base64 pools."""
+    """Sliceable JSON-escaped text and base64 pools (``dense``: the escapes profile's)."""
 
     def __init__(self, rng: random.Random, text_chars: int = 1_300_000,
-                 blob_chars: int = 1_100_000) -> None:
+                 blob_chars: int = 1_100_000, dense: bool = False) -> None:
         self.text = _corpus(rng, text_chars)
         raw = rng.randbytes(blob_chars * 3 // 4)
         self.blob = base64.b64encode(raw).decode()
         self._tlen = len(self.text)
         self._blen = len(self.blob)
+        self.dense = _dense_corpus(rng, text_chars) if dense else ""
+
+    def dense_of(self, rng: random.Random, n: int) -> str:
+        """About ``n`` characters of the dense corpus, cut at spaces (never in an escape)."""
+        d = self.dense
+        n = max(1, min(n, len(d) // 2))
+        start = d.find(" ", int(rng.random() * (len(d) - n - 1)))
+        end = d.rfind(" ", start + 1, start + n + 1)
+        return d[start + 1:end] if end > start else "x"
 
     def text_of(self, rng: random.Random, n: int) -> str:
         """About ``n`` characters of escaped JSON string content (no quotes around it)."""

@@ -20,6 +20,7 @@ import random
 from collections.abc import Callable
 
 from gen_payloads import STYLES, Catalogue, Pools, Style, make_catalogue
+from gen_profiles import PROFILES, Profile
 
 __all__ = ["Traffic", "Session", "EMIT", "C2S", "S2C"]
 
@@ -54,9 +55,11 @@ class Session:
     """One client-server connection: id schemes, styles, catalogue, liveness."""
 
     def __init__(self, index: int, rng: random.Random, pools: Pools, clean: bool,
-                 rates: dict[str, float], lifetime: int | None) -> None:
+                 rates: dict[str, float], lifetime: int | None,
+                 profile: Profile = PROFILES["default"], prefix: bool = False) -> None:
         name = f"s{index + 1}"
         self.name = name
+        self.long_ids, self.prefix = profile.long_ids, prefix
         self.rng, self.clean, self.rates = rng, clean, rates
         self.cst: Style = STYLES[rng.choice(["ts", "ts", "py", "dumps"])]
         self.sst: Style = STYLES[rng.choice(["py", "py", "ts", "dumps"])]
@@ -77,8 +80,18 @@ class Session:
         self.subscribed: list[str] = []
         self.orphan_n = 0
 
+    def _uuid(self) -> str:
+        h = f"{self.rng.getrandbits(128):032x}"
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
     def cid(self, t: float) -> str:
         """The JSON text of the next client request id (unique in this session)."""
+        if self.long_ids:  # the long_ids profile: ~90 characters
+            self.cn += 1
+            return f'"{self.client}-{self.name}-req-{self.cn}-{self._uuid()}-{self._uuid()}"'
+        if self.prefix:  # many sessions in one stream: ids unique across them
+            self.cn += 1
+            return f'"{self.name}-{self.cn}"'
         rng, r = self.rng, self.rng.random()
         rates = self.rates
         if r < rates["id_over_2_64"]:
@@ -116,11 +129,15 @@ class Session:
     def sid(self) -> str:
         """The JSON text of the next server request id."""
         self.sn += 1
+        if self.long_ids:
+            return f'"server-{self.name}-{self.sn}-{self._uuid()}-{self._uuid()}"'
+        if self.prefix:
+            return f'"{self.name}-srv-{self.sn}"'
         return str(self.sn - 1) if self.s_scheme == "int0" else f'"srv-{self.sn}"'
 
     def token(self) -> str:
         self.pt += 1
-        return str(self.pt) if self.pt % 3 == 0 else f'"{self.name}-p{self.pt}"'
+        return str(self.pt) if self.pt % 3 == 0 and not self.prefix else f'"{self.name}-p{self.pt}"'
 
 
 Emit = Callable[[float, Session, str, str, tuple], None]
@@ -130,8 +147,11 @@ class Traffic:
     """The event heap and the MCP behaviour that fills it."""
 
     def __init__(self, rng: random.Random, pools: Pools, *, clean: bool, tap: bool,
-                 slots: int, rates: dict[str, float]) -> None:
+                 slots: int, rates: dict[str, float],
+                 profile: Profile = PROFILES["default"]) -> None:
         self.rng, self.pools, self.clean, self.tap = rng, pools, clean, tap
+        self.prof = profile
+        self.prefix = not tap and slots > 1  # sessions share one stream: prefixed ids
         self.rates = rates
         self.heap: list[tuple] = []
         self.n = 0
@@ -163,12 +183,35 @@ class Traffic:
     def text(self, n: int) -> str:
         return self.pools.text_of(self.rng, n)
 
+    def result_text(self, n: int) -> str:
+        """A large payload's text: the dense corpus under the escapes profile."""
+        if self.prof.dense_escapes:
+            return self.pools.dense_of(self.rng, n)
+        return self.pools.text_of(self.rng, n)
+
+    def params(self, s: Session, params: str | None, token: str | None = None) -> str | None:
+        """A client request's params, with the meta2026 profile's ``_meta`` added."""
+        if not self.prof.meta2026:
+            return params
+        tok = f'"progressToken":{token},' if token else ""
+        meta = (f'"_meta":{{{tok}"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+                '"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true},'
+                '"sampling":{},"elicitation":{"form":{}}},'
+                f'"io.modelcontextprotocol/clientInfo":{{"name":"{s.client}","version":"1.4.0"}},'
+                f'"traceparent":"00-{self.rng.getrandbits(128):032x}-'
+                f'{self.rng.getrandbits(64):016x}-01"}}')
+        if params is None or params == "{}":
+            return f"{{{meta}}}"
+        return f"{{{meta},{params[1:]}"
+
     # -- lifecycle --------------------------------------------------------------------
     def start(self, t: float, restarting: bool) -> None:
         rng = self.rng
         self.n_sessions += 1
-        life = int(math.exp(rng.gauss(math.log(12000), 0.8))) if restarting else None
-        s = Session(self.n_sessions - 1, rng, self.pools, self.clean, self.rates, life)
+        life = (max(1, int(math.exp(rng.gauss(math.log(self.prof.life_median), 0.8))))
+                if restarting else None)
+        s = Session(self.n_sessions - 1, rng, self.pools, self.clean, self.rates, life,
+                    self.prof, self.prefix)
         if self.tap:
             self.frame(t, s, META, "start", ("log",))
         c, sv = s.cst, s.sst
@@ -176,7 +219,8 @@ class Traffic:
         p = (f'{{"protocolVersion":"{s.version}","capabilities":{{"roots":{{"listChanged":true}},'
              f'"sampling":{{}},"elicitation":{{}}}},"clientInfo":{{"name":"{s.client}",'
              f'"version":"1.{rng.randint(0, 40)}.{rng.randint(0, 9)}"}}}}')
-        self.frame(t, s, C2S, c.request(idj, "initialize", p), ("request", idj, "initialize"))
+        self.frame(t, s, C2S, c.request(idj, "initialize", self.params(s, p)),
+                   ("request", idj, "initialize"))
         t += self.lat(0.05, 0.8)
         r = (f'{{"protocolVersion":"{s.version}","capabilities":{{"tools":{{"listChanged":true}},'
              f'"resources":{{"subscribe":true,"listChanged":true}},"prompts":{{}},"logging":{{}}}},'
@@ -194,7 +238,7 @@ class Traffic:
             self.server_request(s, t + 0.002, "roots/list", None,
                                 '{"roots":[{"uri":"file:///project","name":"project"}]}')
         self.at(t + rng.expovariate(1.0), ACT, s)
-        self.at(t + rng.expovariate(0.25), SACT, s)
+        self.at(t + rng.expovariate(self.prof.server_rate), SACT, s)
 
     def end(self, t: float, s: Session) -> None:
         """The process exits: nothing more from this session; a new one takes the slot."""
@@ -208,7 +252,8 @@ class Traffic:
                lat_median: float, err: tuple[int, str] | None = None) -> float:
         """A client request and its response; returns the response time."""
         idj = s.cid(t)
-        self.frame(t, s, C2S, s.cst.request(idj, method, params), ("request", idj, method))
+        self.frame(t, s, C2S, s.cst.request(idj, method, self.params(s, params)),
+                   ("request", idj, method))
         tr = t + self.lat(lat_median, 1.0)
         if self.rng.random() < self.rates["no_response"]:
             return tr
@@ -239,7 +284,7 @@ class Traffic:
 
     def log_message(self, s: Session, t: float) -> None:
         level = self.rng.choice(["debug", "info", "info", "info", "warning", "error"])
-        data = self.text(self.size(160, 1.3, 60_000))
+        data = self.text(self.size(self.prof.log_size, 1.3, 60_000))
         self.notify(s, t, S2C, "notifications/message",
                     f'{{"level":"{level}","logger":"{s.name}","data":"{data}"}}')
 
@@ -248,9 +293,11 @@ class Traffic:
         idj = s.cid(t)
         tool = rng.choice(s.cat.tools)
         alen = self.size(3000, 1.0) if rng.random() < 0.04 else self.size(110, 1.0)
-        tok = s.token() if rng.random() < 0.25 else None
-        meta = f',"_meta":{{"progressToken":{tok}}}' if tok else ""
+        tok = s.token() if rng.random() < self.prof.progress_share else None
+        meta = f',"_meta":{{"progressToken":{tok}}}' if tok and not self.prof.meta2026 else ""
         p = f'{{"name":"{tool}","arguments":{{"query":"{self.text(alen)}"}}{meta}}}'
+        if self.prof.meta2026:
+            p = self.params(s, p, tok)
         self.frame(t, s, C2S, s.cst.request(idj, "tools/call", p), ("request", idj, "tools/call"))
         lat = self.lat(0.15, 1.2)
         if rng.random() < 0.03:  # the tool asks the client's model for a completion
@@ -264,7 +311,7 @@ class Traffic:
             lat = self.server_request(s, ts, "sampling/createMessage", sp, sr) - t + \
                 self.lat(0.05, 1.0)
         if tok:
-            k = rng.randint(1, 9)
+            k = rng.randint(*self.prof.progress_count)
             for i in range(k):
                 self.notify(s, t + lat * (i + 1) / (k + 1), S2C, "notifications/progress",
                             f'{{"progressToken":{tok},"progress":{i + 1},"total":{k},'
@@ -302,9 +349,14 @@ class Traffic:
         if rng.random() < rates["huge"]:
             n = rng.randint(150_000, 1_000_000)
         else:
-            n = self.size(520, 1.6, 900_000)
+            n = self.size(*self.prof.result_size)
         flag = ',"isError":false' if rng.random() < 0.5 else ""
-        body = f'{{"content":[{{"type":"text","text":"{self.text(n)}"}}]{flag}}}'
+        if self.prof.image_share and rng.random() < self.prof.image_share:
+            blob = self.pools.blob_of(rng, self.size(*self.prof.blob_size))
+            body = (f'{{"content":[{{"type":"image","data":"{blob}","mimeType":"image/png"}}]'
+                    f'{flag}}}')
+        else:
+            body = f'{{"content":[{{"type":"text","text":"{self.result_text(n)}"}}]{flag}}}'
         self.respond(tr, s, rid, s.sst.result(rid, body), ("result", rid))
 
     def resources_read(self, s: Session, t: float) -> None:
@@ -313,13 +365,14 @@ class Traffic:
         p = f'{{"uri":"{uri}"}}'
         if rng.random() < 0.03:
             self.simple(s, t, "resources/read", p, "", 0.02, (-32002, "Resource not found"))
-        elif rng.random() < 0.15:
+        elif rng.random() < self.prof.blob_share:
+            blob = self.pools.blob_of(rng, self.size(*self.prof.blob_size))
             body = (f'{{"contents":[{{"uri":"{uri}","mimeType":"image/png",'
-                    f'"blob":"{self.pools.blob_of(rng, self.size(3000, 1.2, 700_000))}"}}]}}')
+                    f'"blob":"{blob}"}}]}}')
             self.simple(s, t, "resources/read", p, body, 0.03)
         else:
             body = (f'{{"contents":[{{"uri":"{uri}","mimeType":"text/x-python",'
-                    f'"text":"{self.text(self.size(1200, 1.6, 900_000))}"}}]}}')
+                    f'"text":"{self.result_text(self.size(1200, 1.6, 900_000))}"}}]}}')
             self.simple(s, t, "resources/read", p, body, 0.02)
 
     def client_action(self, s: Session, t: float) -> None:
@@ -410,4 +463,4 @@ class Traffic:
             rid = (str(9_000_000_000 + s.orphan_n) if s.c_scheme.startswith("int")
                    else f'"stale-{s.orphan_n}"')
             self.frame(t, s, S2C, s.sst.result(rid, "{}"), ("result", rid))
-        self.at(t + rng.expovariate(0.25), SACT, s)
+        self.at(t + rng.expovariate(self.prof.server_rate), SACT, s)

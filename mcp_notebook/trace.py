@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections import Counter
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
@@ -12,7 +13,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from .engine.checks import VecInput, load_rule_modules, run_vec, session_versions_vec
+from .engine.checks import VecInput, load_rule_modules, run_vec_columns, session_versions_vec
 from .engine.pairing import PairTable, pair_arrays
 from .fast import release_memory
 from .fast.frames import frames_frame
@@ -106,14 +107,15 @@ class Trace:
 
     @property
     def protocol_version(self) -> str | None:
-        """The negotiated version (the most common over sessions), or None if none was seen."""
+        """The negotiated version (the most common over sessions; of a tie, the one seen
+        first in session order), or None if none was seen."""
         if self._version_override:
             return self._version_override
         found = self._found_versions()
         if not found:
             return None
-        values = list(found.values())
-        return max(set(values), key=values.count)
+        counts = Counter(found.values())  # insertion order: the first of a tie wins
+        return max(counts, key=counts.__getitem__)
 
     @cached_property
     def violations(self) -> pd.DataFrame:
@@ -123,22 +125,30 @@ class Trace:
         """
         if self.payload_free:
             return empty(VIOLATION_COLUMNS)
-        hits = run_vec(self._check_input(self.versions))
-        if not hits:
+        h = run_vec_columns(self._check_input(self.versions))
+        if not len(h):
             return empty(VIOLATION_COLUMNS)
-        # one string per rule for what repeats (a big trace can hold 100,000 findings)
-        texts = {r.code: (r.cite, ", ".join(r.versions), _message(r, ""))
-                 for r in {id(h[0]): h[0] for h in hits}.values()}
+        # columns by rule index: one string per rule (or per rule and detail) for what
+        # repeats (a capture of tiny frames can hold millions of findings)
+        rules = h.rules
+
+        def per_rule(values: list[Any]) -> np.ndarray:
+            return np.asarray(values, dtype=object)[h.rule]
+        sev_names = ["error", "warning", "info"]
+        messages: dict[tuple[int, str], str] = {}
+        msg = [messages.get(k) or messages.setdefault(k, _message(rules[k[0]], k[1]))
+               for k in zip(h.rule.tolist(), h.detail, strict=True)]
         return _released(pd.DataFrame({
-            "rule": pd.Series([r.code for r, *_ in hits], dtype=object),
-            "severity": pd.Categorical([r.severity for r, *_ in hits],
-                                       categories=["error", "warning", "info"]),
-            "seq": pd.array([s for _, s, _, _ in hits], dtype="Int64"),
-            "related_seq": pd.array([rel for _, _, rel, _ in hits], dtype="Int64"),
-            "message": pd.Series([_message(r, d) if d else texts[r.code][2]
-                                  for r, _, _, d in hits], dtype=object),
-            "spec": pd.Series([texts[r.code][0] for r, *_ in hits], dtype=object),
-            "versions": pd.Series([texts[r.code][1] for r, *_ in hits], dtype=object),
+            "rule": pd.Series(per_rule([r.code for r in rules]), dtype=object),
+            "severity": pd.Categorical.from_codes(
+                np.asarray([sev_names.index(r.severity) for r in rules],
+                           dtype=np.int8)[h.rule], categories=sev_names),
+            "seq": pd.array(h.seq, dtype="Int64"),
+            "related_seq": pd.arrays.IntegerArray(h.related, h.related < 0),
+            "message": pd.Series(msg, dtype=object),
+            "spec": pd.Series(per_rule([r.cite for r in rules]), dtype=object),
+            "versions": pd.Series(per_rule([", ".join(r.versions) for r in rules]),
+                                  dtype=object),
         }))
 
     # -- questions ----------------------------------------------------------------------------

@@ -92,16 +92,30 @@ class View:
         return np.asarray([i for i, m in enumerate(self.vi.method_cats) if m in want],
                           dtype=np.int32)
 
+    def _method_table(self, names: Iterable[str]) -> np.ndarray:
+        """A lookup table over method codes (code -1, no method, in the last slot: False):
+        ``table[vi.method]`` is ``np.isin(vi.method, method_codes(names))``, without a sort."""
+        table = np.zeros(len(self.vi.method_cats) + 1, dtype=bool)
+        table[self.method_codes(names)] = True
+        return table
+
     def rows(self, names: Iterable[str] | None = None,
              kinds: Sequence[int] = (REQUEST, NOTIFICATION)) -> list[int]:
         """Rows of these kinds whose method is one of ``names`` (None: any method)."""
+        return self.row_array(names, kinds).tolist()  # type: ignore[no-any-return]
+
+    def row_array(self, names: Iterable[str] | None = None,
+                  kinds: Sequence[int] = (REQUEST, NOTIFICATION)) -> np.ndarray:
+        """:meth:`rows` as an int64 array (no list of a large capture's rows)."""
         vi = self.vi
-        mask = np.isin(vi.kind, np.asarray(kinds, dtype=vi.kind.dtype))
+        kind_table = np.zeros(256, dtype=bool)  # kinds are small codes (vocab.KINDS)
+        kind_table[np.asarray(kinds, dtype=np.int64)] = True
+        mask = kind_table[vi.kind]
         if names is not None:
-            mask &= np.isin(vi.method, self.method_codes(names))
+            mask &= self._method_table(names)[vi.method]
         else:
             mask &= vi.method >= 0
-        return np.flatnonzero(mask).tolist()
+        return np.flatnonzero(mask).astype(np.int64, copy=False)
 
     def sessions_of(self, version: str) -> list[int]:
         """The session codes checked against ``version``."""
@@ -119,11 +133,15 @@ class View:
         cols = [c[rows].astype(np.int64) for c in columns]
         for c in cols:
             key = key * (int(c.max()) - int(c.min()) + 1) + (c - int(c.min()))
-        uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        order = np.argsort(inverse, kind="stable")
-        bounds = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
-        return [(tuple(int(c[first[g]]) for c in cols), rows[order[bounds[g]:bounds[g + 1]]])
-                for g in range(len(uniq))]
+        # one stable sort: groups in key order, each group's rows in their own order
+        order = np.argsort(key, kind="stable")
+        sk = key[order]
+        starts = np.flatnonzero(np.concatenate(([True], sk[1:] != sk[:-1])))
+        bounds = np.append(starts, len(sk)).tolist()
+        firsts = order[starts]
+        heads = [c[firsts].tolist() for c in cols]
+        return [(tuple(h[g] for h in heads), rows[order[bounds[g]:bounds[g + 1]]])
+                for g in range(len(starts))]
 
     def message_rows(self) -> list[int]:
         return self.rows(None)
@@ -140,15 +158,15 @@ class View:
         req, resp, method = self._pair_arrays
         mask = np.ones(len(req), dtype=bool)
         if names is not None:
-            mask &= np.isin(method, self.method_codes(names))
+            mask &= self._method_table(names)[method]
         if kind is not None:
             mask &= self.vi.kind[resp] == (RESULT if kind == "result" else ERROR)
         return list(zip(req[mask].tolist(), resp[mask].tolist(), strict=True))
 
     @cached_property
-    def response_of(self) -> dict[int, int]:
+    def response_of(self) -> _ResponseOf:
         req, resp, _ = self._pair_arrays
-        return dict(zip(req.tolist(), resp.tolist(), strict=True))
+        return _ResponseOf(req, resp)
 
     # -- one frame ---------------------------------------------------------------------------
     def body(self, seq: int) -> Any:
@@ -308,6 +326,40 @@ class View:
             result = self.result(resp) if resp is not None else None
             out[s] = (self.params(seq), result, seq, resp if result is not None else None)
         return out
+
+
+class _ResponseOf:
+    """request seq -> its first response's seq, as a read-only mapping over the pair
+    arrays (a binary search per look-up; no dict of every pair of a large capture)."""
+
+    def __init__(self, req: np.ndarray, resp: np.ndarray) -> None:
+        order = np.argsort(req, kind="stable")
+        self._req, self._resp = req[order], resp[order]
+
+    def _find(self, seq: Any) -> int:
+        try:
+            key = int(seq)
+        except (TypeError, ValueError):
+            return -1
+        # the last of equal keys, as the dict of every pair (later ones won) answered
+        i = int(np.searchsorted(self._req, key, side="right")) - 1
+        return i if i >= 0 and int(self._req[i]) == key else -1
+
+    def get(self, seq: Any, default: Any = None) -> Any:
+        i = self._find(seq)
+        return int(self._resp[i]) if i >= 0 else default
+
+    def __getitem__(self, seq: Any) -> int:
+        i = self._find(seq)
+        if i < 0:
+            raise KeyError(seq)
+        return int(self._resp[i])
+
+    def __contains__(self, seq: Any) -> bool:
+        return self._find(seq) >= 0
+
+    def __len__(self) -> int:
+        return len(self._req)
 
 
 def view_of(vi: Any) -> View:

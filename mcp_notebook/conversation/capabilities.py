@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-import numpy as np
 
 from ..protocol.rules import ALL, UP_TO_2025_11_25, Rule
 from ..protocol.versions import VERSIONS
@@ -215,7 +214,7 @@ def _all(view: View) -> dict[str, list[Hit]]:
     out: dict[str, list[Hit]] = {c: [] for c in CHECKS}
     out["capability-client-undeclared"].extend(_input_requests(view))
     vi = view.vi
-    rows = np.asarray(view.rows(_METHODS), dtype=np.int64)
+    rows = view.row_array(_METHODS)
     if not len(rows) or not caps:
         return out
     found: list[tuple[int, str, Hit]] = []

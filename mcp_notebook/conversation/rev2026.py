@@ -223,7 +223,7 @@ def _listen(view: View, want: str) -> list[Hit]:
 def _removed(view: View) -> list[Hit]:
     """Decided once per (session, method) pair present."""
     vi = view.vi
-    rows = np.asarray(view.rows(None), dtype=np.int64)
+    rows = view.row_array(None)
     if not len(rows):
         return []
     out = []

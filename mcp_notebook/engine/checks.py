@@ -20,9 +20,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import compress, repeat
-from operator import itemgetter
-from typing import Any
+from itertools import compress
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -31,7 +30,8 @@ from ..protocol.rules import RULES, Rule
 from ..protocol.vocab import DIRECTIONS, KINDS, Kind
 from .pairing import PairTable
 
-__all__ = ["VecInput", "CHECKS", "ROW_CHECKS", "check", "run_vec", "session_versions_vec",
+__all__ = ["VecInput", "VecHits", "CHECKS", "ROW_CHECKS", "check", "run_vec",
+           "run_vec_columns", "session_versions_vec",
            "distinct_codes", "hits", "Hits", "PeerClosed", "PEER_CLOSED", "TAP_EVENTS",
            "tap_event"]
 
@@ -285,13 +285,39 @@ def session_versions_vec(vi: VecInput, version: dict[int, str],
     return out
 
 
+class VecHits(NamedTuple):
+    """The findings of :func:`run_vec_columns` as columns, sorted by (seq, code): each
+    finding's rule (an index into ``rules``), frame, related frame (-1: none) and detail."""
+
+    rules: list[Rule]
+    rule: np.ndarray
+    seq: np.ndarray
+    related: np.ndarray
+    detail: list[str]
+
+    def __len__(self) -> int:
+        return len(self.seq)
+
+
 def run_vec(vi: VecInput, rules: Sequence[Rule] | None = None
             ) -> list[tuple[Rule, int, int | None, str]]:
     """Apply the catalogue; ``(rule, seq, related_seq, detail)`` sorted by (seq, code)."""
+    h = run_vec_columns(vi, rules)
+    rel: list[Any] = [None if q < 0 else q for q in h.related.tolist()]
+    return list(zip([h.rules[i] for i in h.rule.tolist()], h.seq.tolist(), rel, h.detail,
+                    strict=True))
+
+
+def run_vec_columns(vi: VecInput, rules: Sequence[Rule] | None = None) -> VecHits:
+    """:func:`run_vec` as columns: no tuple per finding (a capture of tiny frames can hold
+    millions of findings)."""
     load_rule_modules()
     present = distinct_codes(vi.session)
     checked = {c: V.normalise(vi.version_of(c)) for c in present}
-    out: list[tuple[Rule, int, int | None, str]] = []
+    used: list[Rule] = []
+    seqs: list[np.ndarray] = []
+    rels: list[np.ndarray] = []
+    dets: list[str] = []
     # by code: one stable sort by seq at the end then orders by (seq, code)
     for r in sorted(RULES if rules is None else rules, key=lambda rule: rule.code):
         applies_by = {c: v in r.versions for c, v in checked.items()}
@@ -309,13 +335,21 @@ def run_vec(vi: VecInput, rules: Sequence[Rule] | None = None
                               "mcp_notebook.engine.checks.check")
         if not len(seq):
             continue
+        seq = np.asarray(seq, dtype=np.int64)
         keep = table[vi.session[seq]]
         if not keep.all():
             seq, rel = seq[keep], rel[keep]
             det = list(compress(det, keep.tolist()))
-        rel_list: list[Any] = rel.tolist()
-        if (rel < 0).any():
-            rel_list = [None if q < 0 else q for q in rel_list]
-        out.extend(zip(repeat(r), seq.tolist(), rel_list, det))
-    out.sort(key=itemgetter(1))
-    return out
+        used.append(r)
+        seqs.append(seq)
+        rels.append(np.asarray(rel, dtype=np.int64))
+        dets.extend(det)
+    if not used:
+        return VecHits([], NONE, NONE, NONE, [])
+    rule = np.repeat(np.arange(len(used), dtype=np.int32), [len(x) for x in seqs])
+    seq_all = np.concatenate(seqs)
+    order = np.argsort(seq_all, kind="stable")
+    if (order[1:] < order[:-1]).any():  # not already in frame order
+        dets = [dets[i] for i in order.tolist()]
+        return VecHits(used, rule[order], seq_all[order], np.concatenate(rels)[order], dets)
+    return VecHits(used, rule, seq_all, np.concatenate(rels), dets)

@@ -215,3 +215,37 @@ def test_twin_holds_the_same_frames_as_tap_records(tmp_path: Path, clean: bool) 
     skip = ("format", "bytes", "file", "twin_of", "unreadable_tap_lines")
     assert {k: v for k, v in twin_m.items() if k not in skip} \
         == {k: v for k, v in m.items() if k not in skip}
+
+
+PROFILE_NAMES = ["escapes", "notifications", "base64", "long_ids", "sessions", "meta2026"]
+
+
+@pytest.mark.parametrize("fmt", ["ndjson", "tap"])
+@pytest.mark.parametrize("profile", PROFILE_NAMES)
+def test_profile_manifest_matches_an_independent_count(tmp_path: Path, fmt: str,
+                                                       profile: str) -> None:
+    """Each payload profile's file is what its manifest says, and has its shape."""
+    path = tmp_path / f"{profile}.{fmt}"
+    m = gen_capture.generate(path, FRAMES, fmt, seed=3, anomaly_scale=EDGE, profile=profile)
+    base = gen_capture.generate(tmp_path / f"default.{fmt}", FRAMES, fmt, seed=3,
+                                anomaly_scale=EDGE)
+    got = independent_count(path, tap=fmt == "tap")
+    assert m["profile"] == profile and m["frames"] == FRAMES
+    assert got["kinds"] == m["kinds"]
+    assert got["distinct_typed"] == m["ids"]["distinct_typed"]
+    if fmt == "tap":
+        for k in ("pairs", "orphans", "duplicates", "unanswered", "cancelled"):
+            assert got[k] == m[k], k
+    text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    shape = {  # what makes the profile what it is, against the default file
+        "escapes": lambda: text.count("\\\\u") > 20 * max(1, base_text.count("\\\\u")),
+        "notifications": lambda: m["kinds"]["notification"] > 1.5 * base["kinds"]["notification"],
+        "base64": lambda: text.count("image/png") > 3 * max(1, base_text.count("image/png")),
+        "long_ids": lambda: text.count('-req-') > 100,
+        "sessions": lambda: m["sessions"] > 2 * base["sessions"],
+        "meta2026": lambda: text.count("io.modelcontextprotocol/clientInfo")
+        >= m["kinds"]["request"] * 0.9,
+    }
+    base_text = (tmp_path / f"default.{fmt}").read_text(encoding="utf-8",
+                                                         errors="surrogateescape")
+    assert shape[profile](), profile

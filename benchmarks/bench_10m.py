@@ -1,0 +1,231 @@
+"""Ten million frames: load + pairs + violations + summary in bounded memory, linear time.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_10m.py                 # 100k, 1M, 10M (~10 min)
+    .venv/bin/python benchmarks/bench_10m.py --sizes 100000,1000000   # a quicker look
+
+The capture is the stress case of issue 18's measurement (10,485,760 tiny frames, 325 MB):
+tiny bare NDJSON frames, a ``ping`` request and its result, a one-member notification of a
+method no version defines (so a finding on each) and a blank line, repeated with growing
+ids (``tiny_capture``). Each size is loaded in a fresh process (imports outside the
+timing) that times each phase (load, pairs, violations, summary); the harness records the
+child's peak RSS (GNU ``/usr/bin/time``, else ``os.wait4``). Targets: peak ≤ 0.6× the
+file's size, and the per-frame cost of every size within 15% of the smallest's.
+Files go to ``benchmarks/out/`` (git-ignored) and are deleted after use unless ``--keep``;
+the report to ``benchmarks/RESULTS-10m.md`` and ``results-10m.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+TIME = Path("/usr/bin/time")
+
+#: one cycle of the tiny capture: (lines, of which frames that are messages)
+_CYCLE = ('{{"jsonrpc":"2.0","id":{i},"method":"ping"}}', '{{"jsonrpc":"2.0","id":{i},"result":{{}}}}',
+          '{{"jsonrpc":"2.0","method":"x"}}', '')
+
+
+def tiny_capture(path: Path, lines: int) -> dict[str, int]:
+    """Write ``lines`` lines of the tiny capture; return its true counts."""
+    counts = {"lines": 0, "requests": 0, "results": 0, "notifications": 0, "blank": 0}
+    names = ("requests", "results", "notifications", "blank")
+    with open(path, "w", encoding="ascii") as f:
+        i = 0
+        while counts["lines"] < lines:
+            chunk = []
+            for _ in range(min(50_000, (lines - counts["lines"] + 3) // 4)):
+                for k, tpl in enumerate(_CYCLE):
+                    if counts["lines"] >= lines:
+                        break
+                    chunk.append(tpl.format(i=i))
+                    counts["lines"] += 1
+                    counts[names[k]] += 1
+                i += 1
+            f.write("\n".join(chunk) + "\n")
+    counts["bytes"] = path.stat().st_size
+    return counts
+
+
+_CHILD = r"""
+import json, resource, sys, time
+import mcp_notebook as mn
+_ = mn.load(sys.argv[2]).summary()  # first-call costs outside the timing
+base_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+t0 = time.perf_counter()
+t = mn.load(sys.argv[1])
+n = len(t.frames)
+t1 = time.perf_counter()
+p = len(t.pairs)
+t2 = time.perf_counter()
+v = len(t.violations)
+t3 = time.perf_counter()
+s = t.summary()
+t4 = time.perf_counter()
+print(json.dumps({"phases": {"load": t1 - t0, "pairs": t2 - t1, "violations": t3 - t2,
+                             "summary": t4 - t3},
+                  "frames": n, "pairs": p, "violations": v, "baseline_mb": base_mb,
+                  "blank_lines": s.get("blank_lines"), "summary_pairs": s.get("pairs")}))
+"""
+
+
+def run(path: Path, warm: Path, timeout: float) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        rss = Path(tmp) / "rss"
+        cmd = [sys.executable, "-c", _CHILD, str(path), str(warm)]
+        if TIME.exists():
+            cmd = [str(TIME), "-f", "%M", "-o", str(rss), *cmd]
+        t0 = time.perf_counter()
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        wall = time.perf_counter() - t0
+        try:
+            peak_kb = float(rss.read_text().split()[-1])
+        except (OSError, ValueError, IndexError):
+            peak_kb = float("nan")
+    if done.returncode:
+        return {"error": done.stderr.strip().splitlines()[-1:], "process_s": wall,
+                "peak_mb": peak_kb / 1024}
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out.update(process_s=wall, peak_mb=peak_kb / 1024, loadavg=os.getloadavg()[0])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="100000,1000000,10485760",
+                    help="comma-separated line counts (default 100k, 1M, 10,485,760)")
+    ap.add_argument("--reps", type=int, default=1, help="reps of each size (interleaved)")
+    ap.add_argument("--out-dir", type=Path, default=HERE / "out")
+    ap.add_argument("--keep", action="store_true", help="keep the generated files")
+    ap.add_argument("--timeout", type=float, default=3600.0)
+    ap.add_argument("--report", type=Path, default=HERE / "RESULTS-10m.md")
+    a = ap.parse_args(argv)
+    sizes = [int(s) for s in a.sizes.split(",")]
+    a.out_dir.mkdir(parents=True, exist_ok=True)
+    warm = a.out_dir / "tiny-warmup.ndjson"
+    tiny_capture(warm, 400)
+    files = {}
+    for n in sizes:
+        path = a.out_dir / f"tiny-{n}.ndjson"
+        files[n] = (path, tiny_capture(path, n))
+        print(f"  {path.name}: {files[n][1]['bytes'] / 1e6:.0f} MB", flush=True)
+    runs: dict[int, list[dict[str, Any]]] = {n: [] for n in sizes}
+    started = time.time()
+    for rep in range(a.reps):
+        for n in sizes:
+            r = run(files[n][0], warm, a.timeout)
+            runs[n].append(r)
+            print(f"  rep {rep + 1} {n:>9,} lines: " + (
+                f"{sum(r['phases'].values()):7.2f} s timed, {r['process_s']:7.2f} s process, "
+                f"{r['peak_mb']:6.0f} MB peak" if "phases" in r else f"error {r['error']}"),
+                flush=True)
+    doc = {"started": started, "sizes": sizes, "reps": a.reps,
+           "files": {str(n): m for n, (_, m) in files.items()},
+           "runs": {str(n): rs for n, rs in runs.items()}}
+    doc["summary"] = evaluate(doc)
+    a.report.with_name("results-10m.json").write_text(json.dumps(doc, indent=1) + "\n")
+    a.report.write_text(markdown(doc))
+    print(a.report.read_text())
+    if not a.keep:
+        warm.unlink(missing_ok=True)
+        for path, _ in files.values():
+            path.unlink(missing_ok=True)
+    return 0
+
+
+def _median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+
+def evaluate(doc: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for n, rs in doc["runs"].items():
+        ok = [r for r in rs if "phases" in r]
+        if not ok:
+            out[n] = {"error": rs[0].get("error")}
+            continue
+        m = doc["files"][n]
+        timed = _median([sum(r["phases"].values()) for r in ok])
+        out[n] = {"timed_s": timed, "process_s": _median([r["process_s"] for r in ok]),
+                  "phases": {k: _median([r["phases"][k] for r in ok]) for k in ok[0]["phases"]},
+                  "peak_mb": max(r["peak_mb"] for r in ok),
+                  "peak_over_file": max(r["peak_mb"] for r in ok) * 2**20 / m["bytes"],
+                  "baseline_mb": min(r["baseline_mb"] for r in ok),
+                  "above_baseline_over_file": (max(r["peak_mb"] for r in ok)
+                                               - min(r["baseline_mb"] for r in ok))
+                  * 2**20 / m["bytes"],
+                  "us_per_line": timed / m["lines"] * 1e6,
+                  "frames": ok[0]["frames"], "pairs": ok[0]["pairs"],
+                  "violations": ok[0]["violations"], "blank_lines": ok[0]["blank_lines"],
+                  "counts_ok": ok[0]["blank_lines"] == m["blank"]
+                  and ok[0]["frames"] == m["lines"] - m["blank"]
+                  and ok[0]["pairs"] == m["results"]}
+    base = out.get(str(doc["sizes"][0]), {}).get("us_per_line")
+    for v in out.values():
+        if base and "us_per_line" in v:
+            v["per_line_over_smallest"] = v["us_per_line"] / base
+    return out
+
+
+def linearity(summary: dict[str, Any]) -> float | None:
+    """The largest per-line cost over the smallest, across sizes (1.0: exactly linear).
+    The smallest size's cost carries a process's fixed costs, so a cost that falls with
+    size counts against linearity as much as one that grows."""
+    costs = [v["us_per_line"] for v in summary.values() if "us_per_line" in v]
+    return max(costs) / min(costs) if len(costs) > 1 else None
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    s = doc["summary"]
+    lines = ["# Ten million frames (`benchmarks/bench_10m.py`)", "",
+             f"Run on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(doc['started']))}, "
+             f"{doc['reps']} rep(s) per size, each a fresh process (imports outside the "
+             "timed region). Tiny NDJSON frames: a ping and its result, a notification of an "
+             "undefined method (one finding each) and a blank line, repeated. Targets: peak "
+             "RSS ≤ 0.6× the file's size; per-line cost within 15% of the smallest size's. "
+             "\"Above the interpreter's own\": the peak minus the child's peak after its "
+             "imports and a warm-up load, over the file's size.",
+             "", "| lines | MB | load s | pairs s | violations s | summary s | timed s | "
+             "process s | µs/line | × smallest | peak MB | peak / file | above the "
+             "interpreter's own / file | counts (frames, blank lines, pairs) |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for n in doc["sizes"]:
+        v = s.get(str(n), {})
+        m = doc["files"][str(n)]
+        if "error" in v:
+            lines.append(f"| {n:,} | {m['bytes'] / 1e6:.0f} | failed: {v['error']} |")
+            continue
+        ph = v["phases"]
+        verdict = "match" if v["counts_ok"] else "**differ**"
+        lines.append(
+            f"| {n:,} | {m['bytes'] / 1e6:.0f} | {ph['load']:.2f} | {ph['pairs']:.2f} | "
+            f"{ph['violations']:.2f} | {ph['summary']:.2f} | {v['timed_s']:.2f} | "
+            f"{v['process_s']:.2f} | {v['us_per_line']:.2f} | "
+            f"{v.get('per_line_over_smallest', 1.0):.2f} | {v['peak_mb']:.0f} | "
+            f"{v['peak_over_file']:.2f} | {v['above_baseline_over_file']:.2f} | {verdict} |")
+    worst_mem = max((v["peak_over_file"] for v in s.values() if "peak_over_file" in v),
+                    default=None)
+    worst_lin = linearity(s)
+    lines += ["", "| target | measured | limit | verdict |", "|---|---:|---|---|"]
+    for name, val, lim in (("peak RSS / file size (worst size)", worst_mem, 0.6),
+                           ("per-line cost, largest over smallest across sizes", worst_lin,
+                            1.15)):
+        verdict = "n/a" if val is None else ("PASS" if val <= lim else "FAIL")
+        lines.append(f"| {name} | {'n/a' if val is None else f'{val:.2f}'} | ≤ {lim} | "
+                     f"{verdict} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,99 @@
+"""Every payload profile of the benchmark generator through every path, equal to the reference.
+
+The benchmark (``benchmarks/bench_load.py``) measures the loader on traffic of several
+shapes (``benchmarks/gen_profiles.py``: dense escapes, many small notifications, base64
+blobs, long string ids, many sessions, 2026-style ``_meta`` on every request). A fast path
+that is quick on one of them must still give the reference's frames, pairs and
+violations on it: each profile's small capture (with the anomalies of a realistic file)
+is loaded by ``mn.load`` with the C scanner and with the Python path (the autouse
+``scanner`` fixture), text in memory and read lazily from disk, and compared with the
+reference pipeline; and the C and Python loads are compared with each other in one test
+through a child process with ``MCP_NOTEBOOK_NO_NATIVE=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import _gen_capture
+from oracle.pipeline import comparable, materialised
+from test_equivalence import assert_same
+
+import mcp_notebook as mn
+from mcp_notebook.engine.native import NO_NATIVE_ENV
+
+_GEN = _gen_capture()
+PROFILES = list(_GEN.PROFILES)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def profile_captures(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
+    out = tmp_path_factory.mktemp("profiles")
+    files = {}
+    for profile in PROFILES:
+        for fmt, ext in (("ndjson", "ndjson"), ("tap", "tap.jsonl")):
+            path = out / f"{profile}.{ext}"
+            # anomalies raised so that a small file holds each kind of odd line
+            _GEN.generate(path, 1500, fmt, seed=5, anomaly_scale=20.0, profile=profile)
+            files[(profile, fmt)] = path
+    return files
+
+
+def test_profiles_are_what_they_say() -> None:
+    assert PROFILES[0] == "default" and len(PROFILES) == 7
+    assert {"escapes", "notifications", "base64", "long_ids", "sessions", "meta2026"} \
+        <= set(PROFILES)
+
+
+@pytest.mark.parametrize("fmt", ["ndjson", "tap"])
+@pytest.mark.parametrize("profile", PROFILES)
+def test_profile_equals_the_reference(profile_captures: dict[tuple[str, str], Path],
+                                      text_mode: str, profile: str, fmt: str) -> None:
+    t = assert_same([profile_captures[(profile, fmt)]])
+    assert len(t.pairs) and len(t.violations)
+
+
+_CHILD = """
+import sys, pickle
+import mcp_notebook as mn
+from oracle.pipeline import comparable, materialised
+from mcp_notebook.engine import native
+out = {}
+for path in sys.argv[2:]:
+    t = mn.load(path)
+    out[path] = (materialised(t.frames), t.pairs, comparable(t.violations), t.summary())
+out["scanner"] = native.native is None
+with open(sys.argv[1], "wb") as f:
+    pickle.dump(out, f)
+"""
+
+
+def test_native_and_python_paths_agree_on_every_profile(
+        profile_captures: dict[tuple[str, str], Path], tmp_path: Path, scanner: str) -> None:
+    """The whole load in a process without the C extension, against this one's."""
+    if scanner != "c":
+        pytest.skip("compares the C path (this process) with the Python path (the child)")
+    import pickle
+
+    paths = [str(p) for p in profile_captures.values()]
+    env = dict(os.environ, **{NO_NATIVE_ENV: "1"})
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests"), str(Path(__file__).parent),
+                                         env.get("PYTHONPATH", "")])
+    dump = tmp_path / "python-path.pickle"
+    subprocess.run([sys.executable, "-c", _CHILD, str(dump), *paths], check=True, env=env,
+                   cwd=tmp_path, timeout=600)
+    theirs = pickle.loads(dump.read_bytes())
+    assert theirs.pop("scanner") is True  # the child really ran without the C scanner
+    for path in paths:
+        t = mn.load(path)
+        frames, pairs, violations, summary = theirs[path]
+        pd.testing.assert_frame_equal(materialised(t.frames), frames)
+        pd.testing.assert_frame_equal(t.pairs, pairs)
+        pd.testing.assert_frame_equal(comparable(t.violations), violations)
+        assert t.summary() == summary
