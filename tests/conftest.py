@@ -17,10 +17,32 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
 
+#: the fixtures of the one wheel and its fresh venvs (tests/package, tests/userpaths): their
+#: tests go to one xdist worker, so that the wheel is built and installed once
+WHEEL_FIXTURES = frozenset({"wheel", "installed", "wheel_env", "script_runs"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(session, config, items):
     """Browser tests last: Playwright's sync API keeps an event loop running in the main
-    thread for the rest of the session, which other tests' ``asyncio.run`` cannot share."""
+    thread for the rest of the session, which other tests' ``asyncio.run`` cannot share.
+
+    Under ``pytest -n N --dist loadgroup`` (``make test``) each test module is one unit of
+    work, so its module fixtures (a Dask cluster, a proxy, a batch of console-script runs)
+    are made once; the browser tests are one unit (one Chromium, one JupyterLab), the last
+    in the queue, so that nothing runs after them on their worker; the tests of the wheel
+    are one unit (one build, one fresh venv)."""
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            group = "browser"
+        elif WHEEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            group = "wheel"
+        else:
+            group = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")

@@ -103,3 +103,36 @@ def until_stable(path: Path, limit: float, poll: float) -> None:
         last = size
         time.sleep(poll)
     raise AssertionError(f"{path.name} kept growing: nothing is blocked")
+
+
+def shared_dir(tmp_path_factory) -> Path:
+    """A folder every pytest-xdist worker of this session sees (the parent of the workers'
+    own base temporary folders); without xdist, this session's base temporary folder."""
+    import os
+
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def once_per_session(tmp_path_factory, key: str, make, dump, load):
+    """``make()`` once per test session, across pytest-xdist workers: the first worker to
+    ask makes it and stores ``dump(value) -> str`` under ``key``; the others wait on a lock
+    and ``load(text)`` it. Without xdist it is ``make()``."""
+    import fcntl
+    import os
+    import re
+
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return make()
+    folder = shared_dir(tmp_path_factory) / "once"
+    folder.mkdir(exist_ok=True)
+    stored = folder / re.sub(r"[^\w.-]", "_", key)
+    with open(stored.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if stored.exists():
+            return load(stored.read_text(encoding="utf-8"))
+        value = make()
+        part = stored.with_suffix(".part")
+        part.write_text(dump(value), encoding="utf-8")
+        part.replace(stored)
+        return value
