@@ -136,3 +136,39 @@ def once_per_session(tmp_path_factory, key: str, make, dump, load):
         part.write_text(dump(value), encoding="utf-8")
         part.replace(stored)
         return value
+
+
+#: folders of a checkout that a clean clone does not hold
+NOT_SOURCE = frozenset({".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache",
+                        ".cache", ".mypy_cache", ".ruff_cache", ".hypothesis", "node_modules"})
+
+
+def project_files(root: Path) -> list[str]:
+    """The files a clean clone would hold, with this checkout's changes: tracked and new
+    (without git: every file outside the build and cache folders, no built extension)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "-C", str(root), "ls-files", "-co", "--exclude-standard",
+                               "-z"], capture_output=True, text=True, timeout=60)
+    except OSError:
+        done = None
+    if done is not None and done.returncode == 0:
+        return [f for f in done.stdout.split("\0") if f and (root / f).is_file()]
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                  if p.is_file() and not NOT_SOURCE & set(p.relative_to(root).parts)
+                  and not p.name.endswith((".so", ".pyc")) and ".egg-info" not in str(p))
+
+
+def run_or_fail(argv: list[str], what: str, **kw: Any):
+    """``subprocess.run`` that fails the test, with the tail of both streams, on a non-zero
+    exit."""
+    import subprocess
+
+    import pytest
+
+    done = subprocess.run(argv, capture_output=True, text=True, **{"timeout": 900, **kw})
+    if done.returncode:
+        pytest.fail(f"{what} failed ({done.returncode}):\n{done.stdout[-3000:]}"
+                    f"\n{done.stderr[-3000:]}")
+    return done
