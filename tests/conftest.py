@@ -24,6 +24,12 @@ WHEEL_FIXTURES = frozenset({"built_wheel", "fresh_venv", "wheel", "installed", "
                             "script_runs"})
 
 
+def pytest_configure(config):
+    # pytest-xdist declares it too; declared here, the suite's --strict-markers accepts the
+    # groups below wherever they are made
+    config.addinivalue_line("markers", "xdist_group(name): tests that share one xdist worker")
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(session, config, items):
     """Browser tests last: Playwright's sync API keeps an event loop running in the main

@@ -93,3 +93,23 @@ def test_without_xdist_only_the_order_changes():
     conftest.pytest_collection_modifyitems(None, _config(False), items)
     assert [i.nodeid for i in items] == ["tests/a.py::t", "tests/b.py::t"]
     assert [i.groups for i in items] == [[], []]
+
+
+def test_once_per_session_makes_a_value_once_across_workers(tmp_path_factory, monkeypatch):
+    """The notebooks executed once for every worker: the second ask reads the first one's."""
+    import json
+    import uuid
+
+    from helpers import once_per_session
+
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    made = []
+
+    def make():
+        made.append(1)
+        return {"cells": len(made)}
+
+    key = f"test-{uuid.uuid4().hex}"
+    got = [once_per_session(tmp_path_factory, key, make, json.dumps, json.loads)
+           for _ in range(2)]
+    assert got == [{"cells": 1}, {"cells": 1}] and made == [1]
