@@ -103,3 +103,72 @@ def until_stable(path: Path, limit: float, poll: float) -> None:
         last = size
         time.sleep(poll)
     raise AssertionError(f"{path.name} kept growing: nothing is blocked")
+
+
+def shared_dir(tmp_path_factory) -> Path:
+    """A folder every pytest-xdist worker of this session sees (the parent of the workers'
+    own base temporary folders); without xdist, this session's base temporary folder."""
+    import os
+
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def once_per_session(tmp_path_factory, key: str, make, dump, load):
+    """``make()`` once per test session, across pytest-xdist workers: the first worker to
+    ask makes it and stores ``dump(value) -> str`` under ``key``; the others wait on a lock
+    and ``load(text)`` it. Without xdist it is ``make()``."""
+    import fcntl
+    import os
+    import re
+
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return make()
+    folder = shared_dir(tmp_path_factory) / "once"
+    folder.mkdir(exist_ok=True)
+    stored = folder / re.sub(r"[^\w.-]", "_", key)
+    with open(stored.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if stored.exists():
+            return load(stored.read_text(encoding="utf-8"))
+        value = make()
+        part = stored.with_suffix(".part")
+        part.write_text(dump(value), encoding="utf-8")
+        part.replace(stored)
+        return value
+
+
+#: folders of a checkout that a clean clone does not hold
+NOT_SOURCE = frozenset({".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache",
+                        ".cache", ".mypy_cache", ".ruff_cache", ".hypothesis", "node_modules"})
+
+
+def project_files(root: Path) -> list[str]:
+    """The files a clean clone would hold, with this checkout's changes: tracked and new
+    (without git: every file outside the build and cache folders, no built extension)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "-C", str(root), "ls-files", "-co", "--exclude-standard",
+                               "-z"], capture_output=True, text=True, timeout=60)
+    except OSError:
+        done = None
+    if done is not None and done.returncode == 0:
+        return [f for f in done.stdout.split("\0") if f and (root / f).is_file()]
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                  if p.is_file() and not NOT_SOURCE & set(p.relative_to(root).parts)
+                  and not p.name.endswith((".so", ".pyc")) and ".egg-info" not in str(p))
+
+
+def run_or_fail(argv: list[str], what: str, **kw: Any):
+    """``subprocess.run`` that fails the test, with the tail of both streams, on a non-zero
+    exit."""
+    import subprocess
+
+    import pytest
+
+    done = subprocess.run(argv, capture_output=True, text=True, **{"timeout": 900, **kw})
+    if done.returncode:
+        pytest.fail(f"{what} failed ({done.returncode}):\n{done.stdout[-3000:]}"
+                    f"\n{done.stderr[-3000:]}")
+    return done

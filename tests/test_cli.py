@@ -1,19 +1,53 @@
-"""The mcp-notebook command: exit codes, JSON, one-line errors."""
+"""The mcp-notebook command: exit codes, JSON, one-line errors.
 
+The cases are about the library's answer, so ``run`` calls ``main([...])`` (the console
+script's own entry point) in this process, its streams captured as bytes; a sample goes
+through real processes (``run_process``: exit codes, a crash, a memory limit, stdout as a
+stream), and tests/userpaths runs every subcommand as the installed console script.
+"""
+
+import contextlib
+import io
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 from helpers import INIT, ok, req, tap
+from mcp_notebook.cli import main
 
 CLI = [sys.executable, "-m", "mcp_notebook.cli"]
 
 
-def run(*args, cwd=None):
+def run_process(*args, cwd=None):
     return subprocess.run(CLI + [str(a) for a in args], capture_output=True, text=True,
                           timeout=120, cwd=cwd)
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    stream.flush()  # decoded as subprocess's text mode does: universal newlines
+    return stream.buffer.getvalue().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def run(*args, cwd=None):
+    """``main(argv)`` in this process: a ``CompletedProcess`` of its exit code and output."""
+    argv = [str(a) for a in args]
+    out, err = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
+                for _ in range(2))
+    here = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = main(argv)
+            except SystemExit as stop:  # argparse's usage errors and --help
+                rc = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(argv, rc, _text(out), _text(err))
 
 
 @pytest.fixture
@@ -29,7 +63,8 @@ def duplicated(tmp_path):
                                                 ("s2c", ok(1, {"tools": []}))])
 
 
-def test_check_exit_codes(clean, duplicated, tmp_path):
+@pytest.mark.parametrize("run", [run, run_process], ids=["main", "process"])
+def test_check_exit_codes(clean, duplicated, tmp_path, run):
     r = run("check", clean)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "0 finding(s)" in r.stdout

@@ -7,6 +7,7 @@ the HTML test drops those extra cells again before exporting.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -71,19 +72,33 @@ def without_solutions(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 @pytest.fixture(scope="session")
-def executed():
-    """``get(name) -> (executed notebook, seconds)``, each notebook run once per session."""
+def executed(tmp_path_factory):
+    """``get(name) -> (executed notebook, seconds)``, each notebook run once per session
+    (under pytest-xdist, once across the workers: the others read the first one's)."""
     from nbclient import NotebookClient
+
+    from helpers import once_per_session
 
     cache: dict[str, tuple[nbformat.NotebookNode, float]] = {}
 
+    def run(name: str) -> tuple[nbformat.NotebookNode, float]:
+        nb = with_solutions(nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4), name)
+        start = time.perf_counter()
+        NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT, startup_timeout=120,
+                       resources={"metadata": {"path": str(NB_DIR)}}).execute()
+        return nb, time.perf_counter() - start
+
+    def dump(value: tuple[nbformat.NotebookNode, float]) -> str:
+        return json.dumps({"notebook": value[0], "seconds": value[1]})
+
+    def load(text: str) -> tuple[nbformat.NotebookNode, float]:
+        got = json.loads(text)
+        return nbformat.from_dict(got["notebook"]), got["seconds"]
+
     def get(name: str) -> tuple[nbformat.NotebookNode, float]:
         if name not in cache:
-            nb = with_solutions(nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4), name)
-            start = time.perf_counter()
-            NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT, startup_timeout=120,
-                           resources={"metadata": {"path": str(NB_DIR)}}).execute()
-            cache[name] = (nb, time.perf_counter() - start)
+            cache[name] = once_per_session(tmp_path_factory, f"notebook-{name}",
+                                           lambda: run(name), dump, load)
         return cache[name]
 
     return get

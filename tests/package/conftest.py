@@ -1,8 +1,8 @@
 """The package as a user gets it: a wheel built from this checkout, installed into a fresh
 virtual environment, run from a folder outside the checkout with nothing of it on the path.
 
-``installed`` builds and installs once per session (about half a minute with pip's cache;
-the dependencies come from the package index). ``run(*argv)`` runs a command of that
+``installed`` is the session's one wheel and fresh venv (``built_wheel`` and ``fresh_venv``
+in tests/conftest.py, shared with tests/userpaths). ``run(*argv)`` runs a command of that
 environment; ``python(code)`` runs Python code in it.
 """
 
@@ -10,16 +10,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-import venv
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-#: what the tests need besides the wheel: a kernel and a runner for the notebooks
-TEST_TOOLS = ("nbclient", "ipykernel")
 
 
 @dataclass
@@ -51,31 +47,18 @@ class Installed:
                                  f"\n--- stderr\n{done.stderr}")
         return done
 
-    def python(self, code: str, **kw) -> subprocess.CompletedProcess[str]:
-        return self.run("python", "-c", code, **kw)
-
-
-def _build_wheel(out: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(out), str(REPO)], check=True, capture_output=True,
-                   text=True)
-    (wheel,) = out.glob("mcp_notebook-*.whl")
-    return wheel
+    def python(self, code: str, *argv: str | Path, **kw) -> subprocess.CompletedProcess[str]:
+        return self.run("python", "-c", code, *argv, **kw)
 
 
 @pytest.fixture(scope="session")
-def wheel(tmp_path_factory) -> Path:
-    return _build_wheel(tmp_path_factory.mktemp("wheel"))
+def wheel(built_wheel) -> Path:
+    return built_wheel
 
 
 @pytest.fixture(scope="session")
-def installed(tmp_path_factory, wheel) -> Installed:
-    root = tmp_path_factory.mktemp("fresh")
-    venv.EnvBuilder(with_pip=True, clear=True).create(root / "venv")
-    inst = Installed(wheel, root / "venv", root / "work")
-    inst.home.mkdir()
-    inst.run("python", "-m", "pip", "install", "-q", "--disable-pip-version-check", wheel,
-             *TEST_TOOLS)
+def installed(tmp_path_factory, built_wheel, fresh_venv) -> Installed:
+    inst = Installed(built_wheel, fresh_venv, tmp_path_factory.mktemp("fresh-home"))
     where = inst.python("import mcp_notebook; print(mcp_notebook.__file__)").stdout.strip()
     assert Path(where).is_relative_to(inst.prefix), where  # the wheel's copy, not the checkout
     return inst

@@ -7,8 +7,8 @@ PYTHONPATH -- so a module, table or static file missing from the package fails h
 Data files are passed by absolute path from the checkout (the wheel holds no ``data/``
 yet); where the installed package does bundle traces, ``sample_path`` must find them.
 
-One session fixture builds and installs (about a minute; pip's cache makes repeats
-faster); one driver process runs the in-process matrix inside the venv, and a few cases
+The session's one wheel and fresh venv (tests/conftest.py, shared with tests/package)
+are built and installed once (about a minute; pip's cache makes repeats faster); one driver process runs the in-process matrix inside the venv, and a few cases
 go through the installed console script. Marked ``slow``: ``make test`` runs it,
 ``make test-fast`` leaves it out.
 """
@@ -21,12 +21,13 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+
+from helpers import project_files, run_or_fail
 
 from .conftest import (
     DATA,
@@ -43,59 +44,23 @@ from .test_help_examples import EXAMPLES
 pytestmark = pytest.mark.slow
 
 
-def _sh(argv: list[str], what: str, **kw) -> subprocess.CompletedProcess:
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=900, **kw)
-    if done.returncode:
-        pytest.fail(f"{what} failed ({done.returncode}):\n{done.stdout[-3000:]}"
-                    f"\n{done.stderr[-3000:]}")
-    return done
-
-
-_NOT_SOURCE = {".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache", ".cache",
-               ".mypy_cache", ".ruff_cache", ".hypothesis", "node_modules"}
-
-
 def _project_files() -> list[str]:
-    """The files a clean clone would hold, with this checkout's changes: tracked and new
-    (without git: every file outside the build and cache folders, no built extension)."""
-    try:
-        done = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-co", "--exclude-standard",
-                               "-z"], capture_output=True, text=True, timeout=60)
-    except OSError:
-        done = None
-    if done is not None and done.returncode == 0:
-        return [f for f in done.stdout.split("\0") if f and (ROOT / f).is_file()]
-    return sorted(str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
-                  if p.is_file() and not _NOT_SOURCE & set(p.relative_to(ROOT).parts)
-                  and not p.name.endswith((".so", ".pyc")) and ".egg-info" not in str(p))
+    return project_files(ROOT)
 
 
 @pytest.fixture(scope="session")
-def wheel_env(tmp_path_factory) -> SimpleNamespace:
-    base = tmp_path_factory.mktemp("wheel")
-    src = base / "src"
-    for rel in _project_files():
-        (src / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / rel, src / rel)
-    pip = [sys.executable, "-m", "pip"]
-    # an isolated build, as `pip install .` does: the setuptools pyproject.toml asks for
-    _sh([*pip, "wheel", "--no-deps", "-q", "-w", str(base / "dist"), str(src)],
-        "building the wheel")
-    (wheel,) = (base / "dist").glob("mcp_notebook-*.whl")
-    venv = base / "venv"
-    _sh([sys.executable, "-m", "venv", "--without-pip", str(venv)], "creating the venv")
-    python = venv / "bin" / "python"
-    # with the parquet extra, as a user who converts to parquet installs it (a plain install
-    # saying how to get parquet is tested in tests/package/test_installed.py)
-    _sh([*pip, "--python", str(python), "install", "-q", "--disable-pip-version-check",
-         f"{wheel}[parquet]"], "installing the wheel and its dependencies")
-    outside = base / "elsewhere"  # the examples of --help name data/...: a copy is here
+def wheel_env(built_wheel, fresh_venv, tmp_path_factory) -> SimpleNamespace:
+    """The session's one wheel and fresh venv (tests/conftest.py: with the parquet extra, as
+    a user who converts to parquet installs it; a plain install saying how to get parquet is
+    tested in tests/package/test_installed.py), run from a folder outside the checkout."""
+    venv = fresh_venv
+    outside = tmp_path_factory.mktemp("elsewhere")  # the examples of --help name data/...
     shutil.copytree(ROOT / "data", outside / "data")
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONSTARTUP")}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", PYTHONNOUSERSITE="1")
-    return SimpleNamespace(python=python, script=venv / "bin" / "mcp-notebook", wheel=wheel,
-                           venv=venv, cwd=outside, env=env)
+    return SimpleNamespace(python=venv / "bin" / "python", script=venv / "bin" / "mcp-notebook",
+                           wheel=built_wheel, venv=venv, cwd=outside, env=env)
 
 
 def test_the_wheel_holds_every_package_file(wheel_env):
@@ -163,8 +128,8 @@ MATRIX = _matrix()
 def installed(wheel_env, tmp_path_factory) -> dict:
     scratch = tmp_path_factory.mktemp("installed-out")
     before = {rel: sha256(ROOT / rel) for rel in DATA}
-    done = _sh([str(wheel_env.python), "-c", _DRIVER, json.dumps(MATRIX), str(scratch)],
-               "the driver in the installed venv", cwd=wheel_env.cwd, env=wheel_env.env)
+    done = run_or_fail([str(wheel_env.python), "-c", _DRIVER, json.dumps(MATRIX), str(scratch)],
+                       "the driver in the installed venv", cwd=wheel_env.cwd, env=wheel_env.env)
     report = json.loads(done.stdout.splitlines()[-1])
     report["changed"] = [rel for rel in DATA if sha256(ROOT / rel) != before[rel]]
     report["scratch"] = scratch

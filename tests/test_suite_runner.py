@@ -1,0 +1,115 @@
+"""How ``make test`` runs the suite: on every core with pytest-xdist, each test module one
+unit of work, the browser tests one unit at the end of the queue, the tests of the wheel
+one unit; and a run that collects nothing fails."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+tomllib = pytest.importorskip("tomllib")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _make_test_argv() -> list[str]:
+    """The pytest arguments of the Makefile's ``test`` recipe, its variables filled in."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = re.search(r"^test: .*\n\t\$\(PY\) -m pytest(.*)$", text, re.M)
+    assert recipe, "no `test:` target running `$(PY) -m pytest` in the Makefile"
+    workers = re.search(r"^TEST_WORKERS \?= (\S+)$", text, re.M)
+    return shlex.split(recipe[1].replace("$(TEST_WORKERS)", workers[1] if workers else ""))
+
+
+def test_make_test_runs_on_every_core_by_module():
+    argv = _make_test_argv()
+    assert argv[argv.index("-n") + 1] == "auto"
+    assert argv[argv.index("--dist") + 1] == "loadgroup"
+    assert "--no-loadscope-reorder" in argv  # the queue in collection order: browser last
+    dev = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    dev = dev["project"]["optional-dependencies"]["dev"]
+    assert any(re.match(r"pytest-xdist\b", r) for r in dev), dev
+
+
+def test_a_run_that_collects_nothing_fails(tmp_path):
+    """``make test``'s pytest arguments over a folder without tests: exit 5, not 0."""
+    pytest.importorskip("xdist")
+    (tmp_path / "test_nothing.py").write_text("X = 1\n")
+    argv = _make_test_argv()
+    argv[argv.index("-n") + 1] = "2"
+    done = subprocess.run([sys.executable, "-m", "pytest", *argv, "-p", "no:cacheprovider",
+                           "-q", str(tmp_path)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 5, done.stdout + done.stderr
+
+
+class _Item:
+    """What the grouping hook reads of a collected test."""
+
+    def __init__(self, nodeid: str, browser: bool = False, fixtures: tuple[str, ...] = ()):
+        self.nodeid, self.fixturenames, self.groups = nodeid, list(fixtures), []
+        self.browser = browser
+
+    def get_closest_marker(self, name: str):
+        return object() if name == "browser" and self.browser else None
+
+    def add_marker(self, mark) -> None:
+        assert mark.name == "xdist_group"
+        self.groups.append(mark.args[0])
+
+
+def _config(xdist: bool) -> SimpleNamespace:
+    return SimpleNamespace(pluginmanager=SimpleNamespace(hasplugin=lambda name: xdist))
+
+
+def test_groups_module_wheel_and_browser():
+    import conftest
+
+    items = [_Item("tests/browser/test_a.py::test_x", browser=True),
+             _Item("tests/fleet/test_dask.py::test_one[data]"),
+             _Item("tests/package/test_installed.py::test_open", fixtures=("installed",)),
+             _Item("tests/fleet/test_dask.py::test_two[peers]"),
+             _Item("tests/notebooks/test_html_export.py::test_y[00]", browser=True),
+             _Item("tests/userpaths/test_wheel.py::test_z", fixtures=("wheel_env", "tmp_path"))]
+    conftest.pytest_collection_modifyitems(None, _config(True), items)
+    assert [(i.nodeid.split("::")[0], i.groups) for i in items] == [
+        ("tests/fleet/test_dask.py", ["tests/fleet/test_dask.py"]),
+        ("tests/package/test_installed.py", ["wheel"]),
+        ("tests/fleet/test_dask.py", ["tests/fleet/test_dask.py"]),
+        ("tests/userpaths/test_wheel.py", ["wheel"]),
+        ("tests/browser/test_a.py", ["browser"]),  # browser last, in their order
+        ("tests/notebooks/test_html_export.py", ["browser"])]
+
+
+def test_without_xdist_only_the_order_changes():
+    import conftest
+
+    items = [_Item("tests/b.py::t", browser=True), _Item("tests/a.py::t")]
+    conftest.pytest_collection_modifyitems(None, _config(False), items)
+    assert [i.nodeid for i in items] == ["tests/a.py::t", "tests/b.py::t"]
+    assert [i.groups for i in items] == [[], []]
+
+
+def test_once_per_session_makes_a_value_once_across_workers(tmp_path_factory, monkeypatch):
+    """The notebooks executed once for every worker: the second ask reads the first one's."""
+    import json
+    import uuid
+
+    from helpers import once_per_session
+
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    made = []
+
+    def make():
+        made.append(1)
+        return {"cells": len(made)}
+
+    key = f"test-{uuid.uuid4().hex}"
+    got = [once_per_session(tmp_path_factory, key, make, json.dumps, json.loads)
+           for _ in range(2)]
+    assert got == [{"cells": 1}, {"cells": 1}] and made == [1]
