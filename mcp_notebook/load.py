@@ -19,7 +19,7 @@ from .engine.native import missing as scanner_missing
 from .fast import progress as bars
 from .protocol.envelope import bounded_recursion
 from .readers import CaptureError, Record
-from .table import Columns, collect
+from .table import Columns, collect, settled
 from .trace import Trace
 
 __all__ = ["load", "expand"]
@@ -395,8 +395,9 @@ def _deduplicated(formats: dict[Path, str], session: str | None, direction: str 
             continue
         try:
             with bounded_recursion():
-                lists = {p: list(readers.read(p, format=name, session=session,
-                                              direction=direction, **options)) for p in paths}
+                lists = {p: list(settled(readers.read(p, format=name, session=session,
+                                                      direction=direction, **options)))
+                         for p in paths}  # settled: the sessions depend on the frames
                 out.update(hook(lists))
         except (CaptureError, OSError, EOFError):
             continue  # the loop reads them one by one and reports what fails

@@ -1,7 +1,11 @@
 """What every reader gives back: records, one per captured frame or line.
 
 Readers find frames and their context (time, direction, session, where in the file);
-they never interpret JSON-RPC. The table layer classifies each record's ``raw`` text.
+they never interpret JSON-RPC. The table layer (:func:`mcp_notebook.table.settled`)
+classifies each record's ``raw`` text, once, and stores the envelopes in ``frames``.
+What a reader decides from a frame's meaning (Claude Desktop: which connection an entry
+belongs to; HAR: where an untimed SSE event goes) it decides after that, in the
+record's ``settle`` step or the file's ``arrange`` step, which the table runs.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ import gzip
 import io
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -46,6 +50,14 @@ class Record:
     local_time: bool = False  # ts read from a local clock of unknown zone, taken as UTC
     extra: dict[str, Any] = field(default_factory=dict)  # http status, sse event id, ...
     size: int | None = None  # bytes of the frame on the wire, where raw is not that frame
+    #: the envelopes of ``raw``, decided by the table (``table.settled``); None until then
+    frames: tuple[Envelope, ...] | None = None
+    #: a reader's step that needs the frames' meaning, run by the table once ``frames`` is
+    #: set, in record order (it may set ``session`` and ``extra``)
+    settle: Callable[[Record], None] | None = None
+    #: a reader's step over consecutive settled records carrying the same function (the
+    #: records of one file): it gives them back in the order the table keeps
+    arrange: Callable[[list[Record]], list[Record]] | None = None
 
 
 #: Yielded for an empty line: the table counts it (``blank_lines``) and makes no row.

@@ -53,7 +53,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 
-from ..protocol.envelope import classify
 from ._jsondoc import array_items
 from ._logtext import looks_like_json
 from ._sse import SSEEvent, parse_sse
@@ -273,7 +272,13 @@ class _Reader:
                                                                     else ""),
                               session=self.default, stream="http", source=self.name,
                               kind="log", extra={"skipped_entries": [e.index for e in skipped]}))
-        for rec in _in_time_order(out, self.untimed):
+        untimed = self.untimed
+
+        def arrange(records: list[Record]) -> list[Record]:
+            return _in_time_order(records, untimed)
+
+        for rec in out:  # in file order; the table puts them in time order (``arrange``)
+            rec.arrange = arrange
             yield _unicode_checked(rec)
         for rec in self.bad:
             yield _unicode_checked(rec)
@@ -449,11 +454,12 @@ def _in_time_order(records: list[Record], untimed: dict[int, float | None]) -> l
     Such an event that answers a request sent by POST goes right after that request;
     any other (a server request or notification) at the opening of its stream, before
     the POSTs that answer it. The event keeps ``ts`` None: only its place is inferred.
+    What each frame is (``frames``) the table has decided before this runs.
     """
     sent: dict[tuple[object, str | None], float] = {}
     for r in records:
         if r.direction == "c2s" and r.kind is None and r.ts is not None:
-            for env in classify(r.raw):
+            for env in r.frames or ():
                 if env.kind == "request" and env.id_key is not None:
                     sent.setdefault((r.session, env.id_key), r.ts)
     inf = float("inf")
@@ -463,8 +469,8 @@ def _in_time_order(records: list[Record], untimed: dict[int, float | None]) -> l
             return r.ts, 0
         if id(r) not in untimed:
             return inf, 0
-        env = classify(r.raw)[0]
-        if env.kind in ("result", "error") and (r.session, env.id_key) in sent:
+        env = r.frames[0] if r.frames else None
+        if env is not None and env.kind in ("result", "error") and (r.session, env.id_key) in sent:
             return sent[(r.session, env.id_key)], 1  # just after its request
         start = untimed[id(r)]
         return (start if start is not None else inf), 0
@@ -486,5 +492,7 @@ def _from_proxy(index: int, x: dict[str, Any]) -> SSEEvent:
 
 
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
-    """Yield the records of a HAR file, in time order."""
+    """Yield the records of a HAR file: entries in file order, each carrying the step
+    (``arrange``) by which the table puts them in time order once it has classified them
+    (:func:`mcp_notebook.table.settled`)."""
     return _Reader(path, session).run()
