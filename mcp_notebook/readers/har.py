@@ -53,6 +53,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 
+import msgspec
+
 from ._jsondoc import array_items
 from ._logtext import looks_like_json
 from ._sse import SSEEvent, parse_sse
@@ -197,7 +199,7 @@ class _Reader:
         with open_text(self.path) as f:
             text = f.read().removeprefix("\ufeff")  # an editor's byte order mark
         try:
-            doc = json.loads(text)
+            doc = _decode(text)
         except (ValueError, RecursionError) as exc:
             return self.salvage(text, exc)
         entries = doc.get("log", {}).get("entries") if isinstance(doc, dict) and isinstance(
@@ -478,6 +480,16 @@ def _in_time_order(records: list[Record], untimed: dict[int, float | None]) -> l
     keyed = [(place(r), i, r) for i, r in enumerate(records)]
     keyed.sort(key=lambda k: (k[0], k[1]))
     return [r for _, _, r in keyed]
+
+
+def _decode(text: str) -> Any:
+    """The JSON document: by msgspec (several times faster), or, for what msgspec refuses
+    and Python's decoder takes (``NaN``, ``1e400``, an escaped lone surrogate, bytes kept
+    as surrogate escapes), by Python's, so the result is always ``json.loads``'s."""
+    try:
+        return msgspec.json.decode(text)
+    except Exception:  # noqa: BLE001 - anything refused: the reference decoder decides
+        return json.loads(text)
 
 
 def _from_proxy(index: int, x: dict[str, Any]) -> SSEEvent:
