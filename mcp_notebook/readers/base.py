@@ -150,16 +150,42 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
     into Markdown (quoted, fenced, indented, in backticks) comes without that wrapping.
     """
     w = wrapping(path)
-    with open_bytes(path) as f:
-        for n, line in enumerate(f, 1):
-            if n == 1:
-                line = line.removeprefix(UTF8_BOM)
-            if line.endswith(b"\n"):
-                line = line[:-1]
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            text = line.decode("utf-8", "surrogateescape")
+    n = 0
+    for block in _line_blocks(path):
+        for text in block.decode("utf-8", "surrogateescape").split("\n"):
+            n += 1
+            if text.endswith("\r"):
+                text = text[:-1]
             yield n, unwrap(text, w) if w else text
+
+
+#: bytes read at a time by :func:`iter_lines` (decoded a block of whole lines at once: a
+#: ``\n`` byte is never inside a UTF-8 sequence, so this gives each line's own decoding)
+CHUNK = 1 << 22
+
+
+def _line_blocks(path: Path) -> Iterator[bytes]:
+    """The file as blocks of whole lines, without the ``\n`` ending each block (a last
+    line with no ``\n`` is a block of its own); the byte order mark opening it dropped."""
+    pending: list[bytes] = []
+    first = True
+    with open_bytes(path) as f:
+        while True:
+            chunk = f.read(CHUNK)
+            if not chunk:
+                break
+            cut = chunk.rfind(b"\n")
+            if cut < 0:
+                pending.append(chunk)  # a line longer than a chunk
+                continue
+            block = b"".join([*pending, chunk[:cut]]) if pending else chunk[:cut]
+            pending = [chunk[cut + 1:]] if cut + 1 < len(chunk) else []
+            if first:
+                block, first = block.removeprefix(UTF8_BOM), False
+            yield block
+    if pending:
+        tail = b"".join(pending)
+        yield tail.removeprefix(UTF8_BOM) if first else tail
 
 
 #: terminal escapes a log copied from a terminal may hold: CSI (colours, ``ESC[32m``),
