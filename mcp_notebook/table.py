@@ -194,7 +194,7 @@ def settled(records: Iterable[Record]) -> Iterator[Record]:
             continue
         if held:
             assert arrange is not None
-            yield from arrange(held)
+            yield from arrange(held, _meaning)
             held, arrange = [], None
             if rec.arrange is not None:
                 arrange = rec.arrange
@@ -203,7 +203,12 @@ def settled(records: Iterable[Record]) -> Iterator[Record]:
         yield rec
     if held:
         assert arrange is not None
-        yield from arrange(held)
+        yield from arrange(held, _meaning)
+
+
+def _meaning(records: list[Record]) -> None:
+    for rec in records:
+        settle(rec)
 
 
 def collect(records: Iterable[Record], cols: Columns | None = None) -> Columns:

@@ -118,14 +118,17 @@ class _Builder:
 
     # -- classification ------------------------------------------------------------------
     def add_arranged(self, recs: list[Record], arrange: Any) -> None:
-        """Records whose order their reader decides from their meaning: classified first
-        (by the scanner, into rows that are let go: the reader needs every frame's
-        envelope before any row can be placed), arranged, then added in that order."""
+        """Records whose order their reader decides, from the meaning of some of them:
+        those are classified first (by the scanner, into rows that are let go), the
+        records arranged, then added in that order (the rows made again by the scanner)."""
         scout = _Builder()
-        for k in range(0, len(recs), BLOCK):
-            scout.add(recs[k:k + BLOCK], frames=True)
-        recs = arrange(recs)
-        for rec in recs:  # the rows are made again by the scanner, in the new order
+
+        def meaning(asked: list[Record]) -> None:
+            for k in range(0, len(asked), BLOCK):
+                scout.add(asked[k:k + BLOCK], frames=True)
+
+        recs = arrange(recs, meaning)
+        for rec in recs:
             if id(rec) in scout.scanned:
                 rec.frames = None
         for k in range(0, len(recs), BLOCK):

@@ -55,9 +55,12 @@ class Record:
     #: a reader's step that needs the frames' meaning, run by the table once ``frames`` is
     #: set, in record order (it may set ``session`` and ``extra``)
     settle: Callable[[Record], None] | None = None
-    #: a reader's step over consecutive settled records carrying the same function (the
-    #: records of one file): it gives them back in the order the table keeps
-    arrange: Callable[[list[Record]], list[Record]] | None = None
+    #: a reader's step over consecutive records carrying the same function (the records
+    #: of one file): it gives them back in the order the table keeps. Its second argument
+    #: (``meaning(records)``) has the table decide the ``frames`` of the records it names,
+    #: for the records whose place depends on what they are
+    arrange: Callable[[list[Record], Callable[[list[Record]], None]], list[Record]] | None \
+        = None
 
 
 #: Yielded for an empty line: the table counts it (``blank_lines``) and makes no row.

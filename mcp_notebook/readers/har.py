@@ -276,8 +276,8 @@ class _Reader:
                               kind="log", extra={"skipped_entries": [e.index for e in skipped]}))
         untimed = self.untimed
 
-        def arrange(records: list[Record]) -> list[Record]:
-            return _in_time_order(records, untimed)
+        def arrange(records: list[Record], meaning: Any) -> list[Record]:
+            return _in_time_order(records, untimed, meaning)
 
         for rec in out:  # in file order; the table puts them in time order (``arrange``)
             rec.arrange = arrange
@@ -450,22 +450,32 @@ def _unicode_checked(rec: Record) -> Record:
     return rec
 
 
-def _in_time_order(records: list[Record], untimed: dict[int, float | None]) -> list[Record]:
+inf = float("inf")
+
+
+def _in_time_order(records: list[Record], untimed: dict[int, float | None],
+                   meaning: Any = None) -> list[Record]:
     """Sort by time, stably; place events of a GET stream that have no time causally.
 
     Such an event that answers a request sent by POST goes right after that request;
     any other (a server request or notification) at the opening of its stream, before
     the POSTs that answer it. The event keeps ``ts`` None: only its place is inferred.
-    What each frame is (``frames``) the table has decided before this runs.
+    What a frame is (``frames``) the table decides (``meaning``), for the records whose
+    place it decides: the timed client messages and the untimed events, when there are
+    untimed events; with none, the order is the times' alone.
     """
+    if not untimed:
+        return sorted(records, key=lambda r: inf if r.ts is None else r.ts)
+    asked = [r for r in records if id(r) in untimed or (
+        r.direction == "c2s" and r.kind is None and r.ts is not None)]
+    if meaning is not None:
+        meaning(asked)
     sent: dict[tuple[object, str | None], float] = {}
     for r in records:
         if r.direction == "c2s" and r.kind is None and r.ts is not None:
             for env in r.frames or ():
                 if env.kind == "request" and env.id_key is not None:
                     sent.setdefault((r.session, env.id_key), r.ts)
-    inf = float("inf")
-
     def place(r: Record) -> tuple[float, int]:
         if r.ts is not None:
             return r.ts, 0
