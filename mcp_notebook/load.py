@@ -307,7 +307,8 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[
             bars.file_done(last)
         last = path
         fmt = formats.get(path, format)
-        if path not in merged and path not in wrapped and fast.supports(fmt, options):
+        tried = path not in merged and path not in wrapped and fast.supports(fmt, options)
+        if tried:
             if path in prefetched:
                 store = prefetched[path]
             else:
@@ -323,7 +324,7 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[
                 records = merged[path] if path in merged else readers.read(
                     path, format=formats.get(path, format), session=session,
                     direction=direction, **options)
-                _collect(records, got, path, session)
+                _collect(records, got, path, session, scanner=not tried)
         except CaptureError as exc:
             if path in named:
                 raise
@@ -353,10 +354,11 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[
 
 
 def _collect(records: Iterable[Record], got: list[Store], path: Path,
-             session: str | None) -> None:
+             session: str | None, scanner: bool = True) -> None:
     """The store of a reader's records (``fast.records``), with a reader's bug on hostile
     input kept as an invalid row, not raised. A file that stops being readable (a gzip
-    stream cut short) keeps the rows read before (``got``) and raises."""
+    stream cut short) keeps the rows read before (``got``) and raises. ``scanner=False``
+    after the fast path did not read the file: the Python path only."""
     state: dict[str, Any] = {}
 
     def failed(exc: Exception) -> Record | None:
@@ -369,7 +371,7 @@ def _collect(records: Iterable[Record], got: list[Store], path: Path,
         return Record(raw="", session=session or path.name, source=path.name,
                       kind="invalid", reason=why)
 
-    part = part_of(records, on_error=failed)
+    part = part_of(records, on_error=failed, scanner=scanner)
     if part.n or "exc" not in state:
         got.append(Store.from_parts([part]))
     if "exc" in state:

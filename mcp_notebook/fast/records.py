@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..engine import native as _native
+from ..engine.fallback import fell_back
 from ..lazytext import ListSource
 from ..protocol.envelope import Envelope, classify
 from ..readers.base import Record
@@ -40,23 +41,27 @@ _STDIO = "stdio"
 
 
 def part_of(records: Iterable[Record],
-            on_error: Callable[[Exception], Record | None] | None = None) -> Part:
+            on_error: Callable[[Exception], Record | None] | None = None,
+            scanner: bool = True) -> Part:
     """The rows of ``records`` as one part. ``on_error``: a reader that raises while its
     records are read ends there, with the record ``on_error(exc)`` gives (if any) as its
-    last. The cyclic garbage collector is paused meanwhile (as the NDJSON path does: many
-    small objects, none in a cycle) and left as it was."""
+    last. ``scanner=False``: the Python path only (msgspec, and the reference classifier),
+    for a file the C scanner already failed on. A failure of the C scanner here is noted
+    (:func:`~mcp_notebook.engine.fallback.fell_back`: raised under strict mode) and the
+    Python path reads on. The cyclic garbage collector is paused meanwhile (as the NDJSON
+    path does: many small objects, none in a cycle) and left as it was."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _part_of(records, on_error)
+        return _part_of(records, on_error, scanner)
     finally:
         if collecting:
             gc.enable()
 
 
 def _part_of(records: Iterable[Record],
-             on_error: Callable[[Exception], Record | None] | None) -> Part:
-    b = _Builder()
+             on_error: Callable[[Exception], Record | None] | None, scanner: bool) -> Part:
+    b = _Builder(scanner)
     pending: list[Record] = []
     held: list[Record] = []
     arrange: Any = None
@@ -109,7 +114,8 @@ def _guarded(records: Iterable[Record],
 
 
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, scanner: bool = True) -> None:
+        self.scanner = scanner
         self.rows = Rows(per_row_context=True)
         self.raw: list[str] = []  # per record
         self.source: list[str] = []
@@ -121,7 +127,7 @@ class _Builder:
         """Records whose order their reader decides, from the meaning of some of them:
         those are classified first (by the scanner, into rows that are let go), the
         records arranged, then added in that order (the rows made again by the scanner)."""
-        scout = _Builder()
+        scout = _Builder(self.scanner)
 
         def meaning(asked: list[Record]) -> None:
             for k in range(0, len(asked), BLOCK):
@@ -147,7 +153,7 @@ class _Builder:
         ends = np.cumsum(lens + 1) - 1
         starts = ends - lens
         buf = b"\n".join(enc)
-        native = _native.native
+        native = _native.native if self.scanner else None
         mv = memoryview(buf)
         st, en = starts.tolist(), ends.tolist()
         i = 0
@@ -170,8 +176,16 @@ class _Builder:
                 k = i
                 while k < stop:
                     if native is not None:
-                        k = native.scan(buf, starts, ends, k, stop, line0,
-                                        _native.out_lists(rows))
+                        try:
+                            k = native.scan(buf, starts, ends, k, stop, line0,
+                                            _native.out_lists(rows))
+                        except Exception as exc:  # a C bug must not cost the capture
+                            fell_back("the C scanner failed on a reader's records; the "
+                                      "Python path read them instead (same rows, slower); "
+                                      "please report it", exc)
+                            native = None
+                            self.scanner = False
+                            continue
                         if k >= stop:
                             break
                     self._one(mv[st[k]:en[k]], line0 + k, recs[k], buf, st[k], en[k])
