@@ -382,13 +382,14 @@ def trace_from_boundary(source: pd.DataFrame | str | Path) -> Any:
     ``violations`` are empty: the rules read payloads this file does not have.
     ``mn.load`` of a boundary file gives the same trace (the ``boundary`` format).
     """
+    from .fast.records import part_of
+    from .fast.store import Store
     from .readers.boundary import PAYLOAD_FREE_NOTE, records_of
-    from .table import Columns, collect
     from .trace import Trace
 
     b = source if isinstance(source, pd.DataFrame) else read_boundary(source)
-    cols = collect(records_of(b, "boundary"), Columns())
-    trace = Trace(cols, notes=[PAYLOAD_FREE_NOTE.format(what="a boundary view")])
+    store = Store.from_parts([part_of(records_of(b, "boundary"))])
+    trace = Trace(store, notes=[PAYLOAD_FREE_NOTE.format(what="a boundary view")])
     trace.payload_free = True
     return trace
 

@@ -17,9 +17,11 @@ from . import fast, readers
 from .engine import fallback
 from .engine.native import missing as scanner_missing
 from .fast import progress as bars
+from .fast.records import part_of
+from .fast.store import Store
 from .protocol.envelope import bounded_recursion
 from .readers import CaptureError, Record
-from .table import Columns, collect
+from .table import settled
 from .trace import Trace
 
 __all__ = ["load", "expand"]
@@ -284,7 +286,6 @@ def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None
 def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[str, str]],
           format: str, session: str | None, direction: str | None, version: str | None,
           max_line: int, options: dict[str, Any]) -> Trace:
-    cols = Columns()
     notes: list[str] = [skipped_note(*s) for s in skipped]
     used: list[str] = []
     formats = _formats(named + found, format)
@@ -292,7 +293,7 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[
     wrapped = {p: w for p, fmt in formats.items() if fmt in readers.LINE_FORMATS
                and (w := readers.wrapping(p))}  # pasted into Markdown: the readers unwrap
     notes.extend(f"{p.name}: {w.describe()}" for p, w in wrapped.items())
-    pieces: list[Any] = []  # Columns of reference-path files and Stores of fast-path files
+    pieces: list[Store] = []  # one store per file, whichever path read it
     fast_jobs = [(path, formats[path], session, direction, max_line) for path in named + found
                  if path in formats and path not in merged and path not in wrapped
                  and fast.supports(formats[path], options)]
@@ -306,39 +307,40 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[
             bars.file_done(last)
         last = path
         fmt = formats.get(path, format)
-        if path not in merged and path not in wrapped and fast.supports(fmt, options):
+        tried = path not in merged and path not in wrapped and fast.supports(fmt, options)
+        if tried:
             if path in prefetched:
                 store = prefetched[path]
             else:
                 with bounded_recursion():
                     store = fast.try_load(path, fmt, session, direction, max_line)
             if store is not None:
-                pieces += [cols, store]
-                cols = Columns()
+                pieces.append(store)
                 used.append(str(path))
                 continue
-        before = len(cols)
+        got: list[Store] = []
         try:
             with bounded_recursion():  # sniffing and decoding recurse in C
                 records = merged[path] if path in merged else readers.read(
                     path, format=formats.get(path, format), session=session,
                     direction=direction, **options)
-                _collect(records, cols, path, session, notes)
+                _collect(records, got, path, session, scanner=not tried)
         except CaptureError as exc:
             if path in named:
                 raise
             notes.append(skipped_note(path.name, str(exc)))
             continue
         except _UNREADABLE as exc:  # unreadable, or a gzip stream cut short or corrupt
-            if path in named and len(cols) == before:
+            if path in named and not got:
                 raise CaptureError(f"{path}: cannot be read ({exc})") from exc
             notes.append(f"{path.name}: reading stopped early ({exc})")
+        pieces.extend(got)
         used.append(str(path))
     if last is not None:
         bars.file_done(last)
     if not used:  # only files found in folders, and none of them loads
         raise CaptureError(f"{paths}: nothing in it loads ({'; '.join(notes)})"[:2000])
-    store = fast.combine([*pieces, cols])
+    store = fast.combine(pieces)
     notes.extend(readers.time_notes(store.extra))
     if fast.infer_directions(store):  # as engine.walks.infer, on columns
         notes.append("directions inferred from the message flow (the capture does not say)")
@@ -351,19 +353,29 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[
     return trace
 
 
-def _collect(records: Iterable[Record], cols: Columns, path: Path, session: str | None,
-             notes: list[str]) -> None:
-    """``collect``, with a reader's bug on hostile input kept as an invalid row, not raised."""
-    try:
-        collect(records, cols)
-    except (CaptureError, *_UNREADABLE):
-        raise
-    except Exception as exc:  # keep what the reader gave before it failed, and say so
+def _collect(records: Iterable[Record], got: list[Store], path: Path,
+             session: str | None, scanner: bool = True) -> None:
+    """The store of a reader's records (``fast.records``), with a reader's bug on hostile
+    input kept as an invalid row, not raised. A file that stops being readable (a gzip
+    stream cut short) keeps the rows read before (``got``) and raises. ``scanner=False``
+    after the fast path did not read the file: the Python path only."""
+    state: dict[str, Any] = {}
+
+    def failed(exc: Exception) -> Record | None:
+        if isinstance(exc, (CaptureError, *_UNREADABLE)):
+            state["exc"] = exc
+            return None
         why = (f"the {path.name} reader stopped here on input it could not handle "
                f"({type(exc).__name__}: {exc}); rows after this point are missing")[:500]
         fallback.fell_back(why)  # a reader bug: raised under MCP_NOTEBOOK_STRICT=1
-        cols.add(Record(raw="", session=session or path.name, source=path.name,
-                        kind="invalid", reason=why), None, 0)
+        return Record(raw="", session=session or path.name, source=path.name,
+                      kind="invalid", reason=why)
+
+    part = part_of(records, on_error=failed, scanner=scanner)
+    if part.n or "exc" not in state:
+        got.append(Store.from_parts([part]))
+    if "exc" in state:
+        raise state["exc"]
 
 
 def _formats(paths: list[Path], format: str) -> dict[Path, str]:
@@ -395,8 +407,9 @@ def _deduplicated(formats: dict[Path, str], session: str | None, direction: str 
             continue
         try:
             with bounded_recursion():
-                lists = {p: list(readers.read(p, format=name, session=session,
-                                              direction=direction, **options)) for p in paths}
+                lists = {p: list(settled(readers.read(p, format=name, session=session,
+                                                      direction=direction, **options)))
+                         for p in paths}  # settled: the sessions depend on the frames
                 out.update(hook(lists))
         except (CaptureError, OSError, EOFError):
             continue  # the loop reads them one by one and reports what fails

@@ -6,7 +6,7 @@ their columns.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,7 @@ from .protocol.envelope import Envelope, classify
 from .readers.base import Record
 
 __all__ = ["FRAME_COLUMNS", "PAIR_COLUMNS", "VIOLATION_COLUMNS", "Columns", "collect",
-           "empty", "int64_or_na"]
+           "empty", "int64_or_na", "settled"]
 
 #: name -> (dtype, meaning)
 FRAME_COLUMNS: dict[str, tuple[str, str]] = {
@@ -162,11 +162,60 @@ class Columns:
         self.version.append(env.version)
 
 
+def settle(rec: Record) -> Record:
+    """Decide the meaning of one record (once: ``rec.frames``), then run the reader's step
+    that depends on it (``rec.settle``)."""
+    if rec.frames is None and rec.kind != "blank":
+        rec.frames = () if rec.kind is not None else (
+            (rec.envelope,) if rec.envelope is not None else tuple(classify(rec.raw)))
+    step = rec.settle
+    if step is not None:
+        rec.settle = None
+        step(rec)
+    return rec
+
+
+def settled(records: Iterable[Record]) -> Iterator[Record]:
+    """The records, each with its envelopes decided (:func:`settle`), in the order the
+    table keeps: consecutive records that carry an ``arrange`` step (one file's) are
+    held and given back in the order that step says.
+
+    The JSON-RPC meaning of a frame is decided here and nowhere else: readers find
+    frames and their context; what they decide from a frame's meaning they decide in
+    ``settle`` and ``arrange``, which run here, after it.
+    """
+    held: list[Record] = []
+    arrange = None
+    for rec in records:
+        settle(rec)
+        if rec.arrange is not None and (arrange is None or rec.arrange is arrange):
+            arrange = rec.arrange
+            held.append(rec)
+            continue
+        if held:
+            assert arrange is not None
+            yield from arrange(held, _meaning)
+            held, arrange = [], None
+            if rec.arrange is not None:
+                arrange = rec.arrange
+                held.append(rec)
+                continue
+        yield rec
+    if held:
+        assert arrange is not None
+        yield from arrange(held, _meaning)
+
+
+def _meaning(records: list[Record]) -> None:
+    for rec in records:
+        settle(rec)
+
+
 def collect(records: Iterable[Record], cols: Columns | None = None) -> Columns:
-    """Classify each record and append its row(s) to ``cols``."""
+    """Classify each record (:func:`settled`) and append its row(s) to ``cols``."""
     if cols is None:
         cols = Columns()
-    for rec in records:
+    for rec in settled(records):
         if rec.kind == "blank":
             cols.blank_lines += 1
             continue
@@ -174,10 +223,9 @@ def collect(records: Iterable[Record], cols: Columns | None = None) -> Columns:
             else rec.size  # a payload-free format gives the original frame's size
         if rec.kind is not None:
             cols.add(rec, None, size)
-        elif rec.envelope is not None:
-            cols.add(rec, rec.envelope, size)
         else:
-            for env in classify(rec.raw):
+            assert rec.frames is not None
+            for env in rec.frames:
                 cols.add(rec, env, size)
     return cols
 

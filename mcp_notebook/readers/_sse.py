@@ -36,12 +36,34 @@ class SSEEvent:
         return self.data is None or not self.data.strip()
 
 
+#: the usual event: an optional ``event:`` line, one ``data:`` line, a blank line
+_SIMPLE = re.compile(r"(?:event:(?: )?([^\r\n:]*)\n)?data:(?: )?([^\r\n]*)\n\n")
+
+
+def _simple(body: str) -> list[SSEEvent] | None:
+    """The events of a body made of usual events only (as :func:`parse_sse` reads them),
+    found by one regular expression; None when the body holds anything else."""
+    if not body.startswith(("data:", "event:")):
+        return None
+    events: list[SSEEvent] = []
+    pos = 0
+    for m in _SIMPLE.finditer(body):
+        if m.start() != pos:
+            return None
+        pos = m.end()
+        events.append(SSEEvent(len(events), m.group(2), m.group(1) or None, None, None))
+    return events if pos == len(body) else None
+
+
 def parse_sse(body: str) -> list[SSEEvent]:
     """The events of an SSE body, in order.
 
     >>> [(e.index, e.id, e.data) for e in parse_sse("id: 1\\ndata: \\n\\nid: 2\\ndata: {}\\n\\n")]
     [(0, '1', ''), (1, '2', '{}')]
     """
+    simple = _simple(body)
+    if simple is not None:
+        return simple
     events: list[SSEEvent] = []
     data: list[str] | None = None
     event = ident = None

@@ -1,7 +1,11 @@
 """What every reader gives back: records, one per captured frame or line.
 
 Readers find frames and their context (time, direction, session, where in the file);
-they never interpret JSON-RPC. The table layer classifies each record's ``raw`` text.
+they never interpret JSON-RPC. The table layer (:func:`mcp_notebook.table.settled`)
+classifies each record's ``raw`` text, once, and stores the envelopes in ``frames``.
+What a reader decides from a frame's meaning (Claude Desktop: which connection an entry
+belongs to; HAR: where an untimed SSE event goes) it decides after that, in the
+record's ``settle`` step or the file's ``arrange`` step, which the table runs.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ import gzip
 import io
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -46,6 +50,17 @@ class Record:
     local_time: bool = False  # ts read from a local clock of unknown zone, taken as UTC
     extra: dict[str, Any] = field(default_factory=dict)  # http status, sse event id, ...
     size: int | None = None  # bytes of the frame on the wire, where raw is not that frame
+    #: the envelopes of ``raw``, decided by the table (``table.settled``); None until then
+    frames: tuple[Envelope, ...] | None = None
+    #: a reader's step that needs the frames' meaning, run by the table once ``frames`` is
+    #: set, in record order (it may set ``session`` and ``extra``)
+    settle: Callable[[Record], None] | None = None
+    #: a reader's step over consecutive records carrying the same function (the records
+    #: of one file): it gives them back in the order the table keeps. Its second argument
+    #: (``meaning(records)``) has the table decide the ``frames`` of the records it names,
+    #: for the records whose place depends on what they are
+    arrange: Callable[[list[Record], Callable[[list[Record]], None]], list[Record]] | None \
+        = None
 
 
 #: Yielded for an empty line: the table counts it (``blank_lines``) and makes no row.
@@ -138,16 +153,42 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
     into Markdown (quoted, fenced, indented, in backticks) comes without that wrapping.
     """
     w = wrapping(path)
-    with open_bytes(path) as f:
-        for n, line in enumerate(f, 1):
-            if n == 1:
-                line = line.removeprefix(UTF8_BOM)
-            if line.endswith(b"\n"):
-                line = line[:-1]
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            text = line.decode("utf-8", "surrogateescape")
+    n = 0
+    for block in _line_blocks(path):
+        for text in block.decode("utf-8", "surrogateescape").split("\n"):
+            n += 1
+            if text.endswith("\r"):
+                text = text[:-1]
             yield n, unwrap(text, w) if w else text
+
+
+#: bytes read at a time by :func:`iter_lines` (decoded a block of whole lines at once: a
+#: ``\n`` byte is never inside a UTF-8 sequence, so this gives each line's own decoding)
+CHUNK = 1 << 22
+
+
+def _line_blocks(path: Path) -> Iterator[bytes]:
+    """The file as blocks of whole lines, without the ``\n`` ending each block (a last
+    line with no ``\n`` is a block of its own); the byte order mark opening it dropped."""
+    pending: list[bytes] = []
+    first = True
+    with open_bytes(path) as f:
+        while True:
+            chunk = f.read(CHUNK)
+            if not chunk:
+                break
+            cut = chunk.rfind(b"\n")
+            if cut < 0:
+                pending.append(chunk)  # a line longer than a chunk
+                continue
+            block = b"".join([*pending, chunk[:cut]]) if pending else chunk[:cut]
+            pending = [chunk[cut + 1:]] if cut + 1 < len(chunk) else []
+            if first:
+                block, first = block.removeprefix(UTF8_BOM), False
+            yield block
+    if pending:
+        tail = b"".join(pending)
+        yield tail.removeprefix(UTF8_BOM) if first else tail
 
 
 #: terminal escapes a log copied from a terminal may hold: CSI (colours, ``ESC[32m``),

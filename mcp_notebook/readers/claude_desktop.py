@@ -5,8 +5,8 @@ files) or ``<ts> [<level>] [<server>] <message>`` (``mcp.log``); the 2024 ``mcp.
 has ``<ts> [<level>] <message>`` with the server named in the text. Messages are
 ``Message from client: <json>`` (host to server, ``c2s``) and ``Message from server:
 <json>`` (``s2c``); 2026 builds write no payload (``method="tools/list" id=1 params``),
-and those lines get a pre-classified envelope. Everything else Claude writes is a
-``log`` row.
+and those lines get an envelope read from that form. Everything else Claude writes is
+a ``log`` row.
 
 Lines that do not start an entry are either the continuation of the entry before (a
 Node ``util.inspect`` block opened by a trailing ``{``, a stack under an ``[error]``
@@ -18,7 +18,10 @@ Order: file order, which is time order: the log is written as things happen (the
 server's stderr lines have no time of their own and keep their place among the
 entries). Several files loaded together keep each file's order (see :func:`dedupe`).
 
-Sessions are the server name plus a connection number (see :mod:`._claude_conn`).
+Sessions are the server name plus a connection number (see :mod:`._claude_conn`). The
+connection of an entry depends on what its message means (an ``initialize``, a request
+id in flight): the reader does not decide that meaning; each record's ``settle`` step
+(run by the table once it has classified the frame, in file order) asks the tracker.
 Loading ``mcp.log`` together with the per-server files of the same run does not double
 the messages: see :func:`dedupe`.
 """
@@ -31,7 +34,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..protocol.envelope import Envelope, classify, id_key_of
+from ..protocol.envelope import Envelope, id_key_of
 from ._claude_conn import Tracker
 from ._claude_dedupe import dedupe
 from ._claude_lines import (
@@ -252,18 +255,22 @@ class _Reader:
 
     def stderr(self, e: _Entry) -> Record:
         raw = "\n".join(e.lines)
-        session = self.session_now()
-        if len(e.lines) == 1 and _CUT_STAMP.match(raw):
-            return Record(raw=raw, session=session, stream="log", source=self.source(e),
-                          kind="invalid", reason="a log line cut off after its timestamp "
-                          "(the file ends, or was pasted, mid-entry)")
-        return Record(raw=raw, session=session, stream="stderr", source=self.source(e),
-                      kind="stderr")
-
-    def session_now(self) -> str:
         server = self.server or self.default
-        conn = self.tracker.last.get(server)
-        return conn.session if conn else server
+        if len(e.lines) == 1 and _CUT_STAMP.match(raw):
+            rec = Record(raw=raw, session=server, stream="log", source=self.source(e),
+                         kind="invalid", reason="a log line cut off after its timestamp "
+                         "(the file ends, or was pasted, mid-entry)")
+        else:
+            rec = Record(raw=raw, session=server, stream="stderr", source=self.source(e),
+                         kind="stderr")
+        rec.settle = self._settle_stderr
+        return rec
+
+    def _settle_stderr(self, rec: Record) -> None:
+        assert rec.session is not None
+        conn = self.tracker.last.get(rec.session)
+        if conn is not None:
+            rec.session = conn.session
 
     def log(self, e: _Entry, ts: float | None) -> Record:
         msg = e.msg
@@ -273,7 +280,17 @@ class _Reader:
             server = next(g for g in era_a.groups() if g)
         server = server or self.server or self.default
         self.server = server
-        t = self.tracker
+        if e.level == "error" and _NOT_JSON.search(msg):
+            e.extra["rule"] = "stdout-noise"
+            e.extra["detail"] = f"Claude Desktop could not parse the server's stdout: {msg[:120]}"
+        rec = Record(raw="\n".join(e.lines), ts=ts, session=server, stream="log",
+                     source=self.source(e), kind="log", extra=e.extra or {})
+        rec.settle = lambda rec: self._settle_log(rec, msg, era_a)
+        return rec
+
+    def _settle_log(self, rec: Record, msg: str, era_a: re.Match[str] | None) -> None:
+        server, ts, t = rec.session, rec.ts, self.tracker
+        assert server is not None
         if msg.startswith("Initializing server") or (era_a and era_a.group("open")):
             conn = t.open(server, ts)
         elif msg == "Server transport closed" or msg.startswith(("Server transport closed (",
@@ -285,11 +302,7 @@ class _Reader:
         else:
             step = f"era-a {era_a.lastgroup}" if era_a else msg
             conn = t.for_log(server, step, ts, msg.startswith(_CLOSE_LINES))
-        if e.level == "error" and _NOT_JSON.search(msg):
-            e.extra["rule"] = "stdout-noise"
-            e.extra["detail"] = f"Claude Desktop could not parse the server's stdout: {msg[:120]}"
-        return Record(raw="\n".join(e.lines), ts=ts, session=conn.session, stream="log",
-                      source=self.source(e), kind="log", extra=e.extra or {})
+        rec.session = conn.session
 
     def message(self, e: _Entry, ts: float | None, payload: str, c2s: bool) -> Record:
         server = e.server or self.server or self.default
@@ -310,30 +323,36 @@ class _Reader:
             reason = (f"Claude Desktop's logger cut this message ({cut.group(0)}); the "
                       "peer sent it whole, so this is not a protocol violation")
             e.extra["truncated_chars"] = int(cut.group(1))
-            env = None
         elif payload[:1] in ("{", "["):
-            envs = classify(payload)  # to tell connections apart; handed on to the table
-            env = envelope = envs[0] if len(envs) == 1 else None
+            pass  # JSON: its meaning is the table's to decide (then ``_settle_message``)
         elif payload:
-            env = envelope = parse_redacted(payload)
-            if env is None:
+            envelope = parse_redacted(payload)
+            if envelope is None:
                 kind = "invalid"
                 reason = "a message line with neither JSON nor the redacted method/id form"
             else:
                 e.extra["redacted"] = True
         else:
-            env = None
             kind, reason = "invalid", "a message line with no payload"
+        rec = Record(raw=payload, ts=ts, direction=direction, session=server,
+                     stream="stdio", source=self.source(e), kind=kind, reason=reason,
+                     envelope=envelope, extra=e.extra or {})
+        rec.settle = self._settle_message
+        return rec
+
+    def _settle_message(self, rec: Record) -> None:
+        """The connection of a message, from what the table found it to be."""
+        server, ts, frames = rec.session, rec.ts, rec.frames
+        assert server is not None
+        env = frames[0] if frames is not None and len(frames) == 1 else None
         if env is not None and env.kind != "invalid":
-            conn, why = self.tracker.for_message(server, ts, c2s, env.kind, env.id_key,
-                                                 env.method)
+            conn, why = self.tracker.for_message(server, ts, rec.direction == "c2s",
+                                                 env.kind, env.id_key, env.method)
             if why:
-                e.extra["ambiguous"] = why
+                rec.extra["ambiguous"] = why
         else:  # nothing to route by: the connection the last entry went to
             conn = self.tracker.current(server, ts)
-        return Record(raw=payload, ts=ts, direction=direction, session=conn.session,
-                      stream="stdio", source=self.source(e), kind=kind, reason=reason,
-                      envelope=envelope, extra=e.extra or {})
+        rec.session = conn.session
 
 
 def _server_from_filename(filename: str) -> str | None:

@@ -56,10 +56,53 @@ def sniff(head: str, filename: str) -> int:
 #: a tokenizer of its quoting that runs in C, at the cost of shlex's rarer escapes
 _SHLEX_LIMIT = 8192
 _TOKEN = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+)""")
+#: shlex's POSIX words (``shlex.split``), by a regular expression: a word is unquoted text,
+#: '...' (taken as is), "..." (where a backslash escapes only " and itself) and \x (x)
+_PIECE = r"""[^ \t\r\n'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*"|\\."""
+_WORD = re.compile(f"(?:{_PIECE})+", re.S)
+_SPACE = re.compile("[ \t\r\n]*")
+_PIECES = re.compile(_PIECE, re.S)
+_DQ_ESCAPE = re.compile(r'\\(["\\])')
+
+
+def _unquote(piece: str) -> str:
+    c = piece[0]
+    if c == "'":
+        return piece[1:-1]
+    if c == '"':
+        inner = piece[1:-1]
+        return _DQ_ESCAPE.sub(r"\1", inner) if "\\" in inner else inner
+    if c == "\\":
+        return piece[1]
+    return piece
+
+
+def _shell_words(text: str) -> list[str] | None:
+    """``shlex.split(text)`` (POSIX mode), or None where shlex would fail (an unclosed
+    quote, a trailing backslash); the same words, without shlex's character-by-character
+    loop."""
+    out: list[str] = []
+    pos, n = 0, len(text)
+    while True:
+        pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+        if pos >= n:
+            return out
+        m = _WORD.match(text, pos)
+        if m is None:
+            return None
+        pos = m.end()
+        if pos < n and text[pos] not in " \t\r\n":
+            return None  # an unclosed quote, a trailing backslash
+        w = m.group()
+        out.append(w if "'" not in w and '"' not in w and "\\" not in w
+                   else "".join(_unquote(p) for p in _PIECES.findall(w)))
 
 
 def _split(text: str) -> list[str]:
     if len(text) <= _SHLEX_LIMIT:
+        words = _shell_words(text)
+        if words is not None:
+            return words
         try:
             return shlex.split(text)
         except ValueError:  # an unclosed quote: the paste was cut

@@ -53,7 +53,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 
-from ..protocol.envelope import classify
+import msgspec
+
 from ._jsondoc import array_items
 from ._logtext import looks_like_json
 from ._sse import SSEEvent, parse_sse
@@ -198,7 +199,7 @@ class _Reader:
         with open_text(self.path) as f:
             text = f.read().removeprefix("\ufeff")  # an editor's byte order mark
         try:
-            doc = json.loads(text)
+            doc = _decode(text)
         except (ValueError, RecursionError) as exc:
             return self.salvage(text, exc)
         entries = doc.get("log", {}).get("entries") if isinstance(doc, dict) and isinstance(
@@ -273,7 +274,13 @@ class _Reader:
                                                                     else ""),
                               session=self.default, stream="http", source=self.name,
                               kind="log", extra={"skipped_entries": [e.index for e in skipped]}))
-        for rec in _in_time_order(out, self.untimed):
+        untimed = self.untimed
+
+        def arrange(records: list[Record], meaning: Any) -> list[Record]:
+            return _in_time_order(records, untimed, meaning)
+
+        for rec in out:  # in file order; the table puts them in time order (``arrange``)
+            rec.arrange = arrange
             yield _unicode_checked(rec)
         for rec in self.bad:
             yield _unicode_checked(rec)
@@ -443,28 +450,39 @@ def _unicode_checked(rec: Record) -> Record:
     return rec
 
 
-def _in_time_order(records: list[Record], untimed: dict[int, float | None]) -> list[Record]:
+inf = float("inf")
+
+
+def _in_time_order(records: list[Record], untimed: dict[int, float | None],
+                   meaning: Any = None) -> list[Record]:
     """Sort by time, stably; place events of a GET stream that have no time causally.
 
     Such an event that answers a request sent by POST goes right after that request;
     any other (a server request or notification) at the opening of its stream, before
     the POSTs that answer it. The event keeps ``ts`` None: only its place is inferred.
+    What a frame is (``frames``) the table decides (``meaning``), for the records whose
+    place it decides: the timed client messages and the untimed events, when there are
+    untimed events; with none, the order is the times' alone.
     """
+    if not untimed:
+        return sorted(records, key=lambda r: inf if r.ts is None else r.ts)
+    asked = [r for r in records if id(r) in untimed or (
+        r.direction == "c2s" and r.kind is None and r.ts is not None)]
+    if meaning is not None:
+        meaning(asked)
     sent: dict[tuple[object, str | None], float] = {}
     for r in records:
         if r.direction == "c2s" and r.kind is None and r.ts is not None:
-            for env in classify(r.raw):
+            for env in r.frames or ():
                 if env.kind == "request" and env.id_key is not None:
                     sent.setdefault((r.session, env.id_key), r.ts)
-    inf = float("inf")
-
     def place(r: Record) -> tuple[float, int]:
         if r.ts is not None:
             return r.ts, 0
         if id(r) not in untimed:
             return inf, 0
-        env = classify(r.raw)[0]
-        if env.kind in ("result", "error") and (r.session, env.id_key) in sent:
+        env = r.frames[0] if r.frames else None
+        if env is not None and env.kind in ("result", "error") and (r.session, env.id_key) in sent:
             return sent[(r.session, env.id_key)], 1  # just after its request
         start = untimed[id(r)]
         return (start if start is not None else inf), 0
@@ -472,6 +490,16 @@ def _in_time_order(records: list[Record], untimed: dict[int, float | None]) -> l
     keyed = [(place(r), i, r) for i, r in enumerate(records)]
     keyed.sort(key=lambda k: (k[0], k[1]))
     return [r for _, _, r in keyed]
+
+
+def _decode(text: str) -> Any:
+    """The JSON document: by msgspec (several times faster), or, for what msgspec refuses
+    and Python's decoder takes (``NaN``, ``1e400``, an escaped lone surrogate, bytes kept
+    as surrogate escapes), by Python's, so the result is always ``json.loads``'s."""
+    try:
+        return msgspec.json.decode(text)
+    except Exception:  # noqa: BLE001 - anything refused: the reference decoder decides
+        return json.loads(text)
 
 
 def _from_proxy(index: int, x: dict[str, Any]) -> SSEEvent:
@@ -486,5 +514,7 @@ def _from_proxy(index: int, x: dict[str, Any]) -> SSEEvent:
 
 
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
-    """Yield the records of a HAR file, in time order."""
+    """Yield the records of a HAR file: entries in file order, each carrying the step
+    (``arrange``) by which the table puts them in time order once it has classified them
+    (:func:`mcp_notebook.table.settled`)."""
     return _Reader(path, session).run()

@@ -11,6 +11,7 @@ import mcp_notebook as mn
 from mcp_notebook.readers import claude_desktop as cd
 from mcp_notebook.readers import sniff
 from mcp_notebook.readers.base import Record
+from mcp_notebook.table import settled
 
 HERE = Path(__file__).parent
 WILD = HERE.parent / "fixtures" / "wild"
@@ -84,7 +85,7 @@ def _row_texts(path: Path) -> list[str]:
     """Each record's source span, as the file's lines it covers."""
     lines = path.read_text(encoding="utf-8").split("\n")
     out = []
-    for rec in cd.read(path):
+    for rec in settled(cd.read(path)):
         if rec.kind == "blank":
             continue
         span = rec.source.rsplit(":", 1)[1]
@@ -104,14 +105,14 @@ def test_message_lines_match_an_independent_count():
     for name, *_ in GOLDEN:
         path = WILD / name
         text = path.read_text(encoding="utf-8")
-        recs = [r for r in cd.read(path) if r.kind != "blank"]
+        recs = [r for r in settled(cd.read(path)) if r.kind != "blank"]
         assert sum(r.direction == "c2s" for r in recs) == text.count("Message from client")
         assert sum(r.direction == "s2c" for r in recs) == text.count("Message from server")
 
 
 def test_both_bracket_orders_give_the_same_entries():
-    per_server = list(cd.read(WILD / "claude-desktop-server-log/taptools-per-server-server.txt"))
-    combined = [r for r in cd.read(WILD / "claude-desktop-mcp-log/taptools-combined-mcp-log.txt")
+    per_server = list(settled(cd.read(WILD / "claude-desktop-server-log/taptools-per-server-server.txt")))
+    combined = [r for r in settled(cd.read(WILD / "claude-desktop-mcp-log/taptools-combined-mcp-log.txt"))
                 if r.session.startswith("server")]
     pick = [(r.kind, r.direction, r.session, r.raw if r.kind != "log" else None)
             for r in per_server if r.kind != "stderr"]
@@ -120,7 +121,7 @@ def test_both_bracket_orders_give_the_same_entries():
 
 
 def test_json_payload_is_exact_and_metadata_suffix_is_dropped():
-    recs = list(cd.read(DATA / "mcp-server-rebe.log"))
+    recs = list(settled(cd.read(DATA / "mcp-server-rebe.log")))
     first = next(r for r in recs if r.direction == "c2s")
     assert first.raw.startswith('{"method":"initialize"') and first.raw.endswith('"id":0}')
     assert first.ts == pytest.approx(1756980518.663)
@@ -128,7 +129,7 @@ def test_json_payload_is_exact_and_metadata_suffix_is_dropped():
 
 
 def test_inspect_block_is_one_log_row():
-    recs = list(cd.read(WILD / "claude-desktop-server-log/anytype-34-multiline-inspect.txt"))
+    recs = list(settled(cd.read(WILD / "claude-desktop-server-log/anytype-34-multiline-inspect.txt")))
     assert recs[0].source.endswith(":1-14") and recs[0].kind == "log"
     assert recs[0].raw.endswith("} %o") and recs[0].raw.count("\n") == 13
 
@@ -209,7 +210,7 @@ def test_stack_lines_continue_claudes_error_entry(tmp_path):
         "    at JSON.parse (<anonymous>)\n"
         "    at Socket.emit (node:events:519:28)\n"
         "2024-12-02T10:00:00.200Z [info] MCP server terminal disconnected.\n")
-    recs = list(cd.read(p))
+    recs = list(settled(cd.read(p)))
     assert [(r.kind, r.source, r.session) for r in recs] == [
         ("log", "mcp.log:1", "terminal"), ("log", "mcp.log:2-4", "terminal"),
         ("log", "mcp.log:5", "terminal")]
@@ -229,7 +230,7 @@ def test_multiline_metadata_after_a_message_and_file_starting_mid_entry(tmp_path
         "}\n"
         '2026-01-01T00:00:01.000Z [x] [info] Message from client: {"jsonrpc":"2.0",'
         '"method":"notifications/cancelled","params":{"requestId":1}} { metadata: { a: 1 } }\n')
-    recs = list(cd.read(p))
+    recs = list(settled(cd.read(p)))
     assert [r.kind for r in recs] == ["stderr", None, None]
     assert recs[0].source == "mcp-server-x.log:1-2"  # an indented block: one stderr row
     assert recs[1].raw == '{"jsonrpc":"2.0","id":1,"result":{}}'
@@ -242,7 +243,7 @@ def test_hostile_and_binary_lines_do_not_crash(tmp_path):
     p = tmp_path / "mcp-server-bad.log"
     p.write_bytes(b"\xff\xfe junk\n2025-01-01T00:00:00.000Z [b] [info] Message from client: "
                   b"{\"a\":\xff}\n[info] [b] Message from server: <script>\n\x00\x01\n")
-    recs = list(cd.read(p))
+    recs = list(settled(cd.read(p)))
     assert [r.kind for r in recs] == ["stderr", None, "invalid", "stderr"]
     assert recs[2].reason.startswith("a message line with neither JSON")
     mn.load(p)  # the table classifies the broken JSON as invalid, no exception
@@ -258,7 +259,7 @@ def test_dedupe_drops_mcp_log_twins_of_per_server_entries():
         WILD / "claude-desktop-server-log/taptools-per-server-filesystem.txt": None,
         WILD / "claude-desktop-server-log/taptools-per-server-server.txt": None,
     }
-    by_file = {p: list(cd.read(p)) for p in files}
+    by_file = {p: list(settled(cd.read(p))) for p in files}
     out = cd.dedupe(by_file)
     combined = out[WILD / "claude-desktop-mcp-log/taptools-combined-mcp-log.txt"]
     assert combined == []  # every entry of the combined log has a twin within 3 ms
@@ -272,7 +273,7 @@ def test_dedupe_drops_mcp_log_twins_of_per_server_entries():
 def test_dedupe_keeps_entries_without_twin():
     combined = WILD / "claude-desktop-mcp-log/taptools-combined-mcp-log.txt"
     fs = WILD / "claude-desktop-server-log/taptools-per-server-filesystem.txt"
-    out = cd.dedupe({combined: list(cd.read(combined)), fs: list(cd.read(fs))})
+    out = cd.dedupe({combined: list(settled(cd.read(combined))), fs: list(settled(cd.read(fs)))})
     kept = out[combined]
     assert kept and {r.session.split("#")[0] for r in kept} == {"server"}
     assert len(kept) == 32  # the "server" entries: no per-server file for them here

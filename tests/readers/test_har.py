@@ -9,6 +9,7 @@ import pytest
 
 import mcp_notebook as mn
 from mcp_notebook.readers import har, sniff
+from mcp_notebook.table import settled
 
 from . import harkit
 
@@ -22,7 +23,7 @@ def streamable(tmp_path: Path) -> Path:
 
 def rows(path: Path) -> list[tuple]:
     return [(r.source.split("#", 1)[1] if "#" in r.source else r.source, r.direction,
-             r.kind, r.session) for r in har.read(path)]
+             r.kind, r.session) for r in settled(har.read(path))]
 
 
 def test_streamable_http_records(streamable):
@@ -50,7 +51,7 @@ def test_streamable_http_records(streamable):
 
 
 def test_streamable_http_extras(streamable):
-    recs = {r.source.split("#", 1)[-1]: r for r in har.read(streamable)}
+    recs = {r.source.split("#", 1)[-1]: r for r in settled(har.read(streamable))}
     assert recs["entry0/event1"].extra == {"http": "POST", "status": 200, "event_id": "s0_1",
                                            "ts_estimated": True}
     assert recs["entry1"].extra == {"http": "POST", "status": 202}
@@ -81,7 +82,7 @@ def test_streamable_http_trace(streamable):
 
 def test_old_http_sse_transport(tmp_path):
     path = harkit.old_sse(tmp_path / "old.har")
-    recs = list(har.read(path))
+    recs = list(settled(har.read(path)))
     assert [(r.source.split("#")[1], r.direction, r.kind, r.session) for r in recs] == [
         ("entry0/event0", None, "log", "9f1c"),  # the endpoint event names the session
         ("entry1", "c2s", None, "9f1c"),
@@ -98,7 +99,7 @@ def test_old_http_sse_transport(tmp_path):
 
 def test_per_event_times_from_the_recording_proxy(tmp_path):
     path = harkit.stamped(tmp_path / "proxy.har")
-    recs = list(har.read(path))
+    recs = list(settled(har.read(path)))
     order = [r.source.split("#")[1] for r in recs]
     # the ping on the GET stream arrived at t=5 s: between the POSTs at 4 s and 6 s
     assert order == ["entry0", "entry0/response", "entry2", "entry2/response",
@@ -118,7 +119,7 @@ def test_per_event_times_from_the_recording_proxy(tmp_path):
 def test_broken_har_is_one_invalid_row(tmp_path, text, reason):
     p = tmp_path / "x.har"
     p.write_text(text)
-    recs = list(har.read(p))
+    recs = list(settled(har.read(p)))
     assert len(recs) == 1 and recs[0].kind == "invalid" and recs[0].reason.startswith(reason)
 
 
@@ -134,7 +135,7 @@ def test_base64_bodies_truncation_and_proxy_errors(tmp_path):
                       mime="text/plain", reply="mcp-notebook proxy: cannot reach ...",
                       _proxyError="ClientConnectorError: refused")
     path = harkit.write(tmp_path / "x.har", [e1, e2])
-    recs = list(har.read(path))
+    recs = list(settled(har.read(path)))
     assert recs[0].raw == body
     assert recs[1].kind == "invalid" and "full size 90000" in recs[1].reason
     assert recs[3].kind == "log" and recs[3].extra["proxy_error"].startswith("ClientConnector")
@@ -146,7 +147,7 @@ def test_proxy_event_without_a_time_is_placed_causally(tmp_path):
     doc = json.loads(path.read_text())
     del doc["log"]["entries"][1]["response"]["content"]["_sseEvents"][1]["t"]
     path.write_text(json.dumps(doc))
-    recs = list(har.read(path))
+    recs = list(settled(har.read(path)))
     ping = next(r for r in recs if r.source.endswith("entry1/event1"))
     assert ping.ts is None and ping.raw == harkit.js(harkit.msg(id=0, method="ping"))
     assert len(recs) == 6

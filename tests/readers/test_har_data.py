@@ -15,6 +15,7 @@ import pytest
 
 import mcp_notebook as mn
 from mcp_notebook.readers import har, sniff
+from mcp_notebook.table import settled
 
 DATA = Path(__file__).parent.parent.parent / "data"
 HARS = sorted(DATA.glob("*.har"))
@@ -73,6 +74,6 @@ def test_recorded_har(path):
 
 @pytest.mark.skipif(not (DATA / "demo-sse.har").exists(), reason="no demo-sse.har")
 def test_old_transport_endpoint_names_the_session():
-    recs = list(har.read(DATA / "demo-sse.har"))
+    recs = list(settled(har.read(DATA / "demo-sse.har")))
     assert recs[0].kind == "log" and recs[0].extra["sse_event"] == "endpoint"
     assert all(r.extra.get("reply") == "Accepted" for r in recs if r.direction == "c2s")

@@ -9,6 +9,7 @@ import pytest
 
 import mcp_notebook as mn
 from mcp_notebook.readers import har, inspector
+from mcp_notebook.table import settled
 
 from . import harkit
 
@@ -47,7 +48,7 @@ def test_har_cut_between_entries_says_so(tmp_path):
     text = json.dumps({"log": {"entries": _pings(2)}})
     path = tmp_path / "cut.har"
     path.write_text(text[:text.rindex("]")] + ",")
-    recs = list(har.read(path))
+    recs = list(settled(har.read(path)))
     assert [r.kind for r in recs] == [None, None, None, None, "log"]
     assert "cut" in recs[-1].raw
 
@@ -74,7 +75,7 @@ def test_har_entry_not_an_object_and_bad_json_entry(tmp_path):
     text = text.replace('[{"startedDateTime"', '[7, {"startedDateTime"', 1)
     path = tmp_path / "x.har"
     path.write_text(text.replace('"wait": 5.0', '"wait": 5.0.0', 1))  # entry 1 breaks
-    recs = list(har.read(path))
+    recs = list(settled(har.read(path)))
     assert sorted(r.kind or "" for r in recs) == ["", "", "invalid", "invalid"]
 
 
@@ -148,4 +149,4 @@ def test_claude_and_curl_with_cr_only_and_ansi_still_pair(tmp_path, path, fmt):
 def test_har_after_a_byte_order_mark_loads_whole(tmp_path):
     path = tmp_path / "bom.har"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"log": {"entries": _pings(2)}}).encode())
-    assert [r.kind for r in har.read(path)] == [None] * 4
+    assert [r.kind for r in settled(har.read(path))] == [None] * 4

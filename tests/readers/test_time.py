@@ -11,6 +11,7 @@ import pytest
 import mcp_notebook as mn
 from mcp_notebook.readers import har, inspector, tap, vscode
 from mcp_notebook.readers._time import parse_iso, read_time
+from mcp_notebook.table import settled
 
 from . import harkit
 
@@ -123,7 +124,7 @@ def test_har_times_of_any_precision(tmp_path):
     worse = harkit.entry("POST", body=harkit.msg(id=3, method="ping"))
     worse["startedDateTime"] = "18/06/2025 12:00"
     path = harkit.write(tmp_path / "t.har", [e, bad, worse])
-    recs = {r.source.split("#")[1]: r for r in har.read(path)}
+    recs = {r.source.split("#")[1]: r for r in settled(har.read(path))}
     assert recs["entry0"].ts == pytest.approx(NOON + 0.1234567, abs=1e-6)
     assert recs["entry1"].ts == pytest.approx(NOON + 0.5)
     assert recs["entry2"].ts is None

@@ -1,0 +1,360 @@
+"""Reader records into the column store: the path of every reader that is not a line
+format with a scanner of its own (Claude Desktop, VS Code, HAR, Inspector, recorder, curl,
+boundary, OTLP, and any reader's records).
+
+Records come in blocks; the frames of a block are classified together by the C scanner
+(the one the NDJSON path uses: the text of each record is one span of one buffer), the
+frames it leaves by the reference classifier, one by one, as the NDJSON path does. The
+rows go straight into :class:`~.rows.Rows` (numpy per block) and from there into one
+:class:`~.store.Part`: no list per column, no second model.
+
+What a reader decides from a frame's meaning runs here, after the classification, in
+record order: each record's ``settle`` step once its ``frames`` are known (they are made
+only for records that have such a step), and the ``arrange`` step of a file's records.
+The rows are those of :func:`mcp_notebook.table.collect` (the reference: one row per
+message, a batch array one per member, the record's context on each), with the same
+values; ``tests/engine`` and ``tests/readers`` check it on every bundled capture.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ..engine import native as _native
+from ..engine.fallback import fell_back
+from ..lazytext import ListSource
+from ..protocol.envelope import Envelope, classify
+from ..readers.base import Record
+from .message import decoder, scan
+from .rows import DIR_CODE, KIND_CODE, KINDS, SPARSE, LineContext, Rows
+from .store import Part, Sparse
+
+__all__ = ["part_of", "BLOCK"]
+
+#: records classified together
+BLOCK = 8192
+_STDIO = "stdio"
+
+
+def part_of(records: Iterable[Record],
+            on_error: Callable[[Exception], Record | None] | None = None,
+            scanner: bool = True) -> Part:
+    """The rows of ``records`` as one part. ``on_error``: a reader that raises while its
+    records are read ends there, with the record ``on_error(exc)`` gives (if any) as its
+    last. ``scanner=False``: the Python path only (msgspec, and the reference classifier),
+    for a file the C scanner already failed on. A failure of the C scanner here is noted
+    (:func:`~mcp_notebook.engine.fallback.fell_back`: raised under strict mode) and the
+    Python path reads on. The cyclic garbage collector is paused meanwhile (as the NDJSON
+    path does: many small objects, none in a cycle) and left as it was."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _part_of(records, on_error, scanner)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _part_of(records: Iterable[Record],
+             on_error: Callable[[Exception], Record | None] | None, scanner: bool) -> Part:
+    b = _Builder(scanner)
+    pending: list[Record] = []
+    held: list[Record] = []
+    arrange: Any = None
+    for rec in _guarded(records, on_error):
+        if rec.kind == "blank":
+            b.rows.blank += 1
+            continue
+        if rec.arrange is not None and (arrange is None or rec.arrange is arrange):
+            if pending:
+                b.add(pending)
+                pending = []
+            arrange = rec.arrange
+            held.append(rec)
+            continue
+        if held:
+            b.add_arranged(held, arrange)
+            held, arrange = [], None
+            if rec.arrange is not None:
+                arrange = rec.arrange
+                held.append(rec)
+                continue
+        pending.append(rec)
+        if len(pending) >= BLOCK:
+            b.add(pending)
+            pending = []
+    if held:
+        b.add_arranged(held, arrange)
+    if pending:
+        b.add(pending)
+    return b.part()
+
+
+def _guarded(records: Iterable[Record],
+             on_error: Callable[[Exception], Record | None] | None) -> Iterator[Record]:
+    if on_error is None:
+        yield from records
+        return
+    it = iter(records)
+    while True:
+        try:
+            rec = next(it)
+        except StopIteration:
+            return
+        except Exception as exc:  # a reader's bug on hostile input: kept, said, not raised
+            last = on_error(exc)
+            if last is not None:
+                yield last
+            return
+        yield rec
+
+
+class _Builder:
+    def __init__(self, scanner: bool = True) -> None:
+        self.scanner = scanner
+        self.rows = Rows(per_row_context=True)
+        self.raw: list[str] = []  # per record
+        self.source: list[str] = []
+        self.n = 0  # records so far
+        self.scanned: set[int] = set()  # records whose frames the scanner's rows gave
+
+    # -- classification ------------------------------------------------------------------
+    def add_arranged(self, recs: list[Record], arrange: Any) -> None:
+        """Records whose order their reader decides, from the meaning of some of them:
+        those are classified first (by the scanner, into rows that are let go), the
+        records arranged, then added in that order (the rows made again by the scanner)."""
+        scout = _Builder(self.scanner)
+
+        def meaning(asked: list[Record]) -> None:
+            for k in range(0, len(asked), BLOCK):
+                scout.add(asked[k:k + BLOCK], frames=True)
+
+        recs = arrange(recs, meaning)
+        for rec in recs:
+            if id(rec) in scout.scanned:
+                rec.frames = None
+        for k in range(0, len(recs), BLOCK):
+            self.add(recs[k:k + BLOCK])
+
+    def add(self, recs: list[Record], frames: bool = False) -> None:
+        """Append the rows of ``recs``; with ``frames`` every record gets its ``frames``
+        (else only those a reader's ``settle`` step needs)."""
+        rows = self.rows
+        line0 = self.n
+        r0 = len(rows.kind)
+        n = len(recs)
+        enc = [b"" if (r.kind is not None or r.frames is not None or r.envelope is not None)
+               else r.raw.encode("utf-8", "surrogateescape") for r in recs]
+        lens = np.fromiter(map(len, enc), dtype=np.int64, count=n)
+        ends = np.cumsum(lens + 1) - 1
+        starts = ends - lens
+        buf = b"\n".join(enc)
+        native = _native.native if self.scanner else None
+        mv = memoryview(buf)
+        st, en = starts.tolist(), ends.tolist()
+        i = 0
+        while i < n:
+            rec = recs[i]
+            j = line0 + i
+            if rec.kind is not None:  # a forced row: stderr, log or invalid
+                _forced(rows, rec, j)
+            elif rec.frames is not None or rec.envelope is not None or not enc[i]:
+                envs = rec.frames if rec.frames is not None else (
+                    (rec.envelope,) if rec.envelope is not None else tuple(classify(rec.raw)))
+                rec.frames = envs
+                for env in envs:
+                    _envelope(rows, env, j)
+            else:
+                stop = i
+                while stop < n and enc[stop] and recs[stop].kind is None \
+                        and recs[stop].frames is None and recs[stop].envelope is None:
+                    stop += 1
+                k = i
+                while k < stop:
+                    if native is not None:
+                        try:
+                            k = native.scan(buf, starts, ends, k, stop, line0,
+                                            _native.out_lists(rows))
+                        except Exception as exc:  # a C bug must not cost the capture
+                            fell_back("the C scanner failed on a reader's records; the "
+                                      "Python path read them instead (same rows, slower); "
+                                      "please report it", exc)
+                            native = None
+                            self.scanner = False
+                            continue
+                        if k >= stop:
+                            break
+                    self._one(mv[st[k]:en[k]], line0 + k, recs[k], buf, st[k], en[k])
+                    k += 1
+                i = stop
+                continue
+            i += 1
+        self._settle(recs, line0, r0, frames)
+        self._context(recs, line0, r0, [
+            rec.size if rec.size is not None else len(e) if e else _size(rec)
+            for e, rec in zip(enc, recs, strict=True)])
+        self.raw.extend(r.raw for r in recs)
+        self.source.extend(r.source for r in recs)
+        self.n += n
+
+    def _one(self, line: memoryview, j: int, rec: Record, buf: bytes, a: int, b: int) -> None:
+        """One frame by the Python path: msgspec, or the reference (as the NDJSON path)."""
+        rows = self.rows
+
+        def slow(_: int) -> None:
+            envs = tuple(classify(rec.raw))
+            rec.frames = envs
+            for env in envs:
+                _envelope(rows, env, j)
+
+        try:
+            bytes(line).decode("utf-8")  # the reference refuses invalid UTF-8
+            m = decoder.decode(line)
+        except Exception:  # noqa: BLE001 - anything msgspec refuses: the reference decides
+            slow(j)
+            return
+        scan((m,), (j,), rows, lambda _: buf.find(b"\\u", a, b) >= 0, slow)
+
+    # -- what readers decide from the meaning -----------------------------------------------
+    def _settle(self, recs: list[Record], line0: int, r0: int, frames: bool) -> None:
+        if not frames and not any(r.settle is not None for r in recs):
+            return
+        rows = self.rows
+        line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
+        first = np.searchsorted(line, np.arange(len(recs) + 1)).tolist()
+        for i, rec in enumerate(recs):
+            step = rec.settle
+            if step is None and not frames:
+                continue
+            if rec.frames is None:
+                rec.frames = tuple(self._envelope_of(r0 + k) for k in range(first[i],
+                                                                            first[i + 1]))
+                self.scanned.add(id(rec))
+            if step is not None:
+                rec.settle = None
+                step(rec)
+
+    def _envelope_of(self, k: int) -> Envelope:
+        """The envelope of row ``k`` (of the current block's lists), as the scanner found it."""
+        rows = self.rows
+        r = rows.base + k
+        sp = rows.sparse
+        mc = rows.method[k]
+        return Envelope(KINDS[rows.kind[k]], rows.id[k], rows.id_key[k],
+                        rows.methods.values[mc] if mc >= 0 else None, sp["error_code"].get(r),
+                        sp["error_message"].get(r), bool(sp["is_tool_error"].get(r, False)),
+                        sp["batch"].get(r), sp["reason"].get(r), (), None, None,
+                        sp["version"].get(r))
+
+    # -- context ---------------------------------------------------------------------------
+    def _context(self, recs: list[Record], line0: int, r0: int, sizes: list[int]) -> None:
+        rows = self.rows
+        n = len(recs)
+        ctx = LineContext(line0, n)
+        ctx.ts = np.fromiter((np.nan if r.ts is None else r.ts for r in recs),
+                             dtype=np.float64, count=n)
+        ctx.session = rows.sessions.codes([r.session for r in recs])
+        ctx.stream = rows.streams.codes([r.stream for r in recs])
+        dget = DIR_CODE.get
+        ctx.direction = np.fromiter((dget(r.direction, -1) for r in recs), dtype=np.int8,
+                                    count=n)
+        ctx.size = np.asarray(sizes, dtype=np.int64)
+        if any(r.extra or r.local_time for r in recs):
+            line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
+            first = np.searchsorted(line, np.arange(n + 1)).tolist()
+            base = rows.base + r0
+            lt = rows.sparse["local_time"]
+            for i, rec in enumerate(recs):
+                if rec.extra or rec.local_time:
+                    for k in range(first[i], first[i + 1]):
+                        if rec.extra:
+                            rows.extra[base + k] = rec.extra
+                        if rec.local_time:
+                            lt[base + k] = True
+        rows.flush(ctx)
+
+    # -- the part ------------------------------------------------------------------------
+    def part(self) -> Part:
+        rows = self.rows
+        rows.flush()
+        n = len(rows)
+        line = rows.column("line", np.int64)
+        raw = np.fromiter(self.raw, dtype=object, count=len(self.raw))[line] if n else \
+            np.empty(0, dtype=object)
+        source = np.fromiter(self.source, dtype=object, count=len(self.source))[line] if n \
+            else np.empty(0, dtype=object)
+        rows.column("tap_raw", bool)
+        return Part(n=n, kind=rows.column("kind", np.int8), id=rows.column("id", object),
+                    id_key=rows.column("id_key", object),
+                    id_code=(rows.column("id_code", np.int32), rows.keys.values),
+                    method=(rows.column("method", np.int32), rows.methods.values),
+                    size=rows.column("size", np.int64), ts=rows.column("ts", np.float64),
+                    session=(rows.column("session", np.int32), rows.sessions.values),
+                    stream=(rows.column("stream", np.int32), rows.streams.values),
+                    direction=rows.column("direction", np.int8), sparse=rows.sparse,
+                    flags=dict(rows.flags), extra=rows.extra,
+                    raw=ListSource(raw), source=ListSource(source), blank=rows.blank,
+                    lines=self.n, ref=Sparse(rows.ref_rows, rows.ref_vals),
+                    progress=Sparse(rows.prog_rows, rows.prog_vals, np.float64),
+                    version=Sparse.from_dict(rows.sparse["version"]),
+                    empty_result=Sparse(rows.empty_rows,
+                                        np.ones(len(rows.empty_rows), dtype=bool), bool),
+                    id_index=rows.keys.index or None,
+                    long_keys=np.asarray(rows.long_keys, dtype=np.int64))
+
+
+def _size(rec: Record) -> int:
+    if rec.size is not None:
+        return rec.size
+    return len(rec.raw.encode("utf-8", "surrogateescape"))
+
+
+def _frames(rec: Record) -> None:
+    if rec.frames is None and rec.kind != "blank":
+        rec.frames = () if rec.kind is not None else (
+            (rec.envelope,) if rec.envelope is not None else tuple(classify(rec.raw)))
+    step = rec.settle
+    if step is not None:
+        rec.settle = None
+        step(rec)
+
+
+def _forced(rows: Rows, rec: Record, j: int) -> None:
+    r = len(rows)
+    rows.kind.append(KIND_CODE[rec.kind or "log"])
+    rows.id.append(None)
+    rows.id_key.append(None)
+    rows.method.append(-1)
+    rows.line.append(j)
+    if rec.reason is not None:
+        rows.sparse["reason"][r] = rec.reason
+    rec.frames = ()
+
+
+def _envelope(rows: Rows, env: Envelope, j: int) -> None:
+    """Append the row of one envelope the reference classifier made (as ``add_columns``)."""
+    r = len(rows)
+    rows.kind.append(KIND_CODE[env.kind])
+    rows.id.append(env.id)
+    rows.id_key.append(env.id_key)
+    rows.method.append(rows.method_code(env.method))
+    rows.line.append(j)
+    sp = rows.sparse
+    for name in SPARSE:
+        if name == "local_time":
+            continue
+        v = getattr(env, name)
+        if v is not None and v is not False:
+            sp[name][r] = v
+    if env.ref is not None:
+        rows.ref_rows.append(r)
+        rows.ref_vals.append(env.ref)
+    if env.progress is not None:
+        rows.prog_rows.append(r)
+        rows.prog_vals.append(env.progress)
+    if env.flags:
+        rows.flags.append((r, env.flags))

@@ -1,0 +1,36 @@
+"""SSE bodies of usual events only are read by one regular expression; the events are
+those the line-by-line parser gives, on any body (random ones here)."""
+
+from __future__ import annotations
+
+import random
+
+from mcp_notebook.readers import _sse
+
+PIECES = ["event: message\n", "event:\n", "event: a:b\n", "data: {}\n", "data:x\n",
+          "data:  two\n", "data: a:b\n", "\n", "\n\n", ": ping\n", "id: 7\n", "retry: 5\n",
+          "\r\n", "data: \r\n", "\ufeff", "x: y\n", "data: {\"id\":1}\n\n"]
+
+
+def _slow(body: str, monkeypatch) -> list:
+    with monkeypatch.context() as m:
+        m.setattr(_sse, "_simple", lambda body: None)
+        return _sse.parse_sse(body)
+
+
+def test_fast_events_are_the_parsers_events(monkeypatch):
+    rng = random.Random(18)
+    fast_bodies = 0
+    for _ in range(5000):
+        body = "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 8)))
+        if _sse._simple(body) is not None:
+            fast_bodies += 1
+        assert _sse.parse_sse(body) == _slow(body, monkeypatch), repr(body)
+    assert fast_bodies > 30  # the regular expression did read some of them
+
+
+def test_usual_body_is_read_by_the_regular_expression():
+    body = "event: message\ndata: {\"id\":1}\n\ndata: {}\n\n"
+    got = _sse._simple(body)
+    assert got is not None and [(e.index, e.event, e.data) for e in got] == [
+        (0, "message", '{"id":1}'), (1, None, "{}")]
