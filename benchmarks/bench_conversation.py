@@ -28,8 +28,8 @@ CHILD = r"""
 import json, sys, time
 import mcp_notebook as mn
 from mcp_notebook import conversation
-from mcp_notebook.core import checks_vec
-from mcp_notebook.core.rules import RULES
+from mcp_notebook.engine import checks as checks_vec
+from mcp_notebook.protocol.rules import RULES
 mode, path = sys.argv[1], sys.argv[2]
 if mode == "without":
     checks_vec.run_vec.__defaults__ = (tuple(r for r in RULES if r.code not in conversation.CODES),)
