@@ -27,7 +27,7 @@ import pandas as pd  # noqa: E402
 
 import mcp_notebook as mn  # noqa: E402
 from mcp_notebook.conversation import schemas as S  # noqa: E402
-from mcp_notebook.core import versions as V  # noqa: E402
+from mcp_notebook.protocol import versions as V  # noqa: E402
 
 
 def messages() -> list[tuple[str, str, Any]]:

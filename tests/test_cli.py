@@ -310,7 +310,7 @@ def test_bidi_controls_are_shown_as_escapes(tmp_path, command):
 
 def test_json_output_is_strict_json():
     """NaN and infinities (a latency of no frames, say) are null: JSON has no NaN."""
-    from mcp_notebook.cli import _json
+    from mcp_notebook.cli.output import json_text as _json
 
     text = _json({"p50": float("nan"), "max": [float("inf"), 1.5], "n": 2})
     assert json.loads(text, parse_constant=lambda c: pytest.fail(c)) == {

@@ -41,7 +41,8 @@ from ..protocol.envelope import bounded_recursion
 from .engines import ENGINES
 from .frames import REPORT_COLUMNS, Redacted, redact_columns, report_frame
 from .har import redact_har
-from .policy import DEFAULT_KEYS, DEFAULT_VALUES, TOKEN_RE, Hit, Policy, Redactor
+from .policy import DEFAULT_KEYS, DEFAULT_VALUES, TOKEN_RE, Hit, Policy
+from .redactor import Redactor
 
 __all__ = ["Policy", "Redactor", "Redacted", "REPORT_COLUMNS", "DEFAULT_KEYS",
            "DEFAULT_VALUES", "TOKEN_RE", "redact_trace", "redact_file", "register"]

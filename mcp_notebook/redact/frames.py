@@ -16,7 +16,8 @@ import msgspec
 import pandas as pd
 
 from ..protocol.envelope import classify
-from .policy import KEEP_PATHS, Hit, Redactor
+from .policy import KEEP_PATHS, Hit
+from .redactor import Redactor
 
 __all__ = ["REPORT_COLUMNS", "Redacted", "redact_frame", "redact_columns", "report_frame"]
 

@@ -14,7 +14,8 @@ import re
 from typing import Any
 
 from .frames import redact_frame
-from .policy import Hit, Redactor
+from .policy import Hit
+from .redactor import Redactor
 from .shapes import placeholder
 
 __all__ = ["redact_har"]

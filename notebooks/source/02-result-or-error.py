@@ -97,10 +97,10 @@ mn.teach.cite("error-not-object", "error-code-not-integer", "error-message-not-s
 #
 # JSON-RPC defines five codes. MCP adds its own, and which ones depends on the protocol
 # version the two peers agreed on in `initialize`. The table below is the checker's own
-# (`mcp_notebook.core.versions.error_codes`):
+# (`mcp_notebook.protocol.versions.error_codes`):
 
 # %%
-from mcp_notebook.core import versions
+from mcp_notebook.protocol import versions
 
 codes = pd.DataFrame({v: pd.Series(versions.error_codes(v)) for v in versions.VERSIONS})
 codes.index.name = "code"

@@ -9,7 +9,7 @@ import pytest
 
 from helpers import INIT, err, load_rows, note, ok, req
 from mcp_notebook import conversation
-from mcp_notebook.core.rules import RULES, rule
+from mcp_notebook.protocol.rules import RULES, rule
 from mcp_notebook.readers.base import Record
 from mcp_notebook.table import collect
 from mcp_notebook.trace import Trace

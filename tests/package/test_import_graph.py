@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from collections.abc import Container
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,6 @@ PKG = Path(__file__).resolve().parents[2] / "mcp_notebook"
 #: layer of each module, by the longest matching name prefix (0 is the lowest)
 LAYERS: dict[str, int] = {
     "mcp_notebook.protocol": 0,
-    "mcp_notebook.core": 0,  # the two paths the tutorial imports, re-exporting protocol
     "mcp_notebook.engine": 1,
     "mcp_notebook.readers": 2,
     "mcp_notebook.fast": 2,  # the NDJSON/tap scanners and the column store
@@ -77,6 +77,12 @@ def modules() -> dict[str, Path]:
 
 def imports(name: str, path: Path, known: set[str]) -> set[str]:
     """The modules of the package that ``name`` imports at run time."""
+    return {m for m in targets(name, path, known) if m in known and m != name}
+
+
+def targets(name: str, path: Path, known: Container[str] = ()) -> set[str]:
+    """Every module ``name`` imports at run time, of the package or not, there or not (a
+    name imported from a module is the module, unless it is a module of ``known``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
@@ -97,7 +103,7 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
                 out.add(full if full in known else target)
         elif isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
-    return {m for m in out if m in known and m != name}
+    return out
 
 
 def layer(name: str) -> int:
@@ -185,6 +191,51 @@ def test_the_package_loads_nothing_eagerly():
     assert done.stdout.strip() == "[]"
 
 
+#: packages that went (issue 16: the aliases of ``core/`` re-exported protocol and engine)
+GONE = ("mcp_notebook.core",)
+#: where code that could import the package lives, besides the package itself
+USERS = ("tests", "notebooks", "scripts", "benchmarks")
+
+
+def gone_imports(paths: list[Path], root: Path = PKG.parent) -> list[str]:
+    """``file: module`` for each import of a :data:`GONE` package in these files under
+    ``root`` (relative imports resolved as in the package)."""
+    found = []
+    for path in paths:
+        rel = path.relative_to(root)
+        parts = list(rel.with_suffix("").parts)
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        try:
+            mods = targets(name, path)
+        except SyntaxError:
+            continue  # not plain Python: nothing it imports runs
+        found += [f"{rel.as_posix()}: {m}" for m in sorted(mods)
+                  if any(m == g or m.startswith(g + ".") for g in GONE)]
+    return found
+
+
+def test_the_gone_packages_stay_gone():
+    """No module of ``mcp_notebook.core`` comes back, and nothing imports one: not the
+    package, the tests, the notebooks' sources, the scripts nor the benchmarks."""
+    assert not [m for m in modules() for g in GONE if m == g or m.startswith(g + ".")]
+    files = [p for d in ("mcp_notebook", *USERS) for p in sorted((PKG.parent / d).rglob("*.py"))]
+    assert len(files) > 100
+    assert gone_imports(files) == []
+
+
+def test_a_gone_import_is_found(tmp_path: Path):
+    """The check above can fail: an absolute and a relative import of ``core`` are found,
+    the relative one inside a function too."""
+    engine = tmp_path / "mcp_notebook" / "engine"
+    engine.mkdir(parents=True)
+    (engine / "a.py").write_text("from mcp_notebook.core import versions\n", encoding="utf-8")
+    (engine / "b.py").write_text("def f():\n    from ..core import rules\n", encoding="utf-8")
+    (engine / "c.py").write_text("from ..protocol import versions\n", encoding="utf-8")
+    assert gone_imports(sorted(engine.glob("*.py")), root=tmp_path) == [
+        "mcp_notebook/engine/a.py: mcp_notebook.core",
+        "mcp_notebook/engine/b.py: mcp_notebook.core"]
+
+
 def test_the_checks_find_what_they_look_for():
     """The graph test can fail: a cycle and an upward import are found."""
     edges = {"mcp_notebook.engine.a": {"mcp_notebook.engine.b"},
@@ -195,8 +246,7 @@ def test_the_checks_find_what_they_look_for():
 
 
 @pytest.mark.parametrize("module", ["mcp_notebook.protocol.rules", "mcp_notebook.protocol.envelope",
-                                    "mcp_notebook.protocol.versions", "mcp_notebook.protocol.vocab",
-                                    "mcp_notebook.core.rules", "mcp_notebook.core.versions"])
+                                    "mcp_notebook.protocol.versions", "mcp_notebook.protocol.vocab"])
 def test_protocol_imports_no_pandas_nor_numpy(module: str):
     code = (f"import sys, {module}\n"
             "print(sorted(m for m in ('pandas', 'numpy') if m in sys.modules))")

@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mcp_notebook.redact import Redactor
 from mcp_notebook.redact.frames import redact_frame
-from mcp_notebook.redact.policy import Redactor
 
 from . import corpus as C
 from .corpus import CASES

@@ -138,7 +138,9 @@ def installed(wheel_env, tmp_path_factory) -> dict:
 
 def test_the_installed_package_is_not_the_checkout(wheel_env, installed):
     assert Path(installed["file"]).is_relative_to(wheel_env.venv), installed["file"]
-    assert installed["native"], "the C scanner of the wheel does not import"
+    # the suite on the Python path (MCP_NOTEBOOK_NO_NATIVE=1) switches the wheel's off too
+    off = os.environ.get("MCP_NOTEBOOK_NO_NATIVE", "").strip() not in ("", "0")
+    assert installed["native"] or off, "the C scanner of the wheel does not import"
     assert installed["changed"] == []
 
 
