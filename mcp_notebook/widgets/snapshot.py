@@ -34,17 +34,16 @@ from xml.sax.saxutils import escape
 __all__ = ["StaticFallback", "snapshot_html", "table_svg"]
 
 SVG = "image/svg+xml"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 # The picture's output hides when the next output holds a drawn widget view. Exported HTML
 # (nbconvert lab / classic templates): the view's div holds only its two script tags until
-# the widget manager draws (a ``.widget-subarea``); live JupyterLab / Notebook 7: the view
-# is a child of the output marked with the widget-view mime type.
+# the widget manager draws into a ``.widget-subarea``; live JupyterLab / Notebook 7: the
+# widget renderer is the one output that is a Lumino panel, the view a widget inside it.
 HIDE_WHEN_LIVE = (
     "<style>"
     ".jp-OutputArea-child:has(+ .jp-OutputArea-child .widget-subarea > *) .mn-static,"
-    ".jp-OutputArea-child:has(+ .jp-OutputArea-child "
-    f"[data-mime-type=\"{WIDGET_VIEW}\"] > :not(script)) .mn-static,"
+    ".jp-OutputArea-child:has(+ .jp-OutputArea-child > .jp-OutputArea-output.lm-Panel"
+    " > .lm-Widget) .mn-static,"
     ".output_area:has(+ .output_area .widget-subarea > *) .mn-static"
     "{display:none}</style>")
 
