@@ -44,7 +44,8 @@ STYLE = """<style>
  background:color-mix(in srgb,var(--mnw-m) 16%,transparent)}
 .mnw-mark-error{--mnw-m:var(--jp-error-color1,#d32f2f)}
 .mnw-mark-info{--mnw-m:var(--jp-info-color1,#0288d1)}
-.mnw-mark-picked{outline-width:2px;background:color-mix(in srgb,var(--mnw-m) 30%,transparent)}
+.mnw-mark-picked{outline-width:2px;background:color-mix(in srgb,var(--mnw-m) 24%,transparent)}
+.mnw-mark,.mnw-mark .mnw-key{color:var(--jp-content-font-color0,#000)}
 .mnw-marks{margin:2px 0 4px;color:var(--jp-ui-font-color1,#2b2f33)}
 .mnw-marks .mnw-mark{padding:0 4px}
 .mnw-hit{background:var(--jp-search-selected-match-background-color,#ffd54f);color:var(--jp-search-selected-match-color,#000);border-radius:2px}
@@ -52,9 +53,10 @@ STYLE = """<style>
  white-space:pre-wrap;word-break:break-all;max-height:300px;overflow:auto;margin:0;
  background:var(--jp-layout-color1,#fafbfc);border:1px solid var(--jp-border-color2,#e3e6ea);
  border-radius:4px;padding:6px 8px}
-.mnw-viol{border-left:3px solid #c0392b;padding:2px 8px;margin:4px 0;background:#fcf3f2}
-.mnw-viol.mnw-warning{border-color:#e08e0b;background:#fdf7ec}
-.mnw-viol.mnw-info{border-color:#7f8c8d;background:#f4f6f6}
+.mnw-viol{--mnw-v:var(--jp-error-color1,#c0392b);border-left:3px solid var(--mnw-v);
+ padding:2px 8px;margin:4px 0;background:color-mix(in srgb,var(--mnw-v) 8%,transparent)}
+.mnw-viol.mnw-warning{--mnw-v:var(--jp-warn-color1,#e08e0b)}
+.mnw-viol.mnw-info{--mnw-v:var(--jp-border-color1,#7f8c8d)}
 .mnw-spec{color:var(--jp-ui-font-color2,#5b6167);font-style:italic;margin-top:2px}
 .mnw-strip{display:flex;flex-wrap:wrap;gap:6px 12px;align-items:flex-start}
 .mnw-count{display:inline-flex;flex-direction:column;align-items:flex-start;min-width:52px}
