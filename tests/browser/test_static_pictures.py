@@ -19,7 +19,7 @@ import sys
 import nbformat
 import pytest
 from conftest import REPO
-from labhelpers import open_notebook, run_all, shutdown_kernel, write_notebook
+from labhelpers import open_notebook, open_notebook7, run_all, shutdown_kernel, write_notebook
 
 import mcp_notebook as mn
 
@@ -128,9 +128,10 @@ def test_bundled_export_draws_the_widgets_and_hides_the_pictures(page, tmp_path,
     assert page.external_requests == [] and page.console_errors == []
 
 
-def test_live_lab_shows_the_widgets_not_the_pictures(page, lab_server, shots):
-    rel = write_notebook(lab_server["root"], "static/views.ipynb", _cells())
-    open_notebook(page, lab_server, rel)
+@pytest.mark.parametrize("app", ["lab", "notebook7"])
+def test_live_lab_shows_the_widgets_not_the_pictures(page, lab_server, shots, app):
+    rel = write_notebook(lab_server["root"], f"static/views-{app}.ipynb", _cells())
+    (open_notebook if app == "lab" else open_notebook7)(page, lab_server, rel)
     run_all(page)
     page.locator(".mn-explorer").first.wait_for(state="visible", timeout=60_000)
     page.locator(".jp-OutputArea-output:not(.jp-RenderedHTMLCommon) svg.mn-sequence").wait_for(
@@ -138,7 +139,7 @@ def test_live_lab_shows_the_widgets_not_the_pictures(page, lab_server, shots):
     page.wait_for_function("() => document.querySelectorAll('.mn-static').length >= 4",
                            timeout=60_000)
     page.wait_for_timeout(800)
-    page.screenshot(path=str(shots / "lab-live.png"), full_page=True)
+    page.screenshot(path=str(shots / f"{app}-live.png"), full_page=True)
     pictures = _pictures(page)
     assert len(pictures) == len(VIEWS)
     assert not any(p["shown"] for p in pictures), pictures
