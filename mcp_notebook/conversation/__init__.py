@@ -28,8 +28,8 @@ from .catalogue import CHECKS as _CHECKS
 from .catalogue import CODES, RULES
 from .rev2026 import calls
 
-__all__ = ["RULES", "VEC_CHECKS", "REF_CHECKS", "CODES", "Finding", "check", "DEEP", "deep",
-           "deferred", "calls"]
+__all__ = ["RULES", "VEC_CHECKS", "REF_CHECKS", "CODES", "Finding", "check", "pointers", "DEEP",
+           "deep", "deferred", "calls"]
 
 
 #: the rules ``t.violations`` leaves out on a capture of more messages than the limit
@@ -132,6 +132,20 @@ def check(trace: Any, deep: bool = True) -> list[Finding]:
                 for code, hits in view.__dict__.get("found", {}).items() for h in hits}
     return [Finding(r.code, r.severity, seq, rel, detail, pointers.get((r.code, seq, detail)))
             for r, seq, rel, detail in found]
+
+
+def pointers(trace: Any) -> dict[tuple[str, int], list[tuple[str, str]]]:
+    """The JSON pointer of each finding of ``t.violations`` that names one member:
+    ``{(rule, seq): [(detail, pointer), ...]}`` (the detail is part of the row's message).
+
+    ``t.violations`` has no pointer column; this runs the conversation rules as it does
+    (``check(trace, deep=False)``), for a view that marks the member in a frame's tree.
+    """
+    out: dict[tuple[str, int], list[tuple[str, str]]] = {}
+    for f in check(trace, deep=False):
+        if f.pointer is not None:
+            out.setdefault((f.rule, f.seq), []).append((f.detail, f.pointer))
+    return out
 
 
 def _register() -> None:

@@ -63,7 +63,7 @@ class Explorer(StaticFallback, W.VBox):
         items = self.violations.items
         if 0 <= i < len(items):
             # the finding's frame and, beside it, the frame the rule relates it to
-            self.inspector.focus(items[i]["seq"], items[i]["related"])
+            self.inspector.focus(items[i]["seq"], items[i]["related"], items[i])
 
     def _on_bar(self, change: Any) -> None:
         self.inspector.query = change["new"]

@@ -20,7 +20,7 @@ from .aggregate import positions
 from .filters import FilterError, apply_filter
 from .frametable import frame_table
 from .links import related
-from .render import STYLE, esc, frame_html, violations_html
+from .render import STYLE, Mark, esc, frame_html, violations_html
 from .search import highlight, search_words
 from .snapshot import StaticFallback
 from .violations import rules_by_seq
@@ -92,6 +92,8 @@ class Inspector(StaticFallback, W.VBox):
         self._to_progress = W.Button(description="show progress", icon="tasks",
                                       disabled=True, layout=W.Layout(width="auto"))
         self._related: dict = {}
+        self._finding: tuple[int, str, str] | None = None  # (seq, rule, message) picked
+        self._pointers: dict[tuple[str, int], list[tuple[str, str]]] | None = None
 
         for w in (self._kind, self._dir, self._outcome, self._session, self._method, self._viol):
             w.observe(self._on_controls, "value")
@@ -223,9 +225,12 @@ class Inspector(StaticFallback, W.VBox):
         self._related = related(self._trace, self.table, int(row["seq"]))
         title = {"request": "request", "result": "response", "error": "response"}.get(
             str(row["kind"]), "frame")
+        v = self._trace.violations
+        on = v.loc[pd.to_numeric(v["seq"], errors="coerce") == int(row["seq"])] if len(v) else v
         self._frame.value = highlight(frame_html(
             row, self._trace.message(int(row["seq"])), row["raw"], f"{title} #{row['seq']}",
-            context=self._trace.extra(int(row["seq"]))), self._words)
+            context=self._trace.extra(int(row["seq"])),
+            marks=self._marks(int(row["seq"]), on)), self._words)
         other = self._related.get("pair")
         compare, self._compare_seq = self._compare_seq, None
         orow = self._row(compare if compare is not None else other)
@@ -238,8 +243,6 @@ class Inspector(StaticFallback, W.VBox):
                 orow, self._trace.message(int(orow["seq"])), orow["raw"],
                 f"{otitle} #{orow['seq']}", context=self._trace.extra(int(orow["seq"]))),
                 self._words)
-        v = self._trace.violations
-        on = v.loc[pd.to_numeric(v["seq"], errors="coerce") == int(row["seq"])] if len(v) else v
         self._viols.value = violations_html(on.to_dict("records"))
         self._to_pair.disabled = other is None
         self._to_pair.description = "go to pair" if other is None else f"go to pair #{other}"
@@ -251,10 +254,37 @@ class Inspector(StaticFallback, W.VBox):
         self._to_progress.disabled = not prog
         self._to_progress.description = f"show progress ({len(prog)})"
 
-    def focus(self, seq: int | None, related: int | None = None) -> None:
+    def _marks(self, seq: int, on: pd.DataFrame) -> list[Mark]:
+        """The findings on frame ``seq`` that name a member (a JSON pointer), to mark in
+        its tree; the one picked in the violations list marked the most."""
+        from .. import conversation
+
+        rows = [r for r in on.to_dict("records") if r["rule"] in conversation.CODES]
+        if not rows:
+            return []
+        if self._pointers is None:  # once, on the first frame with such a finding
+            self._pointers = conversation.pointers(self._trace)
+        out = []
+        for r in rows:
+            found = self._pointers.get((str(r["rule"]), seq), [])
+            hits = [(d, p) for d, p in found if d and d in str(r["message"])] or (
+                found if len(found) == 1 else [])
+            if hits:
+                detail, ptr = hits[0]
+                picked = self._finding == (seq, str(r["rule"]), str(r["message"]))
+                out.append(Mark(ptr, str(r["severity"]),
+                                f"{r['severity']} {r['rule']}: {r['message']}", picked,
+                                f"{r['rule']}: {detail}"))
+        return out
+
+    def focus(self, seq: int | None, related: int | None = None,
+              finding: dict[str, Any] | None = None) -> None:
         """Select ``seq`` and show ``related`` (e.g. a violation's related frame) beside it
-        instead of its pair."""
+        instead of its pair; ``finding`` (a violations-list item: rule, message) is the
+        one marked the most in the frame's tree."""
         self._compare_seq = related
+        self._finding = None if finding is None or seq is None else (
+            int(seq), str(finding.get("rule")), str(finding.get("message")))
         if seq == self.selected_seq:
             self._show_detail()
         else:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
 from .frametable import fmt_latency
 
-__all__ = ["STYLE", "esc", "json_tree_html", "frame_html", "violations_html", "summary_html",
-           "latency_table_html"]
+__all__ = ["STYLE", "Mark", "esc", "json_tree_html", "frame_html", "violations_html",
+           "summary_html", "latency_table_html", "parse_pointer"]
 
 STYLE = """<style>
 .mnw{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:12px;
@@ -40,14 +40,23 @@ STYLE = """<style>
 .mnw-row{margin-left:14px;white-space:pre-wrap;word-break:break-word}
 .mnw-key{color:#6b4f8a}.mnw-str{color:#2e6b3a}.mnw-num{color:#1f5f99}.mnw-lit{color:#8a3b6b}
 .mnw-more{color:#8a5a00;font-style:italic}
+.mnw-mark{--mnw-m:var(--jp-warn-color1,#f57c00);border-radius:2px;outline:1px solid var(--mnw-m);
+ background:color-mix(in srgb,var(--mnw-m) 16%,transparent)}
+.mnw-mark-error{--mnw-m:var(--jp-error-color1,#d32f2f)}
+.mnw-mark-info{--mnw-m:var(--jp-info-color1,#0288d1)}
+.mnw-mark-picked{outline-width:2px;background:color-mix(in srgb,var(--mnw-m) 24%,transparent)}
+.mnw-mark,.mnw-mark .mnw-key{color:var(--jp-content-font-color0,#000)}
+.mnw-marks{margin:2px 0 4px;color:var(--jp-ui-font-color1,#2b2f33)}
+.mnw-marks .mnw-mark{padding:0 4px}
 .mnw-hit{background:var(--jp-search-selected-match-background-color,#ffd54f);color:var(--jp-search-selected-match-color,#000);border-radius:2px}
 .mnw-raw{font-family:var(--jp-code-font-family,ui-monospace,monospace);font-size:11.5px;
  white-space:pre-wrap;word-break:break-all;max-height:300px;overflow:auto;margin:0;
  background:var(--jp-layout-color1,#fafbfc);border:1px solid var(--jp-border-color2,#e3e6ea);
  border-radius:4px;padding:6px 8px}
-.mnw-viol{border-left:3px solid #c0392b;padding:2px 8px;margin:4px 0;background:#fcf3f2}
-.mnw-viol.mnw-warning{border-color:#e08e0b;background:#fdf7ec}
-.mnw-viol.mnw-info{border-color:#7f8c8d;background:#f4f6f6}
+.mnw-viol{--mnw-v:var(--jp-error-color1,#c0392b);border-left:3px solid var(--mnw-v);
+ padding:2px 8px;margin:4px 0;background:color-mix(in srgb,var(--mnw-v) 8%,transparent)}
+.mnw-viol.mnw-warning{--mnw-v:var(--jp-warn-color1,#e08e0b)}
+.mnw-viol.mnw-info{--mnw-v:var(--jp-border-color1,#7f8c8d)}
 .mnw-spec{color:var(--jp-ui-font-color2,#5b6167);font-style:italic;margin-top:2px}
 .mnw-strip{display:flex;flex-wrap:wrap;gap:6px 12px;align-items:flex-start}
 .mnw-count{display:inline-flex;flex-direction:column;align-items:flex-start;min-width:52px}
@@ -77,6 +86,61 @@ class _Budget:
         self.left = nodes
 
 
+class Mark(NamedTuple):
+    """A finding to mark in a frame's tree: the JSON pointer of its member (RFC 6901), its
+    severity, the text of its tooltip, whether it is the finding picked in a list, and a
+    short line naming it above the tree (the tooltip's text when empty)."""
+
+    pointer: str
+    severity: str
+    text: str
+    picked: bool = False
+    label: str = ""
+
+
+def parse_pointer(pointer: str) -> tuple[str, ...]:
+    """``"/params/arguments/a"`` -> ``("params", "arguments", "a")`` (``~1`` is ``/``, ``~0``
+    is ``~``); ``""`` is the whole value."""
+    if not pointer:
+        return ()
+    parts = pointer[1:].split("/") if pointer.startswith("/") else pointer.split("/")
+    return tuple(p.replace("~1", "/").replace("~0", "~") for p in parts)
+
+
+def _resolve(value: Any, path: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
+    """The deepest member of ``value`` on ``path`` that exists, and what of the path is
+    missing below it ("" when the whole path exists)."""
+    here = value
+    for i, key in enumerate(path):
+        if isinstance(here, dict) and key in here:
+            here = here[key]
+        elif isinstance(here, list) and key.isdigit() and int(key) < len(here):
+            here = here[int(key)]
+        else:
+            return path[:i], "/".join(path[i:])
+    return path, ""
+
+
+def _marks_by_path(value: Any, marks: Iterable[Mark]) -> dict[tuple[str, ...], list[Mark]]:
+    out: dict[tuple[str, ...], list[Mark]] = {}
+    for m in marks:
+        path, missing = _resolve(value, parse_pointer(m.pointer))
+        text = m.text + (f" (no member {missing} here)" if missing else "")
+        out.setdefault(path, []).append(m._replace(text=text))
+    return out
+
+
+def _mark_attrs(marks: list[Mark] | None) -> tuple[str, str]:
+    """The extra classes and the title attribute of a marked node."""
+    if not marks:
+        return "", ""
+    worst = min((m.severity for m in marks), key=lambda s: {"error": 0, "warning": 1}.get(s, 2))
+    cls = f" mnw-mark mnw-mark-{esc(worst)}" + (" mnw-mark-picked" if any(m.picked for m in marks)
+                                               else "")
+    title = "\n".join(m.text for m in marks)
+    return cls, f' title="{esc(title)}" data-pointer="{esc(marks[0].pointer)}"'
+
+
 def _leaf(value: Any, max_str: int) -> str:
     if isinstance(value, str):
         text = json.dumps(value, ensure_ascii=False)
@@ -92,41 +156,57 @@ def _leaf(value: Any, max_str: int) -> str:
     return f'<span class="mnw-str">{esc(repr(value))}</span>'
 
 
-def _node(key: str | None, value: Any, depth: int, open_depth: int, max_items: int,
-          max_str: int, max_depth: int, budget: _Budget) -> str:
+class _Tree(NamedTuple):
+    open_depth: int
+    max_items: int
+    max_str: int
+    max_depth: int
+    budget: _Budget
+    marks: dict[tuple[str, ...], list[Mark]]
+    opens: set[tuple[str, ...]]  # the containers on the way to a mark: open
+
+
+def _node(key: str | None, value: Any, depth: int, tree: _Tree,
+          path: tuple[str, ...] = ()) -> str:
     label = "" if key is None else f'<span class="mnw-key">{esc(key)}</span>: '
-    budget.left -= 1
+    tree.budget.left -= 1
+    cls, title = _mark_attrs(tree.marks.get(path))
     if not isinstance(value, (dict, list)):
-        return f'<div class="mnw-row">{label}{_leaf(value, max_str)}</div>'
+        return f'<div class="mnw-row{cls}"{title}>{label}{_leaf(value, tree.max_str)}</div>'
     is_dict = isinstance(value, dict)
     n = len(value)
     shape = f"{{ {n} key{'s' if n != 1 else ''} }}" if is_dict else f"[ {n} item{'s' if n != 1 else ''} ]"
     if n == 0:
-        return f'<div class="mnw-row">{label}<span class="mnw-lit">{"{}" if is_dict else "[]"}</span></div>'
-    if depth >= max_depth or budget.left <= 0:
-        return (f'<div class="mnw-row">{label}<span class="mnw-more">{esc(shape)} … '
+        return (f'<div class="mnw-row{cls}"{title}>{label}<span class="mnw-lit">'
+                f'{"{}" if is_dict else "[]"}</span></div>')
+    if depth >= tree.max_depth or tree.budget.left <= 0:
+        return (f'<div class="mnw-row{cls}"{title}>{label}<span class="mnw-more">{esc(shape)} … '
                 f'(not expanded: too deep or too large)</span></div>')
     items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
-    shown = items[:max_items]
-    kids = "".join(_node(str(k), v, depth + 1, open_depth, max_items, max_str, max_depth, budget)
-                   for k, v in shown)
+    shown = items[:tree.max_items]
+    kids = "".join(_node(str(k), v, depth + 1, tree, (*path, str(k))) for k, v in shown)
     if len(items) > len(shown):
         kids += f'<div class="mnw-row mnw-more">… {len(items) - len(shown):,} more</div>'
-    opened = " open" if depth < open_depth else ""
-    return f'<details{opened}><summary>{label}{esc(shape)}</summary>{kids}</details>'
+    opened = " open" if depth < tree.open_depth or path in tree.opens else ""
+    summary = f'<summary class="{cls.strip()}"{title}>' if cls else "<summary>"
+    return f'<details{opened}>{summary}{label}{esc(shape)}</summary>{kids}</details>'
 
 
 def json_tree_html(value: Any, open_depth: int = 3, max_items: int = 200, max_str: int = 2000,
-                   max_depth: int = 30, max_nodes: int = 4000) -> str:
+                   max_depth: int = 30, max_nodes: int = 4000,
+                   marks: Iterable[Mark] = ()) -> str:
     """A decoded JSON value as a collapsible, fully escaped tree.
 
     Containers deeper than ``open_depth`` start collapsed; long strings, long lists,
-    deep nesting and huge values are cut with a visible note.
+    deep nesting and huge values are cut with a visible note. Each of ``marks`` (a
+    finding's JSON pointer) marks its member, with the finding as its tooltip, and opens
+    the containers on the way to it; a pointer to a member the value lacks marks the
+    deepest one it has.
     """
-    budget = _Budget(max_nodes)
-    return ('<div class="mnw-tree">'
-            + _node(None, value, 0, open_depth, max_items, max_str, max_depth, budget)
-            + "</div>")
+    by_path = _marks_by_path(value, marks)
+    opens = {p[:i] for p in by_path for i in range(len(p) + 1)}
+    tree = _Tree(open_depth, max_items, max_str, max_depth, _Budget(max_nodes), by_path, opens)
+    return '<div class="mnw-tree">' + _node(None, value, 0, tree) + "</div>"
 
 
 def _badge(text: str, cls: str = "") -> str:
@@ -134,11 +214,13 @@ def _badge(text: str, cls: str = "") -> str:
 
 
 def frame_html(row: dict[str, Any] | None, message: Any, raw: str | None, title: str,
-               max_raw: int = 20000, context: dict[str, Any] | None = None) -> str:
+               max_raw: int = 20000, context: dict[str, Any] | None = None,
+               marks: Iterable[Mark] = ()) -> str:
     """One frame: a heading with its facts, then its JSON tree (or its raw text).
 
     ``context`` is what the reader kept beside the frame (``Trace.extra``): its HTTP
-    status is shown with the facts.
+    status is shown with the facts. ``marks`` are findings marked in the tree, each also
+    named (pointer and text) above it.
     """
     if row is None:
         return (f'<div class="mnw"><div class="mnw-h">{esc(title)}</div>'
@@ -158,8 +240,14 @@ def frame_html(row: dict[str, Any] | None, message: Any, raw: str | None, title:
                if _present(row.get("outcome")) else "")
             + (_badge(lat) if lat else "")
             + f'<span class="mnw-sub">{esc(" · ".join(facts))}</span></div>')
+    marks = list(marks)
     if message is not None:
-        body = json_tree_html(message)
+        body = json_tree_html(message, marks=marks)
+        if marks:
+            body = "".join(
+                f'<div class="mnw-marks"><span class="{_mark_attrs([m])[0].strip()}">'
+                f"<code>{esc(m.pointer or '/')}</code></span> {esc(m.label or m.text)}</div>"
+                for m in marks) + body
     else:
         text = raw or ""
         cut = len(text) - max_raw

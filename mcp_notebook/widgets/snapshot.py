@@ -14,6 +14,16 @@ without its own picture shows its children's; an ``ipywidgets.HTML`` shows its (
 escaped) value; a widget with ``columns`` and ``rows`` traits shows them as an SVG table.
 Building the picture must never stop the widget from showing: a failure becomes a line
 of text saying so.
+
+Shown by IPython (a cell's last value, ``display(w)``), a widget makes two outputs: its
+picture as ``text/html`` first, then the widget view with the ``text/plain`` summary.
+nbconvert's HTML templates draw one entry per output, and for a widget view whose model is
+in the saved widget state they draw the view alone (``WidgetsDataTypeFilter``): a picture
+in the view's own bundle would never reach the page of an executed notebook. As an output
+of its own it always does, and it hides itself, by a CSS rule it carries, once a live view
+is drawn in the output right after it: in JupyterLab and Notebook 7, and in exported HTML
+when the widget manager loads (it puts a ``.widget-subarea`` before the view's script
+tag). Offline, or without saved state, the picture stays.
 """
 
 from __future__ import annotations
@@ -24,6 +34,18 @@ from xml.sax.saxutils import escape
 __all__ = ["StaticFallback", "snapshot_html", "table_svg"]
 
 SVG = "image/svg+xml"
+
+# The picture's output hides when the next output holds a drawn widget view. Exported HTML
+# (nbconvert lab / classic templates): the view's div holds only its two script tags until
+# the widget manager draws into a ``.widget-subarea``; live JupyterLab / Notebook 7: the
+# widget renderer is the one output that is a Lumino panel, the view a widget inside it.
+HIDE_WHEN_LIVE = (
+    "<style>"
+    ".jp-OutputArea-child:has(+ .jp-OutputArea-child .widget-subarea > *) .mn-static,"
+    ".jp-OutputArea-child:has(+ .jp-OutputArea-child > .jp-OutputArea-output.lm-Panel"
+    " > .lm-Widget) .mn-static,"
+    ".output_area:has(+ .output_area .widget-subarea > *) .mn-static"
+    "{display:none}</style>")
 
 
 def _x(s: Any) -> str:
@@ -151,6 +173,32 @@ class StaticFallback:
         elif html:  # a container: its parts' pictures, top to bottom
             out["text/html"] = html
         return out
+
+    def static_output(self) -> dict[str, str] | None:
+        """The picture as an output of its own (``text/html``), hiding once a live view
+        is drawn after it; ``None`` when there is no picture."""
+        static = self.static_bundle()
+        picture = static.get(SVG) or static.get("text/html")
+        if not picture:
+            return None
+        return {"text/html": f'<div class="mn-static">{picture}</div>{HIDE_WHEN_LIVE}',
+                "text/plain": static["text/plain"]}
+
+    def _ipython_display_(self) -> None:
+        """Two outputs: the picture (see the module's docstring), then the widget view."""
+        from IPython.display import display
+
+        picture = self.static_output()
+        if picture is not None:
+            display(picture, raw=True)
+        bundle = super()._repr_mimebundle_()  # type: ignore[misc]
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data = dict(data)
+        data.pop(SVG, None)  # the picture is in the output above
+        data.pop("text/html", None)
+        if picture is not None:
+            data["text/plain"] = picture["text/plain"]
+        display(data, metadata=metadata, raw=True)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]

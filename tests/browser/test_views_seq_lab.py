@@ -238,13 +238,10 @@ def test_static_export_opened_offline(page, tmp_path, shots):
     out = tmp_path / "static.html"
     out.write_text(body, encoding="utf-8")
     page.goto(out.as_uri())
-    # the timeline's and the diagram's pictures are SVG images, the explorer's parts inline
-    images = page.locator(".jp-RenderedSVG img")
-    images.nth(1).wait_for(state="visible", timeout=20_000)
-    assert images.count() == 2
-    assert page.evaluate("Array.from(document.querySelectorAll('.jp-RenderedSVG img'))"
-                         ".every(i => i.complete && i.naturalWidth > 600)")
-    box = images.nth(1).bounding_box()  # the sequence diagram
+    # each widget's picture is inline SVG in its own output (see widgets/snapshot.py)
+    page.locator(".mn-static").nth(2).wait_for(state="visible", timeout=20_000)
+    assert page.locator(".mn-static").count() == 3
+    box = page.locator(".mn-static svg.mn-sequence").bounding_box()  # the sequence diagram
     assert box["width"] > 600 and box["height"] > 300
     for cls in ("mn-timeline-snapshot", "mn-snapshot-table"):
         page.locator(f"svg.{cls}").first.wait_for(state="visible", timeout=20_000)

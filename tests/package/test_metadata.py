@@ -18,7 +18,7 @@ tomllib = pytest.importorskip("tomllib")
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 #: distribution name -> the module it is imported as, where the two differ
-IMPORT_NAME = {"ipywidgets": "ipywidgets"}
+IMPORT_NAME = {"ipywidgets": "ipywidgets", "ipython": "IPython"}
 #: modules only an extra brings, and where the library may import them (inside functions)
 OPTIONAL = {"pyarrow": "parquet", "aiohttp": "capture", "detect_secrets": "redact",
             "dask": "dask"}

@@ -3,7 +3,6 @@ HTML of a notebook saved without widget state shows those pictures."""
 
 from __future__ import annotations
 
-import base64
 import re
 import xml.etree.ElementTree as ET
 
@@ -64,29 +63,67 @@ def test_table_svg_escapes_and_cuts():
     assert len([t for t in root.iter("{http://www.w3.org/2000/svg}text")]) == 2 + 5 * 2 + 1
 
 
-def test_nbconvert_without_widget_state_shows_the_pictures(tmp_path):
-    """Executed in a real kernel, saved without widget state, exported: each widget's
-    output is its static picture, not an empty widget placeholder."""
+def _executed(tmp_path):
+    """A notebook with the four widgets, run in a real kernel, widget state saved."""
     import nbformat
     from nbclient import NotebookClient
-    from nbconvert import HTMLExporter
 
     path = mn.sample_path("broken-duplicate-response")
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(f"import mcp_notebook as mn\nt = mn.load({str(path)!r})"),
                 nbformat.v4.new_code_cell("mn.timeline(t)"),
                 nbformat.v4.new_code_cell("mn.sequence(t)"),
+                nbformat.v4.new_code_cell("mn.inspect(t)"),
                 nbformat.v4.new_code_cell("mn.explore(t)")]
     NotebookClient(nb, timeout=120, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
+    return nb
+
+
+PICTURES = [["mn-timeline-snapshot"], ["mn-sequence"], ["mn-snapshot-table"],
+            ["mn-timeline-snapshot", "mn-snapshot-table"]]
+
+
+def _pictures(html):
+    return re.findall(r'<svg [^>]*class="([^"]+)"', html)
+
+
+def test_a_widget_cell_saves_its_picture_then_its_view(tmp_path):
+    """What GitHub and nbviewer read: per widget cell, a text/html picture output, then
+    the view (with a text summary) and no second copy of the picture."""
+    nb = _executed(tmp_path)
+    for cell, want in zip(nb.cells[1:], PICTURES, strict=True):
+        picture, view = cell.outputs
+        assert set(picture.data) == {"text/html", "text/plain"}
+        assert _pictures(picture.data["text/html"]) == want
+        assert 'class="mn-static"' in picture.data["text/html"]
+        assert set(view.data) == {WIDGET_VIEW, "text/plain"}
+        assert view.data[WIDGET_VIEW]["model_id"] in (
+            nb.metadata.widgets["application/vnd.jupyter.widget-state+json"]["state"])
+
+
+def test_nbconvert_with_widget_state_shows_each_picture(tmp_path):
+    """The plain export of an executed notebook (widget state kept) holds every picture,
+    each just before its widget's view tag, which the widget manager draws online."""
+    from nbconvert import HTMLExporter
+
+    nb = _executed(tmp_path)
+    body, _ = HTMLExporter().from_notebook_node(nb)
+    statics = body.split('<div class="mn-static">')[1:]
+    assert [_pictures(s.split("</div><style>")[0]) for s in statics] == PICTURES
+    for s in statics:  # each picture is followed by its own view, before the next picture
+        assert s.count(f'<script type="{WIDGET_VIEW}">') == 1
+    assert body.count(".jp-OutputArea-child:has(+ .jp-OutputArea-child .widget-subarea") == 4
+
+
+def test_nbconvert_without_widget_state_shows_the_pictures(tmp_path):
+    """Saved without widget state and exported: each widget's output is its static
+    picture, once, and no empty widget placeholder."""
+    from nbconvert import HTMLExporter
+
+    nb = _executed(tmp_path)
     nb.metadata.pop("widgets", None)
     body, _ = HTMLExporter().from_notebook_node(nb)
-    # a widget's own picture is an SVG image; the explorer's parts are inline SVG
-    images = [base64.b64decode(m).decode() for m in
-              re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', body)]
-    assert [re.search(r'class="([^"]+)"', i).group(1) for i in images] == [
-        "mn-timeline-snapshot", "mn-sequence"]
-    assert len(re.findall(r'<svg [^>]*class="mn-timeline-snapshot"', body)) == 1
-    assert len(re.findall(r'<svg [^>]*class="mn-snapshot-table"', body)) == 1
-    assert "application/vnd.jupyter.widget-view+json" not in body
+    assert _pictures(body) == [c for p in PICTURES for c in p]
+    assert f'<script type="{WIDGET_VIEW}">' not in body  # no empty placeholder
     (tmp_path / "static.html").write_text(body, encoding="utf-8")

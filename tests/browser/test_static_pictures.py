@@ -1,0 +1,147 @@
+"""Each widget's static picture in real Chromium: offline it shows, online it gives way.
+
+A notebook with the four views (explorer, timeline, sequence diagram, inspector) is run
+and exported by the plain ``jupyter nbconvert --to html --execute`` (widget state saved,
+the widget manager asked from a CDN) and opened with the network off: every picture is
+on screen. Exported the ``make handouts`` way (the widget manager beside the page) it is
+opened again: the live widgets draw and the pictures hide, so nothing shows twice. The
+same notebook run in JupyterLab shows the live widgets only.
+
+Screenshots go to ``tests/artifacts/static/``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from conftest import REPO
+from labhelpers import open_notebook, open_notebook7, run_all, shutdown_kernel, write_notebook
+
+import mcp_notebook as mn
+
+pytestmark = pytest.mark.browser
+
+VIEWS = ["mn.explore(t)", "mn.timeline(t)", "mn.sequence(t)", "mn.inspect(t)"]
+# what each view's picture holds, in cell order
+PICTURES = [["mn-timeline-snapshot", "mn-snapshot-table"], ["mn-timeline-snapshot"],
+            ["mn-sequence"], ["mn-snapshot-table"]]
+SAMPLE = "broken-duplicate-response"
+VISIBLE = "e => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length)"
+
+
+@pytest.fixture
+def shots(artifacts):
+    out = artifacts / "static"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _cells() -> list[str]:
+    return [f"import mcp_notebook as mn\nt = mn.load({str(mn.sample_path(SAMPLE))!r})", *VIEWS]
+
+
+def _notebook(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# four views, static and live")]
+    nb.cells += [nbformat.v4.new_code_cell(c) for c in _cells()]
+    path = tmp_path / "views.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def _pictures(page) -> list[dict]:
+    """Each ``.mn-static`` block: is it on screen, and the classes of its SVGs."""
+    return page.evaluate(f"""() => Array.from(document.querySelectorAll('.mn-static'))
+        .filter(e => !e.parentElement.closest('.mn-static')).map(e => ({{
+          shown: ({VISIBLE})(e), height: e.getBoundingClientRect().height,
+          svgs: Array.from(e.querySelectorAll('svg')).filter(s => !s.parentElement
+            .closest('svg')).map(s => s.getAttribute('class'))}}))""")
+
+
+def test_plain_export_opened_offline_shows_every_picture(page, tmp_path, shots):
+    path = _notebook(tmp_path)
+    run = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html",
+                          "--execute", str(path)], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    html = path.with_suffix(".html")
+    assert "application/vnd.jupyter.widget-state+json" in html.read_text(encoding="utf-8")
+    page.context.set_offline(True)
+    page.goto(html.as_uri())
+    page.locator(".mn-static").first.wait_for(state="visible", timeout=20_000)
+    page.wait_for_timeout(1_000)  # the CDN loader fails in this time
+    pictures = _pictures(page)
+    page.screenshot(path=str(shots / "plain-export-offline.png"), full_page=True)
+    assert [p["svgs"] for p in pictures] == PICTURES
+    assert all(p["shown"] and p["height"] > 100 for p in pictures), pictures
+    # the page asked the CDN for require.js and the widget manager, and nothing else broke
+    assert page.external_requests and all("unpkg.com" in u or "cdnjs" in u
+                                          for u in page.external_requests)
+    assert all("Failed to load resource" in e or "require" in e
+               for e in page.console_errors), page.console_errors
+    assert page.locator("text=Error displaying widget").count() == 0
+    assert page.locator(".widget-subarea").count() == 0  # no live widget offline
+
+
+def _handouts():
+    spec = importlib.util.spec_from_file_location("make_handouts",
+                                                  REPO / "scripts" / "make_handouts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bundled_export_draws_the_widgets_and_hides_the_pictures(page, tmp_path, shots):
+    mh = _handouts()
+    fetch = mh._fetcher()
+    if not fetch.complete(fetch.DEFAULT) and mh.shutil.which("npm") is None:
+        pytest.skip("npm is needed once to fetch the widget JavaScript")
+    path = _notebook(tmp_path)
+    out = tmp_path / "out"
+    mh.write_assets(out)
+    nb = nbformat.read(path, as_version=4)
+    from nbclient import NotebookClient
+    NotebookClient(nb, kernel_name="python3", timeout=120,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    target = mh.export(nb, "views", out)
+    page.context.set_offline(True)
+    page.goto(target.as_uri())
+    page.wait_for_function(
+        "n => Array.from(document.querySelectorAll('.widget-subarea'))"
+        ".filter(e => e.children.length > 0).length >= n", arg=len(VIEWS), timeout=60_000)
+    page.locator(".mn-explorer").first.wait_for(state="visible", timeout=30_000)
+    page.locator(".widget-subarea svg.mn-sequence").wait_for(state="visible", timeout=30_000)
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(shots / "bundled-export-online.png"), full_page=True)
+    pictures = _pictures(page)
+    assert [p["svgs"] for p in pictures] == PICTURES  # in the page, each once
+    assert not any(p["shown"] for p in pictures), pictures  # and hidden by the live views
+    shown_seq = page.evaluate(f"Array.from(document.querySelectorAll('svg.mn-sequence'))"
+                              f".filter({VISIBLE}).length")
+    assert shown_seq == 1  # the live diagram, not its picture too
+    assert page.external_requests == [] and page.console_errors == []
+
+
+@pytest.mark.parametrize("app", ["lab", "notebook7"])
+def test_live_lab_shows_the_widgets_not_the_pictures(page, lab_server, shots, app):
+    rel = write_notebook(lab_server["root"], f"static/views-{app}.ipynb", _cells())
+    (open_notebook if app == "lab" else open_notebook7)(page, lab_server, rel)
+    run_all(page)
+    page.locator(".mn-explorer").first.wait_for(state="visible", timeout=60_000)
+    page.locator(".jp-OutputArea-output:not(.jp-RenderedHTMLCommon) svg.mn-sequence").wait_for(
+        state="visible", timeout=60_000)
+    page.wait_for_function("() => document.querySelectorAll('.mn-static').length >= 4",
+                           timeout=60_000)
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(shots / f"{app}-live.png"), full_page=True)
+    pictures = _pictures(page)
+    assert len(pictures) == len(VIEWS)
+    assert not any(p["shown"] for p in pictures), pictures
+    assert page.external_requests == []
+    shutdown_kernel(page)
