@@ -37,6 +37,7 @@ SARIF_SCHEMA = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/sche
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 _SOURCE = re.compile(r"^(?P<file>.*?)(?::(?P<line>\d+)|#(?P<where>[^#]*))$")
+_TAIL = r"(?::\d+|#[^#]*)$"  # what _SOURCE takes off a source to leave its file
 # what XML 1.0 cannot hold, and what a terminal would act on
 _UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
@@ -108,7 +109,7 @@ def iter_findings(trace: Any, chunk: int = 20_000) -> Iterator[Finding]:
 def _iter_findings_at(trace: Any, order: np.ndarray | None, chunk: int = 20_000
                       ) -> Iterator[Finding]:
     """The findings at the positions ``order`` of the violations (all, in their order,
-    for None), read a chunk at a time."""
+    for None), read a chunk at a time (the sources of a chunk's frames in one read)."""
     v = trace.violations
     sources = trace.frames["source"]
     paths = _display_paths(trace)
@@ -116,11 +117,14 @@ def _iter_findings_at(trace: Any, order: np.ndarray | None, chunk: int = 20_000
     n = len(v) if order is None else len(order)
     for lo in range(0, n, chunk):
         rows = v.iloc[lo:lo + chunk] if order is None else v.iloc[order[lo:lo + chunk]]
-        for row in rows.itertuples(index=False):
-            seq, rel = _opt_int(row.seq), _opt_int(row.related_seq)
-            file, line, where = (_place(sources.iat[seq], paths) if seq is not None
+        seqs = [_opt_int(s) for s in rows["seq"].tolist()]
+        rels = [_opt_int(s) for s in rows["related_seq"].tolist()]
+        wanted = sorted({s for s in seqs + rels if s is not None})
+        text = dict(zip(wanted, sources.take(wanted).tolist(), strict=True))
+        for row, seq, rel in zip(rows.itertuples(index=False), seqs, rels, strict=True):
+            file, line, where = (_place(text[seq], paths) if seq is not None
                                  else (default, None, None))
-            related = _place(sources.iat[rel], paths) if rel is not None else None
+            related = _place(text[rel], paths) if rel is not None else None
             yield Finding(str(row.rule), str(row.severity), _clean(row.message),
                           _clean(row.spec), str(row.versions), seq, rel, file, line, where,
                           related)
@@ -246,16 +250,22 @@ def _write_sarif(found: Iterable[Finding], out: IO[str]) -> None:
 
 
 # -- JUnit XML --------------------------------------------------------------------------------
-def _capture_versions(trace: Any, paths: dict[str, str]) -> dict[str, set[str]]:
-    """Per capture file: the protocol versions its sessions are checked against."""
+def _capture_versions(trace: Any, paths: dict[str, str], chunk: int = 50_000
+                      ) -> dict[str, set[str]]:
+    """Per capture file: the protocol versions its sessions are checked against (the
+    frames' files and sessions read a chunk at a time)."""
     f = trace.frames
     versions = trace.versions
     out: dict[str, set[str]] = {}
-    files = f["source"].map(lambda s: _place(s, paths)[0])
-    for (file, session), _ in f.groupby([files, f["session"].astype(object)],
-                                        dropna=False, sort=False):
-        key = None if session is None or bool(pd.isna(session)) else session
-        out.setdefault(file, set()).add(versions.get(key, ""))
+    for lo in range(0, len(f), chunk):
+        part = f.iloc[lo:lo + chunk]
+        files = part["source"].str.replace(_TAIL, "", regex=True).astype(object)
+        pairs = pd.DataFrame({"file": files.where(files.notna(), ""),
+                              "session": part["session"].astype(object)})
+        for file, session in pairs.drop_duplicates().itertuples(index=False):
+            key = None if session is None or bool(pd.isna(session)) else session
+            name = paths.get(file, file or "capture")
+            out.setdefault(name, set()).add(versions.get(key, ""))
     return out
 
 
@@ -280,8 +290,11 @@ def _finding_files(trace: Any, v: pd.DataFrame, paths: dict[str, str],
     names: dict[str, int] = {}
     codes = np.empty(len(v), dtype=np.int64)
     for lo in range(0, len(v), chunk):
-        for k, seq in enumerate(seqs[lo:lo + chunk].tolist(), start=lo):
-            file = default if seq != seq else _place(sources.iat[int(seq)], paths)[0]
+        part = seqs[lo:lo + chunk]
+        known = ~np.isnan(part)
+        texts = iter(sources.take(part[known].astype(np.int64)).tolist())
+        for k, has in enumerate(known.tolist(), start=lo):
+            file = _place(next(texts), paths)[0] if has else default
             codes[k] = names.setdefault(file, len(names))
     return codes, list(names)
 
