@@ -87,6 +87,9 @@ def test_every_capture_exports_spans_that_opentelemetry_proto_parses(path: Path)
         assert attrs["mcp.method.name"] == row.method
         assert span.name.split(" ")[0] == row.method
         assert attrs.get("jsonrpc.request.id") == shown
+        assert attrs.get("mcp_notebook.jsonrpc.request.id_type") == (
+            None if request_id is None else "string" if isinstance(request_id, str)
+            else "number")
         if row.outcome == "tool_error":
             assert attrs["error.type"] == "tool_error"
         if row.outcome != "tool_error" and pd.notna(row.error_code):
@@ -190,3 +193,106 @@ def test_span_ids_of_different_captures_differ_though_their_sessions_share_a_nam
         ids += [s.span_id for rs in msg.resource_spans for ss in rs.scope_spans
                 for s in ss.spans]
     assert len(ids) == len(set(ids))
+
+
+# -- the docs table and the attributes the capture knows -----------------------------------------
+def _spans_of(doc: dict[str, Any]) -> list[Span]:
+    return [s for rs in _parse(doc).resource_spans for ss in rs.scope_spans for s in ss.spans]
+
+
+def _docs_table() -> dict[str, tuple[str, str]]:
+    """name -> (conventions, written) of the OpenTelemetry table in docs/exports.md."""
+    text = (ROOT / "docs" / "exports.md").read_text("utf-8")
+    section = text.split("\n## OpenTelemetry\n", 1)[1].split("\n## ", 1)[0]
+    lines = section.split("| name | conventions | written |", 1)[1].splitlines()[2:]
+    rows: dict[str, tuple[str, str]] = {}
+    for line in lines:
+        if not line.startswith("|"):
+            break
+        name, conventions, written = (c.strip() for c in line.strip("|").split("|")[:3])
+        rows[name.strip("`")] = (conventions, written)
+    return rows
+
+
+def _jsonrpc_rows() -> list[tuple[str, Any]]:
+    """Requests whose jsonrpc member is 1.0, 2.0, missing, and not a string."""
+    one = {"jsonrpc": "1.0", "id": 1, "method": "tools/list"}
+    missing = {"id": 2, "method": "ping"}
+    number = {"jsonrpc": 2, "id": 3, "method": "ping"}
+    return INIT + [("c2s", one), ("s2c", ok(1, {"tools": []})), ("c2s", missing),
+                   ("s2c", ok(2)), ("c2s", number), ("s2c", ok(3)),
+                   ("c2s", req(4, "ping")), ("s2c", ok(4))]
+
+
+def test_the_docs_table_is_the_pinned_conventions_and_what_is_written(tmp_path: Path) -> None:
+    from mcp_notebook.otlp import ATTRIBUTES, PROJECT_ATTRIBUTES
+
+    rows = _docs_table()
+    attributes = {n: v for n, v in rows.items() if "." in n and v[0] != "metric"}
+    assert {n for n, (c, _) in attributes.items()
+            if c not in ("server span only", "not in the conventions")} == CONVENTION_ATTRIBUTES
+    assert {n for n, (c, _) in attributes.items() if c == "server span only"} == SERVER_SPAN_ONLY
+    written = {n for n, (_, w) in attributes.items() if w == "yes"}
+    assert written == set(ATTRIBUTES) | set(PROJECT_ATTRIBUTES)
+    assert {n for n, (_, w) in attributes.items() if w != "yes"} == \
+        (CONVENTION_ATTRIBUTES | SERVER_SPAN_ONLY) - written
+    # what the exporter writes for every bundled trace (and one whose jsonrpc is not 2.0)
+    docs = [to_otlp(mn.load(p)) for p in CAPTURES]
+    docs.append(to_otlp(load_rows(tmp_path, _jsonrpc_rows())))
+    seen = {a.key for doc in docs for s in _spans_of(doc)
+            for a in [*s.attributes, *(x for e in s.events for x in e.attributes)]}
+    assert seen == written
+    assert rows["mcp.client.operation.duration"] == ("metric", "yes")
+
+
+def test_jsonrpc_protocol_version_is_written_when_it_is_not_2_0(tmp_path: Path) -> None:
+    spans = _spans_of(to_otlp(load_rows(tmp_path, _jsonrpc_rows())))
+    by_id = {_attrs(s)["jsonrpc.request.id"]: _attrs(s) for s in spans}
+    assert by_id["1"]["jsonrpc.protocol.version"] == "1.0"
+    for rid in ("0", "2", "3", "4"):  # 2.0 (initialize is 0), missing, a number, 2.0
+        assert "jsonrpc.protocol.version" not in by_id[rid]
+
+
+HARS = [p for p in CAPTURES if p.suffix == ".har"]
+
+
+@pytest.mark.parametrize("path", HARS, ids=[p.name for p in HARS])
+def test_a_har_capture_gives_the_http_version_and_server_of_its_entries(path: Path) -> None:
+    from urllib.parse import urlsplit
+
+    entries = json.loads(path.read_text("utf-8"))["log"]["entries"]
+    known = {(urlsplit(e["request"]["url"]).hostname, urlsplit(e["request"]["url"]).port,
+              e["response"]["httpVersion"].removeprefix("HTTP/")) for e in entries}
+    spans = _spans_of(to_otlp(mn.load(path)))
+    assert spans
+    for span in spans:
+        a = {x.key: x.value for x in span.attributes}
+        assert a["network.protocol.name"].string_value == "http"
+        got = (a["server.address"].string_value, a["server.port"].int_value,
+               a["network.protocol.version"].string_value)
+        assert got in known
+
+
+def test_network_facts_are_those_the_har_says_and_left_out_where_it_does_not(
+        tmp_path: Path) -> None:
+    har = json.loads((ROOT / "data" / "demo-http.har").read_text("utf-8"))
+    for e in har["log"]["entries"]:
+        e["request"]["url"] = "https://mcp.example.com/mcp"
+        e["request"]["httpVersion"] = "h2"
+        e["response"]["httpVersion"] = ""
+    path = tmp_path / "h2.har"
+    path.write_text(json.dumps(har), encoding="utf-8")
+    trace = mn.load(path)
+    spans = _spans_of(to_otlp(trace))
+    for span in spans:
+        a = {x.key: x.value for x in span.attributes}
+        assert (a["server.address"].string_value, a["server.port"].int_value,
+                a["network.protocol.version"].string_value) == ("mcp.example.com", 443, "2")
+    path.unlink()  # the HAR gone: what it said is not known, and nothing is guessed
+    again = _spans_of(to_otlp(trace))
+    assert len(again) == len(spans)
+    for span in again:
+        assert not {"network.protocol.name", "network.protocol.version", "server.address",
+                    "server.port"} & set(_attrs(span))
+    for span in _spans_of(to_otlp(mn.load(ROOT / "data" / "demo-stdio.jsonl"))):
+        assert not {"network.protocol.name", "server.address"} & set(_attrs(span))
