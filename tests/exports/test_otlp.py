@@ -18,12 +18,11 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
 import mcp_notebook as mn
 from mcp_notebook.otlp import to_otlp, to_otlp_metrics
+from tests.exports.captures import CAPTURES, is_har
 from tests.exports.idforms import ids_alike_as_strings
 from tests.helpers import INIT, load_rows, note, ok, req
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPTURES = sorted(p for d in (ROOT / "data", ROOT / "tests" / "fixtures" / "peers")
-                  for p in d.iterdir() if p.suffix in (".jsonl", ".har"))
 # the client span's attributes in the pinned OpenTelemetry MCP conventions
 # (semantic-conventions-genai docs/gen-ai/mcp.md at 0393513, "Client", Attributes), written
 # out here from that page, not from the exporter
@@ -98,7 +97,7 @@ def test_every_capture_exports_spans_that_opentelemetry_proto_parses(path: Path)
         assert (span.status.code == Status.STATUS_CODE_ERROR) == ("error.type" in attrs)
         if versions.get(row.session) == "2026-07-28":
             assert "mcp.session.id" not in attrs
-        assert attrs["network.transport"] == ("pipe" if path.suffix == ".jsonl" else "tcp")
+        assert attrs["network.transport"] == ("tcp" if is_har(path) else "pipe")
         if pd.notna(row.response_seq):
             assert span.end_time_unix_nano - span.start_time_unix_nano == row.latency.value
         params = (trace.message(int(row.request_seq)) or {}).get("params") or {}
@@ -253,7 +252,7 @@ def test_jsonrpc_protocol_version_is_written_when_it_is_not_2_0(tmp_path: Path) 
         assert "jsonrpc.protocol.version" not in by_id[rid]
 
 
-HARS = [p for p in CAPTURES if p.suffix == ".har"]
+HARS = [p for p in CAPTURES if is_har(p)]
 
 
 @pytest.mark.parametrize("path", HARS, ids=[p.name for p in HARS])

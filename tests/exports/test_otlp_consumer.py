@@ -35,11 +35,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 import mcp_notebook as mn
 from mcp_notebook.otlp import write_otlp
+from tests.exports.captures import CAPTURES
 from tests.helpers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPTURES = sorted(p for d in (ROOT / "data", ROOT / "tests" / "fixtures" / "peers")
-                  for p in d.iterdir() if p.suffix in (".jsonl", ".har"))
 PHOENIX = os.environ.get("MCP_NOTEBOOK_PHOENIX") or shutil.which("phoenix")
 pytestmark = pytest.mark.skipif(
     not PHOENIX, reason="Arize Phoenix (a real OTLP receiver) is not installed: "

@@ -15,11 +15,10 @@ import mcp_notebook as mn
 from mcp_notebook.boundary import write_boundary
 from mcp_notebook.otlp import write_otlp
 from mcp_notebook.readers import CaptureError, sniff
+from tests.exports.captures import CAPTURES
 from tests.exports.idforms import ids_alike_as_strings
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPTURES = sorted(p for d in (ROOT / "data", ROOT / "tests" / "fixtures" / "peers")
-                  for p in d.iterdir() if p.suffix in (".jsonl", ".har"))
 PAIR_FACTS = ["session", "requester", "id_key", "method", "outcome", "error_code",
               "progress_count"]
 PAIR_FACTS_OTLP = ["method", "id_key", "outcome", "error_code", "progress_count"]

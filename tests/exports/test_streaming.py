@@ -11,10 +11,9 @@ import pytest
 
 import mcp_notebook as mn
 from mcp_notebook.boundary import iter_boundary, read_boundary, stream_boundary
+from tests.exports.captures import CAPTURES
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPTURES = sorted(p for d in (ROOT / "data", ROOT / "tests" / "fixtures" / "peers")
-                  for p in d.iterdir() if p.suffix in (".jsonl", ".har"))
 
 
 @pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
