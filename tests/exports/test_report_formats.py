@@ -219,3 +219,26 @@ def test_a_capture_without_findings_or_frames_still_has_its_suite(
     sarif = json.loads(render_findings(trace, "sarif"))
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(sarif)
     assert sarif["runs"][0]["results"] == []
+
+
+def test_check_report_github_prints_one_annotation_line_per_finding(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mcp-notebook check CAPTURE... --report github`` (the CLI spells the CI format
+    ``--report``; ``--format`` names the capture's): one workflow command a finding, every
+    capture with findings at once, and exit 1 as check has it on findings."""
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(ROOT)
+    names = [str(p.relative_to(ROOT)) for p in WITH_FINDINGS]
+    out = subprocess.run([sys.executable, "-m", "mcp_notebook.cli", "check", *names,
+                          "--report", "github", "--fail-on", "info"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 1, out.stderr
+    lines = out.stdout.splitlines()
+    from mcp_notebook import conversation
+
+    with conversation.deep():  # as check runs them: every rule, the schema ones at any size
+        v = mn.load(names).violations
+    assert len(lines) == len(v) > 0
+    assert [_parse(line)[1]["title"] for line in lines] == v["rule"].tolist()
