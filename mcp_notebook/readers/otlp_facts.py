@@ -11,7 +11,6 @@ entry found by its ``source`` (``file#entryN``, ``file#entryN/eventM``); only th
 members of each entry are decoded. A stdio or tap capture knows none of them, nor does a
 HAR file that is gone, cannot be read, or lacks the member: the attribute is left out.
 
->>> from urllib.parse import urlsplit
 >>> http_version("HTTP/1.1"), http_version("h2"), http_version("HTTP/2.0"), http_version("")
 ('1.1', '2', '2', None)
 >>> server_of("https://example.com/mcp"), server_of("http://127.0.0.1:8080/mcp")
