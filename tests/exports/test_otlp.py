@@ -105,6 +105,16 @@ def test_every_capture_exports_spans_that_opentelemetry_proto_parses(path: Path)
             assert attrs["gen_ai.tool.name"] == params["name"]
             assert attrs["gen_ai.operation.name"] == "execute_tool"
             assert span.name == f"tools/call {params['name']}"
+        elif row.method == "prompts/get" and isinstance(params.get("name"), str):
+            assert attrs["gen_ai.prompt.name"] == params["name"]
+            assert span.name == f"prompts/get {params['name']}"
+        else:  # the conventions: no low-cardinality target, the method alone
+            assert span.name == row.method
+        # execute_tool for a tool call, and not otherwise
+        assert ("gen_ai.operation.name" in attrs) == (row.method == "tools/call")
+        if row.method in ("resources/read", "resources/subscribe", "resources/unsubscribe"):
+            assert attrs.get("mcp.resource.uri") == (
+                params["uri"] if isinstance(params.get("uri"), str) else None)
         progress = [e for e in span.events if e.name == "notifications/progress"]
         assert len(progress) == row.progress_count
 
