@@ -144,3 +144,8 @@ def test_phoenix_accepts_and_serves_back_every_span(path: Path, phoenix: str,
         assert (back["parent_id"] or None) == span.get("parentSpanId")
         assert len(back.get("events") or []) == len(span.get("events", []))
         assert (back["status_code"] == "ERROR") == ("status" in span)
+        # every attribute comes back as sent (server.port as an integer)
+        for a in span["attributes"]:
+            value = a["value"]
+            want = value["stringValue"] if "stringValue" in value else int(value["intValue"])
+            assert back["attributes"].get(a["key"]) == want, a["key"]
