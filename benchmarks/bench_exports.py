@@ -54,7 +54,7 @@ STEPS: list[tuple[str, str]] = [
      "with open(out / 'f.txt', 'w', encoding='utf-8') as fh:\n"
      "    write_findings(t, 'github', fh)\n"
      "made = size(out / 'f.txt')"),
-    ("check --report junit (not streamed)",
+    ("check --report junit",
      "from mcp_notebook.report_formats import write_findings\n"
      "with open(out / 'f.xml', 'w', encoding='utf-8') as fh:\n"
      "    write_findings(t, 'junit', fh)\n"

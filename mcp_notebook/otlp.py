@@ -5,30 +5,18 @@ Conventions followed: ``docs/gen-ai/mcp.md`` of open-telemetry/semantic-conventi
 at commit 0393513 (status: Development), whose MCP page moved there from
 open-telemetry/semantic-conventions (last full version there at 7b0c0fe).
 
-=============================  ==========================================================
-attribute                      from
-=============================  ==========================================================
-``mcp.method.name``            the request's method
-``mcp.session.id``             the HTTP session (``Mcp-Session-Id``); never for a
-                               2026-07-28 session, nor for stdio (whose "session" is a file)
-``mcp.protocol.version``       the session's protocol version
-``jsonrpc.request.id``         the id as a string (not set for a null id)
-``gen_ai.tool.name``           ``params.name`` of ``tools/call``
-``gen_ai.prompt.name``         ``params.name`` of ``prompts/get``
-``mcp.resource.uri``           ``params.uri`` of ``resources/read|subscribe|unsubscribe``
-``gen_ai.operation.name``      ``execute_tool`` for ``tools/call``
-``error.type``                 the JSON-RPC error code as a string; ``tool_error`` for
-                               ``isError``
-``rpc.response.status_code``   the JSON-RPC error code as a string
-``network.transport``          ``pipe`` for stdio, ``tcp`` for HTTP and SSE
-=============================  ==========================================================
+The attributes (:data:`ATTRIBUTES`, and :data:`PROJECT_ATTRIBUTES` in this project's
+own namespace) are in the table of ``docs/exports.md``, with where each comes from and
+when it is left out (a test compares that table with what is written).
 
 Span name ``{mcp.method.name} {target}`` (target: the tool or prompt name), kind CLIENT
 (the requester's view: from the request to its response), status ERROR when ``error.type``
 is set. Progress and cancel notifications are span events (the progress value as
-``mcp_notebook.progress``, which the conventions do not name). A ``params._meta.traceparent``
-on the request gives the span its trace and parent. The status description (the error
-message) and tool arguments and results are not exported: they are payload.
+``mcp_notebook.progress``). A ``params._meta.traceparent`` on the request gives the span
+its trace and parent. ``mcp_notebook.jsonrpc.request.id_type`` says whether the id was
+a string or a number, which ``jsonrpc.request.id``, a string, cannot (``9`` and ``"9"``
+come back apart). The status description (the error message) and tool arguments and
+results are not exported: they are payload.
 
 OTLP/JSON writes trace and span ids as hex and 64-bit integers as strings (the OTLP
 specification's JSON mapping).
@@ -45,7 +33,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -58,28 +45,33 @@ import pandas as pd
 from . import __version__
 from .boundary import (
     CHUNK,
-    each_message,
     iter_boundary,
     notification_targets,
     trace_from_boundary,
 )
 from .protocol import versions as V
-from .readers.otlp_spans import boundary_from_otlp
+from .readers.otlp_facts import HttpFacts, envelopes, network_attributes
+from .readers.otlp_spans import ID_TYPE, boundary_from_otlp
 
-__all__ = ["to_otlp", "to_otlp_metrics", "write_otlp", "boundary_from_otlp", "trace_from_otlp", "DURATION_BUCKETS", "ATTRIBUTES"]
+__all__ = ["to_otlp", "to_otlp_metrics", "write_otlp", "boundary_from_otlp", "trace_from_otlp",
+           "DURATION_BUCKETS", "ATTRIBUTES", "PROJECT_ATTRIBUTES"]
 
 #: the conventions' explicit bucket boundaries for the operation-duration histograms (s)
 DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
-#: every span attribute this exporter writes
+#: every span attribute of the conventions this exporter writes (where the capture knows it)
 ATTRIBUTES = ("mcp.method.name", "mcp.session.id", "mcp.protocol.version",
-              "jsonrpc.request.id", "gen_ai.tool.name", "gen_ai.prompt.name",
-              "mcp.resource.uri", "gen_ai.operation.name", "error.type",
-              "rpc.response.status_code", "network.transport")
+              "jsonrpc.request.id", "jsonrpc.protocol.version", "gen_ai.tool.name",
+              "gen_ai.prompt.name", "mcp.resource.uri", "gen_ai.operation.name", "error.type",
+              "rpc.response.status_code", "network.transport", "network.protocol.name",
+              "network.protocol.version", "server.address", "server.port")
+#: the span and event attributes of this project's own namespace (not in the conventions)
+PROJECT_ATTRIBUTES = (ID_TYPE, "mcp_notebook.progress")
 SPAN_KIND_CLIENT = 3
 STATUS_ERROR = 2
-_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$")
 _RESOURCE = {"resources/read", "resources/subscribe", "resources/unsubscribe"}
 _STATELESS = "2026-07-28"
+#: the JSON type of an id by the first character of its compact JSON text
+_JSON_TYPE = {'"': "string", "t": "boolean", "f": "boolean", "{": "object", "[": "array"}
 
 
 def _hex(data: str, n: int) -> str:
@@ -106,22 +98,6 @@ def _request_id(id_key: Any) -> str | None:
     except (msgspec.DecodeError, RecursionError):
         return id_key
     return value if isinstance(value, str) else id_key
-
-
-def _traceparents(trace: Any, seqs: list[int]) -> dict[int, tuple[str, str]]:
-    """seq -> (trace id, parent span id) of requests that carry ``_meta.traceparent``."""
-    texts = trace.texts(seqs)
-    carrying = [seq for seq, text in zip(seqs, texts, strict=True)
-                if isinstance(text, str) and "traceparent" in text]
-    out: dict[int, tuple[str, str]] = {}
-    for seq, msg in zip(carrying, each_message(trace, carrying), strict=True):
-        params = msg.get("params") if isinstance(msg, dict) else None
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        tp = meta.get("traceparent") if isinstance(meta, dict) else None
-        m = _TRACEPARENT.match(tp) if isinstance(tp, str) else None
-        if m and set(m.group(1)) != {"0"} and set(m.group(2)) != {"0"}:
-            out[seq] = (m.group(1), m.group(2))
-    return out
 
 
 def _span_events(trace: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -184,6 +160,8 @@ def iter_resource_spans(trace: Any, chunk: int = CHUNK) -> Iterator[dict[str, An
     targets, notes, progress = _span_events(trace)
     begins = _session_starts(trace)
     stream = trace.frames["stream"].astype(object).to_numpy()
+    sources = trace.frames["source"]
+    facts = HttpFacts(list(trace.paths))
     ts = trace.frames["ts"].to_numpy(dtype="datetime64[ns]").astype(np.int64)
     for b in iter_boundary(trace, chunk):
         req = b[(b["kind"] == "request") & b["request_seq"].notna()
@@ -201,7 +179,12 @@ def iter_resource_spans(trace: Any, chunk: int = CHUNK) -> Iterator[dict[str, An
                 "timeUnixNano": str(int(ts[notes[k]])), "attributes": attrs,
                 "name": "notifications/progress" if progress[k]
                 else "notifications/cancelled"})
-        yield from _resources(trace, req, seqs, [str(stream[s]) for s in seqs], mine, begins)
+        streams = [str(stream[s]) for s in seqs]
+        http = [k for k, st in enumerate(streams) if st in ("http", "sse")]
+        where = dict(zip(http, sources.take(seqs[http]).tolist(), strict=True))
+        network = [network_attributes(facts.of(where[k])) if k in where else []
+                   for k in range(len(seqs))]
+        yield from _resources(trace, req, seqs, streams, mine, begins, network)
 
 
 def _session_starts(trace: Any) -> dict[str, int]:
@@ -217,10 +200,11 @@ def _session_starts(trace: Any) -> dict[str, int]:
 
 
 def _resources(trace: Any, req: pd.DataFrame, seqs: np.ndarray, streams: list[str],
-               events: dict[int, list[dict[str, Any]]], begins: dict[str, int]
-               ) -> Iterator[dict[str, Any]]:
+               events: dict[int, list[dict[str, Any]]], begins: dict[str, int],
+               network: list[list[dict[str, Any]]]) -> Iterator[dict[str, Any]]:
     sessions = _session_ids(trace, req, streams)
-    parents: dict[int, tuple[str, str | None]] = dict(_traceparents(trace, seqs.tolist()))
+    tps, jsonrpc = envelopes(trace, seqs.tolist())
+    parents: dict[int, tuple[str, str | None]] = dict(tps)
     groups: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
     start = req["start"].to_numpy(dtype="datetime64[ns]")
     known = ~np.isnat(start)
@@ -252,6 +236,9 @@ def _resources(trace: Any, req: pd.DataFrame, seqs: np.ndarray, streams: list[st
         rid = _request_id(cols["id_key"][n])
         if rid is not None:
             attrs.append(_attr("jsonrpc.request.id", rid))
+            attrs.append(_attr(ID_TYPE, _JSON_TYPE.get(cols["id_key"][n][:1], "number")))
+        if seq in jsonrpc:
+            attrs.append(_attr("jsonrpc.protocol.version", jsonrpc[seq]))
         target = cols["name"][n] if isinstance(cols["name"][n], str) else None
         if target is not None:
             if method == "tools/call":
@@ -272,6 +259,7 @@ def _resources(trace: Any, req: pd.DataFrame, seqs: np.ndarray, streams: list[st
             attrs.append(_attr("error.type", error))
         attrs.append(_attr("network.transport",
                            "pipe" if streams[n] in ("stdio", "stderr") else "tcp"))
+        attrs.extend(network[n])
         name = f"{method} {target}" if method in ("tools/call", "prompts/get") \
             and target else method
         span: dict[str, Any] = {

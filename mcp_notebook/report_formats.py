@@ -16,13 +16,13 @@ from __future__ import annotations
 import io
 import json
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import IO, Any
 from urllib.parse import quote
 
+import numpy as np
 import pandas as pd
 
 from . import __version__
@@ -37,6 +37,7 @@ SARIF_SCHEMA = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/sche
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 _SOURCE = re.compile(r"^(?P<file>.*?)(?::(?P<line>\d+)|#(?P<where>[^#]*))$")
+_TAIL = r"(?::\d+|#[^#]*)$"  # what _SOURCE takes off a source to leave its file
 # what XML 1.0 cannot hold, and what a terminal would act on
 _UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
@@ -102,16 +103,28 @@ def findings(trace: Any) -> list[Finding]:
 
 def iter_findings(trace: Any, chunk: int = 20_000) -> Iterator[Finding]:
     """:func:`findings` one at a time, read from the violations a chunk at a time."""
+    yield from _iter_findings_at(trace, None, chunk)
+
+
+def _iter_findings_at(trace: Any, order: np.ndarray | None, chunk: int = 20_000
+                      ) -> Iterator[Finding]:
+    """The findings at the positions ``order`` of the violations (all, in their order,
+    for None), read a chunk at a time (the sources of a chunk's frames in one read)."""
     v = trace.violations
     sources = trace.frames["source"]
     paths = _display_paths(trace)
     default = next(iter(paths.values()), "capture")
-    for lo in range(0, len(v), chunk):
-        for row in v.iloc[lo:lo + chunk].itertuples(index=False):
-            seq, rel = _opt_int(row.seq), _opt_int(row.related_seq)
-            file, line, where = (_place(sources.iat[seq], paths) if seq is not None
+    n = len(v) if order is None else len(order)
+    for lo in range(0, n, chunk):
+        rows = v.iloc[lo:lo + chunk] if order is None else v.iloc[order[lo:lo + chunk]]
+        seqs = [_opt_int(s) for s in rows["seq"].tolist()]
+        rels = [_opt_int(s) for s in rows["related_seq"].tolist()]
+        wanted = sorted({s for s in seqs + rels if s is not None})
+        text = dict(zip(wanted, sources.take(wanted).tolist(), strict=True))
+        for row, seq, rel in zip(rows.itertuples(index=False), seqs, rels, strict=True):
+            file, line, where = (_place(text[seq], paths) if seq is not None
                                  else (default, None, None))
-            related = _place(sources.iat[rel], paths) if rel is not None else None
+            related = _place(text[rel], paths) if rel is not None else None
             yield Finding(str(row.rule), str(row.severity), _clean(row.message),
                           _clean(row.spec), str(row.versions), seq, rel, file, line, where,
                           related)
@@ -130,8 +143,8 @@ def render_findings(trace: Any, fmt: str, *, fail_on: str = "error") -> str:
 
 
 def write_findings(trace: Any, fmt: str, out: IO[str], *, fail_on: str = "error") -> None:
-    """:func:`render_findings` written to ``out`` as it goes: SARIF and GitHub a finding at
-    a time (JUnit, a tree of one element per rule and file, whole)."""
+    """:func:`render_findings` written to ``out`` as it goes, a finding at a time (JUnit's
+    counts, which its headers need first, from the findings' columns)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown findings format {fmt!r}: one of {', '.join(FORMATS)}")
     if fail_on not in SEVERITIES:
@@ -146,7 +159,7 @@ def _write_findings(trace: Any, fmt: str, out: IO[str], fail_on: str) -> None:
     if fmt == "sarif":
         _write_sarif(iter_findings(trace), out)
     elif fmt == "junit":
-        out.write(_junit(trace, findings(trace), SEVERITIES[: SEVERITIES.index(fail_on) + 1]))
+        _write_junit(trace, out, SEVERITIES[: SEVERITIES.index(fail_on) + 1])
     else:
         for line in _github(iter_findings(trace)):
             out.write(line + "\n")
@@ -237,63 +250,149 @@ def _write_sarif(found: Iterable[Finding], out: IO[str]) -> None:
 
 
 # -- JUnit XML --------------------------------------------------------------------------------
-def _capture_versions(trace: Any, paths: dict[str, str]) -> dict[str, set[str]]:
-    """Per capture file: the protocol versions its sessions are checked against."""
+def _capture_versions(trace: Any, paths: dict[str, str], chunk: int = 50_000
+                      ) -> dict[str, set[str]]:
+    """Per capture file: the protocol versions its sessions are checked against (the
+    frames' files and sessions read a chunk at a time)."""
     f = trace.frames
     versions = trace.versions
     out: dict[str, set[str]] = {}
-    files = f["source"].map(lambda s: _place(s, paths)[0])
-    for (file, session), _ in f.groupby([files, f["session"].astype(object)],
-                                        dropna=False, sort=False):
-        key = None if session is None or bool(pd.isna(session)) else session
-        out.setdefault(file, set()).add(versions.get(key, ""))
+    for lo in range(0, len(f), chunk):
+        part = f.iloc[lo:lo + chunk]
+        files = part["source"].str.replace(_TAIL, "", regex=True).astype(object)
+        pairs = pd.DataFrame({"file": files.where(files.notna(), ""),
+                              "session": part["session"].astype(object)})
+        for file, session in pairs.drop_duplicates().itertuples(index=False):
+            key = None if session is None or bool(pd.isna(session)) else session
+            name = paths.get(file, file or "capture")
+            out.setdefault(name, set()).add(versions.get(key, ""))
     return out
 
 
-def _junit(trace: Any, found: list[Finding], failing: tuple[str, ...]) -> str:
+def _xml_attr(text: str) -> str:
+    """An XML attribute value, escaped as ElementTree escapes it."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("\r", "&#13;").replace("\n", "&#10;")
+            .replace("\t", "&#09;"))
+
+
+def _xml_text(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _finding_files(trace: Any, v: pd.DataFrame, paths: dict[str, str],
+                   chunk: int = 20_000) -> tuple[np.ndarray, list[str]]:
+    """The capture file of each finding (its frame's ``source`` placed as
+    :func:`iter_findings` places it), as codes into a list of the files."""
+    sources = trace.frames["source"]
+    default = next(iter(paths.values()), "capture")
+    seqs = v["seq"].to_numpy(dtype="float64", na_value=np.nan)
+    names: dict[str, int] = {}
+    codes = np.empty(len(v), dtype=np.int64)
+    for lo in range(0, len(v), chunk):
+        part = seqs[lo:lo + chunk]
+        known = ~np.isnan(part)
+        texts = iter(sources.take(part[known].astype(np.int64)).tolist())
+        for k, has in enumerate(known.tolist(), start=lo):
+            file = _place(next(texts), paths)[0] if has else default
+            codes[k] = names.setdefault(file, len(names))
+    return codes, list(names)
+
+
+@dataclass
+class _JUnitPlan:
+    """What the headers need, from the findings' columns: the files (suites) in order,
+    per suite its failed and skipped cases; and the order to read the findings in."""
+
+    files: list[str]
+    hit: set[tuple[int, int]]  # (file, rule) with a finding
+    failed: list[int]  # per file: cases with a finding at or above fail_on
+    skipped: list[set[int]]  # per file: rules for none of its versions, and no finding
+    order: np.ndarray  # positions in the violations: by file, rule, failing first, position
+    keys: np.ndarray  # (file, rule) of each position in ``order``, as file * rules + rule
+
+
+def _junit_plan(trace: Any, failing: tuple[str, ...]) -> _JUnitPlan:
+    v = trace.violations
     paths = _display_paths(trace)
     per_file: dict[str, set[str]] = {p: set() for p in paths.values()}  # even a file of no frames
     for file, versions in _capture_versions(trace, paths).items():
         per_file.setdefault(file, set()).update(versions)
-    for f in found:
-        per_file.setdefault(f.file, set())
-    root = ET.Element("testsuites", name="mcp-notebook check")
-    total = total_failures = 0
-    for file in per_file:
-        suite = ET.SubElement(root, "testsuite", name=file)
-        failures = skipped = 0
-        mine = [f for f in found if f.file == file]
-        for rule in RULES:
-            case = ET.SubElement(suite, "testcase", name=rule.code,
-                                 classname=f"mcp-notebook.{rule.topic}")
-            hits = [f for f in mine if f.rule == rule.code]
-            versions = per_file[file] - {""}
-            if not hits and versions and not versions & set(rule.versions):
-                ET.SubElement(case, "skipped",
-                              message=f"applies to {', '.join(rule.versions)} only")
-                skipped += 1
+    codes, names = _finding_files(trace, v, paths)
+    for name in names:
+        per_file.setdefault(name, set())
+    files = list(per_file)
+    rank_of = {file: k for k, file in enumerate(files)}
+    file_rank = np.array([rank_of[n] for n in names], dtype=np.int64)[codes]
+    rule_of = {r.code: k for k, r in enumerate(RULES)}
+    rules = v["rule"].astype("category")
+    lookup = np.array([rule_of.get(str(c), -1) for c in rules.cat.categories] + [-1],
+                      dtype=np.int64)
+    rule_rank = lookup[rules.cat.codes.to_numpy()]  # code -1 (none): the last, -1
+    passing = ~v["severity"].astype(str).isin(failing).to_numpy()
+    known = rule_rank >= 0  # a finding of a rule outside the catalogue has no case
+    order = np.lexsort((np.arange(len(v)), passing, rule_rank, file_rank))
+    order = order[known[order]]
+    keys = file_rank[order] * len(RULES) + rule_rank[order]
+    hit = {(int(k) // len(RULES), int(k) % len(RULES)) for k in np.unique(keys)}
+    failed_keys = np.unique(keys[~passing[order]])
+    failed = np.bincount(failed_keys // max(len(RULES), 1), minlength=len(files)).tolist()
+    skipped: list[set[int]] = []
+    for k, file in enumerate(files):
+        versions = per_file[file] - {""}
+        skipped.append({i for i, rule in enumerate(RULES) if (k, i) not in hit and versions
+                        and not versions & set(rule.versions)})
+    return _JUnitPlan(files, hit, [int(x) for x in failed], skipped, order, keys)
+
+
+def _write_junit(trace: Any, out: IO[str], failing: tuple[str, ...],
+                 chunk: int = 20_000) -> None:
+    """JUnit XML written element by element: the counts each ``<testsuite>`` header needs
+    come first from the findings' columns (:func:`_junit_plan`), then the cases, their
+    findings read in (file, rule) order a chunk at a time. The text is the one
+    ElementTree writes for the same tree, indented as ``ET.indent`` indents it."""
+    plan = _junit_plan(trace, failing)
+    n = len(RULES)
+    out.write("<?xml version='1.0' encoding='utf-8'?>\n")
+    head = (f'<testsuites name="mcp-notebook check" tests="{n * len(plan.files)}" '
+            f'failures="{sum(plan.failed)}" errors="0"')
+    if not plan.files:
+        out.write(head + " />\n")
+        return
+    out.write(head + ">\n")
+    found = zip(map(int, plan.keys), _iter_findings_at(trace, plan.order, chunk), strict=True)
+    pending = next(found, None)
+    for k, file in enumerate(plan.files):
+        out.write(f'  <testsuite name="{_xml_attr(file)}" tests="{n}" '
+                  f'failures="{plan.failed[k]}" errors="0" '
+                  f'skipped="{len(plan.skipped[k])}">\n')
+        for i, rule in enumerate(RULES):
+            case = (f'    <testcase name="{_xml_attr(rule.code)}" '
+                    f'classname="{_xml_attr("mcp-notebook." + rule.topic)}"')
+            if i in plan.skipped[k]:
+                why = _xml_attr(f"applies to {', '.join(rule.versions)} only")
+                out.write(f'{case}>\n      <skipped message="{why}" />\n    </testcase>\n')
                 continue
-            failed = [f for f in hits if f.severity in failing]
-            for f in failed:
-                el = ET.SubElement(case, "failure", type=f.severity, message=f.message)
-                el.text = _finding_text(f)
-            if failed:
-                failures += 1
-            rest = [f for f in hits if f.severity not in failing]
-            if rest:
-                ET.SubElement(case, "system-out").text = "\n\n".join(
-                    f"{f.severity}: {f.message}\n{_finding_text(f)}" for f in rest)
-        suite.set("tests", str(len(RULES)))
-        suite.set("failures", str(failures))
-        suite.set("errors", "0")
-        suite.set("skipped", str(skipped))
-        total += len(RULES)
-        total_failures += failures
-    root.set("tests", str(total))
-    root.set("failures", str(total_failures))
-    root.set("errors", "0")
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+            if (k, i) not in plan.hit:
+                out.write(case + " />\n")
+                continue
+            out.write(case + ">\n")
+            below = 0  # findings below fail_on: one <system-out>, after the failures
+            while pending is not None and pending[0] == k * n + i:
+                f = pending[1]
+                if f.severity in failing:
+                    out.write(f'      <failure type="{_xml_attr(f.severity)}" '
+                              f'message="{_xml_attr(f.message)}">'
+                              f"{_xml_text(_finding_text(f))}</failure>\n")
+                else:
+                    out.write("      <system-out>" if not below else "\n\n")
+                    out.write(_xml_text(f"{f.severity}: {f.message}\n{_finding_text(f)}"))
+                    below += 1
+                pending = next(found, None)
+            out.write("</system-out>\n" if below else "")
+            out.write("    </testcase>\n")
+        out.write("  </testsuite>\n")
+    out.write("</testsuites>\n")
 
 
 def _where(file: str, line: int | None, where: str | None) -> str:

@@ -16,7 +16,12 @@ import pandas as pd
 
 from .boundary_table import BOUNDARY_COLUMNS, error_type
 
-__all__ = ["boundary_from_otlp", "spans_of"]
+__all__ = ["boundary_from_otlp", "spans_of", "ID_TYPE"]
+
+#: the JSON type of the request id (``string``, ``number``, ...), beside the conventions'
+#: ``jsonrpc.request.id`` (a string, which cannot tell ``9`` from ``"9"``); this project's
+#: own attribute, not one of the conventions
+ID_TYPE = "mcp_notebook.jsonrpc.request.id_type"
 
 
 # -- back in: OTLP/JSON spans of MCP requests to a payload-free trace ---------------------------
@@ -56,10 +61,15 @@ def _list(item: Any, key: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _id_key(text: str | None) -> str | None:
-    """The compact JSON of an id written as a string: a number stays a number."""
+def _id_key(text: str | None, kind: Any = None) -> str | None:
+    """The compact JSON of an id written as a string: as its type (:data:`ID_TYPE`) says
+    where the span has one; else a number stays a number."""
     if not isinstance(text, str):
         return None if text is None else msgspec.json.encode(text).decode("utf-8")
+    if kind == "string":
+        return msgspec.json.encode(text).decode("utf-8")
+    if kind in ("number", "boolean", "object", "array"):
+        return text  # the id's own JSON text
     try:
         value = msgspec.json.decode(text)
     except (msgspec.DecodeError, RecursionError):
@@ -98,8 +108,9 @@ def boundary_from_otlp(doc: Any, problems: list[tuple[str, str]] | None = None
     What spans do not hold comes back empty (sizes, client name and version) or inferred:
     the requester from the method (a server sends ``sampling/createMessage``,
     ``elicitation/create`` and ``roots/list``; the client everything else), the session
-    from ``mcp.session.id`` or else the trace id, an id from its string (``"7"`` is read
-    as the number 7), and a span that ends when it starts as unanswered. A span with no
+    from ``mcp.session.id`` or else the trace id, an id from its string and its type
+    (:data:`ID_TYPE`; a span without it, from another tracer: ``"7"`` is read as the
+    number 7), and a span that ends when it starts as unanswered. A span with no
     ``mcp.method.name`` is not an MCP span and is left out; one that cannot be read (no
     start time, say) is ``(where, why)`` in ``problems``.
     """
@@ -121,7 +132,7 @@ def boundary_from_otlp(doc: Any, problems: list[tuple[str, str]] | None = None
         code = _number(a.get("rpc.response.status_code"))
         error = a.get("error.type")
         answered = end != start or error is not None
-        id_key = _id_key(a.get("jsonrpc.request.id"))
+        id_key = _id_key(a.get("jsonrpc.request.id"), a.get(ID_TYPE))
         token = msgspec.json.encode(f"span:{span.get('spanId', '')}").decode()
         evs = [e for e in _list(span, "events") if isinstance(e, dict)]
         target = a.get("gen_ai.tool.name") or a.get("gen_ai.prompt.name") \

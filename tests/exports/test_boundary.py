@@ -13,11 +13,10 @@ import pytest
 import mcp_notebook as mn
 from mcp_notebook.boundary import BOUNDARY_COLUMNS, latency_table, read_boundary, write_boundary
 from mcp_notebook.export import write as write_frames
+from tests.exports.captures import CAPTURES
 from tests.helpers import INIT, err, load_rows, note, ok, req
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPTURES = sorted(p for d in (ROOT / "data", ROOT / "tests" / "fixtures" / "peers")
-                  for p in d.iterdir() if p.suffix in (".jsonl", ".har"))
 META = "io.modelcontextprotocol/"
 MIN_LEN = 7  # strings of 6 characters or fewer ("text", "object", ...) are not payload
 TARGETS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
@@ -283,3 +282,13 @@ def test_an_empty_capture_gives_empty_files_with_their_columns(tmp_path: Path) -
         assert back.empty and list(back.columns) == list(BOUNDARY_COLUMNS)
     free = mn.Trace.from_boundary(trace.boundary())
     assert free.pairs.empty and free.latency_by_method().empty
+
+
+def test_the_export_tests_run_on_every_bundled_trace() -> None:
+    """What the package ships as its bundled traces, every one (the gzipped one too)."""
+    from mcp_notebook.bundled import _traces
+    from tests.exports.captures import BUNDLED
+
+    assert [p.name for p in BUNDLED] == [p.name for p in _traces()]
+    assert {p.name for p in BUNDLED} <= {p.name for p in CAPTURES}
+    assert any(p.name.endswith(".gz") for p in BUNDLED)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-MODULES = ["mcp_notebook.boundary", "mcp_notebook.report_formats", "mcp_notebook.otlp"]
+MODULES = ["mcp_notebook.boundary", "mcp_notebook.report_formats", "mcp_notebook.otlp",
+           "mcp_notebook.readers.otlp_facts"]
 
 
 @pytest.mark.parametrize("name", MODULES)

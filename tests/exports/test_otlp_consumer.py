@@ -35,11 +35,10 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 import mcp_notebook as mn
 from mcp_notebook.otlp import write_otlp
+from tests.exports.captures import CAPTURES
 from tests.helpers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPTURES = sorted(p for d in (ROOT / "data", ROOT / "tests" / "fixtures" / "peers")
-                  for p in d.iterdir() if p.suffix in (".jsonl", ".har"))
 PHOENIX = os.environ.get("MCP_NOTEBOOK_PHOENIX") or shutil.which("phoenix")
 pytestmark = pytest.mark.skipif(
     not PHOENIX, reason="Arize Phoenix (a real OTLP receiver) is not installed: "
@@ -145,3 +144,8 @@ def test_phoenix_accepts_and_serves_back_every_span(path: Path, phoenix: str,
         assert (back["parent_id"] or None) == span.get("parentSpanId")
         assert len(back.get("events") or []) == len(span.get("events", []))
         assert (back["status_code"] == "ERROR") == ("status" in span)
+        # every attribute comes back as sent (server.port as an integer)
+        for a in span["attributes"]:
+            value = a["value"]
+            want = value["stringValue"] if "stringValue" in value else int(value["intValue"])
+            assert back["attributes"].get(a["key"]) == want, a["key"]

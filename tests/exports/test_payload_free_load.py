@@ -15,13 +15,13 @@ import mcp_notebook as mn
 from mcp_notebook.boundary import write_boundary
 from mcp_notebook.otlp import write_otlp
 from mcp_notebook.readers import CaptureError, sniff
+from tests.exports.captures import CAPTURES
+from tests.exports.idforms import ids_alike_as_strings
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPTURES = sorted(p for d in (ROOT / "data", ROOT / "tests" / "fixtures" / "peers")
-                  for p in d.iterdir() if p.suffix in (".jsonl", ".har"))
 PAIR_FACTS = ["session", "requester", "id_key", "method", "outcome", "error_code",
               "progress_count"]
-PAIR_FACTS_OTLP = ["method", "outcome", "error_code", "progress_count"]
+PAIR_FACTS_OTLP = ["method", "id_key", "outcome", "error_code", "progress_count"]
 
 
 def _facts(t: mn.Trace, cols: list[str]) -> pd.DataFrame:
@@ -62,26 +62,7 @@ def test_a_boundary_file_loads_to_the_pairs_of_its_capture(path: Path, suffix: s
     mn.inspect(free)
 
 
-def _ids_alike_as_strings(path: Path) -> bool:
-    """A session sends both 9 and "9": jsonrpc.request.id, a string, cannot tell them apart."""
-    p = mn.load(path).pairs
-    p = p[p["id_key"].notna() & p["request_seq"].notna()]
-
-    def form(key: str) -> str:
-        value = json.loads(key)
-        return value if isinstance(value, str) else key
-    alike = p.groupby("session", observed=True)["id_key"].agg(
-        lambda keys: len(set(keys)) != len({form(k) for k in keys}))
-    return bool(alike.any())
-
-
-LOSSY = "the conventions' jsonrpc.request.id is a string: ids 9 and \"9\" come back alike"
-
-
-@pytest.mark.parametrize("path", [
-    # not strict: whether 9 and "9" pair differently depends on when each is answered
-    pytest.param(p, marks=pytest.mark.xfail(strict=False, reason=LOSSY))
-    if _ids_alike_as_strings(p) else p for p in CAPTURES], ids=[p.name for p in CAPTURES])
+@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
 def test_an_otlp_file_loads_to_the_requests_of_its_capture(path: Path, tmp_path: Path) -> None:
     trace = mn.load(path)
     spans = write_otlp(trace, tmp_path / "spans.json")
@@ -91,6 +72,7 @@ def test_an_otlp_file_loads_to_the_requests_of_its_capture(path: Path, tmp_path:
     pd.testing.assert_frame_equal(_facts(free, PAIR_FACTS_OTLP),
                                   _facts(trace, PAIR_FACTS_OTLP),
                                   check_exact=False, rtol=0, atol=1e-3)
+    assert ids_alike_as_strings(free) == ids_alike_as_strings(trace)  # 9 and "9" stay two
     assert (free.latency_by_method()["count"].sort_index().tolist()
             == trace.latency_by_method()["count"].sort_index().tolist())
     mn.timeline(free)

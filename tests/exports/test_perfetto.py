@@ -15,12 +15,11 @@ import pytest
 
 import mcp_notebook as mn
 from mcp_notebook.perfetto import UI_URL, open_snippet, perfetto_bytes
+from tests.exports.captures import CAPTURES
 
 pb = pytest.importorskip("perfetto.protos.perfetto.trace.perfetto_trace_pb2")
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPTURES = sorted(p for d in (ROOT / "data", ROOT / "tests" / "fixtures" / "peers")
-                  for p in d.iterdir() if p.suffix in (".jsonl", ".har"))
 BEGIN, END, INSTANT = (pb.TrackEvent.Type.Value(n)
                        for n in ("TYPE_SLICE_BEGIN", "TYPE_SLICE_END", "TYPE_INSTANT"))
 

