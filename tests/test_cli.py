@@ -362,3 +362,21 @@ def test_convert_through_a_symlink_replaces_the_file_it_names(duplicated, tmp_pa
     assert r.returncode == 0, r.stderr
     assert link.is_symlink() and os.readlink(link) == str(real)
     assert real.read_text().startswith("seq,") and len(real.read_text().splitlines()) == 7
+
+
+@pytest.mark.parametrize("report", ["github", "sarif", "junit"])
+def test_check_format_names_a_report_as_report_does(duplicated, report):
+    """`check --format github` (issue 19's spelling) gives what `--report github` gives."""
+    by_format = run("check", duplicated, "--format", report)
+    by_report = run("check", duplicated, "--report", report)
+    assert by_format.returncode == by_report.returncode == 1
+    assert by_format.stdout == by_report.stdout and by_format.stdout
+    if report == "github":
+        assert len(by_format.stdout.splitlines()) == 1  # the one duplicate response
+        assert by_format.stdout.startswith("::error ")
+
+
+def test_check_format_and_report_naming_two_reports_is_a_usage_error(duplicated):
+    r = run("check", duplicated, "--format", "github", "--report", "sarif")
+    assert r.returncode == 2 and not r.stdout
+    assert "give one of them" in r.stderr

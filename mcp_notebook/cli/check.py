@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from .options import SEVERITIES, add_input, examples, load, not_run, not_run_line, skipped
-from .output import json_text, show
+from .output import error, json_text, show
 
 TYPE_CHECKING = False  # typing is not imported at run time: it slows the tap's start
 if TYPE_CHECKING:
@@ -28,16 +28,26 @@ def add_check(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.add_argument("--report", choices=("text", "sarif", "junit", "github"), default="text",
                    help="print the findings for CI: SARIF 2.1.0, JUnit XML or GitHub "
-                        "annotations (--format names the capture's format)")
+                        "annotations (--format sarif|junit|github means the same, as no "
+                        "capture format has those names)")
     p.add_argument("--fail-on", choices=SEVERITIES, default="error",
                    help="lowest severity that makes the exit code 1 (default: error)")
     p.add_argument("--all", action="store_true", help="list findings below --fail-on too")
     p.add_argument("--spec", action="store_true", help="print the spec sentence of each")
 
 
+REPORTS = ("sarif", "junit", "github")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from .. import conversation
 
+    if args.format in REPORTS:  # `check --format github`: a report, not a capture format
+        if args.report not in ("text", args.format):
+            error(f"--format {args.format} asks for the {args.format} report and "
+                  f"--report {args.report} for another: give one of them")
+            return 2
+        args.report, args.format = args.format, "auto"
     trace = load(args)
     with conversation.deep():  # check runs every rule, the schema ones at any size
         v = trace.violations
