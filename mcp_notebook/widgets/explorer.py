@@ -19,7 +19,7 @@ import traitlets
 
 from .histogram import LatencyHistograms
 from .inspector import Inspector
-from .render import latency_table_html, summary_html
+from .render import STYLE, latency_table_html, summary_html
 from .snapshot import StaticFallback
 from .timeline import Timeline
 from .violations import ViolationsList
@@ -120,7 +120,8 @@ class Explorer(StaticFallback, W.VBox):
             return None
 
     def _summary_html(self, latency: Any, pending: bool | None = None) -> str:
-        html = summary_html(self._summary, latency)
+        # the style sheet travels once, with the inspector (a <style> holds for the page)
+        html = summary_html(self._summary, latency).replace(STYLE, "", 1)
         if latency is None and pending is not False:
             html = html.replace(latency_table_html(None), _PENDING_LATENCY, 1)
         return html

@@ -59,7 +59,7 @@ class Timeline(StaticFallback, anywidget.AnyWidget):
     view = traitlets.Dict()  # what the page draws; sent as ``packed``
     packed = traitlets.Bytes(b"").tag(sync=True)
     window = traitlets.List(traitlets.Float()).tag(sync=True)
-    width = traitlets.Int(900).tag(sync=True)
+    width = traitlets.Int(600).tag(sync=True)  # the page says its own at once; the first view is coarser
     lane_by = traitlets.Unicode("direction").tag(sync=True)
     selected_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
     brush = traitlets.List(traitlets.Float()).tag(sync=True)
@@ -232,7 +232,7 @@ def pack(view: dict) -> bytes:
         text = json.dumps(view, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except ValueError:
         text = json.dumps(_finite(view), separators=(",", ":"), ensure_ascii=False)
-    return zlib.compress(text.encode("utf-8"), 6)
+    return zlib.compress(text.encode("utf-8"), 9)
 
 
 def unpack(data: bytes) -> dict:
