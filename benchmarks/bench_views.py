@@ -16,8 +16,11 @@ cell loads the capture (and builds frames, pairs and violations: not timed here,
   percentiles, histograms: "computing…" until then) are on the page;
 - ``first_payload``: the bytes of the widget messages (``comm_open`` and ``comm_msg``, JSON
   and binary buffers) the page received from the cell's start until its first paint, counted
-  in the page on the kernel connection; also the cell's display message (the static picture
-  every widget carries) and, in Python, the JSON size of every widget's state after the cell;
+  in the page on the kernel connection, without the widgets' own code (``_esm``/``_css``,
+  ``first_code_bytes``) and the ipywidgets layout and style models (``first_layout_bytes``),
+  which are counted apart; also the cell's display message (``display_bytes``: the static
+  picture every widget carries) and, in Python, the size of every widget's state after the
+  cell (``state_bytes``, everything included);
 - ``inspector_open``: from running ``ins = inspect(t); ins`` until its table shows rows
   (issue 18, target 5);
 - ``sort``: a click on a heading until the first row is the new first row;
@@ -59,7 +62,15 @@ LISTEN = """() => { if (window.__mnListen) return; window.__mnListen = true; win
     k.anyMessage.connect((_, a) => { if (a.direction !== 'recv') return; const m = a.msg;
       let n = enc.encode(JSON.stringify([m.header, m.parent_header, m.metadata, m.content])).length;
       for (const b of (m.buffers || [])) n += b.byteLength;
-      window.__msgs.push([performance.now(), m.header.msg_type, n]); }); };
+      let type = m.header.msg_type;
+      const st = (m.content.data || {}).state || {};
+      if (type === 'comm_open') {  // a widget's state: its code, the framework's, or data
+        const code = enc.encode((st._esm || '') + (st._css || '')).length;
+        if (code) window.__msgs.push([performance.now(), 'widget_code', code]);
+        n -= code;
+        if (/Layout|Style/.test(st._model_name || '')) type = 'layout_style';
+      }
+      window.__msgs.push([performance.now(), type, n]); }); };
   hook(); }"""
 PAYLOAD = """(t1) => { const by = {}; for (const [t, type, n] of window.__msgs) {
   if (t < window.__t0 || t > t1) continue; by[type] = (by[type] || 0) + n; } return by; }"""
@@ -183,8 +194,9 @@ def run(frames: int, repeats: int) -> dict:
         os.link(path, link)
     rel = notebook(root, path.name)
     proc, base, token = lab(root, state)
-    res: dict[str, list[float]] = {k: [] for k in [*TARGETS_MS, "all_ready", "first_payload",
-                                                   "display_bytes", "state_bytes", "widgets"]}
+    res: dict[str, list[float]] = {k: [] for k in [
+        *TARGETS_MS, "all_ready", "first_payload", "first_code_bytes", "first_layout_bytes",
+        "display_bytes", "state_bytes", "widgets"]}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
@@ -216,7 +228,11 @@ def run(frames: int, repeats: int) -> dict:
                     ".mnh-pending')", timeout=120_000, polling="raf")
                 res["all_ready"].append(page.evaluate("performance.now() - window.__t0"))
                 by = page.evaluate(PAYLOAD, t1)
+                # the trace's data in the widgets' state; the widgets' code and the
+                # ipywidgets layout/style models travel with it, counted apart
                 res["first_payload"].append(by.get("comm_open", 0) + by.get("comm_msg", 0))
+                res["first_code_bytes"].append(by.get("widget_code", 0))
+                res["first_layout_bytes"].append(by.get("layout_style", 0))
                 res["display_bytes"].append(by.get("execute_result", 0)
                                             + by.get("display_data", 0))
                 page.wait_for_function(READY, timeout=60_000)

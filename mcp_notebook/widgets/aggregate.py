@@ -310,9 +310,9 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
 
     # in flight: +1 at each span start, -1 at each end (an unanswered request's end is its
     # session's last frame: after that nothing is waiting for it in this capture)
-    ev_t = np.concatenate([t0, t1])
-    ev_d = np.concatenate([np.ones(len(t0), np.int64), -np.ones(len(t1), np.int64)])
-    order = np.lexsort((ev_d, ev_t))  # ends before starts at equal times
+    ev_t = np.concatenate([t1, t0])  # ends first: a stable sort keeps them before starts
+    ev_d = np.concatenate([-np.ones(len(t1), np.int64), np.ones(len(t0), np.int64)])
+    order = np.argsort(ev_t, kind="stable")  # two nearly sorted runs: one merge
     ev_t, ev_count = ev_t[order], np.cumsum(ev_d[order])
 
     i64 = np.int64

@@ -98,8 +98,9 @@ class ViolationsList(StaticFallback, anywidget.AnyWidget):
     step = 500
 
     def __init__(self, violations: pd.DataFrame, *, limit: int = 50, **kwargs: Any) -> None:
-        self._v = violations
+        self._v = None  # the first fill comes below, once
         super().__init__(total=len(violations), limit=limit, **kwargs)
+        self._v = violations
         self._fill()
 
     def _fill(self) -> None:
@@ -111,7 +112,8 @@ class ViolationsList(StaticFallback, anywidget.AnyWidget):
 
     @traitlets.observe("limit")
     def _on_limit(self, change: Any) -> None:
-        if change["new"] > len(self.items) and len(self.items) < self.total:
+        if self._v is not None and change["new"] > len(self.items) and \
+                len(self.items) < self.total:
             self._fill()
 
     def show_more(self) -> None:
