@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
-from .aggregate import Prepared, prepare
+from .aggregate import Prepared, positions, prepare
 from .snapshot import StaticFallback
 from .timelinesvg import timeline_svg
 from .viewport import view
@@ -203,15 +203,27 @@ class Timeline(StaticFallback, anywidget.AnyWidget):
         return self
 
     def range_mask(self) -> np.ndarray:
-        """Boolean mask over ``trace.frames`` of the brushed range (all True when none)."""
+        """Boolean mask over ``trace.frames`` of the brushed range (all True when none).
+
+        What the range shows: the frames whose time is inside it, and the request and
+        response of every span drawn across it (a request in flight over the whole range
+        has both frames outside it, yet the range shows it: counting frames by their own
+        time alone said "0 of 60 frames" under a long ``initialize``).
+        """
         p = self.prepared
         if len(self.brush) != 2:
             return np.ones(p.n_frames, dtype=bool)
-        a, b = self.brush
-        return (p.frame_x >= a) & (p.frame_x <= b)
+        a, b = sorted(self.brush)
+        mask = (p.frame_x >= a) & (p.frame_x <= b)
+        across = (p.span_t0 <= b) & (p.span_t1 >= a)
+        for seqs in (p.span_seq[across], p.span_rseq[across]):
+            pos = positions(p.frame_seq, seqs[seqs >= 0])
+            mask[pos[pos >= 0]] = True
+        return mask
 
     def selected_frames(self) -> pd.DataFrame:
-        """The frames inside the brushed range (all frames when nothing is brushed)."""
+        """The frames of the brushed range (:meth:`range_mask`; all frames when nothing is
+        brushed)."""
         return self._trace.frames.loc[self.range_mask()]
 
 

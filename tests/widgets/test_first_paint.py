@@ -142,3 +142,17 @@ def test_timeline_view_travels_packed_and_smaller():
 def test_pack_writes_no_nan_into_json():
     data = timeline_mod.pack({"extent": [0.0, float("nan")], "x": float("inf")})
     assert timeline_mod.unpack(data) == {"extent": [0.0, None], "x": None}
+
+
+def test_a_range_under_a_long_request_selects_that_request():
+    """The demo's initialize is in flight from +0.002 s to +0.653 s and nothing else happens
+    then: a range inside it shows that request (issue 20: it said "0 of 60 frames")."""
+    t = mn.load(DATA / "demo-stdio.jsonl")
+    ex = explore(t)
+    ex.timeline.brush = [0.1, 0.4]
+    shown = ex.inspector.filtered
+    assert shown["seq"].tolist() == [1, 2]
+    assert shown["method"].astype(str).tolist() == ["initialize", "initialize"]
+    assert "<b>2</b> of 60 frames" in ex.inspector._status.value
+    ex.timeline.brush = []
+    assert len(ex.inspector.filtered) == 60
