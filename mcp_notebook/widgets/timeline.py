@@ -244,7 +244,7 @@ def pack(view: dict) -> bytes:
         text = json.dumps(view, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except ValueError:
         text = json.dumps(_finite(view), separators=(",", ":"), ensure_ascii=False)
-    return zlib.compress(text.encode("utf-8"), 9)
+    return zlib.compress(text.encode("utf-8"), 6)  # 9 is no smaller here, and 4x slower
 
 
 def unpack(data: bytes) -> dict:
