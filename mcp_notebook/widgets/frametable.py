@@ -63,7 +63,9 @@ def frame_table(trace: Any) -> pd.DataFrame:
     seq = f["seq"].to_numpy(dtype=np.int64)
     cols = ["seq", "ts", "session", "stream", "direction", "kind", "id_key", "method",
             "error_code", "is_tool_error", "size", "source", "raw"]
-    df = f[cols].copy(deep=False).reset_index(drop=True)  # keeps dtypes (categoricals, tz)
+    # the frames' columns as they are (categoricals, tz), no copy; the new ones are added
+    # in one DataFrame below (a column set on a frame is a copy of a million values each)
+    df = pd.DataFrame({c: f[c].reset_index(drop=True) for c in cols}, copy=False)
     df["info"] = (f["info"].reset_index(drop=True) if "info" in f.columns
                   else info_column(df))  # lazy: read a window at a time
     if not isinstance(df["ts"].dtype, pd.DatetimeTZDtype):
@@ -123,18 +125,17 @@ def frame_table(trace: Any) -> pd.DataFrame:
         rank[-1] = -1
         df["method"] = pd.Categorical.from_codes(
             rank[mcodes], dtype=pd.CategoricalDtype([cats[i] for i in order]))
-    df["outcome"] = _present(outcome, [str(c) for c in oc_cats])
-    df["latency"] = latency.view("m8[ns]")
-    df["pair_seq"] = pair_seq
     vseq = _num(v["seq"]) if len(v) else np.zeros(0)
     vseq = vseq[~np.isnan(vseq)].astype(np.int64)
     if n and seq[0] == 0 and seq[-1] == n - 1:  # seq is the position
         has = np.zeros(n, dtype=bool)
         has[vseq[(vseq >= 0) & (vseq < n)]] = True
-        df["has_violation"] = has
     else:
-        df["has_violation"] = np.isin(seq, vseq)
-    return df
+        has = np.isin(seq, vseq)
+    new = pd.DataFrame({"outcome": _present(outcome, [str(c) for c in oc_cats]),
+                        "latency": latency.view("m8[ns]"), "pair_seq": pair_seq,
+                        "has_violation": has}, copy=False)
+    return pd.concat([df, new], axis=1, copy=False)
 
 
 def pair_of(table: pd.DataFrame, seq: int) -> int | None:
