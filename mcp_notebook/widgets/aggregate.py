@@ -295,7 +295,8 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     # violations sit on the lane where their frame is drawn
     frame_lane = np.full(n, -1, dtype=np.int64)
     frame_lane[sp_req] = span_lane
-    frame_lane[sp_resp[sp_resp >= 0]] = span_lane[sp_resp >= 0]
+    answered = sp_resp >= 0
+    frame_lane[sp_resp[answered]] = span_lane[answered]
     frame_lane[tick_pos] = tick_lane
     v_pos = positions(frame_seq, _seq_col(viol, "seq")) if len(viol) else np.zeros(0, int)
     v_ok = v_pos >= 0
@@ -311,9 +312,9 @@ def prepare(trace, lane_by: str = "direction") -> Prepared:
     # in flight: +1 at each span start, -1 at each end (an unanswered request's end is its
     # session's last frame: after that nothing is waiting for it in this capture)
     ev_t = np.concatenate([t1, t0])  # ends first: a stable sort keeps them before starts
-    ev_d = np.concatenate([-np.ones(len(t1), np.int64), np.ones(len(t0), np.int64)])
     order = np.argsort(ev_t, kind="stable")  # two nearly sorted runs: one merge
-    ev_t, ev_count = ev_t[order], np.cumsum(ev_d[order])
+    # an event is an end (-1) when its index is among the first len(t1): no gather of ±1s
+    ev_t, ev_count = ev_t[order], np.cumsum(np.where(order < len(t1), -1, 1))
 
     i64 = np.int64
     return Prepared(
