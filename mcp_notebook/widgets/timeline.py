@@ -59,7 +59,7 @@ class Timeline(StaticFallback, anywidget.AnyWidget):
     view = traitlets.Dict()  # what the page draws; sent as ``packed``
     packed = traitlets.Bytes(b"").tag(sync=True)
     window = traitlets.List(traitlets.Float()).tag(sync=True)
-    width = traitlets.Int(600).tag(sync=True)  # the page says its own at once; the first view is coarser
+    width = traitlets.Int(400).tag(sync=True)  # the page says its own at once; the first view is coarser
     lane_by = traitlets.Unicode("direction").tag(sync=True)
     selected_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
     brush = traitlets.List(traitlets.Float()).tag(sync=True)
@@ -141,7 +141,8 @@ class Timeline(StaticFallback, anywidget.AnyWidget):
                 f"{len(v.get('lanes', [])):,} lanes shown; {v.get('note', '')}")
 
     def _static_svg(self) -> str:
-        return timeline_svg(self.view, width=max(640, self.width + 202))
+        # at least as wide as a page view (the first view is coarser than the page)
+        return timeline_svg(self.view, width=max(802, self.width + 202))
 
     # -- selection ----------------------------------------------------------
     @traitlets.observe("selected_seq")

@@ -81,7 +81,7 @@ def rules_by_seq(v: pd.DataFrame) -> RuleIndex:
 class ViolationsList(StaticFallback, anywidget.AnyWidget):
     """Findings of a trace; clicking one selects its frame and its related frame.
 
-    The first ``limit`` findings (50) travel with the widget (a 1M-frame capture can hold
+    The first ``limit`` findings (30) travel with the widget (a 1M-frame capture can hold
     80,000); "show more" asks for the next ``step``. Each rule's spec sentence travels once
     (``specs``), not once per finding.
     """
@@ -91,13 +91,13 @@ class ViolationsList(StaticFallback, anywidget.AnyWidget):
     items: traitlets.List = traitlets.List().tag(sync=True)
     specs = traitlets.Dict().tag(sync=True)  # rule -> its spec sentence (the row's tooltip)
     total = traitlets.Int(0).tag(sync=True)
-    limit = traitlets.Int(50).tag(sync=True)  # findings sent; the page's "show more" raises it
+    limit = traitlets.Int(30).tag(sync=True)  # findings sent; the page's "show more" raises it
     selected_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
     related_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
     picked = traitlets.Int(-1).tag(sync=True)  # index of the clicked finding
     step = 500
 
-    def __init__(self, violations: pd.DataFrame, *, limit: int = 50, **kwargs: Any) -> None:
+    def __init__(self, violations: pd.DataFrame, *, limit: int = 30, **kwargs: Any) -> None:
         self._v = None  # the first fill comes below, once
         super().__init__(total=len(violations), limit=limit, **kwargs)
         self._v = violations
