@@ -24,22 +24,27 @@ from .snapshot import StaticFallback
 from .timeline import Timeline
 from .violations import ViolationsList
 
-__all__ = ["Explorer", "explore", "DEFER_ABOVE"]
+__all__ = ["Explorer", "explore", "DEFER_ABOVE", "START_AFTER"]
 
 #: above this many frames the latency percentiles and histograms come after the first paint
 DEFER_ABOVE = 200_000
+#: the deferred steps start when the page reports its timeline's width (it has drawn the
+#: first screen), or this many seconds after the cell when it does not (no page, or the
+#: width the page has is the one it was sent)
+START_AFTER = 1.0
 _PENDING_LATENCY = ('<div class="mnw-muted mn-pending">computing the latency percentiles '
                     "…</div>")
 
 
-def _after_cell(step: Callable[[], None]) -> bool:
+def _after_cell(step: Callable[[], None], delay: float = 0.01) -> bool:
     """Run ``step`` on the kernel's event loop once the running cell has finished (and its
-    output has gone to the page); False when there is no loop to run it later."""
+    output has gone to the page), ``delay`` seconds later; False when there is no loop to run
+    it later."""
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         return False
-    loop.call_later(0.01, step)
+    loop.call_later(delay, step)
     return True
 
 
@@ -85,7 +90,11 @@ class Explorer(StaticFallback, W.VBox):
             [self._fill_latency, self.histograms.compute] if defer else [])
         if self._steps:
             self.add_class("mn-computing")  # the page (and the benchmark) can tell
-            if not _after_cell(self._next_step):
+            self._started = False
+            # the page's first message (its width) says it has drawn the first screen: the
+            # steps then run without competing with it, and without a page they start anyway
+            self.timeline.observe(self._start, "width")
+            if not _after_cell(self._start, START_AFTER):
                 self.finish()
 
     @property
@@ -106,6 +115,13 @@ class Explorer(StaticFallback, W.VBox):
         finally:
             if not self._steps:
                 self.remove_class("mn-computing")
+
+    def _start(self, _: Any = None) -> None:
+        if self._started:
+            return
+        self._started = True
+        self.timeline.unobserve(self._start, "width")
+        self._next_step()
 
     def _next_step(self) -> None:
         if self._steps:

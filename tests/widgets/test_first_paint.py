@@ -17,6 +17,7 @@ from tracekit import big_trace
 import mcp_notebook as mn
 from mcp_notebook.widgets import explore
 from mcp_notebook.widgets.aggregate import time_axis
+from mcp_notebook.widgets.explorer import START_AFTER
 from mcp_notebook.widgets.frametable import frame_table
 
 timeline_mod = importlib.import_module("mcp_notebook.widgets.timeline")
@@ -90,11 +91,14 @@ def test_a_big_explorer_draws_first_and_pushes_the_rest_after_the_cell():
         seen["first"] = (ex.pending, ex.histograms.pending, "computing" in ex.summary.value,
                          "mn-computing" in ex._dom_classes)
         seen["first_svg"] = ex.histograms.svg
+        await asyncio.sleep(0.2)
+        seen["before_page"] = ex.pending  # they wait for the page's first message
+        ex.timeline.width = 900  # the page reports its width: it has drawn
         await asyncio.sleep(0.3)  # the kernel's loop runs the steps after the cell
         return ex
 
     ex = asyncio.run(cell())
-    assert seen["first"] == (True, True, True, True)
+    assert seen["first"] == (True, True, True, True) and seen["before_page"]
     assert "computing the latency histograms" in seen["first_svg"]
     assert not ex.pending and "mn-computing" not in ex._dom_classes
     assert ex.summary.value == plain.summary.value and "computing" not in ex.summary.value
@@ -156,3 +160,15 @@ def test_a_range_under_a_long_request_selects_that_request():
     assert "<b>2</b> of 60 frames" in ex.inspector._status.value
     ex.timeline.brush = []
     assert len(ex.inspector.filtered) == 60
+
+
+def test_without_a_page_the_steps_start_anyway():
+    t = mn.load(DATA / "demo-stdio.jsonl")
+
+    async def cell():
+        ex = explore(t, defer=True)
+        await asyncio.sleep(START_AFTER + 0.5)  # nobody reports a width
+        return ex
+
+    ex = asyncio.run(cell())
+    assert not ex.pending and "computing" not in ex.summary.value
