@@ -11,14 +11,26 @@ cell loads the capture (and builds frames, pairs and violations: not timed here,
 ``bench_load.py``); then, each time in the browser, with ``performance.now()``:
 
 - ``first_paint``: from running ``ex = explore(t); ex`` until the table shows rows and the
-  timeline's canvas is sized (Python builds the views, the widgets render);
+  timeline has drawn its first view (Python builds the views, the widgets render);
+- ``all_ready``: the same start until the parts left for after the first paint (latency
+  percentiles, histograms: "computing…" until then) are on the page;
+- ``first_payload``: the bytes of the widget messages (``comm_open`` and ``comm_msg``, JSON
+  and binary buffers) the page received from the cell's start until its first paint, counted
+  in the page on the kernel connection, without the widgets' own code (``_esm``/``_css``,
+  ``first_code_bytes``) and the ipywidgets layout and style models (``first_layout_bytes``),
+  which are counted apart; also the cell's display message (``display_bytes``: the static
+  picture every widget carries) and, in Python, the size of every widget's state after the
+  cell (``state_bytes``, everything included);
+- ``inspector_open``: from running ``ins = inspect(t); ins`` until its table shows rows
+  (issue 18, target 5);
 - ``sort``: a click on a heading until the first row is the new first row;
 - ``search``: Enter in the filter box until the count line gives the new count;
 - ``scroll``: moving the table far away until every row on screen has arrived from Python;
 - ``select``: a click on a row until the detail pane shows that frame;
 - ``key``: ↓ until the next row is marked selected.
 
-Targets (issue 20): first paint ≤ 1.5 s, sort ≤ 1 s, search ≤ 1.5 s, round trips ≤ 200 ms.
+Targets: first paint ≤ 1.5 s, sort ≤ 1 s, search ≤ 1.5 s, round trips ≤ 200 ms (issue 20);
+the inspector open in ≤ 0.5 s, the explorer's first payload under 100 KB (issue 18).
 Results go to ``benchmarks/out/views/results.json`` and stdout.
 """
 
@@ -41,7 +53,43 @@ REPO = HERE.parent
 OUT = HERE / "out" / "views"
 CHROMIUM = "/usr/bin/chromium"
 TARGETS_MS = {"first_paint": 1500, "sort": 1000, "search": 1500, "scroll": 200, "select": 200,
-              "key": 200}
+              "key": 200, "inspector_open": 500}
+TARGET_PAYLOAD_BYTES = 100_000
+#: counts the kernel messages the page receives (installed once per page)
+LISTEN = """() => { if (window.__mnListen) return; window.__mnListen = true; window.__msgs = [];
+  const enc = new TextEncoder();
+  const hook = () => { const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+    k.anyMessage.connect((_, a) => { if (a.direction !== 'recv') return; const m = a.msg;
+      let n = enc.encode(JSON.stringify([m.header, m.parent_header, m.metadata, m.content])).length;
+      for (const b of (m.buffers || [])) n += b.byteLength;
+      let type = m.header.msg_type;
+      const st = (m.content.data || {}).state || {};
+      if (type === 'comm_open') {  // a widget's state: its code, the framework's, or data
+        const code = enc.encode((st._esm || '') + (st._css || '')).length;
+        if (code) window.__msgs.push([performance.now(), 'widget_code', code]);
+        n -= code;
+        if (/Layout|Style/.test(st._model_name || '')) type = 'layout_style';
+      }
+      window.__msgs.push([performance.now(), type, n]); }); };
+  hook(); }"""
+PAYLOAD = """(t1) => { const by = {}; for (const [t, type, n] of window.__msgs) {
+  if (t < window.__t0 || t > t1) continue; by[type] = (by[type] || 0) + n; } return by; }"""
+STATE_BYTES = """import json as _j
+from ipywidgets import Widget as _W
+def _tree(w, seen):
+    if id(w) in seen or not isinstance(w, _W): return
+    seen[id(w)] = w
+    for name in w.keys:
+        v = getattr(w, name, None)
+        for x in (v if isinstance(v, (list, tuple)) else [v]):
+            _tree(x, seen)
+_seen = {}
+_tree(ex, _seen)
+_n = 0
+for _w in _seen.values():
+    _st, _bp, _bufs = __import__('ipywidgets').widgets.widget._remove_buffers(_w.get_state())
+    _n += len(_j.dumps(_st, separators=(',', ':'))) + sum(len(b) for b in _bufs)
+print(_n, len(_seen))"""
 
 RUN_CELL = """async (i) => { const app = window.jupyterapp; const panel = app.shell.currentWidget;
   panel.content.activeCellIndex = i; await app.commands.execute('notebook:run-cell'); }"""
@@ -82,7 +130,8 @@ def notebook(root: Path, name: str) -> str:
     nb.cells = [nbformat.v4.new_code_cell(
         f"import mcp_notebook as mn\nfrom mcp_notebook.widgets import explore\n"
         f"t = mn.load({name!r})\n_ = (t.frames, t.pairs, t.violations)\nprint('loaded')"),
-        nbformat.v4.new_code_cell("ex = explore(t)\nex")]
+        nbformat.v4.new_code_cell("ex = explore(t)\nex"),
+        nbformat.v4.new_code_cell("from mcp_notebook.widgets import inspect\nins = inspect(t)\nins")]
     nbformat.write(nb, root / "bench_views.ipynb")
     return "bench_views.ipynb"
 
@@ -110,6 +159,10 @@ def lab(root: Path, state: Path) -> tuple[subprocess.Popen, str, str]:
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError((state / "lab.log").read_text()) from None
             time.sleep(0.3)
+
+
+def kernel_exec(page, code: str) -> str:
+    return page.evaluate(KERNEL_EXEC, code)
 
 
 def timed(page, start_js: str, done_js: str, arg=None, timeout: float = 120_000) -> float:
@@ -141,7 +194,9 @@ def run(frames: int, repeats: int) -> dict:
         os.link(path, link)
     rel = notebook(root, path.name)
     proc, base, token = lab(root, state)
-    res: dict[str, list[float]] = {k: [] for k in TARGETS_MS}
+    res: dict[str, list[float]] = {k: [] for k in [
+        *TARGETS_MS, "all_ready", "first_payload", "first_code_bytes", "first_layout_bytes",
+        "display_bytes", "state_bytes", "widgets"]}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
@@ -155,6 +210,7 @@ def run(frames: int, repeats: int) -> dict:
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.jp-OutputArea-output')]"
                 ".some(o => o.textContent.includes('loaded'))", timeout=900_000, polling=1000)
+            page.evaluate(LISTEN)
             for _ in range(repeats):
                 page.evaluate("() => window.jupyterapp.commands.execute("
                               "'notebook:clear-all-cell-outputs')")
@@ -164,7 +220,25 @@ def run(frames: int, repeats: int) -> dict:
                           "app.shell.currentWidget.content.activeCellIndex = 1; "
                           "app.commands.execute('notebook:run-cell'); })();",
                     "() => document.querySelector('.mn-inspector .mnf-tr[data-seq]') && "
-                    "(document.querySelector('.mnt-canvas')?.width || 0) > 0"))
+                    "(document.querySelector('.mn-explorer .mnt')?.dataset.views || 0) > 0"))
+                t1 = page.evaluate("performance.now()")
+                page.wait_for_function(
+                    "() => document.querySelector('.mn-explorer:not(.mn-computing)') && "
+                    "!document.querySelector('.mn-explorer .mn-pending, .mn-explorer "
+                    ".mnh-pending')", timeout=120_000, polling="raf")
+                res["all_ready"].append(page.evaluate("performance.now() - window.__t0"))
+                by = page.evaluate(PAYLOAD, t1)
+                # the trace's data in the widgets' state; the widgets' code and the
+                # ipywidgets layout/style models travel with it, counted apart
+                res["first_payload"].append(by.get("comm_open", 0) + by.get("comm_msg", 0))
+                res["first_code_bytes"].append(by.get("widget_code", 0))
+                res["first_layout_bytes"].append(by.get("layout_style", 0))
+                res["display_bytes"].append(by.get("execute_result", 0)
+                                            + by.get("display_data", 0))
+                page.wait_for_function(READY, timeout=60_000)
+                n_bytes, n_widgets = kernel_exec(page, STATE_BYTES).split()
+                res["state_bytes"].append(int(n_bytes))
+                res["widgets"].append(int(n_widgets))
             ins = ".mn-inspector"
             page.wait_for_function(READY, timeout=60_000)
             for key in ["latency", "size", "method", "latency", "session"][:repeats]:
@@ -188,7 +262,7 @@ def run(frames: int, repeats: int) -> dict:
             box.fill("")
             box.press("Enter")
             page.wait_for_function(READY, timeout=60_000)
-            total = int(page.evaluate(KERNEL_EXEC, "print(ex.inspector._grid.total)").strip())
+            total = int(kernel_exec(page, "print(ex.inspector._grid.total)").strip())
             for k in range(repeats * 2):
                 y = int((k + 1) / (repeats * 2 + 1) * total) * 22
                 res["scroll"].append(timed(
@@ -208,15 +282,32 @@ def run(frames: int, repeats: int) -> dict:
                           "'keydown', {key: 'ArrowDown', bubbles: true}));",
                     f"(s) => document.querySelector('{ins} .mnf-tr.mnf-sel')?.dataset.seq === s",
                     nxt))
+            # issue 18 target 5: the inspector alone, on the same trace
+            for _ in range(repeats):
+                page.evaluate("() => window.jupyterapp.commands.execute("
+                              "'notebook:clear-all-cell-outputs')")
+                page.wait_for_function(READY, timeout=60_000)
+                res["inspector_open"].append(timed(
+                    page, "await (async () => { const app = window.jupyterapp; "
+                          "app.shell.currentWidget.content.activeCellIndex = 2; "
+                          "app.commands.execute('notebook:run-cell'); })();",
+                    "() => document.querySelector('.mn-inspector .mnf-tr[data-seq]')"))
+                page.wait_for_function(READY, timeout=60_000)
+            res["inspector_python"] = [float(kernel_exec(
+                page, "import time as _t; _a = _t.perf_counter(); inspect(t); "
+                      "print(1000 * (_t.perf_counter() - _a))")) for _ in range(3)]
             browser.close()
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    out = {"frames": frames, "repeats": repeats, "median_ms": {
+    out = {"frames": frames, "repeats": repeats, "median": {
         k: round(statistics.median(v), 1) for k, v in res.items() if v},
-        "all_ms": {k: [round(x, 1) for x in v] for k, v in res.items()},
+        "all": {k: [round(x, 1) for x in v] for k, v in res.items()},
         "targets_ms": TARGETS_MS, "load_avg": os.getloadavg()}
-    out["met"] = {k: out["median_ms"].get(k, float("inf")) <= t for k, t in TARGETS_MS.items()}
+    out["met"] = {k: out["median"].get(k, float("inf")) <= t for k, t in TARGETS_MS.items()}
+    out["met"]["first_payload"] = max(res["first_payload"] or [float("inf")]) < \
+        TARGET_PAYLOAD_BYTES
+    out["target_payload_bytes"] = TARGET_PAYLOAD_BYTES
     (OUT / "results.json").write_text(json.dumps(out, indent=2))
     return out
 

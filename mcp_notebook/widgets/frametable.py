@@ -29,6 +29,24 @@ def _num(s: pd.Series) -> np.ndarray:
     return pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
 
 
+def _codes(s: pd.Series) -> tuple[np.ndarray, list[Any]]:
+    """Integer codes (-1: missing) and categories of a column, without string copies."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return s.cat.codes.to_numpy().astype(np.int64), list(s.cat.categories)
+    codes, uniq = pd.factorize(s, use_na_sentinel=True)
+    return np.asarray(codes, dtype=np.int64), list(uniq)
+
+
+def _present(codes: np.ndarray, cats: list[Any]) -> pd.Categorical:
+    """``pd.Categorical(values)``: only the categories that occur, sorted, from codes."""
+    used = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(cats)))
+    names = [cats[i] for i in used.tolist()]
+    order = sorted(range(len(names)), key=lambda i: names[i])
+    remap = np.full(len(cats) + 1, -1, dtype=np.int64)  # remap[-1] stays -1
+    remap[used[order]] = np.arange(len(order))
+    return pd.Categorical.from_codes(remap[codes], categories=[names[i] for i in order])
+
+
 def frame_table(trace: Any) -> pd.DataFrame:
     """Every frame with its pair's facts; the DataFrame the filter language runs on.
 
@@ -36,79 +54,88 @@ def frame_table(trace: Any) -> pd.DataFrame:
     is_tool_error, size, source, raw, info`` (from ``frames``; a response's ``method`` is its
     request's), ``outcome, latency, pair_seq`` (from ``pairs``; ``pair_seq`` is -1
     when the frame has no partner) and ``has_violation``.
+
+    The join runs on the pairs' integer arrays (row positions, category codes, int64
+    nanoseconds): no merge, no string per row.
     """
     f, p, v = trace.frames, trace.pairs, trace.violations
     n = len(f)
     seq = f["seq"].to_numpy(dtype=np.int64)
     cols = ["seq", "ts", "session", "stream", "direction", "kind", "id_key", "method",
             "error_code", "is_tool_error", "size", "source", "raw"]
-    df = f[cols].copy(deep=False).reset_index(drop=True)  # keeps dtypes (categoricals, tz)
+    # the frames' columns as they are (categoricals, tz), no copy; the new ones are added
+    # in one DataFrame below (a column set on a frame is a copy of a million values each)
+    df = pd.DataFrame({c: f[c].reset_index(drop=True) for c in cols}, copy=False)
     df["info"] = (f["info"].reset_index(drop=True) if "info" in f.columns
                   else info_column(df))  # lazy: read a window at a time
-    ts = pd.to_datetime(df["ts"], utc=True) if df["ts"].dtype == object else df["ts"]
-    if getattr(ts.dt, "tz", None) is None:
-        ts = ts.dt.tz_localize("UTC")
-    df["ts"] = ts
-    df["is_tool_error"] = df["is_tool_error"].fillna(False).astype(bool)
-    outcome = np.full(n, None, dtype=object)
-    latency = np.full(n, np.timedelta64("NaT", "ns"), dtype="timedelta64[ns]")
+    if not isinstance(df["ts"].dtype, pd.DatetimeTZDtype):
+        ts = pd.to_datetime(df["ts"], utc=True) if df["ts"].dtype == object else df["ts"]
+        df["ts"] = ts.dt.tz_localize("UTC") if getattr(ts.dt, "tz", None) is None else ts
+    if df["is_tool_error"].dtype != bool:
+        df["is_tool_error"] = df["is_tool_error"].fillna(False).astype(bool)
+    nat = np.iinfo(np.int64).min
+    outcome = np.full(n, -1, dtype=np.int64)  # codes into the pairs' outcome categories
+    latency = np.full(n, nat, dtype=np.int64)  # nanoseconds, NaT as its int
     pair_seq = np.full(n, -1, dtype=np.int64)
     # a response's method comes from its request: worked on category codes (an object
     # array of a million method names would cost ~100 MB of new strings)
-    mcol = df["method"]
-    categorical = isinstance(mcol.dtype, pd.CategoricalDtype)
-    cats: list[Any] = list(mcol.cat.categories) if categorical else []
-    mcodes = (mcol.cat.codes.to_numpy().astype(np.int32) if categorical
-              else np.full(n, -1, dtype=np.int32))
-    method = None if categorical else np.asarray(mcol, dtype=object).copy()
-    missing = mcodes < 0 if categorical else pd.isna(method)
+    mcodes, cats = _codes(df["method"])
+    categorical = isinstance(df["method"].dtype, pd.CategoricalDtype)
+    missing = mcodes < 0
     filled = False
+    oc_codes, oc_cats = _codes(p["outcome"]) if len(p) else (np.zeros(0, np.int64), [])
     if n and len(p):
         rq = positions(seq, _num(p["request_seq"]))
         rs = positions(seq, _num(p["response_seq"]))
-        oc = p["outcome"].astype("string").fillna("").to_numpy(dtype=object)
-        lat = pd.to_timedelta(p["latency"]).to_numpy(dtype="timedelta64[ns]")
-        pm = p["method"].to_numpy(dtype=object)
+        lat = p["latency"]
+        if not pd.api.types.is_timedelta64_dtype(lat.dtype):
+            lat = pd.to_timedelta(lat)
+        lat_ns = np.asarray(lat.to_numpy(dtype="timedelta64[ns]").view(np.int64))
+        pm_codes, pm_cats = _codes(p["method"])
+        index = {c: i for i, c in enumerate(cats)}
+        for name in pm_cats:  # the pairs' methods among the frames' (new ones appended)
+            if name not in index:
+                index[name] = len(cats)
+                cats.append(name)
+        pm = np.array([index[c] for c in pm_cats] + [-1], dtype=np.int64)[pm_codes]
         rq_seq = np.where(rq >= 0, seq[np.maximum(rq, 0)], -1)
         rs_seq = np.where(rs >= 0, seq[np.maximum(rs, 0)], -1)
-        extra = np.isin(oc, ["duplicate", "orphan"])
+        bad = np.array([c in ("duplicate", "orphan") for c in oc_cats] + [False])
+        extra = bad[oc_codes]
         for sel in (extra, ~extra):  # the real pair is written last, so it wins
             a = sel & (rs >= 0)
-            outcome[rs[a]] = oc[a]
-            latency[rs[a]] = lat[a]
+            outcome[rs[a]] = oc_codes[a]
+            latency[rs[a]] = lat_ns[a]
             pair_seq[rs[a]] = rq_seq[a]
-            fill = a & missing[np.maximum(rs, 0)] & pd.notna(pm)
+            fill = a & missing[np.maximum(rs, 0)] & (pm >= 0)
             if fill.any():
                 filled = True
-                if method is not None:
-                    method[rs[fill]] = pm[fill]
-                else:
-                    index = {c: i for i, c in enumerate(cats)}
-                    for name in dict.fromkeys(pm[fill].tolist()):
-                        if name not in index:
-                            index[name] = len(cats)
-                            cats.append(name)
-                    mcodes[rs[fill]] = [index[x] for x in pm[fill].tolist()]
+                mcodes[rs[fill]] = pm[fill]
                 missing[rs[fill]] = False
         a = ~extra & (rq >= 0)
-        outcome[rq[a]] = oc[a]
-        latency[rq[a]] = lat[a]
+        outcome[rq[a]] = oc_codes[a]
+        latency[rq[a]] = lat_ns[a]
         pair_seq[rq[a]] = rs_seq[a]
-    if filled and method is not None:
-        df["method"] = pd.Series(method, dtype=object)
+    if filled and not categorical:
+        df["method"] = pd.Series(np.array(cats + [None], dtype=object)[mcodes], dtype=object)
     elif filled:  # categories sorted, as astype("category") makes them
         order = sorted(range(len(cats)), key=lambda i: cats[i])
-        rank = np.empty(len(cats) + 1, dtype=np.int32)
-        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(cats), dtype=np.int32)
+        rank = np.empty(len(cats) + 1, dtype=np.int64)
+        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(cats))
         rank[-1] = -1
         df["method"] = pd.Categorical.from_codes(
             rank[mcodes], dtype=pd.CategoricalDtype([cats[i] for i in order]))
-    df["outcome"] = pd.Categorical(outcome)
-    df["latency"] = latency
-    df["pair_seq"] = pair_seq
     vseq = _num(v["seq"]) if len(v) else np.zeros(0)
-    df["has_violation"] = np.isin(seq, vseq[~np.isnan(vseq)].astype(np.int64))
-    return df
+    vseq = vseq[~np.isnan(vseq)].astype(np.int64)
+    if n and seq[0] == 0 and seq[-1] == n - 1:  # seq is the position
+        has = np.zeros(n, dtype=bool)
+        has[vseq[(vseq >= 0) & (vseq < n)]] = True
+    else:
+        has = np.isin(seq, vseq)
+    new = pd.DataFrame({"outcome": _present(outcome, [str(c) for c in oc_cats]),
+                        "latency": latency.view("m8[ns]"), "pair_seq": pair_seq,
+                        "has_violation": has}, copy=False)
+    return pd.concat([df, new], axis=1, copy=False)
 
 
 def pair_of(table: pd.DataFrame, seq: int) -> int | None:

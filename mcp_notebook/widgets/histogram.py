@@ -21,9 +21,11 @@ from .fleetrender import histogram_svg
 from .render import esc
 from .snapshot import StaticFallback
 
-__all__ = ["LatencyHistograms", "histograms_svg", "bucket_query"]
+__all__ = ["LatencyHistograms", "histograms_svg", "bucket_query", "PENDING"]
 
 _STATIC = Path(__file__).parent / "static"
+#: what a deferred histogram widget shows until its bars are drawn
+PENDING = '<div class="mnh-none mnh-pending">computing the latency histograms…</div>'
 
 
 def _ms(seconds: str) -> str:
@@ -68,8 +70,20 @@ class LatencyHistograms(StaticFallback, anywidget.AnyWidget):
     picked = traitlets.Dict().tag(sync=True)
     query = traitlets.Unicode("")
 
-    def __init__(self, pairs: pd.DataFrame, *, limit: int = 12, **kwargs: Any) -> None:
-        super().__init__(svg=histograms_svg(pairs, limit), **kwargs)
+    def __init__(self, pairs: pd.DataFrame, *, limit: int = 12, defer: bool = False,
+                 **kwargs: Any) -> None:
+        self._pairs, self._limit = pairs, limit
+        super().__init__(svg=PENDING if defer else histograms_svg(pairs, limit), **kwargs)
+
+    @property
+    def pending(self) -> bool:
+        """True until the bars are drawn (a deferred widget shows "computing…" until then)."""
+        return self.svg == PENDING
+
+    def compute(self) -> None:
+        """Draw the bars now (a widget made with ``defer=True`` waits for this call)."""
+        if self.pending:
+            self.svg = histograms_svg(self._pairs, self._limit)
 
     @traitlets.observe("picked")
     def _on_pick(self, change: Any) -> None:

@@ -15,6 +15,8 @@ import ipywidgets as W
 import numpy as np
 import pandas as pd
 import traitlets
+from ipywidgets.widgets.widget_description import DescriptionStyle
+from ipywidgets.widgets.widget_string import HTMLStyle
 
 from .aggregate import positions
 from .filters import FilterError, apply_filter
@@ -62,35 +64,40 @@ class Inspector(StaticFallback, W.VBox):
         self._words: list[str] = []
         self._filter_expr = "df"
         t = self.table
-        dd = dict(layout=W.Layout(width="auto", min_width="120px"), style={"description_width": "initial"})
+        # the controls share their layout and style models (one each, not one per control)
+        auto = W.Layout(width="auto")
+        dd = dict(layout=W.Layout(width="auto", min_width="120px"),
+                  style=DescriptionStyle(description_width="initial"))
+        bstyle = W.ButtonStyle()
+        hstyle = HTMLStyle()
+        full, plain = W.Layout(width="100%"), W.Layout()
         self._kind = W.Dropdown(options=_options(t["kind"]), description="kind", **dd)
         self._dir = W.Dropdown(options=[_ANY, "c2s", "s2c"], description="dir", **dd)
         self._outcome = W.Dropdown(options=_options(t["outcome"]), description="outcome", **dd)
         self._session = W.Dropdown(options=_options(t["session"]), description="session", **dd)
         self._method = W.Dropdown(options=_options(t["method"]), description="method", **dd)
-        self._viol = W.Checkbox(description="has violation", indent=False,
-                                layout=W.Layout(width="auto"))
+        self._viol = W.Checkbox(description="has violation", indent=False, layout=auto)
         self._text = W.Text(placeholder="filter, e.g.  method:tools/call outcome:error "
                                         "latency>500ms -method:notifications/*",
-                            continuous_update=False, layout=W.Layout(width="100%"))
-        self._status = W.HTML()
+                            continuous_update=False, layout=full)
+        self._status = W.HTML(layout=plain, style=hstyle)
         self._grid = FrameTable()
         self._grid.message = trace.message
         self._grid.on_pair = lambda: self._jump("pair")
         self._grid.on_open = self._open
         self._grid.rules = rules_by_seq(trace.violations)
         self._compare_seq: int | None = None  # a related frame to show instead of the pair
-        self._clear_range = W.Button(description="clear time range", layout=W.Layout(
-            width="auto", display="none"))
-        self._frame = W.HTML(layout=W.Layout(width="100%"))
-        self._pair = W.HTML(layout=W.Layout(width="100%"))
-        self._viols = W.HTML()
+        self._clear_range = W.Button(description="clear time range", style=bstyle,
+                                     layout=W.Layout(width="auto", display="none"))
+        self._frame = W.HTML(layout=full, style=hstyle)
+        self._pair = W.HTML(layout=full, style=hstyle)
+        self._viols = W.HTML(layout=plain, style=hstyle)
         self._to_pair = W.Button(description="go to pair", icon="exchange", disabled=True,
-                                  layout=W.Layout(width="auto"))
+                                  layout=auto, style=bstyle)
         self._to_cancel = W.Button(description="go to cancel", icon="ban", disabled=True,
-                                    layout=W.Layout(width="auto"))
+                                    layout=auto, style=bstyle)
         self._to_progress = W.Button(description="show progress", icon="tasks",
-                                      disabled=True, layout=W.Layout(width="auto"))
+                                      disabled=True, layout=auto, style=bstyle)
         self._related: dict = {}
         self._finding: tuple[int, str, str] | None = None  # (seq, rule, message) picked
         self._pointers: dict[tuple[str, int], list[tuple[str, str]]] | None = None
@@ -104,10 +111,10 @@ class Inspector(StaticFallback, W.VBox):
         self._to_progress.on_click(lambda _: self._show_progress())
         traitlets.link((self._grid, "selected_seq"), (self, "selected_seq"))
 
+        wrap = W.Layout(flex_flow="row wrap")
         controls = W.HBox([self._kind, self._dir, self._outcome, self._session, self._method,
-                           self._viol], layout=W.Layout(flex_flow="row wrap"))
-        buttons = W.HBox([self._to_pair, self._to_cancel, self._to_progress],
-                         layout=W.Layout(flex_flow="row wrap"))
+                           self._viol], layout=wrap)
+        buttons = W.HBox([self._to_pair, self._to_cancel, self._to_progress], layout=wrap)
         # split layout: the table on the left, the selected frame and its pair on the right,
         # so a selection and its detail are on screen together
         left = W.VBox([self._status, self._grid, self._clear_range],
@@ -118,7 +125,8 @@ class Inspector(StaticFallback, W.VBox):
         self._detail.add_class("mn-detail")
         split = W.HBox([left, self._detail], layout=W.Layout(width="100%", align_items="stretch"))
         split.add_class("mn-split")
-        super().__init__([W.HTML(STYLE), controls, self._text, split], **kwargs)
+        super().__init__([W.HTML(STYLE, layout=plain, style=hstyle), controls, self._text, split],
+                         **kwargs)
         self.add_class("mn-inspector")
         self.query = query
         self._text.value = query

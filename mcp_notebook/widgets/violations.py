@@ -79,19 +79,46 @@ def rules_by_seq(v: pd.DataFrame) -> RuleIndex:
 
 
 class ViolationsList(StaticFallback, anywidget.AnyWidget):
-    """Findings of a trace; clicking one selects its frame and its related frame."""
+    """Findings of a trace; clicking one selects its frame and its related frame.
+
+    The first ``limit`` findings (30) travel with the widget (a 1M-frame capture can hold
+    80,000); "show more" asks for the next ``step``. Each rule's spec sentence travels once
+    (``specs``), not once per finding.
+    """
 
     _esm = _STATIC / "violations.js"
     _css = _STATIC / "violations.css"
     items: traitlets.List = traitlets.List().tag(sync=True)
+    specs = traitlets.Dict().tag(sync=True)  # rule -> its spec sentence (the row's tooltip)
     total = traitlets.Int(0).tag(sync=True)
+    limit = traitlets.Int(30).tag(sync=True)  # findings sent; the page's "show more" raises it
     selected_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
     related_seq = traitlets.Int(None, allow_none=True).tag(sync=True)
     picked = traitlets.Int(-1).tag(sync=True)  # index of the clicked finding
+    step = 500
 
-    def __init__(self, violations: pd.DataFrame, *, limit: int = 500, **kwargs: Any) -> None:
-        super().__init__(items=violation_rows(violations, limit), total=len(violations),
-                         **kwargs)
+    def __init__(self, violations: pd.DataFrame, *, limit: int = 30, **kwargs: Any) -> None:
+        self._v = None  # the first fill comes below, once
+        super().__init__(total=len(violations), limit=limit, **kwargs)
+        self._v = violations
+        self._fill()
+
+    def _fill(self) -> None:
+        rows = violation_rows(self._v, self.limit)
+        specs = {r["rule"]: r.pop("spec") for r in rows}
+        with self.hold_sync():
+            self.specs = {k: v for k, v in specs.items() if v}
+            self.items = rows
+
+    @traitlets.observe("limit")
+    def _on_limit(self, change: Any) -> None:
+        if self._v is not None and change["new"] > len(self.items) and \
+                len(self.items) < self.total:
+            self._fill()
+
+    def show_more(self) -> None:
+        """List the next ``step`` findings (the page's "show more" button)."""
+        self.limit = len(self.items) + self.step
 
     @traitlets.observe("picked")
     def _on_pick(self, change: Any) -> None:

@@ -86,6 +86,16 @@ function fmtAxis(t, axis) {
   return axis === "seq" ? "#" + Math.round(t) : (t < 0 ? "−" + fmtDur(-t) : "+" + fmtDur(t));
 }
 
+// The view as Python packed it: compact JSON, zlib-compressed (DecompressionStream's
+// "deflate" is the zlib format), arriving as a binary buffer (a DataView).
+async function unpack(buf) {
+  if (!buf || !buf.byteLength) return {};
+  const bytes = buf instanceof ArrayBuffer ? new Uint8Array(buf)
+    : new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return JSON.parse(await new Response(stream).text());
+}
+
 function render({ model, el: host }) {
   const root = el("div", "mnt");
   const bar = el("div", "mnt-bar");
@@ -114,7 +124,7 @@ function render({ model, el: host }) {
   root.append(bar, note, plot, legend, hint);
   host.append(root);
 
-  let data = model.get("view") || {};
+  let data = {};         // the view, once unpacked (Python sends it zlib-compressed)
   let win = (model.get("window") || []).length === 2 ? model.get("window").slice()
     : (data.window || [0, 1]).slice();
   let drag = null;      // {x0, t0, mode: "pan"|"brush", moved, win0}
@@ -605,15 +615,18 @@ function render({ model, el: host }) {
   clearSel.addEventListener("click", () => { model.set("brush", []); model.save_changes(); draw(); });
 
   // a new view (zoom, pan, sessions) hides the tooltip: what it described may have moved
-  const onView = () => {
-    data = model.get("view") || {}; tip.style.display = "none"; buildLegend(); buildPicker(); draw();
+  let asked = 0;  // views asked to unpack: an older one that finishes late is dropped
+  const onView = async () => {
+    const n = ++asked, v = await unpack(model.get("packed"));
+    if (n !== asked) return;
+    data = v; tip.style.display = "none"; buildLegend(); buildPicker(); draw();
     root.dataset.views = String((+root.dataset.views || 0) + 1);  // views drawn (read by tests)
   };
   const onWindow = () => {
     const w = model.get("window") || [];
     if (w.length === 2 && (w[0] !== win[0] || w[1] !== win[1])) { win = w.slice(); draw(); }
   };
-  model.on("change:view", onView);
+  model.on("change:packed", onView);
   model.on("change:window", onWindow);
   model.on("change:selected_seq", draw);
   model.on("change:brush", draw);
@@ -632,12 +645,13 @@ function render({ model, el: host }) {
   buildLegend();
   buildPicker();
   draw();
+  onView();
 
   return () => {
     ro.disconnect();
     window.removeEventListener("mousemove", onMove);
     window.removeEventListener("mouseup", onUp);
-    model.off("change:view", onView);
+    model.off("change:packed", onView);
     model.off("change:window", onWindow);
     model.off("change:selected_seq", draw);
     model.off("change:brush", draw);

@@ -32,11 +32,20 @@ function render({ model, el }) {
         c.textContent = text;
         row.append(c);
       }
-      row.title = it.rule + (it.spec ? "\n" + it.spec : "");
+      const spec = (model.get("specs") || {})[it.rule] || it.spec || "";
+      row.title = it.rule + (spec ? "\n" + spec : "");
       row.addEventListener("click", () => { model.set("picked", -1); model.set("picked", i); model.save_changes(); });
       list.append(row);
     });
     wrap.append(list);
+    if (items.length < total) {  // the rest on demand: a big trace lists 80,000 findings
+      const more = document.createElement("button");
+      more.className = "mnv-more";
+      more.textContent = `show ${Math.min(500, total - items.length).toLocaleString()} more`;
+      more.addEventListener("click", () => {
+        model.set("limit", items.length + 500); model.save_changes(); });
+      wrap.append(more);
+    }
   }
   function mark() {  // a new selection only moves the highlight (the list can be long)
     const sel = model.get("selected_seq");
