@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
