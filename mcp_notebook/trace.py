@@ -90,7 +90,7 @@ class Trace:
             reason=s.reason)
 
     def _found_versions(self, override: str | None = None) -> dict[Any, str]:
-        return session_versions_vec(self._check_input({}), self._store.version.as_dict(),
+        return session_versions_vec(self._check_input({}), self._store.version,
                                     override)
 
     def versions_named(self) -> dict[Any, str]:

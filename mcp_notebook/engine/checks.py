@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -243,30 +242,55 @@ class PeerClosed:
         return got[1][i].get(requester) if i >= 0 else None
 
 
-def session_versions_vec(vi: VecInput, version: dict[int, str],
+def session_versions_vec(vi: VecInput, version: Any,
                          override: str | None = None) -> dict[Any, str]:
-    """The protocol version each session is checked against (``version``: row -> the
-    version a frame names).
+    """The protocol version each session is checked against (``version``: the version
+    each frame names, a sparse column with ascending ``rows`` and their ``values``, or a
+    dict row -> version).
 
     The initialize result's ``protocolVersion`` wins, then the request's; from 2026-07-28
-    on, the most common ``_meta`` version of requests; an ``override`` wins over all;
-    sessions with none are left out.
+    on, the most common ``_meta`` version of requests (a tie: the one named first); an
+    ``override`` wins over all; sessions with none are left out.
     """
-    present = [vi.session_of(c) for c in distinct_codes(vi.session)]
+    codes = distinct_codes(vi.session)
     if override is not None:
-        return {s: V.normalise(override) for s in present}
+        return {vi.session_of(c): V.normalise(override) for c in codes}
+    if isinstance(version, dict):
+        keys = sorted(version)
+        rows = np.asarray(keys, dtype=np.int64)
+        values = np.fromiter((version[r] for r in keys), dtype=object, count=len(keys))
+    else:
+        rows, values = np.asarray(version.rows, dtype=np.int64), version.values
     init_codes = vi.method_codes(lambda m: m == "initialize")
-    init = set(init_codes.tolist())
-    from_request: dict[Any, str] = {}
-    from_meta: dict[Any, Counter[str]] = {}
-    for row in sorted(version):
-        if vi.kind[row] != REQUEST:
-            continue
-        s = vi.session_of(int(vi.session[row]))
-        if int(vi.method[row]) in init:
-            from_request.setdefault(s, version[row])
-        else:
-            from_meta.setdefault(s, Counter())[version[row]] += 1
+    # requests only, in row order (a capture with 2026-style _meta names one per request)
+    req = vi.kind[rows] == int(REQUEST)
+    rows, values = rows[req], values[req]
+    sess = vi.session[rows].astype(np.int64)
+    is_init = vi.method_in(init_codes, vi.method[rows])
+    from_request: dict[int, str] = {}
+    if is_init.any():
+        s_init, v_init = sess[is_init], values[is_init]
+        _, first = np.unique(s_init, return_index=True)  # rows ascend: first = earliest
+        from_request = {int(s_init[i]): v_init[i] for i in first.tolist()}
+    from_meta: dict[int, str] = {}
+    meta = ~is_init
+    if meta.any():
+        s_meta, v_meta = sess[meta], values[meta]
+        names: dict[Any, int] = {}
+        vcode = np.fromiter((names.setdefault(v, len(names)) for v in v_meta.tolist()),
+                            dtype=np.int64, count=len(v_meta))
+        by_code = list(names)
+        key = (s_meta - int(s_meta.min())) * len(names) + vcode
+        ukey, first, count = np.unique(key, return_index=True, return_counts=True)
+        u_sess = s_meta[first]
+        # per session: the largest count, then the earliest first mention (Counter's
+        # most_common keeps insertion order among equal counts)
+        order = np.lexsort((first, -count, u_sess))
+        u_sess = u_sess[order]
+        lead = np.ones(len(order), dtype=bool)
+        lead[1:] = u_sess[1:] != u_sess[:-1]
+        for i in order[lead].tolist():
+            from_meta[int(s_meta[first[i]])] = by_code[int(vcode[first[i]])]
     out: dict[Any, str] = {}
     p = vi.pairs
     for i in np.flatnonzero(vi.method_in(init_codes, p.method) & (p.response_seq >= 0)).tolist():
@@ -275,13 +299,14 @@ def session_versions_vec(vi: VecInput, version: dict[int, str],
             v = version.get(int(p.response_seq[i]))
             if v is not None:
                 out[s] = v
-    for s in present:
+    for c in codes:
+        s = vi.session_of(c)
         if s in out:
             continue
-        if s in from_request:
-            out[s] = from_request[s]
-        elif s in from_meta:
-            out[s] = from_meta[s].most_common(1)[0][0]
+        if c in from_request:
+            out[s] = from_request[c]
+        elif c in from_meta:
+            out[s] = from_meta[c]
     return out
 
 

@@ -244,3 +244,65 @@ def test_the_scanner_takes_stderr_records_once_their_stream_has_a_code() -> None
     assert rows.kind == [0, 5, 2] and rows.id_key == ["1", None, "1"]
     assert ctx.stream.tolist() == [3, 7, 3] and ctx.direction.tolist() == [0, -1, 1]
     assert ctx.size[1] == len('server log: "ready"\tok') and ctx.ts.tolist() == [1.5, 2.5, 3.5]
+
+
+_U_ESCAPES = ["\\u0000", "\\u001f", "\\u0041", "\\u00e9", "\\u00E9", "\\u07ff", "\\u0800",
+              "\\u20ac", "\\uffff", "\\ud83d\\ude80", "\\uD83D\\uDE80", "\\udbff\\udfff",
+              "\\u0022", "\\u005c", "\\u002f"]
+_OTHER_ESCAPES = ["\\n", '\\"', "\\\\", "\\/", "\\t", "\\b", "\\f", "\\r", "caf\u00e9", "x"]
+_LONE = ["\\ud800", "\\udbff", "\\udc00", "\\udfff", "\\ud83dx", "\\ud83d\\u0041",
+         "\\ud83d\\n", "\\ude80\\ud83d", "\\ud83d\\ud83d"]
+
+
+def _escaped_lines(rnd: random.Random) -> tuple[list[str], list[str]]:
+    """Error lines whose message mixes \\u escapes (surrogate pairs too) with the other
+    escapes, shifted through every offset of a 16-byte chunk; and the same with a lone
+    surrogate somewhere."""
+    good, lone = [], []
+    for pad in range(34):
+        for _ in range(4):
+            parts = [rnd.choice(_U_ESCAPES + _OTHER_ESCAPES) for _ in range(rnd.randint(1, 8))]
+            parts.insert(rnd.randrange(len(parts) + 1), rnd.choice(_U_ESCAPES))
+            msg = "." * pad + "".join(parts)
+            good.append('{"jsonrpc":"2.0","id":' + str(pad + 1) + ',"error":{"code":-32000,'
+                        '"message":"' + msg + '","data":{"t":"' + "".join(parts) + '"}}}')
+            parts.insert(rnd.randrange(len(parts) + 1), rnd.choice(_LONE))
+            lone.append('{"jsonrpc":"2.0","id":' + str(pad + 1) + ',"error":{"code":-32000,'
+                        '"message":"' + "." * pad + "".join(parts) + '"}}')
+    # a \u escape that ends the buffer (the line is the last bytes of the scanned buffer)
+    good.append('{"jsonrpc":"2.0","id":"u","error":{"code":1,"message":"\\u20ac\\ud83d\\ude80"}}')
+    return good, lone
+
+
+def _scan_one(line: str) -> tuple[int, object]:
+    """Whether the C scanner takes the line alone (the buffer ends with it), and the
+    error message it reads."""
+    import numpy as np
+
+    from mcp_notebook.fast.rows import Rows
+    buf = line.encode()
+    rows = Rows(per_row_context=False)
+    taken = native.native.scan(buf, np.array([0], dtype=np.int64),
+                               np.array([len(buf)], dtype=np.int64), 0, 1, 0,
+                               native.out_lists(rows))
+    return taken, rows.sparse.get("error_message", {}).get(0)
+
+
+def test_u_escapes_decoded_in_c_as_json_loads(tmp_path: Path) -> None:
+    """The C scanner takes strings with \\u escapes (surrogate pairs combined) and decodes
+    them as json.loads does; a string with a lone surrogate is left to the Python path,
+    whose load equals the reference's."""
+    import msgspec
+
+    good, lone = _escaped_lines(random.Random(11))
+    for line in good:
+        taken, msg = _scan_one(line)
+        assert taken == 1, line
+        want = json.loads(line)["error"]["message"]
+        assert msg == want == msgspec.json.decode(line)["error"]["message"], line
+    for line in lone:
+        assert _scan_one(line)[0] == 0, line
+    path = tmp_path / "u.ndjson"
+    path.write_text("\n".join(good + lone) + "\n", encoding="utf-8")
+    t = assert_same([path], "ndjson")
+    assert (t.frames["kind"] == "error").sum() >= len(good)

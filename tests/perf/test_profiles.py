@@ -97,3 +97,59 @@ def test_native_and_python_paths_agree_on_every_profile(
         pd.testing.assert_frame_equal(t.pairs, pairs)
         pd.testing.assert_frame_equal(comparable(t.violations), violations)
         assert t.summary() == summary
+
+
+def _reference_versions(path: Path) -> dict[object, str]:
+    from oracle import checks as oracle_checks
+    from oracle.pipeline import reference_columns
+
+    from mcp_notebook.engine.walks import pair
+    c = reference_columns([path])
+    rows, _ = pair(range(len(c)), c.session, c.direction, c.kind, c.id_key, c.method,
+                   c.is_tool_error, c.ref, c.progress)
+    return oracle_checks.session_versions(c.kind, c.session, c.direction, c.method,
+                                          c.version, rows)
+
+
+def _tied_sessions(path: Path, sessions: int) -> Path:
+    """A tap capture of many sessions whose ``_meta`` versions tie, lead or come with an
+    initialize request (some answered, with another version) among ordinary requests."""
+    import json
+    import random
+    rnd = random.Random(3)
+    names = ["2026-07-28", "2025-06-18", "2025-11-25", "2024-11-05"]
+    lines = []
+    for s in range(sessions):
+        sid, nid = f"s{s}", 0
+        if s % 5 == 0:
+            lines.append({"dir": "c2s", "session": sid, "raw": json.dumps(
+                {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": rnd.choice(names), "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"}}})})
+            if s % 10 == 0:
+                lines.append({"dir": "s2c", "session": sid, "raw": json.dumps(
+                    {"jsonrpc": "2.0", "id": 0, "result": {
+                        "protocolVersion": rnd.choice(names), "capabilities": {},
+                        "serverInfo": {"name": "t", "version": "1"}}})})
+        for _ in range(rnd.randrange(0, 7)):
+            nid += 1
+            lines.append({"dir": "c2s", "session": sid, "raw": json.dumps(
+                {"jsonrpc": "2.0", "id": nid, "method": "tools/list", "params": {"_meta": {
+                    "io.modelcontextprotocol/protocolVersion": rnd.choice(names[:3])}}})})
+    rnd.shuffle(lines)  # sessions interleave: first mentions and counts by row order
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+@pytest.mark.parametrize("case", ["meta2026", "sessions", "tied"])
+def test_session_versions_equal_the_reference(
+        profile_captures: dict[tuple[str, str], Path], tmp_path: Path, case: str) -> None:
+    """The versions found by the columnar walk (most common ``_meta`` version per session,
+    a tie to the first named; initialize result, then request) equal the reference's
+    request-by-request walk, on many sessions."""
+    path = (_tied_sessions(tmp_path / "tied.tap.jsonl", 400) if case == "tied"
+            else profile_captures[(case, "tap")])
+    found = mn.load(path).versions_named()
+    want = _reference_versions(path)
+    assert found == want
+    assert len(want) > (100 if case == "tied" else 0)

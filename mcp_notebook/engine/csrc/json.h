@@ -23,8 +23,8 @@ typedef const unsigned char *cptr;
 
 /* character classes: 1 = plain string byte (not a quote, a backslash or a control byte) */
 static unsigned char PLAIN[256];
-/* the byte a two-byte escape stands for, by its second byte (0: not one; \u is not one
- * here either: strings with \u escapes are left to the Python path) */
+/* the byte a two-byte escape stands for, by its second byte (0: not one; \u is read by
+ * u_escape below) */
 static unsigned char ESCAPE[256];
 
 static void init_tables(void) {
@@ -104,10 +104,45 @@ static inline int utf8_len(cptr p, cptr end) {
     return 0;
 }
 
+/* The value of four hex digits at p (either case), or -1. */
+static inline long hex4(cptr p) {
+    long v = 0;
+    for (int k = 0; k < 4; k++) {
+        unsigned char h = p[k];
+        int d;
+        if (h >= '0' && h <= '9') d = h - '0';
+        else if (h >= 'a' && h <= 'f') d = h - 'a' + 10;
+        else if (h >= 'A' && h <= 'F') d = h - 'A' + 10;
+        else return -1;
+        v = (v << 4) | d;
+    }
+    return v;
+}
+
+/* A \u escape at p (p[0] == '\\', p[1] == 'u'), p < end: the code point it stands for
+ * (a surrogate pair \uD8xx\uDCxx combined, as json.loads and msgspec do) and its length
+ * in *n (6 or 12). -1: not four hex digits, or a lone surrogate (a high one not followed
+ * by a low one, or a low one alone): those strings are left to the Python path, which
+ * keeps what json.loads gives them. */
+static inline long u_escape(cptr p, cptr end, int *n) {
+    if (end - p < 6) return -1;
+    long u = hex4(p + 2);
+    if (u < 0 || (u >= 0xDC00 && u <= 0xDFFF)) return -1;
+    if (u < 0xD800 || u > 0xDBFF) {
+        *n = 6;
+        return u;
+    }
+    if (end - p < 12 || p[6] != '\\' || p[7] != 'u') return -1;
+    long l = hex4(p + 8);
+    if (l < 0xDC00 || l > 0xDFFF) return -1;
+    *n = 12;
+    return 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00);
+}
+
 /* A string, c->p just after its opening quote. On success c->p is after the closing
  * quote, [*s, *e) is the text between the quotes and *esc tells whether it holds an
- * escape. Returns 0, or -1 (malformed, or a \u escape). Non-ASCII bytes are passed and
- * noted in c->hi: the caller checks the UTF-8 of the whole input. */
+ * escape. Returns 0, or -1 (malformed, or a lone surrogate escape). Non-ASCII bytes are
+ * passed and noted in c->hi: the caller checks the UTF-8 of the whole input. */
 static inline int string(Cur *c, cptr *s, cptr *e, int *esc) {
     cptr p = c->p, end = c->end;
     *s = p;
@@ -121,12 +156,20 @@ static inline int string(Cur *c, cptr *s, cptr *e, int *esc) {
             c->p = p + 1;
             return 0;
         }
-        if (ch == '\\' && p + 1 < end && ESCAPE[p[1]]) {
-            *esc = 1;
-            p += 2;
-            continue;
+        if (ch == '\\' && p + 1 < end) {
+            if (ESCAPE[p[1]]) {
+                *esc = 1;
+                p += 2;
+                continue;
+            }
+            int n;
+            if (p[1] == 'u' && u_escape(p, end, &n) >= 0) {
+                *esc = 1;
+                p += n;
+                continue;
+            }
         }
-        return -1;  /* a control byte, \u (left to the Python path) or not an escape */
+        return -1;  /* a control byte, a lone surrogate (the Python path) or not an escape */
     }
 }
 
@@ -343,7 +386,7 @@ static int members(Cur *c, int depth, void *ctx, MemberFn member, int *seen) {
 #define NAME_IS(lit) (n == sizeof(lit) - 1 && !memcmp(name, lit, sizeof(lit) - 1))
 #define ONCE(bit) do { if (*seen & (bit)) return -1; *seen |= (bit); } while (0)
 
-/* ---- unescaping (no \u: the string() check refused those) ---- */
+/* ---- unescaping (escapes checked by string(): no lone surrogate) ---- */
 
 typedef struct {
     unsigned char *data;
@@ -361,7 +404,8 @@ static int reserve(Scratch *b, size_t n) {
     return 0;
 }
 
-/* The bytes of an escaped string's text into b; their length. */
+/* The bytes of an escaped string's text into out (at most e - s of them: a \u escape
+ * of 6 bytes gives at most 3 of UTF-8, a pair of 12 gives 4); their length. */
 static size_t unescape(cptr s, cptr e, unsigned char *out) {
     unsigned char *o = out;
     while (s < e) {
@@ -373,8 +417,29 @@ static size_t unescape(cptr s, cptr e, unsigned char *out) {
         }
         memcpy(o, s, (size_t)(bs - s));
         o += bs - s;
-        *o++ = ESCAPE[bs[1]];  /* checked when the string was read */
-        s = bs + 2;
+        if (bs[1] != 'u') {
+            *o++ = ESCAPE[bs[1]];  /* checked when the string was read */
+            s = bs + 2;
+            continue;
+        }
+        int n = 6;
+        long u = u_escape(bs, e, &n);  /* >= 0: checked when the string was read */
+        if (u < 0x80) {
+            *o++ = (unsigned char)u;
+        } else if (u < 0x800) {
+            *o++ = (unsigned char)(0xC0 | (u >> 6));
+            *o++ = (unsigned char)(0x80 | (u & 0x3F));
+        } else if (u < 0x10000) {
+            *o++ = (unsigned char)(0xE0 | (u >> 12));
+            *o++ = (unsigned char)(0x80 | ((u >> 6) & 0x3F));
+            *o++ = (unsigned char)(0x80 | (u & 0x3F));
+        } else {
+            *o++ = (unsigned char)(0xF0 | (u >> 18));
+            *o++ = (unsigned char)(0x80 | ((u >> 12) & 0x3F));
+            *o++ = (unsigned char)(0x80 | ((u >> 6) & 0x3F));
+            *o++ = (unsigned char)(0x80 | (u & 0x3F));
+        }
+        s = bs + n;
     }
     return (size_t)(o - out);
 }

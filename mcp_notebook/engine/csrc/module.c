@@ -3,7 +3,8 @@
  * scan() reads the lines of a block, one after the other, and for each line of the
  * usual shape appends its row to the lists of a fast.rows.Rows: the same values
  * fast.message.scan gives after a msgspec decode. It stops at the first line it does
- * not take (anything malformed or unusual: a \u escape anywhere, a null or float id,
+ * not take (anything malformed or unusual: a lone surrogate \u escape, a member name
+ * or a tap record spelled with \u escapes, a null or float id,
  * a batch, a special method, params with a member the tables read, ...) and returns
  * its index: the caller reads that line by the Python path and calls again after it.
  * So this code only ever decides lines where its answer is the Python path's, and
