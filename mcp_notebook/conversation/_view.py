@@ -276,6 +276,17 @@ class View:
             out.append(got)
         return out
 
+    def scope_array(self, rows: np.ndarray) -> np.ndarray:
+        """:meth:`scopes` as an int64 array (a table over session codes, no loop per row)."""
+        table = self.__dict__.get("_scope_table")
+        if table is None:
+            vi = self.vi
+            codes = [*range(len(vi.session_cats)), -1]  # code -1 in the last slot
+            table = self.__dict__["_scope_table"] = np.asarray(
+                [-2 if V.normalise(vi.version_of(c)) == V.LATEST else c for c in codes],
+                dtype=np.int64)
+        return table[np.asarray(self.vi.session)[np.asarray(rows, dtype=np.int64)]]  # type: ignore[no-any-return]
+
     def params(self, seq: int) -> dict[str, Any]:
         msg = self.body(seq)
         p = msg.get("params") if isinstance(msg, dict) else None
