@@ -72,35 +72,17 @@ def _utf8(text: Any) -> Any:
     return text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
 
 
-_requests = msgspec.json.Decoder(list[_Request]).decode
-
-
 def _requests_of(texts: list[Any], single: list[bool]) -> list[Params | None]:
-    """The typed params of each text (None: refused, or not a frame of its own): the texts
-    that are whole messages joined into one JSON array and decoded in one call; when that
-    fails (one text the typed decoder refuses), one by one."""
+    """The typed params of each text (None: refused, or not a frame of its own). One decode
+    per text: joining the texts into one array first costs more (a join of mixed-width
+    strings copies and widens every one)."""
     out: list[Params | None] = [None] * len(texts)
-    where = [k for k, (t, one) in enumerate(zip(texts, single, strict=True))
-             if one and isinstance(t, str)]
-    if not where:
-        return out
-    batch: list[_Request] | None = None
-    if len(where) > 1:
-        try:
-            batch = _requests("[" + ",".join([texts[k] for k in where]) + "]")
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeError):
-            batch = None
-        if batch is not None and len(batch) != len(where):
-            batch = None  # a text that was not one value: never trusted
-    if batch is not None:
-        for k, r in zip(where, batch, strict=True):
-            out[k] = r.params or _EMPTY
-        return out
-    for k in where:
-        try:  # a str straight in (no copy); one with lone surrogates is refused
-            out[k] = _request(texts[k]).params or _EMPTY
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-            out[k] = None
+    for k, (text, one) in enumerate(zip(texts, single, strict=True)):
+        if one and text is not None:
+            try:  # a str straight in (no copy); one with lone surrogates is refused
+                out[k] = _request(text).params or _EMPTY
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                pass
     return out
 
 
@@ -242,8 +224,7 @@ class View:
     def request_params(self, seqs: Sequence[int]) -> list[Params]:
         """:class:`Params` of requests ``seqs``, decoded by type (cached per frame); a frame
         the typed decoder refuses (a batch element, params not an object) goes the general
-        way. The texts of many frames are decoded as one JSON array (one call, no loop per
-        frame); a batch that does not decode so goes frame by frame."""
+        way."""
         cache: dict[int, Params] = self.__dict__.setdefault("_params", {})
         todo = [s for s in seqs if s not in cache]
         if todo:
