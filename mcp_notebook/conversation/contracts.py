@@ -144,8 +144,11 @@ def _errors(v: Any, instance: Any, prefix: str) -> list[tuple[str, str]]:
     if v.is_valid(instance):
         return []
     seen: dict[str, str] = {}
-    for e in v.iter_errors(instance):
-        seen.setdefault(prefix + pointer_text(e.instance_path), e.message)
+    try:
+        for e in v.iter_errors(instance):
+            seen.setdefault(prefix + pointer_text(e.instance_path), e.message)
+    except ValueError as e:  # jsonschema-rs: "Recursion limit reached" on a deep instance
+        return [(prefix, f"nested too deep to validate ({e}); the schema refuses it")]
     return sorted(seen.items(), key=lambda kv: -kv[0].count("/"))
 
 
@@ -265,8 +268,15 @@ def _accepts_all(schema: Any) -> bool:
 
 
 def _object_text(raw: Any) -> bool:
-    """Whether raw arguments are an object (absent and null arguments count as ``{}``)."""
-    return _object_or_empty(bytes(raw))[:1] == b"{"
+    """Whether raw arguments are an object (absent and null arguments count as ``{}``) the
+    decoder takes: one nested too deep to decode is judged as no object (:func:`_instance`),
+    so a text of many brackets is validated as ever."""
+    text = _object_or_empty(bytes(raw))
+    return text[:1] == b"{" and text.count(b"{") + text.count(b"[") < _SHALLOW
+
+
+#: fewer brackets than this: nested less deep than any decode refuses
+_SHALLOW = 256
 
 
 def _object_or_empty(raw: bytes) -> bytes:

@@ -84,3 +84,17 @@ def test_an_accept_all_schema_still_refuses_arguments_that_are_no_object(tmp_pat
     rows = INIT + LIST + [call(2, "open", {"any": [1, {"x": None}]}), call(3, "open", [1])]
     got = argument_findings(load_rows(tmp_path, rows))
     assert [s for s, _, _ in got] == [len(INIT) + len(LIST) + 1]
+
+
+def test_arguments_nested_too_deep_for_the_validator_are_a_finding_not_a_traceback(tmp_path):
+    """jsonschema-rs stops at its recursion limit on a deep instance: the call is reported
+    (the schema refused it) and the other calls are judged as ever."""
+    deep = '{"a":' * 300 + "1" + "}" * 300
+    text = '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":' \
+        + deep + "}}"
+    rows = INIT + LIST + [("c2s", text), call(3, "add", {"a": "x"}), call(4, "open", {"b": 1})]
+    got = argument_findings(load_rows(tmp_path, rows))
+    first = len(INIT) + len(LIST)
+    assert [(s, p) for s, _, p in got] == [(first, "/params/arguments"),
+                                           (first + 1, "/params/arguments/a")]
+    assert "nested too deep to validate" in got[0][1]
