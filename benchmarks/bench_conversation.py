@@ -12,7 +12,8 @@ in several shapes of traffic: ``default`` (the generator's mix: 12 concurrent se
 are ``tools/call``) and ``sessions`` (many sessions: 400 concurrent slots, each session a
 few dozen actions long, so many ``initialize`` exchanges and ``tools/list`` answers, each
 a contract of its own). Each measurement is a fresh process; "without" runs the
-catalogue minus the conversation rules (``run_vec``'s default rule set), "with" the whole
+catalogue minus the conversation rules (``run_vec_columns``' default rule set, which
+``t.violations`` runs; the run fails if a conversation finding is left), "with" the whole
 catalogue as ``t.violations`` does by default, and "deep" the same with every rule
 forced (``conversation.deep()``, as ``mcp-notebook check``; the same as "with" unless the
 user set ``conversation.DEEP``). Reps are interleaved; wall and CPU time are both reported
@@ -39,7 +40,7 @@ from mcp_notebook.engine import checks
 from mcp_notebook.protocol.rules import RULES
 mode, path = sys.argv[1], sys.argv[2]
 if mode == "without":
-    checks.run_vec.__defaults__ = (tuple(r for r in RULES if r.code not in conversation.CODES),)
+    checks.run_vec_columns.__defaults__ = (tuple(r for r in RULES if r.code not in conversation.CODES),)
 block = conversation.deep() if mode == "deep" else contextlib.nullcontext()
 with block:
     k0 = os.times()
@@ -51,6 +52,8 @@ with block:
     k1 = os.times()
     workers = (k1.children_user + k1.children_system) - (k0.children_user + k0.children_system)
 n = int(v["rule"].isin(list(conversation.CODES)).sum())
+if mode == "without" and n:
+    sys.exit(f"'without' ran the conversation rules ({n} findings): the patch missed")
 print(json.dumps({"mode": mode, "seconds": dt, "cpu": cpu, "all_cpu": cpu + workers,
                   "violations": len(v),
                   "conversation": n, "messages": int(t.frames["kind"].isin(

@@ -16,6 +16,7 @@ its check. The catalogue takes :data:`RULES`; the column checker takes
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -80,6 +81,21 @@ def _skipped(vi: Any, code: str) -> bool:
     return deferred(code, int(np.count_nonzero(vi.kind <= 3)))
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while a rule builds its many small objects (the
+    typed params of every call, one tuple per call): decoded JSON makes no cycles, and a
+    full collection over a large capture's objects, run again and again as they are made,
+    costs more than the rule. Reference counting frees as ever."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def _vec(code: str) -> Callable[[Any], tuple[np.ndarray, np.ndarray, list[str]]]:
     fn = _CHECKS[code]
 
@@ -89,7 +105,8 @@ def _vec(code: str) -> Callable[[Any], tuple[np.ndarray, np.ndarray, list[str]]]
         else:
             view = view_of(vi)
             view.light = _skipped(vi, "capability-conditions")
-            hits = fn(view)
+            with _gc_paused():
+                hits = fn(view)
             view.__dict__.setdefault("found", {})[code] = hits
         seq = np.asarray([h.seq for h in hits], dtype=np.int64)
         rel = np.asarray([-1 if h.related is None else h.related for h in hits], dtype=np.int64)

@@ -44,7 +44,7 @@ def pointer_text(path: Iterable[Any]) -> str:
     return "".join("/" + p for p in parts)
 
 
-class Params(msgspec.Struct):
+class Params(msgspec.Struct, gc=False):
     """The members of a request's params the contract rules read (decoded by type: the rest
     of the message is skipped, ``arguments`` kept as its raw JSON text, b"" when absent)."""
 
@@ -55,11 +55,11 @@ class Params(msgspec.Struct):
     arguments: msgspec.Raw = msgspec.Raw()
 
 
-class _Request(msgspec.Struct):
+class _Request(msgspec.Struct, gc=False):
     params: Params | None = None
 
 
-class _Answer(msgspec.Struct):
+class _Answer(msgspec.Struct, gc=False):
     result: msgspec.Raw = msgspec.Raw()
 
 
@@ -70,6 +70,20 @@ _EMPTY = Params()
 
 def _utf8(text: Any) -> Any:
     return text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+
+
+def _requests_of(texts: list[Any], single: list[bool]) -> list[Params | None]:
+    """The typed params of each text (None: refused, or not a frame of its own). One decode
+    per text: joining the texts into one array first costs more (a join of mixed-width
+    strings copies and widens every one)."""
+    out: list[Params | None] = [None] * len(texts)
+    for k, (text, one) in enumerate(zip(texts, single, strict=True)):
+        if one and text is not None:
+            try:  # a str straight in (no copy); one with lone surrogates is refused
+                out[k] = _request(text).params or _EMPTY
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                pass
+    return out
 
 
 class View:
@@ -213,15 +227,14 @@ class View:
         way."""
         cache: dict[int, Params] = self.__dict__.setdefault("_params", {})
         todo = [s for s in seqs if s not in cache]
-        batch = self.vi.batch
-        for seq, text in zip(todo, self.texts(todo), strict=True):
-            got: Params | None = None
-            if text is not None and batch[seq] < 0:
-                try:  # a str straight in (no copy); one with lone surrogates is refused
-                    got = _request(text).params or _EMPTY
-                except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-                    got = None
-            cache[seq] = got if got is not None else self._params_of(seq)
+        if todo:
+            texts = self.texts(todo)
+            single = (self.vi.batch[np.asarray(todo, dtype=np.int64)] < 0).tolist()
+            got = _requests_of(texts, single)
+            for k, p in enumerate(got):
+                if p is None:
+                    got[k] = self._params_of(todo[k])
+            cache.update(zip(todo, got, strict=True))  # type: ignore[arg-type]
         return [cache[s] for s in seqs]
 
     def _params_of(self, seq: int) -> Params:
@@ -275,6 +288,17 @@ class View:
                     else code
             out.append(got)
         return out
+
+    def scope_array(self, rows: np.ndarray) -> np.ndarray:
+        """:meth:`scopes` as an int64 array (a table over session codes, no loop per row)."""
+        table = self.__dict__.get("_scope_table")
+        if table is None:
+            vi = self.vi
+            codes = [*range(len(vi.session_cats)), -1]  # code -1 in the last slot
+            table = self.__dict__["_scope_table"] = np.asarray(
+                [-2 if V.normalise(vi.version_of(c)) == V.LATEST else c for c in codes],
+                dtype=np.int64)
+        return table[np.asarray(self.vi.session)[np.asarray(rows, dtype=np.int64)]]  # type: ignore[no-any-return]
 
     def params(self, seq: int) -> dict[str, Any]:
         msg = self.body(seq)

@@ -144,8 +144,11 @@ def _errors(v: Any, instance: Any, prefix: str) -> list[tuple[str, str]]:
     if v.is_valid(instance):
         return []
     seen: dict[str, str] = {}
-    for e in v.iter_errors(instance):
-        seen.setdefault(prefix + pointer_text(e.instance_path), e.message)
+    try:
+        for e in v.iter_errors(instance):
+            seen.setdefault(prefix + pointer_text(e.instance_path), e.message)
+    except ValueError as e:  # jsonschema-rs: "Recursion limit reached" on a deep instance
+        return [(prefix, f"nested too deep to validate ({e}); the schema refuses it")]
     return sorted(seen.items(), key=lambda kv: -kv[0].count("/"))
 
 
@@ -159,61 +162,41 @@ def _instance(raw: bytes) -> Any:
         return None  # nested too deep to decode safely: judged as no object
 
 
-def _raw_errors(view: View, v: Any, raw: bytes, prefix: str) -> list[tuple[str, str]]:
-    """:func:`_errors` of a raw member, once per distinct (validator, text) in the view:
-    real traffic repeats its calls."""
-    cache: dict[tuple[int, bytes, str], list[tuple[str, str]]] = view.__dict__.setdefault(
-        "_validated", {})
-    key = (id(v), raw, prefix)
-    got = cache.get(key)
-    if got is None:
-        got = _errors(v, _instance(raw), prefix)
-        kept = view.__dict__.get("_validated_bytes", 0)
-        if kept < _CACHE_BYTES:  # bounded: a capture of distinct calls keeps no more
-            cache[key] = got
-            view.__dict__["_validated_bytes"] = kept + len(raw)
-    return got
-
-
-#: the most argument text :func:`_raw_errors` keeps as keys per view
-_CACHE_BYTES = 16 << 20
-
-
-def _tool_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, bytes]]:
+def _tool_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, msgspec.Raw]]:
     return view.memo("tool-calls", _walk_calls)  # type: ignore[no-any-return]
 
 
-def _walk_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, bytes]]:
+def _walk_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, msgspec.Raw]]:
     """``(call seq, its tool from the latest list or None, name, raw arguments)``; calls
     before any list of their scope are left out."""
     lists = _latest(view, "tools/list", "tools", "name")
     if not lists:
         return []
-    out = []
-    calls = view.rows(["tools/call"], (0,))
-    params = view.request_params(calls)
-    for seq, tools, p in zip(calls, _lists_at(lists, view.scopes(calls), calls), params,
-                             strict=True):
-        if tools is not None and isinstance(p.name, str):
-            out.append((seq, tools.get(p.name), p.name, bytes(p.arguments)))
-    return out
+    calls = view.row_array(["tools/call"], (0,))
+    at = _state_index(lists, view.scope_array(calls), calls)
+    keep = np.flatnonzero(at >= 0)
+    if not len(keep):
+        return []
+    flat = [state for _, states in lists.values() for state in states]
+    kept = calls[keep].tolist()
+    params = view.request_params(kept)
+    return [(seq, flat[k].get(p.name), p.name, p.arguments)
+            for seq, k, p in zip(kept, at[keep].tolist(), params, strict=True)
+            if isinstance(p.name, str)]
 
 
-def _lists_at(lists: Lists, scopes: list[int], seqs: list[int]) -> list[dict[str, Any] | None]:
-    """:func:`_at` of many frames at once (one search per scope)."""
-    out: list[dict[str, Any] | None] = [None] * len(seqs)
-    if not seqs:
-        return out
-    sc = np.asarray(scopes, dtype=np.int64)
-    sq = np.asarray(seqs, dtype=np.int64)
+def _state_index(lists: Lists, scopes: np.ndarray, seqs: np.ndarray) -> np.ndarray:
+    """For each frame, the index of the list its scope's latest answer before it left, in
+    the states of ``lists`` end to end (-1: none yet): :func:`_at` of many frames at once."""
+    out = np.full(len(seqs), -1, dtype=np.int64)
+    base = 0
     for scope, (answers, states) in lists.items():
-        where = np.flatnonzero(sc == scope)
-        if not len(where):
-            continue
-        idx = np.searchsorted(np.asarray(answers, dtype=np.int64), sq[where], side="right") - 1
-        for i, k in zip(where.tolist(), idx.tolist(), strict=True):
-            if k >= 0:
-                out[i] = states[k]
+        where = np.flatnonzero(scopes == scope)
+        if len(where):
+            idx = np.searchsorted(np.asarray(answers, dtype=np.int64), seqs[where],
+                                  side="right") - 1
+            out[where] = np.where(idx >= 0, idx + base, -1)
+        base += len(states)
     return out
 
 
@@ -226,20 +209,132 @@ def _arguments(view: View) -> list[Hit]:
 
 
 def _arguments_of(view: View) -> list[Hit]:
-    out: list[Hit] = []
-    seen: dict[int, Any] = {}
-    for seq, tool, name, args in _tool_calls(view):
-        if tool is None:
-            continue
-        v = tool_validator(tool.get("inputSchema"), seen)
+    calls = _tool_calls(view)
+    by_schema: dict[int, tuple[Any, list[int]]] = {}
+    for i, (_, tool, _, _) in enumerate(calls):
+        if tool is not None:
+            schema = tool.get("inputSchema")
+            got = by_schema.get(id(schema))
+            if got is None:
+                got = by_schema[id(schema)] = (schema, [])
+            got[1].append(i)
+    # one compiled validator per distinct schema text: its calls validated as one batch
+    groups: dict[int, tuple[Any, bool, list[int]]] = {}
+    for schema, idx in by_schema.values():
+        v = tool_validator(schema)
         if v is None:
             continue
-        errors = _raw_errors(view, v, args, "/params/arguments")
-        if errors:
-            ptr, what = errors[0]
-            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-            out.append(Hit(seq, view.response_of.get(seq),
-                           f"{name} at {ptr}: {what}{more}", ptr))
+        every = _accepts_all(schema)
+        g = groups.setdefault(id(v), (schema, every, []))
+        g[2].extend(idx)
+    found: list[tuple[int, Hit]] = []
+    for schema, every, idx in groups.values():
+        if every:  # only a call whose arguments are no object can fail
+            idx = [i for i in idx if not _object_text(calls[i][3])]
+            if not idx:
+                continue
+        idx.sort()
+        raws = [calls[i][3] for i in idx]
+        for i, errors in zip(idx, _batch_errors(schema, raws, "/params/arguments"), strict=True):
+            if errors:
+                seq, _, name, _ = calls[i]
+                ptr, what = errors[0]
+                more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+                found.append((i, Hit(seq, view.response_of.get(seq),
+                                     f"{name} at {ptr}: {what}{more}", ptr)))
+    found.sort(key=lambda x: x[0])
+    return [h for _, h in found]
+
+
+#: the members of a schema that accepts every object when they are as here (annotations
+#: aside): {"type": "object"} with no properties, nothing required, nothing else
+_ANNOTATIONS = frozenset({"$schema", "title", "description", "$comment"})
+
+
+def _accepts_all(schema: Any) -> bool:
+    """Whether ``schema`` accepts every JSON object, decided from its members (conservative:
+    any member that could constrain an object answers False)."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return False
+    for k, val in schema.items():
+        if k in _ANNOTATIONS or k == "type":
+            continue
+        if (k, val) not in (("properties", {}), ("required", []),
+                            ("additionalProperties", True)):
+            return False
+        if k == "additionalProperties" and val is not True:  # 1 == True in the test above
+            return False
+    return True
+
+
+def _object_text(raw: Any) -> bool:
+    """Whether raw arguments are an object (absent and null arguments count as ``{}``) the
+    decoder takes: one nested too deep to decode is judged as no object (:func:`_instance`),
+    so a text of many brackets is validated as ever."""
+    text = _object_or_empty(bytes(raw))
+    return text[:1] == b"{" and text.count(b"{") + text.count(b"[") < _SHALLOW
+
+
+#: fewer brackets than this: nested less deep than any decode refuses
+_SHALLOW = 256
+
+
+def _object_or_empty(raw: bytes) -> bytes:
+    """A raw member's text, ``{}`` for an absent or null one (as :func:`_instance`)."""
+    return b"{}" if raw in (b"", b"null") else raw
+
+
+@lru_cache(maxsize=4096)
+def _array_validator(schema_text: str) -> Any:
+    """A validator of an array of instances of the schema (``items``), or None when the
+    schema could mean something else under another root (references, ids, anchors)."""
+    import jsonschema_rs
+
+    schema = json.loads(schema_text)
+    if not isinstance(schema, dict):
+        return None
+    inner = dict(schema)
+    dialect = inner.pop("$schema", None)
+    if "$" in json.dumps(inner):  # any $ref, $id, $anchor, ...: validated one by one
+        return None
+    wrapper: dict[str, Any] = {"type": "array", "items": inner}
+    if dialect is not None:
+        wrapper["$schema"] = dialect
+    try:
+        return jsonschema_rs.validator_for(wrapper)
+    except (ValueError, TypeError, jsonschema_rs.ReferencingError):
+        return None
+
+
+def _batch_errors(schema: Any, raws: list[Any], prefix: str) -> list[list[tuple[str, str]]]:
+    """:func:`_errors` of each raw member against ``schema``: the whole batch decoded and
+    validated in one call when it holds, halves of a failing batch again, one by one below
+    a few; the findings are those of validating each alone."""
+    text = json.dumps(schema, sort_keys=True)
+    v = _compiled(text)
+    out: list[list[tuple[str, str]]] = [[] for _ in raws]
+    av = _array_validator(text)
+    items: list[Any] | None = None
+    if av is not None:
+        joined = b"[" + b",".join(_object_or_empty(bytes(r)) for r in raws) + b"]"
+        try:
+            items = _decode(joined)
+        except (msgspec.DecodeError, RecursionError):
+            items = None
+    if items is None:  # one by one
+        for k, r in enumerate(raws):
+            out[k] = _errors(v, _instance(bytes(r)), prefix)
+        return out
+
+    def walk(lo: int, hi: int) -> None:
+        if hi - lo <= 4:
+            for k in range(lo, hi):
+                out[k] = _errors(v, items[k], prefix)
+        elif not av.is_valid(items[lo:hi]):
+            mid = (lo + hi) // 2
+            walk(lo, mid)
+            walk(mid, hi)
+    walk(0, len(raws))
     return out
 
 
