@@ -224,7 +224,7 @@ def iter_log_lines(path: Path) -> Iterator[tuple[int, str]]:
             for k, line in enumerate(lines, n + 1):
                 yield from _log_pieces(k, line.removesuffix("\r"))
         else:  # nothing to take off any line of the block: its lines as they are
-            yield from zip(range(n + 1, n + 1 + len(lines)), lines)
+            yield from zip(range(n + 1, n + 1 + len(lines)), lines, strict=True)
         n += len(lines)
 
 

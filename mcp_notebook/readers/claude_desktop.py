@@ -190,7 +190,7 @@ class _Reader:
     def run(self) -> Iterator[Record]:
         pending: _Entry | None = None
         fast = _FAST.match
-        name, default, settle = self.name, self.default, self._settle_message
+        name, settle = self.name, self._settle_message
         for n, line in iter_log_lines(self.path):
             m = fast(line)
             if m is not None:  # the usual one-line message entry (as the lines below read it)
