@@ -226,29 +226,40 @@ class _Builder:
         rows = self.rows
         line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
         first = np.searchsorted(line, np.arange(len(recs) + 1)).tolist()
+        envelope_of = self._envelopes()
+        scanned = self.scanned
         for i, rec in enumerate(recs):
             step = rec.settle
             if step is None and not frames:
                 continue
             if rec.frames is None:
-                rec.frames = tuple(self._envelope_of(r0 + k) for k in range(first[i],
-                                                                            first[i + 1]))
-                self.scanned.add(id(rec))
+                a, b = first[i], first[i + 1]
+                rec.frames = (envelope_of(r0 + a),) if b == a + 1 else tuple(
+                    envelope_of(r0 + k) for k in range(a, b))
+                scanned.add(id(rec))
             if step is not None:
                 rec.settle = None
                 step(rec)
 
-    def _envelope_of(self, k: int) -> Envelope:
-        """The envelope of row ``k`` (of the current block's lists), as the scanner found it."""
+    def _envelopes(self) -> Callable[[int], Envelope]:
+        """The envelope of row ``k`` (of the current block's lists), as the scanner found
+        it: a function with the block's lists and sparse columns at hand."""
         rows = self.rows
-        r = rows.base + k
+        base = rows.base
+        kind, ident, key, method = rows.kind, rows.id, rows.id_key, rows.method
+        methods = rows.methods.values
         sp = rows.sparse
-        mc = rows.method[k]
-        return Envelope(KINDS[rows.kind[k]], rows.id[k], rows.id_key[k],
-                        rows.methods.values[mc] if mc >= 0 else None, sp["error_code"].get(r),
-                        sp["error_message"].get(r), bool(sp["is_tool_error"].get(r, False)),
-                        sp["batch"].get(r), sp["reason"].get(r), (), None, None,
-                        sp["version"].get(r))
+        code, message, tool_error = sp["error_code"], sp["error_message"], sp["is_tool_error"]
+        batch, reason, version = sp["batch"], sp["reason"], sp["version"]
+
+        def envelope_of(k: int) -> Envelope:
+            r = base + k
+            mc = method[k]
+            return Envelope(KINDS[kind[k]], ident[k], key[k], methods[mc] if mc >= 0 else None,
+                            code.get(r), message.get(r), bool(tool_error.get(r, False)),
+                            batch.get(r), reason.get(r), (), None, None, version.get(r))
+
+        return envelope_of
 
     # -- context ---------------------------------------------------------------------------
     def _context(self, recs: list[Record], line0: int, r0: int, sizes: list[int]) -> None:

@@ -38,6 +38,13 @@ MEMORY = 4096
 _STARTUP_KEYS = 40  # length of the message prefix that names a lifecycle step
 
 
+#: why a message's connection is a guess, by what it is ({} is its id)
+_WHY = {"initialize": "none had sent initialize yet",
+        "request": "none had used request id {} yet",
+        "answer": "each had a request id {} in flight",
+        "notification": "a notification names no connection"}
+
+
 @dataclass(slots=True)
 class Conn:
     session: str
@@ -127,25 +134,26 @@ class Tracker:
             fits = [c for c in live if not c.initialized]
             if not fits:  # a second initialize: a connection whose opening was not logged
                 fits = [self.open(server, ts)]
-            why = "none had sent initialize yet"
+            why = "initialize"
         elif kind == "request" and id_key is not None:
             fits = [c for c in live if id_key not in (c.client_ids if c2s else c.server_ids)]
-            why = f"none had used request id {id_key} yet"
+            why = "request"
         elif kind in ("result", "error") and id_key is not None:
             fits = [c for c in live if id_key in (c.pending_s if c2s else c.pending_c)]
             fits.sort(key=lambda c: (c.pending_s if c2s else c.pending_c)[id_key])
-            why = f"each had a request id {id_key} in flight"
+            why = "answer"
         else:  # a notification: spread repeats over the connections, as for log lines
             fits = live if len(live) > 1 else []
             step = f"\0{c2s} {method}"
             fits = [c for c in fits if step not in c.steps] + [c for c in fits if step in c.steps]
             if fits:
                 fits[0].steps.add(step)
-            why = "a notification names no connection"
+            why = "notification"
         conn = fits[0] if fits else live[-1]
         ambiguous = None
         if len(fits) > 1:
-            ambiguous = (f"{len(fits)} connections to {server!r} were open and {why}; "
+            ambiguous = (f"{len(fits)} connections to {server!r} were open and "
+                         f"{_WHY[why].format(id_key)}; "
                          f"assigned to {conn.session!r} as a best guess (Claude Desktop's "
                          "log names no connection)")
             if id_key is not None:

@@ -212,7 +212,24 @@ def iter_log_lines(path: Path) -> Iterator[tuple[int, str]]:
     a log's text, not its exact bytes. Line numbers stay those of :func:`iter_lines`
     (counted at ``\\n``): the pieces of a line split at a lone ``\\r`` share its number,
     and empty pieces make no line (a line of ``\\r`` alone is one blank line)."""
-    for n, line in iter_lines(path):
-        pieces = [p for p in line.split("\r") if p] or [""] if "\r" in line else (line,)
-        for piece in pieces:
-            yield n, strip_ansi(piece.removeprefix("\ufeff"))
+    if wrapping(path):
+        for n, line in iter_lines(path):
+            yield from _log_pieces(n, line)
+        return
+    n = 0
+    for block in _line_blocks(path):
+        text = block.decode("utf-8", "surrogateescape")
+        lines = text.split("\n")
+        if "\r" in text or "\x1b" in text or "\ufeff" in text:
+            for k, line in enumerate(lines, n + 1):
+                yield from _log_pieces(k, line.removesuffix("\r"))
+        else:  # nothing to take off any line of the block: its lines as they are
+            yield from zip(range(n + 1, n + 1 + len(lines)), lines, strict=True)
+        n += len(lines)
+
+
+def _log_pieces(n: int, line: str) -> Iterator[tuple[int, str]]:
+    """The pieces of one line of :func:`iter_lines` (numbered ``n``) as a log's text."""
+    pieces = [p for p in line.split("\r") if p] or [""] if "\r" in line else (line,)
+    for piece in pieces:
+        yield n, strip_ansi(piece.removeprefix("\ufeff"))

@@ -64,6 +64,13 @@ _STACK = re.compile(r"\s+at ")
 _METADATA = " { metadata: "
 _CLOSE_LINES = ("Client transport closed", "Server transport closed unexpectedly",
                 "Server disconnected", "Shutting down server")
+#: the usual entry of a per-server file, a whole message on one line: what the general
+#: path reads as a ``_SERVER_LEVEL`` line (the lookahead leaves to it a line that
+#: ``_LEVEL_SERVER`` could take), an ``info`` entry that no later line continues, with
+#: its JSON payload and util.inspect's ``{ metadata: undefined }`` after it
+_FAST = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) "
+                   r"\[(?!(?:info|error|warn|warning|debug|trace|verbose)\] \[)([^\]]+)\] "
+                   r"\[info\] Message from (client|server): ([\[{].*) \{ metadata: undefined \}$")
 _STDERR_CAP = 500  # lines joined into one stderr row at most
 _BLOCK_CAP = 2000  # lines of one util.inspect block at most (a block that never closes)
 
@@ -182,7 +189,24 @@ class _Reader:
 
     def run(self) -> Iterator[Record]:
         pending: _Entry | None = None
+        fast = _FAST.match
+        name, settle = self.name, self._settle_message
         for n, line in iter_log_lines(self.path):
+            m = fast(line)
+            if m is not None:  # the usual one-line message entry (as the lines below read it)
+                ts_text, server, who, payload = m.groups()
+                ts = iso_z(ts_text)
+                if ts is not None and "chars truncated]" not in payload:
+                    if pending is not None:
+                        yield from self.flush(pending)
+                        pending = None
+                    self.order = _PER_SERVER_FIRST
+                    self.server = server
+                    rec = Record(payload, ts, "c2s" if who == "client" else "s2c", server,
+                                 "stdio", f"{name}:{n}", extra={})
+                    rec.settle = settle
+                    yield rec
+                    continue
             if pending is not None and pending.block:
                 if _match(line, self.order) is None:  # inspect blocks end with "}" at column 0
                     pending.lines.append(line)

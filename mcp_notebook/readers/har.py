@@ -59,7 +59,7 @@ from ._jsondoc import array_items
 from ._logtext import looks_like_json
 from ._sse import SSEEvent, parse_sse
 from ._time import read_time
-from .base import Record, open_text
+from .base import UTF8_BOM, Record, open_bytes
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -77,16 +77,29 @@ def sniff(head: str, filename: str) -> int:
 
 
 MCP_HEADERS = ("mcp-method", "mcp-name", "mcp-protocol-version")
+#: the headers the records need (names in lower case)
+_WANTED = frozenset(("content-type", "mcp-session-id", *MCP_HEADERS))
 
 
 def _header(headers: Any, wanted: str) -> str | None:
+    """The value of the first header named ``wanted`` (any case); None if it is absent
+    or not a string."""
+    return _headers(headers).get(wanted)
+
+
+def _headers(headers: Any) -> dict[str, str | None]:
+    """The headers of :data:`_WANTED` in a HAR ``headers`` list: lower-case name -> the
+    value of its first occurrence (None where that value is not a string)."""
+    found: dict[str, str | None] = {}
     if not isinstance(headers, list):
-        return None
+        return found
     for h in headers:
-        if isinstance(h, dict) and str(h.get("name", "")).lower() == wanted:
-            value = h.get("value")
-            return value if isinstance(value, str) else None
-    return None
+        if isinstance(h, dict):
+            key = str(h.get("name", "")).lower()
+            if key in _WANTED and key not in found:
+                value = h.get("value")
+                found[key] = value if isinstance(value, str) else None
+    return found
 
 
 def _body(obj: Any) -> str | None:
@@ -154,8 +167,8 @@ class _Entry:
         self.raw = e
         self.method = str(req.get("method", "")).upper()
         self.url = str(req.get("url", ""))
-        self.req_headers = req.get("headers")
-        self.resp_headers = resp.get("headers")
+        self.req_headers = _headers(req.get("headers"))
+        self.resp_headers = _headers(resp.get("headers"))
         self.post: dict[str, Any] | None = req.get("postData") if isinstance(
             req.get("postData"), dict) else None
         self.body = _body(self.post)
@@ -164,7 +177,7 @@ class _Entry:
         self.reply = _body(content)
         status = resp.get("status")
         self.status = status if isinstance(status, int) else None
-        mime = _header(self.resp_headers, "content-type") or str(content.get("mimeType") or "")
+        mime = self.resp_headers.get("content-type") or str(content.get("mimeType") or "")
         self.sse = "text/event-stream" in mime.lower()
         self.start, self.ts_error = read_time(e.get("startedDateTime"), numbers=False)
         timings = _obj(e.get("timings"))
@@ -175,8 +188,8 @@ class _Entry:
         self.end = None if self.start is None else self.start + total
 
     def session_header(self) -> str | None:
-        return (_header(self.req_headers, "mcp-session-id")
-                or _header(self.resp_headers, "mcp-session-id"))
+        return (self.req_headers.get("mcp-session-id")
+                or self.resp_headers.get("mcp-session-id"))
 
     def is_mcp(self, endpoints: set[str]) -> bool:
         if self.method == "POST" and self.body is not None and looks_like_json(self.body):
@@ -196,12 +209,12 @@ class _Reader:
         self.bad: list[Record] = []  # entries that cannot be read, one row each
 
     def load(self) -> tuple[list[_Entry] | None, str | None]:
-        with open_text(self.path) as f:
-            text = f.read().removeprefix("\ufeff")  # an editor's byte order mark
+        with open_bytes(self.path) as f:
+            data = f.read().removeprefix(UTF8_BOM)  # an editor's byte order mark
         try:
-            doc = _decode(text)
+            doc = _decode(data)
         except (ValueError, RecursionError) as exc:
-            return self.salvage(text, exc)
+            return self.salvage(data.decode("utf-8", "surrogateescape"), exc)
         entries = doc.get("log", {}).get("entries") if isinstance(doc, dict) and isinstance(
             doc.get("log"), dict) else None
         if not isinstance(entries, list):
@@ -291,7 +304,7 @@ class _Reader:
         header = e.session_header()
         if header:
             return header
-        if e.method == "POST" and _stateless(_header(e.req_headers, "mcp-protocol-version")):
+        if e.method == "POST" and _stateless(e.req_headers.get("mcp-protocol-version")):
             return f"{self.default} entry {e.index}"
         if e.url in self.old_sessions:
             return self.old_sessions[e.url]
@@ -318,7 +331,7 @@ class _Reader:
                 extra["incomplete"] = True  # the capture stopped before the reply ended
             if plain and not failed:
                 extra["reply"] = text[:200] if text else text
-            mcp = {k: v for k in MCP_HEADERS if (v := _header(e.req_headers, k)) is not None}
+            mcp = {k: v for k in MCP_HEADERS if (v := e.req_headers.get(k)) is not None}
             if mcp:  # the headers 2026-07-28 requires to match the body (conversation rules)
                 extra["mcp_headers"] = mcp
             if e.body is None:
@@ -492,14 +505,16 @@ def _in_time_order(records: list[Record], untimed: dict[int, float | None],
     return [r for _, _, r in keyed]
 
 
-def _decode(text: str) -> Any:
-    """The JSON document: by msgspec (several times faster), or, for what msgspec refuses
-    and Python's decoder takes (``NaN``, ``1e400``, an escaped lone surrogate, bytes kept
-    as surrogate escapes), by Python's, so the result is always ``json.loads``'s."""
+def _decode(data: bytes) -> Any:
+    """The JSON document (the file's bytes): by msgspec (several times faster; it refuses
+    bytes that are not UTF-8, surrogates and overlong forms included), or, for what msgspec
+    refuses and Python's decoder takes (``NaN``, ``1e400``, an escaped lone surrogate,
+    bytes that are not UTF-8, kept as surrogate escapes), by Python's from the text, so
+    the result is always ``json.loads``'s."""
     try:
-        return msgspec.json.decode(text)
+        return msgspec.json.decode(data)
     except Exception:  # noqa: BLE001 - anything refused: the reference decoder decides
-        return json.loads(text)
+        return json.loads(data.decode("utf-8", "surrogateescape"))
 
 
 def _from_proxy(index: int, x: dict[str, Any]) -> SSEEvent:
