@@ -20,8 +20,10 @@ PEERS = ROOT / "tests" / "fixtures" / "peers"
 
 @pytest.fixture(scope="module")
 def client():
+    # the dashboard on a free port (":0"): with None a run still tried 8787 and warned that
+    # it was taken when two suites ran at once
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+                                  host="127.0.0.1", dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
