@@ -13,6 +13,19 @@ from types import SimpleNamespace
 
 import pytest
 
+
+def _root_conftest():
+    """The suite's own ``tests/conftest.py``, by its path: under xdist another folder's
+    conftest can hold the name ``conftest`` in ``sys.modules`` by the time this runs."""
+    import importlib.util
+
+    path = Path(__file__).with_name("conftest.py")
+    spec = importlib.util.spec_from_file_location("_suite_root_conftest", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 tomllib = pytest.importorskip("tomllib")
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +81,7 @@ def _config(xdist: bool) -> SimpleNamespace:
 
 
 def test_groups_module_wheel_and_browser():
-    import conftest
+    conftest = _root_conftest()
 
     items = [_Item("tests/browser/test_a.py::test_x", browser=True),
              _Item("tests/fleet/test_dask.py::test_one[data]"),
@@ -87,7 +100,7 @@ def test_groups_module_wheel_and_browser():
 
 
 def test_without_xdist_only_the_order_changes():
-    import conftest
+    conftest = _root_conftest()
 
     items = [_Item("tests/b.py::t", browser=True), _Item("tests/a.py::t")]
     conftest.pytest_collection_modifyitems(None, _config(False), items)
