@@ -433,8 +433,13 @@ def test_tool_error_versus_protocol_error_in_respond():
 
 
 def test_a_room_of_learners_rarely_shares_a_plant():
-    room = [f"Learner {n}" for n in range(12)]
+    """Nine learners, at least seven plants of each fault. A choice of the base trace only
+    (six bases: at most six plants) or a seed that ignores the name (one) fails. With the
+    seeds spread evenly over a fault's sites (18 for the fewest, about 68 for the others),
+    nine learners give fewer than seven plants with a chance of 4% and 0.03% (twelve
+    learners and nine plants, as before: 10% and 0.6%), for a quarter fewer exercises."""
+    room = [f"Learner {n}" for n in range(9)]
     for fault in sorted(FAULTS):
         plants = {(ex.trace.paths[0], tuple(sorted(ex._key))) for ex in
                   (exercise(fault, learner=name) for name in room)}
-        assert len(plants) >= 9, (fault, len(plants))
+        assert len(plants) >= 7, (fault, len(plants))

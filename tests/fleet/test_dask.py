@@ -20,16 +20,26 @@ PEERS = ROOT / "tests" / "fixtures" / "peers"
 
 @pytest.fixture(scope="module")
 def client():
+    # the dashboard on a free port (":0"): with None a run still tried 8787 and warned that
+    # it was taken when two suites ran at once
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+                                  host="127.0.0.1", dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
 
-@pytest.fixture(scope="module", params=["data", "peers"])
-def engines(request, client):
-    paths = [DATA] if request.param == "data" else [PEERS, str(PEERS / "none-*.har")]
-    return mn.load_many(paths), mn.load_many(paths, engine="dask")
+#: one trace set, not the whole of data/ and the peers' folder one after the other: a
+#: folder (HAR and stdio captures of several servers and clients, with files that are no
+#: capture by their name), a gzip capture and an SSE HAR from data/, and a pattern that
+#: matches no file, which between them take every path the two sets took (a partition per
+#: capture, the skipped rows, each reader) in half the partitions
+TRACES = [PEERS, DATA / "conversation-large-result-mb.jsonl.gz", DATA / "demo-sse.har",
+          str(PEERS / "none-*.har")]
+
+
+@pytest.fixture(scope="module")
+def engines(client):
+    return mn.load_many(TRACES), mn.load_many(TRACES, engine="dask")
 
 
 def test_one_partition_per_capture_with_declared_meta(engines, client):

@@ -1,10 +1,20 @@
-"""Every subcommand, with each of its flags, on every bundled trace and capture fixture.
+"""Every subcommand, with each of its flags, on a sample of the bundled traces and capture
+fixtures that holds every format and every pattern of ``check`` exit codes (``SAMPLE``, its
+cover tested), and every trace and fixture once through ``summary --json`` and
+``check --json``.
+
+The flags are parsed and printed by the same code whatever the capture; what a capture
+changes is its format (the reader), its counts and which ``--fail-on`` levels it fails. So
+the sample runs every flag on every format and every exit-code pattern, and every other
+capture still goes through the loader and the command line (frames, pairs, findings by
+severity and the exit code checked): a fault of one flag or one format, or one capture the
+command line reads wrongly, still fails here, in a fifth of the cases of the full cross
+product.
 
 Run in this process through ``main([...])`` (the console script's own entry point) with the
-output captured, so that the whole matrix takes seconds; ``test_console_script.py`` runs a
-sample of the same through real processes. The exit code, counts and lines are checked
-against what the library itself says about the capture (``conftest.expected``), not only
-that the command finished.
+output captured; ``test_console_script.py`` runs each subcommand through a real process.
+The exit code, counts and lines are checked against what the library itself says about the
+capture (``conftest.expected``), not only that the command finished.
 """
 
 from __future__ import annotations
@@ -27,6 +37,43 @@ CHECKS = [(), ("--all",), ("--all", "--spec"),
           ("--json", "--all")]
 
 
+#: every format of the bundled inputs, and every pattern of ``check``'s exit code over the
+#: three ``--fail-on`` levels (fails at error / from warning / only at info / never), gzip
+#: too; ``test_the_sample_covers_every_format_and_exit_code`` keeps it so
+SAMPLE = ["data/broken-duplicate-response.jsonl",
+          "data/conversation-large-result-mb.jsonl.gz",
+          "data/demo-stdio.jsonl",
+          "data/pages-stdio.jsonl",
+          "data/demo-http.har",
+          "tests/fixtures/peers/inspector-cli-http.har",
+          "tests/fixtures/wild/claude-desktop-mcp-log/servers-106-nov2024-connect-lines.txt",
+          "tests/fixtures/wild/claude-desktop-server-log/anytype-34-multiline-inspect.txt",
+          "tests/fixtures/wild/http-sse-capture/agentgateway-readme-inspector-proxy-curl-sse.txt",
+          "tests/fixtures/wild/recorder-mcp-recorder-cassette/devhelm-mock-session-cassette.json",
+          "tests/fixtures/wild/vscode-mcp-output/appium-41-failed-to-parse.txt",
+          *FOLDERS]
+#: the rest: each once through ``summary --json`` and ``check --json``
+REST = [p for p in INPUTS + FOLDERS if p not in SAMPLE]
+
+
+def _cover(paths: list[str]) -> tuple[set[str], set[tuple[int, ...]]]:
+    from mcp_notebook.readers import sniff
+
+    files = [p for p in paths if p not in FOLDERS]
+    return ({sniff(ROOT / p) for p in files},
+            {tuple(expected(p).check_status(s) for s in SEVERITIES) for p in files})
+
+
+def test_the_sample_covers_every_format_and_exit_code():
+    """The sample has every format and every exit-code pattern the inputs have (a new
+    format or fixture that needs its own row fails here), and the inputs all four patterns."""
+    assert all(p in INPUTS for p in SAMPLE if p not in FOLDERS)
+    formats, patterns = _cover(INPUTS)
+    assert patterns == {(1, 1, 1), (0, 1, 1), (0, 0, 1), (0, 0, 0)}
+    assert _cover(SAMPLE) == (formats, patterns)
+    assert any(p.endswith(".gz") for p in SAMPLE)
+
+
 def cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     rc = main([str(a) for a in argv])
     out, err = capsys.readouterr()
@@ -46,8 +93,11 @@ def _ids(flags: tuple[str, ...]) -> str:
     return " ".join(flags) or "plain"
 
 
-@pytest.mark.parametrize("capture", INPUTS + FOLDERS, indirect=True)
-@pytest.mark.parametrize("as_json", [False, True], ids=["plain", "--json"])
+@pytest.mark.parametrize(("capture", "as_json"),
+                         [pytest.param(c, j, id=f"{c}-{'--json' if j else 'plain'}")
+                          for c in SAMPLE for j in (False, True)]
+                         + [pytest.param(c, True, id=f"{c}---json") for c in REST],
+                         indirect=["capture"])
 def test_summary(capture, as_json, capsys):
     want = expected(str(capture.relative_to(ROOT)))
     rc, out, err = cli(["summary", capture, *(["--json"] if as_json else [])], capsys)
@@ -62,8 +112,10 @@ def test_summary(capture, as_json, capsys):
         assert f"  {want.pairs} answered, " in out
 
 
-@pytest.mark.parametrize("capture", INPUTS + FOLDERS, indirect=True)
-@pytest.mark.parametrize("flags", CHECKS, ids=_ids)
+@pytest.mark.parametrize(("capture", "flags"),
+                         [pytest.param(c, f, id=f"{c}-{_ids(f)}") for c in SAMPLE for f in CHECKS]
+                         + [pytest.param(c, ("--json",), id=f"{c}---json") for c in REST],
+                         indirect=["capture"])
 def test_check(capture, flags, capsys):
     want = expected(str(capture.relative_to(ROOT)))
     fail_on = flags[flags.index("--fail-on") + 1] if "--fail-on" in flags else "error"
@@ -88,7 +140,7 @@ def test_check(capture, flags, capsys):
         assert sum(ln.startswith("    spec: ") for ln in lines) == len(found)
 
 
-@pytest.mark.parametrize("capture", INPUTS + FOLDERS, indirect=True)
+@pytest.mark.parametrize("capture", SAMPLE, indirect=True)
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet"])
 def test_convert(capture, fmt, tmp_path, capsys):
     want = expected(str(capture.relative_to(ROOT)))
@@ -105,7 +157,7 @@ def test_convert(capture, fmt, tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]  # no temporary left
 
 
-@pytest.mark.parametrize("capture", INPUTS + FOLDERS, indirect=True)
+@pytest.mark.parametrize("capture", SAMPLE, indirect=True)
 def test_redact(capture, tmp_path, capsys):
     want = expected(str(capture.relative_to(ROOT)))
     out = tmp_path / "shared.out"

@@ -1,10 +1,19 @@
-"""A sample of the user paths through real processes of the installed console script:
-what a shell or CI job runs. Started from a folder outside the checkout, with the inputs
-by absolute path; two processes at a time."""
+"""A sample of the user paths through the installed console script: what a shell or CI job
+runs. Started from a folder outside the checkout, with the inputs by absolute path.
+
+Each subcommand, and each exit code (0, 1 and 2, argparse's too), runs as a real process
+of the script (``PROCESS``, two at a time): the entry point, the arguments and exit status
+through the operating system, the output through a pipe. The other cases run the script's
+own ``main`` in this process, from the same kind of folder, with the same checks of their
+output: what they add is the flag, and a flag is parsed by the same code either way."""
 
 from __future__ import annotations
 
+import io
+import os
+import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -76,19 +85,56 @@ CASES: list[tuple[str, list[str], str | None]] = [
 ]
 
 
+#: the cases run as real processes: the first case of every subcommand (a command added to
+#: the CLI must be added to CASES: ``test_every_subcommand_is_sampled``), and beside them
+#: exit 0 of ``check``, argparse's exits and the top-level flags
+PROCESS = {*(next(n for n, a, _ in CASES if a and a[0] == c)
+             for c in dict.fromkeys(a[0] for _, a, _ in CASES if a and not a[0].startswith("-"))),
+           "check --fail-on error (clean)", "bad --fail-on", "no command", "--version", "--help"}
+
+
+def _in_process(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """``argv`` through the console script's ``main`` in this process, from ``cwd``."""
+    from mcp_notebook.cli import main
+
+    out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
+    os.chdir(cwd)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                rc = main(argv)
+            except SystemExit as stop:  # argparse, --version and --help
+                rc = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(argv, rc, out.getvalue(), err.getvalue())
+
+
+def test_every_subcommand_and_exit_code_runs_as_a_process():
+    commands = {a[0] for n, a, _ in CASES if n in PROCESS and a and not a[0].startswith("-")}
+    assert commands == {a[0] for _, a, _ in CASES if a and not a[0].startswith("-")}
+    assert {"check", "check --fail-on error (clean)", "bad --fail-on"} <= PROCESS  # 1, 0, 2
+    assert len(PROCESS) < len(CASES) // 2
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Every case, run once (two at a time); with the inputs' checksums before and after."""
+    """Every case, run once (the processes two at a time); with the inputs' checksums
+    before and after."""
     script = str(console_script())
-    jobs, before = {}, {}
+    jobs, before, done = {}, {}, {}
     for name, argv, rel in CASES:
         tmp = tmp_path_factory.mktemp("case")
         path = str(ROOT / rel) if rel else ""
         if rel:
             before[name] = sha256(ROOT / rel)
-        cmd = [script, *(a.replace("{in}", path).replace("{tmp}", str(tmp)) for a in argv)]
-        jobs[name] = (cmd, {"cwd": tmp})
-    done = run_parallel(jobs)
+        args = [a.replace("{in}", path).replace("{tmp}", str(tmp)) for a in argv]
+        if name in PROCESS:
+            jobs[name] = ([script, *args], {"cwd": tmp})
+        else:
+            done[name] = _in_process(args, tmp)
+            jobs[name] = (args, {"cwd": tmp})
+    done |= run_parallel({n: j for n, j in jobs.items() if n in PROCESS})
     after = {name: sha256(ROOT / rel) for name, _, rel in CASES if rel}
     return {name: (done[name], before.get(name), after.get(name), Path(jobs[name][1]["cwd"]))
             for name in done}
