@@ -30,11 +30,9 @@ specification's JSON mapping).
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +47,7 @@ from .boundary import (
     notification_targets,
     trace_from_boundary,
 )
+from .engine.gcpause import gc_paused
 from .protocol import versions as V
 from .readers.otlp_facts import HttpFacts, envelopes, network_attributes
 from .readers.otlp_spans import ID_TYPE, boundary_from_otlp
@@ -132,7 +131,7 @@ def to_otlp(trace: Any) -> dict[str, Any]:
     :func:`write_otlp` writes the same spans as it goes (a resource per server and chunk).
     """
     merged: dict[tuple[Any, ...], dict[str, Any]] = {}
-    with _no_gc():
+    with gc_paused():
         for rs in iter_resource_spans(trace):
             key = tuple(a["value"]["stringValue"] for a in rs["resource"]["attributes"])
             if key in merged:
@@ -140,18 +139,6 @@ def to_otlp(trace: Any) -> dict[str, Any]:
             else:
                 merged[key] = rs
     return {"resourceSpans": list(merged.values())}
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """Build a large tree of dicts without the collector walking it again and again."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def iter_resource_spans(trace: Any, chunk: int = CHUNK) -> Iterator[dict[str, Any]]:

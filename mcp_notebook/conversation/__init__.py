@@ -16,13 +16,13 @@ its check. The catalogue takes :data:`RULES`; the column checker takes
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..engine.gcpause import gc_paused
 from ..protocol import rules as _rules  # noqa: F401 - first: the catalogue imports this package
 from ._view import Hit, ListInput, view_of
 from .catalogue import CHECKS as _CHECKS
@@ -81,21 +81,6 @@ def _skipped(vi: Any, code: str) -> bool:
     return deferred(code, int(np.count_nonzero(vi.kind <= 3)))
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused while a rule builds its many small objects (the
-    typed params of every call, one tuple per call): decoded JSON makes no cycles, and a
-    full collection over a large capture's objects, run again and again as they are made,
-    costs more than the rule. Reference counting frees as ever."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def _vec(code: str) -> Callable[[Any], tuple[np.ndarray, np.ndarray, list[str]]]:
     fn = _CHECKS[code]
 
@@ -105,7 +90,7 @@ def _vec(code: str) -> Callable[[Any], tuple[np.ndarray, np.ndarray, list[str]]]
         else:
             view = view_of(vi)
             view.light = _skipped(vi, "capability-conditions")
-            with _gc_paused():
+            with gc_paused():
                 hits = fn(view)
             view.__dict__.setdefault("found", {})[code] = hits
         seq = np.asarray([h.seq for h in hits], dtype=np.int64)

@@ -22,7 +22,6 @@ fails is never silent: the load notes it and warns once, and raises under
 
 from __future__ import annotations
 
-import gc
 import os
 import zlib
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.fallback import FastPathError, fell_back
+from ..engine.gcpause import gc_paused
 from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..readers.base import GZIP_MAGIC
 from .lines import MAX_LINE_BYTES
@@ -70,16 +70,11 @@ def load_file(path: Path, fmt: str, session: str | None = None,
     gz = _is_gzip(path)
     lazy = not gz and path not in KEEP_TEXT and os.path.getsize(path) >= LAZY_TEXT_MIN_BYTES
     sess = session or path.name
-    collecting = gc.isenabled()
-    gc.disable()  # millions of small objects, none in a cycle: the collector only costs time
-    try:
+    with gc_paused():  # millions of small objects, none in a cycle
         parts = read_file(path, fmt, sess, direction, gz=gz, keep_text=not lazy,
                           max_line=max_line,
                           finish=lambda rows, spans, line0: to_part(
                               path, fmt, sess, direction, rows, spans, lazy, line0))
-    finally:
-        if collecting:
-            gc.enable()
     return Store.from_parts(parts)
 
 

@@ -18,7 +18,6 @@ values; ``tests/engine`` and ``tests/readers`` check it on every bundled capture
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -26,6 +25,7 @@ import numpy as np
 
 from ..engine import native as _native
 from ..engine.fallback import fell_back
+from ..engine.gcpause import gc_paused
 from ..lazytext import ListSource
 from ..protocol.envelope import Envelope, classify
 from ..readers.base import Record
@@ -50,13 +50,8 @@ def part_of(records: Iterable[Record],
     (:func:`~mcp_notebook.engine.fallback.fell_back`: raised under strict mode) and the
     Python path reads on. The cyclic garbage collector is paused meanwhile (as the NDJSON
     path does: many small objects, none in a cycle) and left as it was."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _part_of(records, on_error, scanner)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _part_of(records: Iterable[Record],
@@ -322,16 +317,6 @@ def _size(rec: Record) -> int:
     if rec.size is not None:
         return rec.size
     return len(rec.raw.encode("utf-8", "surrogateescape"))
-
-
-def _frames(rec: Record) -> None:
-    if rec.frames is None and rec.kind != "blank":
-        rec.frames = () if rec.kind is not None else (
-            (rec.envelope,) if rec.envelope is not None else tuple(classify(rec.raw)))
-    step = rec.settle
-    if step is not None:
-        rec.settle = None
-        step(rec)
 
 
 def _forced(rows: Rows, rec: Record, j: int) -> None:
