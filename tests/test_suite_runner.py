@@ -63,25 +63,26 @@ class _Item:
         self.groups.append(mark.args[0])
 
 
-def _suite_conftest():
-    """``tests/conftest.py`` as pytest loaded it, found by its path.
+def _suite_conftest(config: pytest.Config):
+    """``tests/conftest.py`` as pytest registered it, found among its plugins by path.
 
-    ``import conftest`` would give whichever of the suite's conftest files was loaded last
-    (pytest names each ``conftest``), which depends on what a worker collected."""
+    ``import conftest`` would give whichever conftest file of the suite pytest loaded last
+    (it names each ``conftest`` and drops the previous one from ``sys.modules``), which
+    depends on what a worker collected."""
     path = (Path(__file__).parent / "conftest.py").resolve()
-    for module in list(sys.modules.values()):
-        where = getattr(module, "__file__", None)
+    for plugin in config.pluginmanager.get_plugins():
+        where = getattr(plugin, "__file__", None)
         if where and Path(where).resolve() == path:
-            return module
-    raise AssertionError(f"pytest did not load {path.name} of the suite's root")
+            return plugin
+    raise AssertionError(f"pytest did not register {path.name} of the suite's root")
 
 
 def _config(xdist: bool) -> SimpleNamespace:
     return SimpleNamespace(pluginmanager=SimpleNamespace(hasplugin=lambda name: xdist))
 
 
-def test_groups_module_wheel_and_browser():
-    conftest = _suite_conftest()
+def test_groups_module_wheel_and_browser(pytestconfig):
+    conftest = _suite_conftest(pytestconfig)
 
     items = [_Item("tests/browser/test_a.py::test_x", browser=True),
              _Item("tests/fleet/test_dask.py::test_one[data]"),
@@ -99,8 +100,8 @@ def test_groups_module_wheel_and_browser():
         ("tests/notebooks/test_html_export.py", ["browser"])]
 
 
-def test_without_xdist_only_the_order_changes():
-    conftest = _suite_conftest()
+def test_without_xdist_only_the_order_changes(pytestconfig):
+    conftest = _suite_conftest(pytestconfig)
 
     items = [_Item("tests/b.py::t", browser=True), _Item("tests/a.py::t")]
     conftest.pytest_collection_modifyitems(None, _config(False), items)
