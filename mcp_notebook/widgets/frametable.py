@@ -135,7 +135,7 @@ def frame_table(trace: Any) -> pd.DataFrame:
     new = pd.DataFrame({"outcome": _present(outcome, [str(c) for c in oc_cats]),
                         "latency": latency.view("m8[ns]"), "pair_seq": pair_seq,
                         "has_violation": has}, copy=False)
-    return pd.concat([df, new], axis=1, copy=False)
+    return pd.concat([df, new], axis=1)
 
 
 def pair_of(table: pd.DataFrame, seq: int) -> int | None:
