@@ -36,11 +36,10 @@ def add_check(sub: Any) -> None:
     p.add_argument("--spec", action="store_true", help="print the spec sentence of each")
 
 
-REPORTS = ("sarif", "junit", "github")
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     from .. import conversation
+    from ..report_formats import FORMATS as REPORTS
+    from ..report_formats import write_findings
 
     if args.format in REPORTS:  # `check --format github`: a report, not a capture format
         if args.report not in ("text", args.format):
@@ -55,8 +54,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     failing = v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
     args.status = 1 if len(failing) else 0  # kept if the output pipe closes early
     if args.report != "text":
-        from ..report_formats import write_findings
-
         write_findings(trace, args.report, sys.stdout, fail_on=args.fail_on)  # as it goes
         return int(args.status)
     if args.json:
