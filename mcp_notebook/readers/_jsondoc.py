@@ -22,6 +22,9 @@ def compact(raw: msgspec.Raw | bytes) -> str:
 
 def is_null(raw: msgspec.Raw | bytes) -> bool:
     """True when a raw JSON value is absent or ``null``."""
+    n = len(raw)
+    if n > 64 and not bytes(memoryview(raw)[:1]).isspace():
+        return False  # a long value that does not open with a blank: not null (no copy)
     data = bytes(raw).strip()
     return not data or data == b"null"
 

@@ -33,7 +33,7 @@ class SSEEvent:
     @property
     def empty(self) -> bool:
         """No data at all, or only blanks (a priming or keep-alive event)."""
-        return self.data is None or not self.data.strip()
+        return self.data is None or not self.data or self.data.isspace()
 
 
 #: the usual event: an optional ``event:`` line, one ``data:`` line, a blank line
