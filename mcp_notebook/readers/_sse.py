@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["SSEEvent", "parse_sse"]
+__all__ = ["SSEEvent", "parse_sse", "parse_sse_lines"]
 
 _LINES = re.compile(r"\r\n|\r|\n")
 
@@ -53,6 +53,31 @@ def _simple(body: str) -> list[SSEEvent] | None:
         pos = m.end()
         events.append(SSEEvent(len(events), m.group(2), m.group(1) or None, None, None))
     return events if pos == len(body) else None
+
+
+def parse_sse_lines(lines: list[str]) -> list[SSEEvent]:
+    """``parse_sse("\\n".join(lines) + "\\n")`` for lines with no line break in them: the
+    usual events (an optional ``event:`` line, one ``data:`` line, a blank line) read
+    line by line, without joining the body; any other body by :func:`parse_sse`."""
+    events: list[SSEEvent] = []
+    i, n = 0, len(lines)
+    while i < n:
+        t = lines[i]
+        event = None
+        if t.startswith("event:"):
+            event = t[7:] if t.startswith("event: ") else t[6:]
+            i += 1
+            if ":" in event or "\r" in event or i >= n:
+                break
+            t = lines[i]
+        if not t.startswith("data:") or i + 1 >= n or lines[i + 1] != "" or "\r" in t:
+            break
+        events.append(SSEEvent(len(events), t[6:] if t.startswith("data: ") else t[5:],
+                               event or None, None, None))
+        i += 2
+    else:
+        return events
+    return parse_sse("\n".join(lines) + "\n")
 
 
 def parse_sse(body: str) -> list[SSEEvent]:
