@@ -36,23 +36,32 @@ class SSEEvent:
         return self.data is None or not self.data or self.data.isspace()
 
 
-#: the usual event: an optional ``event:`` line, one ``data:`` line, a blank line
-_SIMPLE = re.compile(r"(?:event:(?: )?([^\r\n:]*)\n)?data:(?: )?([^\r\n]*)\n\n")
-
-
 def _simple(body: str) -> list[SSEEvent] | None:
-    """The events of a body made of usual events only (as :func:`parse_sse` reads them),
-    found by one regular expression; None when the body holds anything else."""
-    if not body.startswith(("data:", "event:")):
+    """The events of a body made of usual events only (an optional ``event:`` line, one
+    ``data:`` line, a blank line; as :func:`parse_sse` reads them), found by splitting at
+    the blank lines; None when the body holds anything else."""
+    if not body.startswith(("data:", "event:")) or not body.endswith("\n\n") or "\r" in body:
         return None
+    blocks = body.split("\n\n")
+    if blocks.pop():
+        return None  # more line breaks after the last event
     events: list[SSEEvent] = []
-    pos = 0
-    for m in _SIMPLE.finditer(body):
-        if m.start() != pos:
+    add = events.append
+    for k, block in enumerate(blocks):
+        event = None
+        at = 0
+        if block.startswith("event:"):
+            at = block.find("\n") + 1
+            if not at:
+                return None
+            event = block[7:at - 1] if block.startswith("event: ") else block[6:at - 1]
+            if ":" in event:
+                return None
+        if not block.startswith("data:", at) or block.find("\n", at) >= 0:
             return None
-        pos = m.end()
-        events.append(SSEEvent(len(events), m.group(2), m.group(1) or None, None, None))
-    return events if pos == len(body) else None
+        add(SSEEvent(k, block[at + 6:] if block.startswith("data: ", at) else block[at + 5:],
+                     event or None, None, None))
+    return events
 
 
 def parse_sse_lines(lines: list[str]) -> list[SSEEvent]:

@@ -1,4 +1,4 @@
-"""SSE bodies of usual events only are read by one regular expression; the events are
+"""SSE bodies of usual events only are read by splitting at blank lines; the events are
 those the line-by-line parser gives, on any body (random ones here)."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def test_fast_events_are_the_parsers_events(monkeypatch):
     assert fast_bodies > 30  # the regular expression did read some of them
 
 
-def test_usual_body_is_read_by_the_regular_expression():
+def test_usual_body_is_read_by_the_split():
     body = "event: message\ndata: {\"id\":1}\n\ndata: {}\n\n"
     got = _sse._simple(body)
     assert got is not None and [(e.index, e.event, e.data) for e in got] == [
