@@ -38,29 +38,32 @@ class SSEEvent:
 
 def _simple(body: str) -> list[SSEEvent] | None:
     """The events of a body made of usual events only (an optional ``event:`` line, one
-    ``data:`` line, a blank line; as :func:`parse_sse` reads them), found by splitting at
+    ``data:`` line, a blank line; as :func:`parse_sse` reads them), found block by block at
     the blank lines; None when the body holds anything else."""
     if not body.startswith(("data:", "event:")) or not body.endswith("\n\n") or "\r" in body:
         return None
-    blocks = body.split("\n\n")
-    if blocks.pop():
-        return None  # more line breaks after the last event
     events: list[SSEEvent] = []
     add = events.append
-    for k, block in enumerate(blocks):
+    find, starts = body.find, body.startswith
+    pos, n = 0, len(body)
+    while pos < n:  # each block in place: no copy of the body's blocks
+        end = find("\n\n", pos)
+        if end < 0:
+            return None  # more line breaks after the last event
         event = None
-        at = 0
-        if block.startswith("event:"):
-            at = block.find("\n") + 1
+        at = pos
+        if starts("event:", pos, end):
+            at = find("\n", pos, end) + 1
             if not at:
                 return None
-            event = block[7:at - 1] if block.startswith("event: ") else block[6:at - 1]
+            event = body[pos + 7:at - 1] if starts("event: ", pos, end) else body[pos + 6:at - 1]
             if ":" in event:
                 return None
-        if not block.startswith("data:", at) or block.find("\n", at) >= 0:
+        if not starts("data:", at, end) or find("\n", at, end) >= 0:
             return None
-        add(SSEEvent(k, block[at + 6:] if block.startswith("data: ", at) else block[at + 5:],
-                     event or None, None, None))
+        add(SSEEvent(len(events), body[at + 6:end] if starts("data: ", at, end)
+                     else body[at + 5:end], event or None, None, None))
+        pos = end + 2
     return events
 
 

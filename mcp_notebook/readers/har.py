@@ -216,8 +216,10 @@ class _Reader:
         for e in entries:
             if e.is_mcp(endpoints):
                 out.extend(self.entry(e))
+                e.reply = None  # an SSE body, once its events are records, is let go
             else:
                 skipped.append(e)
+        del entries
         if skipped:
             urls = sorted({f"{e.method} {_endpoint(e.url)}" for e in skipped})
             out.append(Record(raw=f"{len(skipped)} HAR entries are not MCP traffic and were "
