@@ -17,7 +17,8 @@ def compact(raw: msgspec.Raw | bytes) -> str:
     >>> compact(b'{\\n  "id": 18446744073709551617,\\n  "x": 1.50\\n}')
     '{"id":18446744073709551617,"x":1.50}'
     """
-    return msgspec.json.format(bytes(raw), indent=-1).decode("utf-8", "surrogateescape")
+    # msgspec reads the raw value's buffer as it is (no bytes copy first)
+    return msgspec.json.format(raw, indent=-1).decode("utf-8", "surrogateescape")
 
 
 def is_null(raw: msgspec.Raw | bytes) -> bool:
