@@ -239,7 +239,8 @@ class _Builder:
                 a, b = first[i], first[i + 1]
                 rec.frames = (envelope_of(r0 + a),) if b == a + 1 else tuple(
                     envelope_of(r0 + k) for k in range(a, b))
-                scanned.add(id(rec))
+                if frames:  # a scout's: its records' rows are made again, in their order
+                    scanned.add(id(rec))
             if step is not None:
                 rec.settle = None
                 step(rec)
