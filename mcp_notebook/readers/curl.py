@@ -39,7 +39,8 @@ name = "curl"
 description = "pasted curl transcripts (curl commands, SSE/JSON replies, response headers)"
 
 _CURL = re.compile(r"(?:[$%>#]\s*)?curl\s")  # with or without a shell prompt
-_SSE_LINE = re.compile(r"(?:event|data|id|retry):")
+_CURL_FIRST = "c$%>#"  # what a line _CURL matches can open with
+_SSE_FIELDS = ("event:", "data:", "id:", "retry:")  # an SSE line
 _HEADER = re.compile(r"(?:< )?([A-Za-z][A-Za-z0-9-]*): (.*)$")
 _STATUS = re.compile(r"(?:< )?HTTP/\d(?:\.\d)? (\d{3})\b")
 _DATA_OPTS = ("-d", "--data", "--data-raw", "--data-binary", "--data-ascii", "--json")
@@ -204,14 +205,15 @@ class _Reader:
                     cmd = []
                 continue
             stripped = line.strip()
-            if _CURL.match(stripped):
+            first = stripped[:1]
+            if first and first in _CURL_FIRST and _CURL.match(stripped):
                 cmd = [(n, line)]
                 if not stripped.endswith("\\"):
                     yield from self.close(ex)
                     ex = self.command(cmd)
                     cmd = []
                 continue
-            if _SSE_LINE.match(stripped) or (stripped.startswith(":") and ex.sse):
+            if stripped.startswith(_SSE_FIELDS) or (first == ":" and ex.sse):
                 ex.sse.append((n, stripped))
                 continue
             if not stripped and ex.sse and not ex.sse[-1][1] == "":
