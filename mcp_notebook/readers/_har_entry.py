@@ -6,7 +6,7 @@ skipped by the decoder, not made into dicts. A document that does not fit those 
 anywhere (an entry that is not an object, a header list that is not a list, a value the
 decoder refuses) is decoded as generic JSON instead, and :class:`Entry` reads the same
 facts from the dicts, as it always did: both give the same entries (checked on every
-bundled HAR by ``tests/readers/test_har_typed.py``).
+bundled HAR by ``tests/readers/test_typed_docs.py``).
 """
 
 from __future__ import annotations
