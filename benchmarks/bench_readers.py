@@ -36,7 +36,7 @@ from gen_formats import FORMATS, write_all  # noqa: E402
 LIMIT = 2.0
 
 CHILD = r"""
-import json, sys, time
+import json, resource, sys, time
 t0 = time.perf_counter()
 import mcp_notebook as mn
 t1 = time.perf_counter()
@@ -47,7 +47,8 @@ p = len(trace.pairs)
 v = len(trace.violations)
 t3 = time.perf_counter()
 print(json.dumps({"frames": n, "pairs": p, "violations": v, "import": t1 - t0,
-                  "load": t2 - t1, "checks": t3 - t2, "region": t3 - t1}))
+                  "load": t2 - t1, "checks": t3 - t2, "region": t3 - t1,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
 
@@ -114,8 +115,10 @@ def summarise(results: dict[str, Any]) -> list[dict[str, Any]]:
                 "load_s": statistics.median(x["load"] for x in rs),
                 "region_s": statistics.median(x["region"] for x in rs),
                 "cpu_s": statistics.median(x["cpu"] for x in rs),
+                "peak_mb": max(x.get("peak_mb", 0.0) for x in rs),
                 "ratio_wall": w / bw, "ratio_region": rg / br, "ratio_cpu": c / bc,
-                "verdict": "pass" if w / bw <= LIMIT else "FAIL"})
+                "verdict": "pass" if w / bw <= LIMIT else "FAIL",
+                "cpu_verdict": "pass" if c / bc <= LIMIT else "FAIL"})
     return rows
 
 
@@ -130,16 +133,19 @@ def render(results: dict[str, Any], rows: list[dict[str, Any]]) -> str:
         "`mn.load` + `pairs` + `violations`. The ratios are per frame, against NDJSON in "
         f"the same run; the target is {LIMIT:.1f}x or less, on the whole process. *CPU* is "
         "the whole process's CPU seconds (user + system), which other work on the machine "
-        "moves much less than the wall time.", "",
-        "| messages | format | MB | frames | whole s | region s | load s | CPU s "
-        "| whole x/frame | region x/frame | CPU x/frame | verdict |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+        "moves much less than the wall time; *peak MB* the process's peak resident memory. "
+        "*Verdict* is the target's (the whole process's wall time); *CPU verdict* the same "
+        "limit on the CPU ratio.", "",
+        "| messages | format | MB | frames | whole s | region s | load s | CPU s | peak MB "
+        "| whole x/frame | region x/frame | CPU x/frame | verdict | CPU verdict |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     for r in rows:
         lines.append(
             f"| {r['messages']:,} | {r['format']} | {r['file_mb']} | {r['frames']:,} | "
             f"{r['wall_s']:.2f} | {r['region_s']:.2f} | {r['load_s']:.2f} | {r['cpu_s']:.2f} | "
+            f"{r.get('peak_mb', 0):.0f} | "
             f"{r['ratio_wall']:.2f} | {r['ratio_region']:.2f} | {r['ratio_cpu']:.2f} | "
-            f"{r['verdict']} |")
+            f"{r['verdict']} | {r.get('cpu_verdict', '')} |")
     lines += ["", "Load average (1, 5, 15 min) before and after each size: " + "; ".join(
         f"{int(n):,}: {v[:3]} -> {v[3:]}" for n, v in results.get("load_average", {}).items())]
     return "\n".join(lines) + "\n"

@@ -120,24 +120,30 @@ class _Builder:
     # -- classification ------------------------------------------------------------------
     def add_arranged(self, recs: list[Record], arrange: Any) -> None:
         """Records whose order their reader decides, from the meaning of some of them:
-        those are classified first (by the scanner, into rows that are let go), the
-        records arranged, then added in that order (the rows made again by the scanner)."""
-        scout = _Builder(self.scanner)
+        those are classified first (by the scanner, into rows of a block that are let go:
+        only their ``frames``, no context, sizes or texts kept), the records arranged,
+        then added in that order (the rows made again by the scanner)."""
+        scanned: set[int] = set()
 
         def meaning(asked: list[Record]) -> None:
             for k in range(0, len(asked), BLOCK):
-                scout.add(asked[k:k + BLOCK], frames=True)
+                scout = _Builder(self.scanner)
+                scout.scanned = scanned
+                scout.add(asked[k:k + BLOCK], frames=True, scout=True)
+                self.scanner = self.scanner and scout.scanner
 
         recs = arrange(recs, meaning)
-        for rec in recs:
-            if id(rec) in scout.scanned:
-                rec.frames = None
+        if scanned:
+            for rec in recs:
+                if id(rec) in scanned:
+                    rec.frames = None
         for k in range(0, len(recs), BLOCK):
             self.add(recs[k:k + BLOCK])
 
-    def add(self, recs: list[Record], frames: bool = False) -> None:
+    def add(self, recs: list[Record], frames: bool = False, scout: bool = False) -> None:
         """Append the rows of ``recs``; with ``frames`` every record gets its ``frames``
-        (else only those a reader's ``settle`` step needs)."""
+        (else only those a reader's ``settle`` step needs); ``scout``: the frames only
+        (the builder is let go after)."""
         rows = self.rows
         line0 = self.n
         r0 = len(rows.kind)
@@ -189,6 +195,8 @@ class _Builder:
                 continue
             i += 1
         self._settle(recs, line0, r0, frames)
+        if scout:
+            return
         self._context(recs, line0, r0, [
             rec.size if rec.size is not None else len(e) if e else _size(rec)
             for e, rec in zip(enc, recs, strict=True)])
@@ -231,7 +239,8 @@ class _Builder:
                 a, b = first[i], first[i + 1]
                 rec.frames = (envelope_of(r0 + a),) if b == a + 1 else tuple(
                     envelope_of(r0 + k) for k in range(a, b))
-                scanned.add(id(rec))
+                if frames:  # a scout's: its records' rows are made again, in their order
+                    scanned.add(id(rec))
             if step is not None:
                 rec.settle = None
                 step(rec)

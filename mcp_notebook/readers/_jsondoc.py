@@ -17,11 +17,15 @@ def compact(raw: msgspec.Raw | bytes) -> str:
     >>> compact(b'{\\n  "id": 18446744073709551617,\\n  "x": 1.50\\n}')
     '{"id":18446744073709551617,"x":1.50}'
     """
-    return msgspec.json.format(bytes(raw), indent=-1).decode("utf-8", "surrogateescape")
+    # msgspec reads the raw value's buffer as it is (no bytes copy first)
+    return msgspec.json.format(raw, indent=-1).decode("utf-8", "surrogateescape")
 
 
 def is_null(raw: msgspec.Raw | bytes) -> bool:
     """True when a raw JSON value is absent or ``null``."""
+    n = len(raw)
+    if n > 64 and not bytes(memoryview(raw)[:1]).isspace():
+        return False  # a long value that does not open with a blank: not null (no copy)
     data = bytes(raw).strip()
     return not data or data == b"null"
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["SSEEvent", "parse_sse"]
+__all__ = ["SSEEvent", "parse_sse", "parse_sse_lines"]
 
 _LINES = re.compile(r"\r\n|\r|\n")
 
@@ -33,26 +33,63 @@ class SSEEvent:
     @property
     def empty(self) -> bool:
         """No data at all, or only blanks (a priming or keep-alive event)."""
-        return self.data is None or not self.data.strip()
-
-
-#: the usual event: an optional ``event:`` line, one ``data:`` line, a blank line
-_SIMPLE = re.compile(r"(?:event:(?: )?([^\r\n:]*)\n)?data:(?: )?([^\r\n]*)\n\n")
+        return self.data is None or not self.data or self.data.isspace()
 
 
 def _simple(body: str) -> list[SSEEvent] | None:
-    """The events of a body made of usual events only (as :func:`parse_sse` reads them),
-    found by one regular expression; None when the body holds anything else."""
-    if not body.startswith(("data:", "event:")):
+    """The events of a body made of usual events only (an optional ``event:`` line, one
+    ``data:`` line, a blank line; as :func:`parse_sse` reads them), found block by block at
+    the blank lines; None when the body holds anything else."""
+    if not body.startswith(("data:", "event:")) or not body.endswith("\n\n") or "\r" in body:
         return None
     events: list[SSEEvent] = []
-    pos = 0
-    for m in _SIMPLE.finditer(body):
-        if m.start() != pos:
+    add = events.append
+    find, starts = body.find, body.startswith
+    pos, n = 0, len(body)
+    while pos < n:  # each block in place: no copy of the body's blocks
+        end = find("\n\n", pos)
+        if end < 0:
+            return None  # more line breaks after the last event
+        event = None
+        at = pos
+        if starts("event:", pos, end):
+            at = find("\n", pos, end) + 1
+            if not at:
+                return None
+            event = body[pos + 7:at - 1] if starts("event: ", pos, end) else body[pos + 6:at - 1]
+            if ":" in event:
+                return None
+        if not starts("data:", at, end) or find("\n", at, end) >= 0:
             return None
-        pos = m.end()
-        events.append(SSEEvent(len(events), m.group(2), m.group(1) or None, None, None))
-    return events if pos == len(body) else None
+        add(SSEEvent(len(events), body[at + 6:end] if starts("data: ", at, end)
+                     else body[at + 5:end], event or None, None, None))
+        pos = end + 2
+    return events
+
+
+def parse_sse_lines(lines: list[str]) -> list[SSEEvent]:
+    """``parse_sse("\\n".join(lines) + "\\n")`` for lines with no line break in them: the
+    usual events (an optional ``event:`` line, one ``data:`` line, a blank line) read
+    line by line, without joining the body; any other body by :func:`parse_sse`."""
+    events: list[SSEEvent] = []
+    i, n = 0, len(lines)
+    while i < n:
+        t = lines[i]
+        event = None
+        if t.startswith("event:"):
+            event = t[7:] if t.startswith("event: ") else t[6:]
+            i += 1
+            if ":" in event or "\r" in event or i >= n:
+                break
+            t = lines[i]
+        if not t.startswith("data:") or i + 1 >= n or lines[i + 1] != "" or "\r" in t:
+            break
+        events.append(SSEEvent(len(events), t[6:] if t.startswith("data: ") else t[5:],
+                               event or None, None, None))
+        i += 2
+    else:
+        return events
+    return parse_sse("\n".join(lines) + "\n")
 
 
 def parse_sse(body: str) -> list[SSEEvent]:

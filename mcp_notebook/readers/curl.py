@@ -30,7 +30,7 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
-from ._sse import parse_sse
+from ._sse import parse_sse_lines
 from .base import BLANK, Record, iter_log_lines
 
 __all__ = ["name", "description", "sniff", "read"]
@@ -39,7 +39,8 @@ name = "curl"
 description = "pasted curl transcripts (curl commands, SSE/JSON replies, response headers)"
 
 _CURL = re.compile(r"(?:[$%>#]\s*)?curl\s")  # with or without a shell prompt
-_SSE_LINE = re.compile(r"(?:event|data|id|retry):")
+_CURL_FIRST = "c$%>#"  # what a line _CURL matches can open with
+_SSE_FIELDS = ("event:", "data:", "id:", "retry:")  # an SSE line
 _HEADER = re.compile(r"(?:< )?([A-Za-z][A-Za-z0-9-]*): (.*)$")
 _STATUS = re.compile(r"(?:< )?HTTP/\d(?:\.\d)? (\d{3})\b")
 _DATA_OPTS = ("-d", "--data", "--data-raw", "--data-binary", "--data-ascii", "--json")
@@ -81,6 +82,9 @@ def _shell_words(text: str) -> list[str] | None:
     """``shlex.split(text)`` (POSIX mode), or None where shlex would fail (an unclosed
     quote, a trailing backslash); the same words, without shlex's character-by-character
     loop."""
+    words = _single_quoted_words(text)
+    if words is not _GENERAL:
+        return words  # type: ignore[return-value]
     out: list[str] = []
     pos, n = 0, len(text)
     while True:
@@ -96,6 +100,44 @@ def _shell_words(text: str) -> list[str] | None:
         w = m.group()
         out.append(w if "'" not in w and '"' not in w and "\\" not in w
                    else "".join(_unquote(p) for p in _PIECES.findall(w)))
+
+
+_BLANKS = str.maketrans("\t\r\n", "   ")
+
+
+_GENERAL = object()  # said by the split at quotes: the text needs the general path
+
+
+def _single_quoted_words(text: str) -> list[str] | None | object:
+    """:func:`_shell_words` of a text with no double quote and no backslash outside single
+    quotes (the usual command: its body in single quotes), by splitting at the quotes and
+    the blanks; :data:`_GENERAL` for any other text."""
+    parts = text.split("'")
+    if not len(parts) & 1:
+        return _GENERAL if "\\" in text or '"' in text else None  # an unclosed quote
+    out: list[str] = []
+    cur: str | None = None  # the word being made, if any ('' is a word)
+    for k, p in enumerate(parts):
+        if k & 1:  # inside quotes: taken as is
+            cur = p if cur is None else cur + p
+            continue
+        if not p:
+            continue
+        if '"' in p or "\\" in p:
+            return _GENERAL
+        toks = (p.translate(_BLANKS) if "\t" in p or "\r" in p or "\n" in p else p).split(" ")
+        head = toks[0]
+        if head:
+            cur = head if cur is None else cur + head
+        if len(toks) == 1:
+            continue
+        if cur is not None:
+            out.append(cur)
+        out.extend(t for t in toks[1:-1] if t)
+        cur = toks[-1] or None
+    if cur is not None:
+        out.append(cur)
+    return out
 
 
 def _split(text: str) -> list[str]:
@@ -163,14 +205,15 @@ class _Reader:
                     cmd = []
                 continue
             stripped = line.strip()
-            if _CURL.match(stripped):
+            first = stripped[:1]
+            if first and first in _CURL_FIRST and _CURL.match(stripped):
                 cmd = [(n, line)]
                 if not stripped.endswith("\\"):
                     yield from self.close(ex)
                     ex = self.command(cmd)
                     cmd = []
                 continue
-            if _SSE_LINE.match(stripped) or (stripped.startswith(":") and ex.sse):
+            if stripped.startswith(_SSE_FIELDS) or (first == ":" and ex.sse):
                 ex.sse.append((n, stripped))
                 continue
             if not stripped and ex.sse and not ex.sse[-1][1] == "":
@@ -206,10 +249,9 @@ class _Reader:
     def end_sse(self, ex: _Exchange) -> None:
         if not ex.sse:
             return
-        body = "\n".join(t for _, t in ex.sse) + "\n"
         lines = [n for n, _ in ex.sse]
         starts = [lines[0]] + [lines[i + 1] for i, (_, t) in enumerate(ex.sse[:-1]) if t == ""]
-        for ev in parse_sse(body):
+        for ev in parse_sse_lines([t for _, t in ex.sse]):
             if ev.empty or ev.event == "endpoint":
                 if ev.event == "endpoint":
                     ex.records.append(Record(raw=ev.data or "", stream="sse", kind="log",

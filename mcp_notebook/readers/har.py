@@ -46,15 +46,15 @@ stream, before the POST that answers it) and keeps no time.
 
 from __future__ import annotations
 
-import base64
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 
 import msgspec
 
+from ._har_entry import MCP_HEADERS, Entry, UsualEntry, decode_usual
 from ._jsondoc import array_items
 from ._logtext import looks_like_json
 from ._sse import SSEEvent, parse_sse
@@ -76,51 +76,6 @@ def sniff(head: str, filename: str) -> int:
     return 30 if filename.lower().endswith(".har") else 0
 
 
-MCP_HEADERS = ("mcp-method", "mcp-name", "mcp-protocol-version")
-#: the headers the records need (names in lower case)
-_WANTED = frozenset(("content-type", "mcp-session-id", *MCP_HEADERS))
-
-
-def _header(headers: Any, wanted: str) -> str | None:
-    """The value of the first header named ``wanted`` (any case); None if it is absent
-    or not a string."""
-    return _headers(headers).get(wanted)
-
-
-def _headers(headers: Any) -> dict[str, str | None]:
-    """The headers of :data:`_WANTED` in a HAR ``headers`` list: lower-case name -> the
-    value of its first occurrence (None where that value is not a string)."""
-    found: dict[str, str | None] = {}
-    if not isinstance(headers, list):
-        return found
-    for h in headers:
-        if isinstance(h, dict):
-            key = str(h.get("name", "")).lower()
-            if key in _WANTED and key not in found:
-                value = h.get("value")
-                found[key] = value if isinstance(value, str) else None
-    return found
-
-
-def _body(obj: Any) -> str | None:
-    """The text of a HAR ``postData`` / ``content`` (base64 decoded), or None."""
-    if not isinstance(obj, dict):
-        return None
-    text = obj.get("text")
-    if not isinstance(text, str):
-        return None
-    if obj.get("encoding") == "base64" or obj.get("_encoding") == "base64":
-        try:
-            return base64.b64decode(text).decode("utf-8", "surrogateescape")
-        except ValueError:
-            return text
-    return text
-
-
-def _ms(value: Any) -> float:
-    return float(value) / 1000 if isinstance(value, (int, float)) and value > 0 else 0.0
-
-
 def _split(url: str) -> SplitResult | None:
     """The parts of a URL; None for one that cannot be parsed (``http://[::1``)."""
     try:
@@ -136,10 +91,6 @@ def _session_from_url(url: str) -> str | None:
         if query.get(key):
             return query[key][0]
     return None
-
-
-def _obj(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _endpoint(url: str) -> str:
@@ -158,34 +109,15 @@ def _stateless(version: str | None) -> bool:
     return len(v) == 10 and v[4] == "-" and v[7] == "-" and v >= STATELESS_FROM
 
 
-class _Entry:
-    """The facts of one HAR entry the records need."""
+class _Entry(Entry):
+    """The facts of one HAR entry the records need, with its times read."""
 
-    def __init__(self, index: int, e: dict[str, Any]) -> None:
-        self.index = index
-        req, resp = _obj(e.get("request")), _obj(e.get("response"))
-        self.raw = e
-        self.method = str(req.get("method", "")).upper()
-        self.url = str(req.get("url", ""))
-        self.req_headers = _headers(req.get("headers"))
-        self.resp_headers = _headers(resp.get("headers"))
-        self.post: dict[str, Any] | None = req.get("postData") if isinstance(
-            req.get("postData"), dict) else None
-        self.body = _body(self.post)
-        content = _obj(resp.get("content"))
-        self.content = content
-        self.reply = _body(content)
-        status = resp.get("status")
-        self.status = status if isinstance(status, int) else None
-        mime = self.resp_headers.get("content-type") or str(content.get("mimeType") or "")
-        self.sse = "text/event-stream" in mime.lower()
-        self.start, self.ts_error = read_time(e.get("startedDateTime"), numbers=False)
-        timings = _obj(e.get("timings"))
-        first = sum((_ms(timings.get(k)) for k in ("blocked", "dns", "connect", "send", "wait")),
-                    0.0)
-        total = _ms(e.get("time")) or first + _ms(timings.get("receive"))
-        self.first_byte = None if self.start is None else self.start + first
-        self.end = None if self.start is None else self.start + total
+    __slots__ = ("start", "ts_error", "first_byte", "end")
+
+    def __init__(self, index: int, e: Any) -> None:
+        super().__init__(index, e)
+        self.start, self.ts_error = read_time(self.started, numbers=False)
+        self.first_byte, self.end = self.span(self.start)
 
     def session_header(self) -> str | None:
         return (self.req_headers.get("mcp-session-id")
@@ -207,10 +139,16 @@ class _Reader:
         self.old_sessions: dict[str, str] = {}  # endpoint URL (with query) -> session
         self.untimed: dict[int, float | None] = {}  # GET-stream event -> its stream's start
         self.bad: list[Record] = []  # entries that cannot be read, one row each
+        self.typed = False  # decoded by the typed structs (msgspec: valid Unicode only)
 
     def load(self) -> tuple[list[_Entry] | None, str | None]:
         with open_bytes(self.path) as f:
             data = f.read().removeprefix(UTF8_BOM)  # an editor's byte order mark
+        usual = decode_usual(data)
+        if usual is not None:  # typed: only the members used, and no lone surrogate
+            del data  # the file's bytes are not kept beside its entries
+            self.typed = True
+            return self.entries(enumerate(usual)), None
         try:
             doc = _decode(data)
         except (ValueError, RecursionError) as exc:
@@ -224,7 +162,7 @@ class _Reader:
     def entries(self, items: Iterable[tuple[int, Any]]) -> list[_Entry]:
         out = []
         for i, e in items:
-            if not isinstance(e, dict):
+            if not isinstance(e, (dict, UsualEntry)):
                 self.bad.append(Record(raw=str(e)[:2000], session=self.default, stream="http",
                                        source=f"{self.name}#entry{i}", kind="invalid",
                                        reason="a HAR entry that is not an object"))
@@ -278,8 +216,10 @@ class _Reader:
         for e in entries:
             if e.is_mcp(endpoints):
                 out.extend(self.entry(e))
+                e.reply = None  # an SSE body, once its events are records, is let go
             else:
                 skipped.append(e)
+        del entries
         if skipped:
             urls = sorted({f"{e.method} {_endpoint(e.url)}" for e in skipped})
             out.append(Record(raw=f"{len(skipped)} HAR entries are not MCP traffic and were "
@@ -292,9 +232,12 @@ class _Reader:
         def arrange(records: list[Record], meaning: Any) -> list[Record]:
             return _in_time_order(records, untimed, meaning)
 
+        # msgspec refuses a lone surrogate, so the texts of a typed decoding need no check;
+        # a session named by the caller still does (once per name)
+        checked = _sessions_checked() if self.typed else _unicode_checked
         for rec in out:  # in file order; the table puts them in time order (``arrange``)
             rec.arrange = arrange
-            yield _unicode_checked(rec)
+            yield checked(rec)
         for rec in self.bad:
             yield _unicode_checked(rec)
 
@@ -319,15 +262,15 @@ class _Reader:
         if e.ts_error:
             base["ts_error"] = f"startedDateTime: {e.ts_error}"
         failed = e.status is not None and e.status >= 400
-        text = e.reply if e.reply and e.reply.strip() else None
-        note = e.raw.get("_proxyError")
-        aborted = e.raw.get("_aborted")
+        text = e.reply if e.reply and not e.reply.isspace() else None  # strip: a copy
+        note = e.proxy_error
+        aborted = e.aborted
         unreachable = isinstance(note, str) and not aborted  # the 502 body is the proxy's
         # a short non-JSON reply to a POST ("Accepted") is a fact about the request
         plain = text is not None and not e.sse and not looks_like_json(text) and not unreachable
         if e.method == "POST":
             extra = dict(base)
-            if e.raw.get("_incomplete"):
+            if e.incomplete:
                 extra["incomplete"] = True  # the capture stopped before the reply ended
             if plain and not failed:
                 extra["reply"] = text[:200] if text else text
@@ -341,7 +284,7 @@ class _Reader:
             else:
                 yield self.truncated(Record(raw=e.body, ts=e.start, direction="c2s",
                                             session=session, stream="http", source=src,
-                                            extra=extra), e.post)
+                                            extra=extra), e.post_truncated)
         if isinstance(note, str):  # the recording proxy's own note on this exchange
             yield Record(raw=note, ts=e.end, session=session, stream="http", source=src,
                          kind="log", extra={**base, "proxy_error": note,
@@ -358,7 +301,7 @@ class _Reader:
                 extra["transport_error"] = e.status
             if plain:
                 rec.kind, rec.direction = "log", None
-            yield self.truncated(rec, e.content)
+            yield self.truncated(rec, e.content_truncated)
         elif e.method != "POST":
             line = f"{e.method} {e.url} -> {e.status}"
             if e.method == "GET" and e.status == 200:
@@ -367,8 +310,7 @@ class _Reader:
                          kind="log", extra=dict(base))
 
     @staticmethod
-    def truncated(rec: Record, holder: dict[str, Any] | None) -> Record:
-        size = holder.get("_truncated") if isinstance(holder, dict) else None
+    def truncated(rec: Record, size: Any) -> Record:
         if size:
             rec.kind = "invalid"
             rec.reason = (f"the capture kept only the first part of this body (full size "
@@ -378,7 +320,7 @@ class _Reader:
 
     def events(self, e: _Entry, session: str, src: str, base: dict[str, Any],
                failed: bool) -> Iterator[Record]:
-        stamped = e.content.get("_sseEvents")
+        stamped = e.sse_events
         start = e.first_byte if e.first_byte is not None else e.start
         if isinstance(stamped, list) and all(isinstance(x, dict) for x in stamped):
             events = [_from_proxy(i, x) for i, x in enumerate(stamped)]
@@ -444,6 +386,22 @@ def _escaped(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text
+
+
+def _sessions_checked() -> Callable[[Record], Record]:
+    """:func:`_unicode_checked` of the session alone, once per session name."""
+    done: dict[str, str] = {}
+
+    def check(rec: Record) -> Record:
+        s = rec.session
+        if s is not None:
+            e = done.get(s)
+            if e is None:
+                e = done[s] = _escaped(s)
+            rec.session = e
+        return rec
+
+    return check
 
 
 def _unicode_checked(rec: Record) -> Record:

@@ -54,8 +54,23 @@ class _Entry(msgspec.Struct, gc=False):
     clientError: msgspec.Raw = msgspec.Raw()  # noqa: N815 - the export's member name
 
 
+class _Usual(msgspec.Struct, gc=False):
+    """An entry as the export usually holds it, decoded with the whole array at once:
+    the members other than the two messages as the per-entry path reads them (any JSON
+    value). Any entry that does not decode so sends the file to the per-entry path."""
+
+    message: msgspec.Raw = msgspec.Raw()
+    response: msgspec.Raw = msgspec.Raw()
+    timestamp: Any = None
+    direction: Any = None
+    origin: Any = None
+    duration: Any = None
+    clientError: msgspec.Raw = msgspec.Raw()  # noqa: N815 - the export's member name
+
+
 _decode = msgspec.json.Decoder(list[msgspec.Raw]).decode
 _decode_entry = msgspec.json.Decoder(_Entry).decode
+_decode_usual = msgspec.json.Decoder(list[_Usual]).decode
 
 
 def sniff(head: str, filename: str) -> int:
@@ -81,6 +96,16 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
     out: list[Record] = []
     tail: list[Record] = []  # what is said of the file as a whole, after its frames
     try:
+        usual = _decode_usual(data)
+    except (msgspec.DecodeError, RecursionError):
+        usual = None  # something unusual in some entry: each entry on its own
+    if usual is not None:
+        name = path.name
+        for i, u in enumerate(usual):
+            out.extend(_usual(u, sess, f"{name}#entry{i}"))
+        del usual
+        return iter(in_time_order(out))
+    try:
         items: list[Any] = list(enumerate(_decode(data)))
     except (msgspec.DecodeError, RecursionError) as exc:
         items = salvage(data, (), what="an Inspector protocol export", unit="entry",
@@ -88,6 +113,35 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
     for i, item in items:
         out.extend(_entry(i, item, sess, f"{path.name}#entry{i}"))
     return iter(in_time_order(out) + tail)
+
+
+def _usual(e: _Usual, sess: str, src: str) -> Iterator[Record]:
+    """The records of one entry of the whole-array decoding: those of :func:`_entry`."""
+    ts, problem = read_time(e.timestamp, numbers=False)
+    origin, kind = e.origin, e.direction
+    direction = _FLOW.get(origin) if isinstance(origin, str) else None
+    extra: dict[str, Any] = {"entry_kind": kind} if isinstance(kind, str) and kind else {}
+    if problem:
+        extra["ts_error"] = problem
+    if is_null(e.message):
+        yield Record(raw="", ts=ts, direction=direction, session=sess, source=src,
+                     kind="invalid", reason="an export entry with no message",
+                     extra=extra)
+    else:
+        yield Record(raw=compact(e.message), ts=ts, direction=direction, session=sess,
+                     source=src, extra=extra)
+    if not is_null(e.response):
+        d = e.duration
+        duration = float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) \
+            else None
+        rts = ts + duration / 1000 if ts is not None and duration is not None else None
+        yield Record(raw=compact(e.response), ts=rts, direction=_BACK[direction],
+                     session=sess, source=f"{src}/response",
+                     extra={"duration_ms": duration} if duration is not None else {})
+    if not is_null(e.clientError):
+        text = text_of(e.clientError) or compact(e.clientError)
+        yield Record(raw=text, ts=ts, session=sess, stream="log", source=f"{src}/error",
+                     kind="log", extra={"client_error": True})
 
 
 def _entry(i: int, item: Any, sess: str, src: str) -> Iterator[Record]:

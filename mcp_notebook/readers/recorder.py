@@ -52,8 +52,31 @@ class _Cassette(msgspec.Struct, gc=False):
     version: msgspec.Raw = msgspec.Raw()
 
 
+class _UsualInteraction(msgspec.Struct, gc=False):
+    """An interaction as a cassette usually holds it, decoded with the whole file at
+    once: the members other than the two messages as the per-interaction path reads
+    them (any JSON value). Anything that does not decode so sends the file to the
+    per-interaction path."""
+
+    type: Any = None
+    request: msgspec.Raw = msgspec.Raw()
+    response: msgspec.Raw = msgspec.Raw()
+    response_is_sse: Any = None
+    response_status: Any = None
+    latency_ms: Any = None
+    http_method: Any = None
+    http_path: Any = None
+
+
+class _UsualCassette(msgspec.Struct, gc=False):
+    interactions: list[_UsualInteraction]
+    metadata: msgspec.Raw = msgspec.Raw()
+    version: msgspec.Raw = msgspec.Raw()
+
+
 _decode = msgspec.json.Decoder(_Cassette).decode
 _decode_one = msgspec.json.Decoder(_Interaction).decode
+_decode_usual = msgspec.json.Decoder(_UsualCassette).decode
 
 
 def sniff(head: str, filename: str) -> int:
@@ -76,6 +99,14 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
     sess = session or path.name
     with open_bytes(path) as f:
         data = f.read()
+    try:
+        usual = _decode_usual(data).interactions
+    except (msgspec.DecodeError, RecursionError):
+        usual = None  # something unusual somewhere: each interaction on its own
+    if usual is not None:
+        del data
+        yield from _usual(usual, sess, path.name)
+        return
     tail: list[Record] = []
     try:
         items: list[tuple[int, Any]] = list(enumerate(_decode(data).interactions))
@@ -115,3 +146,30 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
                          source=f"{src}/response", extra=dict(extra))
     yield from tail
 
+
+
+def _usual(interactions: list[_UsualInteraction], sess: str, name: str) -> Iterator[Record]:
+    """The records of the whole-file decoding: those of the per-interaction path."""
+    for i, it in enumerate(interactions):
+        src = f"{name}#interaction{i}"
+        extra: dict[str, Any] = {}
+        if it.response_status is not None:
+            extra["status"] = it.response_status
+        if it.latency_ms is not None:
+            extra["latency_ms"] = it.latency_ms
+        if it.response_is_sse is not None:
+            extra["sse"] = it.response_is_sse
+        kind = it.type if isinstance(it.type, str) else None
+        if is_null(it.request):
+            method = it.http_method if isinstance(it.http_method, str) else None
+            where = it.http_path if isinstance(it.http_path, str) else None
+            yield Record(raw=f"{method or '?'} {where or ''} -> {extra.get('status', '?')}"
+                         .strip(), session=sess, stream="http", source=src, kind="log",
+                         extra={**extra, "interaction": kind})
+            continue
+        yield Record(raw=compact(it.request), direction="c2s", session=sess, stream="http",
+                     source=src, extra=dict(extra))
+        if not is_null(it.response):
+            yield Record(raw=compact(it.response), direction="s2c", session=sess,
+                         stream="sse" if extra.get("sse") else "http",
+                         source=f"{src}/response", extra=dict(extra))

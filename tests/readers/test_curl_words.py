@@ -10,6 +10,8 @@ import time
 from mcp_notebook.readers.curl import _shell_words
 
 ALPHABET = ["a", "b", " ", "\t", "\n", "\r", "\\", '"', "'", "$", "#", "é", "-d", "{}"]
+#: no double quote, no backslash: the texts the split at quotes and blanks reads
+SINGLE = ["a", "b", " ", "  ", "\t", "\n", "\r", "'", "''", "\x0b", "\xa0", "é", "-d", "{}"]
 
 
 def _shlex(text: str) -> list[str] | None:
@@ -23,6 +25,13 @@ def test_words_are_shlex_words():
     rng = random.Random(16)
     for _ in range(20000):
         text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 14)))
+        assert _shell_words(text) == _shlex(text), repr(text)
+
+
+def test_single_quoted_words_are_shlex_words():
+    rng = random.Random(26)
+    for _ in range(20000):
+        text = "".join(rng.choice(SINGLE) for _ in range(rng.randint(0, 16)))
         assert _shell_words(text) == _shlex(text), repr(text)
 
 

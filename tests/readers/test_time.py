@@ -156,3 +156,31 @@ def test_vscode_impossible_date_costs_only_its_time(tmp_path):
     assert "month must be in 1..12" in recs[1].extra["ts_error"]
     assert recs[1].local_time is False  # no time, so no local time either
     assert mn.load(path).pairs.outcome.astype(str).tolist() == ["result"]
+
+
+def test_the_usual_stamp_reads_as_the_general_expression_reads_it(monkeypatch):
+    """``YYYY-MM-DDTHH:MM:SS[.f]Z`` is read without the general expression: the same
+    seconds, or the same error, on random stamps (days and times that do not exist too)."""
+    import random
+    import re
+
+    from mcp_notebook.readers import _time
+
+    def read(text: str) -> object:
+        try:
+            return _time.parse_iso(text)
+        except ValueError as exc:
+            return str(exc)
+
+    rng = random.Random(26)
+    stamps = []
+    for _ in range(20000):
+        y, mo, d = rng.randint(1, 9999), rng.randint(0, 13), rng.randint(0, 32)
+        h, mi, s = rng.randint(0, 25), rng.randint(0, 61), rng.randint(0, 62)
+        t = f"{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:{s:02d}"
+        if rng.random() < 0.7:
+            t += "." + "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 12)))
+        stamps.append(t + "Z")
+    fast = [read(t) for t in stamps]
+    monkeypatch.setattr(_time, "_USUAL", re.compile(r"(?!)"))  # the general path only
+    assert fast == [read(t) for t in stamps]
