@@ -19,7 +19,7 @@ import sys
 import nbformat
 import pytest
 from conftest import REPO
-from labhelpers import open_notebook, open_notebook7, run_all, shutdown_kernel, write_notebook
+from labhelpers import open_notebook7, run_all, run_cells, shutdown_kernel, write_notebook
 
 import mcp_notebook as mn
 
@@ -128,20 +128,34 @@ def test_bundled_export_draws_the_widgets_and_hides_the_pictures(page, tmp_path,
     assert page.external_requests == [] and page.console_errors == []
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook7"])
-def test_live_lab_shows_the_widgets_not_the_pictures(page, lab_server, shots, app):
-    rel = write_notebook(lab_server["root"], f"static/views-{app}.ipynb", _cells())
-    (open_notebook if app == "lab" else open_notebook7)(page, lab_server, rel)
-    run_all(page)
+def _live_views_hide_their_pictures(page, shots, app: str) -> None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.locator(".mn-explorer").first.wait_for(state="visible", timeout=60_000)
     page.locator(".jp-OutputArea-output:not(.jp-RenderedHTMLCommon) svg.mn-sequence").wait_for(
         state="visible", timeout=60_000)
     page.wait_for_function("() => document.querySelectorAll('.mn-static').length >= 4",
                            timeout=60_000)
-    page.wait_for_timeout(800)
+    try:  # the live views hide their pictures as they draw: wait for that, then check it
+        page.wait_for_function(f"""() => !Array.from(document.querySelectorAll('.mn-static'))
+            .some({VISIBLE})""", timeout=10_000)
+    except PlaywrightTimeout:
+        pass  # the assertion below says which picture stayed on screen
     page.screenshot(path=str(shots / f"{app}-live.png"), full_page=True)
     pictures = _pictures(page)
-    assert len(pictures) == len(VIEWS)
-    assert not any(p["shown"] for p in pictures), pictures
-    assert page.external_requests == []
+    assert len(pictures) == len(VIEWS), (app, pictures)
+    assert not any(p["shown"] for p in pictures), (app, pictures)
+    assert page.external_requests == [], app
+
+
+def test_live_lab_shows_the_widgets_not_the_pictures(lab_page, shots):
+    run_cells(lab_page, _cells())  # in the module's Lab page and kernel
+    _live_views_hide_their_pictures(lab_page, shots, "lab")
+
+
+def test_live_notebook7_shows_the_widgets_not_the_pictures(page, lab_server, shots):
+    rel = write_notebook(lab_server["root"], "static/views-notebook7.ipynb", _cells())
+    open_notebook7(page, lab_server, rel)
+    run_all(page)
+    _live_views_hide_their_pictures(page, shots, "notebook7")
     shutdown_kernel(page)
