@@ -91,7 +91,7 @@ def test_groups_module_wheel_and_browser(pytestconfig):
              _Item("tests/fleet/test_dask.py::test_one[data]"),
              _Item("tests/package/test_installed.py::test_open", fixtures=("installed",)),
              _Item("tests/fleet/test_dask.py::test_two[peers]"),
-             _Item("tests/notebooks/test_html_export.py::test_y[00]", browser=True),
+             _Item("tests/notebooks/test_handouts.py::test_y[00]", browser=True),
              _Item("tests/userpaths/test_wheel.py::test_z", fixtures=("wheel_env", "tmp_path"))]
     conftest.pytest_collection_modifyitems(None, _config(True), items)
     assert [(i.nodeid.split("::")[0], i.groups) for i in items] == [
@@ -101,7 +101,7 @@ def test_groups_module_wheel_and_browser(pytestconfig):
         ("tests/userpaths/test_wheel.py", ["wheel"]),
         # browser last, in two groups (one per worker), the first group first
         ("tests/browser/test_a.py", ["browser-1"]),
-        ("tests/notebooks/test_html_export.py", ["browser-1"]),
+        ("tests/notebooks/test_handouts.py", ["browser-1"]),
         (second, ["browser-2"])]
 
 
