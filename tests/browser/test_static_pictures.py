@@ -1,9 +1,9 @@
 """Each widget's static picture in real Chromium: offline it shows, online it gives way.
 
 A notebook with the four views (explorer, timeline, sequence diagram, inspector) is run
-and exported by the plain ``jupyter nbconvert --to html --execute`` (widget state saved,
-the widget manager asked from a CDN) and opened with the network off: every picture is
-on screen. Exported the ``make handouts`` way (the widget manager beside the page) it is
+once, as ``jupyter nbconvert --execute`` runs it, exported by the plain ``jupyter
+nbconvert --to html`` (widget state saved, the widget manager asked from a CDN) and
+opened with the network off: every picture is on screen. Exported the ``make handouts`` way (the widget manager beside the page) it is
 opened again: the live widgets draw and the pictures hide, so nothing shows twice. The
 same notebook run in JupyterLab shows the live widgets only.
 
@@ -13,6 +13,7 @@ Screenshots go to ``tests/artifacts/static/``.
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import subprocess
 import sys
 
@@ -64,11 +65,28 @@ def _pictures(page) -> list[dict]:
             .closest('svg')).map(s => s.getAttribute('class'))}}))""")
 
 
-def test_plain_export_opened_offline_shows_every_picture(page, tmp_path, shots):
-    path = _notebook(tmp_path)
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    """The four views' notebook run once for the module's exports, as ``jupyter nbconvert
+    --execute`` runs it (its ExecutePreprocessor is an nbclient ``NotebookClient``, which
+    saves the widget state into the notebook)."""
+    from nbclient import NotebookClient
+
+    where = tmp_path_factory.mktemp("views")
+    path = _notebook(where)
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, kernel_name="python3", timeout=120,
+                   resources={"metadata": {"path": str(where)}}).execute()
+    nbformat.write(nb, path)
+    return path
+
+
+def test_plain_export_opened_offline_shows_every_picture(page, tmp_path, shots, executed):
+    path = tmp_path / executed.name
+    shutil.copyfile(executed, path)
     run = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html",
-                          "--execute", str(path)], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300)
+                          str(path)], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     html = path.with_suffix(".html")
     assert "application/vnd.jupyter.widget-state+json" in html.read_text(encoding="utf-8")
@@ -97,18 +115,15 @@ def _handouts():
     return module
 
 
-def test_bundled_export_draws_the_widgets_and_hides_the_pictures(page, tmp_path, shots):
+def test_bundled_export_draws_the_widgets_and_hides_the_pictures(page, tmp_path, shots,
+                                                                 executed):
     mh = _handouts()
     fetch = mh._fetcher()
     if not fetch.complete(fetch.DEFAULT) and mh.shutil.which("npm") is None:
         pytest.skip("npm is needed once to fetch the widget JavaScript")
-    path = _notebook(tmp_path)
     out = tmp_path / "out"
     mh.write_assets(out)
-    nb = nbformat.read(path, as_version=4)
-    from nbclient import NotebookClient
-    NotebookClient(nb, kernel_name="python3", timeout=120,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nb = nbformat.read(executed, as_version=4)
     target = mh.export(nb, "views", out)
     page.context.set_offline(True)
     page.goto(target.as_uri())
