@@ -28,6 +28,27 @@ def pytest_configure(config):
     # pytest-xdist declares it too; declared here, the suite's --strict-markers accepts the
     # groups below wherever they are made
     config.addinivalue_line("markers", "xdist_group(name): tests that share one xdist worker")
+    if not config.pluginmanager.has_plugin("mcp-notebook-groups-in-ids"):
+        config.pluginmanager.register(GroupsInIds(), "mcp-notebook-groups-in-ids")
+
+
+#: the browser test modules of the second browser group (every other browser module is in
+#: the first), so that the last two units of the queue, one per worker, end near together:
+#: in one ``make test`` (load ~10) the first group without the HTML export took 139 s
+#: (handouts 78, table 26, fleet 22, marimo 10), the second with it 210 s (static pictures
+#: 65, HTML export 35, explorer 32, brush 30, sequence views 24, finding marks 14, ...)
+BROWSER_SECOND = frozenset({"tests/browser/test_explorer_lab.py",
+                            "tests/browser/test_views_seq_lab.py",
+                            "tests/browser/test_finding_marks_lab.py",
+                            "tests/browser/test_brush_lab.py",
+                            "tests/browser/test_static_pictures.py",
+                            "tests/robustness/test_escaping_browser.py"})
+
+
+def browser_group(module: str) -> str:
+    """The xdist group of a browser test module: each group is one worker's unit, with its
+    own JupyterLab and Chromium (session fixtures are per worker)."""
+    return "browser-2" if module in BROWSER_SECOND else "browser-1"
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
@@ -37,20 +58,50 @@ def pytest_collection_modifyitems(session, config, items):
 
     Under ``pytest -n N --dist loadgroup`` (``make test``) each test module is one unit of
     work, so its module fixtures (a Dask cluster, a proxy, a batch of console-script runs)
-    are made once; the browser tests are one unit (one Chromium, one JupyterLab), the last
-    in the queue, so that nothing runs after them on their worker; the tests of the wheel
-    are one unit (one build, one fresh venv)."""
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    are made once; the browser tests are two units (``browser_group``: each one Chromium,
+    one JupyterLab), the last two in the queue, the first group first, so that nothing but
+    browser tests runs after them on their worker and both workers end on one; the tests of
+    the wheel are one unit (one build, one fresh venv)."""
+    def browser_rank(item) -> int:
+        if item.get_closest_marker("browser") is None:
+            return 0
+        return 1 if browser_group(item.nodeid.split("::", 1)[0]) == "browser-1" else 2
+
+    items.sort(key=browser_rank)
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:
         if item.get_closest_marker("browser") is not None:
-            group = "browser"
+            group = browser_group(item.nodeid.split("::", 1)[0])
         elif WHEEL_FIXTURES & set(getattr(item, "fixturenames", ())):
             group = "wheel"
         else:
             group = item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
+
+
+class GroupsInIds:
+    """pytest-xdist's ``loadgroup`` reads each test's group from an ``@group`` suffix of its
+    id, which it writes to ``item._nodeid``; pytest 9.2 keeps the id in ``item._id`` (a
+    ``NodeId``) and no longer reads ``_nodeid``, so no id had its group and every test was
+    a unit of its own: a module's tests spread over both workers, its module fixtures made
+    again on each (seen under ``make test`` with pytest 9.2.0 and pytest-xdist 3.8.0).
+    Where the suffix is missing, it is written where pytest reads it."""
+
+    @pytest.hookimpl(trylast=True)  # after xdist's own hook
+    def pytest_collection_modifyitems(self, config, items):
+        if not getattr(config.option, "loadgroup", False):  # set on xdist's workers
+            return
+        try:
+            from _pytest.nodeid import NodeId
+        except ImportError:  # a pytest whose ids are strings: xdist's own suffix works
+            return
+        for item in items:
+            groups = sorted({str(m.args[0]) for m in item.iter_markers("xdist_group")
+                             if m.args})
+            if groups and "@" not in item.nodeid.rsplit("]", 1)[-1] and \
+                    isinstance(getattr(item, "_id", None), NodeId):
+                item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ one unit; and a run that collects nothing fails."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -84,11 +85,13 @@ def _config(xdist: bool) -> SimpleNamespace:
 def test_groups_module_wheel_and_browser(pytestconfig):
     conftest = _suite_conftest(pytestconfig)
 
-    items = [_Item("tests/browser/test_a.py::test_x", browser=True),
+    second = sorted(conftest.BROWSER_SECOND)[0]
+    items = [_Item(f"{second}::test_w", browser=True),
+             _Item("tests/browser/test_a.py::test_x", browser=True),
              _Item("tests/fleet/test_dask.py::test_one[data]"),
              _Item("tests/package/test_installed.py::test_open", fixtures=("installed",)),
              _Item("tests/fleet/test_dask.py::test_two[peers]"),
-             _Item("tests/notebooks/test_html_export.py::test_y[00]", browser=True),
+             _Item("tests/notebooks/test_handouts.py::test_y[00]", browser=True),
              _Item("tests/userpaths/test_wheel.py::test_z", fixtures=("wheel_env", "tmp_path"))]
     conftest.pytest_collection_modifyitems(None, _config(True), items)
     assert [(i.nodeid.split("::")[0], i.groups) for i in items] == [
@@ -96,8 +99,42 @@ def test_groups_module_wheel_and_browser(pytestconfig):
         ("tests/package/test_installed.py", ["wheel"]),
         ("tests/fleet/test_dask.py", ["tests/fleet/test_dask.py"]),
         ("tests/userpaths/test_wheel.py", ["wheel"]),
-        ("tests/browser/test_a.py", ["browser"]),  # browser last, in their order
-        ("tests/notebooks/test_html_export.py", ["browser"])]
+        # browser last, in two groups (one per worker), the first group first
+        ("tests/browser/test_a.py", ["browser-1"]),
+        ("tests/notebooks/test_handouts.py", ["browser-1"]),
+        (second, ["browser-2"])]
+
+
+def test_a_group_is_one_worker_s_unit(tmp_path):
+    """Under ``make test``'s arguments the tests of one group run on one worker: the group
+    reaches xdist's scheduler in the tests' ids (``conftest.GroupsInIds``)."""
+    pytest.importorskip("xdist")
+    suite = Path(__file__).resolve().parent / "conftest.py"
+    (tmp_path / "conftest.py").write_text(
+        "import importlib.util, pytest\n"
+        f"spec = importlib.util.spec_from_file_location('suite_conftest', {str(suite)!r})\n"
+        "suite = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(suite)\n"
+        "def pytest_configure(config):\n"
+        "    config.pluginmanager.register(suite.GroupsInIds(), 'groups-in-ids')\n"
+        "def pytest_collection_modifyitems(items):\n"
+        "    for item in items:\n"
+        "        item.add_marker(pytest.mark.xdist_group('one'))\n")
+    (tmp_path / "test_group.py").write_text(
+        "import os, pytest\n"
+        "@pytest.mark.parametrize('k', range(6))\n"
+        "def test_where(k):\n"
+        "    with open(os.environ['WHERE_LOG'], 'a') as f:\n"
+        "        f.write(os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n")
+    argv = _make_test_argv()
+    argv[argv.index("-n") + 1] = "2"
+    log = tmp_path / "where.log"
+    done = subprocess.run([sys.executable, "-m", "pytest", *argv, "-p", "no:cacheprovider",
+                           "-q", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "WHERE_LOG": str(log)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    workers = log.read_text().split()
+    assert len(workers) == 6 and len(set(workers)) == 1, workers
 
 
 def test_without_xdist_only_the_order_changes(pytestconfig):

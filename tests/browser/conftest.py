@@ -31,12 +31,12 @@ LOCAL = ("file://", "http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "w
          "data:", "blob:", "about:")
 
 
+VIEWPORT = {"width": 1280, "height": 900}
 
 
-
-@pytest.fixture
-def page(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+def guarded_page(ctx):
+    """A page of ``ctx`` that aborts every request that is not local and records, in lists
+    on the page, the outside requests, the console errors and the dialogs (dismissed)."""
     pg = ctx.new_page()
     pg.external_requests, pg.console_errors, pg.dialogs = [], [], []
 
@@ -57,8 +57,51 @@ def page(browser):
         d.dismiss()
 
     pg.on("dialog", on_dialog)
-    yield pg
+    return pg
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page of its own (Notebook 7, exported HTML, marimo)."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    yield guarded_page(ctx)
     ctx.close()
+
+
+@pytest.fixture(scope="module")
+def lab_module_page(browser, lab_server, request):
+    """One JupyterLab page with one notebook and its kernel for the tests of a module.
+
+    Loading Lab's front end and starting a kernel is most of a browser test's time; the
+    tests of a module share them. Each test makes the notebook's cells its own with
+    :func:`labhelpers.run_cells` (see :func:`lab_page`)."""
+    from labhelpers import open_notebook, shutdown_kernel, write_notebook
+
+    ctx = browser.new_context(viewport=VIEWPORT)
+    pg = guarded_page(ctx)
+    name = request.module.__name__.rsplit(".", 1)[-1]
+    # at the root, the kernel's working folder, beside the captures the tests copy there
+    rel = write_notebook(lab_server["root"], f"shared_{name}.ipynb", ["import mcp_notebook"])
+    assert open_notebook(pg, lab_server, rel) == "python3"
+    yield pg
+    shutdown_kernel(pg)
+    ctx.close()
+
+
+@pytest.fixture
+def lab_page(lab_module_page):
+    """The module's Lab page, as a fresh page would be for this test: no outside request,
+    console error or dialog recorded yet, the light theme, the default size, the notebook
+    at the top (each test's :func:`labhelpers.run_cells` replaces the cells)."""
+    from labhelpers import set_theme
+
+    pg = lab_module_page
+    for seen in (pg.external_requests, pg.console_errors, pg.dialogs):
+        seen.clear()
+    pg.set_viewport_size(VIEWPORT)
+    pg.mouse.move(5, 5)
+    set_theme(pg, "JupyterLab Light")
+    return pg
 
 
 @pytest.fixture(scope="session")

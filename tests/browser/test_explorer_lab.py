@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from labhelpers import (
     kernel_exec,
-    open_notebook,
+    open_notebook7,
     run_all,
+    run_cells,
     shutdown_kernel,
     wait_kernel_output,
     write_notebook,
@@ -44,11 +45,10 @@ def real_trace() -> Path:
     return FIXTURES / "sample.tap.jsonl"
 
 
-def explorer_in_lab(page, lab, trace: Path, nb_name: str):
+def explorer_in_lab(page, lab, trace: Path):
+    """The explorer of ``trace`` in the module's Lab notebook, drawn."""
     shutil.copyfile(trace, lab["root"] / trace.name)  # byte-exact copy
-    rel = write_notebook(lab["root"], nb_name, [SETUP.format(name=trace.name)])
-    assert open_notebook(page, lab, rel) == "python3"
-    run_all(page)
+    run_cells(page, [SETUP.format(name=trace.name)])
     page.locator(".mn-explorer .mnt-canvas").wait_for(state="visible", timeout=60_000)
     page.wait_for_function(
         "() => (document.querySelector('.mnt-canvas').mntBoxes || []).length > 0",
@@ -70,9 +70,10 @@ def click_widest_span(page) -> int:
     return seq
 
 
-def test_click_span_selects_frame_everywhere(page, lab_server, artifacts):
+def test_click_span_selects_frame_everywhere(lab_page, lab_server, artifacts):
+    page = lab_page  # the module's Lab page and kernel; the explorer is this test's own
     page.set_viewport_size({"width": 1280, "height": 1500})
-    explorer_in_lab(page, lab_server, real_trace(), "explore_real.ipynb")
+    explorer_in_lab(page, lab_server, real_trace())
     inspector = page.locator(".mn-explorer .mn-inspector")
 
     seq = click_widest_span(page)
@@ -116,12 +117,12 @@ def test_click_span_selects_frame_everywhere(page, lab_server, artifacts):
     page.locator(".mn-explorer").screenshot(path=str(artifacts / "explorer.png"))
     assert page.external_requests == []
     assert not [e for e in page.console_errors if "mnt" in e or "anywidget" in e.lower()]
-    shutdown_kernel(page)
 
 
-def test_hostile_capture_renders_as_text(page, lab_server, artifacts):
+def test_hostile_capture_renders_as_text(lab_page, lab_server, artifacts):
+    page = lab_page  # the module's Lab page and kernel; the explorer is this test's own
     page.set_viewport_size({"width": 1280, "height": 1500})
-    explorer_in_lab(page, lab_server, FIXTURES / "hostile.tap.jsonl", "explore_hostile.ipynb")
+    explorer_in_lab(page, lab_server, FIXTURES / "hostile.tap.jsonl")
     out = kernel_exec(page, "import time\n"
                             "for s in t.frames['seq']:\n"
                             "    ex.selected_seq = int(s)\n"
@@ -157,12 +158,9 @@ def test_hostile_capture_renders_as_text(page, lab_server, artifacts):
     page.mouse.move(5, 5)
     page.locator(".mn-explorer").screenshot(path=str(artifacts / "explorer-hostile.png"))
     assert page.external_requests == []
-    shutdown_kernel(page)
 
 
 def test_notebook7_renders_and_clicks(page, lab_server, artifacts):
-    from labhelpers import open_notebook7
-
     trace = real_trace()
     shutil.copyfile(trace, lab_server["root"] / trace.name)
     rel = write_notebook(lab_server["root"], "explore_nb7.ipynb", [SETUP.format(name=trace.name)])
@@ -192,8 +190,7 @@ def test_notebook7_renders_and_clicks(page, lab_server, artifacts):
     shutdown_kernel(page)
 
 
-def test_labels_of_300000_characters_do_not_freeze_the_page(page, lab_server, artifacts,
-                                                            tmp_path):
+def test_labels_of_300000_characters_do_not_freeze_the_page(lab_page, lab_server, artifacts):
     """Lane labels were trimmed two characters per measureText call: a 300,000-character
     session name froze the tab. The first paint is measured and kept as an artifact."""
     import json
@@ -202,14 +199,13 @@ def test_labels_of_300000_characters_do_not_freeze_the_page(page, lab_server, ar
     sys.path.insert(0, str(REPO / "tests" / "widgets"))
     from test_long_labels import long_label_capture
 
+    page = lab_page  # the module's Lab page and kernel; the explorer is this test's own
     page.set_viewport_size({"width": 1280, "height": 1200})
     capture = long_label_capture(lab_server["root"] / "long-labels.jsonl")
-    rel = write_notebook(lab_server["root"], "explore_long_labels.ipynb", [
+    page.evaluate("window.__t0 = performance.now()")
+    run_cells(page, [
         f"import time, mcp_notebook as mn\nfrom mcp_notebook.widgets import explore\n"
         f"t = mn.load({capture.name!r}, format='tap')\nex = explore(t)\nex"])
-    assert open_notebook(page, lab_server, rel) == "python3"
-    page.evaluate("window.__t0 = performance.now()")
-    run_all(page)
     page.wait_for_function(
         "() => (document.querySelector('.mnt-canvas') || {}).mntBoxes?.length > 0",
         timeout=60_000)
@@ -221,4 +217,3 @@ def test_labels_of_300000_characters_do_not_freeze_the_page(page, lab_server, ar
     # a frozen tab does not answer at all; a generous bound tells a freeze from a slow box
     assert first_paint_ms < 30_000
     assert page.evaluate("1 + 1") == 2
-    shutdown_kernel(page)

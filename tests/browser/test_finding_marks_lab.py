@@ -16,7 +16,7 @@ import shutil
 
 import pytest
 from conftest import REPO
-from labhelpers import kernel_exec, shutdown_kernel, wait_kernel_output
+from labhelpers import kernel_exec, set_theme, wait_kernel_output
 from test_table_lab import table_in_lab
 
 pytestmark = pytest.mark.browser
@@ -25,18 +25,16 @@ TRACE = REPO / "data" / "conversation-bad-arguments.jsonl"
 
 
 @pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
-def test_schema_finding_member_marked_in_the_tree(page, lab_server, artifacts, theme):
+def test_schema_finding_member_marked_in_the_tree(lab_page, lab_server, artifacts, theme):
+    page = lab_page  # the module's Lab page and kernel; the explorer is this test's own
     shots = artifacts / "static"
     shots.mkdir(parents=True, exist_ok=True)
     slug = theme.split()[-1].lower()
     shutil.copyfile(TRACE, lab_server["root"] / TRACE.name)
     page.set_viewport_size({"width": 1400, "height": 1500})
-    table_in_lab(page, lab_server, [
-        f"import mcp_notebook as mn\nt = mn.load({TRACE.name!r})\nex = mn.explore(t)\nex"],
-        f"marks_{slug}.ipynb")
-    page.evaluate("(t) => window.jupyterapp.commands.execute('apputils:change-theme', "
-                  "{theme: t})", theme)
-    page.wait_for_timeout(800)
+    table_in_lab(page, [
+        f"import mcp_notebook as mn\nt = mn.load({TRACE.name!r})\nex = mn.explore(t)\nex"])
+    set_theme(page, theme)  # waits for the theme's stylesheet to be applied
     ins = page.locator(".mn-explorer .mn-inspector")
     ins.locator(".mnf-tr[data-seq='8']").click()
     mark = ins.locator('.mn-detail .mnw-tree [data-pointer="/params/arguments/a"]')
@@ -49,8 +47,8 @@ def test_schema_finding_member_marked_in_the_tree(page, lab_server, artifacts, t
     colours = mark.evaluate("""e => { const s = getComputedStyle(e), r = getComputedStyle(
         document.body).getPropertyValue('--jp-warn-color1').trim();
         return [s.outlineStyle, s.outlineColor, s.backgroundColor, r]; }""")
-    assert colours[0] == "solid" and colours[3], colours
-    assert colours[2] not in ("rgba(0, 0, 0, 0)", "transparent"), colours
+    assert colours[0] == "solid" and colours[3], (theme, colours)
+    assert colours[2] not in ("rgba(0, 0, 0, 0)", "transparent"), (theme, colours)
     mark.hover()
     page.wait_for_timeout(300)
     ins.locator(".mn-detail").screenshot(path=str(shots / f"finding-mark-{slug}.png"))
@@ -67,4 +65,3 @@ def test_schema_finding_member_marked_in_the_tree(page, lab_server, artifacts, t
     page.mouse.move(5, 5)
     ins.locator(".mn-detail").screenshot(path=str(shots / f"finding-picked-{slug}.png"))
     assert page.external_requests == []
-    shutdown_kernel(page)

@@ -8,14 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from labhelpers import (
-    kernel_exec,
-    open_notebook,
-    run_all,
-    shutdown_kernel,
-    wait_kernel_output,
-    write_notebook,
-)
+from labhelpers import kernel_exec, run_cells, wait_kernel_output
 
 pytestmark = pytest.mark.browser
 
@@ -27,12 +20,11 @@ v"""
 PICK = "everything-stdio-progress-cancel.jsonl"
 
 
-def test_click_a_session_opens_it_in_the_explorer(page, lab_server, artifacts):
+def test_click_a_session_opens_it_in_the_explorer(lab_page, lab_server, artifacts):
+    page = lab_page  # the module's Lab page and kernel
     page.set_viewport_size({"width": 1400, "height": 2200})
     shutil.copytree(REPO / "data", lab_server["root"] / "data", dirs_exist_ok=True)
-    rel = write_notebook(lab_server["root"], "fleet_view.ipynb", [SETUP])
-    assert open_notebook(page, lab_server, rel) == "python3"
-    run_all(page)
+    run_cells(page, [SETUP])
     fleet = page.locator(".mn-fleet")
     rows = fleet.locator(".mnfl-table tbody tr")
     rows.first.wait_for(state="visible", timeout=60_000)
@@ -83,4 +75,3 @@ def test_click_a_session_opens_it_in_the_explorer(page, lab_server, artifacts):
     fleet.screenshot(path=str(artifacts / "fleet-view.png"))
     assert page.external_requests == []
     assert not [e for e in page.console_errors if "mnfl" in e or "anywidget" in e.lower()]
-    shutdown_kernel(page)

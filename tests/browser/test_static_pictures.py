@@ -1,9 +1,9 @@
 """Each widget's static picture in real Chromium: offline it shows, online it gives way.
 
 A notebook with the four views (explorer, timeline, sequence diagram, inspector) is run
-and exported by the plain ``jupyter nbconvert --to html --execute`` (widget state saved,
-the widget manager asked from a CDN) and opened with the network off: every picture is
-on screen. Exported the ``make handouts`` way (the widget manager beside the page) it is
+once, as ``jupyter nbconvert --execute`` runs it, exported by the plain ``jupyter
+nbconvert --to html`` (widget state saved, the widget manager asked from a CDN) and
+opened with the network off: every picture is on screen. Exported the ``make handouts`` way (the widget manager beside the page) it is
 opened again: the live widgets draw and the pictures hide, so nothing shows twice. The
 same notebook run in JupyterLab shows the live widgets only.
 
@@ -13,13 +13,14 @@ Screenshots go to ``tests/artifacts/static/``.
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import subprocess
 import sys
 
 import nbformat
 import pytest
 from conftest import REPO
-from labhelpers import open_notebook, open_notebook7, run_all, shutdown_kernel, write_notebook
+from labhelpers import open_notebook7, run_all, run_cells, shutdown_kernel, write_notebook
 
 import mcp_notebook as mn
 
@@ -64,11 +65,28 @@ def _pictures(page) -> list[dict]:
             .closest('svg')).map(s => s.getAttribute('class'))}}))""")
 
 
-def test_plain_export_opened_offline_shows_every_picture(page, tmp_path, shots):
-    path = _notebook(tmp_path)
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    """The four views' notebook run once for the module's exports, as ``jupyter nbconvert
+    --execute`` runs it (its ExecutePreprocessor is an nbclient ``NotebookClient``, which
+    saves the widget state into the notebook)."""
+    from nbclient import NotebookClient
+
+    where = tmp_path_factory.mktemp("views")
+    path = _notebook(where)
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, kernel_name="python3", timeout=120,
+                   resources={"metadata": {"path": str(where)}}).execute()
+    nbformat.write(nb, path)
+    return path
+
+
+def test_plain_export_opened_offline_shows_every_picture(page, tmp_path, shots, executed):
+    path = tmp_path / executed.name
+    shutil.copyfile(executed, path)
     run = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html",
-                          "--execute", str(path)], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300)
+                          str(path)], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     html = path.with_suffix(".html")
     assert "application/vnd.jupyter.widget-state+json" in html.read_text(encoding="utf-8")
@@ -97,18 +115,15 @@ def _handouts():
     return module
 
 
-def test_bundled_export_draws_the_widgets_and_hides_the_pictures(page, tmp_path, shots):
+def test_bundled_export_draws_the_widgets_and_hides_the_pictures(page, tmp_path, shots,
+                                                                 executed):
     mh = _handouts()
     fetch = mh._fetcher()
     if not fetch.complete(fetch.DEFAULT) and mh.shutil.which("npm") is None:
         pytest.skip("npm is needed once to fetch the widget JavaScript")
-    path = _notebook(tmp_path)
     out = tmp_path / "out"
     mh.write_assets(out)
-    nb = nbformat.read(path, as_version=4)
-    from nbclient import NotebookClient
-    NotebookClient(nb, kernel_name="python3", timeout=120,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nb = nbformat.read(executed, as_version=4)
     target = mh.export(nb, "views", out)
     page.context.set_offline(True)
     page.goto(target.as_uri())
@@ -128,20 +143,34 @@ def test_bundled_export_draws_the_widgets_and_hides_the_pictures(page, tmp_path,
     assert page.external_requests == [] and page.console_errors == []
 
 
-@pytest.mark.parametrize("app", ["lab", "notebook7"])
-def test_live_lab_shows_the_widgets_not_the_pictures(page, lab_server, shots, app):
-    rel = write_notebook(lab_server["root"], f"static/views-{app}.ipynb", _cells())
-    (open_notebook if app == "lab" else open_notebook7)(page, lab_server, rel)
-    run_all(page)
+def _live_views_hide_their_pictures(page, shots, app: str) -> None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.locator(".mn-explorer").first.wait_for(state="visible", timeout=60_000)
     page.locator(".jp-OutputArea-output:not(.jp-RenderedHTMLCommon) svg.mn-sequence").wait_for(
         state="visible", timeout=60_000)
     page.wait_for_function("() => document.querySelectorAll('.mn-static').length >= 4",
                            timeout=60_000)
-    page.wait_for_timeout(800)
+    try:  # the live views hide their pictures as they draw: wait for that, then check it
+        page.wait_for_function(f"""() => !Array.from(document.querySelectorAll('.mn-static'))
+            .some({VISIBLE})""", timeout=10_000)
+    except PlaywrightTimeout:
+        pass  # the assertion below says which picture stayed on screen
     page.screenshot(path=str(shots / f"{app}-live.png"), full_page=True)
     pictures = _pictures(page)
-    assert len(pictures) == len(VIEWS)
-    assert not any(p["shown"] for p in pictures), pictures
-    assert page.external_requests == []
+    assert len(pictures) == len(VIEWS), (app, pictures)
+    assert not any(p["shown"] for p in pictures), (app, pictures)
+    assert page.external_requests == [], app
+
+
+def test_live_lab_shows_the_widgets_not_the_pictures(lab_page, shots):
+    run_cells(lab_page, _cells())  # in the module's Lab page and kernel
+    _live_views_hide_their_pictures(lab_page, shots, "lab")
+
+
+def test_live_notebook7_shows_the_widgets_not_the_pictures(page, lab_server, shots):
+    rel = write_notebook(lab_server["root"], "static/views-notebook7.ipynb", _cells())
+    open_notebook7(page, lab_server, rel)
+    run_all(page)
+    _live_views_hide_their_pictures(page, shots, "notebook7")
     shutdown_kernel(page)

@@ -9,14 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from labhelpers import (
-    kernel_exec,
-    open_notebook,
-    run_all,
-    shutdown_kernel,
-    wait_kernel_output,
-    write_notebook,
-)
+from labhelpers import kernel_exec, run_cells, set_theme, wait_kernel_output
 
 pytestmark = pytest.mark.browser
 
@@ -53,18 +46,18 @@ CONTRAST = """(sel) => {
     ratio: ratio(parse(getComputedStyle(el).color), bgOf(el)) })); }"""
 
 
-def table_in_lab(page, lab, cells, nb):
-    rel = write_notebook(lab["root"], nb, cells)
-    assert open_notebook(page, lab, rel) == "python3"
-    run_all(page)
+def table_in_lab(page, cells):
+    """Run ``cells`` in the module's notebook and wait for the inspector's first rows."""
+    run_cells(page, cells)
     page.locator(".mn-inspector .mnf-tr[data-seq]").first.wait_for(timeout=60_000)
 
 
-def test_table_sort_keys_copy_and_detail_beside(page, lab_server, artifacts):
+def test_table_sort_keys_copy_and_detail_beside(lab_page, lab_server, artifacts):
+    page = lab_page  # the module's Lab page and kernel
     page.context.grant_permissions(["clipboard-read", "clipboard-write"],
                                    origin=lab_server["base"])
     shutil.copyfile(DEMO, lab_server["root"] / DEMO.name)
-    table_in_lab(page, lab_server, [SETUP.format(name=DEMO.name)], "table_demo.ipynb")
+    table_in_lab(page, [SETUP.format(name=DEMO.name)])
     ins = page.locator(".mn-inspector")
     # the info column names each call's tool
     ins.locator(".mnf-td", has_text="tools/call divide(a=1, b=0)").first.wait_for(timeout=10_000)
@@ -121,40 +114,42 @@ def test_table_sort_keys_copy_and_detail_beside(page, lab_server, artifacts):
     ins.screenshot(path=str(artifacts / "table-search.png"))
     assert page.external_requests == []
     assert not [e for e in page.console_errors if "mnf" in e or "anywidget" in e.lower()]
-    shutdown_kernel(page)
 
 
 @pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
-def test_contrast_of_selected_rows_and_kind_colours(page, lab_server, artifacts, theme):
+def test_contrast_of_selected_rows_and_kind_colours(lab_page, lab_server, artifacts, theme):
+    page = lab_page  # the module's Lab page and kernel
     shutil.copyfile(DEMO, lab_server["root"] / DEMO.name)
     slug = theme.split()[-1].lower()
-    table_in_lab(page, lab_server, [SETUP.format(name=DEMO.name)], f"table_{slug}.ipynb")
-    page.evaluate("(t) => window.jupyterapp.commands.execute('apputils:change-theme', "
-                  "{theme: t})", theme)
-    page.wait_for_function("(light) => document.body.dataset.jpThemeLight === light",
-                           arg="true" if slug == "light" else "false", timeout=30_000)
-    page.wait_for_timeout(800)  # theme CSS applied
+    table_in_lab(page, [SETUP.format(name=DEMO.name)])
+    set_theme(page, theme)  # waits for the theme's stylesheet to be applied
     ins = page.locator(".mn-inspector")
     ins.locator(".mnf-tr[data-seq='9']").click()  # a tool-error result
     ins.locator(".mnf-tr.mnf-sel").wait_for(timeout=10_000)
+    # the click may scroll the table (to bring the row into view): back to its top left, so
+    # that the rows of every kind (the log lines are the first and the last) are drawn
+    page.evaluate("() => { const s = document.querySelector('.mn-inspector .mnf-scroll'); "
+                  "s.scrollTo(0, 0); s.dispatchEvent(new Event('scroll')); }")
+    ins.locator(".mnf-tr[data-seq='0']").wait_for(timeout=10_000)
+    ins.locator(".mnf-tr.mnf-sel[data-seq='9']").wait_for(timeout=10_000)
     page.mouse.move(5, 5)
     ins.screenshot(path=str(artifacts / f"table-{slug}.png"))
     cells = page.evaluate(CONTRAST, ".mn-inspector .mnf-tr .mnf-td")
     kinds = {c["cls"].split("mnf-k-")[-1] for c in cells if "mnf-k-" in c["cls"]}
-    assert {"request", "result", "notification", "log"} <= kinds
+    assert {"request", "result", "notification", "log"} <= kinds, (theme, kinds)
     low = [c for c in cells if c["ratio"] < 4.5]
-    assert low == [], low  # WCAG AA for normal text
+    assert low == [], (theme, low)  # WCAG AA for normal text
     sel = page.evaluate(CONTRAST, ".mn-inspector .mnf-tr.mnf-sel .mnf-td")
-    assert sel and min(c["ratio"] for c in sel) >= 4.5, sel
+    assert sel and min(c["ratio"] for c in sel) >= 4.5, (theme, sel)
     (artifacts / f"table-contrast-{slug}.json").write_text(json.dumps(
         {"min_ratio": round(min(c["ratio"] for c in cells), 2),
          "selected_min": round(min(c["ratio"] for c in sel), 2), "cells": len(cells)}))
-    shutdown_kernel(page)
 
 
-def test_virtual_scroll_over_many_rows(page, lab_server, artifacts):
+def test_virtual_scroll_over_many_rows(lab_page, artifacts):
+    page = lab_page  # the module's Lab page and kernel
     kit = str(REPO / "tests" / "widgets")
-    table_in_lab(page, lab_server, [BIG.format(kit=kit)], "table_big.ipynb")
+    table_in_lab(page, [BIG.format(kit=kit)])
     ins = page.locator(".mn-inspector")
     n = int(kernel_exec(page, "print(len(t.frames))"))
     shown = ins.locator(".mnf-tr").count()
@@ -173,16 +168,16 @@ def test_virtual_scroll_over_many_rows(page, lab_server, artifacts):
     ins.locator(f".mnf-tr.mnf-sel[data-seq='{n - 1}']").wait_for(timeout=20_000)
     page.mouse.move(5, 5)
     ins.screenshot(path=str(artifacts / "table-scrolled-end.png"))
-    shutdown_kernel(page)
 
 
-def test_violations_list_links_to_the_frames(page, lab_server, artifacts):
+def test_violations_list_links_to_the_frames(lab_page, lab_server, artifacts):
+    page = lab_page  # the module's Lab page and kernel
     broken = REPO / "data" / "broken-duplicate-response.jsonl"
     shutil.copyfile(broken, lab_server["root"] / broken.name)
     page.set_viewport_size({"width": 1280, "height": 1600})
-    table_in_lab(page, lab_server, [
+    table_in_lab(page, [
         "import mcp_notebook as mn\nfrom mcp_notebook.widgets import explore\n"
-        f"t = mn.load({broken.name!r})\nex = explore(t)\nex"], "lists_broken.ipynb")
+        f"t = mn.load({broken.name!r})\nex = explore(t)\nex"])
     lists = page.locator(".mn-explorer .mn-lists")
     rows = lists.locator(".mnv-row")
     rows.first.wait_for(timeout=20_000)
@@ -203,15 +198,15 @@ def test_violations_list_links_to_the_frames(page, lab_server, artifacts):
     assert rule in flag.get_attribute("title")  # the table's marker names the rule too
     page.mouse.move(5, 5)
     page.locator(".mn-explorer").screenshot(path=str(artifacts / "violations-list.png"))
-    shutdown_kernel(page)
 
 
-def test_histogram_bar_filters_the_table(page, lab_server, artifacts):
+def test_histogram_bar_filters_the_table(lab_page, lab_server, artifacts):
+    page = lab_page  # the module's Lab page and kernel
     shutil.copyfile(DEMO, lab_server["root"] / DEMO.name)
     page.set_viewport_size({"width": 1280, "height": 1600})
-    table_in_lab(page, lab_server, [
+    table_in_lab(page, [
         "import mcp_notebook as mn\nfrom mcp_notebook.widgets import explore\n"
-        f"t = mn.load({DEMO.name!r})\nex = explore(t)\nex"], "lists_demo.ipynb")
+        f"t = mn.load({DEMO.name!r})\nex = explore(t)\nex"])
     one = page.locator(".mn-lists .mnh-one[data-method='tools/call']")
     one.wait_for(timeout=20_000)
     bar = one.locator("rect[data-count]:not([data-count='0'])").first
@@ -226,4 +221,3 @@ def test_histogram_bar_filters_the_table(page, lab_server, artifacts):
     page.locator(".mn-inspector .mnf-note", has_text="rows").wait_for(timeout=10_000)
     page.mouse.move(5, 5)
     page.locator(".mn-explorer .mn-lists").screenshot(path=str(artifacts / "histograms.png"))
-    shutdown_kernel(page)

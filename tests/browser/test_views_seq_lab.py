@@ -12,15 +12,21 @@ import re
 import pytest
 from labhelpers import (
     kernel_exec,
-    open_notebook,
     open_notebook7,
     run_all,
+    run_cells,
+    set_theme,
     shutdown_kernel,
     wait_kernel_output,
     write_notebook,
 )
 
 import mcp_notebook as mn
+
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError:  # the tests skip without Chromium; collection must not fail
+    PlaywrightTimeout = TimeoutError
 
 pytestmark = pytest.mark.browser
 
@@ -77,11 +83,10 @@ def shots(artifacts):
     return out
 
 
-def test_sequence_click_selects_and_links_the_pair(page, lab_server, shots):
+def test_sequence_click_selects_and_links_the_pair(lab_page, shots):
+    page = lab_page  # the module's Lab page and kernel; the diagram is this test's own
     path = mn.sample_path("everything-stdio-progress-cancel")
-    rel = write_notebook(lab_server["root"], "seq.ipynb", [SEQ.format(path=str(path))])
-    assert open_notebook(page, lab_server, rel) == "python3"
-    run_all(page)
+    run_cells(page, [SEQ.format(path=str(path))])
     page.locator(".mns svg .mns-msg").first.wait_for(state="visible", timeout=60_000)
     n_arrows = page.locator(".mns svg .mns-msg line").count()
     want = kernel_exec(page, "print(sum(m.direction is not None for m in d.rows))").strip()
@@ -97,17 +102,15 @@ def test_sequence_click_selects_and_links_the_pair(page, lab_server, shots):
     assert cancel.count() == 1 and cancel.get_attribute("data-target")
     page.screenshot(path=str(shots / "sequence-lab.png"), full_page=True)
     assert page.external_requests == [] and page.console_errors == []
-    shutdown_kernel(page)
 
 
-def test_timeline_of_many_sessions(page, lab_server, shots, tmp_path):
+def test_timeline_of_many_sessions(lab_page, lab_server, shots):
+    page = lab_page  # the module's Lab page and kernel; the views are this test's own
     many_sessions(lab_server["root"] / "many.tap.jsonl")
     cells = ["import mcp_notebook as mn\nt = mn.load('many.tap.jsonl')\ntl = mn.timeline(t)\ntl",
              "mn.sequence(t, max_messages=12)",
              "print('\\n'.join(f'line {i}' for i in range(150)))"]
-    rel = write_notebook(lab_server["root"], "many.ipynb", cells)
-    assert open_notebook(page, lab_server, rel) == "python3"
-    run_all(page)
+    run_cells(page, cells)
     canvas = page.locator(".mnt-canvas")
     canvas.wait_for(state="visible", timeout=60_000)
     page.wait_for_function("() => (document.querySelector('.mnt-canvas').mntBoxes || []).length > 0",
@@ -123,12 +126,17 @@ def test_timeline_of_many_sessions(page, lab_server, shots, tmp_path):
     scroller = ".jp-WindowedPanel-outer"
     top0 = page.evaluate(f"document.querySelector('{scroller}').scrollTop")
     page.mouse.wheel(0, 400)
-    page.wait_for_timeout(400)
+    try:
+        page.wait_for_function(f"(y) => document.querySelector('{scroller}').scrollTop > y",
+                               arg=top0, timeout=5_000)
+    except PlaywrightTimeout:
+        pass  # the assertion below says the page did not scroll
+    page.wait_for_timeout(150)  # longer than the timeline's 60 ms push of its window
     top1 = page.evaluate(f"document.querySelector('{scroller}').scrollTop")
     assert top1 > top0
     assert kernel_exec(page, "print(tl.window)").strip() == before_win
     page.evaluate(f"document.querySelector('{scroller}').scrollTop = {top0}")
-    page.wait_for_timeout(300)
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
     # Ctrl+wheel zooms; the tooltip shown before is gone after
     box = canvas.bounding_box()
@@ -160,9 +168,7 @@ def test_timeline_of_many_sessions(page, lab_server, shots, tmp_path):
     page.locator(".mnt-picker summary").click()
 
     # dark theme: the canvas takes JupyterLab's theme colours
-    page.evaluate("async () => { await window.jupyterapp.commands.execute("
-                  "'apputils:change-theme', {theme: 'JupyterLab Dark'}); }")
-    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=20_000)
+    set_theme(page, "JupyterLab Dark")  # waits for the theme's stylesheet to be applied
     kernel_exec(page, "tl.collapsed = list(range(12))")
     page.wait_for_timeout(800)
     bg = page.evaluate("getComputedStyle(document.querySelector('.mnt')).backgroundColor")
@@ -180,10 +186,7 @@ def test_timeline_of_many_sessions(page, lab_server, shots, tmp_path):
     low = {k: round(v, 2) for k, v in ratios.items() if v < 4.5}
     assert not low, f"below WCAG AA (4.5:1) in the dark theme: {low}"
     page.screenshot(path=str(shots / "timeline-dark-lab.png"))
-    page.evaluate("async () => { await window.jupyterapp.commands.execute("
-                  "'apputils:change-theme', {theme: 'JupyterLab Light'}); }")
     assert page.external_requests == [] and page.console_errors == []
-    shutdown_kernel(page)
 
 
 def test_views_in_notebook7(page, lab_server, shots):
