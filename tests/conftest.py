@@ -51,6 +51,20 @@ def pytest_collection_modifyitems(session, config, items):
         else:
             group = item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
+        _name_group(item, group)
+
+
+def _name_group(item, group: str) -> None:
+    """Put ``@group`` at the end of the test's nodeid, which is where xdist's loadgroup
+    scheduler reads the group from. xdist's own hook writes it to ``item._nodeid``, which
+    pytest 9 no longer reads (the nodeid is ``item._id``): there every test was a unit of its
+    own, so module fixtures were made on both workers and the wheel was built twice."""
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # an older pytest: xdist's own hook names the group
+        return
+    if isinstance(getattr(item, "_id", None), NodeId) and "@" not in item.nodeid.rpartition("]")[2]:
+        item._id = NodeId.parse(f"{item.nodeid}@{group}")
 
 
 @pytest.fixture(scope="session")

@@ -127,3 +127,37 @@ def test_once_per_session_makes_a_value_once_across_workers(tmp_path_factory, mo
     got = [once_per_session(tmp_path_factory, key, make, json.dumps, json.loads)
            for _ in range(2)]
     assert got == [{"cells": 1}, {"cells": 1}] and made == [1]
+
+
+def test_each_module_runs_on_one_worker(tmp_path):
+    """``make test``'s arguments over two modules of eight tests each, with the suite's
+    grouping hook: every test of a module runs on the same worker, its module fixture made
+    once. (Under pytest 9 xdist's own naming of the group was lost, and each test was a unit
+    of its own: both workers made each module's fixtures.)"""
+    pytest.importorskip("xdist")
+    suite = Path(__file__).resolve().parent / "conftest.py"
+    (tmp_path / "conftest.py").write_text(
+        "import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('suite_conftest', {str(suite)!r})\n"
+        "suite = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(suite)\n"
+        "pytest_configure = suite.pytest_configure\n"
+        "pytest_collection_modifyitems = suite.pytest_collection_modifyitems\n")
+    for name in ("test_a", "test_b"):
+        (tmp_path / f"{name}.py").write_text(
+            "import os, pytest\n"
+            "@pytest.fixture(scope='module')\n"
+            "def made(tmp_path_factory):\n"
+            f"    with open({str(tmp_path / 'made.txt')!r}, 'a') as f:\n"
+            f"        f.write('{name} ' + os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n"
+            "@pytest.mark.parametrize('k', range(8))\n"
+            "def test_k(made, k):\n"
+            "    import time; time.sleep(0.05)\n")
+    argv = _make_test_argv()
+    argv[argv.index("-n") + 1] = "2"
+    done = subprocess.run([sys.executable, "-m", "pytest", *argv, "-p", "no:cacheprovider",
+                           "-q", str(tmp_path)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    made = sorted((tmp_path / "made.txt").read_text().split("\n")[:-1])
+    assert [m.split()[0] for m in made] == ["test_a", "test_b"], made
