@@ -39,10 +39,12 @@ def pytest_collection_modifyitems(session, config, items):
     work, so its module fixtures (a Dask cluster, a proxy, a batch of console-script runs)
     are made once; the browser tests are one unit (one Chromium, one JupyterLab), the last
     in the queue, so that nothing runs after them on their worker; the tests of the wheel
-    are one unit (one build, one fresh venv)."""
+    are one unit (one build, one fresh venv), the first in the queue: the longest unit but
+    the browser's, started first so that it does not finish alone at the end."""
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
     if not config.pluginmanager.hasplugin("xdist"):
         return
+    groups = {}
     for item in items:
         if item.get_closest_marker("browser") is not None:
             group = "browser"
@@ -52,6 +54,8 @@ def pytest_collection_modifyitems(session, config, items):
             group = item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
         _name_group(item, group)
+        groups[id(item)] = group
+    items.sort(key=lambda item: groups[id(item)] != "wheel")  # stable: browser still last
 
 
 def _name_group(item, group: str) -> None:

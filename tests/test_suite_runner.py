@@ -92,10 +92,10 @@ def test_groups_module_wheel_and_browser(pytestconfig):
              _Item("tests/userpaths/test_wheel.py::test_z", fixtures=("wheel_env", "tmp_path"))]
     conftest.pytest_collection_modifyitems(None, _config(True), items)
     assert [(i.nodeid.split("::")[0], i.groups) for i in items] == [
-        ("tests/fleet/test_dask.py", ["tests/fleet/test_dask.py"]),
-        ("tests/package/test_installed.py", ["wheel"]),
-        ("tests/fleet/test_dask.py", ["tests/fleet/test_dask.py"]),
+        ("tests/package/test_installed.py", ["wheel"]),  # the wheel first
         ("tests/userpaths/test_wheel.py", ["wheel"]),
+        ("tests/fleet/test_dask.py", ["tests/fleet/test_dask.py"]),
+        ("tests/fleet/test_dask.py", ["tests/fleet/test_dask.py"]),
         ("tests/browser/test_a.py", ["browser"]),  # browser last, in their order
         ("tests/notebooks/test_html_export.py", ["browser"])]
 
