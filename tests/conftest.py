@@ -61,7 +61,8 @@ def pytest_collection_modifyitems(session, config, items):
     are made once; the browser tests are two units (``browser_group``: each one Chromium,
     one JupyterLab), the last two in the queue, the first group first, so that nothing but
     browser tests runs after them on their worker and both workers end on one; the tests of
-    the wheel are one unit (one build, one fresh venv)."""
+    the wheel are one unit (one build, one fresh venv), the first in the queue: the longest
+    unit but the browser's, started first so that it does not finish alone at the end."""
     def browser_rank(item) -> int:
         if item.get_closest_marker("browser") is None:
             return 0
@@ -70,6 +71,7 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=browser_rank)
     if not config.pluginmanager.hasplugin("xdist"):
         return
+    groups = {}
     for item in items:
         if item.get_closest_marker("browser") is not None:
             group = browser_group(item.nodeid.split("::", 1)[0])
@@ -78,6 +80,8 @@ def pytest_collection_modifyitems(session, config, items):
         else:
             group = item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
+        groups[id(item)] = group
+    items.sort(key=lambda item: groups[id(item)] != "wheel")  # stable: browser still last
 
 
 class GroupsInIds:

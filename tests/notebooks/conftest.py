@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import time
 from pathlib import Path
 
@@ -71,21 +72,40 @@ def without_solutions(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+def copy_tutorial(dest: Path) -> Path:
+    """The tutorial as a learner gets it (``mcp-notebook notebooks DEST``: the package's
+    copy), with the instructor's solutions beside it, as ``with_solutions`` runs them."""
+    from mcp_notebook.bundled import copy_notebooks
+
+    copy_notebooks(dest)
+    shutil.copytree(SOLUTIONS, dest / "instructor" / "solutions")
+    return dest
+
+
 @pytest.fixture(scope="session")
 def executed(tmp_path_factory):
     """``get(name) -> (executed notebook, seconds)``, each notebook run once per session
-    (under pytest-xdist, once across the workers: the others read the first one's)."""
+    (under pytest-xdist, once across the workers: the others read the first one's).
+
+    The notebook runs from a copy of the tutorial outside the checkout (as a learner runs
+    it, ``copy_tutorial``), so a notebook that reads a file of the checkout fails here: the
+    installed wheel's run of the tutorial (tests/package/test_installed.py) then needs to
+    repeat only what differs there, the package's files and its dependencies."""
     from nbclient import NotebookClient
 
     from helpers import once_per_session
 
     cache: dict[str, tuple[nbformat.NotebookNode, float]] = {}
+    tutorial: list[Path] = []
 
     def run(name: str) -> tuple[nbformat.NotebookNode, float]:
-        nb = with_solutions(nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4), name)
+        if not tutorial:
+            tutorial.append(copy_tutorial(tmp_path_factory.mktemp("tutorial") / "tutorial"))
+        here = tutorial[0]
+        nb = with_solutions(nbformat.read(here / f"{name}.ipynb", as_version=4), name)
         start = time.perf_counter()
         NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT, startup_timeout=120,
-                       resources={"metadata": {"path": str(NB_DIR)}}).execute()
+                       resources={"metadata": {"path": str(here)}}).execute()
         return nb, time.perf_counter() - start
 
     def dump(value: tuple[nbformat.NotebookNode, float]) -> str:

@@ -126,7 +126,43 @@ def test_open_writes_a_notebook_that_validates_and_runs(installed):
     assert result["ran"] == result["code"]
 
 
-def test_copied_tutorial_runs_every_notebook(installed):
+def test_wheel_carries_every_file_of_the_package(wheel):
+    """The package in the wheel is the checkout's, file for file and byte for byte (C
+    sources aside): what the notebooks run against in tests/notebooks is what a user installs."""
+    from helpers import project_files
+
+    ours = {f: (REPO / f).read_bytes() for f in project_files(REPO)
+            if f.startswith("mcp_notebook/") and not f.endswith((".c", ".h"))}
+    with zipfile.ZipFile(wheel) as z:
+        theirs = {n: z.read(n) for n in z.namelist() if n.startswith("mcp_notebook/")
+                  and not n.startswith(("mcp_notebook/data/", "mcp_notebook/notebooks/"))
+                  and not n.endswith((".so", ".pyd"))}
+    assert sorted(theirs) == sorted(ours)
+    assert [n for n in ours if ours[n] != theirs[n]] == []
+
+
+#: what the installed tutorial run always executes: the notebook that checks the install
+SAMPLE_NOTEBOOKS = ("00-start.ipynb",)
+
+
+def _versions(python_code_runner) -> dict[str, str]:
+    code = ("import json, importlib.metadata as m\n"
+            "print(json.dumps({d.metadata['Name'].lower().replace('_', '-'): d.version "
+            "for d in m.distributions()}))")
+    return json.loads(python_code_runner(code))
+
+
+def test_copied_tutorial_runs_in_the_installed_package(installed):
+    """Every notebook of the tutorial copied by ``mcp-notebook notebooks`` runs in the fresh
+    environment, solved and graded by the instructor's solutions.
+
+    tests/notebooks runs each notebook once per session, the same way (a copy outside the
+    checkout, the same solutions), against the checkout's package. That run stands for
+    this one when nothing else differs: the package's files are the wheel's
+    (``test_wheel_carries_every_file_of_the_package``) and every distribution in the fresh
+    environment is here at the same version (checked now). Then only ``SAMPLE_NOTEBOOKS``
+    run again here (the kernel of the fresh environment runs a notebook at all); if any
+    version differs, every notebook does."""
     dest = installed.home / "tutorial"
     done = installed.run("mcp-notebook", "notebooks", dest)
     assert f"jupyter lab {dest}" in done.stdout
@@ -134,18 +170,26 @@ def test_copied_tutorial_runs_every_notebook(installed):
     assert [p.name for p in notebooks] == sorted(p.name for p in (REPO / "notebooks").glob(
         "*.ipynb"))
     assert not (dest / "solutions").exists() and not (dest / "instructor").exists()
+    assert all(p.read_bytes() == (REPO / "notebooks" / p.name).read_bytes() for p in notebooks)
+    fresh = _versions(lambda code: installed.python(code).stdout)
+    here = _versions(lambda code: subprocess.run([sys.executable, "-c", code], check=True,
+                                                 capture_output=True, text=True).stdout)
+    fresh.pop("mcp-notebook")
+    differ = {k: (v, here.get(k)) for k, v in fresh.items() if here.get(k) != v}
+    chosen = [p for p in notebooks if differ or p.name in SAMPLE_NOTEBOOKS]
+    assert chosen and {p.name for p in chosen} >= set(SAMPLE_NOTEBOOKS)
     (dest / "instructor").mkdir()  # the instructor's solutions, beside the learner's copy
     shutil.copytree(SOLUTIONS, dest / "instructor" / "solutions")
-    for path in notebooks:  # each exercise solved by the instructor's solution and graded
+    for path in chosen:  # each exercise solved by the instructor's solution and graded
         nb = nbformat.read(path, as_version=4)
         if solution_file(path.stem).exists():
             nbformat.write(with_solutions(nb, path.stem), path)
-    results = _execute(installed, *notebooks)
-    assert [r["name"] for r in results] == [p.name for p in notebooks]
+    results = _execute(installed, *chosen)
+    assert [r["name"] for r in results] == [p.name for p in chosen]
     failed = {r["name"]: r["error"] for r in results if r["error"]}
     assert failed == {}
     assert all(r["ran"] == r["code"] for r in results), results
-    print({r["name"]: r["seconds"] for r in results})
+    print("versions that differ:", differ, {r["name"]: r["seconds"] for r in results})
 
 
 def test_a_plain_install_has_no_pyarrow_and_says_how_to_get_parquet(installed):

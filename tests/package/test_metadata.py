@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from functools import cache
 
 import pytest
 
@@ -28,6 +29,7 @@ def _name(requirement: str) -> str:
     return re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0].lower().replace("-", "_")
 
 
+@cache  # the package's files do not change during a run: parsed once, not five times
 def _imports() -> dict[str, set[tuple[str, bool]]]:
     """Third-party top-level module -> {(file, imported at module level)}."""
     found: dict[str, set[tuple[str, bool]]] = {}

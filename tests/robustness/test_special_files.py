@@ -230,3 +230,23 @@ def test_max_line_bytes_cuts_and_can_be_raised(tmp_path: Path, scanner: str, laz
         assert whole["kind"].astype(str).tolist() == ["request", "request", "result"]
     with pytest.raises(ValueError, match="max_line_bytes"):
         mn.load(nd, max_line_bytes=0)
+
+
+@pytest.mark.parametrize("blank", ["\r\n", " \n", "\t\r\n"])
+def test_sniffing_a_head_of_blank_lines_takes_linear_time(blank: str) -> None:
+    """``load`` sniffs the first 64 KiB; a head of blank lines after one message (the crlf
+    bomb's) took the curl sniffer 30 s or more (a ``^\\s*`` from every line start ran over
+    all the blank lines after it), now milliseconds; a curl command after them is still
+    found."""
+    import time
+
+    from mcp_notebook.readers import REGISTRY
+
+    first = '{"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    head = first + blank * (65536 // len(blank))
+    start = time.perf_counter()
+    for mod in REGISTRY.values():
+        mod.sniff(head, "x.jsonl")
+    assert time.perf_counter() - start < 2.0  # on a loaded box; was 30-50 s
+    pasted = blank * 100 + "  $ curl -s -d '" + first.strip() + "' http://127.0.0.1:1/mcp\n"
+    assert REGISTRY["curl"].sniff(pasted, "x.txt") == 60
