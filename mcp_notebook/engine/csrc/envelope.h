@@ -20,6 +20,11 @@ typedef struct {
     int has_prog;
     double prog;
     int meta;               /* _meta is an object (not absent, not null) */
+    /* what the conversation rules read of a call (module.c: the call column) */
+    Span pname, puri, pargs;  /* name, uri (strings: text between the quotes), arguments */
+    int pname_str, puri_str;  /* ... is a string */
+    int ptask;                /* params has a task member */
+    int pdup;                 /* one of them twice: the row is left out of the column */
     /* result */
     int tool;               /* isError is true */
     int full;               /* the result has a member other than _meta */
@@ -66,8 +71,38 @@ static int meta_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
     return 1;
 }
 
+/* A params member the call column keeps: a string's text (*str set), or any value's
+ * span (a second one of the same name marks the message *dup). */
+static int call_member(Cur *c, Span *v, int *str, int *dup) {
+    if (v->s) *dup = 1;
+    if (c->p < c->end && *c->p == '"') {
+        *str = 1;
+        return str_value(c, v);
+    }
+    *str = 0;
+    v->s = c->p;
+    v->esc = 0;
+    int r = value(c, 2);
+    v->e = c->p;
+    return r;
+}
+
 static int params_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
     Msg *m = ctx;
+    if (NAME_IS("name")) return call_member(c, &m->pname, &m->pname_str, &m->pdup);
+    if (NAME_IS("uri")) return call_member(c, &m->puri, &m->puri_str, &m->pdup);
+    if (NAME_IS("arguments")) {  /* its JSON text, whatever the value */
+        if (m->pargs.s) m->pdup = 1;
+        m->pargs.s = c->p;
+        int r = value(c, 2);
+        m->pargs.e = c->p;
+        return r;
+    }
+    if (NAME_IS("task")) {
+        if (m->ptask) m->pdup = 1;
+        m->ptask = 1;
+        return 1;
+    }
     if (NAME_IS("requestId")) {
         ONCE(1);
         return id_like(c, &m->req_id, &m->req_id_key);
