@@ -20,7 +20,7 @@ from ..protocol import versions as V
 from ..protocol.envelope import bounded_recursion
 from ..protocol.vocab import OUTCOMES
 
-__all__ = ["Hit", "View", "Params", "pointer_text", "view_of"]
+__all__ = ["Hit", "View", "Params", "Call", "pointer_text", "view_of"]
 
 REQUEST, NOTIFICATION, RESULT, ERROR = 0, 1, 2, 3
 _DIR = {0: "c2s", 1: "s2c"}
@@ -53,6 +53,11 @@ class Params(msgspec.Struct, gc=False):
     cursor: Any = msgspec.UNSET
     task: Any = msgspec.UNSET
     arguments: msgspec.Raw = msgspec.Raw()
+
+
+#: what :meth:`View.calls` gives of a request: (name, uri, arguments text, task given,
+#: cursor given)
+Call = tuple[Any, Any, bytes, bool, bool]
 
 
 class _Request(msgspec.Struct, gc=False):
@@ -93,6 +98,9 @@ class View:
         self._memo: dict[str, Any] = {}
         #: set by the caller: leave out what needs many frames decoded (a large capture)
         self.light = False
+        #: set by the caller: tool-arguments-schema judges only arguments that are no
+        #: object (the schema validation of the rest deferred: conversation.DEEP)
+        self.shallow_arguments = False
 
     def memo(self, key: str, fn: Any) -> Any:
         """``fn(self)`` computed once per view (rules that build on another's result)."""
@@ -221,10 +229,74 @@ class View:
         return [s for s, text in zip(seqs, self.texts(seqs), strict=True)
                 if text is not None and (any(n in text for n in needles) or "\\u" in text)]
 
+    def _in_column(self, rows: np.ndarray, name: str = "call") -> tuple[np.ndarray, np.ndarray]:
+        """Where ``rows`` are in the loader's column ``name`` (call, listed): (hit mask,
+        position)."""
+        col = getattr(self.vi, name, None)
+        if col is None or not len(col) or not len(rows):
+            return np.zeros(len(rows), dtype=bool), np.zeros(len(rows), dtype=np.int64)
+        pos = np.minimum(np.searchsorted(col.rows, rows), len(col.rows) - 1)
+        return col.rows[pos] == rows, pos
+
+    def calls(self, seqs: Sequence[int] | np.ndarray) -> list[Call]:
+        """``(name, uri, arguments JSON text or b"", task given, cursor given)`` of requests
+        ``seqs``: from
+        the loader's call column where it holds the row (no text read), else from the
+        frame's text (:meth:`request_params`)."""
+        rows = np.asarray(seqs, dtype=np.int64)
+        hit, pos = self._in_column(rows)
+        if hit.all():
+            return self.vi.call.values[pos].tolist()  # type: ignore[no-any-return]
+        out: list[Any] = [None] * len(rows)
+        at = np.flatnonzero(hit)
+        for k, v in zip(at.tolist(), self.vi.call.values[pos[at]].tolist(), strict=True):
+            out[k] = v
+        miss = np.flatnonzero(~hit)
+        for k, p in zip(miss.tolist(), self._decoded_params(rows[miss].tolist()), strict=True):
+            out[k] = (p.name, p.uri, bytes(p.arguments), p.task is not msgspec.UNSET,
+                      p.cursor is not msgspec.UNSET)
+        return out
+
+    def listed_members(self, seqs: Sequence[int], member: str) -> list[Any]:
+        """The ``member`` of each result of ``seqs``, for the list walks: its JSON text
+        (bytes) from the loader's list column where it holds the row (no text read), else
+        the decoded member from the frame's text; None when the result has no such member
+        (or is no object)."""
+        rows = np.asarray(seqs, dtype=np.int64)
+        hit, pos = self._in_column(rows, "listed")
+        out: list[Any] = [None] * len(rows)
+        at = np.flatnonzero(hit)
+        for k, v in zip(at.tolist(), self.vi.listed.values[pos[at]].tolist()
+                        if len(at) else [], strict=True):
+            out[k] = v.get(member)
+        miss = np.flatnonzero(~hit)
+        if len(miss):
+            for k, raw in zip(miss.tolist(), self.raw_results(rows[miss].tolist()), strict=True):
+                result = self.parsed(raw) if raw is not None else None
+                out[k] = result.get(member) if isinstance(result, dict) else None
+        return out
+
     def request_params(self, seqs: Sequence[int]) -> list[Params]:
-        """:class:`Params` of requests ``seqs``, decoded by type (cached per frame); a frame
-        the typed decoder refuses (a batch element, params not an object) goes the general
-        way."""
+        """:class:`Params` of requests ``seqs`` (the members the contract rules read): from
+        the loader's call column where it holds the row, else decoded by type from the
+        text (:meth:`_decoded_params`)."""
+        cache: dict[int, Params] = self.__dict__.setdefault("_params", {})
+        rows = np.asarray([s for s in seqs if s not in cache], dtype=np.int64)
+        hit, pos = self._in_column(rows)
+        if hit.any():
+            for s, (name, uri, args, task, cursor) in zip(
+                    rows[hit].tolist(), self.vi.call.values[pos[hit]].tolist(), strict=True):
+                cache[s] = Params(name=name, uri=uri, arguments=msgspec.Raw(args),
+                                  task=True if task else msgspec.UNSET,
+                                  cursor=True if cursor else msgspec.UNSET)
+        if not hit.all():
+            self._decoded_params(rows[~hit].tolist())
+        return [cache[s] for s in seqs]
+
+    def _decoded_params(self, seqs: Sequence[int]) -> list[Params]:
+        """:class:`Params` of requests ``seqs``, decoded by type from their texts (cached per
+        frame); a frame the typed decoder refuses (a batch element, params not an object)
+        goes the general way."""
         cache: dict[int, Params] = self.__dict__.setdefault("_params", {})
         todo = [s for s in seqs if s not in cache]
         if todo:

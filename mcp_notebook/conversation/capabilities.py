@@ -17,8 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from ..protocol.rules import ALL, UP_TO_2025_11_25, Rule
 from ..protocol.versions import VERSIONS
 from ._view import NOTIFICATION, RESULT, Hit, View
@@ -243,9 +241,9 @@ def _all(view: View) -> dict[str, list[Hit]]:
             hit_rows = members
             if n.when and view.light:
                 continue  # a condition on the params: every such call decoded (deferred)
-            if n.when == "task":  # the typed params of the tools/call rules
-                hit_rows = [r for r, p in zip(members, view.request_params(members), strict=True)
-                            if p.task is not msgspec.UNSET]
+            if n.when == "task":  # the loader's call column (the tools/call rules' too)
+                hit_rows = [r for r, c in zip(members, view.calls(members), strict=True)
+                            if c[3]]
             elif n.when:
                 # only a frame whose text names the member the condition reads is decoded
                 maybe = view.containing(members, _NEEDLES[n.when])

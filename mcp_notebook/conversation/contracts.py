@@ -17,10 +17,11 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import numpy as np
+import pandas as pd
 
 from ..protocol.envelope import bounded_recursion
 from ..protocol.rules import Rule
@@ -72,20 +73,17 @@ def listed(view: View, method: str, member: str, key: str
     state: dict[int, dict[str, Any]] = {}
     pairs = sorted(view.answered([method], kind="result"), key=lambda p: p[1])
     reqs = view.request_params([p[0] for p in pairs])
-    raws = view.raw_results([p[1] for p in pairs])
+    found = view.listed_members([p[1] for p in pairs], member)
     scopes = view.scopes([p[0] for p in pairs])
     items_of: dict[bytes, dict[str, Any] | None] = view.__dict__.setdefault(
         f"_items:{method}", {})
-    for (_, resp), params, raw, scope in zip(pairs, reqs, raws, scopes, strict=True):
-        if raw is None:
-            continue
-        if raw not in items_of:
-            result = view.parsed(raw)
-            items = result.get(member) if isinstance(result, dict) else None
-            items_of[raw] = None if not isinstance(items, list) else {
-                item[key]: item for item in items
-                if isinstance(item, dict) and isinstance(item.get(key), str)}
-        got = items_of[raw]
+    for (_, resp), params, items, scope in zip(pairs, reqs, found, scopes, strict=True):
+        if items.__class__ is bytes:  # the member's text (the list column): once per text
+            got = items_of.get(items, _UNSEEN)
+            if got is _UNSEEN:
+                got = items_of[items] = _keyed(view.parsed(items), key)
+        else:
+            got = _keyed(items, key)
         if got is None:
             continue
         if params.cursor is msgspec.UNSET or scope not in state:
@@ -93,6 +91,17 @@ def listed(view: View, method: str, member: str, key: str
         else:
             state[scope] = {**state[scope], **got}
         yield resp, scope, state[scope]
+
+
+_UNSEEN: Any = object()
+
+
+def _keyed(items: Any, key: str) -> dict[str, Any] | None:
+    """A list member's items by their ``key`` (None: the member is no list)."""
+    if not isinstance(items, list):
+        return None
+    return {item[key]: item for item in items
+            if isinstance(item, dict) and isinstance(item.get(key), str)}
 
 
 Lists = dict[int, tuple[list[int], list[dict[str, Any]]]]
@@ -162,27 +171,60 @@ def _instance(raw: bytes) -> Any:
         return None  # nested too deep to decode safely: judged as no object
 
 
-def _tool_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, msgspec.Raw]]:
+class Calls(NamedTuple):
+    """The ``tools/call`` requests after a list of their scope, as columns: the call's
+    frame, its tool in the latest list before it (None: not listed), the name and the raw
+    arguments text (b"" when absent)."""
+
+    seq: np.ndarray  # int64
+    tool: np.ndarray  # object: dict or None
+    name: np.ndarray  # object: str
+    args: np.ndarray  # object: bytes
+    which: np.ndarray  # int64: the index of each call's tool in ``tools``
+    tools: list[Any]  # the distinct (list, name) look-ups' tools (dict or None)
+
+    def where(self, test: Any) -> np.ndarray:
+        """The calls whose tool passes ``test`` (decided once per distinct look-up)."""
+        ok = np.fromiter((bool(test(t)) for t in self.tools), dtype=bool, count=len(self.tools))
+        return np.flatnonzero(ok[self.which])
+
+
+_NO_CALLS = Calls(*(np.empty(0, dtype=t) for t in (np.int64, object, object, object, np.int64)),
+                  [])
+
+
+def _tool_calls(view: View) -> Calls:
     return view.memo("tool-calls", _walk_calls)  # type: ignore[no-any-return]
 
 
-def _walk_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, msgspec.Raw]]:
-    """``(call seq, its tool from the latest list or None, name, raw arguments)``; calls
-    before any list of their scope are left out."""
+def _walk_calls(view: View) -> Calls:
+    """:class:`Calls` of the view; calls before any list of their scope are left out, and
+    so are calls whose name is no string. Each call's tool is looked up once per distinct
+    (list, name) pair."""
     lists = _latest(view, "tools/list", "tools", "name")
     if not lists:
-        return []
+        return _NO_CALLS
     calls = view.row_array(["tools/call"], (0,))
     at = _state_index(lists, view.scope_array(calls), calls)
     keep = np.flatnonzero(at >= 0)
     if not len(keep):
-        return []
+        return _NO_CALLS
     flat = [state for _, states in lists.values() for state in states]
-    kept = calls[keep].tolist()
-    params = view.request_params(kept)
-    return [(seq, flat[k].get(p.name), p.name, p.arguments)
-            for seq, k, p in zip(kept, at[keep].tolist(), params, strict=True)
-            if isinstance(p.name, str)]
+    got = view.calls(calls[keep])
+    names = np.fromiter((c[0] for c in got), dtype=object, count=len(got))
+    args = np.fromiter((c[2] for c in got), dtype=object, count=len(got))
+    named = np.fromiter((c[0].__class__ is str for c in got), dtype=bool, count=len(got))
+    if not named.all():  # a name that is no string (a str subclass never: decoded JSON)
+        keep, names, args, got = keep[named], names[named], args[named], None
+    codes, distinct = pd.factorize(names)
+    pair = at[keep] * len(distinct) + codes
+    uniq, inverse = np.unique(pair, return_inverse=True)
+    tools = np.empty(len(uniq), dtype=object)
+    tools[:] = [flat[k].get(distinct[c]) for k, c in
+                zip((uniq // len(distinct)).tolist(), (uniq % len(distinct)).tolist(),
+                    strict=True)]
+    which = inverse.ravel()
+    return Calls(calls[keep], tools[which], names, args, which, tools.tolist())
 
 
 def _state_index(lists: Lists, scopes: np.ndarray, seqs: np.ndarray) -> np.ndarray:
@@ -210,14 +252,18 @@ def _arguments(view: View) -> list[Hit]:
 
 def _arguments_of(view: View) -> list[Hit]:
     calls = _tool_calls(view)
+    listed_calls = calls.where(lambda t: t is not None)
+    if view.shallow_arguments:  # the structural part only: arguments that are no object
+        listed_calls = listed_calls[np.fromiter(
+            (not _object_start(a) for a in calls.args[listed_calls].tolist()),
+            dtype=bool, count=len(listed_calls))]
     by_schema: dict[int, tuple[Any, list[int]]] = {}
-    for i, (_, tool, _, _) in enumerate(calls):
-        if tool is not None:
-            schema = tool.get("inputSchema")
-            got = by_schema.get(id(schema))
-            if got is None:
-                got = by_schema[id(schema)] = (schema, [])
-            got[1].append(i)
+    for i, tool in zip(listed_calls.tolist(), calls.tool[listed_calls].tolist(), strict=True):
+        schema = tool.get("inputSchema")
+        got = by_schema.get(id(schema))
+        if got is None:
+            got = by_schema[id(schema)] = (schema, [])
+        got[1].append(i)
     # one compiled validator per distinct schema text: its calls validated as one batch
     groups: dict[int, tuple[Any, bool, list[int]]] = {}
     for schema, idx in by_schema.values():
@@ -230,14 +276,15 @@ def _arguments_of(view: View) -> list[Hit]:
     found: list[tuple[int, Hit]] = []
     for schema, every, idx in groups.values():
         if every:  # only a call whose arguments are no object can fail
-            idx = [i for i in idx if not _object_text(calls[i][3])]
+            idx = [i for i, a in zip(idx, calls.args[idx].tolist(), strict=True)
+                   if not _object_text(a)]
             if not idx:
                 continue
         idx.sort()
-        raws = [calls[i][3] for i in idx]
+        raws = calls.args[idx].tolist()
         for i, errors in zip(idx, _batch_errors(schema, raws, "/params/arguments"), strict=True):
             if errors:
-                seq, _, name, _ = calls[i]
+                seq, name = int(calls.seq[i]), calls.name[i]
                 ptr, what = errors[0]
                 more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
                 found.append((i, Hit(seq, view.response_of.get(seq),
@@ -267,12 +314,19 @@ def _accepts_all(schema: Any) -> bool:
     return True
 
 
+def _object_start(raw: bytes) -> bool:
+    """Whether raw arguments start as an object (absent and null ones count as ``{}``): the
+    structural test, without decoding."""
+    return raw[:1] == b"{" or raw in (b"", b"null")
+
+
 def _object_text(raw: Any) -> bool:
     """Whether raw arguments are an object (absent and null arguments count as ``{}``) the
     decoder takes: one nested too deep to decode is judged as no object (:func:`_instance`),
     so a text of many brackets is validated as ever."""
     text = _object_or_empty(bytes(raw))
-    return text[:1] == b"{" and text.count(b"{") + text.count(b"[") < _SHALLOW
+    return text[:1] == b"{" and (len(text) < _SHALLOW or
+                                 text.count(b"{") + text.count(b"[") < _SHALLOW)
 
 
 #: fewer brackets than this: nested less deep than any decode refuses
@@ -339,15 +393,20 @@ def _batch_errors(schema: Any, raws: list[Any], prefix: str) -> list[list[tuple[
 
 
 def _not_listed(view: View) -> list[Hit]:
+    calls = _tool_calls(view)
+    at = calls.where(lambda t: t is None)
     return [Hit(seq, None, f"{name!r} was not in the latest tools/list")
-            for seq, tool, name, _ in _tool_calls(view) if tool is None]
+            for seq, name in zip(calls.seq[at].tolist(), calls.name[at].tolist(), strict=True)]
 
 
 def _output(view: View) -> list[Hit]:
     out: list[Hit] = []
     seen: dict[int, Any] = {}
-    calls = [(seq, tool, name, view.response_of[seq]) for seq, tool, name, _ in _tool_calls(view)
-             if tool and tool.get("outputSchema") is not None and seq in view.response_of]
+    tc = _tool_calls(view)
+    at = tc.where(lambda t: t and t.get("outputSchema") is not None)
+    calls = [(seq, tool, name, view.response_of[seq]) for seq, tool, name in
+             zip(tc.seq[at].tolist(), tc.tool[at].tolist(), tc.name[at].tolist(), strict=True)
+             if seq in view.response_of]
     view.prefetch([c[3] for c in calls])
     for seq, tool, name, resp in calls:
         result = view.result(resp)
