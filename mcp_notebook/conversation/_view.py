@@ -145,16 +145,43 @@ class View:
         return [c for c in range(-1, len(vi.session_cats))
                 if V.normalise(vi.version_of(c)) == version]
 
-    def groups(self, rows: np.ndarray, *columns: np.ndarray
+    def groups(self, rows: np.ndarray, *columns: np.ndarray, want: Any = None
                ) -> list[tuple[tuple[int, ...], np.ndarray]]:
         """``rows`` grouped by the values of ``columns`` at them (small ints, e.g. codes):
-        ``[(values, rows of the group)]``."""
+        ``[(values, rows of the group)]``. ``want(values)``, when given, picks the groups
+        to make (decided once per distinct values, before any sort of the rows)."""
         if not len(rows):
             return []
         key = np.zeros(len(rows), dtype=np.int64)
         cols = [c[rows].astype(np.int64) for c in columns]
+        spans = []
         for c in cols:
-            key = key * (int(c.max()) - int(c.min()) + 1) + (c - int(c.min()))
+            lo = int(c.min())
+            spans.append((lo, int(c.max()) - lo + 1))
+            key = key * spans[-1][1] + (c - lo)
+        if want is not None:
+            size = 1
+            for _, n in spans:
+                size *= n
+            if size <= 1 << 22:  # a table of seen keys: no sort
+                seen = np.zeros(size, dtype=bool)
+                seen[key] = True
+                distinct = np.flatnonzero(seen)
+            else:
+                distinct = np.unique(key)
+            values = []
+            rest = distinct.copy()
+            for lo, n in reversed(spans):
+                values.append(rest % n + lo)
+                rest //= n
+            heads0 = [v.tolist() for v in reversed(values)]
+            picked = [k for g, k in enumerate(distinct.tolist())
+                      if want(tuple(h[g] for h in heads0))]
+            if len(picked) < len(distinct):
+                sel = np.isin(key, np.asarray(picked, dtype=np.int64))
+                rows, key, cols = rows[sel], key[sel], [c[sel] for c in cols]
+                if not len(rows):
+                    return []
         # one stable sort: groups in key order, each group's rows in their own order
         order = np.argsort(key, kind="stable")
         sk = key[order]

@@ -211,12 +211,17 @@ def _walk_calls(view: View) -> Calls:
         return _NO_CALLS
     flat = [state for _, states in lists.values() for state in states]
     got = view.calls(calls[keep])
-    names = np.fromiter((c[0] for c in got), dtype=object, count=len(got))
-    args = np.fromiter((c[2] for c in got), dtype=object, count=len(got))
-    named = np.fromiter((c[0].__class__ is str for c in got), dtype=bool, count=len(got))
-    if not named.all():  # a name that is no string (a str subclass never: decoded JSON)
-        keep, names, args, got = keep[named], names[named], args[named], None
+    names = _objects([c[0] for c in got])
+    args = _objects([c[2] for c in got])
+    del got
     codes, distinct = pd.factorize(names)
+    bad = [i for i, d in enumerate(distinct) if d.__class__ is not str]
+    if bad or (codes < 0).any():  # a name that is no string (absent, a number, ...)
+        named = codes >= 0
+        if bad:
+            named &= ~np.isin(codes, bad)
+        keep, names, args = keep[named], names[named], args[named]
+        codes, distinct = pd.factorize(names)
     pair = at[keep] * len(distinct) + codes
     uniq, inverse = np.unique(pair, return_inverse=True)
     tools = np.empty(len(uniq), dtype=object)
@@ -254,9 +259,7 @@ def _arguments_of(view: View) -> list[Hit]:
     calls = _tool_calls(view)
     listed_calls = calls.where(lambda t: t is not None)
     if view.shallow_arguments:  # the structural part only: arguments that are no object
-        listed_calls = listed_calls[np.fromiter(
-            (not _object_start(a) for a in calls.args[listed_calls].tolist()),
-            dtype=bool, count=len(listed_calls))]
+        listed_calls = listed_calls[~_object_starts(calls.args[listed_calls])]
     by_schema: dict[int, tuple[Any, list[int]]] = {}
     for i, tool in zip(listed_calls.tolist(), calls.tool[listed_calls].tolist(), strict=True):
         schema = tool.get("inputSchema")
@@ -314,10 +317,22 @@ def _accepts_all(schema: Any) -> bool:
     return True
 
 
-def _object_start(raw: bytes) -> bool:
-    """Whether raw arguments start as an object (absent and null ones count as ``{}``): the
-    structural test, without decoding."""
-    return raw[:1] == b"{" or raw in (b"", b"null")
+def _object_starts(raws: np.ndarray) -> np.ndarray:
+    """Whether each of raw arguments (an object array of bytes) starts as an object (absent
+    and null ones count as ``{}``): the structural test, without decoding."""
+    first = raws.astype("S1")  # each text's first byte (b"" for an empty one)
+    out = (first == b"{") | (first == b"")
+    maybe = np.flatnonzero(first == b"n")
+    if len(maybe):
+        out[maybe] = raws[maybe] == b"null"
+    return out  # type: ignore[no-any-return]
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    """A list as a 1-d object array (whatever its items are)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def _object_text(raw: Any) -> bool:
@@ -425,31 +440,51 @@ def _output(view: View) -> list[Hit]:
     return out
 
 
+def _latest_at(view: View, lists: Lists, rows: np.ndarray) -> list[dict[str, Any] | None]:
+    """For each of ``rows``, the list its scope's latest answer before it left (None:
+    none yet): :func:`_at` of many frames at once."""
+    if not lists:
+        return [None] * len(rows)
+    flat: list[dict[str, Any] | None] = [s for _, states in lists.values() for s in states]
+    flat.append(None)  # index -1: none yet
+    at = _state_index(lists, view.scope_array(rows), rows)
+    return [flat[k] for k in at.tolist()]
+
+
 def _prompts(view: View) -> list[Hit]:
     lists = _latest(view, "prompts/list", "prompts", "name")
     out: list[Hit] = []
     if not lists:
         return out
-    gets = view.rows(["prompts/get"], (0,))
-    for seq, scope, p in zip(gets, view.scopes(gets), view.request_params(gets), strict=True):
-        prompts = _at(lists, scope, seq)
-        name = p.name
+    gets = view.row_array(["prompts/get"], (0,))
+    memo: dict[tuple[int, bytes], tuple[str, str] | None] = {}
+    for seq, prompts, (name, _, args, _, _) in zip(
+            gets.tolist(), _latest_at(view, lists, gets), view.calls(gets), strict=True):
         prompt = prompts.get(name) if prompts is not None and isinstance(name, str) else None
         if prompt is None:
             continue
-        declared = {a.get("name"): a for a in prompt.get("arguments") or []
-                    if isinstance(a, dict)}
-        sent = _instance(bytes(p.arguments)) or {}
-        sent = sent if isinstance(sent, dict) else {}
-        missing = [n for n, a in declared.items() if a.get("required") and n not in sent]
-        extra = [n for n in sent if n not in declared]
-        if missing:
-            out.append(Hit(seq, None, f"{name} needs argument {missing[0]!r}",
-                           "/params/arguments"))
-        elif extra:
-            out.append(Hit(seq, None, f"{name} declares no argument {extra[0]!r}",
-                           f"/params/arguments/{extra[0]}"))
+        key = (id(prompt), args)  # the lists keep their prompts: the id stays theirs
+        got = memo.get(key, _UNSEEN)
+        if got is _UNSEEN:
+            got = memo[key] = _prompt_finding(name, prompt, args)
+        if got is not None:
+            out.append(Hit(seq, None, *got))
     return out
+
+
+def _prompt_finding(name: str, prompt: dict[str, Any], args: bytes) -> tuple[str, str] | None:
+    """(detail, pointer) of a prompts/get of ``prompt`` with these arguments, or None."""
+    declared = {a.get("name"): a for a in prompt.get("arguments") or []
+                if isinstance(a, dict)}
+    sent = _instance(args) or {}
+    sent = sent if isinstance(sent, dict) else {}
+    missing = [n for n, a in declared.items() if a.get("required") and n not in sent]
+    extra = [n for n in sent if n not in declared]
+    if missing:
+        return f"{name} needs argument {missing[0]!r}", "/params/arguments"
+    if extra:
+        return f"{name} declares no argument {extra[0]!r}", f"/params/arguments/{extra[0]}"
+    return None
 
 
 @lru_cache(maxsize=1024)
@@ -471,19 +506,24 @@ def _resources(view: View) -> list[Hit]:
     out: list[Hit] = []
     if not lists and not templates:
         return out
-    reads = view.rows(["resources/read"], (0,))
-    for seq, scope, p in zip(reads, view.scopes(reads), view.request_params(reads), strict=True):
-        uris = _at(lists, scope, seq)
-        temps = _at(templates, scope, seq)
+    reads = view.row_array(["resources/read"], (0,))
+    memo: dict[tuple[int, int, str], bool] = {}
+    for seq, uris, temps, call in zip(reads.tolist(), _latest_at(view, lists, reads),
+                                      _latest_at(view, templates, reads), view.calls(reads),
+                                      strict=True):
         if uris is None and temps is None:
             continue
-        uri = p.uri
-        if not isinstance(uri, str) or uri in (uris or {}):
+        uri = call[1]
+        if not isinstance(uri, str):
             continue
-        if any(_template_regex(t).match(uri) for t in temps or ()):
-            continue
-        out.append(Hit(seq, None, f"{uri} is neither listed nor matches a listed template",
-                       "/params/uri"))
+        key = (id(uris), id(temps), uri)  # the lists are kept: their ids stay theirs
+        bad = memo.get(key)
+        if bad is None:
+            bad = memo[key] = uri not in (uris or {}) and not any(
+                _template_regex(t).match(uri) for t in temps or ())
+        if bad:
+            out.append(Hit(seq, None, f"{uri} is neither listed nor matches a listed template",
+                           "/params/uri"))
     return out
 
 
