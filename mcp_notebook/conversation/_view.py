@@ -267,17 +267,19 @@ class View:
 
     def calls(self, seqs: Sequence[int] | np.ndarray) -> list[Call]:
         """``(name, uri, arguments JSON text or b"", task given, cursor given)`` of requests
-        ``seqs``: from
-        the loader's call column where it holds the row (no text read), else from the
-        frame's text (:meth:`request_params`)."""
+        ``seqs``: from the loader's call column where it holds the row (no text read), else
+        from the frame's text (:meth:`request_params`)."""
         rows = np.asarray(seqs, dtype=np.int64)
+        if not len(rows):
+            return []
         hit, pos = self._in_column(rows)
         if hit.all():
             return self.vi.call.values[pos].tolist()  # type: ignore[no-any-return]
         out: list[Any] = [None] * len(rows)
         at = np.flatnonzero(hit)
-        for k, v in zip(at.tolist(), self.vi.call.values[pos[at]].tolist(), strict=True):
-            out[k] = v
+        if len(at):
+            for k, v in zip(at.tolist(), self.vi.call.values[pos[at]].tolist(), strict=True):
+                out[k] = v
         miss = np.flatnonzero(~hit)
         for k, p in zip(miss.tolist(), self._decoded_params(rows[miss].tolist()), strict=True):
             out[k] = (p.name, p.uri, bytes(p.arguments), p.task is not msgspec.UNSET,
@@ -293,9 +295,9 @@ class View:
         hit, pos = self._in_column(rows, "listed")
         out: list[Any] = [None] * len(rows)
         at = np.flatnonzero(hit)
-        for k, v in zip(at.tolist(), self.vi.listed.values[pos[at]].tolist()
-                        if len(at) else [], strict=True):
-            out[k] = v.get(member)
+        if len(at):
+            for k, v in zip(at.tolist(), self.vi.listed.values[pos[at]].tolist(), strict=True):
+                out[k] = v.get(member)
         miss = np.flatnonzero(~hit)
         if len(miss):
             for k, raw in zip(miss.tolist(), self.raw_results(rows[miss].tolist()), strict=True):
