@@ -189,8 +189,9 @@ class Calls(NamedTuple):
         return np.flatnonzero(ok[self.which])
 
 
-_NO_CALLS = Calls(*(np.empty(0, dtype=t) for t in (np.int64, object, object, object, np.int64)),
-                  [])
+_NO_CALLS = Calls(np.empty(0, dtype=np.int64), np.empty(0, dtype=object),
+                  np.empty(0, dtype=object), np.empty(0, dtype=object),
+                  np.empty(0, dtype=np.int64), [])
 
 
 def _tool_calls(view: View) -> Calls:

@@ -257,8 +257,9 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
                 if len(res.tools) or len(res.prompts) or len(res.resources) or \
                         len(res.resourceTemplates):
                     got = _listed(res, list_same)
-                    list_r(base + len(kinds))
-                    list_v(got)
+                    if got is not None:
+                        list_r(base + len(kinds))
+                        list_v(got)
                 kind_a(2)
             mc = -1
         id_a(val)
