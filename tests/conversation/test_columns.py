@@ -189,3 +189,39 @@ def test_the_rules_read_no_frame_text_where_the_columns_hold_the_rows(tmp_path, 
     assert set(read) <= {0, 1}, sorted(read)  # the initialize exchange only
     view = view_of(vi)
     assert view.request_params([len(INIT) + 1])[0].cursor is msgspec.UNSET
+
+
+def test_the_latest_list_of_many_frames_is_that_of_each_frame(tmp_path):
+    """``_latest_at`` (numpy over the scopes, for many frames at once) gives each frame the
+    list :func:`contracts._at` gives it alone: two sessions, lists answered in turn, calls
+    before, between and after them."""
+    from helpers import CLIENT_CAPS, SERVER_CAPS, note
+    from mcp_notebook.conversation import contracts
+
+    def init(s: str) -> list[tuple[str, Any, str]]:
+        return [("c2s", req(0, "initialize", {"protocolVersion": "2025-06-18",
+                                               "capabilities": CLIENT_CAPS,
+                                               "clientInfo": {"name": "t", "version": "1"}}), s),
+                ("s2c", ok(0, {"protocolVersion": "2025-06-18", "capabilities": SERVER_CAPS,
+                               "serverInfo": {"name": "s", "version": "1"}}), s),
+                ("c2s", note("notifications/initialized"), s)]
+    rows = init("a") + init("b")
+    for i in range(12):
+        s = "ab"[i % 2]
+        rows.append(("c2s", req(100 + i, "prompts/get", {"name": f"p{i % 3}"}), s))
+        if i % 3 == 1:
+            rows += [("c2s", req(200 + i, "prompts/list"), s),
+                     ("s2c", ok(200 + i, {"prompts": [{"name": f"p{i % 3}"}]}), s)]
+    path = tmp_path / "two.jsonl"
+    with open(path, "w", encoding="utf-8") as f:
+        for k, (d, m, s) in enumerate(rows):
+            f.write(json.dumps({"ts": 1.0 + k, "dir": d, "session": s,
+                                "raw": json.dumps(m)}) + "\n")
+    t = mn.load(path)
+    view = view_of(t._check_input(t.versions))
+    lists = contracts._latest(view, "prompts/list", "prompts", "name")
+    gets = view.row_array(["prompts/get"], (0,))
+    alone = [contracts._at(lists, sc, seq) for sc, seq in
+             zip(view.scopes(gets.tolist()), gets.tolist(), strict=True)]
+    assert contracts._latest_at(view, lists, gets) == alone
+    assert any(a is None for a in alone) and any(a for a in alone)

@@ -319,3 +319,19 @@ def test_only_the_schema_rules_wait_to_be_asked():
     assert conversation.PARTIAL == {"tool-arguments-schema",
                                     "tool-input-error-as-protocol-error"}
     assert not any(conversation.deferred(c, 10**9) for c in ("capability-conditions",))
+
+
+def test_mcp_notebook_check_validates_the_object_arguments_t_violations_defers(capsys):
+    """``mcp-notebook check`` runs everything: the object arguments that break their
+    tool's schema, which ``t.violations`` leaves to be asked for, are among its findings."""
+    from pathlib import Path
+
+    import mcp_notebook as mn
+    from mcp_notebook.cli import main
+
+    path = Path(__file__).resolve().parents[2] / "data" / "conversation-bad-arguments.jsonl"
+    assert "tool-arguments-schema" not in set(mn.load(path).violations["rule"])
+    main(["check", "--all", str(path)])
+    out = capsys.readouterr().out
+    assert [line.split(":")[1] for line in out.splitlines()
+            if "[tool-arguments-schema]" in line] == ["9", "11", "13"]
