@@ -258,34 +258,38 @@ def _arguments(view: View) -> list[Hit]:
 
 def _arguments_of(view: View) -> list[Hit]:
     calls = _tool_calls(view)
-    listed_calls = calls.where(lambda t: t is not None)
-    if view.shallow_arguments:  # the structural part only: arguments that are no object
-        listed_calls = listed_calls[~_object_starts(calls.args[listed_calls])]
-    by_schema: dict[int, tuple[Any, list[int]]] = {}
-    for i, tool in zip(listed_calls.tolist(), calls.tool[listed_calls].tolist(), strict=True):
-        schema = tool.get("inputSchema")
-        got = by_schema.get(id(schema))
-        if got is None:
-            got = by_schema[id(schema)] = (schema, [])
-        got[1].append(i)
-    # one compiled validator per distinct schema text: its calls validated as one batch
-    groups: dict[int, tuple[Any, bool, list[int]]] = {}
-    for schema, idx in by_schema.values():
-        v = tool_validator(schema)
-        if v is None:
+    # one compiled validator per distinct schema text (decided once per distinct tool
+    # look-up): its calls validated as one batch
+    groups: dict[int, tuple[int, Any, bool]] = {}  # id(validator) -> (group, schema, every)
+    of_schema: dict[int, int] = {}  # id(schema) -> group (-1: no validator)
+    group_of = np.full(len(calls.tools), -1, dtype=np.int64)
+    for j, tool in enumerate(calls.tools):
+        if tool is None:
             continue
-        every = _accepts_all(schema)
-        g = groups.setdefault(id(v), (schema, every, []))
-        g[2].extend(idx)
+        schema = tool.get("inputSchema")
+        g = of_schema.get(id(schema))  # the lists keep the schemas: their ids stay theirs
+        if g is None:
+            v = tool_validator(schema)
+            if v is None:
+                g = -1
+            else:
+                g = groups.setdefault(id(v), (len(groups), schema, _accepts_all(schema)))[0]
+            of_schema[id(schema)] = g
+        group_of[j] = g
+    per_call = group_of[calls.which]
+    if view.shallow_arguments:  # the structural part only: arguments that are no object
+        per_call[_object_starts(calls.args)] = -1
+    order = np.argsort(per_call, kind="stable")  # by group, each in call order
+    bounds = np.searchsorted(per_call[order], np.arange(len(groups) + 1))
     found: list[tuple[int, Hit]] = []
-    for schema, every, idx in groups.values():
+    for g, schema, every in groups.values():
+        idx = order[bounds[g]:bounds[g + 1]]
         if every:  # only a call whose arguments are no object can fail
-            idx = [i for i, a in zip(idx, calls.args[idx].tolist(), strict=True)
-                   if not _object_text(a)]
-            if not idx:
-                continue
-        idx.sort()
+            idx = idx[~_object_texts(calls.args[idx])]
+        if not len(idx):
+            continue
         raws = calls.args[idx].tolist()
+        idx = idx.tolist()
         for i, errors in zip(idx, _batch_errors(schema, raws, "/params/arguments"), strict=True):
             if errors:
                 seq, name = int(calls.seq[i]), calls.name[i]
@@ -333,6 +337,16 @@ def _objects(values: list[Any]) -> np.ndarray:
     """A list as a 1-d object array (whatever its items are)."""
     out = np.empty(len(values), dtype=object)
     out[:] = values
+    return out
+
+
+def _object_texts(raws: np.ndarray) -> np.ndarray:
+    """:func:`_object_text` of each of raw arguments (an object array of bytes)."""
+    out = _object_starts(raws)
+    long = np.flatnonzero(out & (np.fromiter(map(len, raws.tolist()), dtype=np.int64,
+                                             count=len(raws)) >= _SHALLOW))
+    for k in long.tolist():
+        out[k] = _object_text(raws[k])
     return out
 
 
@@ -386,7 +400,10 @@ def _batch_errors(schema: Any, raws: list[Any], prefix: str) -> list[list[tuple[
     av = _array_validator(text)
     items: list[Any] | None = None
     if av is not None:
-        joined = b"[" + b",".join(_object_or_empty(bytes(r)) for r in raws) + b"]"
+        texts = _objects(raws)
+        empty = np.flatnonzero((texts == b"") | (texts == b"null"))
+        texts[empty] = b"{}"  # as _object_or_empty
+        joined = b"[" + b",".join(texts.tolist()) + b"]"
         try:
             items = _decode(joined)
         except (msgspec.DecodeError, RecursionError):
