@@ -72,12 +72,13 @@ def listed(view: View, method: str, member: str, key: str
     answer text is decoded once; the dicts yielded are shared: do not change them."""
     state: dict[int, dict[str, Any]] = {}
     pairs = sorted(view.answered([method], kind="result"), key=lambda p: p[1])
-    reqs = view.request_params([p[0] for p in pairs])
+    reqs = np.asarray([p[0] for p in pairs], dtype=np.int64)
+    cursors = [c[4] for c in view.calls(reqs)]  # the call column: no Params made
     found = view.listed_members([p[1] for p in pairs], member)
-    scopes = view.scopes([p[0] for p in pairs])
+    scopes = view.scope_array(reqs).tolist()
     items_of: dict[bytes, dict[str, Any] | None] = view.__dict__.setdefault(
         f"_items:{method}", {})
-    for (_, resp), params, items, scope in zip(pairs, reqs, found, scopes, strict=True):
+    for (_, resp), cursor, items, scope in zip(pairs, cursors, found, scopes, strict=True):
         if items.__class__ is bytes:  # the member's text (the list column): once per text
             got = items_of.get(items, _UNSEEN)
             if got is _UNSEEN:
@@ -86,7 +87,7 @@ def listed(view: View, method: str, member: str, key: str
             got = _keyed(items, key)
         if got is None:
             continue
-        if params.cursor is msgspec.UNSET or scope not in state:
+        if not cursor or scope not in state:
             state[scope] = got
         else:
             state[scope] = {**state[scope], **got}
@@ -211,6 +212,10 @@ def _walk_calls(view: View) -> Calls:
     if not len(keep):
         return _NO_CALLS
     flat = [state for _, states in lists.values() for state in states]
+    # the states by identity: sessions whose servers answered alike share one
+    ident: dict[int, int] = {}
+    shared = np.asarray([ident.setdefault(id(s), len(ident)) for s in flat], dtype=np.int64)
+    reps = list({id(s): s for s in flat}.values())
     got = view.calls(calls[keep])
     names = _objects([c[0] for c in got])
     args = _objects([c[2] for c in got])
@@ -223,10 +228,10 @@ def _walk_calls(view: View) -> Calls:
             named &= ~np.isin(codes, bad)
         keep, names, args = keep[named], names[named], args[named]
         codes, distinct = pd.factorize(names)
-    pair = at[keep] * len(distinct) + codes
+    pair = shared[at[keep]] * len(distinct) + codes
     uniq, inverse = np.unique(pair, return_inverse=True)
     tools = np.empty(len(uniq), dtype=object)
-    tools[:] = [flat[k].get(distinct[c]) for k, c in
+    tools[:] = [reps[k].get(distinct[c]) for k, c in
                 zip((uniq // len(distinct)).tolist(), (uniq % len(distinct)).tolist(),
                     strict=True)]
     which = inverse.ravel()
@@ -263,7 +268,11 @@ def _arguments_of(view: View) -> list[Hit]:
     groups: dict[int, tuple[int, Any, bool]] = {}  # id(validator) -> (group, schema, every)
     of_schema: dict[int, int] = {}  # id(schema) -> group (-1: no validator)
     group_of = np.full(len(calls.tools), -1, dtype=np.int64)
-    for j, tool in enumerate(calls.tools):
+    judged = np.ones(len(calls.seq), dtype=bool)
+    if view.shallow_arguments:  # the structural part only: arguments that are no object
+        judged = ~_object_starts(calls.args)
+    for j in np.unique(calls.which[judged]).tolist():  # only tools with calls to judge
+        tool = calls.tools[j]
         if tool is None:
             continue
         schema = tool.get("inputSchema")
@@ -276,9 +285,7 @@ def _arguments_of(view: View) -> list[Hit]:
                 g = groups.setdefault(id(v), (len(groups), schema, _accepts_all(schema)))[0]
             of_schema[id(schema)] = g
         group_of[j] = g
-    per_call = group_of[calls.which]
-    if view.shallow_arguments:  # the structural part only: arguments that are no object
-        per_call[_object_starts(calls.args)] = -1
+    per_call = np.where(judged, group_of[calls.which], -1)
     order = np.argsort(per_call, kind="stable")  # by group, each in call order
     bounds = np.searchsorted(per_call[order], np.arange(len(groups) + 1))
     found: list[tuple[int, Hit]] = []
@@ -469,6 +476,21 @@ def _latest_at(view: View, lists: Lists, rows: np.ndarray) -> list[dict[str, Any
     return [flat[k] for k in at.tolist()]
 
 
+def _latest_codes(view: View, lists: Lists, rows: np.ndarray
+                  ) -> tuple[np.ndarray, list[dict[str, Any] | None]]:
+    """:func:`_latest_at` as codes: for each of ``rows`` the code of its list among the
+    distinct list objects (sessions whose servers answered alike share one), and those
+    lists; code 0 is None (no list yet)."""
+    if not lists or not len(rows):
+        return np.zeros(len(rows), dtype=np.int64), [None]
+    flat = [s for _, states in lists.values() for s in states]
+    ident: dict[int, int] = {}
+    code = np.asarray([ident.setdefault(id(s), len(ident) + 1) for s in flat] + [0],
+                      dtype=np.int64)  # index -1 (none yet): the last, code 0
+    reps: list[dict[str, Any] | None] = [None, *{id(s): s for s in flat}.values()]
+    return code[_state_index(lists, view.scope_array(rows), rows)], reps
+
+
 def _prompts(view: View) -> list[Hit]:
     lists = _latest(view, "prompts/list", "prompts", "name")
     out: list[Hit] = []
@@ -525,24 +547,29 @@ def _resources(view: View) -> list[Hit]:
     if not lists and not templates:
         return out
     reads = view.row_array(["resources/read"], (0,))
-    memo: dict[tuple[int, int, str], bool] = {}
-    for seq, uris, temps, call in zip(reads.tolist(), _latest_at(view, lists, reads),
-                                      _latest_at(view, templates, reads), view.calls(reads),
-                                      strict=True):
-        if uris is None and temps is None:
-            continue
-        uri = call[1]
+    u_code, u_lists = _latest_codes(view, lists, reads)
+    t_code, t_lists = _latest_codes(view, templates, reads)
+    judged = np.flatnonzero((u_code > 0) | (t_code > 0))
+    if not len(judged):
+        return out
+    reads, u_code, t_code = reads[judged], u_code[judged], t_code[judged]
+    uri_code, uris = pd.factorize(_objects([c[1] for c in view.calls(reads)]))
+    # decided once per distinct (resource list, template list, uri)
+    key = (u_code * len(t_lists) + t_code) * (len(uris) + 1) + (uri_code + 1)
+    uniq, inverse = np.unique(key, return_inverse=True)
+    bad = np.zeros(len(uniq), dtype=bool)
+    for g, k in enumerate(uniq.tolist()):
+        pair, c = divmod(k, len(uris) + 1)
+        uri = uris[c - 1] if c else None
         if not isinstance(uri, str):
             continue
-        key = (id(uris), id(temps), uri)  # the lists are kept: their ids stay theirs
-        bad = memo.get(key)
-        if bad is None:
-            bad = memo[key] = uri not in (uris or {}) and not any(
-                _template_regex(t).match(uri) for t in temps or ())
-        if bad:
-            out.append(Hit(seq, None, f"{uri} is neither listed nor matches a listed template",
-                           "/params/uri"))
-    return out
+        listed_uris, temps = u_lists[pair // len(t_lists)], t_lists[pair % len(t_lists)]
+        bad[g] = uri not in (listed_uris or {}) and not any(
+            _template_regex(t).match(uri) for t in temps or ())
+    at = np.flatnonzero(bad[inverse.ravel()])
+    return [Hit(seq, None, f"{uris[c]} is neither listed nor matches a listed template",
+                "/params/uri") for seq, c in zip(reads[at].tolist(), uri_code[at].tolist(),
+                                                  strict=True)]
 
 
 CHECKS = {"tool-arguments-schema": lambda view: view.memo("tool-arguments-schema", _arguments), "tool-not-listed": _not_listed,
