@@ -14,9 +14,10 @@ few dozen actions long, so many ``initialize`` exchanges and ``tools/list`` answ
 a contract of its own). Each measurement is a fresh process; "without" runs the
 catalogue minus the conversation rules (``run_vec_columns``' default rule set, which
 ``t.violations`` runs; the run fails if a conversation finding is left), "with" the whole
-catalogue as ``t.violations`` does by default, and "deep" the same with every rule
-forced (``conversation.deep()``, as ``mcp-notebook check``; the same as "with" unless the
-user set ``conversation.DEEP``). Reps are interleaved; wall and CPU time are both reported
+catalogue as ``t.violations`` does by default, "args" the same with the whole argument
+validation of ``tool-arguments-schema`` in ``t.violations`` (``conversation.PARTIAL`` taken
+out of ``conversation.DEEP``: what the default defers), and "deep" the same with every
+rule forced (``conversation.deep()``, as ``mcp-notebook check``). Reps are interleaved; wall and CPU time are both reported
 (on a shared box the CPU time is the steadier): the CPU of the process, and the same with
 the loader's worker processes (``os.times`` of the waited children), which parse the file.
 """
@@ -41,6 +42,9 @@ from mcp_notebook.protocol.rules import RULES
 mode, path = sys.argv[1], sys.argv[2]
 if mode == "without":
     checks.run_vec_columns.__defaults__ = (tuple(r for r in RULES if r.code not in conversation.CODES),)
+if mode == "args":  # every argument validated in t.violations (not only the structural part)
+    for code in conversation.PARTIAL:
+        conversation.DEEP.pop(code, None)
 block = conversation.deep() if mode == "deep" else contextlib.nullcontext()
 with block:
     k0 = os.times()
@@ -51,12 +55,15 @@ with block:
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     k1 = os.times()
     workers = (k1.children_user + k1.children_system) - (k0.children_user + k0.children_system)
-n = int(v["rule"].isin(list(conversation.CODES)).sum())
+conv = v[v["rule"].isin(list(conversation.CODES))]
+n = len(conv)
 if mode == "without" and n:
     sys.exit(f"'without' ran the conversation rules ({n} findings): the patch missed")
 print(json.dumps({"mode": mode, "seconds": dt, "cpu": cpu, "all_cpu": cpu + workers,
                   "violations": len(v),
-                  "conversation": n, "messages": int(t.frames["kind"].isin(
+                  "conversation": n,
+                  "by_rule": {str(k): int(c) for k, c in conv["rule"].value_counts().items()},
+                  "messages": int(t.frames["kind"].isin(
                       ["request", "notification", "result", "error"]).sum())}))
 """
 
@@ -119,7 +126,7 @@ def main() -> None:
                   f"with the loader's workers {every[m]:.2f} s "
                   f"({every[m] / every[modes[0]]:.2f}x), "
                   f"{r['messages']} messages, {r['violations']} violations, "
-                  f"{r['conversation']} of the conversation rules; "
+                  f"{r['conversation']} of the conversation rules {r['by_rule']}; "
                   f"wall {[round(x['seconds'], 2) for x in got[m]]}, "
                   f"CPU {[round(x['cpu'], 2) for x in got[m]]}", flush=True)
 

@@ -87,7 +87,7 @@ class Trace:
             error_code=s.error_code, flags=s.flags, batch=s.batch, size=s.size,
             texts=lambda rows: texts_of(raw, rows), pairs=self._pairing, versions=versions,
             extra=s.extra, empty_results=s.empty_result.rows, long_keys=s.long_keys,
-            reason=s.reason)
+            reason=s.reason, call=s.call, listed=s.listed)
 
     def _found_versions(self, override: str | None = None) -> dict[Any, str]:
         return session_versions_vec(self._check_input({}), self._store.version,

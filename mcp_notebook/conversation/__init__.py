@@ -30,18 +30,28 @@ from .catalogue import CODES, RULES
 from .rev2026 import calls
 
 __all__ = ["RULES", "VEC_CHECKS", "REF_CHECKS", "CODES", "Finding", "check", "pointers", "DEEP",
-           "deep", "deferred", "calls"]
+           "PARTIAL", "deep", "deferred", "calls"]
 
 
 #: the rules ``t.violations`` leaves out on a capture of more messages than the limit
-#: (None: no limit; absent: always run). By default only the schema rules (and the
-#: error-code rule built on them) are left out, at every size: they validate every message
-#: against the official schema, computed when asked (:func:`check`, :func:`deep`,
-#: ``mcp-notebook check``). Every other conversation rule runs in ``t.violations`` at any
-#: size; a user may opt out of one on large captures by adding it here, e.g.
-#: ``DEEP["tool-arguments-schema"] = 200_000`` (``"capability-conditions"``: the capability
-#: rows with a condition on the params: tool-enabled sampling, URL elicitation, a task).
-DEEP: dict[str, int | None] = {"schema-params": 0, "schema-result": 0, "invalid-params-code": 0}
+#: (None: no limit; absent: always run). By default the schema rules (and the error-code
+#: rule built on them) are left out, at every size: they validate every message against the
+#: official schema, computed when asked (:func:`check`, :func:`deep`, ``mcp-notebook
+#: check``). So is the schema validation of ``tools/call`` arguments that are objects:
+#: ``tool-arguments-schema`` (and ``tool-input-error-as-protocol-error``, built on it) are
+#: :data:`PARTIAL`: ``t.violations`` keeps their structural part (arguments that are no
+#: object, validated against the tool's schema) and the rest is validated when asked. Every other conversation rule runs in
+#: ``t.violations`` at any size; a user may opt out of one on large captures by adding it
+#: here, e.g. ``DEEP["resource-not-listed"] = 200_000`` (``"capability-conditions"``: the
+#: capability rows with a condition on the params: tool-enabled sampling, URL elicitation,
+#: a task), or bring the whole argument validation back with
+#: ``DEEP.pop("tool-arguments-schema")``.
+DEEP: dict[str, int | None] = {"schema-params": 0, "schema-result": 0, "invalid-params-code": 0,
+                               "tool-arguments-schema": 0,
+                               "tool-input-error-as-protocol-error": 0}
+#: the rules of :data:`DEEP` that, when left out, still run their cheap structural part:
+#: the tools/call arguments that are no object (and the error answers to those calls)
+PARTIAL = frozenset({"tool-arguments-schema", "tool-input-error-as-protocol-error"})
 _DEFAULT_DEEP = dict(DEEP)
 
 
@@ -85,11 +95,12 @@ def _vec(code: str) -> Callable[[Any], tuple[np.ndarray, np.ndarray, list[str]]]
     fn = _CHECKS[code]
 
     def check(vi: Any) -> tuple[np.ndarray, np.ndarray, list[str]]:
-        if _skipped(vi, code):
+        if _skipped(vi, code) and code not in PARTIAL:
             hits: list[Hit] = []
         else:
             view = view_of(vi)
             view.light = _skipped(vi, "capability-conditions")
+            view.shallow_arguments = _skipped(vi, "tool-arguments-schema")
             with gc_paused():
                 hits = fn(view)
             view.__dict__.setdefault("found", {})[code] = hits

@@ -20,7 +20,7 @@ from ..protocol import versions as V
 from ..protocol.envelope import bounded_recursion
 from ..protocol.vocab import OUTCOMES
 
-__all__ = ["Hit", "View", "Params", "pointer_text", "view_of"]
+__all__ = ["Hit", "View", "Params", "Call", "pointer_text", "view_of"]
 
 REQUEST, NOTIFICATION, RESULT, ERROR = 0, 1, 2, 3
 _DIR = {0: "c2s", 1: "s2c"}
@@ -53,6 +53,11 @@ class Params(msgspec.Struct, gc=False):
     cursor: Any = msgspec.UNSET
     task: Any = msgspec.UNSET
     arguments: msgspec.Raw = msgspec.Raw()
+
+
+#: what :meth:`View.calls` gives of a request: (name, uri, arguments text, task given,
+#: cursor given)
+Call = tuple[Any, Any, bytes, bool, bool]
 
 
 class _Request(msgspec.Struct, gc=False):
@@ -93,6 +98,9 @@ class View:
         self._memo: dict[str, Any] = {}
         #: set by the caller: leave out what needs many frames decoded (a large capture)
         self.light = False
+        #: set by the caller: tool-arguments-schema judges only arguments that are no
+        #: object (the schema validation of the rest deferred: conversation.DEEP)
+        self.shallow_arguments = False
 
     def memo(self, key: str, fn: Any) -> Any:
         """``fn(self)`` computed once per view (rules that build on another's result)."""
@@ -137,16 +145,43 @@ class View:
         return [c for c in range(-1, len(vi.session_cats))
                 if V.normalise(vi.version_of(c)) == version]
 
-    def groups(self, rows: np.ndarray, *columns: np.ndarray
+    def groups(self, rows: np.ndarray, *columns: np.ndarray, want: Any = None
                ) -> list[tuple[tuple[int, ...], np.ndarray]]:
         """``rows`` grouped by the values of ``columns`` at them (small ints, e.g. codes):
-        ``[(values, rows of the group)]``."""
+        ``[(values, rows of the group)]``. ``want(values)``, when given, picks the groups
+        to make (decided once per distinct values, before any sort of the rows)."""
         if not len(rows):
             return []
         key = np.zeros(len(rows), dtype=np.int64)
         cols = [c[rows].astype(np.int64) for c in columns]
+        spans = []
         for c in cols:
-            key = key * (int(c.max()) - int(c.min()) + 1) + (c - int(c.min()))
+            lo = int(c.min())
+            spans.append((lo, int(c.max()) - lo + 1))
+            key = key * spans[-1][1] + (c - lo)
+        if want is not None:
+            size = 1
+            for _, n in spans:
+                size *= n
+            if size <= 1 << 22:  # a table of seen keys: no sort
+                seen = np.zeros(size, dtype=bool)
+                seen[key] = True
+                distinct = np.flatnonzero(seen)
+            else:
+                distinct = np.unique(key)
+            values = []
+            rest = distinct.copy()
+            for lo, n in reversed(spans):
+                values.append(rest % n + lo)
+                rest //= n
+            heads0 = [v.tolist() for v in reversed(values)]
+            picked = [k for g, k in enumerate(distinct.tolist())
+                      if want(tuple(h[g] for h in heads0))]
+            if len(picked) < len(distinct):
+                sel = np.isin(key, np.asarray(picked, dtype=np.int64))
+                rows, key, cols = rows[sel], key[sel], [c[sel] for c in cols]
+                if not len(rows):
+                    return []
         # one stable sort: groups in key order, each group's rows in their own order
         order = np.argsort(key, kind="stable")
         sk = key[order]
@@ -221,10 +256,76 @@ class View:
         return [s for s, text in zip(seqs, self.texts(seqs), strict=True)
                 if text is not None and (any(n in text for n in needles) or "\\u" in text)]
 
+    def _in_column(self, rows: np.ndarray, name: str = "call") -> tuple[np.ndarray, np.ndarray]:
+        """Where ``rows`` are in the loader's column ``name`` (call, listed): (hit mask,
+        position)."""
+        col = getattr(self.vi, name, None)
+        if col is None or not len(col) or not len(rows):
+            return np.zeros(len(rows), dtype=bool), np.zeros(len(rows), dtype=np.int64)
+        pos = np.minimum(np.searchsorted(col.rows, rows), len(col.rows) - 1)
+        return col.rows[pos] == rows, pos
+
+    def calls(self, seqs: Sequence[int] | np.ndarray) -> list[Call]:
+        """``(name, uri, arguments JSON text or b"", task given, cursor given)`` of requests
+        ``seqs``: from the loader's call column where it holds the row (no text read), else
+        from the frame's text (:meth:`request_params`)."""
+        rows = np.asarray(seqs, dtype=np.int64)
+        if not len(rows):
+            return []
+        hit, pos = self._in_column(rows)
+        if hit.all():
+            return self.vi.call.values[pos].tolist()  # type: ignore[no-any-return]
+        out: list[Any] = [None] * len(rows)
+        at = np.flatnonzero(hit)
+        if len(at):
+            for k, v in zip(at.tolist(), self.vi.call.values[pos[at]].tolist(), strict=True):
+                out[k] = v
+        miss = np.flatnonzero(~hit)
+        for k, p in zip(miss.tolist(), self._decoded_params(rows[miss].tolist()), strict=True):
+            out[k] = (p.name, p.uri, bytes(p.arguments), p.task is not msgspec.UNSET,
+                      p.cursor is not msgspec.UNSET)
+        return out
+
+    def listed_members(self, seqs: Sequence[int], member: str) -> list[Any]:
+        """The ``member`` of each result of ``seqs``, for the list walks: its JSON text
+        (bytes) from the loader's list column where it holds the row (no text read), else
+        the decoded member from the frame's text; None when the result has no such member
+        (or is no object)."""
+        rows = np.asarray(seqs, dtype=np.int64)
+        hit, pos = self._in_column(rows, "listed")
+        out: list[Any] = [None] * len(rows)
+        at = np.flatnonzero(hit)
+        if len(at):
+            for k, v in zip(at.tolist(), self.vi.listed.values[pos[at]].tolist(), strict=True):
+                out[k] = v.get(member)
+        miss = np.flatnonzero(~hit)
+        if len(miss):
+            for k, raw in zip(miss.tolist(), self.raw_results(rows[miss].tolist()), strict=True):
+                result = self.parsed(raw) if raw is not None else None
+                out[k] = result.get(member) if isinstance(result, dict) else None
+        return out
+
     def request_params(self, seqs: Sequence[int]) -> list[Params]:
-        """:class:`Params` of requests ``seqs``, decoded by type (cached per frame); a frame
-        the typed decoder refuses (a batch element, params not an object) goes the general
-        way."""
+        """:class:`Params` of requests ``seqs`` (the members the contract rules read): from
+        the loader's call column where it holds the row, else decoded by type from the
+        text (:meth:`_decoded_params`)."""
+        cache: dict[int, Params] = self.__dict__.setdefault("_params", {})
+        rows = np.asarray([s for s in seqs if s not in cache], dtype=np.int64)
+        hit, pos = self._in_column(rows)
+        if hit.any():
+            for s, (name, uri, args, task, cursor) in zip(
+                    rows[hit].tolist(), self.vi.call.values[pos[hit]].tolist(), strict=True):
+                cache[s] = Params(name=name, uri=uri, arguments=msgspec.Raw(args),
+                                  task=True if task else msgspec.UNSET,
+                                  cursor=True if cursor else msgspec.UNSET)
+        if not hit.all():
+            self._decoded_params(rows[~hit].tolist())
+        return [cache[s] for s in seqs]
+
+    def _decoded_params(self, seqs: Sequence[int]) -> list[Params]:
+        """:class:`Params` of requests ``seqs``, decoded by type from their texts (cached per
+        frame); a frame the typed decoder refuses (a batch element, params not an object)
+        goes the general way."""
         cache: dict[int, Params] = self.__dict__.setdefault("_params", {})
         todo = [s for s in seqs if s not in cache]
         if todo:

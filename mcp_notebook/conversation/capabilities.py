@@ -17,8 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
+from ..protocol import versions as V
 from ..protocol.rules import ALL, UP_TO_2025_11_25, Rule
 from ..protocol.versions import VERSIONS
 from ._view import NOTIFICATION, RESULT, Hit, View
@@ -218,34 +217,47 @@ def _all(view: View) -> dict[str, list[Hit]]:
     if not len(rows) or not caps:
         return out
     found: list[tuple[int, str, Hit]] = []
-    for (s_code, m_code, d_code, kind), group in view.groups(
-            rows, vi.session, vi.method, vi.direction, vi.kind):
+    versions: dict[int, str] = {}
+
+    def firing(values: tuple[int, ...]) -> list[tuple[Need, bool]]:
+        """The rows of the table a group of these (session, method, direction, kind)
+        codes breaks (a condition on the params aside), each with whether the server's
+        capabilities judge it."""
+        s_code, m_code, d_code, kind = values
         if s_code not in caps or m_code < 0:
-            continue
-        members = group.tolist()
+            return []
         method = vi.method_cats[m_code]
         sender = {0: "c2s", 1: "s2c"}.get(d_code)
-        version = view.version(members[0])
+        version = versions.get(s_code)
+        if version is None:
+            version = versions[s_code] = V.normalise(vi.version_of(s_code))
         if sender is None or method.startswith("notifications/") and kind != NOTIFICATION:
-            continue  # a notifications/* method sent with an id is notification-with-id
+            return []  # a notifications/* method sent with an id is notification-with-id
         if version == "2026-07-28" and sender == "s2c":
-            continue  # judged on the InputRequiredResult (_input_requests)
+            return []  # judged on the InputRequiredResult (_input_requests)
         client, server = caps[s_code]
-        done: set[str] = set()
+        out = []
         for n in _rows(version, method, sender):
-            if n.code in done:
-                continue
             # a change notification needs its sender's own capability, a request the other's
             judge = (sender == "c2s") != (n.rule == _NOTIFY)
             caps_of = server if judge else client
-            if caps_of is None or declared(caps_of, n.path):
+            if caps_of is not None and not declared(caps_of, n.path):
+                out.append((n, judge))
+        return out
+
+    for values, group in view.groups(rows, vi.session, vi.method, vi.direction, vi.kind,
+                                     want=lambda v: bool(firing(v))):
+        members = group.tolist()
+        done: set[str] = set()
+        for n, judge in firing(values):
+            if n.code in done:
                 continue
             hit_rows = members
             if n.when and view.light:
                 continue  # a condition on the params: every such call decoded (deferred)
-            if n.when == "task":  # the typed params of the tools/call rules
-                hit_rows = [r for r, p in zip(members, view.request_params(members), strict=True)
-                            if p.task is not msgspec.UNSET]
+            if n.when == "task":  # the loader's call column (the tools/call rules' too)
+                hit_rows = [r for r, c in zip(members, view.calls(members), strict=True)
+                            if c[3]]
             elif n.when:
                 # only a frame whose text names the member the condition reads is decoded
                 maybe = view.containing(members, _NEEDLES[n.when])

@@ -17,10 +17,11 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import numpy as np
+import pandas as pd
 
 from ..protocol.envelope import bounded_recursion
 from ..protocol.rules import Rule
@@ -71,28 +72,37 @@ def listed(view: View, method: str, member: str, key: str
     answer text is decoded once; the dicts yielded are shared: do not change them."""
     state: dict[int, dict[str, Any]] = {}
     pairs = sorted(view.answered([method], kind="result"), key=lambda p: p[1])
-    reqs = view.request_params([p[0] for p in pairs])
-    raws = view.raw_results([p[1] for p in pairs])
-    scopes = view.scopes([p[0] for p in pairs])
+    reqs = np.asarray([p[0] for p in pairs], dtype=np.int64)
+    cursors = [c[4] for c in view.calls(reqs)]  # the call column: no Params made
+    found = view.listed_members([p[1] for p in pairs], member)
+    scopes = view.scope_array(reqs).tolist()
     items_of: dict[bytes, dict[str, Any] | None] = view.__dict__.setdefault(
         f"_items:{method}", {})
-    for (_, resp), params, raw, scope in zip(pairs, reqs, raws, scopes, strict=True):
-        if raw is None:
-            continue
-        if raw not in items_of:
-            result = view.parsed(raw)
-            items = result.get(member) if isinstance(result, dict) else None
-            items_of[raw] = None if not isinstance(items, list) else {
-                item[key]: item for item in items
-                if isinstance(item, dict) and isinstance(item.get(key), str)}
-        got = items_of[raw]
+    for (_, resp), cursor, items, scope in zip(pairs, cursors, found, scopes, strict=True):
+        if items.__class__ is bytes:  # the member's text (the list column): once per text
+            got = items_of.get(items, _UNSEEN)
+            if got is _UNSEEN:
+                got = items_of[items] = _keyed(view.parsed(items), key)
+        else:
+            got = _keyed(items, key)
         if got is None:
             continue
-        if params.cursor is msgspec.UNSET or scope not in state:
+        if not cursor or scope not in state:
             state[scope] = got
         else:
             state[scope] = {**state[scope], **got}
         yield resp, scope, state[scope]
+
+
+_UNSEEN: Any = object()
+
+
+def _keyed(items: Any, key: str) -> dict[str, Any] | None:
+    """A list member's items by their ``key`` (None: the member is no list)."""
+    if not isinstance(items, list):
+        return None
+    return {item[key]: item for item in items
+            if isinstance(item, dict) and isinstance(item.get(key), str)}
 
 
 Lists = dict[int, tuple[list[int], list[dict[str, Any]]]]
@@ -162,27 +172,70 @@ def _instance(raw: bytes) -> Any:
         return None  # nested too deep to decode safely: judged as no object
 
 
-def _tool_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, msgspec.Raw]]:
+class Calls(NamedTuple):
+    """The ``tools/call`` requests after a list of their scope, as columns: the call's
+    frame, its tool in the latest list before it (None: not listed), the name and the raw
+    arguments text (b"" when absent)."""
+
+    seq: np.ndarray  # int64
+    tool: np.ndarray  # object: dict or None
+    name: np.ndarray  # object: str
+    args: np.ndarray  # object: bytes
+    which: np.ndarray  # int64: the index of each call's tool in ``tools``
+    tools: list[Any]  # the distinct (list, name) look-ups' tools (dict or None)
+
+    def where(self, test: Any) -> np.ndarray:
+        """The calls whose tool passes ``test`` (decided once per distinct look-up)."""
+        ok = np.fromiter((bool(test(t)) for t in self.tools), dtype=bool, count=len(self.tools))
+        return np.flatnonzero(ok[self.which])
+
+
+_NO_CALLS = Calls(np.empty(0, dtype=np.int64), np.empty(0, dtype=object),
+                  np.empty(0, dtype=object), np.empty(0, dtype=object),
+                  np.empty(0, dtype=np.int64), [])
+
+
+def _tool_calls(view: View) -> Calls:
     return view.memo("tool-calls", _walk_calls)  # type: ignore[no-any-return]
 
 
-def _walk_calls(view: View) -> list[tuple[int, dict[str, Any] | None, str, msgspec.Raw]]:
-    """``(call seq, its tool from the latest list or None, name, raw arguments)``; calls
-    before any list of their scope are left out."""
+def _walk_calls(view: View) -> Calls:
+    """:class:`Calls` of the view; calls before any list of their scope are left out, and
+    so are calls whose name is no string. Each call's tool is looked up once per distinct
+    (list, name) pair."""
     lists = _latest(view, "tools/list", "tools", "name")
     if not lists:
-        return []
+        return _NO_CALLS
     calls = view.row_array(["tools/call"], (0,))
     at = _state_index(lists, view.scope_array(calls), calls)
     keep = np.flatnonzero(at >= 0)
     if not len(keep):
-        return []
+        return _NO_CALLS
     flat = [state for _, states in lists.values() for state in states]
-    kept = calls[keep].tolist()
-    params = view.request_params(kept)
-    return [(seq, flat[k].get(p.name), p.name, p.arguments)
-            for seq, k, p in zip(kept, at[keep].tolist(), params, strict=True)
-            if isinstance(p.name, str)]
+    # the states by identity: sessions whose servers answered alike share one
+    ident: dict[int, int] = {}
+    shared = np.asarray([ident.setdefault(id(s), len(ident)) for s in flat], dtype=np.int64)
+    reps = list({id(s): s for s in flat}.values())
+    got = view.calls(calls[keep])
+    names = _objects([c[0] for c in got])
+    args = _objects([c[2] for c in got])
+    del got
+    codes, distinct = pd.factorize(names)
+    bad = [i for i, d in enumerate(distinct) if d.__class__ is not str]
+    if bad or (codes < 0).any():  # a name that is no string (absent, a number, ...)
+        named = codes >= 0
+        if bad:
+            named &= ~np.isin(codes, bad)
+        keep, names, args = keep[named], names[named], args[named]
+        codes, distinct = pd.factorize(names)
+    pair = shared[at[keep]] * len(distinct) + codes
+    uniq, inverse = np.unique(pair, return_inverse=True)
+    tools = np.empty(len(uniq), dtype=object)
+    tools[:] = [reps[k].get(distinct[c]) for k, c in
+                zip((uniq // len(distinct)).tolist(), (uniq % len(distinct)).tolist(),
+                    strict=True)]
+    which = inverse.ravel()
+    return Calls(calls[keep], tools[which], names, args, which, tools.tolist())
 
 
 def _state_index(lists: Lists, scopes: np.ndarray, seqs: np.ndarray) -> np.ndarray:
@@ -210,34 +263,43 @@ def _arguments(view: View) -> list[Hit]:
 
 def _arguments_of(view: View) -> list[Hit]:
     calls = _tool_calls(view)
-    by_schema: dict[int, tuple[Any, list[int]]] = {}
-    for i, (_, tool, _, _) in enumerate(calls):
-        if tool is not None:
-            schema = tool.get("inputSchema")
-            got = by_schema.get(id(schema))
-            if got is None:
-                got = by_schema[id(schema)] = (schema, [])
-            got[1].append(i)
-    # one compiled validator per distinct schema text: its calls validated as one batch
-    groups: dict[int, tuple[Any, bool, list[int]]] = {}
-    for schema, idx in by_schema.values():
-        v = tool_validator(schema)
-        if v is None:
+    # one compiled validator per distinct schema text (decided once per distinct tool
+    # look-up): its calls validated as one batch
+    groups: dict[int, tuple[int, Any, bool]] = {}  # id(validator) -> (group, schema, every)
+    of_schema: dict[int, int] = {}  # id(schema) -> group (-1: no validator)
+    group_of = np.full(len(calls.tools), -1, dtype=np.int64)
+    judged = np.ones(len(calls.seq), dtype=bool)
+    if view.shallow_arguments:  # the structural part only: arguments that are no object
+        judged = ~_object_starts(calls.args)
+    for j in np.unique(calls.which[judged]).tolist():  # only tools with calls to judge
+        tool = calls.tools[j]
+        if tool is None:
             continue
-        every = _accepts_all(schema)
-        g = groups.setdefault(id(v), (schema, every, []))
-        g[2].extend(idx)
+        schema = tool.get("inputSchema")
+        g = of_schema.get(id(schema))  # the lists keep the schemas: their ids stay theirs
+        if g is None:
+            v = tool_validator(schema)
+            if v is None:
+                g = -1
+            else:
+                g = groups.setdefault(id(v), (len(groups), schema, _accepts_all(schema)))[0]
+            of_schema[id(schema)] = g
+        group_of[j] = g
+    per_call = np.where(judged, group_of[calls.which], -1)
+    order = np.argsort(per_call, kind="stable")  # by group, each in call order
+    bounds = np.searchsorted(per_call[order], np.arange(len(groups) + 1))
     found: list[tuple[int, Hit]] = []
-    for schema, every, idx in groups.values():
+    for g, schema, every in groups.values():
+        idx = order[bounds[g]:bounds[g + 1]]
         if every:  # only a call whose arguments are no object can fail
-            idx = [i for i in idx if not _object_text(calls[i][3])]
-            if not idx:
-                continue
-        idx.sort()
-        raws = [calls[i][3] for i in idx]
+            idx = idx[~_object_texts(calls.args[idx])]
+        if not len(idx):
+            continue
+        raws = calls.args[idx].tolist()
+        idx = idx.tolist()
         for i, errors in zip(idx, _batch_errors(schema, raws, "/params/arguments"), strict=True):
             if errors:
-                seq, _, name, _ = calls[i]
+                seq, name = int(calls.seq[i]), calls.name[i]
                 ptr, what = errors[0]
                 more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
                 found.append((i, Hit(seq, view.response_of.get(seq),
@@ -267,12 +329,41 @@ def _accepts_all(schema: Any) -> bool:
     return True
 
 
+def _object_starts(raws: np.ndarray) -> np.ndarray:
+    """Whether each of raw arguments (an object array of bytes) starts as an object (absent
+    and null ones count as ``{}``): the structural test, without decoding."""
+    first = raws.astype("S1")  # each text's first byte (b"" for an empty one)
+    out = (first == b"{") | (first == b"")
+    maybe = np.flatnonzero(first == b"n")
+    if len(maybe):
+        out[maybe] = raws[maybe] == b"null"
+    return out  # type: ignore[no-any-return]
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    """A list as a 1-d object array (whatever its items are)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _object_texts(raws: np.ndarray) -> np.ndarray:
+    """:func:`_object_text` of each of raw arguments (an object array of bytes)."""
+    out = _object_starts(raws)
+    long = np.flatnonzero(out & (np.fromiter(map(len, raws.tolist()), dtype=np.int64,
+                                             count=len(raws)) >= _SHALLOW))
+    for k in long.tolist():
+        out[k] = _object_text(raws[k])
+    return out
+
+
 def _object_text(raw: Any) -> bool:
     """Whether raw arguments are an object (absent and null arguments count as ``{}``) the
     decoder takes: one nested too deep to decode is judged as no object (:func:`_instance`),
     so a text of many brackets is validated as ever."""
     text = _object_or_empty(bytes(raw))
-    return text[:1] == b"{" and text.count(b"{") + text.count(b"[") < _SHALLOW
+    return text[:1] == b"{" and (len(text) < _SHALLOW or
+                                 text.count(b"{") + text.count(b"[") < _SHALLOW)
 
 
 #: fewer brackets than this: nested less deep than any decode refuses
@@ -316,7 +407,10 @@ def _batch_errors(schema: Any, raws: list[Any], prefix: str) -> list[list[tuple[
     av = _array_validator(text)
     items: list[Any] | None = None
     if av is not None:
-        joined = b"[" + b",".join(_object_or_empty(bytes(r)) for r in raws) + b"]"
+        texts = _objects(raws)
+        empty = np.flatnonzero((texts == b"") | (texts == b"null"))
+        texts[empty] = b"{}"  # as _object_or_empty
+        joined = b"[" + b",".join(texts.tolist()) + b"]"
         try:
             items = _decode(joined)
         except (msgspec.DecodeError, RecursionError):
@@ -339,15 +433,20 @@ def _batch_errors(schema: Any, raws: list[Any], prefix: str) -> list[list[tuple[
 
 
 def _not_listed(view: View) -> list[Hit]:
+    calls = _tool_calls(view)
+    at = calls.where(lambda t: t is None)
     return [Hit(seq, None, f"{name!r} was not in the latest tools/list")
-            for seq, tool, name, _ in _tool_calls(view) if tool is None]
+            for seq, name in zip(calls.seq[at].tolist(), calls.name[at].tolist(), strict=True)]
 
 
 def _output(view: View) -> list[Hit]:
     out: list[Hit] = []
     seen: dict[int, Any] = {}
-    calls = [(seq, tool, name, view.response_of[seq]) for seq, tool, name, _ in _tool_calls(view)
-             if tool and tool.get("outputSchema") is not None and seq in view.response_of]
+    tc = _tool_calls(view)
+    at = tc.where(lambda t: t and t.get("outputSchema") is not None)
+    calls = [(seq, tool, name, view.response_of[seq]) for seq, tool, name in
+             zip(tc.seq[at].tolist(), tc.tool[at].tolist(), tc.name[at].tolist(), strict=True)
+             if seq in view.response_of]
     view.prefetch([c[3] for c in calls])
     for seq, tool, name, resp in calls:
         result = view.result(resp)
@@ -366,31 +465,66 @@ def _output(view: View) -> list[Hit]:
     return out
 
 
+def _latest_at(view: View, lists: Lists, rows: np.ndarray) -> list[dict[str, Any] | None]:
+    """For each of ``rows``, the list its scope's latest answer before it left (None:
+    none yet): :func:`_at` of many frames at once."""
+    if not lists:
+        return [None] * len(rows)
+    flat: list[dict[str, Any] | None] = [s for _, states in lists.values() for s in states]
+    flat.append(None)  # index -1: none yet
+    at = _state_index(lists, view.scope_array(rows), rows)
+    return [flat[k] for k in at.tolist()]
+
+
+def _latest_codes(view: View, lists: Lists, rows: np.ndarray
+                  ) -> tuple[np.ndarray, list[dict[str, Any] | None]]:
+    """:func:`_latest_at` as codes: for each of ``rows`` the code of its list among the
+    distinct list objects (sessions whose servers answered alike share one), and those
+    lists; code 0 is None (no list yet)."""
+    if not lists or not len(rows):
+        return np.zeros(len(rows), dtype=np.int64), [None]
+    flat = [s for _, states in lists.values() for s in states]
+    ident: dict[int, int] = {}
+    code = np.asarray([ident.setdefault(id(s), len(ident) + 1) for s in flat] + [0],
+                      dtype=np.int64)  # index -1 (none yet): the last, code 0
+    reps: list[dict[str, Any] | None] = [None, *{id(s): s for s in flat}.values()]
+    return code[_state_index(lists, view.scope_array(rows), rows)], reps
+
+
 def _prompts(view: View) -> list[Hit]:
     lists = _latest(view, "prompts/list", "prompts", "name")
     out: list[Hit] = []
     if not lists:
         return out
-    gets = view.rows(["prompts/get"], (0,))
-    for seq, scope, p in zip(gets, view.scopes(gets), view.request_params(gets), strict=True):
-        prompts = _at(lists, scope, seq)
-        name = p.name
+    gets = view.row_array(["prompts/get"], (0,))
+    memo: dict[tuple[int, bytes], tuple[str, str] | None] = {}
+    for seq, prompts, (name, _, args, _, _) in zip(
+            gets.tolist(), _latest_at(view, lists, gets), view.calls(gets), strict=True):
         prompt = prompts.get(name) if prompts is not None and isinstance(name, str) else None
         if prompt is None:
             continue
-        declared = {a.get("name"): a for a in prompt.get("arguments") or []
-                    if isinstance(a, dict)}
-        sent = _instance(bytes(p.arguments)) or {}
-        sent = sent if isinstance(sent, dict) else {}
-        missing = [n for n, a in declared.items() if a.get("required") and n not in sent]
-        extra = [n for n in sent if n not in declared]
-        if missing:
-            out.append(Hit(seq, None, f"{name} needs argument {missing[0]!r}",
-                           "/params/arguments"))
-        elif extra:
-            out.append(Hit(seq, None, f"{name} declares no argument {extra[0]!r}",
-                           f"/params/arguments/{extra[0]}"))
+        key = (id(prompt), args)  # the lists keep their prompts: the id stays theirs
+        got = memo.get(key, _UNSEEN)
+        if got is _UNSEEN:
+            got = memo[key] = _prompt_finding(name, prompt, args)
+        if got is not None:
+            out.append(Hit(seq, None, *got))
     return out
+
+
+def _prompt_finding(name: str, prompt: dict[str, Any], args: bytes) -> tuple[str, str] | None:
+    """(detail, pointer) of a prompts/get of ``prompt`` with these arguments, or None."""
+    declared = {a.get("name"): a for a in prompt.get("arguments") or []
+                if isinstance(a, dict)}
+    sent = _instance(args) or {}
+    sent = sent if isinstance(sent, dict) else {}
+    missing = [n for n, a in declared.items() if a.get("required") and n not in sent]
+    extra = [n for n in sent if n not in declared]
+    if missing:
+        return f"{name} needs argument {missing[0]!r}", "/params/arguments"
+    if extra:
+        return f"{name} declares no argument {extra[0]!r}", f"/params/arguments/{extra[0]}"
+    return None
 
 
 @lru_cache(maxsize=1024)
@@ -412,20 +546,30 @@ def _resources(view: View) -> list[Hit]:
     out: list[Hit] = []
     if not lists and not templates:
         return out
-    reads = view.rows(["resources/read"], (0,))
-    for seq, scope, p in zip(reads, view.scopes(reads), view.request_params(reads), strict=True):
-        uris = _at(lists, scope, seq)
-        temps = _at(templates, scope, seq)
-        if uris is None and temps is None:
+    reads = view.row_array(["resources/read"], (0,))
+    u_code, u_lists = _latest_codes(view, lists, reads)
+    t_code, t_lists = _latest_codes(view, templates, reads)
+    judged = np.flatnonzero((u_code > 0) | (t_code > 0))
+    if not len(judged):
+        return out
+    reads, u_code, t_code = reads[judged], u_code[judged], t_code[judged]
+    uri_code, uris = pd.factorize(_objects([c[1] for c in view.calls(reads)]))
+    # decided once per distinct (resource list, template list, uri)
+    key = (u_code * len(t_lists) + t_code) * (len(uris) + 1) + (uri_code + 1)
+    uniq, inverse = np.unique(key, return_inverse=True)
+    bad = np.zeros(len(uniq), dtype=bool)
+    for g, k in enumerate(uniq.tolist()):
+        pair, c = divmod(k, len(uris) + 1)
+        uri = uris[c - 1] if c else None
+        if not isinstance(uri, str):
             continue
-        uri = p.uri
-        if not isinstance(uri, str) or uri in (uris or {}):
-            continue
-        if any(_template_regex(t).match(uri) for t in temps or ()):
-            continue
-        out.append(Hit(seq, None, f"{uri} is neither listed nor matches a listed template",
-                       "/params/uri"))
-    return out
+        listed_uris, temps = u_lists[pair // len(t_lists)], t_lists[pair % len(t_lists)]
+        bad[g] = uri not in (listed_uris or {}) and not any(
+            _template_regex(t).match(uri) for t in temps or ())
+    at = np.flatnonzero(bad[inverse.ravel()])
+    return [Hit(seq, None, f"{uris[c]} is neither listed nor matches a listed template",
+                "/params/uri") for seq, c in zip(reads[at].tolist(), uri_code[at].tolist(),
+                                                  strict=True)]
 
 
 CHECKS = {"tool-arguments-schema": lambda view: view.memo("tool-arguments-schema", _arguments), "tool-not-listed": _not_listed,

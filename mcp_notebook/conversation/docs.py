@@ -4,7 +4,7 @@ generated (``python -m mcp_notebook.conversation.docs``; a test keeps the page c
 from __future__ import annotations
 
 from ..protocol.rules import ALL
-from . import _DEFAULT_DEEP, RULES
+from . import _DEFAULT_DEEP, PARTIAL, RULES
 from .capabilities import TABLE
 from .conformance import REQUIREMENTS, SUITE, conformance_ids
 from .payload import BYTES_PER_TOKEN, LIMIT
@@ -38,11 +38,18 @@ conversation.calls(t)        # the pairs with `call` and `round` (2026 MRTR retr
 ```
 
 `mcp-notebook check` runs every rule. `t.violations` runs every conversation rule at any
-size but the schema ones: validating every message against the official schema is
-computed when asked (`conversation.check(t)`, `with conversation.deep():`, `mcp-notebook
-check`). `conversation.DEEP` holds, per rule, the most messages a capture may hold for
-`t.violations` to run it; a user may add a rule there to opt out of it on large captures
-(the default):
+size but the schema ones: validating every message against the official schema, and the
+`tools/call` arguments that are objects against the tool's `inputSchema`, is computed when
+asked (`conversation.check(t)`, `with conversation.deep():`, `mcp-notebook check`).
+`tool-arguments-schema` and `tool-input-error-as-protocol-error` (built on it) keep their
+structural part in `t.violations`: a call of a tool the list did not hold
+(`tool-not-listed`) and arguments that are no object are reported there; arguments that
+are objects are validated when asked (at a million frames that validation is most of what
+the conversation rules cost: `benchmarks/RESULTS-conversation.md`).
+`conversation.DEEP` holds, per rule, the most messages a capture may hold for
+`t.violations` to run it whole; a user may add a rule there to opt out of it on large
+captures, or take one out (`conversation.DEEP.pop("tool-arguments-schema")`) to have it
+run whole in `t.violations` (the default):
 
 """
 
@@ -79,6 +86,8 @@ def render_markdown() -> str:
     lines = [_INTRO, "| rule | limit (messages) |", "|---|---:|"]
     for code, limit in _DEFAULT_DEEP.items():
         shown = "none (only `check`)" if limit == 0 else f"{limit:,}" if limit else "no limit"
+        if code in PARTIAL:
+            shown += "; the structural part always"
         lines.append(f"| `{code}` | {shown} |")
     lines += ["", "## Rules", "", "| code | severity | versions | rule | spec | conformance "
               "suite checks |", "|---|---|---|---|---|---|"]

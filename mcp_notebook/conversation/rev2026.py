@@ -114,8 +114,10 @@ def _result_type(view: View) -> list[Hit]:
 
 def _input_required(view: View) -> list[tuple[int, int, dict[str, Any]]]:
     """``(request, response, result)`` of the input_required answers."""
-    out = []
+    out: list[tuple[int, int, dict[str, Any]]] = []
     rows = set(_rows_2026(view, RESULT))
+    if not rows:  # no 2026-07-28 session: no pair walked
+        return out
     pairs = [(q, r) for q, r in view.answered(kind="result") if r in rows]
     texts = view.vi.texts(np.asarray([r for _, r in pairs], dtype=np.int64)) if pairs else []
     for (req, resp), text in zip(pairs, texts, strict=True):
@@ -223,7 +225,13 @@ def _listen(view: View, want: str) -> list[Hit]:
 def _removed(view: View) -> list[Hit]:
     """Decided once per (session, method) pair present."""
     vi = view.vi
-    rows = view.row_array(None)
+    # only the methods some revision removed (a table over method codes: no group of the
+    # frames of methods every version has)
+    gone_codes = [c for c, m in enumerate(vi.method_cats)
+                  if isinstance(m, str) and any(V.removed_in(m, v) for v in V.VERSIONS)]
+    if not gone_codes:
+        return []
+    rows = view.row_array([vi.method_cats[c] for c in gone_codes])
     if not len(rows):
         return []
     out = []

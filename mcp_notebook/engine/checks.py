@@ -100,6 +100,10 @@ class VecInput:
     long_keys: np.ndarray | None = None
     # why a reader made a row invalid (object; None: no reasons given)
     reason: np.ndarray | None = None
+    # the store's call and list columns (fast.store.Store.call, .listed; None: none, the
+    # texts are read)
+    call: Any = None
+    listed: Any = None
     #: what several checks compute once (by name)
     cache: dict[str, Any] = field(default_factory=dict)
 

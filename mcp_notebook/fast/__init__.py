@@ -35,7 +35,7 @@ from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..readers.base import GZIP_MAGIC
 from .lines import MAX_LINE_BYTES
 from .rows import Rows
-from .store import Part, Sparse, Store
+from .store import Part, Sparse, Store, call_column, list_column
 
 __all__ = ["ENABLED", "LAZY_TEXT_MIN_BYTES", "MAX_LINE_BYTES", "FORMATS", "supports",
            "load_file", "try_load",
@@ -135,6 +135,7 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
                 version=Sparse.from_dict(rows.sparse["version"]),
                 empty_result=Sparse(rows.empty_rows, np.ones(len(rows.empty_rows), dtype=bool),
                                     bool),
+                call=call_column(rows), listed=list_column(rows),
                 id_index=rows.keys.index or None,
                 long_keys=np.asarray(rows.long_keys, dtype=np.int64))
 

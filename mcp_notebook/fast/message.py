@@ -22,7 +22,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from .rows import Rows
+from .rows import CALL_METHODS, LISTED, Rows
 
 __all__ = ["decoder", "scan", "Message"]
 
@@ -44,11 +44,22 @@ class _Params(msgspec.Struct, gc=False):
     progress: float | UnsetType = UNSET
     protocolVersion: str | UnsetType = UNSET  # noqa: N815
     _meta: _Meta | None = None
+    # the call column's members (requests of rows.CALL_METHODS)
+    name: Any = UNSET
+    uri: Any = UNSET
+    arguments: msgspec.Raw = msgspec.Raw()
+    task: msgspec.Raw = msgspec.Raw()
+    cursor: msgspec.Raw = msgspec.Raw()
 
 
 class _Result(msgspec.Struct, gc=False):
     isError: bool | UnsetType = UNSET  # noqa: N815
     protocolVersion: str | UnsetType = UNSET  # noqa: N815
+    # the list column's members (rows.LISTED)
+    tools: msgspec.Raw = msgspec.Raw()
+    prompts: msgspec.Raw = msgspec.Raw()
+    resources: msgspec.Raw = msgspec.Raw()
+    resourceTemplates: msgspec.Raw = msgspec.Raw()  # noqa: N815
 
 
 class Message(msgspec.Struct, gc=False):
@@ -109,6 +120,36 @@ def _details(method: str, p: _Params, has_id: bool) -> tuple[bool, str | None, f
     return True, ref, progress, version
 
 
+def _call(p: _Params | UnsetType, same: Callable[[str, str], str]
+          ) -> tuple[Any, Any, bytes, bool, bool] | None:
+    """The call column's value of a request's params (as the C scanner's ``add_call``):
+    ``(name, uri, arguments text or b"", task given, cursor given)``, None for an absent
+    name or uri; None when one is there but no string (the conversation rules read such a
+    frame's text)."""
+    if p is UNSET:
+        return None, None, b"", False, False
+    name, uri = p.name, p.uri
+    if name is not UNSET and name.__class__ is not str or \
+            uri is not UNSET and uri.__class__ is not str:
+        return None
+    return (None if name is UNSET else same(name, name), None if uri is UNSET else same(uri, uri),
+            bytes(p.arguments), len(p.task) > 0, len(p.cursor) > 0)
+
+
+def _listed(res: _Result, same: Callable[[bytes, bytes], bytes]) -> dict[str, bytes] | None:
+    """The list column's value of a result (as the C scanner's ``add_listed``): the JSON
+    text of each of its rows.LISTED members; None when it has none."""
+    out: dict[str, bytes] | None = None
+    for name in LISTED:
+        raw = getattr(res, name)
+        if len(raw):
+            text = bytes(raw)
+            if out is None:
+                out = {}
+            out[name] = same(text, text)
+    return out
+
+
 def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
          escaped: Callable[[int], bool], slow: Callable[[int], None]) -> None:
     """Append one row per decoded message; hand unusual ones to ``slow(line)``.
@@ -129,6 +170,10 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
     ref_r, ref_v = rows.ref_rows.append, rows.ref_vals.append
     same = rows.ref_intern.setdefault  # progress tokens repeat: keep one string of each
     prog_r, prog_v = rows.prog_rows.append, rows.prog_vals.append
+    call_r, call_v = rows.call_rows.append, rows.call_vals.append
+    call_same = rows.call_intern.setdefault
+    list_r, list_v = rows.list_rows.append, rows.list_vals.append
+    list_same = rows.list_intern.setdefault
     for k, m in enumerate(msgs):
         j = lines[k]
         val: Any = m.id
@@ -174,6 +219,11 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
                     prog_v(prog)
                 if ver is not None:
                     ver_d[r] = ver
+            if key is not None and meth in CALL_METHODS:
+                call = _call(p, call_same)
+                if call is not None:
+                    call_r(base + len(kinds))
+                    call_v(call)
             kind_a(0 if key is not None else 1)
         else:
             if key is None:
@@ -204,6 +254,12 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
                         tool_d[r] = True
                     if rver is not UNSET:
                         ver_d[r] = rver
+                if len(res.tools) or len(res.prompts) or len(res.resources) or \
+                        len(res.resourceTemplates):
+                    got = _listed(res, list_same)
+                    if got is not None:
+                        list_r(base + len(kinds))
+                        list_v(got)
                 kind_a(2)
             mc = -1
         id_a(val)

@@ -31,7 +31,7 @@ from ..protocol.envelope import Envelope, classify
 from ..readers.base import Record
 from .message import decoder, scan
 from .rows import DIR_CODE, KIND_CODE, KINDS, SPARSE, LineContext, Rows
-from .store import Part, Sparse
+from .store import Part, Sparse, call_column, list_column
 
 __all__ = ["part_of", "BLOCK"]
 
@@ -318,6 +318,7 @@ class _Builder:
                     version=Sparse.from_dict(rows.sparse["version"]),
                     empty_result=Sparse(rows.empty_rows,
                                         np.ones(len(rows.empty_rows), dtype=bool), bool),
+                    call=call_column(rows), listed=list_column(rows),
                     id_index=rows.keys.index or None,
                     long_keys=np.asarray(rows.long_keys, dtype=np.int64))
 

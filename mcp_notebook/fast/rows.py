@@ -31,6 +31,11 @@ SPARSE = ("error_code", "error_message", "is_tool_error", "batch", "reason", "ve
 
 #: an id key of more characters may be an integer above 2^53 (2^53 has 16 digits)
 LONG_KEY = 15
+#: the methods whose requests the call column keeps (the C scanner names them too)
+CALL_METHODS = frozenset(("tools/call", "prompts/get", "resources/read", "tools/list",
+                          "prompts/list", "resources/list", "resources/templates/list"))
+#: the members of a result the list column keeps (the C scanner's LISTED, in this order)
+LISTED = ("tools", "prompts", "resources", "resourceTemplates")
 
 
 class Codes:
@@ -108,6 +113,15 @@ class Rows:
         self.prog_rows: list[int] = []
         self.prog_vals: list[float] = []
         self.empty_rows: list[int] = []  # results with no member but _meta (C scanner only)
+        # the call column: requests of CALL_METHODS -> (name, uri, arguments text, task
+        # given, cursor given), what the conversation rules read of them (store.Store.call)
+        self.call_rows: list[int] = []
+        self.call_vals: list[tuple[Any, Any, bytes, bool, bool]] = []
+        self.call_intern: dict[str, str] = {}
+        # the list column: results with LISTED members -> {member: its JSON text}
+        self.list_rows: list[int] = []
+        self.list_vals: list[dict[str, bytes]] = []
+        self.list_intern: dict[bytes, bytes] = {}
         self.flags: list[tuple[int, tuple[str, ...]]] = []
         self.extra: dict[int, dict[str, Any]] = {}
         self.raw_over: dict[int, str] = {}  # raw text that is neither the line nor its tap raw
@@ -206,7 +220,10 @@ class Rows:
             if space is not self.keys:
                 space.paired = []
         self.ref_intern = {}
-        for name in ("ref_rows", "prog_rows", "empty_rows", "long_keys"):
+        self.call_intern = {}
+        self.list_intern = {}
+        for name in ("ref_rows", "prog_rows", "empty_rows", "long_keys", "call_rows",
+                     "list_rows"):
             setattr(self, name, np.asarray(getattr(self, name), dtype=np.int64))
         self.prog_vals = np.asarray(self.prog_vals, dtype=np.float64)  # type: ignore[assignment]
 

@@ -20,7 +20,7 @@ from ..protocol.vocab import DIRECTIONS
 from ..table import Columns, int64_or_na
 from .rows import DIR_CODE, KIND_CODE, KINDS, Codes
 
-__all__ = ["Store", "Part", "Sparse", "factorize", "KINDS"]
+__all__ = ["Store", "Part", "Sparse", "factorize", "KINDS", "call_column", "list_column"]
 
 DIRS = DIRECTIONS
 _INT64 = 1 << 63
@@ -88,6 +88,16 @@ class Sparse:
         return cls(np.concatenate([p.rows + b for p, b in pieces]), vals, vals.dtype)
 
 
+def call_column(rows: Any) -> Sparse:
+    """The call column a scan gathered in ``rows`` (a ``fast.rows.Rows``)."""
+    return Sparse(rows.call_rows, rows.call_vals)
+
+
+def list_column(rows: Any) -> Sparse:
+    """The list column a scan gathered in ``rows``."""
+    return Sparse(rows.list_rows, rows.list_vals)
+
+
 @dataclass
 class Part:
     """One loaded piece (a file or a byte range of one), already in numpy columns."""
@@ -114,6 +124,8 @@ class Part:
     progress: Sparse = field(default_factory=lambda: Sparse(dtype=np.float64))
     version: Sparse = field(default_factory=Sparse)
     empty_result: Sparse = field(default_factory=lambda: Sparse(dtype=bool))
+    call: Sparse = field(default_factory=Sparse)
+    listed: Sparse = field(default_factory=Sparse)
     #: id key -> code of ``id_code``'s keys, when the reader still holds that dict (a merge
     #: of parts starts from it instead of numbering the first part's keys again)
     id_index: dict[Any, int] | None = None
@@ -153,6 +165,15 @@ class Store:
     #: results known to hold no member but ``_meta`` (the C scanner says so for the lines it
     #: reads; for other rows nothing is known: the checks read their text)
     empty_result: Sparse = field(default_factory=lambda: Sparse(dtype=bool))
+    #: what the conversation rules read of requests of ``rows.CALL_METHODS`` (tools/call,
+    #: prompts/get, resources/read and the list requests): ``(name, uri, arguments JSON
+    #: text or b"", task given, cursor given)``, kept by the fast loader's scan (C or
+    #: Python) for the rows it reads; a row not here (the reference path's, a name that is
+    #: no string, ...) has its text read
+    call: Sparse = field(default_factory=Sparse)
+    #: the same for results with a member of ``rows.LISTED`` (tools, prompts, resources,
+    #: resourceTemplates): ``{member: its JSON text}``, one bytes object per distinct text
+    listed: Sparse = field(default_factory=Sparse)
     #: id key -> its code, when a merge of parts made that dict anyway: the pairing looks
     #: up the few keys it needs there (cancelled ids, id-type twins), then lets it go
     id_index: dict[Any, int] | None = None
@@ -249,7 +270,8 @@ class Store:
             local_time=_fill(n, sp["local_time"], bool, False),
             flags=shifted("flags"), ref=sparse("ref"), progress=sparse("progress"),
             version=sparse("version"), extra=shifted("extra"),
-            empty_result=sparse("empty_result"),
+            empty_result=sparse("empty_result"), call=sparse("call"),
+            listed=sparse("listed"),
             blank_lines=sum(p.blank for p in parts), id_index=id_space.index or None,
             long_keys=None if any(p.long_keys is None for p in parts) else np.concatenate(
                 [np.asarray(p.long_keys, dtype=np.int64) + b
@@ -284,7 +306,8 @@ class Store:
                     flags=self.flags, extra=self.extra, raw=_source_of(self.raw),
                     source=_source_of(self.source), blank=self.blank_lines, ref=self.ref,
                     progress=self.progress, version=self.version,
-                    empty_result=self.empty_result, long_keys=self.long_keys)
+                    empty_result=self.empty_result, long_keys=self.long_keys,
+                    call=self.call, listed=self.listed)
 
     # -- reading ----------------------------------------------------------------------------
     def values(self, name: str) -> list[Any]:

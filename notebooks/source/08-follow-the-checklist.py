@@ -155,6 +155,8 @@ schemas["write_file"]
 
 # %%
 # by hand first; the checker's rule tool-arguments-schema does this for every call
+# (conversation.check(fs) or mcp-notebook check; fs.violations shows only the calls
+# whose arguments are no object, the schema validation of the rest is computed when asked)
 arguments = fs.message(call)["params"]["arguments"]
 problems = [e.message for e in jsonschema.Draft7Validator(schemas["write_file"]).iter_errors(
     arguments)]
@@ -173,7 +175,8 @@ mn.teach.show(fs, mn.teach.answer_to(fs, call))
 # (none for a call that fits):
 
 # %%
-# every call of the trace, by hand (the checker's rule: tool-arguments-schema)
+# every call of the trace, by hand (the checker's rule: tool-arguments-schema, in
+# conversation.check(fs))
 rows = []
 for seq in mn.teach.find(fs, method="tools/call"):
     params = fs.message(seq)["params"]

@@ -19,8 +19,8 @@ REF = {"name": "ref", "inputSchema": {
 LIST = [("c2s", req(1, "tools/list")), ("s2c", ok(1, {"tools": [ADD, OPEN, REF]}))]
 
 
-def argument_findings(trace: Any) -> list[tuple[int, str, str | None]]:
-    return [(f.seq, f.detail, f.pointer) for f in conversation.check(trace, deep=False)
+def argument_findings(trace: Any, deep: bool = True) -> list[tuple[int, str, str | None]]:
+    return [(f.seq, f.detail, f.pointer) for f in conversation.check(trace, deep=deep)
             if f.rule == "tool-arguments-schema"]
 
 
@@ -98,3 +98,19 @@ def test_arguments_nested_too_deep_for_the_validator_are_a_finding_not_a_traceba
     assert [(s, p) for s, _, p in got] == [(first, "/params/arguments"),
                                            (first + 1, "/params/arguments/a")]
     assert "nested too deep to validate" in got[0][1]
+
+
+@pytest.mark.parametrize("name", ["add", "ref", "open"])
+def test_violations_keep_the_structural_part_of_the_argument_check(tmp_path, name):
+    """``t.violations`` (deep=False) validates the calls whose arguments are no object, as
+    the deep check does; the object arguments wait for ``conversation.check``/``deep()``."""
+    rows = INIT + LIST + [tool_call(10 + i, name, args) for i, args in enumerate(ARGS)]
+    t = load_rows(tmp_path, rows)
+    deep, shallow = argument_findings(t), argument_findings(t, deep=False)
+    first = len(INIT) + len(LIST)
+    no_object = {first + k for k, args in enumerate(ARGS)
+                 if args is not None and not isinstance(args, dict)}
+    assert shallow == [f for f in deep if f[0] in no_object]
+    assert {s for s, _, _ in shallow} == no_object  # [1] and "s" break every schema here
+    v = t.violations
+    assert set(v.loc[v["rule"] == "tool-arguments-schema", "seq"]) == no_object

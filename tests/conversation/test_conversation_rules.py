@@ -203,7 +203,11 @@ def test_violations_carry_the_rule_unless_deferred(code, tmp_path):
     v = t.violations
     if conversation.deferred(code, int(t.frames["kind"].isin(
             ["request", "notification", "result", "error"]).sum())):
+        # a rule of PARTIAL keeps its structural part: these cases' arguments are objects
         assert code not in set(v["rule"])
+        with conversation.deep():
+            v = load_rows(tmp_path, bad, **opts).violations
+        assert code in set(v["rule"])
         return
     row = v[v["rule"] == code].iloc[0]
     r = rule(code)
@@ -212,6 +216,8 @@ def test_violations_carry_the_rule_unless_deferred(code, tmp_path):
 
 def test_deep_rules_run_in_violations_below_their_limit(tmp_path, monkeypatch):
     bad, _, _ = CASES["tool-arguments-schema"]
+    assert "tool-arguments-schema" not in set(load_rows(tmp_path, bad).violations["rule"])
+    monkeypatch.setitem(conversation.DEEP, "tool-arguments-schema", 100)
     assert "tool-arguments-schema" in set(load_rows(tmp_path, bad).violations["rule"])
     monkeypatch.setitem(conversation.DEEP, "tool-arguments-schema", 5)
     assert "tool-arguments-schema" not in set(load_rows(tmp_path, bad).violations["rule"])
@@ -305,7 +311,27 @@ def test_a_removed_method_is_not_also_unknown(case, tmp_path):
 
 def test_only_the_schema_rules_wait_to_be_asked():
     """No size switch: t.violations runs every other conversation rule at any size (a user
-    may still opt out of one through DEEP); the schema rules are computed when asked."""
-    lazy = {"schema-params", "schema-result", "invalid-params-code"}
+    may still opt out of one through DEEP); the schema rules are computed when asked, and
+    so is the schema validation of object arguments (the rest of those rules stays)."""
+    lazy = {"schema-params", "schema-result", "invalid-params-code", "tool-arguments-schema",
+            "tool-input-error-as-protocol-error"}
     assert {c for c in conversation.CODES if conversation.deferred(c, 10**9)} == lazy
+    assert conversation.PARTIAL == {"tool-arguments-schema",
+                                    "tool-input-error-as-protocol-error"}
     assert not any(conversation.deferred(c, 10**9) for c in ("capability-conditions",))
+
+
+def test_mcp_notebook_check_validates_the_object_arguments_t_violations_defers(capsys):
+    """``mcp-notebook check`` runs everything: the object arguments that break their
+    tool's schema, which ``t.violations`` leaves to be asked for, are among its findings."""
+    from pathlib import Path
+
+    import mcp_notebook as mn
+    from mcp_notebook.cli import main
+
+    path = Path(__file__).resolve().parents[2] / "data" / "conversation-bad-arguments.jsonl"
+    assert "tool-arguments-schema" not in set(mn.load(path).violations["rule"])
+    main(["check", "--all", str(path)])
+    out = capsys.readouterr().out
+    assert [line.split(":")[1] for line in out.splitlines()
+            if "[tool-arguments-schema]" in line] == ["9", "11", "13"]

@@ -5,6 +5,12 @@
 #include "vocab.h"
 #include "utf8.h"
 
+/* The members of a result the list column keeps (what a list answer lists):
+ * fast.rows.LISTED, in this order. */
+#define N_LISTED 4
+static const char *const LISTED[N_LISTED] = {"tools", "prompts", "resources",
+                                             "resourceTemplates"};
+
 /* What the usual message holds. */
 typedef struct {
     int kind;               /* K_REQUEST, K_NOTIFICATION, K_RESULT or K_ERROR */
@@ -20,10 +26,16 @@ typedef struct {
     int has_prog;
     double prog;
     int meta;               /* _meta is an object (not absent, not null) */
+    /* what the conversation rules read of a request (module.c: the call column); of a
+     * member given twice the last counts, as for msgspec and json.loads */
+    Span pname, puri, pargs;  /* name, uri (strings: text between the quotes), arguments */
+    int pname_str, puri_str;  /* ... is a string */
+    int ptask, pcursor;       /* params has a task, a cursor member */
     /* result */
     int tool;               /* isError is true */
     int full;               /* the result has a member other than _meta */
     Span rver;
+    Span rlist[N_LISTED];   /* the listing members of the result (LISTED), their values */
     /* what the row gets */
     Span ref;               /* the id a cancel or progress refers to (its key text) */
     Span ver;               /* a protocol version */
@@ -66,8 +78,39 @@ static int meta_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
     return 1;
 }
 
+/* A params member the call column keeps: a string's text (*str set), or any value's
+ * span. */
+static int call_member(Cur *c, Span *v, int *str) {
+    if (c->p < c->end && *c->p == '"') {
+        *str = 1;
+        return str_value(c, v);
+    }
+    *str = 0;
+    v->s = c->p;
+    v->esc = 0;
+    int r = value(c, 2);
+    v->e = c->p;
+    return r;
+}
+
 static int params_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
     Msg *m = ctx;
+    if (NAME_IS("name")) return call_member(c, &m->pname, &m->pname_str);
+    if (NAME_IS("uri")) return call_member(c, &m->puri, &m->puri_str);
+    if (NAME_IS("arguments")) {  /* its JSON text, whatever the value */
+        m->pargs.s = c->p;
+        int r = value(c, 2);
+        m->pargs.e = c->p;
+        return r;
+    }
+    if (NAME_IS("task")) {
+        m->ptask = 1;
+        return 1;
+    }
+    if (NAME_IS("cursor")) {
+        m->pcursor = 1;
+        return 1;
+    }
     if (NAME_IS("requestId")) {
         ONCE(1);
         return id_like(c, &m->req_id, &m->req_id_key);
@@ -98,6 +141,14 @@ static int params_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
 static int result_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
     Msg *m = ctx;
     if (!NAME_IS("_meta")) m->full = 1;
+    for (int k = 0; k < N_LISTED; k++) {
+        if (n == strlen(LISTED[k]) && !memcmp(name, LISTED[k], n)) {  /* the last counts */
+            m->rlist[k].s = c->p;
+            int r = value(c, 2);
+            m->rlist[k].e = c->p;
+            return r;
+        }
+    }
     if (NAME_IS("isError")) {
         ONCE(1);
         if (c->p < c->end && *c->p == 't') {

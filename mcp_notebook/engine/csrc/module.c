@@ -35,6 +35,8 @@ typedef struct {
     PyObject *prog_rows, *prog_vals, *empty_rows;  /* lists */
     PyObject *meth_index, *meth_values;            /* Codes of the methods */
     Py_ssize_t base;
+    PyObject *call_rows, *call_vals, *call_intern;  /* the call column (NULL: not kept) */
+    PyObject *list_rows, *list_vals, *list_intern;  /* the list column (NULL: not kept) */
 } Out;
 
 /* The str of a span's text (escapes undone). */
@@ -67,6 +69,67 @@ static int add_sparse(PyObject *rows, PyObject *vals, Py_ssize_t r, PyObject *v)
 }
 
 static PyObject *SMALL[8];  /* kind codes */
+
+/* The methods whose requests the call column keeps (the conversation rules read them). */
+static int call_method(cptr a, cptr z) {
+    return KEY_IS(a, z, "tools/call") || KEY_IS(a, z, "prompts/get") ||
+           KEY_IS(a, z, "resources/read") || KEY_IS(a, z, "tools/list") ||
+           KEY_IS(a, z, "prompts/list") || KEY_IS(a, z, "resources/list") ||
+           KEY_IS(a, z, "resources/templates/list");
+}
+
+/* A string member of params as a str (None when absent), one object per distinct text. */
+static PyObject *call_str(Out *o, const Span *v, Scratch *tmp) {
+    if (!v->s) return Py_NewRef(Py_None);
+    PyObject *s = span_str(v->s, v->e, v->esc, tmp);
+    if (!s) return NULL;
+    PyObject *same = PyDict_SetDefault(o->call_intern, s, s);  /* borrowed */
+    Py_XINCREF(same);
+    Py_DECREF(s);
+    return same;
+}
+
+/* The call column's value of request m: (name, uri, arguments text as bytes, b"" when
+ * absent; task given, cursor given), as conversation._view.Params reads them; 1 when m
+ * is no request the column keeps (not such a method, or a name or uri that is no
+ * string: the conversation rules read its text). */
+static int add_call(Out *o, const Msg *m, Py_ssize_t r, Scratch *tmp) {
+    if (!o->call_rows || m->kind != K_REQUEST || !m->meth_s || !call_method(m->meth_s, m->meth_e))
+        return 1;
+    if ((m->pname.s && !m->pname_str) || (m->puri.s && !m->puri_str)) return 1;
+    PyObject *name = call_str(o, &m->pname, tmp);
+    PyObject *uri = name ? call_str(o, &m->puri, tmp) : NULL;
+    PyObject *args = uri ? PyBytes_FromStringAndSize(
+        (const char *)m->pargs.s, m->pargs.s ? m->pargs.e - m->pargs.s : 0) : NULL;
+    PyObject *v = args ? PyTuple_Pack(5, name, uri, args, m->ptask ? Py_True : Py_False,
+                                      m->pcursor ? Py_True : Py_False) : NULL;
+    Py_XDECREF(name);
+    Py_XDECREF(uri);
+    Py_XDECREF(args);
+    return add_sparse(o->call_rows, o->call_vals, r, v) ? -1 : 0;
+}
+
+/* The list column's value of result m: {member: its JSON text as bytes} of the LISTED
+ * members it has (one bytes object per distinct text: a server answers its lists alike
+ * in every session); 1 when it has none. */
+static int add_listed(Out *o, const Msg *m, Py_ssize_t r) {
+    if (!o->list_rows || m->kind != K_RESULT) return 1;
+    PyObject *d = NULL;
+    for (int k = 0; k < N_LISTED; k++) {
+        const Span *v = &m->rlist[k];
+        if (!v->s) continue;
+        if (!d && !(d = PyDict_New())) return -1;
+        PyObject *text = PyBytes_FromStringAndSize((const char *)v->s, v->e - v->s);
+        PyObject *same = text ? PyDict_SetDefault(o->list_intern, text, text) : NULL;
+        Py_XDECREF(text);
+        if (!same || PyDict_SetItemString(d, LISTED[k], same)) {
+            Py_DECREF(d);
+            return -1;
+        }
+    }
+    if (!d) return 1;
+    return add_sparse(o->list_rows, o->list_vals, r, d) ? -1 : 0;
+}
 
 /* The row of message m on line j; -1 with an exception set on failure. */
 static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
@@ -136,6 +199,7 @@ static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
     }
     if (m->prog_set && add_sparse(o->prog_rows, o->prog_vals, r, PyFloat_FromDouble(m->prog)))
         goto fail;
+    if (add_call(o, m, r, tmp) < 0 || add_listed(o, m, r) < 0) goto fail;
     if (m->ver.s && set_row(o->ver_d, r, span_str(m->ver.s, m->ver.e, m->ver.esc, tmp)))
         goto fail;
     lj = PyLong_FromLongLong(j);
@@ -178,7 +242,9 @@ static const char SCAN_DOC[] =
     "Append the rows of lines lo.. of a block (starts/ends: int64 buffers of line bounds in\n"
     "buf; blank lines are skipped) to the lists of ``out`` = (kind, id, id_key, method,\n"
     "line, error_code, error_message, is_tool_error, version (dicts), ref_rows, ref_vals,\n"
-    "ref_intern, prog_rows, prog_vals, empty_rows, method index, method values, base). Stops at the first line it does not take and returns its index (hi when all\n"
+    "ref_intern, prog_rows, prog_vals, empty_rows, method index, method values, base[,\n"
+    "call_rows, call_vals, call_intern[, list_rows, list_vals, list_intern]]: the call and\n"
+    "list columns, kept when given). Stops at the first line it does not take and returns its index (hi when all\n"
     "were taken). ``tap`` = (ts float64, session int32, direction int8, stream int32,\n"
     "size int64 arrays of the block's lines, session index dict, default session, stdio\n"
     "stream code[, stderr stream code]) reads tap records instead (stderr records only\n"
@@ -193,7 +259,9 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
                                      &line0, &PyTuple_Type, &outo, &tapo))
         return NULL;
     Out o;
-    if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n", &PyList_Type, &o.kind,
+    o.call_rows = o.call_vals = o.call_intern = NULL;
+    o.list_rows = o.list_vals = o.list_intern = NULL;
+    if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n|O!O!O!O!O!O!", &PyList_Type, &o.kind,
                           &PyList_Type, &o.id, &PyList_Type, &o.id_key, &PyList_Type,
                           &o.method, &PyList_Type, &o.line, &PyDict_Type, &o.code_d,
                           &PyDict_Type, &o.emsg_d, &PyDict_Type, &o.tool_d, &PyDict_Type,
@@ -201,8 +269,13 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
                           &PyDict_Type, &o.ref_intern, &PyList_Type, &o.prog_rows,
                           &PyList_Type, &o.prog_vals, &PyList_Type, &o.empty_rows,
                           &PyDict_Type, &o.meth_index,
-                          &PyList_Type, &o.meth_values, &o.base))
+                          &PyList_Type, &o.meth_values, &o.base, &PyList_Type, &o.call_rows,
+                          &PyList_Type, &o.call_vals, &PyDict_Type, &o.call_intern,
+                          &PyList_Type, &o.list_rows, &PyList_Type, &o.list_vals,
+                          &PyDict_Type, &o.list_intern))
         return NULL;
+    if (!o.call_intern) o.call_rows = NULL;  /* all three or none */
+    if (!o.list_intern) o.list_rows = NULL;
     PyObject *ctx[5] = {NULL, NULL, NULL, NULL, NULL};  /* ts, session, dir, stream, size */
     PyObject *sess_index = NULL, *stem = NULL;
     int stdio = -1, stderr_code = -1;

@@ -1,0 +1,227 @@
+"""The loader's call and list columns: what the conversation rules read of tools/call,
+prompts/get, resources/read, the list requests and the list answers, kept by the scan so
+that no frame text is read after the load. The C scanner and the Python scan keep the
+same columns; the findings with the columns are the findings of reading the texts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+import mcp_notebook as mn
+from helpers import INIT, load_rows, need_native, ok, req, tap
+from mcp_notebook import conversation
+from mcp_notebook.conversation._view import view_of
+from mcp_notebook.engine import native
+from mcp_notebook.engine.checks import run_vec
+from mcp_notebook.fast.rows import CALL_METHODS, LISTED
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+TRACES = sorted(p for p in [*DATA.iterdir(), *FIXTURES.iterdir()] if p.name != "README.md")
+
+TOOLS = [{"name": "add", "inputSchema": {"type": "object", "required": ["a"],
+                                         "properties": {"a": {"type": "integer"}}}}]
+# what the columns have to get right: escapes, a name that is no string, a member twice
+# (the last counts, as for msgspec), absent params, task and cursor, arguments that are no
+# object, a list answer with two listed members
+EDGES: list[tuple[str, Any]] = [
+    *INIT,
+    ("c2s", req(1, "tools/list")),
+    ("s2c", ok(1, {"tools": TOOLS, "nextCursor": "c"})),
+    ("c2s", req(2, "tools/list", {"cursor": "c"})),
+    ("s2c", ok(2, {"tools": [], "prompts": [{"name": "p"}]})),
+    ("c2s", req(3, "tools/call", {"name": "add", "arguments": {"a": 1}})),
+    ("c2s", '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a\\u0064d",'
+            '"arguments":{"a":"\\u00e9\\n"}}}'),
+    ("c2s", req(5, "tools/call", {"name": 7, "arguments": {}})),
+    ("c2s", '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"x",'
+            '"arguments":[1],"name":"add","arguments":"s"}}'),
+    ("c2s", req(7, "tools/call")),
+    ("c2s", req(8, "tools/call", {"name": "add", "task": {"ttl": 1}})),
+    ("c2s", req(9, "prompts/get", {"name": "p", "arguments": {"x": "1"}})),
+    ("c2s", req(10, "resources/read", {"uri": "file:///a b"})),
+    ("c2s", req(11, "tools/call", {"name": "add", "arguments": None})),
+    ("c2s", '{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"add",'
+            '"arguments": {"a" : [ 1 , 2 ] } }}'),
+]
+
+
+def columns(t: mn.Trace) -> tuple[list[Any], list[Any]]:
+    s = t._store
+    return ([[r, list(v)] for r, v in zip(s.call.rows.tolist(), s.call.values, strict=True)],
+            [[r, v] for r, v in zip(s.listed.rows.tolist(), s.listed.values, strict=True)])
+
+
+def from_texts(t: mn.Trace) -> tuple[dict[int, Any], dict[int, Any]]:
+    """What the columns should hold, from each frame's text (json.loads, last member wins)."""
+    calls, lists = {}, {}
+    f = t.frames
+    for seq in f.index[f["kind"] == "request"]:
+        msg = t.message(seq)
+        if isinstance(msg, dict) and msg.get("method") in CALL_METHODS:
+            p = msg.get("params") or {}
+            calls[seq] = (p.get("name"), p.get("uri"), p.get("arguments"), "task" in p,
+                          "cursor" in p)
+    for seq in f.index[f["kind"] == "result"]:
+        msg = t.message(seq)
+        res = msg.get("result") if isinstance(msg, dict) else None
+        got = {k: res[k] for k in LISTED if isinstance(res, dict) and k in res}
+        if got:
+            lists[seq] = got
+    return calls, lists
+
+
+def test_the_columns_hold_what_the_texts_say(tmp_path):
+    t = load_rows(tmp_path, EDGES)
+    calls, lists = columns(t)
+    want_calls, want_lists = from_texts(t)
+    # every request of those methods is there but the one whose name is no string
+    assert [r for r, _ in calls] == [s for s, v in want_calls.items() if not isinstance(v[0], int)]
+    for r, (name, uri, args, task, cursor) in calls:
+        w = want_calls[r]
+        assert (name, uri, task, cursor) == (w[0], w[1], w[3], w[4]), r
+        assert (json.loads(args) if args else None) == w[2], r
+    assert [r for r, _ in lists] == list(want_lists)
+    for r, got in lists:
+        assert {k: json.loads(v) for k, v in got.items()} == want_lists[r]
+    by_row = dict(calls)
+    assert by_row[len(INIT) + 5][0] == "add"  # \u0064 undone
+    assert by_row[len(INIT) + 7][:3] == ["add", None, b'"s"']  # the last of each member
+    assert by_row[len(INIT) + 8][:3] == [None, None, b""]  # no params
+    assert by_row[len(INIT) + 12][2] == b"null"
+    assert by_row[len(INIT) + 13][2] == b'{"a" : [ 1 , 2 ] }'  # the member's own text
+
+
+@pytest.mark.parametrize("path", [*TRACES, "edges"], ids=lambda p: getattr(p, "name", p))
+def test_the_c_scanner_and_the_python_scan_keep_the_same_columns(path, tmp_path, monkeypatch):
+    need_native()
+    if path == "edges":
+        path = tap(tmp_path / "capture.jsonl", EDGES)
+    c = columns(mn.load(path))
+    monkeypatch.setattr(native, "native", None)
+    assert columns(mn.load(path)) == c
+
+
+def findings(t: mn.Trace, columns: bool = True, deep: bool = True) -> list[tuple]:
+    """The conversation findings, read through the loader's columns or (``columns=False``)
+    from the frames' texts, as the rules did before the columns."""
+    vi = t._check_input(t.versions)
+    if not columns:
+        vi.call = vi.listed = None
+    if deep:
+        vi.__dict__["_conversation_deep"] = True
+    return [(r.code, seq, rel, detail) for r, seq, rel, detail in run_vec(vi, conversation.RULES)]
+
+
+def differences(a: list[tuple], b: list[tuple]) -> list[str]:
+    """What one list of findings has and the other lacks (empty: the same findings)."""
+    sa, sb = set(a), set(b)
+    return [f"only in the first: {f}" for f in sorted(sa - sb, key=str)] + \
+        [f"only in the second: {f}" for f in sorted(sb - sa, key=str)] + \
+        ([] if len(a) == len(b) else [f"{len(a)} findings against {len(b)}"])
+
+
+@pytest.mark.parametrize("path", TRACES, ids=lambda p: p.name)
+def test_the_columns_give_the_findings_of_the_texts(path):
+    """On every bundled trace: the findings with the columns are those of reading the
+    texts, deep and as t.violations runs them; t.violations holds the deep findings but
+    the schema validation of object arguments (and what is built on it)."""
+    t = mn.load(path)
+    deep, shallow = findings(t), findings(t, deep=False)
+    assert differences(deep, findings(t, columns=False)) == []
+    assert differences(shallow, findings(t, columns=False, deep=False)) == []
+    lazy = {c for c in conversation.CODES if conversation.deferred(c, 10**9)}
+    assert set(shallow) <= set(deep)
+    assert {f[0] for f in set(deep) - set(shallow)} <= lazy
+
+
+def test_the_comparison_fails_on_a_dropped_finding(monkeypatch):
+    """The comparison above can fail: a rule that drops its first finding when it reads the
+    columns is caught."""
+    from mcp_notebook.engine import checks
+
+    t = mn.load(DATA / "conversation-bad-arguments.jsonl")
+    first = findings(t)[0]  # there is a finding to drop
+    vec = conversation.VEC_CHECKS[first[0]]
+
+    def dropping(vi: Any) -> Any:
+        seq, rel, det = vec(vi)
+        return (seq[1:], rel[1:], det[1:]) if vi.call is not None else (seq, rel, det)
+    monkeypatch.setitem(checks.CHECKS, first[0], dropping)
+    got = differences(findings(t), findings(t, columns=False))
+    assert got[0] == f"only in the second: {first}" and len(got) == 2
+
+
+def test_a_wrong_column_value_changes_the_findings(tmp_path):
+    """The rules read the column, not the text: a name changed in the column is the name
+    the rules judge (so the comparison of the two ways sees a column that is wrong)."""
+    t = load_rows(tmp_path, [*INIT, ("c2s", req(1, "tools/list")),
+                             ("s2c", ok(1, {"tools": TOOLS})),
+                             ("c2s", req(2, "tools/call", {"name": "add", "arguments": {"a": 1}}))])
+    assert findings(t) == findings(t, columns=False) == []
+    s = t._store
+    s.call.values[-1] = ("nope", *s.call.values[-1][1:])
+    assert [f[0] for f in findings(t)] == ["tool-not-listed"]
+
+
+def test_the_rules_read_no_frame_text_where_the_columns_hold_the_rows(tmp_path, monkeypatch):
+    """A capture of tool calls, prompts, reads and lists: t.violations reads the text of
+    no frame of those (only the initialize exchange's, a few per session)."""
+    rows = [*INIT, ("c2s", req(1, "tools/list")), ("s2c", ok(1, {"tools": TOOLS})),
+            ("c2s", req(2, "prompts/list")), ("s2c", ok(2, {"prompts": [{"name": "p"}]})),
+            ("c2s", req(3, "resources/list")), ("s2c", ok(3, {"resources": [{"uri": "a:b"}]}))]
+    rows += [("c2s", req(10 + i, "tools/call", {"name": "add", "arguments": {"a": i}}))
+             for i in range(20)]
+    rows += [("c2s", req(40, "prompts/get", {"name": "p"})),
+             ("c2s", req(41, "resources/read", {"uri": "a:c"}))]
+    t = load_rows(tmp_path, rows)
+    vi = t._check_input(t.versions)
+    read: list[int] = []
+    texts = vi.texts
+    vi.texts = lambda r: (read.extend(int(x) for x in r), texts(r))[1]
+    found = run_vec(vi, conversation.RULES)
+    assert [(r.code, seq) for r, seq, _, _ in found] == [("resource-not-listed", len(rows) - 1)]
+    assert set(read) <= {0, 1}, sorted(read)  # the initialize exchange only
+    view = view_of(vi)
+    assert view.request_params([len(INIT) + 1])[0].cursor is msgspec.UNSET
+
+
+def test_the_latest_list_of_many_frames_is_that_of_each_frame(tmp_path):
+    """``_latest_at`` (numpy over the scopes, for many frames at once) gives each frame the
+    list :func:`contracts._at` gives it alone: two sessions, lists answered in turn, calls
+    before, between and after them."""
+    from helpers import CLIENT_CAPS, SERVER_CAPS, note
+    from mcp_notebook.conversation import contracts
+
+    def init(s: str) -> list[tuple[str, Any, str]]:
+        return [("c2s", req(0, "initialize", {"protocolVersion": "2025-06-18",
+                                               "capabilities": CLIENT_CAPS,
+                                               "clientInfo": {"name": "t", "version": "1"}}), s),
+                ("s2c", ok(0, {"protocolVersion": "2025-06-18", "capabilities": SERVER_CAPS,
+                               "serverInfo": {"name": "s", "version": "1"}}), s),
+                ("c2s", note("notifications/initialized"), s)]
+    rows = init("a") + init("b")
+    for i in range(12):
+        s = "ab"[i % 2]
+        rows.append(("c2s", req(100 + i, "prompts/get", {"name": f"p{i % 3}"}), s))
+        if i % 3 == 1:
+            rows += [("c2s", req(200 + i, "prompts/list"), s),
+                     ("s2c", ok(200 + i, {"prompts": [{"name": f"p{i % 3}"}]}), s)]
+    path = tmp_path / "two.jsonl"
+    with open(path, "w", encoding="utf-8") as f:
+        for k, (d, m, s) in enumerate(rows):
+            f.write(json.dumps({"ts": 1.0 + k, "dir": d, "session": s,
+                                "raw": json.dumps(m)}) + "\n")
+    t = mn.load(path)
+    view = view_of(t._check_input(t.versions))
+    lists = contracts._latest(view, "prompts/list", "prompts", "name")
+    gets = view.row_array(["prompts/get"], (0,))
+    alone = [contracts._at(lists, sc, seq) for sc, seq in
+             zip(view.scopes(gets.tolist()), gets.tolist(), strict=True)]
+    assert contracts._latest_at(view, lists, gets) == alone
+    assert any(a is None for a in alone) and any(a for a in alone)
