@@ -271,6 +271,9 @@ def plan(sizes: list[int], main_size: int, args: argparse.Namespace) -> list[tup
             if n == main_size:  # every profile against polars and DuckDB (the default's above)
                 todo += [(a, k, n) for k in PROFILE_KINDS
                          for a in ("polars_scan", "duckdb_read_json", "ours")]
+                # whole processes that do only the work (bench_approaches.ours_process)
+                todo += [(a, k, n) for k in ("ndjson_clean", *PROFILE_KINDS)
+                         for a in ("polars_process", "ours_process")]
         else:  # scaling points only
             todo += [("floor", "ndjson", n), ("ours", "ndjson", n)]
     if args.only:
