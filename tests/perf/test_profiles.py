@@ -153,3 +153,22 @@ def test_session_versions_equal_the_reference(
     want = _reference_versions(path)
     assert found == want
     assert len(want) > (100 if case == "tied" else 0)
+
+
+@pytest.mark.parametrize("fmt", ["ndjson", "tap"])
+def test_version_column_shares_one_str_per_version(tmp_path: Path, fmt: str) -> None:
+    """A capture with 2026-style ``_meta`` names a version on every request: the C scanner
+    gives the rows of one call the same str for the same text (not one str per request),
+    and the column still equals the reference's."""
+    from mcp_notebook.engine import native
+
+    if native.native is None:
+        pytest.skip("the C scanner is not built or switched off")
+    path = tmp_path / f"meta.{'ndjson' if fmt == 'ndjson' else 'tap.jsonl'}"
+    _GEN.generate(path, 3000, fmt, clean=True, seed=11, profile="meta2026")
+    t = mn.load(path)
+    values = t._store.version.values
+    assert len(values) > 500
+    assert len({id(v) for v in values}) <= len(values) // 20
+    assert t.versions_named() == _reference_versions(path)
+    assert_same([path])

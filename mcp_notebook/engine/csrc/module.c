@@ -25,6 +25,8 @@
 
 #define SESSION_CACHE 32  /* session names remembered per scan() call */
 #define SESSION_NAME 64   /* ... of at most this many bytes */
+#define VER_CACHE 8       /* version strings remembered per scan() call */
+#define VER_TEXT 48       /* ... of at most this many bytes */
 
 /* ---- the rows ---- */
 
@@ -35,6 +37,10 @@ typedef struct {
     PyObject *prog_rows, *prog_vals, *empty_rows;  /* lists */
     PyObject *meth_index, *meth_values;            /* Codes of the methods */
     Py_ssize_t base;
+    /* the version strings of this call: a capture with 2026-style _meta names a version
+     * on every request, and a few distinct ones; each row takes a reference to one str */
+    struct { char text[VER_TEXT]; Py_ssize_t n; PyObject *str; } ver[VER_CACHE];
+    int nver;
 } Out;
 
 /* The str of a span's text (escapes undone). */
@@ -44,6 +50,23 @@ static PyObject *span_str(cptr s, cptr e, int esc, Scratch *tmp) {
     if (reserve(tmp, n + 1)) return PyErr_NoMemory();
     return PyUnicode_DecodeUTF8((const char *)tmp->data, (Py_ssize_t)unescape(s, e, tmp->data),
                                 "strict");
+}
+
+/* The str of a version span, shared by every row of this call that names the same text
+ * (a new reference). */
+static PyObject *version_str(Out *o, const Span *v, Scratch *tmp) {
+    Py_ssize_t n = v->e - v->s;
+    if (v->esc || n > VER_TEXT) return span_str(v->s, v->e, v->esc, tmp);
+    for (int k = 0; k < o->nver; k++)
+        if (o->ver[k].n == n && !memcmp(o->ver[k].text, v->s, (size_t)n))
+            return Py_NewRef(o->ver[k].str);
+    PyObject *str = span_str(v->s, v->e, 0, tmp);
+    if (str && o->nver < VER_CACHE) {
+        memcpy(o->ver[o->nver].text, v->s, (size_t)n);
+        o->ver[o->nver].n = n;
+        o->ver[o->nver++].str = Py_NewRef(str);
+    }
+    return str;
 }
 
 /* d[row] = v (v's reference is taken over); -1 on failure. */
@@ -136,8 +159,7 @@ static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
     }
     if (m->prog_set && add_sparse(o->prog_rows, o->prog_vals, r, PyFloat_FromDouble(m->prog)))
         goto fail;
-    if (m->ver.s && set_row(o->ver_d, r, span_str(m->ver.s, m->ver.e, m->ver.esc, tmp)))
-        goto fail;
+    if (m->ver.s && set_row(o->ver_d, r, version_str(o, &m->ver, tmp))) goto fail;
     lj = PyLong_FromLongLong(j);
     if (!lj) goto fail;
     if (PyList_Append(o->kind, SMALL[m->kind]) || PyList_Append(o->id, idv) ||
@@ -193,6 +215,7 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
                                      &line0, &PyTuple_Type, &outo, &tapo))
         return NULL;
     Out o;
+    o.nver = 0;
     if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n", &PyList_Type, &o.kind,
                           &PyList_Type, &o.id, &PyList_Type, &o.id_key, &PyList_Type,
                           &o.method, &PyList_Type, &o.line, &PyDict_Type, &o.code_d,
@@ -302,6 +325,7 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
         ((int64_t *)cb[4].buf)[i] = fe - fs;
     }
     for (int k = 0; tap && k < 5; k++) PyBuffer_Release(&cb[k]);
+    for (int k = 0; k < o.nver; k++) Py_DECREF(o.ver[k].str);
     free(frame.data);
     free(tmp.data);
     PyBuffer_Release(&b);
