@@ -270,6 +270,34 @@ def _profile_lines(doc: dict[str, Any]) -> list[str]:
     return out
 
 
+def _before_lines(doc: dict[str, Any]) -> list[str]:
+    """Before/after of this run (``bench_load.py --before REV``), per payload profile."""
+    before = doc.get("code", {}).get("before")
+    if not before:
+        return []
+    n = doc["main_size"]
+    out = ["", f"## Before and after, in this run (before = {before}, after = "
+           f"{doc['code'].get('commit')}; {_n(n)} frames, interleaved)", "",
+           "| profile | ours timed s before | after | ours load / pairs / violations s "
+           "before | after | whole process s (ours_process) before | after |",
+           "|---|---:|---:|---|---|---:|---:|"]
+    for k in PROFILE_FILES:
+        o, ob = _r(doc, "ours", k, n), _r(doc, "ours@before", k, n)
+        p, pb = _r(doc, "ours_process", k, n), _r(doc, "ours_process@before", k, n)
+        if not (o or ob or p or pb):
+            continue
+
+        def phs(r: dict[str, Any]) -> str:
+            ph = r.get("phases", {})
+            return " / ".join(f"{ph.get(x, 0):.2f}" for x in ("load", "pairs", "violations"))
+
+        name = "default" if k == "ndjson_clean" else k.removeprefix("profile_")
+        out.append(f"| {name} | {_fmt(ob.get('timed_s'))} | {_fmt(o.get('timed_s'))} | "
+                   f"{phs(ob)} | {phs(o)} | {_fmt(pb.get('process_s'))} | "
+                   f"{_fmt(p.get('process_s'))} |")
+    return out
+
+
 def _target(name: str, value: float | None, limit: float, op: str) -> dict[str, Any]:
     if value is None:
         ok = None
@@ -402,6 +430,7 @@ def markdown(doc: dict[str, Any]) -> str:
         out.append(f"| {t['target']} | {_fmt(t['value'])} | {_fmt(t.get('value_cpu'))} | "
                    f"{t['limit']} | {_verdict(t['pass'])} |")
     out += _profile_lines(doc)
+    out += _before_lines(doc)
     out += ["", "## Ratios", "", "| ratio | value |", "|---|---:|"]
     for k, v in doc["ratios"].items():
         if k == "profiles":
