@@ -13,6 +13,7 @@ through a child process with ``MCP_NOTEBOOK_NO_NATIVE=1``.
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -172,3 +173,24 @@ def test_version_column_shares_one_str_per_version(tmp_path: Path, fmt: str) -> 
     assert len({id(v) for v in values}) <= len(values) // 20
     assert t.versions_named() == _reference_versions(path)
     assert_same([path])
+
+
+@pytest.mark.parametrize("profile", ["default", "meta2026"])
+def test_violations_leave_no_cycle_for_the_collector(
+        profile_captures: dict[tuple[str, str], Path], profile: str) -> None:
+    """What the rules decoded for ``t.violations`` is freed when they are done, not left in
+    a reference cycle (the conversation view and its input) for the cyclic collector to
+    walk and free at the user's next collection or at exit."""
+    was = gc.isenabled()
+    gc.disable()  # no automatic collection may free the cycle before it is counted
+    try:
+        t = mn.load(profile_captures[(profile, "ndjson")])
+        _ = t.frames, t.pairs
+        gc.collect()
+        assert len(t.violations)
+        from mcp_notebook.conversation._view import View
+
+        assert not [o for o in gc.get_objects() if isinstance(o, View)]
+    finally:
+        if was:
+            gc.enable()
