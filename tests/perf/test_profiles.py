@@ -194,3 +194,29 @@ def test_violations_leave_no_cycle_for_the_collector(
     finally:
         if was:
             gc.enable()
+
+
+def test_profile_table_takes_the_whole_process_from_the_work_only_children() -> None:
+    """The benchmark's process ratio compares the children that do only the work
+    (``ours_process``, ``polars_process``) when the run has them, the timed children's
+    processes otherwise (a run from before they existed)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_report
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+    def res(timed: float, process: float) -> dict[str, float]:
+        return {"timed_s": timed, "process_s": process}
+
+    n = 1_000_000
+    doc = {"main_size": n, "results": {
+        f"ours|ndjson_clean|{n}": res(2.0, 6.0), f"polars_scan|ndjson_clean|{n}": res(1.0, 2.0),
+        f"ours|profile_meta2026|{n}": res(3.0, 9.0),
+        f"polars_scan|profile_meta2026|{n}": res(1.5, 3.0),
+        f"ours_process|profile_meta2026|{n}": res(4.0, 4.5),
+        f"polars_process|profile_meta2026|{n}": res(1.6, 1.8)}}
+    prof = bench_report.profile_table(doc)
+    assert prof["meta2026"]["process_over_polars"] == pytest.approx(4.5 / 1.8)
+    assert prof["meta2026"]["timed_over_polars"] == pytest.approx(2.0)
+    assert prof["default"]["process_over_polars"] == pytest.approx(3.0)
