@@ -121,6 +121,23 @@ def snapshot(out_dir: Path, source: str) -> Path:
     return snap
 
 
+def snapshot_rev(out_dir: Path, rev: str) -> Path:
+    """The package as of commit ``rev`` (``git archive``), built: the ``--before`` code."""
+    snap = out_dir / "snapshot-before"
+    shutil.rmtree(snap, ignore_errors=True)
+    snap.mkdir(parents=True)
+    tar = subprocess.run(["git", "archive", "--format=tar", rev, "mcp_notebook"],
+                         cwd=HERE.parent, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(tar)) as tf:
+        tf.extractall(snap, filter="data")
+    build_native(snap)
+    return snap
+
+
+#: an approach measured on the ``--before`` commit's code carries this suffix
+BEFORE = "@before"
+
+
 def build_native(root: Path) -> bool:
     """Compile the C scanner of the copy in ``root`` beside its source, as ``pip install``
     does (``setup.py``); False (and the pure-Python path is measured) if it cannot be built."""
@@ -271,6 +288,9 @@ def plan(sizes: list[int], main_size: int, args: argparse.Namespace) -> list[tup
             if n == main_size:  # every profile against polars and DuckDB (the default's above)
                 todo += [(a, k, n) for k in PROFILE_KINDS
                          for a in ("polars_scan", "duckdb_read_json", "ours")]
+                # whole processes that do only the work (bench_approaches.ours_process)
+                todo += [(a, k, n) for k in ("ndjson_clean", *PROFILE_KINDS)
+                         for a in ("polars_process", "ours_process")]
         else:  # scaling points only
             todo += [("floor", "ndjson", n), ("ours", "ndjson", n)]
     if args.only:
@@ -279,6 +299,14 @@ def plan(sizes: list[int], main_size: int, args: argparse.Namespace) -> list[tup
     if args.only_files:
         keep = set(args.only_files.split(","))
         todo = [t for t in todo if t[1] in keep or t[0] == "noop"]
+    if getattr(args, "before", None):  # each of ours at main size again on the older code,
+        # next to it in the order (so both see the same moment of a shared box)
+        out: list[tuple[str, str, int]] = []
+        for t in todo:
+            out.append(t)
+            if t[0] in ("ours", "ours_process") and t[2] == main_size:
+                out.append((t[0] + BEFORE, t[1], t[2]))
+        todo = out
     return todo
 
 
@@ -326,6 +354,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="which mcp_notebook the children import: a snapshot of the last "
                          "commit (default), a snapshot of the working tree taken at the "
                          "start, or the live checkout")
+    ap.add_argument("--before", default="", metavar="REV",
+                    help="also measure ours (and ours_process) at the main size on the code "
+                         "of commit REV, interleaved with this code's runs (before/after in "
+                         "one run; reported as APPROACH@before)")
     ap.add_argument("--render", type=Path, default=None, metavar="RESULTS_JSON",
                     help="only re-render the report (ratios, targets, markdown) from a JSON")
     a = ap.parse_args(argv)
@@ -340,8 +372,13 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     load_start = os.getloadavg()
     snap = None if a.code == "live" else snapshot(a.out_dir, a.code)
+    before_snap = snapshot_rev(a.out_dir, a.before) if a.before else None
     code = bench_report.code_version(HERE.parent, snap)
     code["source"] = a.code
+    if a.before:
+        code["before"] = subprocess.run(["git", "rev-parse", "--short", a.before],
+                                        cwd=HERE.parent, capture_output=True, text=True,
+                                        check=True).stdout.strip()
     if a.code == "head":
         code["modified"] = False  # the snapshot is the commit itself
 
@@ -367,8 +404,12 @@ def main(argv: list[str] | None = None) -> int:
                 continue  # a reader that cannot read the file fails the same way every time
             approach, kind, n = key
             path, _ = files[(kind, n)]
-            digest = bench_report.code_version(HERE.parent, snap)["digest"]
-            r = run_child(approach, path, manifest_path(path), a.timeout, snap)
+            old = approach.endswith(BEFORE)
+            root = before_snap if old else snap
+            digest = bench_report.code_version(HERE.parent, root)["digest"]
+            r = run_child(approach.removesuffix(BEFORE), path, manifest_path(path), a.timeout,
+                          root)
+            r["approach"] = approach
             r["code_digest"] = digest
             runs[key].append(r)
             if "error" in r:
@@ -398,7 +439,8 @@ def main(argv: list[str] | None = None) -> int:
     md = bench_report.markdown(doc)
     report.write_text(md)
     print()
-    if len({r.get("code_digest") for rs in runs.values() for r in rs}) > 1:
+    if len({r.get("code_digest") for (ap_, _, _), rs in runs.items()
+            if not ap_.endswith(BEFORE) for r in rs}) > 1:
         print("WARNING: mcp_notebook's code changed during this run; medians mix versions.")
     print(bench_report.console(doc))
     print(f"wrote {report.name} and {raw_json.name} in {report.parent.name}/")

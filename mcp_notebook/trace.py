@@ -125,7 +125,15 @@ class Trace:
         """
         if self.payload_free:
             return empty(VIOLATION_COLUMNS)
-        h = run_vec_columns(self._check_input(self.versions))
+        vi = self._check_input(self.versions)
+        try:
+            h = run_vec_columns(vi)
+        finally:
+            # the conversation rules' view of the input refers back to it: a cycle holding
+            # every message those rules decoded, which only the cyclic collector would
+            # free (at the user's next collection, or at exit); the run is over: let it go
+            vi.__dict__.clear()
+            del vi
         if not len(h):
             return empty(VIOLATION_COLUMNS)
         # columns by rule index: one string per rule (or per rule and detail) for what

@@ -48,8 +48,12 @@ class Sparse:
 
     @classmethod
     def from_dict(cls, d: dict[int, Any], dtype: Any = object) -> Sparse:
-        rows = sorted(d)
-        return cls(rows, [d[r] for r in rows], dtype)
+        """The rows of ``d`` in ascending order and their values (the loaders add rows in
+        order, so the keys come sorted and are read as they are; ``__init__`` sorts
+        them otherwise)."""
+        n = len(d)
+        return cls(np.fromiter(d, dtype=np.int64, count=n),
+                   np.fromiter(d.values(), dtype=dtype, count=n), dtype)
 
     def __len__(self) -> int:
         return len(self.rows)

@@ -13,6 +13,7 @@ through a child process with ``MCP_NOTEBOOK_NO_NATIVE=1``.
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -153,3 +154,69 @@ def test_session_versions_equal_the_reference(
     want = _reference_versions(path)
     assert found == want
     assert len(want) > (100 if case == "tied" else 0)
+
+
+@pytest.mark.parametrize("fmt", ["ndjson", "tap"])
+def test_version_column_shares_one_str_per_version(tmp_path: Path, fmt: str) -> None:
+    """A capture with 2026-style ``_meta`` names a version on every request: the C scanner
+    gives the rows of one call the same str for the same text (not one str per request),
+    and the column still equals the reference's."""
+    from mcp_notebook.engine import native
+
+    if native.native is None:
+        pytest.skip("the C scanner is not built or switched off")
+    path = tmp_path / f"meta.{'ndjson' if fmt == 'ndjson' else 'tap.jsonl'}"
+    _GEN.generate(path, 3000, fmt, clean=True, seed=11, profile="meta2026")
+    t = mn.load(path)
+    values = t._store.version.values
+    assert len(values) > 500
+    assert len({id(v) for v in values}) <= len(values) // 20
+    assert t.versions_named() == _reference_versions(path)
+    assert_same([path])
+
+
+@pytest.mark.parametrize("profile", ["default", "meta2026"])
+def test_violations_leave_no_cycle_for_the_collector(
+        profile_captures: dict[tuple[str, str], Path], profile: str) -> None:
+    """What the rules decoded for ``t.violations`` is freed when they are done, not left in
+    a reference cycle (the conversation view and its input) for the cyclic collector to
+    walk and free at the user's next collection or at exit."""
+    was = gc.isenabled()
+    gc.disable()  # no automatic collection may free the cycle before it is counted
+    try:
+        t = mn.load(profile_captures[(profile, "ndjson")])
+        _ = t.frames, t.pairs
+        gc.collect()
+        assert len(t.violations)
+        from mcp_notebook.conversation._view import View
+
+        assert not [o for o in gc.get_objects() if isinstance(o, View)]
+    finally:
+        if was:
+            gc.enable()
+
+
+def test_profile_table_takes_the_whole_process_from_the_work_only_children() -> None:
+    """The benchmark's process ratio compares the children that do only the work
+    (``ours_process``, ``polars_process``) when the run has them, the timed children's
+    processes otherwise (a run from before they existed)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_report
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+    def res(timed: float, process: float) -> dict[str, float]:
+        return {"timed_s": timed, "process_s": process}
+
+    n = 1_000_000
+    doc = {"main_size": n, "results": {
+        f"ours|ndjson_clean|{n}": res(2.0, 6.0), f"polars_scan|ndjson_clean|{n}": res(1.0, 2.0),
+        f"ours|profile_meta2026|{n}": res(3.0, 9.0),
+        f"polars_scan|profile_meta2026|{n}": res(1.5, 3.0),
+        f"ours_process|profile_meta2026|{n}": res(4.0, 4.5),
+        f"polars_process|profile_meta2026|{n}": res(1.6, 1.8)}}
+    prof = bench_report.profile_table(doc)
+    assert prof["meta2026"]["process_over_polars"] == pytest.approx(4.5 / 1.8)
+    assert prof["meta2026"]["timed_over_polars"] == pytest.approx(2.0)
+    assert prof["default"]["process_over_polars"] == pytest.approx(3.0)

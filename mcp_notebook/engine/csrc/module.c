@@ -25,6 +25,8 @@
 
 #define SESSION_CACHE 32  /* session names remembered per scan() call */
 #define SESSION_NAME 64   /* ... of at most this many bytes */
+#define VER_CACHE 8       /* version strings remembered per scan() call */
+#define VER_TEXT 48       /* ... of at most this many bytes */
 
 /* ---- the rows ---- */
 
@@ -37,6 +39,10 @@ typedef struct {
     Py_ssize_t base;
     PyObject *call_rows, *call_vals, *call_intern;  /* the call column (NULL: not kept) */
     PyObject *list_rows, *list_vals, *list_intern;  /* the list column (NULL: not kept) */
+    /* the version strings of this call: a capture with 2026-style _meta names a version
+     * on every request, and a few distinct ones; each row takes a reference to one str */
+    struct { char text[VER_TEXT]; Py_ssize_t n; PyObject *str; } ver[VER_CACHE];
+    int nver;
 } Out;
 
 /* The str of a span's text (escapes undone). */
@@ -46,6 +52,23 @@ static PyObject *span_str(cptr s, cptr e, int esc, Scratch *tmp) {
     if (reserve(tmp, n + 1)) return PyErr_NoMemory();
     return PyUnicode_DecodeUTF8((const char *)tmp->data, (Py_ssize_t)unescape(s, e, tmp->data),
                                 "strict");
+}
+
+/* The str of a version span, shared by every row of this call that names the same text
+ * (a new reference). */
+static PyObject *version_str(Out *o, const Span *v, Scratch *tmp) {
+    Py_ssize_t n = v->e - v->s;
+    if (v->esc || n > VER_TEXT) return span_str(v->s, v->e, v->esc, tmp);
+    for (int k = 0; k < o->nver; k++)
+        if (o->ver[k].n == n && !memcmp(o->ver[k].text, v->s, (size_t)n))
+            return Py_NewRef(o->ver[k].str);
+    PyObject *str = span_str(v->s, v->e, 0, tmp);
+    if (str && o->nver < VER_CACHE) {
+        memcpy(o->ver[o->nver].text, v->s, (size_t)n);
+        o->ver[o->nver].n = n;
+        o->ver[o->nver++].str = Py_NewRef(str);
+    }
+    return str;
 }
 
 /* d[row] = v (v's reference is taken over); -1 on failure. */
@@ -200,8 +223,7 @@ static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
     if (m->prog_set && add_sparse(o->prog_rows, o->prog_vals, r, PyFloat_FromDouble(m->prog)))
         goto fail;
     if (add_call(o, m, r, tmp) < 0 || add_listed(o, m, r) < 0) goto fail;
-    if (m->ver.s && set_row(o->ver_d, r, span_str(m->ver.s, m->ver.e, m->ver.esc, tmp)))
-        goto fail;
+    if (m->ver.s && set_row(o->ver_d, r, version_str(o, &m->ver, tmp))) goto fail;
     lj = PyLong_FromLongLong(j);
     if (!lj) goto fail;
     if (PyList_Append(o->kind, SMALL[m->kind]) || PyList_Append(o->id, idv) ||
@@ -261,6 +283,7 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     Out o;
     o.call_rows = o.call_vals = o.call_intern = NULL;
     o.list_rows = o.list_vals = o.list_intern = NULL;
+    o.nver = 0;
     if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n|O!O!O!O!O!O!", &PyList_Type, &o.kind,
                           &PyList_Type, &o.id, &PyList_Type, &o.id_key, &PyList_Type,
                           &o.method, &PyList_Type, &o.line, &PyDict_Type, &o.code_d,
@@ -375,6 +398,7 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
         ((int64_t *)cb[4].buf)[i] = fe - fs;
     }
     for (int k = 0; tap && k < 5; k++) PyBuffer_Release(&cb[k]);
+    for (int k = 0; k < o.nver; k++) Py_DECREF(o.ver[k].str);
     free(frame.data);
     free(tmp.data);
     PyBuffer_Release(&b);
