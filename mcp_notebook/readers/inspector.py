@@ -123,26 +123,9 @@ def _usual(e: _Usual, sess: str, src: str) -> Iterator[Record]:
     extra: dict[str, Any] = {"entry_kind": kind} if isinstance(kind, str) and kind else {}
     if problem:
         extra["ts_error"] = problem
-    if is_null(e.message):
-        yield Record(raw="", ts=ts, direction=direction, session=sess, source=src,
-                     kind="invalid", reason="an export entry with no message",
-                     extra=extra)
-    else:
-        yield Record(raw=compact(e.message), ts=ts, direction=direction, session=sess,
-                     source=src, extra=extra)
-    if not is_null(e.response):
-        d = e.duration
-        duration = float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) \
-            else None
-        rts = ts + duration / 1000 if ts is not None and duration is not None else None
-        yield Record(raw=compact(e.response), ts=rts, direction=_BACK[direction],
-                     session=sess, source=f"{src}/response",
-                     extra={"duration_ms": duration} if duration is not None else {})
-    if not is_null(e.clientError):
-        text = text_of(e.clientError) or compact(e.clientError)
-        yield Record(raw=text, ts=ts, session=sess, stream="log", source=f"{src}/error",
-                     kind="log", extra={"client_error": True})
-
+    d = e.duration
+    duration = float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
+    yield from _records(e, ts, direction, extra, duration, sess, src)
 
 def _entry(i: int, item: Any, sess: str, src: str) -> Iterator[Record]:
     try:
@@ -160,6 +143,12 @@ def _entry(i: int, item: Any, sess: str, src: str) -> Iterator[Record]:
     extra: dict[str, Any] = {"entry_kind": kind} if kind else {}
     if problem:
         extra["ts_error"] = problem
+    yield from _records(e, ts, direction, extra, _number(e.duration), sess, src)
+
+def _records(e: Any, ts: float | None, direction: str | None, extra: dict[str, Any],
+             duration: float | None, sess: str, src: str) -> Iterator[Record]:
+    """The records of one entry (its message, response and client error), its time,
+    direction and duration read by the caller from either decoding."""
     if is_null(e.message):
         yield Record(raw="", ts=ts, direction=direction, session=sess, source=src,
                      kind="invalid", reason="an export entry with no message",
@@ -168,7 +157,6 @@ def _entry(i: int, item: Any, sess: str, src: str) -> Iterator[Record]:
         yield Record(raw=compact(e.message), ts=ts, direction=direction, session=sess,
                      source=src, extra=extra)
     if not is_null(e.response):
-        duration = _number(e.duration)
         rts = ts + duration / 1000 if ts is not None and duration is not None else None
         yield Record(raw=compact(e.response), ts=rts, direction=_BACK[direction],
                      session=sess, source=f"{src}/response",

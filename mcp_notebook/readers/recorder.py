@@ -131,19 +131,8 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
             if value is not None:
                 extra[key] = value
         kind = text_of(it.type)
-        if is_null(it.request):
-            method = text_of(it.http_method) or "?"
-            where = text_of(it.http_path) or ""
-            yield Record(raw=f"{method} {where} -> {extra.get('status', '?')}".strip(),
-                         session=sess, stream="http", source=src, kind="log",
-                         extra={**extra, "interaction": kind})
-            continue
-        yield Record(raw=compact(it.request), direction="c2s", session=sess, stream="http",
-                     source=src, extra=dict(extra))
-        if not is_null(it.response):
-            yield Record(raw=compact(it.response), direction="s2c", session=sess,
-                         stream="sse" if extra.get("sse") else "http",
-                         source=f"{src}/response", extra=dict(extra))
+        yield from _records(it, extra, kind, text_of(it.http_method),
+                            text_of(it.http_path), sess, src)
     yield from tail
 
 
@@ -160,16 +149,23 @@ def _usual(interactions: list[_UsualInteraction], sess: str, name: str) -> Itera
         if it.response_is_sse is not None:
             extra["sse"] = it.response_is_sse
         kind = it.type if isinstance(it.type, str) else None
-        if is_null(it.request):
-            method = it.http_method if isinstance(it.http_method, str) else None
-            where = it.http_path if isinstance(it.http_path, str) else None
-            yield Record(raw=f"{method or '?'} {where or ''} -> {extra.get('status', '?')}"
-                         .strip(), session=sess, stream="http", source=src, kind="log",
-                         extra={**extra, "interaction": kind})
-            continue
-        yield Record(raw=compact(it.request), direction="c2s", session=sess, stream="http",
-                     source=src, extra=dict(extra))
-        if not is_null(it.response):
-            yield Record(raw=compact(it.response), direction="s2c", session=sess,
-                         stream="sse" if extra.get("sse") else "http",
-                         source=f"{src}/response", extra=dict(extra))
+        method = it.http_method if isinstance(it.http_method, str) else None
+        where = it.http_path if isinstance(it.http_path, str) else None
+        yield from _records(it, extra, kind, method, where, sess, src)
+
+
+def _records(it: Any, extra: dict[str, Any], kind: str | None, method: str | None,
+             where: str | None, sess: str, src: str) -> Iterator[Record]:
+    """The records of one interaction, its members read by the caller from either
+    decoding: its request and response, or a log line where it has no request."""
+    if is_null(it.request):
+        yield Record(raw=f"{method or '?'} {where or ''} -> {extra.get('status', '?')}"
+                     .strip(), session=sess, stream="http", source=src, kind="log",
+                     extra={**extra, "interaction": kind})
+        return
+    yield Record(raw=compact(it.request), direction="c2s", session=sess, stream="http",
+                 source=src, extra=dict(extra))
+    if not is_null(it.response):
+        yield Record(raw=compact(it.response), direction="s2c", session=sess,
+                     stream="sse" if extra.get("sse") else "http",
+                     source=f"{src}/response", extra=dict(extra))
