@@ -172,3 +172,15 @@ def run_or_fail(argv: list[str], what: str, **kw: Any):
         pytest.fail(f"{what} failed ({done.returncode}):\n{done.stdout[-3000:]}"
                     f"\n{done.stderr[-3000:]}")
     return done
+
+
+def script_module(path: Path) -> Any:
+    """The module of a script that is not a package (``scripts/*.py``, a benchmark), loaded
+    from its file under its stem as the module's name."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

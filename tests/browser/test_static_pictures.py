@@ -12,7 +12,6 @@ Screenshots go to ``tests/artifacts/static/``.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from conftest import REPO
 from labhelpers import open_notebook7, run_all, run_cells, shutdown_kernel, write_notebook
 
 import mcp_notebook as mn
+from helpers import script_module
 
 pytestmark = pytest.mark.browser
 
@@ -108,11 +108,7 @@ def test_plain_export_opened_offline_shows_every_picture(page, tmp_path, shots, 
 
 
 def _handouts():
-    spec = importlib.util.spec_from_file_location("make_handouts",
-                                                  REPO / "scripts" / "make_handouts.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(REPO / "scripts" / "make_handouts.py")
 
 
 def test_bundled_export_draws_the_widgets_and_hides_the_pictures(page, tmp_path, shots,

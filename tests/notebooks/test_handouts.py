@@ -9,12 +9,13 @@ links between pages, which must point at pages that exist.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
 
 import pytest
+
+from helpers import script_module
 
 from .conftest import REPO, notebook_paths, without_solutions
 
@@ -25,11 +26,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("make_handouts",
-                                                  REPO / "scripts" / "make_handouts.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(REPO / "scripts" / "make_handouts.py")
 
 
 @pytest.fixture(scope="session")

@@ -10,12 +10,13 @@ machine. Screenshots go to ``tests/artifacts/notebooks/``.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 from pathlib import Path
 
 import pytest
+
+from helpers import script_module
 
 from .conftest import REPO, notebook_paths, without_solutions
 
@@ -30,11 +31,7 @@ VIEWS = {"mn.explore(": [".mn-explorer", ".mnt", ".mnf"], "mn.timeline(": [".mnt
 
 
 def _fetcher():
-    spec = importlib.util.spec_from_file_location("fetch_widget_js",
-                                                  REPO / "scripts" / "fetch_widget_js.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(REPO / "scripts" / "fetch_widget_js.py")
 
 
 @pytest.fixture(scope="session")
