@@ -352,6 +352,18 @@ class NotAvailable(RuntimeError):
     """The library under test is not there (yet): reported, not a failure of the reader."""
 
 
+def _work(mn: Any, path: Path, clock: Clock) -> tuple[Any, Any]:
+    """The timed work of ``ours`` and ``ours_process``: load, pairs, violations, a lap each."""
+    t = mn.load(path)
+    frames = t.frames
+    clock.lap("load")
+    _ = t.pairs
+    clock.lap("pairs")
+    _ = t.violations
+    clock.lap("violations")
+    return t, frames
+
+
 def ours(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
     try:
         import mcp_notebook as mn
@@ -365,13 +377,7 @@ def ours(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
     if warm.exists():
         _ = mn.load(warm).violations  # first-call costs of the library itself, outside the timing
     clock.start()
-    t = mn.load(path)
-    frames = t.frames
-    clock.lap("load")
-    _ = t.pairs
-    clock.lap("pairs")
-    _ = t.violations
-    clock.lap("violations")
+    t, frames = _work(mn, path, clock)
     mark = os.environ.get("BENCH_TIMED_MARK")  # the harness's memory sampler: timing ends
     if mark:
         Path(mark).touch()
@@ -419,13 +425,7 @@ def ours_process(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
     clock.start()
     import mcp_notebook as mn
 
-    t = mn.load(path)
-    frames = t.frames
-    clock.lap("load")
-    _ = t.pairs
-    clock.lap("pairs")
-    _ = t.violations
-    clock.lap("violations")
+    t, frames = _work(mn, path, clock)
     _KEEP.append(t)
     return len(frames), {"violations": len(t.violations)}
 
