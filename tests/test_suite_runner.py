@@ -36,15 +36,20 @@ def test_make_test_runs_on_every_core_by_module():
     assert any(re.match(r"pytest-xdist\b", r) for r in dev), dev
 
 
+def _run_on_two_workers(folder: Path) -> subprocess.CompletedProcess[str]:
+    """pytest with ``make test``'s arguments on two workers over ``folder``, run in it."""
+    argv = _make_test_argv()
+    argv[argv.index("-n") + 1] = "2"
+    return subprocess.run([sys.executable, "-m", "pytest", *argv, "-p", "no:cacheprovider",
+                           "-q", str(folder)], cwd=folder, capture_output=True, text=True,
+                          timeout=300)
+
+
 def test_a_run_that_collects_nothing_fails(tmp_path):
     """``make test``'s pytest arguments over a folder without tests: exit 5, not 0."""
     pytest.importorskip("xdist")
     (tmp_path / "test_nothing.py").write_text("X = 1\n")
-    argv = _make_test_argv()
-    argv[argv.index("-n") + 1] = "2"
-    done = subprocess.run([sys.executable, "-m", "pytest", *argv, "-p", "no:cacheprovider",
-                           "-q", str(tmp_path)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+    done = _run_on_two_workers(tmp_path)
     assert done.returncode == 5, done.stdout + done.stderr
 
 
@@ -157,11 +162,7 @@ def test_each_module_runs_on_one_worker(tmp_path):
             "@pytest.mark.parametrize('k', range(8))\n"
             "def test_k(made, k):\n"
             "    import time; time.sleep(0.05)\n")
-    argv = _make_test_argv()
-    argv[argv.index("-n") + 1] = "2"
-    done = subprocess.run([sys.executable, "-m", "pytest", *argv, "-p", "no:cacheprovider",
-                           "-q", str(tmp_path)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+    done = _run_on_two_workers(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     made = sorted((tmp_path / "made.txt").read_text().split("\n")[:-1])
     assert [m.split()[0] for m in made] == ["test_a", "test_b"], made
