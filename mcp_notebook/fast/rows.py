@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..engine import native as _native
+from ..protocol import vocab
 from ..protocol.vocab import KINDS
 from ..table import Columns
 
@@ -31,11 +32,10 @@ SPARSE = ("error_code", "error_message", "is_tool_error", "batch", "reason", "ve
 
 #: an id key of more characters may be an integer above 2^53 (2^53 has 16 digits)
 LONG_KEY = 15
-#: the methods whose requests the call column keeps (the C scanner names them too)
-CALL_METHODS = frozenset(("tools/call", "prompts/get", "resources/read", "tools/list",
-                          "prompts/list", "resources/list", "resources/templates/list"))
-#: the members of a result the list column keeps (the C scanner's LISTED, in this order)
-LISTED = ("tools", "prompts", "resources", "resourceTemplates")
+#: the methods whose requests the call column keeps (``protocol.vocab``, as the C scanner)
+CALL_METHODS = frozenset(vocab.CALL_METHODS)
+#: the members of a result the list column keeps (``protocol.vocab``, in the C scanner's order)
+LISTED = vocab.LISTED
 
 
 class Codes:

@@ -89,15 +89,30 @@ FINDINGS: tuple[str, ...] = tuple(f.label for f in PairFinding)
 
 _C_PREFIX = {Kind: "K", Direction: "D", Outcome: "O", PairFinding: "PF"}
 
+#: the methods whose requests the loader's call column keeps (the conversation rules read
+#: their names, URIs and arguments)
+CALL_METHODS: tuple[str, ...] = ("tools/call", "prompts/get", "resources/read", "tools/list",
+                                 "prompts/list", "resources/list", "resources/templates/list")
+#: the members of a result the loader's list column keeps (what a list answer lists)
+LISTED: tuple[str, ...] = ("tools", "prompts", "resources", "resourceTemplates")
+_C_STRINGS = {"CALL_METHODS": CALL_METHODS, "LISTED": LISTED}
+
 
 def c_header() -> str:
-    """The text of ``csrc/vocab.h``: one C enum per enum here, same names, same codes."""
+    """The text of ``csrc/vocab.h``: one C enum per enum here, same names, same codes, and
+    the string tables (``CALL_METHODS``, ``LISTED``) in their order."""
     out = ["/* Generated from mcp_notebook/protocol/vocab.py by setup.py: do not edit. */",
            "#ifndef MCP_NOTEBOOK_VOCAB_H", "#define MCP_NOTEBOOK_VOCAB_H", ""]
     for enum, prefix in _C_PREFIX.items():
         out.append(f"/* {enum.__name__} */")
         out.append("enum {")
         out += [f"    {prefix}_{m.name} = {int(m)}," for m in enum]
+        out += ["};", ""]
+    for name, texts in _C_STRINGS.items():
+        out.append(f"/* {name} */")
+        out.append(f"#define N_{name} {len(texts)}")
+        out.append(f"static const char *const {name}[N_{name}] = {{")
+        out += [f'    "{t}",' for t in texts]
         out += ["};", ""]
     out.append("#endif")
     return "\n".join(out) + "\n"

@@ -5,11 +5,7 @@
 #include "vocab.h"
 #include "utf8.h"
 
-/* The members of a result the list column keeps (what a list answer lists):
- * fast.rows.LISTED, in this order. */
-#define N_LISTED 4
-static const char *const LISTED[N_LISTED] = {"tools", "prompts", "resources",
-                                             "resourceTemplates"};
+/* LISTED, N_LISTED: the members of a result the list column keeps (vocab.h). */
 
 /* What the usual message holds. */
 typedef struct {

@@ -93,12 +93,12 @@ static int add_sparse(PyObject *rows, PyObject *vals, Py_ssize_t r, PyObject *v)
 
 static PyObject *SMALL[8];  /* kind codes */
 
-/* The methods whose requests the call column keeps (the conversation rules read them). */
+/* The methods whose requests the call column keeps (CALL_METHODS, vocab.h). */
 static int call_method(cptr a, cptr z) {
-    return KEY_IS(a, z, "tools/call") || KEY_IS(a, z, "prompts/get") ||
-           KEY_IS(a, z, "resources/read") || KEY_IS(a, z, "tools/list") ||
-           KEY_IS(a, z, "prompts/list") || KEY_IS(a, z, "resources/list") ||
-           KEY_IS(a, z, "resources/templates/list");
+    size_t n = (size_t)(z - a);
+    for (int k = 0; k < N_CALL_METHODS; k++)
+        if (n == strlen(CALL_METHODS[k]) && !memcmp(a, CALL_METHODS[k], n)) return 1;
+    return 0;
 }
 
 /* A string member of params as a str (None when absent), one object per distinct text. */

@@ -46,4 +46,25 @@ enum {
     PF_PROGRESS_UNKNOWN_TOKEN = 11,
 };
 
+/* CALL_METHODS */
+#define N_CALL_METHODS 7
+static const char *const CALL_METHODS[N_CALL_METHODS] = {
+    "tools/call",
+    "prompts/get",
+    "resources/read",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+};
+
+/* LISTED */
+#define N_LISTED 4
+static const char *const LISTED[N_LISTED] = {
+    "tools",
+    "prompts",
+    "resources",
+    "resourceTemplates",
+};
+
 #endif
