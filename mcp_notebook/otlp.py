@@ -41,12 +41,9 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .boundary import (
-    CHUNK,
-    iter_boundary,
-    notification_targets,
-    trace_from_boundary,
-)
+from .boundary import iter_boundary, trace_from_boundary
+from .boundary.links import notification_targets
+from .boundary.view import CHUNK
 from .engine.gcpause import gc_paused
 from .protocol import versions as V
 from .readers.otlp_facts import HttpFacts, envelopes, network_attributes
@@ -101,7 +98,7 @@ def _request_id(id_key: Any) -> str | None:
 
 def _span_events(trace: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The progress and cancel notifications that name a request
-    (:func:`~mcp_notebook.boundary.notification_targets`) and have a time, to be span
+    (:func:`~mcp_notebook.boundary.links.notification_targets`) and have a time, to be span
     events: the request seq each belongs to (ascending), its seq, whether it is a
     progress; three arrays (the events are made a chunk of spans at a time)."""
     notes, targets, progress = notification_targets(trace)

@@ -154,7 +154,7 @@ def _label(session: Any) -> str:
 def _slice_names(trace: Any, method: np.ndarray, seqs: np.ndarray) -> np.ndarray:
     """``method`` or ``method target`` of each request (target: the tool or prompt name),
     the messages read a chunk at a time; equal names share one string."""
-    from .boundary import CHUNK, _targets
+    from .boundary.view import CHUNK, _targets
 
     out = np.array([str(m) for m in method], dtype=object)
     named = np.flatnonzero(np.isin(method, ["tools/call", "prompts/get"]))
@@ -176,7 +176,7 @@ class _Plan:
     packet's time, so that they can be written in time order one at a time."""
 
     def __init__(self, trace: Any) -> None:
-        from .boundary import notification_targets
+        from .boundary.links import notification_targets
 
         self.trace = trace
         ns = self.ns = _times(trace)
@@ -306,7 +306,7 @@ class _Plan:
                                                strict=True)))
 
     def packet(self, what: int, i: int, v: dict[str, np.ndarray]) -> bytes:
-        from .boundary import error_type
+        from .readers.boundary_table import error_type
 
         if what == 0:
             code = None if self.code[i] != self.code[i] else int(self.code[i])
@@ -349,7 +349,7 @@ def write_perfetto(trace: Any, path: str | Path) -> dict[str, int]:
     """Write ``trace`` as a Perfetto protobuf trace, a chunk of packets at a time, in time
     order; return what it holds (counts of slices, progress and cancel flows, violations,
     tracks)."""
-    from .boundary import frozen_heap
+    from .boundary.view import frozen_heap
 
     with frozen_heap():
         plan = _Plan(trace)

@@ -313,7 +313,7 @@ class Trace:
         sizes, and the protocol version and peers from ``initialize``. Write it with
         :func:`mcp_notebook.boundary.write_boundary`.
         """
-        from .boundary import boundary_of
+        from .boundary.view import boundary_of
 
         return boundary_of(self).copy()
 

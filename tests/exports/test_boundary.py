@@ -267,7 +267,7 @@ def test_the_timeline_draws_the_same_spans_from_the_boundary_alone(path: Path) -
 
 @pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
 def test_messages_read_in_one_pass_are_those_of_trace_message(path: Path) -> None:
-    from mcp_notebook.boundary import messages_of
+    from mcp_notebook.boundary.view import messages_of
 
     trace = mn.load(path)
     seqs = list(range(len(trace)))

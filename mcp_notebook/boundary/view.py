@@ -1,46 +1,27 @@
-"""The boundary view: one row per operation, what crossed the server boundary, no payload.
+"""The boundary frame: one row per operation of a trace, built a chunk at a time.
 
-A row is a request with its response (or an orphan or duplicate response, as the pairs
-have them), or a notification. It keeps what a dashboard of tool usage, durations, errors
-and sessions needs — the method, the tool, prompt or resource it names, timing, outcome,
-error code and type, sizes, and the versions and peers agreed at ``initialize`` — and none
-of the payload text: no arguments, no results, no error messages.
-
->>> import mcp_notebook as mn
->>> b = mn.load(mn.sample_path("everything-stdio-basics")).boundary()
->>> b.loc[b["method"] == "tools/call", "name"].iloc[0]
-'echo'
+:func:`iter_boundary` yields the rows in capture order, :data:`CHUNK` operations at a
+time, for the exporters to write as they go; :func:`boundary_frame` is the whole frame;
+:func:`latency_table` answers the latency questions from the frame alone.
 """
 
 from __future__ import annotations
 
-import bisect
 import gc
-import math
 import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
-import msgspec
 import numpy as np
 import pandas as pd
 
-from .readers.boundary_table import (
-    BOUNDARY_COLUMNS,
-    ERROR_TYPES,
-    _need_pyarrow,
-    error_type,
-    normalise,
-    read_boundary,
-)
-from .readers.boundary_table import TARGET as _TARGET
-from .table import empty
+from ..readers.boundary_table import BOUNDARY_COLUMNS, error_type
+from ..readers.boundary_table import TARGET as _TARGET
+from ..table import empty
 
-__all__ = ["BOUNDARY_COLUMNS", "ERROR_TYPES", "boundary_frame", "iter_boundary",
-           "write_boundary", "stream_boundary",
-           "read_boundary", "normalise", "latency_table", "trace_from_boundary"]
+__all__ = ["CHUNK", "boundary_of", "boundary_frame", "iter_boundary", "operation_order",
+           "frozen_heap", "messages_of", "each_message", "latency_table"]
 
 
 def _str(value: Any) -> str | None:
@@ -185,71 +166,6 @@ def _chunks(trace: Any, chunk: int) -> Any:
         yield _operations(trace, part[is_pair], notes[part[~is_pair] - n_pairs], peers)
 
 
-def notification_targets(trace: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The ``notifications/progress`` and ``notifications/cancelled`` that name a request of
-    the pairs: their seqs, the request's seq, and whether each is a progress, in capture
-    order.
-
-    A progress names the last request before it, from the other side of its session,
-    whose ``_meta.progressToken`` is its token; a cancel the last request before it, from
-    its own side, whose id is its ``requestId``. Memory: the requests that carry a token
-    or that a cancel names, and the notifications.
-    """
-    p, f = trace.pairs, trace.frames
-    reqs = np.unique(p["request_seq"].dropna().to_numpy(dtype=np.int64))
-    is_note = (f["kind"] == "notification").to_numpy()
-    # session and direction as category codes: no object per frame
-    session = f["session"].cat.codes.to_numpy()
-    side = f["direction"].cat.codes.to_numpy()
-    flip = {int(c): int(k) for c, k in _opposite_codes(f["direction"]).items()}
-    out_notes: list[np.ndarray] = []
-    out_reqs: list[np.ndarray] = []
-    out_progress: list[np.ndarray] = []
-    for name, progress in (("notifications/progress", True), ("notifications/cancelled", False)):
-        notes = np.flatnonzero(is_note & (f["method"] == name).to_numpy())
-        if not len(notes) or not len(reqs):
-            continue
-        refs, _ = trace.references(notes)
-        if progress:
-            keys, _ = trace.references(reqs)
-        else:  # only the ids some cancel names
-            wanted = {r for r in refs if r is not None}
-            ids = f["id_key"].iloc[reqs].tolist()
-            keys = np.array([k if k in wanted else None for k in ids], dtype=object)
-        by: dict[tuple[int, int, Any], list[int]] = {}
-        for seq, key in zip(reqs.tolist(), keys, strict=True):
-            if key is not None:
-                by.setdefault((int(session[seq]), int(side[seq]), key), []).append(seq)
-        target = np.full(len(notes), -1, dtype=np.int64)
-        for i, (seq, ref) in enumerate(zip(notes.tolist(), refs, strict=True)):
-            if ref is None:
-                continue
-            asker = int(side[seq]) if not progress else flip.get(int(side[seq]), -2)
-            mine = by.get((int(session[seq]), asker, ref))
-            k = bisect.bisect_left(mine, seq) if mine else 0
-            if mine and k:
-                target[i] = mine[k - 1]
-        hit = target >= 0
-        out_notes.append(notes[hit])
-        out_reqs.append(target[hit])
-        out_progress.append(np.full(int(hit.sum()), progress, dtype=bool))
-    if not out_notes:
-        return (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                np.zeros(0, dtype=bool))
-    all_notes = np.concatenate(out_notes)
-    order = np.argsort(all_notes, kind="stable")
-    return (all_notes[order], np.concatenate(out_reqs)[order],
-            np.concatenate(out_progress)[order])
-
-
-def _opposite_codes(direction: pd.Series) -> dict[int, int]:
-    """Category code of c2s -> that of s2c and back (those present)."""
-    cats = list(direction.cat.categories)
-    codes = {name: cats.index(name) for name in ("c2s", "s2c") if name in cats}
-    return {codes[a]: codes[b] for a, b in (("c2s", "s2c"), ("s2c", "c2s"))
-            if a in codes and b in codes}
-
-
 def _operations(trace: Any, pair_rows: np.ndarray, note_seqs: np.ndarray,
                 peers: dict[Any, dict[str, str | None]]) -> pd.DataFrame:
     """The boundary rows of some pairs (positions in ``t.pairs``) and notifications
@@ -368,115 +284,3 @@ def latency_table(ops: pd.DataFrame) -> pd.DataFrame:
     })
     out["error_rate"] = out["errors"] / out["answered"].where(out["answered"] > 0)
     return out.sort_values("count", ascending=False)[cols]
-
-
-# -- a payload-free Trace ------------------------------------------------------------------------
-def trace_from_boundary(source: pd.DataFrame | str | Path) -> Any:
-    """A payload-free :class:`~mcp_notebook.trace.Trace` from a boundary frame or file.
-
-    Each operation becomes envelope-only frames (the id, method and target name; an empty
-    result, ``isError``, or the error code) in the capture order of the original, with its
-    sizes, so ``pairs``, ``latency_by_method``, ``summary`` and the widgets work on it.
-    Times are kept to the microsecond (the loader holds seconds as floats). Its
-    ``payload_free`` is True; ``message(seq)`` gives the envelope only, and its
-    ``violations`` are empty: the rules read payloads this file does not have.
-    ``mn.load`` of a boundary file gives the same trace (the ``boundary`` format).
-    """
-    from .fast.records import part_of
-    from .fast.store import Store
-    from .readers.boundary import PAYLOAD_FREE_NOTE, records_of
-    from .trace import Trace
-
-    b = source if isinstance(source, pd.DataFrame) else read_boundary(source)
-    store = Store.from_parts([part_of(records_of(b, "boundary"))])
-    trace = Trace(store, notes=[PAYLOAD_FREE_NOTE.format(what="a boundary view")])
-    trace.payload_free = True
-    return trace
-
-
-# -- files --------------------------------------------------------------------------------------
-def write_boundary(trace_or_frame: Any, path: str | Path) -> Path:
-    """Write the boundary view to ``path``: ``.parquet`` or ``.jsonl`` (one event a line).
-
-    In JSONL, ``start`` is ISO 8601 UTC with nanoseconds and ``duration`` becomes
-    ``duration_ms`` (a float that gives the nanoseconds back exactly); empty cells are
-    left out of their line. :func:`read_boundary` reads either back to the same frame.
-    A trace is written as it goes, a chunk of operations at a time
-    (:func:`iter_boundary`); :func:`stream_boundary` also says how many it wrote.
-    """
-    stream_boundary(trace_or_frame, path)
-    return Path(path)
-
-
-def stream_boundary(trace_or_frame: Any, path: str | Path, chunk: int | None = None) -> int:
-    """:func:`write_boundary`, returning the number of operations written (``chunk``
-    operations at a time; default :data:`mcp_notebook.boundary.CHUNK`)."""
-    chunk = chunk or CHUNK
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".parquet", ".jsonl", ".ndjson"):
-        raise ValueError(f"boundary output {path.name!r}: give a .parquet or .jsonl name")
-    if isinstance(trace_or_frame, pd.DataFrame):
-        frame = trace_or_frame
-        chunks: Any = (frame.iloc[lo:lo + chunk] for lo in range(0, max(len(frame), 1), chunk))
-    else:
-        chunks = iter_boundary(trace_or_frame, chunk)
-    n = 0
-    if suffix == ".parquet":
-        _need_pyarrow()
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        schema = _arrow_schema()
-        with pq.ParquetWriter(path, schema) as writer:
-            for b in chunks:
-                out = b.copy()
-                for col in ("session", "requester", "kind", "method", "outcome"):
-                    out[col] = out[col].astype(object).where(out[col].notna(), None)
-                writer.write_table(pa.Table.from_pandas(out, schema=schema,
-                                                        preserve_index=False))
-                n += len(b)
-            if n == 0:
-                writer.write_table(schema.empty_table())
-        return n
-    with open(path, "wb") as fh:
-        for b in chunks:
-            _write_jsonl(b, fh)
-            n += len(b)
-    return n
-
-
-def _arrow_schema() -> Any:
-    import pyarrow as pa
-
-
-    kinds = {"category": pa.string(), "object": pa.string(), "Int64": pa.int64(),
-             "float64": pa.float64(), "bool": pa.bool_(),
-             "datetime64[ns, UTC]": pa.timestamp("ns", tz="UTC"),
-             "timedelta64[ns]": pa.duration("ns")}
-    return pa.schema([(c, kinds[d]) for c, (d, _) in BOUNDARY_COLUMNS.items()])
-
-
-def _write_jsonl(b: pd.DataFrame, fh: Any) -> None:
-    enc = msgspec.json.Encoder()
-    starts = b["start"].to_numpy(dtype="datetime64[ns]")
-    start_text: np.ndarray = np.char.add(np.datetime_as_string(starts, unit="ns"),
-                                         "+00:00").astype(object)
-    start_text[np.isnat(starts)] = None
-    ns = b["duration"].to_numpy(dtype="timedelta64[ns]").astype(np.int64)
-    duration_ms = np.where(b["duration"].notna().to_numpy(), ns / 1e6, np.nan).tolist()
-    columns: dict[str, list[Any]] = {}
-    for col in b.columns:
-        if col in ("start", "duration"):
-            continue
-        values = b[col]
-        columns[col] = values.astype(object).where(values.notna(), None).tolist()
-    columns["start"] = start_text.tolist()
-    columns["duration_ms"] = [None if math.isnan(v) else v for v in duration_ms]
-    names = list(columns)
-    lines = []
-    for row in zip(*columns.values(), strict=True):
-        line = {k: v for k, v in zip(names, row, strict=True) if v is not None}
-        lines.append(enc.encode(line))
-    if lines:
-        fh.write(b"\n".join(lines) + b"\n")
