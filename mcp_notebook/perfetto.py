@@ -349,7 +349,7 @@ def write_perfetto(trace: Any, path: str | Path) -> dict[str, int]:
     """Write ``trace`` as a Perfetto protobuf trace, a chunk of packets at a time, in time
     order; return what it holds (counts of slices, progress and cancel flows, violations,
     tracks)."""
-    from .boundary.view import frozen_heap
+    from .engine.gcpause import frozen_heap
 
     with frozen_heap():
         plan = _Plan(trace)

@@ -149,7 +149,7 @@ def write_findings(trace: Any, fmt: str, out: IO[str], *, fail_on: str = "error"
         raise ValueError(f"unknown findings format {fmt!r}: one of {', '.join(FORMATS)}")
     if fail_on not in SEVERITIES:
         raise ValueError(f"fail_on {fail_on!r}: one of {', '.join(SEVERITIES)}")
-    from .boundary.view import frozen_heap
+    from .engine.gcpause import frozen_heap
 
     with frozen_heap():
         _write_findings(trace, fmt, out, fail_on)

@@ -7,15 +7,14 @@ time, for the exporters to write as they go; :func:`boundary_frame` is the whole
 
 from __future__ import annotations
 
-import gc
 import weakref
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..engine.gcpause import frozen_heap
 from ..readers.boundary_table import BOUNDARY_COLUMNS, error_type
 from ..readers.boundary_table import TARGET as _TARGET
 from ..table import empty
@@ -132,18 +131,6 @@ def operation_order(trace: Any) -> tuple[np.ndarray, int]:
     notes = np.flatnonzero((f["kind"] == "notification").to_numpy())
     order = np.argsort(np.concatenate([first, notes]), kind="stable")
     return order, len(p)
-
-
-@contextmanager
-def frozen_heap() -> Iterator[None]:
-    """Run with what is allocated so far left out of the cyclic garbage collector's scans
-    (``gc.freeze``): an export makes many small objects a chunk at a time, and each
-    collection would otherwise walk the whole loaded trace again."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def iter_boundary(trace: Any, chunk: int = CHUNK) -> Any:

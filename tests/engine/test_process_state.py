@@ -71,3 +71,25 @@ def test_no_fork_while_other_threads_run(tmp_path: Path, monkeypatch: pytest.Mon
         stop.set()
         other.join()
     assert got.drop(columns=["raw"]).equals(split.drop(columns=["raw"]))
+
+
+def test_the_users_frozen_objects_stay_frozen(tmp_path: Path) -> None:
+    """An export freezes the heap a while (``gc.freeze``) and thaws it after; objects the
+    user's process had frozen before stay frozen (``gc.unfreeze`` would thaw them too)."""
+    t = mn.load(_capture(tmp_path))
+
+    def tracked(obj: object) -> bool:  # in a generation the collector scans (not frozen)
+        return any(o is obj for o in gc.get_objects())
+
+    mine = [object()]
+    gc.freeze()
+    try:
+        assert not tracked(mine)
+        t.to_otlp(), t.boundary()  # noqa: B018 - both walk the boundary a chunk at a time
+        list(mn.boundary.iter_boundary(t))
+        assert not tracked(mine)
+    finally:
+        gc.unfreeze()
+    assert tracked(mine)
+    list(mn.boundary.iter_boundary(t))
+    assert gc.get_freeze_count() == 0  # and what an export froze is thawed after it
