@@ -2,10 +2,12 @@
 
 ``scripts/make_handouts.py`` runs as ``make handouts`` does, on two notebooks, in a
 subprocess; every notebook (executed once per session by the shared fixture) goes through
-the same export. Headless Chromium opens each page with every non-local request blocked
-and counts what rendered: the saved widget views, the SVG sequence diagrams, and the
-links between pages, which must point at pages that exist.
-"""
+the same export, the HTML export of ``test_html_export.py`` with its links turned to the
+pages. Headless Chromium opens each page once, with every non-local request blocked, and
+checks all of its rendering in that one load: the saved widget views drawn (each helper's
+by its classes, the timeline's canvas), the SVG sequence diagrams, the title, and the
+links between pages, which must point at pages that exist. Screenshots go to
+``tests/artifacts/notebooks/``."""
 
 from __future__ import annotations
 
@@ -23,6 +25,10 @@ pytestmark = pytest.mark.browser
 
 NAMES = [p.stem for p in notebook_paths()]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+ARTIFACTS = REPO / "tests" / "artifacts" / "notebooks"
+# what each helper draws, by the class names of its views
+VIEWS = {"mn.explore(": [".mn-explorer", ".mnt", ".mnf"], "mn.timeline(": [".mnt"],
+         "mn.inspect(": [".mn-inspector", ".mnf"], "mn.sequence(": [".mns"]}
 
 
 def _module():
@@ -42,6 +48,19 @@ def handouts(tmp_path_factory, executed):
         mh.export(without_solutions(executed(name)[0]), name, out)
     mh.write_index(out, NAMES)
     return out
+
+
+def expected_views(nb) -> tuple[int, set[str]]:
+    """The widget views a notebook saved, and the classes its helpers' views draw."""
+    views, classes = 0, set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        views += sum(WIDGET_VIEW in out.get("data", {}) for out in cell.get("outputs", []))
+        for call, selectors in VIEWS.items():
+            if call in cell.source:
+                classes.update(selectors)
+    return views, classes
 
 
 def _open(page, path):
@@ -86,8 +105,15 @@ def test_the_script_writes_pages_that_open_offline(tmp_path, page):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_handout_opens_offline_with_widgets_and_pictures(executed, handouts, page, name):
+    """One page load per notebook serves every check of its rendering: the saved widget
+    views drawn (each helper's views by their classes, the timeline's canvas and note),
+    the SVG sequence pictures on screen with a size, the title, no request leaving the
+    machine, no failed request or console error. The page is the HTML export of
+    ``test_html_export`` with only its links changed (checked there on the text), so this
+    one load is also that export's rendering."""
     nb = without_solutions(executed(name)[0])
     views, svgs = _counts(nb)
+    _, classes = expected_views(nb)
     path = handouts / f"{name}.html"
     body = path.read_text(encoding="utf-8")
     assert not re.findall(r"""(?:src|href)=["']https?://""", body), "a remote script or style"
@@ -100,7 +126,16 @@ def test_every_handout_opens_offline_with_widgets_and_pictures(executed, handout
         page.wait_for_function(
             "n => Array.from(document.querySelectorAll('.widget-subarea'))"
             ".filter(e => e.children.length > 0).length >= n", arg=views, timeout=30_000)
+        for selector in sorted(classes):
+            page.locator(selector).first.wait_for(state="visible", timeout=30_000)
+        if ".mnt" in classes:  # the timeline drew its canvas and counted what it shows
+            page.wait_for_function(
+                "() => Array.from(document.querySelectorAll('.mnt')).every(e =>"
+                " e.querySelector('canvas') && /showing .* requests/.test("
+                "e.querySelector('.mnt-note').textContent))", timeout=30_000)
     page.wait_for_timeout(300)  # late requests (fonts) show up before counting
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
     drawn = page.evaluate("Array.from(document.querySelectorAll('.widget-subarea'))"
                           ".filter(e => e.children.length > 0).length")
     assert drawn == views
@@ -109,6 +144,7 @@ def test_every_handout_opens_offline_with_widgets_and_pictures(executed, handout
         box = page.locator("svg.mn-sequence:visible").first.bounding_box()
         assert box and box["width"] > 100 and box["height"] > 50
     assert page.outside == [] and page.failed == [] and page.errors == []
+    assert page.locator("h1").first.inner_text().strip() == nb.cells[0].source.splitlines()[0][2:]
 
 
 def test_pictures_and_widgets_are_in_the_handouts_at_all(executed):
