@@ -19,7 +19,7 @@ import sys
 import nbformat
 import pytest
 from conftest import REPO
-from labhelpers import open_notebook7, run_all, run_cells, shutdown_kernel, write_notebook
+from labhelpers import run_cells
 
 import mcp_notebook as mn
 from helpers import script_module
@@ -164,9 +164,6 @@ def test_live_lab_shows_the_widgets_not_the_pictures(lab_page, shots):
     _live_views_hide_their_pictures(lab_page, shots, "lab")
 
 
-def test_live_notebook7_shows_the_widgets_not_the_pictures(page, lab_server, shots):
-    rel = write_notebook(lab_server["root"], "static/views-notebook7.ipynb", _cells())
-    open_notebook7(page, lab_server, rel)
-    run_all(page)
-    _live_views_hide_their_pictures(page, shots, "notebook7")
-    shutdown_kernel(page)
+def test_live_notebook7_shows_the_widgets_not_the_pictures(notebook7_page, shots):
+    run_cells(notebook7_page, _cells())  # in the worker's Notebook 7 page and kernel
+    _live_views_hide_their_pictures(notebook7_page, shots, "notebook7")

@@ -12,13 +12,9 @@ import re
 import pytest
 from labhelpers import (
     kernel_exec,
-    open_notebook7,
-    run_all,
     run_cells,
     set_theme,
-    shutdown_kernel,
     wait_kernel_output,
-    write_notebook,
 )
 
 import mcp_notebook as mn
@@ -189,12 +185,10 @@ def test_timeline_of_many_sessions(lab_page, lab_server, shots):
     assert page.external_requests == [] and page.console_errors == []
 
 
-def test_views_in_notebook7(page, lab_server, shots):
+def test_views_in_notebook7(notebook7_page, shots):
+    page = notebook7_page  # the worker's Notebook 7 page and kernel; the cells are this test's
     path = mn.sample_path("broken-duplicate-response")
-    rel = write_notebook(lab_server["root"], "nb7.ipynb",
-                         [SEQ.format(path=str(path)), "tl = mn.timeline(t)\ntl"])
-    assert open_notebook7(page, lab_server, rel) == "python3"
-    run_all(page)
+    run_cells(page, [SEQ.format(path=str(path)), "tl = mn.timeline(t)\ntl"])
     page.locator(".mns svg .mns-viol").first.wait_for(state="visible", timeout=60_000)
     page.locator(".mnt-canvas").wait_for(state="visible", timeout=60_000)
     marks = page.locator(".mns svg .mns-viol").count()
@@ -217,7 +211,6 @@ def test_views_in_notebook7(page, lab_server, shots):
     # "already registered"); none may come from these views
     assert page.external_requests == []
     assert not [e for e in page.console_errors if re.search(r"mns|mnt|anywidget|sequence", e)]
-    shutdown_kernel(page)
 
 
 def test_static_export_opened_offline(page, tmp_path, shots):
