@@ -1,5 +1,6 @@
 """The sequence diagram and the many-session timeline in real JupyterLab and Notebook 7, light
-and dark, and the static pictures of an nbconvert export opened offline.
+and dark (the static pictures of an nbconvert export opened offline, once in this module,
+are in ``test_static_pictures.py``, on the same sample with the inspector too).
 
 Screenshots go to ``tests/artifacts/views-seq/``.
 """
@@ -211,38 +212,3 @@ def test_views_in_notebook7(notebook7_page, shots):
     # "already registered"); none may come from these views
     assert page.external_requests == []
     assert not [e for e in page.console_errors if re.search(r"mns|mnt|anywidget|sequence", e)]
-
-
-def test_static_export_opened_offline(page, tmp_path, shots):
-    """nbconvert HTML of a notebook executed and saved without widget state, opened with
-    every outside request blocked: each widget's output is its SVG picture."""
-    import nbformat
-    from nbclient import NotebookClient
-    from nbconvert import HTMLExporter
-
-    path = mn.sample_path("broken-duplicate-response")
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# static pictures"),
-                nbformat.v4.new_code_cell(f"import mcp_notebook as mn\nt = mn.load({str(path)!r})"),
-                nbformat.v4.new_code_cell("mn.timeline(t)"),
-                nbformat.v4.new_code_cell("mn.sequence(t)"),
-                nbformat.v4.new_code_cell("mn.explore(t)")]
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
-    nb.metadata.pop("widgets", None)
-    body, _ = HTMLExporter(mathjax_url="").from_notebook_node(nb)
-    out = tmp_path / "static.html"
-    out.write_text(body, encoding="utf-8")
-    page.goto(out.as_uri())
-    # each widget's picture is inline SVG in its own output (see widgets/snapshot.py)
-    page.locator(".mn-static").nth(2).wait_for(state="visible", timeout=20_000)
-    assert page.locator(".mn-static").count() == 3
-    box = page.locator(".mn-static svg.mn-sequence").bounding_box()  # the sequence diagram
-    assert box["width"] > 600 and box["height"] > 300
-    for cls in ("mn-timeline-snapshot", "mn-snapshot-table"):
-        page.locator(f"svg.{cls}").first.wait_for(state="visible", timeout=20_000)
-    page.screenshot(path=str(shots / "static-export.png"), full_page=True)
-    # the default template still asks a CDN for require.js (blocked here): the pictures
-    # need nothing from outside
-    assert all("require" in u for u in page.external_requests), page.external_requests
-    assert all("Failed to load resource" in e for e in page.console_errors)

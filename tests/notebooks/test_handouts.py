@@ -1,6 +1,6 @@
 """``make handouts`` writes HTML that opens offline in Chromium, widgets and pictures drawn.
 
-``scripts/make_handouts.py`` runs as ``make handouts`` does, on two notebooks, in a
+``scripts/make_handouts.py`` runs as ``make handouts`` does, on one notebook, in a
 subprocess; every notebook (executed once per session by the shared fixture) goes through
 the same export, the HTML export of ``test_html_export.py`` with its links turned to the
 pages. Headless Chromium opens each page once, with every non-local request blocked, and
@@ -29,6 +29,15 @@ ARTIFACTS = REPO / "tests" / "artifacts" / "notebooks"
 # what each helper draws, by the class names of its views
 VIEWS = {"mn.explore(": [".mn-explorer", ".mnt", ".mnf"], "mn.timeline(": [".mnt"],
          "mn.inspect(": [".mn-inspector", ".mnf"], "mn.sequence(": [".mns"]}
+
+
+def offline_defects(body: str, views: int) -> list[str]:
+    from .test_html_export import offline_defects as defects
+
+    return defects(body, views)
+
+
+VIEW_SCRIPT = re.compile(r'<script type="application/vnd\.jupyter\.widget-view\+json">')
 
 
 def _module():
@@ -85,22 +94,37 @@ def _counts(nb) -> tuple[int, int]:
 
 
 def test_the_script_writes_pages_that_open_offline(tmp_path, page):
+    """``make handouts`` end to end on one notebook (it executes what it exports: that is
+    this test's time): the page and the index are written, the page holds all it needs
+    offline (checked on its text, as in ``test_html_export.py``), and in Chromium the
+    index's link opens it with its widgets drawn from the state the script saved."""
     out = tmp_path / "handouts"
     run = subprocess.run([sys.executable, "scripts/make_handouts.py", "--out", str(out),
-                          "00-start", "11-send-big-ids"], cwd=REPO, capture_output=True,
-                         text=True, timeout=600)
+                          "00-start"], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert sorted(p.name for p in out.glob("*.html")) == [
-        "00-start.html", "11-send-big-ids.html", "index.html"]
+    assert sorted(p.name for p in out.glob("*.html")) == ["00-start.html", "index.html"]
+    body = (out / "00-start.html").read_text(encoding="utf-8")
+    views = len(VIEW_SCRIPT.findall(body))  # 00-start shows the explorer
+    assert views and offline_defects(body, views) == []
     _open(page, out / "index.html")
-    assert page.locator("li a").count() == 2
-    page.locator("li a").nth(1).click()
-    page.locator(".mn-sequence").first.wait_for(state="visible", timeout=30_000)
-    _open(page, out / "00-start.html")
+    assert page.locator("li a").count() == 1
+    page.locator("li a").first.click()
     page.wait_for_function("() => document.querySelectorAll('.widget-subarea > *').length > 0",
                            timeout=30_000)
     page.locator(".mn-explorer").first.wait_for(state="visible", timeout=30_000)
+    assert page.url.endswith("/00-start.html")
     assert page.outside == [] and page.failed == [] and page.errors == []
+
+
+def test_the_script_takes_the_notebooks_named_on_its_command_line():
+    """The selection ``make_handouts.py NOTEBOOK ...`` exports (by stem or file name, in
+    the order given), every notebook without one, and a clear error for an unknown one."""
+    mh = _module()
+    assert mh.notebooks(["11-send-big-ids.ipynb", "00-start"]) == ["11-send-big-ids",
+                                                                   "00-start"]
+    assert mh.notebooks([]) == NAMES
+    with pytest.raises(SystemExit, match="no notebook 'nope'"):
+        mh.notebooks(["nope"])
 
 
 @pytest.mark.parametrize("name", NAMES)
