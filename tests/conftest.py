@@ -33,9 +33,9 @@ def pytest_configure(config):
 
 
 #: the browser test modules of the second browser group, every one that drives JupyterLab or
-#: Notebook 7 (and marimo), so that one worker starts the one Jupyter server, the one Lab
-#: page and the one Notebook 7 page (session fixtures are per worker); the first group is
-#: the pages opened from files (the handouts, the exported pictures, the hostile HTML).
+#: Notebook 7, so that one worker starts the one Jupyter server, the one Lab page and the
+#: one Notebook 7 page (session fixtures are per worker); the first group is the pages
+#: opened from files (the handouts, the exported pictures, the hostile HTML) and marimo.
 #: A new module that opens Lab belongs here. The two groups are the last two units of the
 #: queue, one per worker, and end near together (the times are in the commit that set this)
 BROWSER_SECOND = frozenset({"tests/browser/test_fleet_lab.py",
@@ -44,8 +44,7 @@ BROWSER_SECOND = frozenset({"tests/browser/test_fleet_lab.py",
                             "tests/browser/test_views_seq_lab.py",
                             "tests/browser/test_finding_marks_lab.py",
                             "tests/browser/test_brush_lab.py",
-                            "tests/browser/test_static_pictures_live.py",
-                            "tests/browser/test_views_marimo.py"})
+                            "tests/browser/test_static_pictures_live.py"})
 
 
 def browser_group(module: str) -> str:
