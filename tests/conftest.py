@@ -32,17 +32,23 @@ def pytest_configure(config):
         config.pluginmanager.register(GroupsInIds(), "mcp-notebook-groups-in-ids")
 
 
-#: the browser test modules of the second browser group (every other browser module is in
-#: the first), so that the last two units of the queue, one per worker, end near together:
-#: in one ``make test`` (load ~10) the first group without the HTML export took 139 s
-#: (handouts 78, table 26, fleet 22, marimo 10), the second with it 210 s (static pictures
-#: 65, HTML export 35, explorer 32, brush 30, sequence views 24, finding marks 14, ...)
-BROWSER_SECOND = frozenset({"tests/browser/test_explorer_lab.py",
+#: the browser test modules of the second browser group, every one that drives JupyterLab or
+#: Notebook 7, so that one worker starts the one Jupyter server, the one Lab page and the
+#: one Notebook 7 page (session fixtures are per worker), and marimo's; the first group is
+#: the pages opened from files (the handouts, the exported pictures, the hostile HTML).
+#: A new module that opens Lab belongs here. The two groups are the last two units of the
+#: queue, one per worker, and end near together: in one run of the browser modules on two
+#: workers (load ~11) the first took 115 s (handouts 73, exported pictures 33, hostile HTML
+#: 9), the second 108 s (brush 26 with the server and the Lab page, explorer 20, marimo 16,
+#: sequence views 16, table 15, fleet 6, finding marks 6, live pictures 4)
+BROWSER_SECOND = frozenset({"tests/browser/test_fleet_lab.py",
+                            "tests/browser/test_table_lab.py",
+                            "tests/browser/test_explorer_lab.py",
                             "tests/browser/test_views_seq_lab.py",
                             "tests/browser/test_finding_marks_lab.py",
                             "tests/browser/test_brush_lab.py",
-                            "tests/browser/test_static_pictures.py",
-                            "tests/robustness/test_escaping_browser.py"})
+                            "tests/browser/test_static_pictures_live.py",
+                            "tests/browser/test_views_marimo.py"})
 
 
 def browser_group(module: str) -> str:

@@ -68,40 +68,73 @@ def page(browser):
     ctx.close()
 
 
-@pytest.fixture(scope="module")
-def lab_module_page(browser, lab_server, request):
-    """One JupyterLab page with one notebook and its kernel for the tests of a module.
-
-    Loading Lab's front end and starting a kernel is most of a browser test's time; the
-    tests of a module share them. Each test makes the notebook's cells its own with
-    :func:`labhelpers.run_cells` (see :func:`lab_page`)."""
-    from labhelpers import open_notebook, shutdown_kernel, write_notebook
+def _shared_page(browser, lab_server, opener, relpath: str):
+    """A page with one notebook open and its kernel started, for many tests."""
+    from labhelpers import write_notebook
 
     ctx = browser.new_context(viewport=VIEWPORT)
     pg = guarded_page(ctx)
-    name = request.module.__name__.rsplit(".", 1)[-1]
     # at the root, the kernel's working folder, beside the captures the tests copy there
-    rel = write_notebook(lab_server["root"], f"shared_{name}.ipynb", ["import mcp_notebook"])
-    assert open_notebook(pg, lab_server, rel) == "python3"
+    rel = write_notebook(lab_server["root"], relpath, ["import mcp_notebook"])
+    assert opener(pg, lab_server, rel) == "python3"
+    return ctx, pg
+
+
+def _fresh(pg):
+    """The shared page as a fresh page would be for a test: no outside request, console
+    error or dialog recorded yet, the default size, the pointer out of the way."""
+    for seen in (pg.external_requests, pg.console_errors, pg.dialogs):
+        seen.clear()
+    pg.set_viewport_size(VIEWPORT)
+    pg.mouse.move(5, 5)
+    return pg
+
+
+@pytest.fixture(scope="session")
+def lab_shared_page(browser, lab_server):
+    """One JupyterLab page with one notebook and its kernel for every Lab test of a worker.
+
+    Loading Lab's front end and starting a kernel is most of a browser test's time; the
+    tests share them. Each test makes the notebook's cells its own with
+    :func:`labhelpers.run_cells` (see :func:`lab_page`)."""
+    from labhelpers import open_notebook, shutdown_kernel
+
+    ctx, pg = _shared_page(browser, lab_server, open_notebook, "shared_lab.ipynb")
     yield pg
     shutdown_kernel(pg)
     ctx.close()
 
 
 @pytest.fixture
-def lab_page(lab_module_page):
-    """The module's Lab page, as a fresh page would be for this test: no outside request,
-    console error or dialog recorded yet, the light theme, the default size, the notebook
-    at the top (each test's :func:`labhelpers.run_cells` replaces the cells)."""
+def lab_page(lab_shared_page):
+    """The shared Lab page, as a fresh page would be for this test: nothing recorded yet,
+    the light theme, the default size, the notebook at the top (each test's
+    :func:`labhelpers.run_cells` replaces the cells; the kernel keeps what earlier tests
+    defined, so each test's cells define every name its assertions read)."""
     from labhelpers import set_theme
 
-    pg = lab_module_page
-    for seen in (pg.external_requests, pg.console_errors, pg.dialogs):
-        seen.clear()
-    pg.set_viewport_size(VIEWPORT)
-    pg.mouse.move(5, 5)
+    pg = _fresh(lab_shared_page)
     set_theme(pg, "JupyterLab Light")
     return pg
+
+
+@pytest.fixture(scope="session")
+def notebook7_shared_page(browser, lab_server):
+    """One Notebook 7 page (the same server) with one notebook and its kernel, for every
+    Notebook 7 test of a worker, as :func:`lab_shared_page` is for Lab."""
+    from labhelpers import open_notebook7, shutdown_kernel
+
+    ctx, pg = _shared_page(browser, lab_server, open_notebook7, "shared_notebook7.ipynb")
+    yield pg
+    shutdown_kernel(pg)
+    ctx.close()
+
+
+@pytest.fixture
+def notebook7_page(notebook7_shared_page):
+    """The shared Notebook 7 page, as a fresh page would be for this test (see
+    :func:`lab_page`); the test's :func:`labhelpers.run_cells` replaces its cells."""
+    return _fresh(notebook7_shared_page)
 
 
 @pytest.fixture(scope="session")

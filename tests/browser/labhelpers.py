@@ -15,7 +15,6 @@ WAIT_KERNEL_IDLE = """async () => {
   const panel = app.shell.currentWidget;
   await panel.context.ready; await panel.sessionContext.ready;
   const k = panel.sessionContext.session.kernel; await k.info; return k.name; }"""
-RUN_ALL = "async () => { await window.jupyterapp.commands.execute('notebook:run-all-cells'); }"
 KERNEL_EXEC = """async (code) => {
   const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
   const fut = kernel.requestExecute({code, silent: false, store_history: false});
@@ -54,10 +53,6 @@ def open_notebook7(page, lab: dict, relpath: str, timeout: int = 90_000) -> str:
     page.wait_for_function("() => window.jupyterapp !== undefined", timeout=timeout)
     page.locator(".jp-NotebookPanel").first.wait_for(timeout=timeout)
     return page.evaluate(WAIT_KERNEL_IDLE)
-
-
-def run_all(page) -> None:
-    page.evaluate(RUN_ALL)
 
 
 def kernel_exec(page, code: str) -> str:

@@ -10,12 +10,8 @@ from pathlib import Path
 import pytest
 from labhelpers import (
     kernel_exec,
-    open_notebook7,
-    run_all,
     run_cells,
-    shutdown_kernel,
     wait_kernel_output,
-    write_notebook,
 )
 
 pytestmark = pytest.mark.browser
@@ -160,12 +156,11 @@ def test_hostile_capture_renders_as_text(lab_page, lab_server, artifacts):
     assert page.external_requests == []
 
 
-def test_notebook7_renders_and_clicks(page, lab_server, artifacts):
+def test_notebook7_renders_and_clicks(notebook7_page, lab_server, artifacts):
+    page = notebook7_page  # the worker's Notebook 7 page and kernel; the cells are this test's
     trace = real_trace()
     shutil.copyfile(trace, lab_server["root"] / trace.name)
-    rel = write_notebook(lab_server["root"], "explore_nb7.ipynb", [SETUP.format(name=trace.name)])
-    assert open_notebook7(page, lab_server, rel) == "python3"
-    run_all(page)
+    run_cells(page, [SETUP.format(name=trace.name)])
     page.locator(".mn-explorer .mnt-canvas").wait_for(state="visible", timeout=60_000)
     page.wait_for_function(
         "() => (document.querySelector('.mnt-canvas').mntBoxes || []).length > 0",
@@ -187,7 +182,6 @@ def test_notebook7_renders_and_clicks(page, lab_server, artifacts):
     page.locator(".mnt-note.mnt-binned", has_text="bins per lane").wait_for(timeout=10_000)
     page.locator(".mn-explorer .mnt").screenshot(path=str(artifacts / "timeline-bins.png"))
     assert page.external_requests == []
-    shutdown_kernel(page)
 
 
 def test_labels_of_300000_characters_do_not_freeze_the_page(lab_page, lab_server, artifacts):

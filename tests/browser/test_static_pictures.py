@@ -1,14 +1,16 @@
-"""Each widget's static picture in real Chromium: offline it shows, online it gives way.
+"""Each widget's static picture in real Chromium, in exported pages: offline it shows,
+online it gives way.
 
 A notebook with the four views (explorer, timeline, sequence diagram, inspector) is run
 once, as ``jupyter nbconvert --execute`` runs it, exported by the plain ``jupyter
 nbconvert --to html`` (widget state saved, the widget manager asked from a CDN) and
-opened with the network off: every picture is on screen. Exported the ``make handouts`` way (the widget manager beside the page) it is
-opened again: the live widgets draw and the pictures hide, so nothing shows twice. The
-same notebook run in JupyterLab shows the live widgets only.
+opened with the network off: every picture is on screen. Saved without widget state (as
+Lab saves by default) and exported, every picture is on screen too, at its size.
+Exported the ``make handouts`` way (the widget manager beside the page) it is opened
+again: the live widgets draw and the pictures hide, so nothing shows twice. The same
+views live in JupyterLab and Notebook 7: ``test_static_pictures_live.py``.
 
-Screenshots go to ``tests/artifacts/static/``.
-"""
+Screenshots go to ``tests/artifacts/static/``."""
 
 from __future__ import annotations
 
@@ -19,19 +21,11 @@ import sys
 import nbformat
 import pytest
 from conftest import REPO
-from labhelpers import open_notebook7, run_all, run_cells, shutdown_kernel, write_notebook
+from pictures import PICTURES, VIEWS, VISIBLE, cells, picture_blocks
 
-import mcp_notebook as mn
 from helpers import script_module
 
 pytestmark = pytest.mark.browser
-
-VIEWS = ["mn.explore(t)", "mn.timeline(t)", "mn.sequence(t)", "mn.inspect(t)"]
-# what each view's picture holds, in cell order
-PICTURES = [["mn-timeline-snapshot", "mn-snapshot-table"], ["mn-timeline-snapshot"],
-            ["mn-sequence"], ["mn-snapshot-table"]]
-SAMPLE = "broken-duplicate-response"
-VISIBLE = "e => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length)"
 
 
 @pytest.fixture
@@ -41,28 +35,15 @@ def shots(artifacts):
     return out
 
 
-def _cells() -> list[str]:
-    return [f"import mcp_notebook as mn\nt = mn.load({str(mn.sample_path(SAMPLE))!r})", *VIEWS]
-
-
 def _notebook(tmp_path):
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nb.cells = [nbformat.v4.new_markdown_cell("# four views, static and live")]
-    nb.cells += [nbformat.v4.new_code_cell(c) for c in _cells()]
+    nb.cells += [nbformat.v4.new_code_cell(c) for c in cells()]
     path = tmp_path / "views.ipynb"
     nbformat.write(nb, path)
     return path
-
-
-def _pictures(page) -> list[dict]:
-    """Each ``.mn-static`` block: is it on screen, and the classes of its SVGs."""
-    return page.evaluate(f"""() => Array.from(document.querySelectorAll('.mn-static'))
-        .filter(e => !e.parentElement.closest('.mn-static')).map(e => ({{
-          shown: ({VISIBLE})(e), height: e.getBoundingClientRect().height,
-          svgs: Array.from(e.querySelectorAll('svg')).filter(s => !s.parentElement
-            .closest('svg')).map(s => s.getAttribute('class'))}}))""")
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +75,7 @@ def test_plain_export_opened_offline_shows_every_picture(page, tmp_path, shots, 
     page.goto(html.as_uri())
     page.locator(".mn-static").first.wait_for(state="visible", timeout=20_000)
     page.wait_for_timeout(1_000)  # the CDN loader fails in this time
-    pictures = _pictures(page)
+    pictures = picture_blocks(page)
     page.screenshot(path=str(shots / "plain-export-offline.png"), full_page=True)
     assert [p["svgs"] for p in pictures] == PICTURES
     assert all(p["shown"] and p["height"] > 100 for p in pictures), pictures
@@ -130,7 +111,7 @@ def test_bundled_export_draws_the_widgets_and_hides_the_pictures(page, tmp_path,
     page.locator(".widget-subarea svg.mn-sequence").wait_for(state="visible", timeout=30_000)
     page.wait_for_timeout(500)
     page.screenshot(path=str(shots / "bundled-export-online.png"), full_page=True)
-    pictures = _pictures(page)
+    pictures = picture_blocks(page)
     assert [p["svgs"] for p in pictures] == PICTURES  # in the page, each once
     assert not any(p["shown"] for p in pictures), pictures  # and hidden by the live views
     shown_seq = page.evaluate(f"Array.from(document.querySelectorAll('svg.mn-sequence'))"
@@ -139,34 +120,28 @@ def test_bundled_export_draws_the_widgets_and_hides_the_pictures(page, tmp_path,
     assert page.external_requests == [] and page.console_errors == []
 
 
-def _live_views_hide_their_pictures(page, shots, app: str) -> None:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+def test_export_without_widget_state_shows_every_picture(page, tmp_path, shots, executed):
+    """nbconvert HTML of the notebook saved without widget state, opened with every
+    outside request blocked: each widget's output is its SVG picture, at its size."""
+    from nbconvert import HTMLExporter
 
-    page.locator(".mn-explorer").first.wait_for(state="visible", timeout=60_000)
-    page.locator(".jp-OutputArea-output:not(.jp-RenderedHTMLCommon) svg.mn-sequence").wait_for(
-        state="visible", timeout=60_000)
-    page.wait_for_function("() => document.querySelectorAll('.mn-static').length >= 4",
-                           timeout=60_000)
-    try:  # the live views hide their pictures as they draw: wait for that, then check it
-        page.wait_for_function(f"""() => !Array.from(document.querySelectorAll('.mn-static'))
-            .some({VISIBLE})""", timeout=10_000)
-    except PlaywrightTimeout:
-        pass  # the assertion below says which picture stayed on screen
-    page.screenshot(path=str(shots / f"{app}-live.png"), full_page=True)
-    pictures = _pictures(page)
-    assert len(pictures) == len(VIEWS), (app, pictures)
-    assert not any(p["shown"] for p in pictures), (app, pictures)
-    assert page.external_requests == [], app
-
-
-def test_live_lab_shows_the_widgets_not_the_pictures(lab_page, shots):
-    run_cells(lab_page, _cells())  # in the module's Lab page and kernel
-    _live_views_hide_their_pictures(lab_page, shots, "lab")
-
-
-def test_live_notebook7_shows_the_widgets_not_the_pictures(page, lab_server, shots):
-    rel = write_notebook(lab_server["root"], "static/views-notebook7.ipynb", _cells())
-    open_notebook7(page, lab_server, rel)
-    run_all(page)
-    _live_views_hide_their_pictures(page, shots, "notebook7")
-    shutdown_kernel(page)
+    nb = nbformat.read(executed, as_version=4)
+    nb.metadata.pop("widgets", None)
+    body, _ = HTMLExporter(mathjax_url="").from_notebook_node(nb)
+    out = tmp_path / "static.html"
+    out.write_text(body, encoding="utf-8")
+    page.goto(out.as_uri())
+    # each widget's picture is inline SVG in its own output (see widgets/snapshot.py)
+    page.locator(".mn-static").nth(len(VIEWS) - 1).wait_for(state="visible", timeout=20_000)
+    pictures = picture_blocks(page)
+    assert [p["svgs"] for p in pictures] == PICTURES
+    assert all(p["shown"] for p in pictures), pictures
+    box = page.locator(".mn-static svg.mn-sequence").bounding_box()  # the sequence diagram
+    assert box["width"] > 600 and box["height"] > 300
+    for cls in ("mn-timeline-snapshot", "mn-snapshot-table"):
+        page.locator(f"svg.{cls}").first.wait_for(state="visible", timeout=20_000)
+    page.screenshot(path=str(shots / "static-export.png"), full_page=True)
+    # the default template still asks a CDN for require.js (blocked here): the pictures
+    # need nothing from outside
+    assert all("require" in u for u in page.external_requests), page.external_requests
+    assert all("Failed to load resource" in e for e in page.console_errors)

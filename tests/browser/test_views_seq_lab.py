@@ -1,5 +1,6 @@
 """The sequence diagram and the many-session timeline in real JupyterLab and Notebook 7, light
-and dark, and the static pictures of an nbconvert export opened offline.
+and dark (the static pictures of an nbconvert export opened offline, once in this module,
+are in ``test_static_pictures.py``, on the same sample with the inspector too).
 
 Screenshots go to ``tests/artifacts/views-seq/``.
 """
@@ -12,13 +13,9 @@ import re
 import pytest
 from labhelpers import (
     kernel_exec,
-    open_notebook7,
-    run_all,
     run_cells,
     set_theme,
-    shutdown_kernel,
     wait_kernel_output,
-    write_notebook,
 )
 
 import mcp_notebook as mn
@@ -119,11 +116,14 @@ def test_timeline_of_many_sessions(lab_page, lab_server, shots):
     assert "sessions: 12 of 12" in page.locator(".mnt-picker summary").inner_text()
     page.screenshot(path=str(shots / "timeline-collapsed-lab.png"))
 
-    # the plain wheel scrolls the notebook and leaves the window alone
+    # the plain wheel scrolls the notebook and leaves the window alone (from the top, with
+    # room below: where Lab left the scroll after the run depends on the page's history)
+    scroller = ".jp-WindowedPanel-outer"
+    page.evaluate(f"document.querySelector('{scroller}').scrollTop = 0")
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
     before_win = kernel_exec(page, "print(tl.window)").strip()
     box = canvas.bounding_box()
     page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + 60)
-    scroller = ".jp-WindowedPanel-outer"
     top0 = page.evaluate(f"document.querySelector('{scroller}').scrollTop")
     page.mouse.wheel(0, 400)
     try:
@@ -189,12 +189,10 @@ def test_timeline_of_many_sessions(lab_page, lab_server, shots):
     assert page.external_requests == [] and page.console_errors == []
 
 
-def test_views_in_notebook7(page, lab_server, shots):
+def test_views_in_notebook7(notebook7_page, shots):
+    page = notebook7_page  # the worker's Notebook 7 page and kernel; the cells are this test's
     path = mn.sample_path("broken-duplicate-response")
-    rel = write_notebook(lab_server["root"], "nb7.ipynb",
-                         [SEQ.format(path=str(path)), "tl = mn.timeline(t)\ntl"])
-    assert open_notebook7(page, lab_server, rel) == "python3"
-    run_all(page)
+    run_cells(page, [SEQ.format(path=str(path)), "tl = mn.timeline(t)\ntl"])
     page.locator(".mns svg .mns-viol").first.wait_for(state="visible", timeout=60_000)
     page.locator(".mnt-canvas").wait_for(state="visible", timeout=60_000)
     marks = page.locator(".mns svg .mns-viol").count()
@@ -217,39 +215,3 @@ def test_views_in_notebook7(page, lab_server, shots):
     # "already registered"); none may come from these views
     assert page.external_requests == []
     assert not [e for e in page.console_errors if re.search(r"mns|mnt|anywidget|sequence", e)]
-    shutdown_kernel(page)
-
-
-def test_static_export_opened_offline(page, tmp_path, shots):
-    """nbconvert HTML of a notebook executed and saved without widget state, opened with
-    every outside request blocked: each widget's output is its SVG picture."""
-    import nbformat
-    from nbclient import NotebookClient
-    from nbconvert import HTMLExporter
-
-    path = mn.sample_path("broken-duplicate-response")
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("# static pictures"),
-                nbformat.v4.new_code_cell(f"import mcp_notebook as mn\nt = mn.load({str(path)!r})"),
-                nbformat.v4.new_code_cell("mn.timeline(t)"),
-                nbformat.v4.new_code_cell("mn.sequence(t)"),
-                nbformat.v4.new_code_cell("mn.explore(t)")]
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
-    nb.metadata.pop("widgets", None)
-    body, _ = HTMLExporter(mathjax_url="").from_notebook_node(nb)
-    out = tmp_path / "static.html"
-    out.write_text(body, encoding="utf-8")
-    page.goto(out.as_uri())
-    # each widget's picture is inline SVG in its own output (see widgets/snapshot.py)
-    page.locator(".mn-static").nth(2).wait_for(state="visible", timeout=20_000)
-    assert page.locator(".mn-static").count() == 3
-    box = page.locator(".mn-static svg.mn-sequence").bounding_box()  # the sequence diagram
-    assert box["width"] > 600 and box["height"] > 300
-    for cls in ("mn-timeline-snapshot", "mn-snapshot-table"):
-        page.locator(f"svg.{cls}").first.wait_for(state="visible", timeout=20_000)
-    page.screenshot(path=str(shots / "static-export.png"), full_page=True)
-    # the default template still asks a CDN for require.js (blocked here): the pictures
-    # need nothing from outside
-    assert all("require" in u for u in page.external_requests), page.external_requests
-    assert all("Failed to load resource" in e for e in page.console_errors)

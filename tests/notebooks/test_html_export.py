@@ -2,16 +2,20 @@
 
 nbconvert's HTMLExporter points at local copies of require.js, the ipywidgets html-manager
 (``embed-amd.js``) and anywidget's AMD module, fetched once by
-``scripts/fetch_widget_js.py`` into a git-ignored cache. Headless Chromium then opens each
-page with every non-local request blocked, and the saved widget views must render:
-the explorer, the timeline (an anywidget) and the inspector, with no request leaving the
-machine. Screenshots go to ``tests/artifacts/notebooks/``.
+``scripts/fetch_widget_js.py`` into a git-ignored cache. What the page needs offline is
+checked here on its text, for every notebook: no remote script or style, the local
+loaders, each saved widget view with its model's state (and every model that state names)
+embedded in the page. ``make handouts`` writes the same export with only its links turned
+to the pages (checked here too), so the handout pages' browser test
+(``test_handouts.py``: every saved view drawn, each helper's views by their classes, the
+timeline's canvas, no request leaving the machine, screenshots) is this export's rendering
+in headless Chromium, one page load per notebook.
 """
 
 from __future__ import annotations
 
+import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,91 +23,105 @@ import pytest
 from helpers import script_module
 
 from .conftest import REPO, notebook_paths, without_solutions
-
-pytestmark = pytest.mark.browser
+from .test_handouts import expected_views
 
 NAMES = [p.stem for p in notebook_paths()]
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-ARTIFACTS = REPO / "tests" / "artifacts" / "notebooks"
-# what each helper draws, by the class names of its views
-VIEWS = {"mn.explore(": [".mn-explorer", ".mnt", ".mnf"], "mn.timeline(": [".mnt"],
-         "mn.inspect(": [".mn-inspector", ".mnf"], "mn.sequence(": [".mns"]}
+STATE = re.compile(r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)</script>',
+                   re.S)
+VIEW = re.compile(r'<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>',
+                  re.S)
+RENDERER = re.compile(r"widgetRendererSrc = '([^']*)'")
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
 
 
-def _fetcher():
-    return script_module(REPO / "scripts" / "fetch_widget_js.py")
-
-
-@pytest.fixture(scope="session")
-def html_dir(tmp_path_factory):
-    """A folder for the exported pages, with the widget JavaScript beside them."""
-    fetch = _fetcher()
-    if not fetch.complete(fetch.DEFAULT) and shutil.which("npm") is None:
-        pytest.skip("npm is needed once to fetch the widget JavaScript")
-    js = fetch.fetch()
-    out = tmp_path_factory.mktemp("html")
-    for name in ("require.js", "embed-amd.js", "anywidget.js"):
-        shutil.copyfile(js / name, out / name)
-    # embed-amd.js asks for its icon fonts relative to the page, under two module paths
-    for sub in ("@jupyter-widgets", "@jupyter-widgets/html-manager/dist"):
-        (out / sub).mkdir(parents=True, exist_ok=True)
-        for font in js.iterdir():
-            if font.suffix in (".woff", ".woff2", ".ttf", ".eot", ".svg"):
-                shutil.copyfile(font, out / sub / font.name)
-    return out
-
-
-def _export(nb, path: Path) -> str:
+def _export(nb) -> str:
     from nbconvert import HTMLExporter
 
     exporter = HTMLExporter(require_js_url="require.js", widget_renderer_url="embed-amd.js",
                             mathjax_url="")
     body, _ = exporter.from_notebook_node(nb)
-    path.write_text(body, encoding="utf-8")
     return body
 
 
-def _expected(nb) -> tuple[int, set[str]]:
-    views, classes = 0, set()
-    for cell in nb.cells:
-        if cell.cell_type != "code":
+_EXPORTED: dict[str, str] = {}
+
+
+def exported(nb, name: str) -> str:
+    """The export of notebook ``name`` (``nb``), made once for this module's tests."""
+    if name not in _EXPORTED:
+        _EXPORTED[name] = _export(nb)
+    return _EXPORTED[name]
+
+
+def offline_defects(body: str, views: int) -> list[str]:
+    """What keeps the page ``body`` from drawing its ``views`` saved widget views offline."""
+    defects = [f"a remote script or style: {u}"
+               for u in re.findall(r"""(?:src|href)=["'](https?://[^"']*)""", body)]
+    if not re.search(r"""<script[^>]*src=["']require\.js["']""", body):
+        defects.append("no local require.js")
+    # nbconvert's template adds the widget manager's script from JavaScript, once the page
+    # is parsed: each source it may pick must be the local copy
+    renderers = set(RENDERER.findall(body))
+    if views and renderers != {"embed-amd.js"}:
+        defects.append(f"the widget manager comes from {sorted(renderers)}, not embed-amd.js")
+    shown = [json.loads(v)["model_id"] for v in VIEW.findall(body)]
+    if len(shown) != views:
+        defects.append(f"{len(shown)} widget views in the page, the notebook saved {views}")
+    states = STATE.findall(body)
+    if views and len(states) != 1:
+        defects.append(f"{len(states)} widget states in the page")
+    models = json.loads(states[0])["state"] if states else {}
+    wanted, seen = list(shown), set()
+    while wanted:  # each view's model and every model its state refers to
+        model = wanted.pop()
+        if model in seen:
             continue
-        views += sum(WIDGET_VIEW in out.get("data", {}) for out in cell.get("outputs", []))
-        for call, selectors in VIEWS.items():
-            if call in cell.source:
-                classes.update(selectors)
-    return views, classes
+        seen.add(model)
+        if model not in models:
+            defects.append(f"model {model} has no state in the page")
+            continue
+        wanted += MODEL_REF.findall(json.dumps(models[model]["state"]))
+    return defects
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_exported_notebook_renders_offline(executed, html_dir, page, name):
+def test_exported_notebook_has_all_it_needs_offline(executed, name):
     nb = without_solutions(executed(name)[0])
-    path = html_dir / f"{name}.html"
-    body = _export(nb, path)
-    assert not re.findall(r"""(?:src|href)=["']https?://""", body), "a remote script or style"
-    views, classes = _expected(nb)
+    views, _ = expected_views(nb)
+    body = exported(nb, name)
+    assert offline_defects(body, views) == []
+    title = nb.cells[0].source.splitlines()[0][2:]
+    assert re.search(r"<h1[^>]*>" + re.escape(title), body)
 
-    page.goto(path.as_uri())
-    page.locator("h1").first.wait_for(timeout=30_000)
-    if views:
-        page.wait_for_function(
-            "n => Array.from(document.querySelectorAll('.widget-subarea'))"
-            ".filter(e => e.children.length > 0).length >= n", arg=views, timeout=30_000)
-        for selector in sorted(classes):
-            page.locator(selector).first.wait_for(state="visible", timeout=30_000)
-        if ".mnt" in classes:  # the timeline drew its canvas and counted what it shows
-            page.wait_for_function(
-                "() => Array.from(document.querySelectorAll('.mnt')).every(e =>"
-                " e.querySelector('canvas') && /showing .* requests/.test("
-                "e.querySelector('.mnt-note').textContent))", timeout=30_000)
-    page.wait_for_timeout(300)  # let late requests (fonts) show up before counting
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
-    rendered = page.evaluate("Array.from(document.querySelectorAll('.widget-subarea'))"
-                             ".filter(e => e.children.length > 0).length")
-    assert rendered == views
-    assert page.outside == []
-    assert page.failed == []
-    assert page.errors == []
-    assert page.locator("h1").first.inner_text().strip() == nb.cells[0].source.splitlines()[0][2:]
+def test_offline_defects_are_found(executed):
+    """The check above fails on the defects it is for: a view without state, a remote
+    script, the widget state not saved at all."""
+    nb = without_solutions(executed("00-start")[0])
+    views, _ = expected_views(nb)
+    assert views, "00-start saves its explorer"
+    body = exported(nb, "00-start")
+    model = json.loads(VIEW.findall(body)[0])["model_id"]
+    assert offline_defects(body.replace(f'"{model}": {{', '"gone": {', 1), views)
+    assert offline_defects(body.replace('src="require.js"', 'src="https://cdn.x/r.js"'), views)
+    from nbconvert import HTMLExporter
+
+    cdn, _ = HTMLExporter(require_js_url="require.js", mathjax_url="").from_notebook_node(nb)
+    assert any("widget manager comes from" in d for d in offline_defects(cdn, views))
+    nb.metadata.pop("widgets", None)
+    assert any("no state" in d or "widget states" in d for d in offline_defects(_export(nb), views))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_handout_is_this_export_with_its_links_turned(executed, tmp_path: Path, name):
+    """So the handout pages' browser test renders this export: the two pages are equal but
+    for the targets of their links (and the random ids nbconvert gives output elements)."""
+    mh = script_module(REPO / "scripts" / "make_handouts.py")
+    nb = without_solutions(executed(name)[0])
+    handout = mh.export(nb, name, tmp_path).read_text(encoding="utf-8")
+
+    def unlinked(text: str) -> str:
+        return UUID.sub("uuid", re.sub(r'href="[^"]*"', 'href=""', text))
+
+    assert unlinked(handout) == unlinked(exported(nb, name))
