@@ -19,8 +19,7 @@ import numpy as np
 if TYPE_CHECKING:
     from ..fast.rows import Rows
 
-__all__ = ["native", "IMPORT_ERROR", "NO_NATIVE_ENV", "missing", "out_lists", "key_args",
-           "str_lengths"]
+__all__ = ["native", "IMPORT_ERROR", "NO_NATIVE_ENV", "missing", "out_lists", "str_lengths"]
 
 #: set to 1 to run the Python path only, as where the extension is not built (on purpose:
 #: no fallback note; the test suite runs once so)
@@ -57,16 +56,6 @@ def out_lists(rows: Rows) -> tuple:
             rows.ref_vals, rows.ref_intern, rows.prog_rows, rows.prog_vals, rows.empty_rows,
             rows.methods.index, rows.methods.values, rows.base, rows.call_rows, rows.call_vals,
             rows.call_intern, rows.list_rows, rows.list_vals, rows.list_intern)
-
-
-def key_args(rows: Rows) -> tuple | None:
-    """``_native.scan``'s ``keys``: the id table of ``rows`` and the Codes of its id keys
-    (None when it has no table)."""
-    t = rows.key_table
-    if t is None:
-        return None
-    k = rows.keys
-    return (t, k.index, k.values, k.paired)
 
 
 def str_lengths(values: list) -> np.ndarray:

@@ -72,12 +72,10 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
                              line0, label)
         elif native is not None:  # the C scanner; the Python path for the lines it leaves
             n = len(starts)
-            keys = _native.key_args(rows)
-            i = native.scan(buf, starts, ends, 0, n, line0, _native.out_lists(rows), keys=keys)
+            i = native.scan(buf, starts, ends, 0, n, line0, _native.out_lists(rows))
             while i < n:
                 _one(mv[st[i]:en[i]], line0 + i, rows, escaped, slow)
-                i = native.scan(buf, starts, ends, i + 1, n, line0, _native.out_lists(rows),
-                                keys=keys)
+                i = native.scan(buf, starts, ends, i + 1, n, line0, _native.out_lists(rows))
         else:
             _segments(nonblank.tolist(), bad_utf8(buf, starts, ends), mv, st, en, line0,
                       rows, escaped, slow)

@@ -103,8 +103,6 @@ class Rows:
         self.methods = Codes()
         self.method_info: dict[str, tuple[int, int]] = {}  # see message.scan
         self.keys = Codes()  # id keys
-        # the C scanner's table of the id keys it met, with their objects (None: no scanner)
-        self.key_table: Any = _native.native.KeyTable() if _native.native is not None else None
         self.sessions = Codes()
         self.streams = Codes()
         # sparse
@@ -217,7 +215,6 @@ class Rows:
         self.keyless_ids = {int(r): v for r, v in zip(keyless.tolist(),
                                                       ids[keyless].tolist(), strict=True)
                             if v is not None}
-        self.key_table = None  # C objects do not pickle (and the table is done with)
         for space in (self.methods, self.keys, self.sessions, self.streams):
             space.index = {}
             if space is not self.keys:

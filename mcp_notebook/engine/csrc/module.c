@@ -22,7 +22,6 @@
  */
 #include "tap.h"
 #include "pair.h"
-#include "keys.h"
 
 #define SESSION_CACHE 32  /* session names remembered per scan() call */
 #define SESSION_NAME 64   /* ... of at most this many bytes */
@@ -49,14 +48,6 @@ typedef struct {
     /* the method codes of this call by the name's bytes (a new reference each) */
     struct { char text[METH_TEXT]; Py_ssize_t n; PyObject *code; } meth[METH_CACHE];
     int nmeth;
-    /* the id table (keys.h; NULL: none) and the Codes of the id keys it stands before:
-     * index (dict key -> code), firsts (list of keys by code), twins (ids by code) */
-    KeyTable *keys;
-    PyObject *kindex, *kfirsts, *ktwins;
-    /* the current row's id as looked up without the GIL (hit_key NULL: not found, or not
-     * looked up when hit_hash is 0); borrowed from the table */
-    PyObject *hit_key, *hit_id;
-    uint64_t hit_hash;
 } Out;
 
 /* The str of a span's text (escapes undone). */
@@ -190,42 +181,6 @@ static int new_id(const Msg *m, PyObject **key, PyObject **idv) {
     return *idv ? 0 : -1;
 }
 
-/* The key and id objects of message m's id (new references), through the id table when
- * there is one: the objects of the key met before (in this part, by the table or by the
- * Codes' dict), else new ones, remembered; -1 on failure. */
-static int id_objects(Out *o, const Msg *m, PyObject **key, PyObject **idv) {
-    *key = *idv = NULL;
-    if (!o->keys) return new_id(m, key, idv);
-    if (o->hit_key) {  /* found without the GIL */
-        *key = Py_NewRef(o->hit_key);
-        *idv = Py_NewRef(o->hit_id);
-        return 0;
-    }
-    size_t n = (size_t)(m->id_e - m->id_s);
-    uint64_t h = o->hit_hash ? o->hit_hash : key_hash(m->id_s, n);
-    KeySlot *e = key_find(o->keys, m->id_s, n, h);
-    if (e->hash) {  /* added by an earlier row of this batch */
-        *key = Py_NewRef(e->key);
-        *idv = Py_NewRef(e->id);
-        return 0;
-    }
-    if (new_id(m, key, idv)) return -1;
-    PyObject *c = PyDict_GetItemWithError(o->kindex, *key);  /* numbered by the Python path */
-    if (c) {
-        Py_ssize_t code = PyLong_AsSsize_t(c);
-        if (code == -1 && PyErr_Occurred()) return -1;
-        if (code >= 0 && code < PyList_GET_SIZE(o->kfirsts) &&
-            code < PyList_GET_SIZE(o->ktwins)) {
-            Py_SETREF(*key, Py_NewRef(PyList_GET_ITEM(o->kfirsts, code)));
-            Py_SETREF(*idv, Py_NewRef(PyList_GET_ITEM(o->ktwins, code)));
-        }
-    } else if (PyErr_Occurred()) {
-        return -1;
-    }
-    if (!PyUnicode_IS_COMPACT_ASCII(*key)) return 0;  /* not what key_find reads: unkept */
-    return key_add(o->keys, e, h, Py_NewRef(*key), Py_NewRef(*idv));
-}
-
 /* The method code of a name (a new reference): cached by its bytes for this call, else
  * from the Codes' dict (a new name is added); NULL on failure. */
 static PyObject *method_code(Out *o, cptr s, cptr e) {
@@ -264,7 +219,7 @@ static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
     PyObject *idv = NULL, *key = NULL, *mc = NULL, *lj = NULL;
     Py_ssize_t r = o->base + PyList_GET_SIZE(o->kind);
     if (m->id_s) {
-        if (id_objects(o, m, &key, &idv)) goto fail;
+        if (new_id(m, &key, &idv)) goto fail;
     } else {
         idv = Py_NewRef(Py_None);
         key = Py_NewRef(Py_None);
@@ -345,13 +300,9 @@ static Py_ssize_t scan_lines(Out *o, cptr base, Py_ssize_t len, const int64_t *s
     if (want <= 0) return i;
     Msg *ms = malloc(sizeof(Msg) * (size_t)want);
     Py_ssize_t *at = malloc(sizeof(Py_ssize_t) * (size_t)want);
-    /* each row's id in the table, looked up without the GIL: key, id, hash */
-    struct { PyObject *key, *id; uint64_t hash; } *hit = malloc(sizeof *hit * (size_t)want);
-    const KeyTable *keys = o->keys;
-    if (!ms || !at || !hit) {
+    if (!ms || !at) {
         free(ms);
         free(at);
-        free(hit);
         PyErr_NoMemory();
         *failed = 1;
         return i;
@@ -367,32 +318,14 @@ static Py_ssize_t scan_lines(Out *o, cptr base, Py_ssize_t len, const int64_t *s
                 halted = 1;
                 break;
             }
-            hit[n].key = hit[n].id = NULL;
-            hit[n].hash = 0;
-            if (keys && ms[n].id_s) {  /* the table is only read here, and grown below */
-                size_t len = (size_t)(ms[n].id_e - ms[n].id_s);
-                uint64_t h = key_hash(ms[n].id_s, len);
-                const KeySlot *e = key_find(keys, ms[n].id_s, len, h);
-                hit[n].hash = h;
-                if (e->hash) {
-                    hit[n].key = e->key;
-                    hit[n].id = e->id;
-                }
-            }
             at[n++] = stop;
         }
         Py_END_ALLOW_THREADS
-        for (Py_ssize_t k = 0; k < n; k++) {
-            o->hit_key = hit[k].key;
-            o->hit_id = hit[k].id;
-            o->hit_hash = hit[k].hash;
+        for (Py_ssize_t k = 0; k < n; k++)
             if (add_row(o, &ms[k], line0 + at[k], tmp)) {
                 *failed = 1;
                 break;
             }
-        }
-        o->hit_key = o->hit_id = NULL;
-        o->hit_hash = 0;
         if (*failed) break;
         i = stop;
         if (halted) {
@@ -407,7 +340,6 @@ static Py_ssize_t scan_lines(Out *o, cptr base, Py_ssize_t len, const int64_t *s
     }
     free(ms);
     free(at);
-    free(hit);
     return i;
 }
 
@@ -428,33 +360,21 @@ static const char SCAN_DOC[] =
     "were taken). ``tap`` = (ts float64, session int32, direction int8, stream int32,\n"
     "size int64 arrays of the block's lines, session index dict, default session, stdio\n"
     "stream code[, stderr stream code]) reads tap records instead (stderr records only\n"
-    "with a stderr code). ``keys`` = (KeyTable, index, values, paired) of the id keys'\n"
-    "Codes: every row of a key met before gets that key's objects (the Codes' first ones\n"
-    "when the Python path numbered it). Bare NDJSON lines are read in batches with the GIL\n"
-    "released, their rows made with it held.";
+    "with a stderr code). Bare NDJSON lines are read in batches with the GIL released,\n"
+    "their rows made with it held.";
 
 static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *names[] = {"buf", "starts", "ends", "lo", "hi", "line0", "out", "tap", "keys",
-                            NULL};
-    PyObject *bufo, *so, *eo, *outo, *tapo = Py_None, *keyso = Py_None;
+    static char *names[] = {"buf", "starts", "ends", "lo", "hi", "line0", "out", "tap", NULL};
+    PyObject *bufo, *so, *eo, *outo, *tapo = Py_None;
     Py_ssize_t lo, hi;
     long long line0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOnnLO!|OO", names, &bufo, &so, &eo, &lo,
-                                     &hi, &line0, &PyTuple_Type, &outo, &tapo, &keyso))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOnnLO!|O", names, &bufo, &so, &eo, &lo, &hi,
+                                     &line0, &PyTuple_Type, &outo, &tapo))
         return NULL;
     Out o;
     o.call_rows = o.call_vals = o.call_intern = NULL;
     o.list_rows = o.list_vals = o.list_intern = NULL;
     o.nver = o.nmeth = 0;
-    o.keys = NULL;
-    o.kindex = o.kfirsts = o.ktwins = NULL;
-    o.hit_key = o.hit_id = NULL;
-    o.hit_hash = 0;
-    if (keyso != Py_None &&
-        !PyArg_ParseTuple(keyso, "O!O!O!O!;keys must be (KeyTable, index, values, paired)",
-                          &KeyTableType, &o.keys, &PyDict_Type, &o.kindex, &PyList_Type,
-                          &o.kfirsts, &PyList_Type, &o.ktwins))
-        return NULL;
     if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n|O!O!O!O!O!O!", &PyList_Type, &o.kind,
                           &PyList_Type, &o.id, &PyList_Type, &o.id_key, &PyList_Type,
                           &o.method, &PyList_Type, &o.line, &PyDict_Type, &o.code_d,
@@ -968,13 +888,5 @@ PyMODINIT_FUNC PyInit__native(void) {
         SMALL[k] = PyLong_FromLong(k);
         if (!SMALL[k]) return NULL;
     }
-    if (PyType_Ready(&KeyTableType) < 0) return NULL;
-    PyObject *mod = PyModule_Create(&MODULE);
-    if (!mod) return NULL;
-    if (PyModule_AddObject(mod, "KeyTable", Py_NewRef((PyObject *)&KeyTableType)) < 0) {
-        Py_DECREF(&KeyTableType);
-        Py_DECREF(mod);
-        return NULL;
-    }
-    return mod;
+    return PyModule_Create(&MODULE);
 }
