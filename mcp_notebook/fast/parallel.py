@@ -1,4 +1,5 @@
-"""Read a line-format file in one process, or split in two byte ranges over two processes.
+"""Read a line-format file in one process, or split in two byte ranges over two processes
+(or two threads).
 
 A file of at least :data:`MIN_PARALLEL_BYTES` (plain, not gzip) on a machine with two
 usable cores or more is cut at the line boundary nearest its middle (several smaller
@@ -11,8 +12,10 @@ to reading the second half here, so the result never depends on it; the load say
 
 ``fork`` is used only while this process runs one thread (:func:`can_fork`): a fork of a
 threaded process (a Jupyter kernel has its IOPub and heartbeat threads) copies locks other
-threads may hold, and the child can hang on them. There the file is read in this process:
-the C scanner builds Python objects under the GIL, so threads would not share the work.
+threads may hold, and the child can hang on them. There a bare NDJSON file is read by two
+threads, one per half (:func:`split_by`): the C scanner reads each batch of lines with the
+GIL released, so one thread's line reading overlaps the other's Python work (the rows are
+still built under the GIL).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from .lines import MAX_LINE_BYTES
 from .rows import Rows
 
 __all__ = ["read_file", "load_many", "MIN_PARALLEL_BYTES", "MIN_MANY_BYTES", "workers",
-           "can_fork"]
+           "can_fork", "split_by", "SPLIT"]
 
 #: files at least this large are split over two processes (when two cores are usable)
 MIN_PARALLEL_BYTES = 64 << 20
@@ -133,9 +136,11 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
     return parts
 
 
-#: how a large file is split: "threads" (two threads, the C scanner reading lines with the
-#: GIL released), "fork" (a forked child), or "auto": threads for bare NDJSON, whose scan
-#: releases the GIL, and for tap a fork when this process may fork (else one thread)
+#: how a large file is split: "fork" (a forked child), "threads" (two threads, the C
+#: scanner reading lines with the GIL released), or "auto": a fork when this process may
+#: fork (it overlaps all of the work; two threads only the line reading, about a third of
+#: it: benchmarks/FLOOR.md), else two threads for bare NDJSON with the C scanner (a Jupyter
+#: kernel: threaded, so no fork), else one thread
 SPLIT = os.environ.get("MCP_NOTEBOOK_SPLIT", "auto").strip() or "auto"
 
 
@@ -143,11 +148,12 @@ def split_by(fmt: str) -> str | None:
     """How a large file of ``fmt`` is read on two cores here; None: on one."""
     from ..engine import native as _native
 
-    threads_pay = fmt == "ndjson" and _native.native is not None
-    if SPLIT == "threads" or (SPLIT == "auto" and threads_pay):
+    if SPLIT == "threads":
         return "threads"
     if SPLIT in ("fork", "auto") and can_fork():
         return "fork"
+    if SPLIT == "auto" and fmt == "ndjson" and _native.native is not None:
+        return "threads"
     return None
 
 
