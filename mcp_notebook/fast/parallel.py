@@ -138,8 +138,8 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
 
 #: how a large file is split: "fork" (a forked child), "threads" (two threads, the C
 #: scanner reading lines with the GIL released), or "auto": a fork when this process may
-#: fork (it overlaps all of the work; two threads only the line reading, about a third of
-#: it: benchmarks/FLOOR.md), else two threads for bare NDJSON with the C scanner (a Jupyter
+#: fork (it overlaps all of the work; two threads only the line reading, about a quarter
+#: of it: benchmarks/FLOOR.md), else two threads for bare NDJSON with the C scanner (a Jupyter
 #: kernel: threaded, so no fork), else one thread
 SPLIT = os.environ.get("MCP_NOTEBOOK_SPLIT", "auto").strip() or "auto"
 
@@ -164,6 +164,11 @@ def _two_threads(path: Path, fmt: str, session: str, direction: str | None, cut:
     scan of each block runs without the GIL (``_native.scan``), so the two overlap, and
     no process is forked (safe in a threaded process such as a Jupyter kernel)."""
     read_part = _reader(fmt)
+    if cut >= size:  # no line starts after the middle: one part
+        with open(path, "rb") as f:
+            rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text,
+                                    max_line=max_line)
+        return [done(rows, _spans(spans), 0)]
     box: dict[str, Any] = {}
 
     def second() -> None:

@@ -436,3 +436,21 @@ def test_runs_of_blank_lines(edge_captures: dict[str, Path], tmp_path: Path, tex
     assert t.summary()["blank_lines"] > 500
     with open(path, "rb") as f:  # the runs were cut out (not one block of every line)
         assert len([b for b in lines.blocks(f) if b.skipped]) > 50
+
+
+def test_split_by_threads_of_one_long_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    """A file whose middle falls in its last line (no line starts after it): one part, the
+    reference's tables."""
+    from mcp_notebook.fast import parallel
+
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "SPLIT", "threads")
+    path = _write_ndjson(tmp_path / "one.ndjson", [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"text": "x" * 5000}})])
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    assert parallel._cut(path, path.stat().st_size) == path.stat().st_size
+    assert len(parallel.read_file(path, "ndjson", "s", None, gz=False, keep_text=True)) == 1
+    assert_same([path])
