@@ -501,8 +501,9 @@ _SOURCES = {"head": " (children imported a snapshot of that commit)",
 
 
 def _code_lines(doc: dict[str, Any]) -> list[str]:
-    digests = sorted({r.get("code_digest") for rs in doc.get("raw", {}).values() for r in rs
-                      if r.get("code_digest")})
+    digests = sorted({r.get("code_digest") for key, rs in doc.get("raw", {}).items()
+                      for r in rs if r.get("code_digest")
+                      and not key.split("|")[0].endswith("@before")})  # --before: its own code
     code = doc.get("code", {})
     lines = [f"mcp_notebook code: commit {code.get('commit', '?')}"
              f"{' with local changes' if code.get('modified') else ''}, source digest "

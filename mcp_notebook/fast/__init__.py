@@ -12,8 +12,9 @@ It gives the same rows as the reference path (``readers`` + ``table.collect``), 
 - the frame text stays on disk: the ``raw`` and ``source`` columns of files of at least
   :data:`LAZY_TEXT_MIN_BYTES` are :class:`~mcp_notebook.lazytext.LazyTextArray` columns
   that read by byte offset on access; smaller files and ``.gz`` files keep their text;
-- a large file is split in two byte ranges decoded in two processes (see
-  :mod:`.parallel`) when the machine has two cores or more.
+- a large file is split in two byte ranges decoded in two processes, or, in a process
+  that runs other threads (a Jupyter kernel), two threads for bare NDJSON (see
+  :mod:`.parallel`), when the machine has two cores or more.
 
 Set :data:`ENABLED` to False to load through the reference path only. A fast path that
 fails is never silent: the load notes it and warns once, and raises under

@@ -1,4 +1,5 @@
-"""Read a line-format file in one process, or split in two byte ranges over two processes.
+"""Read a line-format file in one process, or split in two byte ranges over two processes
+(or two threads).
 
 A file of at least :data:`MIN_PARALLEL_BYTES` (plain, not gzip) on a machine with two
 usable cores or more is cut at the line boundary nearest its middle (several smaller
@@ -11,8 +12,10 @@ to reading the second half here, so the result never depends on it; the load say
 
 ``fork`` is used only while this process runs one thread (:func:`can_fork`): a fork of a
 threaded process (a Jupyter kernel has its IOPub and heartbeat threads) copies locks other
-threads may hold, and the child can hang on them. There the file is read in this process:
-the C scanner builds Python objects under the GIL, so threads would not share the work.
+threads may hold, and the child can hang on them. There a bare NDJSON file is read by two
+threads, one per half (:func:`split_by`): the C scanner reads each batch of lines with the
+GIL released, so one thread's line reading overlaps the other's Python work (the rows are
+still built under the GIL).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from .lines import MAX_LINE_BYTES
 from .rows import Rows
 
 __all__ = ["read_file", "load_many", "MIN_PARALLEL_BYTES", "MIN_MANY_BYTES", "workers",
-           "can_fork"]
+           "can_fork", "split_by", "SPLIT"]
 
 #: files at least this large are split over two processes (when two cores are usable)
 MIN_PARALLEL_BYTES = 64 << 20
@@ -95,12 +98,15 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
     done = finish or (lambda rows, spans, line0: (rows, spans, line0))
     read_part = _reader(fmt)
     size = path.stat().st_size
-    if gz or size < MIN_PARALLEL_BYTES or workers() < 2 or not can_fork():
+    if gz or size < MIN_PARALLEL_BYTES or workers() < 2 or split_by(fmt) is None:
         with open_bytes(path) as f:
             rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text,
                                     max_line=max_line)
         return [done(rows, _spans(spans), 0)]
     cut = _cut(path, size)
+    if split_by(fmt) == "threads":
+        return _two_threads(path, fmt, session, direction, cut, size, keep_text, max_line,
+                            done)
     child = _start(path, fmt, session, direction, cut, keep_text, max_line) if cut < size \
         else None
     try:
@@ -127,6 +133,77 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
             got = read_part(f, path.name, session, direction, cut, None, keep_text, max_line)
     second, spans1 = got
     parts.append(done(second, _spans(spans1), first_lines))
+    return parts
+
+
+#: how a large file is split: "fork" (a forked child), "threads" (two threads, the C
+#: scanner reading lines with the GIL released), or "auto": a fork when this process may
+#: fork (it overlaps all of the work; two threads only the line reading, about a quarter
+#: of it: benchmarks/FLOOR.md), else two threads for bare NDJSON with the C scanner (a Jupyter
+#: kernel: threaded, so no fork), else one thread
+SPLIT = os.environ.get("MCP_NOTEBOOK_SPLIT", "auto").strip() or "auto"
+
+
+def split_by(fmt: str) -> str | None:
+    """How a large file of ``fmt`` is read on two cores here; None: on one."""
+    from ..engine import native as _native
+
+    if SPLIT == "threads":
+        return "threads"
+    if SPLIT in ("fork", "auto") and can_fork():
+        return "fork"
+    if SPLIT == "auto" and fmt == "ndjson" and _native.native is not None:
+        return "threads"
+    return None
+
+
+def _two_threads(path: Path, fmt: str, session: str, direction: str | None, cut: int,
+                 size: int, keep_text: bool, max_line: int,
+                 done: Callable[[Rows, np.ndarray, int], Any]) -> list[Any]:
+    """The two halves of the file read by this thread and a worker thread at once: the C
+    scan of each block runs without the GIL (``_native.scan``), so the two overlap, and
+    no process is forked (safe in a threaded process such as a Jupyter kernel)."""
+    read_part = _reader(fmt)
+    if cut >= size:  # no line starts after the middle: one part
+        with open(path, "rb") as f:
+            rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text,
+                                    max_line=max_line)
+        return [done(rows, _spans(spans), 0)]
+    box: dict[str, Any] = {}
+
+    def second() -> None:
+        progress.quiet()
+        try:
+            with open(path, "rb") as f:
+                f.seek(cut)
+                box["got"] = read_part(f, path.name, session, direction, cut, None,
+                                       keep_text, max_line)
+        except BaseException as exc:  # noqa: BLE001 - handed to the reading thread
+            box["exc"] = exc
+
+    worker = threading.Thread(target=second, name="mcp-notebook-scan", daemon=True)
+    worker.start()
+    try:
+        with open(path, "rb") as f:
+            first, spans0 = read_part(f, path.name, session, direction, 0, cut, keep_text,
+                                      max_line)
+        first_lines = first.lines
+        parts = [done(first, _spans(spans0), 0)]
+        del first, spans0
+    finally:
+        worker.join()
+    if "exc" in box:
+        exc = box["exc"]
+        if not isinstance(exc, Exception):
+            raise exc
+        fallback.fell_back(f"{path.name}: the worker thread for the second half of the file "
+                           "failed; this thread read it instead", exc)
+        with open(path, "rb") as f:
+            f.seek(cut)
+            box["got"] = read_part(f, path.name, session, direction, cut, None, keep_text,
+                                   max_line)
+    second_rows, spans1 = box.pop("got")
+    parts.append(done(second_rows, _spans(spans1), first_lines))
     return parts
 
 

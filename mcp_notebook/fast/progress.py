@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -107,8 +108,9 @@ def stop(p: Progress | None) -> None:
 
 
 def tick(f: Any) -> None:
-    """The reader of ``f`` read another block: move the bar to where ``f`` stands."""
-    if _current is None:
+    """The reader of ``f`` read another block: move the bar to where ``f`` stands (not
+    from a worker thread: the bar follows the first part)."""
+    if _current is None or getattr(_quiet, "on", False):
         return
     raw = getattr(f, "fileobj", None) or f  # a GzipFile: where its compressed file stands
     try:
@@ -120,6 +122,14 @@ def tick(f: Any) -> None:
 def file_done(path: Path) -> None:
     if _current is not None:
         _current.file_done(path)
+
+
+_quiet = threading.local()
+
+
+def quiet() -> None:
+    """In a worker thread: move no bar (the thread reading the first part does)."""
+    _quiet.on = True
 
 
 def detach() -> None:

@@ -5,11 +5,13 @@ a process that runs other threads (as a Jupyter kernel does)."""
 from __future__ import annotations
 
 import gc
+import json
 import os
 import sys
 import threading
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import mcp_notebook as mn
@@ -93,3 +95,43 @@ def test_the_users_frozen_objects_stay_frozen(tmp_path: Path) -> None:
     assert tracked(mine)
     list(mn.boundary.iter_boundary(t))
     assert gc.get_freeze_count() == 0  # and what an export froze is thawed after it
+
+
+def test_two_threads_where_no_fork(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a threaded process (a Jupyter kernel) a large bare NDJSON file is read by two
+    threads over its two halves (the scan releases the GIL), never by a fork; the frames
+    are those of one thread."""
+    from mcp_notebook.engine import native
+
+    if native.native is None:
+        pytest.skip("two threads pay only with the C scanner")
+    path = tmp_path / "c.ndjson"
+    path.write_text("".join(json.dumps(m) + "\n" for _, m in
+                            INIT + [("", req(i + 1, "tools/list")) for i in range(300)]))
+    one = mn.load(path).frames
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "SPLIT", "auto")
+    used: list[str] = []
+    real = parallel._two_threads
+
+    def two_threads(*args, **kw):  # noqa: ANN002, ANN003, ANN202
+        used.append(threading.current_thread().name)
+        return real(*args, **kw)
+
+    def no_fork() -> int:
+        raise AssertionError("forked while another thread runs")
+
+    monkeypatch.setattr(parallel, "_two_threads", two_threads)
+    monkeypatch.setattr(os, "fork", no_fork)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert parallel.split_by("ndjson") == "threads"
+        got = mn.load(path).frames
+    finally:
+        stop.set()
+        other.join()
+    assert len(used) == 1
+    pd.testing.assert_frame_equal(got, one)

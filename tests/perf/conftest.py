@@ -47,13 +47,19 @@ def text_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     return request.param
 
 
-@pytest.fixture
-def split(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Split every file over worker processes, however small; and fork even when an earlier
-    test left a thread running (the loader would rightly not: these test the split, the
-    guard is tests/engine/test_process_state.py's)."""
+@pytest.fixture(params=["fork", "threads"])
+def split(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Split every file in two, however small: over two processes (and fork even when an
+    earlier test left a thread running: the loader would rightly not; these test the split,
+    the guard is tests/engine/test_process_state.py's), then over two threads."""
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(parallel, "can_fork", lambda: hasattr(os, "fork"))
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "SPLIT", request.param)
+    if request.param == "fork":
+        if not hasattr(os, "fork"):
+            pytest.skip("no fork here")
+        monkeypatch.setattr(parallel, "can_fork", lambda: True)
+    return request.param
 
 
 @pytest.fixture(autouse=True, params=["c", "python"])

@@ -273,9 +273,12 @@ def test_split_over_two_processes(edge_captures: dict[str, Path], text_mode: str
     assert len(t.pairs) and s.id_index is None
 
 
-def test_split_falls_back_when_the_child_fails(edge_captures: dict[str, Path], split: None,
+def test_split_falls_back_when_the_child_fails(edge_captures: dict[str, Path], split: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     from mcp_notebook.fast import parallel
+
+    if split == "threads":
+        pytest.skip("the worker thread's failure: test_split_falls_back_when_the_thread_fails")
 
     def fail(child: tuple[int, int]) -> tuple[None, str]:
         parallel._abandon(child)
@@ -287,6 +290,56 @@ def test_split_falls_back_when_the_child_fails(edge_captures: dict[str, Path], s
     with pytest.warns(FallbackWarning, match="made to fail"):
         t = assert_same([edge_captures["edge.ndjson"]])
     assert any("worker process" in n for n in t.notes)
+
+
+def test_split_falls_back_when_the_thread_fails(edge_captures: dict[str, Path],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker thread that raises: its half is read by the loading thread, noted (and
+    raised under strict mode)."""
+    import threading
+
+    from mcp_notebook.engine.fallback import FastPathError
+    from mcp_notebook.fast import ndjson, parallel
+
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "SPLIT", "threads")
+    real = ndjson.read_part
+
+    def read_part(*args, **kw):  # noqa: ANN002, ANN003, ANN202
+        if threading.current_thread().name == "mcp-notebook-scan":
+            raise ZeroDivisionError("injected thread failure")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ndjson, "read_part", read_part)
+    path = edge_captures["edge.ndjson"]
+    with pytest.raises(FastPathError, match="worker thread.*injected thread failure"):
+        mn.load(path)
+    monkeypatch.delenv(STRICT_ENV)
+    with pytest.warns(FallbackWarning, match="injected thread failure"):
+        t = assert_same([path])
+    assert any("worker thread" in n for n in t.notes)
+
+
+def test_split_by_threads_at_hostile_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           text_mode: str) -> None:
+    """Two threads over two byte ranges: every odd line (and blank lines, a \r\n, a line
+    without a newline at the end) placed right at the cut, in turn, gives the reference's
+    tables."""
+    from mcp_notebook.fast import parallel
+
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "SPLIT", "threads")
+    usual = [json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/list"}) for i in range(6)]
+    cuts = []
+    for k, odd in enumerate(ODD_LINES[:24]):
+        lines = [*usual, odd, "", odd + "\r", *usual]
+        path = tmp_path / f"cut{k}.ndjson"
+        path.write_bytes("\n".join(lines).encode("utf-8", "surrogateescape"))
+        cuts.append(parallel._cut(path, path.stat().st_size))
+        assert_same([path])
+    assert len(set(cuts)) > 1
 
 
 @pytest.mark.parametrize("child_fails", [False, True])
@@ -383,3 +436,21 @@ def test_runs_of_blank_lines(edge_captures: dict[str, Path], tmp_path: Path, tex
     assert t.summary()["blank_lines"] > 500
     with open(path, "rb") as f:  # the runs were cut out (not one block of every line)
         assert len([b for b in lines.blocks(f) if b.skipped]) > 50
+
+
+def test_split_by_threads_of_one_long_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    """A file whose middle falls in its last line (no line starts after it): one part, the
+    reference's tables."""
+    from mcp_notebook.fast import parallel
+
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "SPLIT", "threads")
+    path = _write_ndjson(tmp_path / "one.ndjson", [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"text": "x" * 5000}})])
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    assert parallel._cut(path, path.stat().st_size) == path.stat().st_size
+    assert len(parallel.read_file(path, "ndjson", "s", None, gz=False, keep_text=True)) == 1
+    assert_same([path])

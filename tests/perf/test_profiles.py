@@ -60,6 +60,34 @@ def test_profile_equals_the_reference(profile_captures: dict[tuple[str, str], Pa
     assert len(t.pairs) and len(t.violations)
 
 
+@pytest.mark.parametrize("profile", PROFILES)
+def test_profile_split_over_two_threads(profile_captures: dict[tuple[str, str], Path],
+                                        monkeypatch: pytest.MonkeyPatch, profile: str) -> None:
+    """Each profile's NDJSON capture read by two threads over two byte ranges (the C scan
+    without the GIL) gives the reference's tables, and the same store as one thread."""
+    from mcp_notebook.fast import parallel
+
+    path = profile_captures[(profile, "ndjson")]
+    one = mn.load(path)
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "SPLIT", "threads")
+    reads: list[int] = []
+    real = parallel._two_threads
+
+    def count(*args, **kw):  # noqa: ANN002, ANN003, ANN202
+        reads.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(parallel, "_two_threads", count)
+    two = assert_same([path])
+    assert reads == [1]
+    pd.testing.assert_frame_equal(materialised(two.frames), materialised(one.frames))
+    a, b = one._store, two._store
+    assert a.id_code[1] == b.id_code[1] and (a.id_code[0] == b.id_code[0]).all()
+    assert [type(v) for v in a.id.tolist()] == [type(v) for v in b.id.tolist()]
+
+
 _CHILD = """
 import sys, pickle
 import mcp_notebook as mn

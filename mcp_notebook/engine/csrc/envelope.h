@@ -235,9 +235,11 @@ static int message_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
     return 1;
 }
 
-/* The message of [p, end): 0 and *m filled when it is of the usual shape, else -1. */
-static int message(cptr p, cptr end, Msg *m, int check_utf8) {
-    Cur cc = {p, end, 0}, *c = &cc;
+/* The message of [p, end): 0 and *m filled when it is of the usual shape, else -1.
+ * `gil`: NULL when the caller holds the GIL; else *gil is set when -1 means only that the
+ * line needs it (see Cur). */
+static int message_gil(cptr p, cptr end, Msg *m, int check_utf8, int *gil) {
+    Cur cc = {p, end, 0, gil}, *c = &cc;
     int seen = 0;
     memset(m, 0, sizeof *m);
     ws(c);
@@ -283,6 +285,10 @@ static int message(cptr p, cptr end, Msg *m, int check_utf8) {
         }
     }
     return 0;
+}
+
+static int message(cptr p, cptr end, Msg *m, int check_utf8) {
+    return message_gil(p, end, m, check_utf8, NULL);
 }
 
 #endif /* MCP_NOTEBOOK_ENVELOPE_H */

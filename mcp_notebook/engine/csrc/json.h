@@ -42,6 +42,9 @@ static void init_tables(void) {
 typedef struct {
     cptr p, end;
     unsigned hi;  /* non-zero once a byte >= 0x80 was passed (UTF-8 is checked at the end) */
+    /* NULL while the GIL is held; else where to note that the line needs it (a number
+     * only Python's correctly rounded conversion reads): the line is read again with it */
+    int *gil;
 } Cur;
 
 static inline void ws(Cur *c) {
@@ -347,6 +350,10 @@ static int float_value(Cur *c, double *out) {
     if (quick_double(a, c->p, out)) {
         size_t n = (size_t)(c->p - a);
         if (n > 300) return -1;  /* left to the Python path */
+        if (c->gil) {  /* PyOS_string_to_double allocates: not without the GIL */
+            *c->gil = 1;
+            return -1;
+        }
         char tmp[320];
         memcpy(tmp, a, n);
         tmp[n] = 0;

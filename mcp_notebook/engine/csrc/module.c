@@ -27,6 +27,8 @@
 #define SESSION_NAME 64   /* ... of at most this many bytes */
 #define VER_CACHE 8       /* version strings remembered per scan() call */
 #define VER_TEXT 48       /* ... of at most this many bytes */
+#define METH_CACHE 64     /* method names remembered per scan() call */
+#define METH_TEXT 48      /* ... of at most this many bytes */
 
 /* ---- the rows ---- */
 
@@ -43,6 +45,9 @@ typedef struct {
      * on every request, and a few distinct ones; each row takes a reference to one str */
     struct { char text[VER_TEXT]; Py_ssize_t n; PyObject *str; } ver[VER_CACHE];
     int nver;
+    /* the method codes of this call by the name's bytes (a new reference each) */
+    struct { char text[METH_TEXT]; Py_ssize_t n; PyObject *code; } meth[METH_CACHE];
+    int nmeth;
 } Out;
 
 /* The str of a span's text (escapes undone). */
@@ -154,49 +159,74 @@ static int add_listed(Out *o, const Msg *m, Py_ssize_t r) {
     return add_sparse(o->list_rows, o->list_vals, r, d) ? -1 : 0;
 }
 
+/* The key str and the id of an id's text (new references); -1 on failure. */
+static int new_id(const Msg *m, PyObject **key, PyObject **idv) {
+    Py_ssize_t n = m->id_e - m->id_s;
+    *key = PyUnicode_FromStringAndSize((const char *)m->id_s, n);
+    if (!*key) return -1;
+    if (m->id_str) {
+        *idv = PyUnicode_Substring(*key, 1, n - 1);
+    } else {
+        char small[64];
+        char *digits = n < 64 ? small : malloc((size_t)n + 1);
+        if (!digits) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(digits, m->id_s, (size_t)n);
+        digits[n] = 0;
+        *idv = PyLong_FromString(digits, NULL, 10);
+        if (digits != small) free(digits);
+    }
+    return *idv ? 0 : -1;
+}
+
+/* The method code of a name (a new reference): cached by its bytes for this call, else
+ * from the Codes' dict (a new name is added); NULL on failure. */
+static PyObject *method_code(Out *o, cptr s, cptr e) {
+    Py_ssize_t n = e - s;
+    for (int k = 0; k < o->nmeth; k++)
+        if (o->meth[k].n == n && !memcmp(o->meth[k].text, s, (size_t)n))
+            return Py_NewRef(o->meth[k].code);
+    PyObject *name = PyUnicode_DecodeUTF8((const char *)s, n, "strict");
+    if (!name) return NULL;
+    PyObject *mc = PyDict_GetItemWithError(o->meth_index, name);
+    if (mc) {
+        Py_INCREF(mc);
+    } else if (PyErr_Occurred()) {
+        Py_DECREF(name);
+        return NULL;
+    } else {
+        mc = PyLong_FromSsize_t(PyList_GET_SIZE(o->meth_values));
+        if (!mc || PyDict_SetItem(o->meth_index, name, mc) ||
+            PyList_Append(o->meth_values, name)) {
+            Py_XDECREF(mc);
+            Py_DECREF(name);
+            return NULL;
+        }
+    }
+    Py_DECREF(name);
+    if (o->nmeth < METH_CACHE && n <= METH_TEXT) {
+        memcpy(o->meth[o->nmeth].text, s, (size_t)n);
+        o->meth[o->nmeth].n = n;
+        o->meth[o->nmeth++].code = Py_NewRef(mc);
+    }
+    return mc;
+}
+
 /* The row of message m on line j; -1 with an exception set on failure. */
 static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
     PyObject *idv = NULL, *key = NULL, *mc = NULL, *lj = NULL;
     Py_ssize_t r = o->base + PyList_GET_SIZE(o->kind);
     if (m->id_s) {
-        Py_ssize_t n = m->id_e - m->id_s;
-        key = PyUnicode_FromStringAndSize((const char *)m->id_s, n);
-        if (!key) goto fail;
-        if (m->id_str) {
-            idv = PyUnicode_Substring(key, 1, n - 1);
-        } else {
-            char small[64];
-            char *digits = n < 64 ? small : malloc((size_t)n + 1);
-            if (!digits) { PyErr_NoMemory(); goto fail; }
-            memcpy(digits, m->id_s, (size_t)n);
-            digits[n] = 0;
-            idv = PyLong_FromString(digits, NULL, 10);
-            if (digits != small) free(digits);
-        }
-        if (!idv) goto fail;
+        if (new_id(m, &key, &idv)) goto fail;
     } else {
         idv = Py_NewRef(Py_None);
         key = Py_NewRef(Py_None);
     }
     if (m->meth_s) {
-        PyObject *name = PyUnicode_DecodeUTF8((const char *)m->meth_s, m->meth_e - m->meth_s,
-                                              "strict");
-        if (!name) goto fail;
-        mc = PyDict_GetItemWithError(o->meth_index, name);
-        if (mc) {
-            Py_INCREF(mc);
-        } else if (PyErr_Occurred()) {
-            Py_DECREF(name);
-            goto fail;
-        } else {
-            mc = PyLong_FromSsize_t(PyList_GET_SIZE(o->meth_values));
-            if (!mc || PyDict_SetItem(o->meth_index, name, mc) ||
-                PyList_Append(o->meth_values, name)) {
-                Py_DECREF(name);
-                goto fail;
-            }
-        }
-        Py_DECREF(name);
+        mc = method_code(o, m->meth_s, m->meth_e);
+        if (!mc) goto fail;
     } else {
         mc = PyLong_FromLong(-1);
         if (!mc) goto fail;
@@ -253,6 +283,66 @@ static int add_stderr_row(Out *o, long long j) {
     return bad ? -1 : 0;
 }
 
+/* ---- NDJSON lines: read without the GIL, rows made with it ---- */
+
+#define BATCH 4096  /* lines read per release of the GIL */
+
+/* The rows of lines i..hi-1 (blank ones skipped) until the first line not taken; returns
+ * its index (hi when all were taken). Each batch of lines is read with the GIL released
+ * (message() touches no Python object: the buffers are held by the caller, and a number
+ * that needs Python's conversion makes the line be read again with the GIL), then its rows
+ * are made with the GIL held, so another thread runs Python (or its own batch) meanwhile.
+ * *failed is set when a row could not be made (an exception is set). */
+static Py_ssize_t scan_lines(Out *o, cptr base, Py_ssize_t len, const int64_t *st,
+                             const int64_t *en, Py_ssize_t i, Py_ssize_t hi, long long line0,
+                             Scratch *tmp, int *failed) {
+    Py_ssize_t want = hi - i < BATCH ? hi - i : BATCH;
+    if (want <= 0) return i;
+    Msg *ms = malloc(sizeof(Msg) * (size_t)want);
+    Py_ssize_t *at = malloc(sizeof(Py_ssize_t) * (size_t)want);
+    if (!ms || !at) {
+        free(ms);
+        free(at);
+        PyErr_NoMemory();
+        *failed = 1;
+        return i;
+    }
+    while (i < hi) {
+        Py_ssize_t n = 0, stop = i;
+        int gil = 0, halted = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (; stop < hi && n < want; stop++) {
+            int64_t a = st[stop], z = en[stop];
+            if (a >= z) continue;  /* blank */
+            if (a < 0 || z > len || message_gil(base + a, base + z, &ms[n], 1, &gil)) {
+                halted = 1;
+                break;
+            }
+            at[n++] = stop;
+        }
+        Py_END_ALLOW_THREADS
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (add_row(o, &ms[k], line0 + at[k], tmp)) {
+                *failed = 1;
+                break;
+            }
+        if (*failed) break;
+        i = stop;
+        if (halted) {
+            Msg m;
+            if (!gil || message(base + st[i], base + en[i], &m, 1)) break;  /* not taken */
+            if (add_row(o, &m, line0 + i, tmp)) {
+                *failed = 1;
+                break;
+            }
+            i++;
+        }
+    }
+    free(ms);
+    free(at);
+    return i;
+}
+
 /* ---- Python entry points ---- */
 
 static int get_buffer(PyObject *o, Py_buffer *b) {
@@ -270,7 +360,8 @@ static const char SCAN_DOC[] =
     "were taken). ``tap`` = (ts float64, session int32, direction int8, stream int32,\n"
     "size int64 arrays of the block's lines, session index dict, default session, stdio\n"
     "stream code[, stderr stream code]) reads tap records instead (stderr records only\n"
-    "with a stderr code).";
+    "with a stderr code). Bare NDJSON lines are read in batches with the GIL released,\n"
+    "their rows made with it held.";
 
 static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"buf", "starts", "ends", "lo", "hi", "line0", "out", "tap", NULL};
@@ -283,7 +374,7 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     Out o;
     o.call_rows = o.call_vals = o.call_intern = NULL;
     o.list_rows = o.list_vals = o.list_intern = NULL;
-    o.nver = 0;
+    o.nver = o.nmeth = 0;
     if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n|O!O!O!O!O!O!", &PyList_Type, &o.kind,
                           &PyList_Type, &o.id, &PyList_Type, &o.id_key, &PyList_Type,
                           &o.method, &PyList_Type, &o.line, &PyDict_Type, &o.code_d,
@@ -338,16 +429,12 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
         int32_t code;
     } cache[SESSION_CACHE];
     int ncache = 0;
-    for (; i < hi; i++) {
+    if (!tap) i = scan_lines(&o, base, b.len, st, en, lo, hi, line0, &tmp, &failed);
+    for (; tap && i < hi; i++) {
         int64_t a = st[i], z = en[i];
         if (a >= z) continue;  /* blank */
         if (a < 0 || z > b.len) break;
         Msg m;
-        if (!tap) {
-            if (message(base + a, base + z, &m, 1)) break;
-            if (add_row(&o, &m, line0 + i, &tmp)) { failed = 1; break; }
-            continue;
-        }
         Tap t;
         if (tap_record(base + a, base + z, &t, &frame)) break;  /* the frame's text: in frame */
         cptr fs = t.raw_s, fe = t.raw_e;
@@ -399,6 +486,7 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     }
     for (int k = 0; tap && k < 5; k++) PyBuffer_Release(&cb[k]);
     for (int k = 0; k < o.nver; k++) Py_DECREF(o.ver[k].str);
+    for (int k = 0; k < o.nmeth; k++) Py_DECREF(o.meth[k].code);
     free(frame.data);
     free(tmp.data);
     PyBuffer_Release(&b);

@@ -211,7 +211,7 @@ static int tap_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
 }
 
 static int tap_record(cptr p, cptr end, Tap *t, Scratch *frame) {
-    Cur cc = {p, end, 0}, *c = &cc;
+    Cur cc = {p, end, 0, NULL}, *c = &cc;
     TapCtx ctx = {t, frame};
     int seen = 0;
     t->has_ts = 0;
