@@ -26,6 +26,8 @@ from typing import Any
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from .teach._seed import learner_seed
+
 __all__ = ["analysis", "learner_seed", "resolve_capture", "worksheet", "write"]
 
 _KERNEL = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -234,11 +236,6 @@ report
 
 
 # -- exercise sheets -----------------------------------------------------------------------------
-
-def learner_seed(learner: str) -> int:
-    """A stable seed per learner name (the same sheet every time it is written)."""
-    return int.from_bytes(hashlib.sha256(learner.encode("utf-8")).digest()[:4], "big")
-
 
 def worksheet(learner: str, exercises: Sequence[str] | None = None) -> Any:
     """A learner's exercise sheet: each fault planted with the learner's own seed.

@@ -6,8 +6,6 @@ through real processes (``run_process``: exit codes, a crash, a memory limit, st
 stream), and tests/userpaths runs every subcommand as the installed console script.
 """
 
-import contextlib
-import io
 import json
 import os
 import subprocess
@@ -15,8 +13,7 @@ import sys
 
 import pytest
 
-from helpers import INIT, ok, req, tap
-from mcp_notebook.cli import main
+from helpers import INIT, cli_in_process, ok, req, tap
 
 CLI = [sys.executable, "-m", "mcp_notebook.cli"]
 
@@ -26,28 +23,9 @@ def run_process(*args, cwd=None):
                           timeout=120, cwd=cwd)
 
 
-def _text(stream: io.TextIOWrapper) -> str:
-    stream.flush()  # decoded as subprocess's text mode does: universal newlines
-    return stream.buffer.getvalue().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-
-
 def run(*args, cwd=None):
     """``main(argv)`` in this process: a ``CompletedProcess`` of its exit code and output."""
-    argv = [str(a) for a in args]
-    out, err = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
-                for _ in range(2))
-    here = os.getcwd()
-    try:
-        if cwd is not None:
-            os.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                rc = main(argv)
-            except SystemExit as stop:  # argparse's usage errors and --help
-                rc = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
-    finally:
-        os.chdir(here)
-    return subprocess.CompletedProcess(argv, rc, _text(out), _text(err))
+    return cli_in_process(*args, cwd=cwd)
 
 
 @pytest.fixture
@@ -172,7 +150,6 @@ sys.exit(cli.main(sys.argv[1:]))
 @pytest.mark.parametrize("debug", ["", "env", "flag"])
 def test_an_internal_error_exits_3_with_one_line(clean, debug):
     """A bug must not look like a result (0) or findings (1)."""
-    import os
 
     env = {**os.environ, "MCP_NOTEBOOK_DEBUG": "1" if debug == "env" else ""}
     argv = ["summary", str(clean)] + (["--debug"] if debug == "flag" else [])
@@ -230,7 +207,6 @@ def test_convert_default_name_is_never_the_input(big, tmp_path):
 
 @pytest.mark.parametrize("how", ["same", "relative", "symlink", "hardlink"])
 def test_convert_refuses_to_write_its_input(big, tmp_path, how):
-    import os
 
     before = _sha(big)
     out = {"same": big, "relative": "big.jsonl", "symlink": tmp_path / "link.jsonl",
@@ -321,7 +297,6 @@ def test_json_output_is_strict_json():
 
 def test_convert_to_a_named_pipe_writes_the_stream(duplicated, tmp_path):
     """A FIFO (as /dev/stdout can be) is written, never replaced by a file."""
-    import os
     import stat
     import threading
 
@@ -352,7 +327,6 @@ def test_convert_to_stdout(duplicated, tmp_path):
 
 
 def test_convert_through_a_symlink_replaces_the_file_it_names(duplicated, tmp_path):
-    import os
 
     real = tmp_path / "real.csv"
     real.write_text("old\n")

@@ -443,3 +443,23 @@ def test_a_room_of_learners_rarely_shares_a_plant():
         plants = {(ex.trace.paths[0], tuple(sorted(ex._key))) for ex in
                   (exercise(fault, learner=name) for name in room)}
         assert len(plants) >= 7, (fault, len(plants))
+
+
+def test_a_learners_exercise_in_a_fresh_kernel_imports_no_notebook_tooling():
+    """What a notebook's ``mn.teach.exercise(..., learner=NAME)`` costs a learner's fresh
+    kernel: the seed is a hash, so neither nbformat nor jsonschema is imported for it
+    (jsonschema's format checkers build grammars at import: about 1.3 s of CPU a kernel,
+    paid by each notebook of the tutorial); the same seed as ``notebook.learner_seed``."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nimport mcp_notebook as mn\n"
+            "ex = mn.teach.exercise('answered-twice', learner='Ada')\n"
+            "print(ex.seed, sorted(m for m in ('nbformat', 'jsonschema') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    from mcp_notebook.notebook import learner_seed
+    from mcp_notebook.teach import seed_for
+
+    assert done.stdout.split(maxsplit=1) == [str(seed_for("Ada", "answered-twice")), "[]\n"]
+    assert seed_for("Ada", "answered-twice") == learner_seed("ada\nanswered-twice")

@@ -30,6 +30,7 @@ OPTIONS: dict[str, tuple[str, Any]] = {
     "--session": ("session", str), "-s": ("session", str),
     "--grace": ("grace", float),
     "--max-frame": ("max_frame", int),
+    "--stall": ("stall", float),
 }
 
 
@@ -41,13 +42,14 @@ class Args:
 
 
 def parse(argv: Sequence[str]) -> Args | None:
-    """The plain form ``[--out FILE] [--session NAME] [--grace S] [--max-frame N] -- CMD...``
+    """The plain form ``[--out FILE] [--session NAME] [--grace S] [--max-frame N] [--stall S]
+    -- CMD...``
     as argparse parses it, or None for anything else: help, an unknown or abbreviated
     option, a value that is missing, starts with ``-`` or is not a number, no ``--`` or
     nothing after it. None sends the arguments to argparse, so that every message and
     every unusual form stay argparse's own."""
     values: dict[str, Any] = {"out": None, "session": None, "grace": 10.0,
-                              "max_frame": DEFAULT_MAX_FRAME}
+                              "max_frame": DEFAULT_MAX_FRAME, "stall": None}
     argv = list(argv)
     i = 0
     while i < len(argv):
@@ -139,7 +141,9 @@ def run(args: Any) -> int:
             return 127
         from .tap import Tap  # the relays, once the server runs
 
-        return Tap(command, writer, grace=args.grace, max_frame=args.max_frame).run(server)
+        stall = {} if args.stall is None else {"stall": args.stall}  # None: the tap's STALL
+        return Tap(command, writer, grace=args.grace, max_frame=args.max_frame,
+                   **stall).run(server)
     finally:
         writer.close()
 
@@ -166,6 +170,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "full length (\"truncated\"). This bounds the tap's memory: "
                              "about BYTES + 1 MiB per stream (3 streams), however long a "
                              "line the server writes")
+    parser.add_argument("--stall", type=float, default=None, metavar="SECONDS",
+                        help="once the server has exited, give up relaying a stream that "
+                             "moves no byte for this long (a grandchild holding the "
+                             "server's output open; default 5)")
     parser.add_argument("server_command", nargs=argparse.REMAINDER,
                         metavar="-- SERVER_CMD [ARGS...]", help="the server command line, after --")
 

@@ -21,7 +21,8 @@ How it behaves at the edges:
   reading and closes the tap's stdout is treated the same way. The server exiting
   ends the tap, with the server's exit code (128 + N for a signal N), once everything
   the server wrote has been relayed and recorded, however slow the client or the disk;
-  only a stream that moves no byte for 5 s is given up (a grandchild holding it open);
+  only a stream that moves no byte for ``--stall`` seconds (default 5) is given up (a
+  grandchild holding it open);
 - **signals**: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to the tap are
   forwarded to the server's process group (the server runs in its own group, so a signal
   to the client's whole group reaches it exactly once). A server that ignores SIGTERM is
@@ -80,17 +81,21 @@ class Tap:
         Seconds the server may take to exit after its input ends before it is stopped.
     max_frame
         The most bytes of one frame kept for its record.
+    stall
+        Once the server has exited: seconds a relay may move no byte before it is given
+        up (``STALL`` by default).
     stdin_fd, stdout_fd, stderr_fd
         The client-facing descriptors (the tap's own by default).
     """
 
     def __init__(self, command: Sequence[str], writer: TapWriter, *, grace: float = 10.0,
-                 max_frame: int = DEFAULT_MAX_FRAME, stdin_fd: int = 0, stdout_fd: int = 1,
-                 stderr_fd: int = 2) -> None:
+                 max_frame: int = DEFAULT_MAX_FRAME, stall: float = STALL, stdin_fd: int = 0,
+                 stdout_fd: int = 1, stderr_fd: int = 2) -> None:
         self.command = list(command)
         self.writer = writer
         self.grace = grace
         self.max_frame = max_frame
+        self.stall = stall
         self.fds = (stdin_fd, stdout_fd, stderr_fd)
         self.server: Server | None = None
         self._input_closed_at: float | None = None
@@ -204,16 +209,16 @@ class Tap:
 
     def _drain(self, threads: Sequence[threading.Thread]) -> None:
         """The server is gone: relay its output to EOF however long that takes, giving up
-        only on a stream that moves no byte for ``STALL`` seconds (a grandchild holding
+        only on a stream that moves no byte for ``stall`` seconds (a grandchild holding
         the pipe open, or a client that stopped reading)."""
         for t in threads:
             direction = t.name.removeprefix("tap-")
             while t.is_alive():
                 t.join(0.05)
                 last = max(self._moved.get(direction, 0.0), self.writer.moved)
-                if t.is_alive() and time.monotonic() - last > STALL:
+                if t.is_alive() and time.monotonic() - last > self.stall:
                     self.writer.meta("drain-stalled", f"{direction}: no byte moved for "
-                                     f"{STALL:g}s after the server exited; not waiting for "
+                                     f"{self.stall:g}s after the server exited; not waiting for "
                                      "its end")
                     break
 

@@ -166,22 +166,26 @@ def found(trace: Any) -> set[tuple[int, str]]:
     return {(int(s), str(r)) for s, r in zip(v["seq"], v["rule"], strict=True)}
 
 
-def _sites(fault: Fault, trace: Any) -> list[pd.Series]:
+def _site_rows(fault: Fault, trace: Any) -> pd.DataFrame:
+    """The frames (notifications) or pairs (answered requests) ``fault`` may be planted at."""
     if fault.sites == "notifications":
         f = trace.frames
         keep = (f["kind"] == "notification") & ~f["method"].isin(
             ["notifications/cancelled", "notifications/progress"])
-        return [row for _, row in f[keep].iterrows()]
+        return f[keep]
     outcomes = ["result", "tool_error"] + (["error"] if fault.sites == "answered" else [])
     p = trace.pairs
-    p = p[p["outcome"].isin(outcomes) & p["request_seq"].notna() & p["response_seq"].notna()
-          & (p["method"] != "initialize") & p["cancel_seq"].isna()]
-    return [row for _, row in p.iterrows()]
+    return p[p["outcome"].isin(outcomes) & p["request_seq"].notna() & p["response_seq"].notna()
+             & (p["method"] != "initialize") & p["cancel_seq"].isna()]
+
+
+def _sites(fault: Fault, trace: Any) -> list[pd.Series]:
+    return [row for _, row in _site_rows(fault, trace).iterrows()]
 
 
 def sites(base: Any, fault: str) -> int:
     """How many places ``base`` offers for ``fault`` (before checking that it plants cleanly)."""
-    return len(_sites(FAULTS[ALIASES.get(fault, fault)], base))
+    return len(_site_rows(FAULTS[ALIASES.get(fault, fault)], base))
 
 
 def plant(base: Any, fault: str, seed: int = 0, first: int | None = None
@@ -203,10 +207,11 @@ def plant(base: Any, fault: str, seed: int = 0, first: int | None = None
     f = FAULTS[ALIASES.get(fault, fault)]
     before = found(base)
     sites = _sites(f, base)
+    in_order = list(sites)
     rng = random.Random(seed)
     rng.shuffle(sites)
     if first is not None and sites:  # start at one site, then the others in seeded order
-        sites = [_sites(f, base)[first % len(sites)], *sites]
+        sites = [in_order[first % len(sites)], *sites]
     for site in sites:
         w = Work(base)
         key = f.plant(w, site, rng)

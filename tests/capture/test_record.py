@@ -26,6 +26,7 @@ PLAIN = [  # read without argparse
     ["-o", "f.jsonl", "-s", "name", "--", "npx", "-y", "server"],
     ["--out=f.jsonl", "--session=a=b", "--grace=2.5", "--max-frame=4096", "--", "srv"],
     ["--grace", "0", "--max-frame", "1", "--", "srv"],
+    ["--stall", "0.5", "--", "srv"], ["--stall=2", "--grace", "1", "--", "srv"],
     ["--grace", "1e3", "--", "srv", "--"],
     ["--grace", " 7 ", "--", "srv"],
     ["--out", "", "--session", "", "--", "srv"],
@@ -38,7 +39,7 @@ UNUSUAL = [  # left to argparse
     [], ["--"], ["srv"], ["srv", "--out", "x"], ["-h"], ["--help"], ["--", "-x"],
     ["--", "--", "srv"], ["--out"], ["--out", "--", "srv"], ["--ou", "f", "--", "srv"],
     ["--grace", "abc", "--", "srv"], ["--grace", "-1", "--", "srv"],
-    ["--max-frame", "1.5", "--", "srv"], ["-o=f", "--", "srv"], ["-of", "--", "srv"],
+    ["--max-frame", "1.5", "--", "srv"], ["--stall", "soon", "--", "srv"], ["-o=f", "--", "srv"], ["-of", "--", "srv"],
     ["--bogus", "--", "srv"], ["--out", "f"], ["--out", "-", "--", "srv"],
 ]
 

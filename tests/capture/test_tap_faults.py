@@ -87,20 +87,33 @@ def test_slow_client_and_slow_recorder_get_every_byte_after_the_server_exits(tmp
 
 def test_grandchild_holding_the_output_open_ends_after_a_stall(tmp_path: Path):
     """The server leaves a grandchild that keeps its stdout open and says nothing: the tap
-    relays what came, waits for a stall of 5 s without a byte, then ends with the exit code."""
+    relays what came, waits for a stall of ``--stall`` seconds without a byte (1 s here; the
+    tap's default of 5 s is the same code: ``test_the_stall_defaults_to_five_seconds``),
+    then ends with the exit code."""
     out = tmp_path / "tap.jsonl"
     code = ("import subprocess, sys\n"
             "sys.stdout.write('{\"jsonrpc\":\"2.0\",\"method\":\"bye\"}\\n'); sys.stdout.flush()\n"
             "subprocess.Popen(['sleep', '30'])\n"
             "sys.exit(3)\n")
     t0 = time.monotonic()
-    done = subprocess.run(tap_cmd(out, py_server(code)), input=b"", capture_output=True,
-                          timeout=BOUND, cwd=ROOT)
+    done = subprocess.run(tap_cmd(out, py_server(code), "--stall", "1"), input=b"",
+                          capture_output=True, timeout=BOUND, cwd=ROOT)
     took = time.monotonic() - t0
     assert done.returncode == 3 and done.stdout == b'{"jsonrpc":"2.0","method":"bye"}\n'
-    assert 4.5 < took < 20
-    events = [r["event"] for r in frames(read_records(out), "meta")]
+    assert 0.9 < took < 20
+    metas = frames(read_records(out), "meta")
+    events = [r["event"] for r in metas]
     assert "drain-stalled" in events and events[-1] == "exit"
+    stalled = next(r for r in metas if r["event"] == "drain-stalled")
+    assert "no byte moved for 1s after the server exited" in stalled["raw"]
+
+
+def test_the_stall_defaults_to_five_seconds():
+    """Without ``--stall`` the tap waits ``tap.STALL`` (5 s, as the module's docs say)."""
+    from mcp_notebook.capture import record, tap
+
+    assert tap.STALL == 5.0 and record.parse(["--", "srv"]).stall is None
+    assert tap.Tap(["srv"], None).stall == tap.STALL  # type: ignore[arg-type]
 
 
 # -- 14.1: a failing disk stops the record, never the relay ---------------------------------

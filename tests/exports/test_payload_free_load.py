@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import mcp_notebook as mn
+from helpers import cli_in_process
 from mcp_notebook.boundary import write_boundary
 from mcp_notebook.otlp import write_otlp
 from mcp_notebook.readers import CaptureError, sniff
@@ -80,8 +80,9 @@ def test_an_otlp_file_loads_to_the_requests_of_its_capture(path: Path, tmp_path:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mcp_notebook.cli", *args],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    """The command line's ``main`` in this process (the exit codes through a real process:
+    tests/robustness/test_hostile.py, tests/test_cli.py, tests/userpaths)."""
+    return cli_in_process(*args, cwd=ROOT)
 
 
 def test_summary_and_check_of_a_payload_free_file_say_no_rule_ran(tmp_path: Path) -> None:

@@ -21,6 +21,10 @@ NB_DIR = REPO / "notebooks"
 CELL_TIMEOUT = 60  # seconds per cell; every cell here takes well under one
 SOLUTION_TAG = "test-solution"
 SOLUTIONS = NB_DIR / "instructor" / "solutions"  # outside the learners' notebooks
+#: how nbclient ends a kernel once every cell has run and its outputs are in: at once (the
+#: default, "graceful", asks the kernel to shut down and waits for it, 1.3 to 1.8 s a
+#: notebook here, which checks nothing of the notebook)
+KERNEL_SHUTDOWN = "immediate"
 EXERCISE_CALL = re.compile(r"mn\.teach\.(?:exercise|classify|respond)\(")
 
 #: What must hold after a notebook's solution has run (default: every exercise graded right).
@@ -105,6 +109,7 @@ def executed(tmp_path_factory):
         nb = with_solutions(nbformat.read(here / f"{name}.ipynb", as_version=4), name)
         start = time.perf_counter()
         NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT, startup_timeout=120,
+                       shutdown_kernel=KERNEL_SHUTDOWN,
                        resources={"metadata": {"path": str(here)}}).execute()
         return nb, time.perf_counter() - start
 

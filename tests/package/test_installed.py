@@ -41,6 +41,7 @@ for name in sys.argv[2:]:
     error = None
     try:
         NotebookClient(nb, kernel_name="python3", timeout=120, startup_timeout=120,
+                       shutdown_kernel="immediate",  # as tests/notebooks: KERNEL_SHUTDOWN
                        resources={"metadata": {"path": str(path.parent)}}).execute()
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"[-3000:]
