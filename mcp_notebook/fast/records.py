@@ -18,7 +18,9 @@ values; ``tests/engine`` and ``tests/readers`` check it on every bundled capture
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,8 +28,9 @@ import numpy as np
 from ..engine import native as _native
 from ..engine.fallback import fell_back
 from ..engine.gcpause import gc_paused
-from ..lazytext import ListSource
+from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..protocol.envelope import Envelope, classify
+from ..readers._spans import Spans
 from ..readers.base import Record
 from .message import decoder, scan
 from .rows import DIR_CODE, KIND_CODE, KINDS, SPARSE, LineContext, Rows
@@ -60,7 +63,17 @@ def _part_of(records: Iterable[Record],
     pending: list[Record] = []
     held: list[Record] = []
     arrange: Any = None
-    for rec in _guarded(records, on_error):
+    blocks = getattr(records, "blocks", None)
+    for rec in _guarded(blocks() if blocks is not None else records, on_error):
+        if type(rec) is Spans:  # a reader's usual lines, by their place in its bytes
+            if held:
+                b.add_arranged(held, arrange)
+                held, arrange = [], None
+            if pending:
+                b.add(pending)
+                pending = []
+            b.add_spans(rec)
+            continue
         if rec.kind == "blank":
             b.rows.blank += 1
             continue
@@ -112,8 +125,13 @@ class _Builder:
     def __init__(self, scanner: bool = True) -> None:
         self.scanner = scanner
         self.rows = Rows(per_row_context=True)
-        self.raw: list[str] = []  # per record
-        self.source: list[str] = []
+        self.raw: list[str | None] = []  # per record (None: a span's, read from its file)
+        self.source: list[str | None] = []  # per record (None: a span's, "<name>:<line>")
+        # the records of spans: (first record, Spans), whose texts are at their offsets in
+        # the file (those without an offset keep their text in ``raw``)
+        self.spans: list[tuple[int, Spans]] = []
+        self.lazy: str | None = None  # the file whose texts stay on disk ("": none)
+        self.labels: list[tuple[int, Spans]] = []  # every span's records: their labels
         self.n = 0  # records so far
         self.scanned: set[int] = set()  # records whose frames the scanner's rows gave
 
@@ -203,6 +221,64 @@ class _Builder:
         self.raw.extend(r.raw for r in recs)
         self.source.extend(r.source for r in recs)
         self.n += n
+
+    def add_spans(self, sp: Spans) -> None:
+        """Append the rows of the records of ``sp`` (classified in place in its bytes)."""
+        rows = self.rows
+        line0 = self.n
+        r0 = len(rows.kind)
+        n = len(sp)
+        buf, starts, ends = sp.buf, sp.starts, sp.ends
+        native = _native.native if self.scanner else None
+        mv = memoryview(buf)
+        k = 0
+        while k < n:
+            if native is not None:
+                try:
+                    k = native.scan(buf, starts, ends, k, n, line0, _native.out_lists(rows))
+                except Exception as exc:  # a C bug must not cost the capture
+                    fell_back("the C scanner failed on a reader's records; the Python "
+                              "path read them instead (same rows, slower); please report "
+                              "it", exc)
+                    native = None
+                    self.scanner = False
+                    continue
+                if k >= n:
+                    break
+            a, b = int(starts[k]), int(ends[k])
+            self._one(mv[a:b], line0 + k, sp.record(k), buf, a, b)
+            k += 1
+        ctx = LineContext(line0, n)
+        ctx.ts = sp.ts
+        ctx.session[:] = rows.sessions.codes([sp.session])[0]
+        ctx.stream[:] = rows.streams.codes([_STDIO])[0]
+        ctx.direction = sp.direction
+        ctx.size = ends - starts
+        if sp.local_time:
+            base = rows.base + r0
+            rows.sparse["local_time"].update(dict.fromkeys(range(base, base + len(rows.kind)
+                                                                 - r0), True))
+        rows.flush(ctx)
+        if not self._on_disk(sp):
+            self.raw.extend(sp.texts())
+        else:
+            self.raw.extend([None] * n)
+            self.spans.append((line0, sp))
+        self.source.extend([None] * n)
+        self.labels.append((line0, sp))
+        self.n += n
+
+    def _on_disk(self, sp: Spans) -> bool:
+        """Whether the texts of ``sp`` stay in its file (read by offset when asked), as the
+        NDJSON path keeps them: a file of one path, large enough, not a temporary copy."""
+        if sp.offset is None or sp.path is None:
+            return False
+        if self.lazy is None:
+            from . import KEEP_TEXT, LAZY_TEXT_MIN_BYTES
+
+            keep = Path(sp.path) in KEEP_TEXT or os.path.getsize(sp.path) < LAZY_TEXT_MIN_BYTES
+            self.lazy = "" if keep else sp.path
+        return sp.path == self.lazy
 
     def _one(self, line: memoryview, j: int, rec: Record, buf: bytes, a: int, b: int) -> None:
         """One frame by the Python path: msgspec, or the reference (as the NDJSON path)."""
@@ -298,10 +374,7 @@ class _Builder:
         rows.flush()
         n = len(rows)
         line = rows.column("line", np.int64)
-        raw = np.fromiter(self.raw, dtype=object, count=len(self.raw))[line] if n else \
-            np.empty(0, dtype=object)
-        source = np.fromiter(self.source, dtype=object, count=len(self.source))[line] if n \
-            else np.empty(0, dtype=object)
+        raw, source = self._texts(line)
         rows.column("tap_raw", bool)
         return Part(n=n, kind=rows.column("kind", np.int8), id=rows.column("id", object),
                     id_key=rows.column("id_key", object),
@@ -312,7 +385,7 @@ class _Builder:
                     stream=(rows.column("stream", np.int32), rows.streams.values),
                     direction=rows.column("direction", np.int8), sparse=rows.sparse,
                     flags=dict(rows.flags), extra=rows.extra,
-                    raw=ListSource(raw), source=ListSource(source), blank=rows.blank,
+                    raw=raw, source=source, blank=rows.blank,
                     lines=self.n, ref=Sparse(rows.ref_rows, rows.ref_vals),
                     progress=Sparse(rows.prog_rows, rows.prog_vals, np.float64),
                     version=Sparse.from_dict(rows.sparse["version"]),
@@ -321,6 +394,45 @@ class _Builder:
                     call=call_column(rows), listed=list_column(rows),
                     id_index=rows.keys.index or None,
                     long_keys=np.asarray(rows.long_keys, dtype=np.int64))
+
+
+    def _texts(self, line: np.ndarray) -> tuple[TextSource, TextSource]:
+        """The text and the source label of each row (of record ``line[row]``): in memory,
+        or, for the records of spans, read from the file / made when asked."""
+        n = len(line)
+        raw = np.fromiter(self.raw, dtype=object, count=len(self.raw))[line] if n else \
+            np.empty(0, dtype=object)
+        source = np.fromiter(self.source, dtype=object, count=len(self.source))[line] if n \
+            else np.empty(0, dtype=object)
+        text: TextSource = ListSource(raw)
+        label: TextSource = ListSource(source)
+        if self.spans and n:
+            off = np.full(self.n, -1, dtype=np.int64)
+            length = np.zeros(self.n, dtype=np.int64)
+            for r0, sp in self.spans:
+                off[r0:r0 + len(sp)] = sp.starts + sp.offset
+                length[r0:r0 + len(sp)] = sp.ends - sp.starts
+            rows_off, rows_len = off[line], length[line]
+            kept = np.flatnonzero(rows_off < 0)
+            text = FileSource(self.lazy or "", np.where(rows_off < 0, 0, rows_off), rows_len,
+                              overrides=dict(zip(kept.tolist(), raw[kept].tolist(),
+                                                 strict=True)))
+        if self.labels and n:
+            names = {sp.name for _, sp in self.labels}
+            lines = np.zeros(self.n, dtype=np.int64)
+            for r0, sp in self.labels:
+                lines[r0:r0 + len(sp)] = sp.lines
+            if len(names) == 1:
+                named = np.flatnonzero(lines[line] == 0)
+                label = LabelSource(names.pop(), lines[line], overrides=dict(zip(
+                    named.tolist(), source[named].tolist(), strict=True)))
+            else:  # pragma: no cover - one file's records have one name
+                for r0, sp in self.labels:
+                    for k in range(len(sp)):
+                        self.source[r0 + k] = f"{sp.name}:{int(sp.lines[k])}"
+                label = ListSource(np.fromiter(self.source, dtype=object,
+                                               count=len(self.source))[line])
+        return text, label
 
 
 def _size(rec: Record) -> int:
