@@ -127,11 +127,11 @@ class _Builder:
         self.rows = Rows(per_row_context=True)
         self.raw: list[str | None] = []  # per record (None: a span's, read from its file)
         self.source: list[str | None] = []  # per record (None: a span's, "<name>:<line>")
-        # the records of spans: (first record, Spans), whose texts are at their offsets in
-        # the file (those without an offset keep their text in ``raw``)
-        self.spans: list[tuple[int, Spans]] = []
+        # the records of spans whose texts stay in the file: (first record, offsets,
+        # lengths) (the others keep their text in ``raw``); not the spans' bytes
+        self.spans: list[tuple[int, np.ndarray, np.ndarray]] = []
         self.lazy: str | None = None  # the file whose texts stay on disk ("": none)
-        self.labels: list[tuple[int, Spans]] = []  # every span's records: their labels
+        self.labels: list[tuple[int, str, np.ndarray]] = []  # spans' records: name, lines
         self.n = 0  # records so far
         self.scanned: set[int] = set()  # records whose frames the scanner's rows gave
 
@@ -263,9 +263,9 @@ class _Builder:
             self.raw.extend(sp.texts())
         else:
             self.raw.extend([None] * n)
-            self.spans.append((line0, sp))
+            self.spans.append((line0, starts + sp.offset, ends - starts))
         self.source.extend([None] * n)
-        self.labels.append((line0, sp))
+        self.labels.append((line0, sp.name, sp.lines))
         self.n += n
 
     def _on_disk(self, sp: Spans) -> bool:
@@ -409,27 +409,27 @@ class _Builder:
         if self.spans and n:
             off = np.full(self.n, -1, dtype=np.int64)
             length = np.zeros(self.n, dtype=np.int64)
-            for r0, sp in self.spans:
-                off[r0:r0 + len(sp)] = sp.starts + sp.offset
-                length[r0:r0 + len(sp)] = sp.ends - sp.starts
+            for r0, offsets, lengths in self.spans:
+                off[r0:r0 + len(offsets)] = offsets
+                length[r0:r0 + len(offsets)] = lengths
             rows_off, rows_len = off[line], length[line]
             kept = np.flatnonzero(rows_off < 0)
             text = FileSource(self.lazy or "", np.where(rows_off < 0, 0, rows_off), rows_len,
                               overrides=dict(zip(kept.tolist(), raw[kept].tolist(),
                                                  strict=True)))
         if self.labels and n:
-            names = {sp.name for _, sp in self.labels}
+            names = {name for _, name, _ in self.labels}
             lines = np.zeros(self.n, dtype=np.int64)
-            for r0, sp in self.labels:
-                lines[r0:r0 + len(sp)] = sp.lines
+            for r0, _, at in self.labels:
+                lines[r0:r0 + len(at)] = at
             if len(names) == 1:
                 named = np.flatnonzero(lines[line] == 0)
                 label = LabelSource(names.pop(), lines[line], overrides=dict(zip(
                     named.tolist(), source[named].tolist(), strict=True)))
             else:  # pragma: no cover - one file's records have one name
-                for r0, sp in self.labels:
-                    for k in range(len(sp)):
-                        self.source[r0 + k] = f"{sp.name}:{int(sp.lines[k])}"
+                for r0, name, at in self.labels:
+                    for k, line_no in enumerate(at.tolist()):
+                        self.source[r0 + k] = f"{name}:{line_no}"
                 label = ListSource(np.fromiter(self.source, dtype=object,
                                                count=len(self.source))[line])
         return text, label
