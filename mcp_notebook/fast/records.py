@@ -250,7 +250,10 @@ class _Builder:
             k += 1
         ctx = LineContext(line0, n)
         ctx.ts = sp.ts
-        ctx.session[:] = rows.sessions.codes([sp.session])[0]
+        if sp.settle is not None:
+            ctx.session = rows.sessions.codes(self._settle_spans(sp, line0, r0))
+        else:
+            ctx.session[:] = rows.sessions.codes([sp.session])[0]
         ctx.stream[:] = rows.streams.codes([_STDIO])[0]
         ctx.direction = sp.direction
         ctx.size = ends - starts
@@ -267,6 +270,35 @@ class _Builder:
         self.source.extend([None] * n)
         self.labels.append((line0, sp.name, sp.lines))
         self.n += n
+
+    def _settle_spans(self, sp: Spans, line0: int, r0: int) -> list[str]:
+        """The session of each record of ``sp`` from its reader's ``settle`` step, given
+        the kind, id key and method of the record's frame (as ``_settle`` gives the
+        records their ``frames``); the ``extra`` it gives goes on the record's rows."""
+        rows = self.rows
+        n = len(sp)
+        settle = sp.settle
+        assert settle is not None
+        line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
+        first = np.searchsorted(line, np.arange(n + 1)).tolist()
+        kind, key, method = rows.kind, rows.id_key, rows.method
+        methods = rows.methods.values
+        base = rows.base
+        extra = rows.extra
+        out: list[str] = []
+        for k in range(n):
+            a, b = r0 + first[k], r0 + first[k + 1]
+            if b == a + 1:
+                mc = method[a]
+                session, more = settle(k, KINDS[kind[a]], key[a],
+                                       methods[mc] if mc >= 0 else None)
+            else:
+                session, more = settle(k, None, None, None)
+            out.append(session)
+            if more:
+                for r in range(a, b):
+                    extra[base + r] = more
+        return out
 
     def _on_disk(self, sp: Spans) -> bool:
         """Whether the texts of ``sp`` stay in its file (read by offset when asked), as the

@@ -17,7 +17,7 @@ the tests compare the spans with.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +51,14 @@ class Spans:
     local_time: bool
     path: str | None
     offset: int | None
+    #: a reader's step that needs each record's meaning (Claude Desktop's connection):
+    #: ``settle(k, kind, id_key, method)`` (the one frame of record ``k``; all None when
+    #: its text is not one frame) gives the record's session and its ``extra`` (or None);
+    #: run by the table in record order once it has classified the spans
+    settle: Callable[[int, str | None, str | None, str | None],
+                     tuple[str, dict[str, Any] | None]] | None = None
+    #: the same step as the records carry it (:attr:`~.base.Record.settle`)
+    record_settle: Callable[[Record], None] | None = None
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -67,9 +75,11 @@ class Spans:
     def record(self, k: int) -> Record:
         """Record ``k`` as the reader's line by line code makes it."""
         ts = float(self.ts[k])
-        return Record(raw=self.text(k), ts=ts, direction=_DIRECTIONS[int(self.direction[k])],
-                      session=self.session, source=f"{self.name}:{int(self.lines[k])}",
-                      local_time=self.local_time, extra={})
+        rec = Record(raw=self.text(k), ts=ts, direction=_DIRECTIONS[int(self.direction[k])],
+                     session=self.session, source=f"{self.name}:{int(self.lines[k])}",
+                     local_time=self.local_time, extra={})
+        rec.settle = self.record_settle
+        return rec
 
     def records(self) -> Iterator[Record]:
         for k in range(len(self)):
