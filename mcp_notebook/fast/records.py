@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -40,6 +40,14 @@ __all__ = ["part_of", "BLOCK"]
 
 #: records classified together
 BLOCK = 8192
+
+
+class Meaning(NamedTuple):
+    """What an ``arrange`` step reads of a frame the table classified for it (its
+    ``meaning`` argument): the kind and id key of each of the record's frames."""
+
+    kind: str
+    id_key: str | None
 _STDIO = "stdio"
 
 
@@ -338,6 +346,7 @@ class _Builder:
         line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
         first = np.searchsorted(line, np.arange(len(recs) + 1)).tolist()
         envelope_of = self._envelopes()
+        kind, key = rows.kind, rows.id_key
         scanned = self.scanned
         for i, rec in enumerate(recs):
             step = rec.settle
@@ -345,8 +354,13 @@ class _Builder:
                 continue
             if rec.frames is None:
                 a, b = first[i], first[i + 1]
-                rec.frames = (envelope_of(r0 + a),) if b == a + 1 else tuple(
-                    envelope_of(r0 + k) for k in range(a, b))
+                if frames and step is None:  # a scout's, for an arrange step: what it reads
+                    light: Any = tuple(Meaning(KINDS[kind[k]], key[k])
+                                       for k in range(r0 + a, r0 + b))
+                    rec.frames = light
+                else:
+                    rec.frames = (envelope_of(r0 + a),) if b == a + 1 else tuple(
+                        envelope_of(r0 + k) for k in range(a, b))
                 if frames:  # a scout's: its records' rows are made again, in their order
                     scanned.add(id(rec))
             if step is not None:

@@ -58,7 +58,8 @@ class Record:
     #: a reader's step over consecutive records carrying the same function (the records
     #: of one file): it gives them back in the order the table keeps. Its second argument
     #: (``meaning(records)``) has the table decide the ``frames`` of the records it names,
-    #: for the records whose place depends on what they are
+    #: for the records whose place depends on what they are (the step reads only each
+    #: frame's ``kind`` and ``id_key``: the fast table gives those alone)
     arrange: Callable[[list[Record], Callable[[list[Record]], None]], list[Record]] | None \
         = None
 
