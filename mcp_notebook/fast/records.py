@@ -262,9 +262,18 @@ class _Builder:
             ctx.session = rows.sessions.codes(self._settle_spans(sp, line0, r0))
         else:
             ctx.session[:] = rows.sessions.codes([sp.session])[0]
-        ctx.stream[:] = rows.streams.codes([_STDIO])[0]
+        codes = rows.streams.codes(list(sp.streams))
+        ctx.stream[:] = codes[0] if sp.stream is None else codes[sp.stream]
         ctx.direction = sp.direction
         ctx.size = ends - starts
+        rows.blank += sp.blank
+        if sp.extras:
+            line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
+            first = np.searchsorted(line, np.arange(n + 1)).tolist()
+            base = rows.base + r0
+            for k, extra in sp.extras.items():
+                for r in range(first[k], first[k + 1]):
+                    rows.extra[base + r] = dict(extra)
         if sp.local_time:
             base = rows.base + r0
             rows.sparse["local_time"].update(dict.fromkeys(range(base, base + len(rows.kind)

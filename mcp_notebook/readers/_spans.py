@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ._logtext import _day_epoch
-from .base import Record
+from .base import BLANK, Record
 
 __all__ = ["Spans", "lines_of", "stamps", "matches"]
 
@@ -59,6 +59,13 @@ class Spans:
                      tuple[str, dict[str, Any] | None]] | None = None
     #: the same step as the records carry it (:attr:`~.base.Record.settle`)
     record_settle: Callable[[Record], None] | None = None
+    #: the stream of each record: ``streams[stream[k]]`` (None: ``streams[0]`` for all)
+    streams: tuple[str, ...] = ("stdio",)
+    stream: np.ndarray | None = None
+    #: the ``extra`` of the records that have one, by record (a copy for each)
+    extras: dict[int, dict[str, Any]] | None = None
+    #: blank lines among the spans' lines (counted, no record)
+    blank: int = 0
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -75,13 +82,18 @@ class Spans:
     def record(self, k: int) -> Record:
         """Record ``k`` as the reader's line by line code makes it."""
         ts = float(self.ts[k])
-        rec = Record(raw=self.text(k), ts=ts, direction=_DIRECTIONS[int(self.direction[k])],
-                     session=self.session, source=f"{self.name}:{int(self.lines[k])}",
-                     local_time=self.local_time, extra={})
+        stream = self.streams[0 if self.stream is None else int(self.stream[k])]
+        extra = self.extras.get(k) if self.extras is not None else None
+        rec = Record(raw=self.text(k), ts=None if ts != ts else ts,
+                     direction=_DIRECTIONS[int(self.direction[k])], session=self.session,
+                     stream=stream, source=f"{self.name}:{int(self.lines[k])}",
+                     local_time=self.local_time, extra=dict(extra) if extra else {})
         rec.settle = self.record_settle
         return rec
 
     def records(self) -> Iterator[Record]:
+        for _ in range(self.blank):
+            yield BLANK
         for k in range(len(self)):
             yield self.record(k)
 
