@@ -477,11 +477,11 @@ class _Builder:
             lines = np.zeros(self.n, dtype=np.int64)
             for r0, _, at in self.labels:
                 lines[r0:r0 + len(at)] = at
-            if len(names) == 1:
+            if len(names) == 1 and self.lazy:  # labels made when asked, as the NDJSON path
                 named = np.flatnonzero(lines[line] == 0)
                 label = LabelSource(names.pop(), lines[line], overrides=dict(zip(
                     named.tolist(), source[named].tolist(), strict=True)))
-            else:  # pragma: no cover - one file's records have one name
+            else:  # texts in memory: so are the labels
                 for r0, name, at in self.labels:
                     for k, line_no in enumerate(at.tolist()):
                         self.source[r0 + k] = f"{name}:{line_no}"
