@@ -279,11 +279,11 @@ class _Reader:
         h = len(head)
         n = len(st)
         length = en - st
-        q = np.concatenate(([0], np.cumsum(a == 0x27)))
+        q = np.flatnonzero(a == 0x27)  # where the single quotes are
         cand = np.flatnonzero(length > h + 1)
         ok = (gather(a, st[cand], h) == np.frombuffer(head, dtype=np.uint8)).all(axis=1)
         ok &= a[en[cand] - 1] == 0x27
-        ok &= (q[en[cand]] - q[st[cand]]) == quotes + 1
+        ok &= (np.searchsorted(q, en[cand]) - np.searchsorted(q, st[cand])) == quotes + 1
         is_cmd = np.zeros(n, dtype=bool)
         is_cmd[cand[ok]] = True
         ev = np.zeros(n, dtype=bool)
