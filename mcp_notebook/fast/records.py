@@ -296,12 +296,20 @@ class _Builder:
         n = len(sp)
         settle = sp.settle
         assert settle is not None
-        line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
-        first = np.searchsorted(line, np.arange(n + 1)).tolist()
         kind, key, method = rows.kind, rows.id_key, rows.method
         methods = rows.methods.values
         base = rows.base
         extra = rows.extra
+        if sp.settle_block is not None and len(kind) - r0 == n:  # one frame a record
+            said = sp.settle_block([KINDS[c] for c in kind[r0:]], key[r0:],
+                                   [methods[c] if c >= 0 else None for c in method[r0:]])
+            if said is not None:
+                sessions, extras = said
+                for k, given in extras.items():
+                    extra[base + r0 + k] = given
+                return sessions
+        line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
+        first = np.searchsorted(line, np.arange(n + 1)).tolist()
         out: list[str] = []
         for k in range(n):
             a, b = r0 + first[k], r0 + first[k + 1]

@@ -57,6 +57,11 @@ class Spans:
     #: run by the table in record order once it has classified the spans
     settle: Callable[[int, str | None, str | None, str | None],
                      tuple[str, dict[str, Any] | None]] | None = None
+    #: ``settle`` for the whole run at once, where every record is one frame:
+    #: ``settle_block(kinds, id_keys, methods)`` gives the sessions and the ``extra`` of
+    #: the records that have one (by record), or None (then ``settle``, record by record)
+    settle_block: Callable[[list[str], list[str | None], list[str | None]],
+                           tuple[list[str], dict[int, dict[str, Any]]] | None] | None = None
     #: the same step as the records carry it (:attr:`~.base.Record.settle`)
     record_settle: Callable[[Record], None] | None = None
     #: the stream of each record: ``streams[stream[k]]`` (None: ``streams[0]`` for all)

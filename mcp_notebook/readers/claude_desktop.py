@@ -261,7 +261,8 @@ class _Reader:
                             np.arange(n + 1 + first, n + 1 + last, dtype=np.int64),
                             ts[first:last], direction[first:last], server, self.name,
                             False, str(self.path) if offset is not None else None, offset,
-                            self._span_settle(server, ts[first:last], direction[first:last]),
+                            *self._span_settle(server, ts[first:last],
+                                               direction[first:last]),
                             self._settle_message)
                 at = last
         for k in range(at, len(sl)):
@@ -277,8 +278,10 @@ class _Reader:
                 return m.group(2)
         return None
 
-    def _span_settle(self, server: str, ts: np.ndarray, direction: np.ndarray) -> Any:
-        """The ``settle`` step of a run of spans (as :meth:`_settle_message` for each)."""
+    def _span_settle(self, server: str, ts: np.ndarray, direction: np.ndarray
+                     ) -> tuple[Any, Any]:
+        """The ``settle`` and ``settle_block`` steps of a run of spans (as
+        :meth:`_settle_message` for each)."""
         tracker = self.tracker
         ts_l, c2s_l = ts.tolist(), (direction == 0).tolist()
 
@@ -290,7 +293,15 @@ class _Reader:
                 return conn.session, {"ambiguous": why} if why else None
             return tracker.current(server, ts_l[k]).session, None
 
-        return settle
+        def settle_block(kinds: list[str], keys: list[str | None], methods: list[str | None]
+                         ) -> tuple[list[str], dict[int, dict[str, Any]]] | None:
+            said = tracker.for_messages(server, ts_l, c2s_l, kinds, keys, methods)
+            if said is None:
+                return None
+            conn, why = said
+            return [conn.session] * len(kinds), {k: {"ambiguous": w} for k, w in why.items()}
+
+        return settle, settle_block
 
     def step(self, n: int, line: str) -> list[Record]:
         """The records line ``n`` completes (an entry ends where one that is not its

@@ -123,3 +123,30 @@ def test_usual_lines_come_as_spans(tmp_path):
         for k in range(50)))
     items = list(readers.read(path, format="claude-desktop").blocks())
     assert sum(len(x) for x in items if type(x) is _spans.Spans) == 50
+
+
+def test_a_run_on_one_connection_keeps_the_guesses_before_it(tmp_path):
+    """Two connections overlap (their ids entangled), one closes: the messages after it,
+    read as one run of spans on the connection left, say their id was a guess."""
+    t = "2025-03-23T16:38:00.{:03d}Z"
+    msg = '{} [srv] [info] Message from {}: {} {{ metadata: undefined }}'
+    lines = [f"{t.format(0)} [srv] [info] Initializing server...",
+             f"{t.format(1)} [srv] [info] Initializing server..."]
+    for k in range(2):
+        lines.append(msg.format(t.format(2 + k), "client",
+                                '{"jsonrpc":"2.0","id":0,"method":"initialize"}'))
+    lines.append(msg.format(t.format(5), "client", '{"jsonrpc":"2.0","id":5,"method":"ping"}'))
+    lines.append(f"{t.format(6)} [srv] [info] Server transport closed")
+    for k in range(40):
+        lines.append(msg.format(t.format(10 + k), "server" if k % 2 else "client",
+                                '{"jsonrpc":"2.0","id":5,"result":{}}' if k % 2 else
+                                '{"jsonrpc":"2.0","id":5,"method":"ping"}'))
+    path = tmp_path / "mcp-server-srv.log"
+    path.write_text("\n".join(lines) + "\n")
+    fmt = "claude-desktop"
+    ref = Store.from_columns(collect(readers.read(path, format=fmt)))
+    new = Store.from_parts([part_of(readers.read(path, format=fmt))])
+    _same(ref, new)
+    assert sum("ambiguous" in e for e in new.extra.values()) > 40
+    items = list(readers.read(path, format=fmt).blocks())
+    assert sum(len(x) for x in items if type(x) is _spans.Spans) >= 40
