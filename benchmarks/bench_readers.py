@@ -51,6 +51,77 @@ print(json.dumps({"frames": n, "pairs": p, "violations": v, "import": t1 - t0,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
+#: the phases of one load, timed in CPU seconds in one process: the reader's records
+#: (reading the format, decoding it, making the records or spans), the table's part
+#: (classification, the settle / arrange steps, the columns), the store, then pairs and
+#: violations of a trace loaded again as ``mn.load`` does
+PHASES = r"""
+import gc, json, resource, sys, time
+from pathlib import Path
+import mcp_notebook as mn
+from mcp_notebook import readers
+from mcp_notebook.engine.gcpause import gc_paused
+from mcp_notebook.fast.records import part_of
+from mcp_notebook.fast.store import Store
+path, fmt = Path(sys.argv[1]), sys.argv[2]
+c = time.process_time
+out = {}
+t = c()
+with gc_paused():
+    got = readers.read(path, format=fmt)
+    items = list(got.blocks()) if hasattr(got, "blocks") else list(got)
+    out["records"] = c() - t
+    t = c()
+    part = part_of(items)
+    out["part"] = c() - t
+    del items
+    t = c()
+    store = Store.from_parts([part])
+    out["store"] = c() - t
+del part, store
+gc.collect()
+t = c()
+trace = mn.load(path, format=fmt, progress=False)
+out["load"] = c() - t
+out["frames"] = len(trace.frames)
+t = c()
+len(trace.pairs)
+out["pairs"] = c() - t
+t = c()
+len(trace.violations)
+out["violations"] = c() - t
+out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(out))
+"""
+
+
+def phases_one(path: Path, fmt: str, timeout: float) -> dict[str, Any]:
+    env = dict(os.environ)
+    env.pop("MCP_NOTEBOOK_STRICT", None)
+    done = subprocess.run([sys.executable, "-c", PHASES, str(path), fmt], capture_output=True,
+                          text=True, timeout=timeout, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"{fmt} {path}: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def phases(sizes: list[int], out: Path, only: list[str] | None, timeout: float) -> str:
+    """The table of :data:`PHASES` for every format and size (one process each)."""
+    lines = ["| messages | format | frames | records s | part s | store s | `mn.load` s "
+             "| pairs s | violations s | µs/frame (`mn.load` + checks) | peak MB |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n in sizes:
+        paths = write_all(n, out, only=None if only is None else ["ndjson", *only])
+        for name, path in paths.items():
+            r = phases_one(path, FORMATS[name][2], timeout)
+            per = (r["load"] + r["pairs"] + r["violations"]) / max(1, r["frames"]) * 1e6
+            lines.append(f"| {n:,} | {name} | {r['frames']:,} | {r['records']:.2f} | "
+                         f"{r['part']:.2f} | {r['store']:.2f} | {r['load']:.2f} | "
+                         f"{r['pairs']:.2f} | {r['violations']:.2f} | {per:.1f} | "
+                         f"{r['peak_mb']:.0f} |")
+            print(lines[-1], flush=True)
+    return "\n".join(lines) + "\n"
+
 
 def run_one(path: Path, fmt: str, timeout: float) -> dict[str, Any]:
     env = dict(os.environ)
@@ -160,7 +231,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the raw runs here")
     ap.add_argument("--report", type=Path, help="write the Markdown table here")
     ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--phases", action="store_true",
+                    help="time the phases of one load per format instead (CPU seconds)")
     a = ap.parse_args(argv)
+    if a.phases:
+        print(f"load average {[round(x, 1) for x in os.getloadavg()]}")
+        print(phases(a.sizes, a.out, a.only, a.timeout))
+        print(f"load average {[round(x, 1) for x in os.getloadavg()]}")
+        return 0
     results = bench(a.sizes, a.repeats, a.out, a.only, a.timeout)
     rows = summarise(results)
     text = render(results, rows)

@@ -18,16 +18,19 @@ values; ``tests/engine`` and ``tests/readers`` check it on every bundled capture
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..engine import native as _native
 from ..engine.fallback import fell_back
 from ..engine.gcpause import gc_paused
-from ..lazytext import ListSource
+from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..protocol.envelope import Envelope, classify
+from ..readers._spans import Spans
 from ..readers.base import Record
 from .message import decoder, scan
 from .rows import DIR_CODE, KIND_CODE, KINDS, SPARSE, LineContext, Rows
@@ -37,6 +40,14 @@ __all__ = ["part_of", "BLOCK"]
 
 #: records classified together
 BLOCK = 8192
+
+
+class Meaning(NamedTuple):
+    """What an ``arrange`` step reads of a frame the table classified for it (its
+    ``meaning`` argument): the kind and id key of each of the record's frames."""
+
+    kind: str
+    id_key: str | None
 _STDIO = "stdio"
 
 
@@ -60,7 +71,17 @@ def _part_of(records: Iterable[Record],
     pending: list[Record] = []
     held: list[Record] = []
     arrange: Any = None
-    for rec in _guarded(records, on_error):
+    blocks = getattr(records, "blocks", None)
+    for rec in _guarded(blocks() if blocks is not None else records, on_error):
+        if type(rec) is Spans:  # a reader's usual lines, by their place in its bytes
+            if held:
+                b.add_arranged(held, arrange)
+                held, arrange = [], None
+            if pending:
+                b.add(pending)
+                pending = []
+            b.add_spans(rec)
+            continue
         if rec.kind == "blank":
             b.rows.blank += 1
             continue
@@ -112,8 +133,13 @@ class _Builder:
     def __init__(self, scanner: bool = True) -> None:
         self.scanner = scanner
         self.rows = Rows(per_row_context=True)
-        self.raw: list[str] = []  # per record
-        self.source: list[str] = []
+        self.raw: list[str | None] = []  # per record (None: a span's, read from its file)
+        self.source: list[str | None] = []  # per record (None: a span's, "<name>:<line>")
+        # the records of spans whose texts stay in the file: (first record, offsets,
+        # lengths) (the others keep their text in ``raw``); not the spans' bytes
+        self.spans: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self.lazy: str | None = None  # the file whose texts stay on disk ("": none)
+        self.labels: list[tuple[int, str, np.ndarray]] = []  # spans' records: name, lines
         self.n = 0  # records so far
         self.scanned: set[int] = set()  # records whose frames the scanner's rows gave
 
@@ -204,6 +230,113 @@ class _Builder:
         self.source.extend(r.source for r in recs)
         self.n += n
 
+    def add_spans(self, sp: Spans) -> None:
+        """Append the rows of the records of ``sp`` (classified in place in its bytes)."""
+        rows = self.rows
+        line0 = self.n
+        r0 = len(rows.kind)
+        n = len(sp)
+        buf, starts, ends = sp.buf, sp.starts, sp.ends
+        native = _native.native if self.scanner else None
+        mv = memoryview(buf)
+        k = 0
+        while k < n:
+            if native is not None:
+                try:
+                    k = native.scan(buf, starts, ends, k, n, line0, _native.out_lists(rows))
+                except Exception as exc:  # a C bug must not cost the capture
+                    fell_back("the C scanner failed on a reader's records; the Python "
+                              "path read them instead (same rows, slower); please report "
+                              "it", exc)
+                    native = None
+                    self.scanner = False
+                    continue
+                if k >= n:
+                    break
+            a, b = int(starts[k]), int(ends[k])
+            self._one(mv[a:b], line0 + k, sp.record(k), buf, a, b)
+            k += 1
+        ctx = LineContext(line0, n)
+        ctx.ts = sp.ts
+        if sp.settle is not None:
+            ctx.session = rows.sessions.codes(self._settle_spans(sp, line0, r0))
+        else:
+            ctx.session[:] = rows.sessions.codes([sp.session])[0]
+        codes = rows.streams.codes(list(sp.streams))
+        ctx.stream[:] = codes[0] if sp.stream is None else codes[sp.stream]
+        ctx.direction = sp.direction
+        ctx.size = ends - starts
+        rows.blank += sp.blank
+        if sp.extras:
+            line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
+            first = np.searchsorted(line, np.arange(n + 1)).tolist()
+            base = rows.base + r0
+            for k, extra in sp.extras.items():
+                for r in range(first[k], first[k + 1]):
+                    rows.extra[base + r] = dict(extra)
+        if sp.local_time:
+            base = rows.base + r0
+            rows.sparse["local_time"].update(dict.fromkeys(range(base, base + len(rows.kind)
+                                                                 - r0), True))
+        rows.flush(ctx)
+        if not self._on_disk(sp):
+            self.raw.extend(sp.texts())
+        else:
+            self.raw.extend([None] * n)
+            self.spans.append((line0, starts + sp.offset, ends - starts))
+        self.source.extend([None] * n)
+        self.labels.append((line0, sp.name, sp.lines))
+        self.n += n
+
+    def _settle_spans(self, sp: Spans, line0: int, r0: int) -> list[str]:
+        """The session of each record of ``sp`` from its reader's ``settle`` step, given
+        the kind, id key and method of the record's frame (as ``_settle`` gives the
+        records their ``frames``); the ``extra`` it gives goes on the record's rows."""
+        rows = self.rows
+        n = len(sp)
+        settle = sp.settle
+        assert settle is not None
+        kind, key, method = rows.kind, rows.id_key, rows.method
+        methods = rows.methods.values
+        base = rows.base
+        extra = rows.extra
+        if sp.settle_block is not None and len(kind) - r0 == n:  # one frame a record
+            said = sp.settle_block([KINDS[c] for c in kind[r0:]], key[r0:],
+                                   [methods[c] if c >= 0 else None for c in method[r0:]])
+            if said is not None:
+                sessions, extras = said
+                for k, given in extras.items():
+                    extra[base + r0 + k] = given
+                return sessions
+        line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
+        first = np.searchsorted(line, np.arange(n + 1)).tolist()
+        out: list[str] = []
+        for k in range(n):
+            a, b = r0 + first[k], r0 + first[k + 1]
+            if b == a + 1:
+                mc = method[a]
+                session, more = settle(k, KINDS[kind[a]], key[a],
+                                       methods[mc] if mc >= 0 else None)
+            else:
+                session, more = settle(k, None, None, None)
+            out.append(session)
+            if more:
+                for r in range(a, b):
+                    extra[base + r] = more
+        return out
+
+    def _on_disk(self, sp: Spans) -> bool:
+        """Whether the texts of ``sp`` stay in its file (read by offset when asked), as the
+        NDJSON path keeps them: a file of one path, large enough, not a temporary copy."""
+        if sp.offset is None or sp.path is None:
+            return False
+        if self.lazy is None:
+            from . import KEEP_TEXT, LAZY_TEXT_MIN_BYTES
+
+            keep = Path(sp.path) in KEEP_TEXT or os.path.getsize(sp.path) < LAZY_TEXT_MIN_BYTES
+            self.lazy = "" if keep else sp.path
+        return sp.path == self.lazy
+
     def _one(self, line: memoryview, j: int, rec: Record, buf: bytes, a: int, b: int) -> None:
         """One frame by the Python path: msgspec, or the reference (as the NDJSON path)."""
         rows = self.rows
@@ -230,6 +363,7 @@ class _Builder:
         line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
         first = np.searchsorted(line, np.arange(len(recs) + 1)).tolist()
         envelope_of = self._envelopes()
+        kind, key = rows.kind, rows.id_key
         scanned = self.scanned
         for i, rec in enumerate(recs):
             step = rec.settle
@@ -237,8 +371,13 @@ class _Builder:
                 continue
             if rec.frames is None:
                 a, b = first[i], first[i + 1]
-                rec.frames = (envelope_of(r0 + a),) if b == a + 1 else tuple(
-                    envelope_of(r0 + k) for k in range(a, b))
+                if frames and step is None:  # a scout's, for an arrange step: what it reads
+                    light: Any = tuple(Meaning(KINDS[kind[k]], key[k])
+                                       for k in range(r0 + a, r0 + b))
+                    rec.frames = light
+                else:
+                    rec.frames = (envelope_of(r0 + a),) if b == a + 1 else tuple(
+                        envelope_of(r0 + k) for k in range(a, b))
                 if frames:  # a scout's: its records' rows are made again, in their order
                     scanned.add(id(rec))
             if step is not None:
@@ -298,10 +437,7 @@ class _Builder:
         rows.flush()
         n = len(rows)
         line = rows.column("line", np.int64)
-        raw = np.fromiter(self.raw, dtype=object, count=len(self.raw))[line] if n else \
-            np.empty(0, dtype=object)
-        source = np.fromiter(self.source, dtype=object, count=len(self.source))[line] if n \
-            else np.empty(0, dtype=object)
+        raw, source = self._texts(line)
         rows.column("tap_raw", bool)
         return Part(n=n, kind=rows.column("kind", np.int8), id=rows.column("id", object),
                     id_key=rows.column("id_key", object),
@@ -312,7 +448,7 @@ class _Builder:
                     stream=(rows.column("stream", np.int32), rows.streams.values),
                     direction=rows.column("direction", np.int8), sparse=rows.sparse,
                     flags=dict(rows.flags), extra=rows.extra,
-                    raw=ListSource(raw), source=ListSource(source), blank=rows.blank,
+                    raw=raw, source=source, blank=rows.blank,
                     lines=self.n, ref=Sparse(rows.ref_rows, rows.ref_vals),
                     progress=Sparse(rows.prog_rows, rows.prog_vals, np.float64),
                     version=Sparse.from_dict(rows.sparse["version"]),
@@ -321,6 +457,45 @@ class _Builder:
                     call=call_column(rows), listed=list_column(rows),
                     id_index=rows.keys.index or None,
                     long_keys=np.asarray(rows.long_keys, dtype=np.int64))
+
+
+    def _texts(self, line: np.ndarray) -> tuple[TextSource, TextSource]:
+        """The text and the source label of each row (of record ``line[row]``): in memory,
+        or, for the records of spans, read from the file / made when asked."""
+        n = len(line)
+        raw = np.fromiter(self.raw, dtype=object, count=len(self.raw))[line] if n else \
+            np.empty(0, dtype=object)
+        source = np.fromiter(self.source, dtype=object, count=len(self.source))[line] if n \
+            else np.empty(0, dtype=object)
+        text: TextSource = ListSource(raw)
+        label: TextSource = ListSource(source)
+        if self.spans and n:
+            off = np.full(self.n, -1, dtype=np.int64)
+            length = np.zeros(self.n, dtype=np.int64)
+            for r0, offsets, lengths in self.spans:
+                off[r0:r0 + len(offsets)] = offsets
+                length[r0:r0 + len(offsets)] = lengths
+            rows_off, rows_len = off[line], length[line]
+            kept = np.flatnonzero(rows_off < 0)
+            text = FileSource(self.lazy or "", np.where(rows_off < 0, 0, rows_off), rows_len,
+                              overrides=dict(zip(kept.tolist(), raw[kept].tolist(),
+                                                 strict=True)))
+        if self.labels and n:
+            names = {name for _, name, _ in self.labels}
+            lines = np.zeros(self.n, dtype=np.int64)
+            for r0, _, at in self.labels:
+                lines[r0:r0 + len(at)] = at
+            if len(names) == 1 and self.lazy:  # labels made when asked, as the NDJSON path
+                named = np.flatnonzero(lines[line] == 0)
+                label = LabelSource(names.pop(), lines[line], overrides=dict(zip(
+                    named.tolist(), source[named].tolist(), strict=True)))
+            else:  # texts in memory: so are the labels
+                for r0, name, at in self.labels:
+                    for k, line_no in enumerate(at.tolist()):
+                        self.source[r0 + k] = f"{name}:{line_no}"
+                label = ListSource(np.fromiter(self.source, dtype=object,
+                                               count=len(self.source))[line])
+        return text, label
 
 
 def _size(rec: Record) -> int:

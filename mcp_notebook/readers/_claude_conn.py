@@ -174,6 +174,50 @@ class Tracker:
         self._note(server, conn, ts, c2s, kind, id_key, method)
         return conn, ambiguous
 
+    def for_messages(self, server: str, ts: list[float], c2s: list[bool], kinds: list[str],
+                     id_keys: list[str | None], methods: list[str | None]
+                     ) -> tuple[Conn, dict[int, str]] | None:
+        """:meth:`for_message` of a run of messages of ``server`` at once, where it takes
+        the short way for each (one connection open, no client ``initialize`` among them,
+        none invalid): their connection, and why the choice is a guess for those where it
+        is (by position); None where the run is not such a run."""
+        live = self.live.get(server)
+        if not (self.one_open and live is not None and len(live) == 1) or "invalid" in kinds:
+            return None
+        if "initialize" in methods and any(
+                c and k == "request" and m == "initialize"
+                for c, k, m in zip(c2s, kinds, methods, strict=True)):
+            return None
+        conn = live[0]
+        self.closing.pop(server, None)
+        tick = self._tick
+        client_ids, server_ids = conn.client_ids, conn.server_ids
+        pending_c, pending_s = conn.pending_c, conn.pending_s
+        for t, c, kind, key, method in zip(ts, c2s, kinds, id_keys, methods, strict=True):
+            tick += 1
+            if t is not None:
+                conn.last_ts = t
+            if key is None:
+                continue
+            if kind == "request":
+                used = client_ids if c else server_ids
+                used[key] = None
+                if len(used) > MEMORY:  # bounded, for logs of millions of requests
+                    del used[next(iter(used))]
+                (pending_c if c else pending_s)[key] = tick
+                if c and method == "initialize":
+                    conn.initialized = True
+            elif kind in ("result", "error"):
+                (pending_s if c else pending_c).pop(key, None)
+        self._tick = tick
+        self.last[server] = conn
+        why: dict[int, str] = {}
+        if conn.entangled:
+            for k, key in enumerate(id_keys):
+                if key is not None and key in conn.entangled:
+                    why[k] = _after_guess(conn, key, server)
+        return conn, why
+
     def _note(self, server: str, conn: Conn, ts: float | None, c2s: bool, kind: str,
               id_key: str | None, method: str | None) -> None:
         self._tick += 1

@@ -21,11 +21,20 @@ def compact(raw: msgspec.Raw | bytes) -> str:
     return msgspec.json.format(raw, indent=-1).decode("utf-8", "surrogateescape")
 
 
+#: the first bytes of a value that may be ``null`` (blanks around it included)
+_NULL_FIRST = frozenset(b" \t\r\n\x0b\x0cn")
+
+
 def is_null(raw: msgspec.Raw | bytes) -> bool:
-    """True when a raw JSON value is absent or ``null``."""
-    n = len(raw)
-    if n > 64 and not bytes(memoryview(raw)[:1]).isspace():
-        return False  # a long value that does not open with a blank: not null (no copy)
+    """True when a raw JSON value is absent or ``null``.
+
+    >>> [is_null(b''), is_null(b" null "), is_null(b"nul"), is_null(b'{"a": null}')]
+    [True, True, False, False]
+    """
+    if not len(raw):
+        return True
+    if memoryview(raw)[0] not in _NULL_FIRST:
+        return False  # opens with neither a blank nor "n": not null (no copy)
     data = bytes(raw).strip()
     return not data or data == b"null"
 

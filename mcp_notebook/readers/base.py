@@ -58,7 +58,8 @@ class Record:
     #: a reader's step over consecutive records carrying the same function (the records
     #: of one file): it gives them back in the order the table keeps. Its second argument
     #: (``meaning(records)``) has the table decide the ``frames`` of the records it names,
-    #: for the records whose place depends on what they are
+    #: for the records whose place depends on what they are (the step reads only each
+    #: frame's ``kind`` and ``id_key``: the fast table gives those alone)
     arrange: Callable[[list[Record], Callable[[list[Record]], None]], list[Record]] | None \
         = None
 
@@ -170,8 +171,16 @@ CHUNK = 1 << 22
 def _line_blocks(path: Path) -> Iterator[bytes]:
     """The file as blocks of whole lines, without the ``\n`` ending each block (a last
     line with no ``\n`` is a block of its own); the byte order mark opening it dropped."""
+    for _, block in line_blocks_at(path):
+        yield block
+
+
+def line_blocks_at(path: Path) -> Iterator[tuple[int, bytes]]:
+    """The blocks of :func:`_line_blocks`, each with its offset in the (decompressed)
+    file: the next block starts one byte (its ``\n``) after the end of the one before."""
     pending: list[bytes] = []
     first = True
+    at = 0
     with open_bytes(path) as f:
         while True:
             chunk = f.read(CHUNK)
@@ -184,11 +193,16 @@ def _line_blocks(path: Path) -> Iterator[bytes]:
             block = b"".join([*pending, chunk[:cut]]) if pending else chunk[:cut]
             pending = [chunk[cut + 1:]] if cut + 1 < len(chunk) else []
             if first:
-                block, first = block.removeprefix(UTF8_BOM), False
-            yield block
+                first = False
+                if block.startswith(UTF8_BOM):
+                    block, at = block[len(UTF8_BOM):], len(UTF8_BOM)
+            yield at, block
+            at += len(block) + 1
     if pending:
         tail = b"".join(pending)
-        yield tail.removeprefix(UTF8_BOM) if first else tail
+        if first and tail.startswith(UTF8_BOM):
+            tail, at = tail[len(UTF8_BOM):], len(UTF8_BOM)
+        yield at, tail
 
 
 #: terminal escapes a log copied from a terminal may hold: CSI (colours, ``ESC[32m``),
@@ -233,3 +247,6 @@ def _log_pieces(n: int, line: str) -> Iterator[tuple[int, str]]:
     pieces = [p for p in line.split("\r") if p] or [""] if "\r" in line else (line,)
     for piece in pieces:
         yield n, strip_ansi(piece.removeprefix("\ufeff"))
+
+
+log_pieces = _log_pieces

@@ -28,11 +28,14 @@ the messages: see :func:`dedupe`.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ..protocol.envelope import Envelope, id_key_of
 from ._claude_conn import Tracker
@@ -44,7 +47,17 @@ from ._claude_lines import (
     _match,
 )
 from ._logtext import TRUNCATED_RE, iso_z
-from .base import BLANK, Record, iter_log_lines
+from ._spans import Blocks, Spans, gather, lines_of, matches, stamps
+from .base import (
+    BLANK,
+    UTF8_BOM,
+    Record,
+    iter_log_lines,
+    line_blocks_at,
+    log_pieces,
+    open_bytes,
+    wrapping,
+)
 
 __all__ = ["name", "description", "sniff", "read", "dedupe", "parse_redacted"]
 
@@ -71,6 +84,10 @@ _CLOSE_LINES = ("Client transport closed", "Server transport closed unexpectedly
 _FAST = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) "
                    r"\[(?!(?:info|error|warn|warning|debug|trace|verbose)\] \[)([^\]]+)\] "
                    r"\[info\] Message from (client|server): ([\[{].*) \{ metadata: undefined \}$")
+#: the end of a usual line: util.inspect's metadata after the payload
+_TAIL = b" { metadata: undefined }"
+_DIGITS = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22)
+_LEVELS = frozenset(("info", "error", "warn", "warning", "debug", "trace", "verbose"))
 _STDERR_CAP = 500  # lines joined into one stderr row at most
 _BLOCK_CAP = 2000  # lines of one util.inspect block at most (a block that never closes)
 
@@ -181,6 +198,7 @@ class _Reader:
         self.tracker = Tracker()
         self.server: str | None = None  # the last server named (for stderr rows)
         self.order = _ENTRY_TS
+        self.pending: _Entry | None = None
 
     def source(self, e: _Entry) -> str:
         if e.last > e.first:
@@ -188,54 +206,158 @@ class _Reader:
         return f"{self.name}:{e.first}"
 
     def run(self) -> Iterator[Record]:
-        pending: _Entry | None = None
-        fast = _FAST.match
-        name, settle = self.name, self._settle_message
-        for n, line in iter_log_lines(self.path):
-            m = fast(line)
-            if m is not None:  # the usual one-line message entry (as the lines below read it)
-                ts_text, server, who, payload = m.groups()
-                ts = iso_z(ts_text)
-                if ts is not None and "chars truncated]" not in payload:
-                    if pending is not None:
-                        yield from self.flush(pending)
-                        pending = None
-                    self.order = _PER_SERVER_FIRST
-                    self.server = server
-                    rec = Record(payload, ts, "c2s" if who == "client" else "s2c", server,
-                                 "stdio", f"{name}:{n}", extra={})
-                    rec.settle = settle
-                    yield rec
-                    continue
-            if pending is not None and pending.block:
-                if _match(line, self.order) is None:  # inspect blocks end with "}" at column 0
-                    pending.lines.append(line)
-                    pending.last = n
-                    if line.startswith("}") or len(pending.lines) >= _BLOCK_CAP:
-                        pending.block = False
-                    continue
-            if not line:
-                if pending is not None:
-                    yield from self.flush(pending)
-                    pending = None
-                yield BLANK
+        """Every record, line by line (:meth:`blocks`' spans as records)."""
+        for item in self.blocks():
+            if type(item) is Spans:
+                yield from item.records()
+            else:
+                yield item  # type: ignore[misc]
+
+    def blocks(self) -> Iterator[Record | Spans]:
+        """The records, with the usual one-line messages of each block as :class:`Spans`."""
+        if wrapping(self.path):
+            for n, line in iter_log_lines(self.path):
+                yield from self.step(n, line)
+            yield from self.finish()
+            return
+        with open_bytes(self.path) as f:
+            in_file = not isinstance(f, gzip.GzipFile)
+        n = 0
+        for offset, block in line_blocks_at(self.path):
+            if b"\r" in block or b"\x1b" in block or UTF8_BOM in block:
+                lines = block.decode("utf-8", "surrogateescape").split("\n")
+                for k, line in enumerate(lines, n + 1):
+                    for piece in log_pieces(k, line.removesuffix("\r")):
+                        yield from self.step(*piece)
+                n += len(lines)
                 continue
-            m = _match(line, self.order)
+            yield from self.block(block, n, offset if in_file else None)
+            n += block.count(b"\n") + 1
+        yield from self.finish()
+
+    def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
+        """The records of one block of whole lines (``n`` lines before it)."""
+        a, st, en = lines_of(block)
+        sl, el = st.tolist(), en.tolist()
+        server = self._usual_server(block, sl, el)
+        fast = direction = ts = None
+        if server is not None:
+            fast, direction, ts, head = _usual(block, a, st, en, server)
+        idx = np.flatnonzero(fast) if fast is not None else np.zeros(0, dtype=np.int64)
+        at = 0  # the next line to read
+        if len(idx):
+            assert direction is not None and ts is not None and server is not None
+            cut = np.flatnonzero(np.diff(idx) > 1) + 1
+            for lo, hi in zip(np.concatenate(([0], cut)).tolist(),
+                              np.concatenate((cut, [len(idx)])).tolist(), strict=True):
+                first, last = int(idx[lo]), int(idx[hi - 1]) + 1
+                for k in range(at, first):
+                    yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode(
+                        "utf-8", "surrogateescape"))
+                yield from self.finish()
+                self.order = _PER_SERVER_FIRST
+                self.server = server
+                yield Spans(block, st[first:last] + head, en[first:last] - len(_TAIL),
+                            np.arange(n + 1 + first, n + 1 + last, dtype=np.int64),
+                            ts[first:last], direction[first:last], server, self.name,
+                            False, str(self.path) if offset is not None else None, offset,
+                            *self._span_settle(server, ts[first:last],
+                                               direction[first:last]),
+                            self._settle_message)
+                at = last
+        for k in range(at, len(sl)):
+            yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode("utf-8",
+                                                                       "surrogateescape"))
+
+    def _usual_server(self, block: bytes, sl: list[int], el: list[int]) -> str | None:
+        """The server of the block's usual message lines: that of its first such line."""
+        fast = _FAST.match
+        for k in range(min(len(sl), 64)):
+            m = fast(block[sl[k]:el[k]].decode("utf-8", "surrogateescape"))
             if m is not None:
-                if m.re is _SERVER_LEVEL:
-                    self.order = _PER_SERVER_FIRST
+                return m.group(2)
+        return None
+
+    def _span_settle(self, server: str, ts: np.ndarray, direction: np.ndarray
+                     ) -> tuple[Any, Any]:
+        """The ``settle`` and ``settle_block`` steps of a run of spans (as
+        :meth:`_settle_message` for each)."""
+        tracker = self.tracker
+        ts_l, c2s_l = ts.tolist(), (direction == 0).tolist()
+
+        def settle(k: int, kind: str | None, id_key: str | None,
+                   method: str | None) -> tuple[str, dict[str, Any] | None]:
+            if kind is not None and kind != "invalid":
+                conn, why = tracker.for_message(server, ts_l[k], c2s_l[k], kind, id_key,
+                                                method)
+                return conn.session, {"ambiguous": why} if why else None
+            return tracker.current(server, ts_l[k]).session, None
+
+        def settle_block(kinds: list[str], keys: list[str | None], methods: list[str | None]
+                         ) -> tuple[list[str], dict[int, dict[str, Any]]] | None:
+            said = tracker.for_messages(server, ts_l, c2s_l, kinds, keys, methods)
+            if said is None:
+                return None
+            conn, why = said
+            return [conn.session] * len(kinds), {k: {"ambiguous": w} for k, w in why.items()}
+
+        return settle, settle_block
+
+    def step(self, n: int, line: str) -> list[Record]:
+        """The records line ``n`` completes (an entry ends where one that is not its
+        continuation starts)."""
+        m = _FAST.match(line)
+        out: list[Record] = []
+        pending = self.pending
+        if m is not None:  # the usual one-line message entry (as the lines below read it)
+            ts_text, server, who, payload = m.groups()
+            ts = iso_z(ts_text)
+            if ts is not None and "chars truncated]" not in payload:
                 if pending is not None:
-                    yield from self.flush(pending)
-                pending = self.start(n, line, m)
-            elif pending is not None and self.continues(pending, line):
+                    out.extend(self.flush(pending))
+                    self.pending = None
+                self.order = _PER_SERVER_FIRST
+                self.server = server
+                rec = Record(payload, ts, "c2s" if who == "client" else "s2c", server,
+                             "stdio", f"{self.name}:{n}", extra={})
+                rec.settle = self._settle_message
+                out.append(rec)
+                return out
+        if pending is not None and pending.block:
+            if _match(line, self.order) is None:  # inspect blocks end with "}" at column 0
                 pending.lines.append(line)
                 pending.last = n
-            else:
-                if pending is not None:
-                    yield from self.flush(pending)
-                pending = _Entry(n, [line], claude=False)
-        if pending is not None:
-            yield from self.flush(pending)
+                if line.startswith("}") or len(pending.lines) >= _BLOCK_CAP:
+                    pending.block = False
+                return out
+        if not line:
+            if pending is not None:
+                out.extend(self.flush(pending))
+                self.pending = None
+            out.append(BLANK)
+            return out
+        m = _match(line, self.order)
+        if m is not None:
+            if m.re is _SERVER_LEVEL:
+                self.order = _PER_SERVER_FIRST
+            if pending is not None:
+                out.extend(self.flush(pending))
+            self.pending = self.start(n, line, m)
+        elif pending is not None and self.continues(pending, line):
+            pending.lines.append(line)
+            pending.last = n
+        else:
+            if pending is not None:
+                out.extend(self.flush(pending))
+            self.pending = _Entry(n, [line], claude=False)
+        return out
+
+    def finish(self) -> list[Record]:
+        """The records of the entry still open, if any."""
+        if self.pending is None:
+            return []
+        pending, self.pending = self.pending, None
+        return list(self.flush(pending))
 
     def start(self, n: int, line: str, m: re.Match[str]) -> _Entry:
         gd = m.groupdict()
@@ -379,6 +501,45 @@ class _Reader:
         rec.session = conn.session
 
 
+def _usual(block: bytes, a: np.ndarray, st: np.ndarray, en: np.ndarray, server: str
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Which lines of a block are usual message lines of ``server`` (as ``_FAST`` reads
+    them, with a real time and no cut by Claude's logger), each one's direction code and
+    time, and the length of their head (the payload starts after it)."""
+    n = len(st)
+    none = np.zeros(n, dtype=bool)
+    if server in _LEVELS or "]" in server:
+        return none, np.zeros(n, dtype=np.int8), np.zeros(n), 0
+    name = server.encode("utf-8", "surrogateescape")
+    usual = [(b"0000-00-00T00:00:00.000Z [" + name + b"] [info] Message from " + who + b": ",
+              code) for who, code in ((b"client", 0), (b"server", 1))]
+    head = len(usual[0][0])
+    cand = np.flatnonzero(en - st > head + len(_TAIL))
+    heads = gather(a, st[cand], head)
+    which = np.full(len(cand), -1, dtype=np.int8)
+    for template, code in usual:
+        which[matches(heads, template, _DIGITS)] = code
+    first = a[st[cand] + head]
+    which[(first != 0x7B) & (first != 0x5B)] = -1  # the payload opens with "{" or "["
+    tails = gather(a, en[cand] - len(_TAIL), len(_TAIL))
+    which[~(tails == np.frombuffer(_TAIL, dtype=np.uint8)).all(axis=1)] = -1
+    sel = np.flatnonzero(which >= 0)
+    ts_sel, ok = stamps(heads[sel], 0, 11)
+    fast = none
+    fast[cand[sel[ok]]] = True
+    if b"chars truncated]" in block:  # Claude's logger cut it: the line's own reading
+        at, cuts = 0, []
+        while (at := block.find(b"chars truncated]", at)) >= 0:
+            cuts.append(at)
+            at += 1
+        fast[np.searchsorted(st, np.asarray(cuts, dtype=np.int64), side="right") - 1] = False
+    direction = np.full(n, -1, dtype=np.int8)
+    direction[cand] = which
+    ts = np.full(n, np.nan)
+    ts[cand[sel]] = ts_sel
+    return fast, direction, ts, head
+
+
 def _server_from_filename(filename: str) -> str | None:
     if filename.startswith("mcp-server-") and filename.endswith(".log"):
         return filename[len("mcp-server-"):-4] or None
@@ -387,4 +548,4 @@ def _server_from_filename(filename: str) -> str | None:
 
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
     """Yield every record of a Claude Desktop log, in file order."""
-    return _Reader(path, session).run()
+    return Blocks(_Reader(path, session))

@@ -23,6 +23,7 @@ Order: the paste's order (its only times are whole-second ``Date`` headers).
 
 from __future__ import annotations
 
+import gzip
 import re
 import shlex
 from collections.abc import Iterator
@@ -30,8 +31,20 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from ._spans import Blocks, Spans, gather, lines_of
 from ._sse import parse_sse_lines
-from .base import BLANK, Record, iter_log_lines
+from .base import (
+    BLANK,
+    UTF8_BOM,
+    Record,
+    iter_log_lines,
+    line_blocks_at,
+    log_pieces,
+    open_bytes,
+    wrapping,
+)
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -43,6 +56,8 @@ _CURL_FIRST = "c$%>#"  # what a line _CURL matches can open with
 _SSE_FIELDS = ("event:", "data:", "id:", "retry:")  # an SSE line
 _HEADER = re.compile(r"(?:< )?([A-Za-z][A-Za-z0-9-]*): (.*)$")
 _STATUS = re.compile(r"(?:< )?HTTP/\d(?:\.\d)? (\d{3})\b")
+_EVENT = b"event: message"
+_DATA = b"data: "
 _DATA_OPTS = ("-d", "--data", "--data-raw", "--data-binary", "--data-ascii", "--json")
 
 
@@ -194,44 +209,201 @@ class _Reader:
         self.name = path.name
         self.path = path
         self.default = session or path.name
+        self.ex = _Exchange()
+        self.cmd: list[tuple[int, str]] = []  # a command continued with backslashes
 
     def run(self) -> Iterator[Record]:
-        ex = _Exchange()
-        cmd: list[tuple[int, str]] = []
-        for n, line in iter_log_lines(self.path):
-            if cmd:  # inside a command continued with backslashes
-                cmd.append((n, line))
-                if not line.rstrip().endswith("\\"):
-                    yield from self.close(ex)
-                    ex = self.command(cmd)
-                    cmd = []
+        """Every record, line by line (:meth:`blocks`' spans as records)."""
+        for item in self.blocks():
+            if type(item) is Spans:
+                yield from item.records()
+            else:
+                yield item  # type: ignore[misc]
+
+    def blocks(self) -> Iterator[Record | Spans]:
+        """The records, with runs of usual exchanges (a one-line ``curl ... -d '<json>'``
+        and its ``event: message`` / ``data: <json>`` events) as :class:`Spans`."""
+        if wrapping(self.path):
+            for n, line in iter_log_lines(self.path):
+                yield from self.step(n, line)
+            yield from self.finish()
+            return
+        with open_bytes(self.path) as f:
+            in_file = not isinstance(f, gzip.GzipFile)
+        n = 0
+        for offset, block in line_blocks_at(self.path):
+            if b"\r" in block or b"\x1b" in block or UTF8_BOM in block:
+                lines = block.decode("utf-8", "surrogateescape").split("\n")
+                for k, line in enumerate(lines, n + 1):
+                    for piece in log_pieces(k, line.removesuffix("\r")):
+                        yield from self.step(*piece)
+                n += len(lines)
                 continue
-            stripped = line.strip()
-            first = stripped[:1]
-            if first and first in _CURL_FIRST and _CURL.match(stripped):
-                cmd = [(n, line)]
-                if not stripped.endswith("\\"):
-                    yield from self.close(ex)
-                    ex = self.command(cmd)
-                    cmd = []
+            yield from self.block(block, n, offset if in_file else None)
+            n += block.count(b"\n") + 1
+        yield from self.finish()
+
+    def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
+        """The records of one block of whole lines (``n`` lines before it)."""
+        a, st, en = lines_of(block)
+        sl, el = st.tolist(), en.tolist()
+        runs = self._usual_runs(block, a, st, en)
+        at = 0
+        for lo, hi, spans in runs:
+            for k in range(at, lo):
+                yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode(
+                    "utf-8", "surrogateescape"))
+            at = lo
+            if self.cmd:  # inside a command continued with backslashes: line by line
                 continue
-            if stripped.startswith(_SSE_FIELDS) or (first == ":" and ex.sse):
-                ex.sse.append((n, stripped))
-                continue
-            if not stripped and ex.sse and not ex.sse[-1][1] == "":
-                ex.sse.append((n, ""))
-                yield BLANK
-                continue
-            self.end_sse(ex)
-            if not stripped:
-                yield BLANK
-                continue
-            self.other(ex, n, line, stripped)
-        if cmd:
-            ex2 = self.command(cmd)
-            yield from self.close(ex)
-            ex = ex2
-        yield from self.close(ex)
+            yield from self.close(self.ex)
+            self.ex = _Exchange()
+            yield spans(n, offset)
+            at = hi
+        for k in range(at, len(sl)):
+            yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode("utf-8",
+                                                                       "surrogateescape"))
+
+    def _usual_runs(self, block: bytes, a: np.ndarray, st: np.ndarray, en: np.ndarray
+                    ) -> list[tuple[int, int, Any]]:
+        """The runs of usual exchanges of a block: (first line, end line, a function of
+        the lines before the block and the block's offset giving the run's spans). An
+        exchange is usual when its command is one line that opens with the block's usual
+        command head (its words up to ``-d '``, the same session and URL) and holds the
+        body alone in the quotes after it, each reply line is an ``event: message`` /
+        ``data: <json>`` / blank triple, and the next line is such a command."""
+        got = self._usual_head(block, st, en)
+        if got is None:
+            return []
+        head, quotes, session, url = got
+        h = len(head)
+        n = len(st)
+        length = en - st
+        q = np.flatnonzero(a == 0x27)  # where the single quotes are
+        cand = np.flatnonzero(length > h + 1)
+        ok = (gather(a, st[cand], h) == np.frombuffer(head, dtype=np.uint8)).all(axis=1)
+        ok &= a[en[cand] - 1] == 0x27
+        ok &= (np.searchsorted(q, en[cand]) - np.searchsorted(q, st[cand])) == quotes + 1
+        is_cmd = np.zeros(n, dtype=bool)
+        is_cmd[cand[ok]] = True
+        ev = np.zeros(n, dtype=bool)
+        c = np.flatnonzero(length == len(_EVENT))
+        ev[c[(gather(a, st[c], len(_EVENT)) == np.frombuffer(_EVENT, np.uint8)).all(axis=1)]] \
+            = True
+        data = np.zeros(n, dtype=bool)
+        c = np.flatnonzero(length > len(_DATA))
+        good = (gather(a, st[c], len(_DATA)) == np.frombuffer(_DATA, np.uint8)).all(axis=1)
+        last = a[en[c] - 1]
+        data[c[good & ((last == 0x7D) | (last == 0x5D))]] = True
+        blank = length == 0
+        triple = np.zeros(n, dtype=bool)
+        if n >= 3:
+            triple[:-2] = ev[:-2] & data[1:-1] & blank[2:]
+        tri = triple.tolist()
+        cmds = np.flatnonzero(is_cmd).tolist()
+        usual = []  # exchanges followed by a usual command: (first line, end line)
+        for c0, c1 in zip(cmds, cmds[1:], strict=False):
+            gap = c1 - c0 - 1
+            if gap % 3 == 0 and all(tri[c0 + 1:c1:3]):
+                usual.append((c0, c1))
+        runs: list[tuple[int, int, Any]] = []
+        for c0, c1 in usual:
+            if runs and runs[-1][1] == c0:
+                runs[-1] = (runs[-1][0], c1, None)
+            else:
+                runs.append((c0, c1, None))
+        sess = session or self.default
+        extra = {"url": url} if url else None
+
+        def spans(lo: int, hi: int) -> Any:
+            def make(before: int, offset: int | None) -> Spans:
+                lines = np.arange(lo, hi)
+                rec = lines[is_cmd[lo:hi] | ev[lo:hi]]
+                cmd = is_cmd[rec]
+                starts = np.where(cmd, st[rec] + h, st[np.minimum(rec + 1, n - 1)] + len(_DATA))
+                ends = np.where(cmd, en[rec] - 1, en[np.minimum(rec + 1, n - 1)])
+                k = len(rec)
+                return Spans(block, starts, ends, rec + before + 1, np.full(k, np.nan),
+                             np.where(cmd, 0, 1).astype(np.int8), sess, self.name, False,
+                             str(self.path) if offset is not None else None, offset,
+                             streams=("http", "sse"), stream=(~cmd).astype(np.int8),
+                             extras=dict.fromkeys(np.flatnonzero(cmd).tolist(), extra)
+                             if extra else None, blank=int(np.count_nonzero(~cmd)))
+            return make
+
+        return [(lo, hi, spans(lo, hi)) for lo, hi, _ in runs]
+
+    def _usual_head(self, block: bytes, st: np.ndarray, en: np.ndarray
+                    ) -> tuple[bytes, int, str | None, str | None] | None:
+        """The head of the block's first one-line command with a ``-d '`` body (what it
+        says of every command that opens with it), or None."""
+        at = block.find(b"curl ")
+        while at >= 0 and at < len(block):
+            k = int(np.searchsorted(st, at, side="right")) - 1
+            if st[k] == at:
+                line = block[st[k]:en[k]]
+                cut = line.find(b" -d '")
+                if cut > 0:
+                    head = line[:cut + 5]
+                    text = head.decode("utf-8", "surrogateescape")
+                    if '"' in text or "\\" in text or not text.count("'") & 1:
+                        return None
+                    short, long = text + "x'", text + "x" * (_SHLEX_LIMIT + 1) + "'"
+                    said = _command(short)
+                    if said[0] != "x" or _command(long) != ("x" * (_SHLEX_LIMIT + 1),
+                                                             *said[1:]):
+                        return None
+                    return head, text.count("'"), said[1], said[2]
+            at = block.find(b"\ncurl ", at)
+            at = at + 1 if at >= 0 else -1
+        return None
+
+    def step(self, n: int, line: str) -> list[Record]:
+        """The records line ``n`` completes (an exchange ends where the next command
+        starts)."""
+        out: list[Record] = []
+        if self.cmd:  # inside a command continued with backslashes
+            self.cmd.append((n, line))
+            if not line.rstrip().endswith("\\"):
+                out.extend(self.close(self.ex))
+                self.ex = self.command(self.cmd)
+                self.cmd = []
+            return out
+        ex = self.ex
+        stripped = line.strip()
+        first = stripped[:1]
+        if first and first in _CURL_FIRST and _CURL.match(stripped):
+            self.cmd = [(n, line)]
+            if not stripped.endswith("\\"):
+                out.extend(self.close(ex))
+                self.ex = self.command(self.cmd)
+                self.cmd = []
+            return out
+        if stripped.startswith(_SSE_FIELDS) or (first == ":" and ex.sse):
+            ex.sse.append((n, stripped))
+            return out
+        if not stripped and ex.sse and not ex.sse[-1][1] == "":
+            ex.sse.append((n, ""))
+            out.append(BLANK)
+            return out
+        self.end_sse(ex)
+        if not stripped:
+            out.append(BLANK)
+            return out
+        self.other(ex, n, line, stripped)
+        return out
+
+    def finish(self) -> list[Record]:
+        """The records of the last exchange."""
+        out: list[Record] = []
+        if self.cmd:
+            ex2 = self.command(self.cmd)
+            out.extend(self.close(self.ex))
+            self.ex = ex2
+            self.cmd = []
+        out.extend(self.close(self.ex))
+        self.ex = _Exchange()
+        return out
 
     def command(self, lines: list[tuple[int, str]]) -> _Exchange:
         text = " ".join(t.rstrip().rstrip("\\") for _, t in lines)
@@ -304,5 +476,5 @@ class _Reader:
 
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
     """Yield the records of a curl transcript, an exchange at a time."""
-    return _Reader(path, session).run()
+    return Blocks(_Reader(path, session))
 

@@ -24,14 +24,27 @@ The channel is one server's: the session is its name from ``Starting server <nam
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ._logtext import local_stamp
-from .base import BLANK, Record, iter_log_lines
+from ._spans import Blocks, Spans, gather, lines_of, matches, stamps
+from .base import (
+    BLANK,
+    UTF8_BOM,
+    Record,
+    iter_log_lines,
+    line_blocks_at,
+    log_pieces,
+    open_bytes,
+    wrapping,
+)
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -48,6 +61,44 @@ _DIRECTIONS = (("[editor -> server] ", "c2s"), ("[server -> editor] ", "s2c"),
 _STARTING = re.compile(r"Starting server (?!from )(.+?)\s*$")
 _STOPPING = re.compile(r"Stopping server (.+?)\s*$")
 _FAILED = "Failed to parse message: "
+
+#: the usual message line's head: ``<stamp> [debug] [editor -> server] `` (its digits
+#: any), and the direction code of each
+_USUAL = tuple((f"0000-00-00 00:00:00.000 [{level}] {marker}".encode(), code)
+               for level in ("debug", "trace") for marker, code in
+               (("[editor -> server] ", 0), ("[server -> editor] ", 1)))
+_HEAD = len(_USUAL[0][0])
+_DIGITS = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22)
+
+
+def _usual(block: bytes, a: np.ndarray, st: np.ndarray,
+           en: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which lines of a block are usual message lines whose entry is that line alone
+    (the next line is blank or starts an entry; a block's last line never is: the next
+    block may continue it), with each one's direction code and time."""
+    n = len(st)
+    cand = np.flatnonzero(en - st > _HEAD)
+    heads = gather(a, st[cand], _HEAD)
+    which = np.full(len(cand), -1, dtype=np.int8)
+    for template, code in _USUAL:
+        which[matches(heads, template, _DIGITS)] = code
+    sel = np.flatnonzero(which >= 0)
+    ts_sel, ok = stamps(heads[sel], 0, 11)
+    fast = np.zeros(n, dtype=bool)
+    fast[cand[sel[ok]]] = True
+    direction = np.full(n, -1, dtype=np.int8)
+    direction[cand] = which
+    ts = np.full(n, np.nan)
+    ts[cand[sel]] = ts_sel
+    opens = np.zeros(n, dtype=bool)  # the line is blank or starts an entry
+    opens[cand[sel]] = True
+    opens[st == en] = True
+    for k in np.flatnonzero(fast[:-1] & ~opens[1:]).tolist():
+        opens[k + 1] = _LINE.match(block[st[k + 1]:en[k + 1]].decode(
+            "utf-8", "surrogateescape")) is not None
+    fast[:-1] &= opens[1:]
+    fast[-1] = False
+    return fast, direction, ts
 
 
 def sniff(head: str, filename: str) -> int:
@@ -69,6 +120,7 @@ class _Reader:
         self.session = session or path.name
         self.count: dict[str, int] = {}
         self.started = False
+        self.pending: list[Any] | None = None  # [first, last, lines, match]
         self.zone = None
         if tz:
             from zoneinfo import ZoneInfo
@@ -93,25 +145,91 @@ class _Reader:
         self.session = server if n == 1 else f"{server}#{n}"
 
     def run(self) -> Iterator[Record]:
-        pending: list[Any] | None = None  # [first, last, lines, match]
-        for n, line in iter_log_lines(self.path):
-            m = _LINE.match(line)
-            if m is None and pending is not None and line:
-                pending[1] = n
-                pending[2].append(line)
-                continue
-            if pending is not None:
-                yield self.entry(*pending)
-                pending = None
-            if not line:
-                yield BLANK
-            elif m is None:  # text before the first entry: the channel was cut
-                yield Record(raw=line, session=self.session, stream="log",
-                             source=f"{self.name}:{n}", kind="log", local_time=True)
+        """Every record, line by line (:meth:`blocks`' spans as records)."""
+        for item in self.blocks():
+            if type(item) is Spans:
+                yield from item.records()
             else:
-                pending = [n, n, [line], m]
+                yield item  # type: ignore[misc]
+
+    def blocks(self) -> Iterator[Record | Spans]:
+        """The records, with the usual message lines of each block as :class:`Spans`."""
+        if self.zone is not None or wrapping(self.path):
+            for n, line in iter_log_lines(self.path):
+                yield from self.step(n, line)
+            yield from self.finish()
+            return
+        with open_bytes(self.path) as f:
+            in_file = not isinstance(f, gzip.GzipFile)
+        n = 0
+        for offset, block in line_blocks_at(self.path):
+            if b"\r" in block or b"\x1b" in block or UTF8_BOM in block:
+                lines = block.decode("utf-8", "surrogateescape").split("\n")
+                for k, line in enumerate(lines, n + 1):
+                    for piece in log_pieces(k, line.removesuffix("\r")):
+                        yield from self.step(*piece)
+                n += len(lines)
+                continue
+            yield from self.block(block, n, offset if in_file else None)
+            n += block.count(b"\n") + 1
+        yield from self.finish()
+
+    def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
+        """The records of one block of whole lines (``n`` lines before it)."""
+        a, st, en = lines_of(block)
+        fast, direction, ts = _usual(block, a, st, en)
+        idx = np.flatnonzero(fast)
+        if not len(idx):
+            for k, (s, e) in enumerate(zip(st.tolist(), en.tolist(), strict=True)):
+                yield from self.step(n + 1 + k, block[s:e].decode("utf-8", "surrogateescape"))
+            return
+        cut = np.flatnonzero(np.diff(idx) > 1) + 1
+        runs = zip(np.concatenate(([0], cut)).tolist(),
+                   np.concatenate((cut, [len(idx)])).tolist(), strict=True)
+        at = 0  # the next line to read
+        sl, el = st.tolist(), en.tolist()
+        for lo, hi in runs:
+            first, last = int(idx[lo]), int(idx[hi - 1]) + 1
+            for k in range(at, first):
+                yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode(
+                    "utf-8", "surrogateescape"))
+            yield from self.finish()
+            yield Spans(block, st[first:last] + _HEAD, en[first:last],
+                        np.arange(n + 1 + first, n + 1 + last, dtype=np.int64),
+                        ts[first:last], direction[first:last], self.session, self.name,
+                        True, str(self.path) if offset is not None else None, offset)
+            at = last
+        for k in range(at, len(sl)):
+            yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode("utf-8",
+                                                                       "surrogateescape"))
+
+    def step(self, n: int, line: str) -> list[Record]:
+        """The records line ``n`` completes (an entry ends where the next one starts)."""
+        m = _LINE.match(line)
+        pending = self.pending
+        if m is None and pending is not None and line:
+            pending[1] = n
+            pending[2].append(line)
+            return []
+        out = []
         if pending is not None:
-            yield self.entry(*pending)
+            out.append(self.entry(*pending))
+            self.pending = None
+        if not line:
+            out.append(BLANK)
+        elif m is None:  # text before the first entry: the channel was cut
+            out.append(Record(raw=line, session=self.session, stream="log",
+                              source=f"{self.name}:{n}", kind="log", local_time=True))
+        else:
+            self.pending = [n, n, [line], m]
+        return out
+
+    def finish(self) -> list[Record]:
+        """The entry still open, if any."""
+        if self.pending is None:
+            return []
+        pending, self.pending = self.pending, None
+        return [self.entry(*pending)]
 
     def entry(self, first: int, last: int, lines: list[str], m: re.Match[str]) -> Record:
         date, clock, level, msg = m.groups()
@@ -176,4 +294,4 @@ def read(path: Path, session: str | None = None, tz: str | None = None,
     ``tz`` names the zone of the channel's clock (an IANA name); without it the times
     are taken as UTC and flagged ``local_time``.
     """
-    return _Reader(path, session, tz).run()
+    return Blocks(_Reader(path, session, tz))

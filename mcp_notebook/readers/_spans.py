@@ -1,0 +1,189 @@
+"""Records of a line format as spans of the file's bytes, a block of lines at a time.
+
+A text log of a million messages read line by line in Python costs a decoded string, a
+regular expression, a time stamp and a :class:`~.base.Record` per line. Most lines of a
+log are of one usual shape (a VS Code ``<stamp> [debug] [editor -> server] <json>``);
+those are found for a whole block at once with numpy on the block's bytes (the shape's
+fixed bytes compared, the stamp's digits read as numbers), and given to the table as one
+:class:`Spans`: where each message's text is in the block, its time and direction. The
+table classifies the spans in place (the C scanner reads the block's bytes, no string is
+made) and keeps the text on disk, read by offset when asked, as the NDJSON path does. Any
+other line goes through the reader's own code, unchanged.
+
+:meth:`Spans.records` gives the same block as the reader's records (the ones its line
+by line code makes for these lines): what every consumer but the table reads, and what
+the tests compare the spans with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._logtext import _day_epoch
+from .base import BLANK, Record
+
+__all__ = ["Spans", "lines_of", "stamps", "matches"]
+
+_DIRECTIONS = ("c2s", "s2c")
+
+
+@dataclass(slots=True, eq=False)
+class Spans:
+    """Message records of one block of a line format, by their place in ``buf``.
+
+    Every record is one message of the stdio stream, with a time and a direction, in
+    ``session``, labelled ``<name>:<line>``, its text ``buf[starts[k]:ends[k]]`` (never
+    empty). ``offset`` is where ``buf`` starts in the file, or None when the file's bytes
+    are not the text (a gzip file): then the text is kept in memory."""
+
+    buf: bytes
+    starts: np.ndarray  # int64
+    ends: np.ndarray  # int64
+    lines: np.ndarray  # int64: the line of each record in the file (from 1)
+    ts: np.ndarray  # float64
+    direction: np.ndarray  # int8: 0 c2s, 1 s2c
+    session: str
+    name: str
+    local_time: bool
+    path: str | None
+    offset: int | None
+    #: a reader's step that needs each record's meaning (Claude Desktop's connection):
+    #: ``settle(k, kind, id_key, method)`` (the one frame of record ``k``; all None when
+    #: its text is not one frame) gives the record's session and its ``extra`` (or None);
+    #: run by the table in record order once it has classified the spans
+    settle: Callable[[int, str | None, str | None, str | None],
+                     tuple[str, dict[str, Any] | None]] | None = None
+    #: ``settle`` for the whole run at once, where every record is one frame:
+    #: ``settle_block(kinds, id_keys, methods)`` gives the sessions and the ``extra`` of
+    #: the records that have one (by record), or None (then ``settle``, record by record)
+    settle_block: Callable[[list[str], list[str | None], list[str | None]],
+                           tuple[list[str], dict[int, dict[str, Any]]] | None] | None = None
+    #: the same step as the records carry it (:attr:`~.base.Record.settle`)
+    record_settle: Callable[[Record], None] | None = None
+    #: the stream of each record: ``streams[stream[k]]`` (None: ``streams[0]`` for all)
+    streams: tuple[str, ...] = ("stdio",)
+    stream: np.ndarray | None = None
+    #: the ``extra`` of the records that have one, by record (a copy for each)
+    extras: dict[int, dict[str, Any]] | None = None
+    #: blank lines among the spans' lines (counted, no record)
+    blank: int = 0
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def text(self, k: int) -> str:
+        return self.buf[int(self.starts[k]):int(self.ends[k])].decode("utf-8",
+                                                                       "surrogateescape")
+
+    def texts(self) -> list[str]:
+        buf = self.buf
+        return [buf[a:b].decode("utf-8", "surrogateescape")
+                for a, b in zip(self.starts.tolist(), self.ends.tolist(), strict=True)]
+
+    def record(self, k: int) -> Record:
+        """Record ``k`` as the reader's line by line code makes it."""
+        ts = float(self.ts[k])
+        stream = self.streams[0 if self.stream is None else int(self.stream[k])]
+        extra = self.extras.get(k) if self.extras is not None else None
+        rec = Record(raw=self.text(k), ts=None if ts != ts else ts,
+                     direction=_DIRECTIONS[int(self.direction[k])], session=self.session,
+                     stream=stream, source=f"{self.name}:{int(self.lines[k])}",
+                     local_time=self.local_time, extra=dict(extra) if extra else {})
+        rec.settle = self.record_settle
+        return rec
+
+    def records(self) -> Iterator[Record]:
+        for _ in range(self.blank):
+            yield BLANK
+        for k in range(len(self)):
+            yield self.record(k)
+
+
+def lines_of(block: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The bytes of ``block`` (uint8) and the start and end of each of its lines (split at
+    ``\\n`` as ``str.split`` does: a block of ``k`` newlines has ``k + 1`` lines)."""
+    a = np.frombuffer(block, dtype=np.uint8)
+    nl = np.flatnonzero(a == 10)
+    starts = np.concatenate((np.zeros(1, dtype=np.int64), nl + 1))
+    ends = np.concatenate((nl, np.array([len(a)], dtype=np.int64)))
+    return a, starts, ends
+
+
+def matches(heads: np.ndarray, template: bytes, digits: tuple[int, ...]) -> np.ndarray:
+    """Which rows of ``heads`` (an ``(n, len(template))`` uint8 array) are ``template``
+    with an ASCII digit at each position of ``digits`` (whatever ``template`` has there)."""
+    want = np.frombuffer(template, dtype=np.uint8)
+    fixed = np.ones(len(template), dtype=bool)
+    fixed[list(digits)] = False
+    ok = (heads[:, fixed] == want[fixed]).all(axis=1)
+    d = heads[:, list(digits)]
+    ok &= ((d >= 48) & (d <= 57)).all(axis=1)
+    return ok
+
+
+def _num(heads: np.ndarray, cols: range) -> np.ndarray:
+    out = np.zeros(len(heads), dtype=np.int64)
+    for c in cols:
+        out = out * 10 + (heads[:, c].astype(np.int64) - 48)
+    return out
+
+
+def stamps(heads: np.ndarray, date_at: int, clock_at: int) -> tuple[np.ndarray, np.ndarray]:
+    """Unix seconds of ``YYYY-MM-DD`` at column ``date_at`` and ``HH:MM:SS.mmm`` at
+    ``clock_at`` of each row (digits already checked), as :func:`._logtext.local_stamp`
+    gives them (read as UTC), and which rows name a real day and time of day (the others:
+    the reader's own code says why not)."""
+    n = len(heads)
+    ok = np.ones(n, dtype=bool)
+    if not n:
+        return np.zeros(0), ok
+    dates = np.ascontiguousarray(heads[:, date_at:date_at + 10]).view("S10").ravel()
+    uniq, inv = np.unique(dates, return_inverse=True)
+    day = np.zeros(len(uniq), dtype=np.int64)
+    good = np.ones(len(uniq), dtype=bool)
+    for k, d in enumerate(uniq.tolist()):
+        try:
+            day[k] = _day_epoch(d.decode("ascii"))
+        except ValueError:
+            good[k] = False
+    ok &= good[inv]
+    c = clock_at
+    hours, minutes = _num(heads, range(c, c + 2)), _num(heads, range(c + 3, c + 5))
+    seconds, millis = _num(heads, range(c + 6, c + 8)), _num(heads, range(c + 9, c + 12))
+    ok &= (hours <= 23) & (minutes <= 59) & (seconds <= 60)
+    ms = (day[inv] + hours * 3600 + minutes * 60 + seconds) * 1000 + millis
+    # the double nearest to the stamp's decimal value: what round(x, 6) gives local_stamp
+    return ms / 1000.0, ok
+
+
+def gather(a: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """The first ``width`` bytes of each line starting at ``starts`` (lines that long)."""
+    return a[starts[:, None] + np.arange(width, dtype=np.int64)]
+
+
+
+class Blocks:
+    """A reader's records (iterating gives :class:`~.base.Record` s, as ever), with
+    :meth:`blocks` for the table: the same, with runs of usual lines as :class:`Spans`."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+        self._it: Iterator[Record] | None = None
+
+    def __iter__(self) -> Iterator[Record]:
+        return self
+
+    def __next__(self) -> Record:
+        if self._it is None:
+            self._it = self.reader.run()
+        return next(self._it)
+
+    def blocks(self) -> Iterator[Record | Spans]:
+        if self._it is not None:  # already read in part: the rest, as records
+            return self._it
+        self._it = iter(())
+        return self.reader.blocks()

@@ -1,0 +1,116 @@
+"""curl transcripts' usual exchanges (a one-line ``curl ... -d '<json>'`` and its
+``event: message`` / ``data:`` events) read a block at a time as spans of the file's
+bytes (``readers._spans``): the same rows, sessions, times, statuses, texts, labels and
+blank lines as the line by line records, on random transcripts of every kind of line,
+at any block size, with the text in memory or read from the file, plain or gzip."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+
+import pytest
+
+from mcp_notebook import fast, readers
+from mcp_notebook.fast.records import part_of
+from mcp_notebook.fast.store import Store
+from mcp_notebook.readers import _spans, base
+from mcp_notebook.table import Columns, collect
+
+COLUMNS = sorted(set(Columns.__dataclass_fields__) - {"extra", "blank_lines"})
+HEAD = ("curl -sN http://127.0.0.1:3001/mcp -H 'content-type: application/json' "
+        "-H 'mcp-session-id: s-1' -d '")
+
+
+def _body(rng: random.Random, k: int) -> str:
+    pick = rng.random()
+    if pick < 0.6:
+        return json.dumps({"jsonrpc": "2.0", "id": k, "method": "tools/call",
+                           "params": {"t": "é 😀" * rng.randint(0, 2)}})
+    if pick < 0.8:
+        return json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    if pick < 0.9:
+        return json.dumps([{"jsonrpc": "2.0", "id": k, "method": "ping"}])
+    return '{"jsonrpc": "2.0", "id": 1, "method": "x"'  # cut short
+
+
+def _transcript(rng: random.Random, n: int) -> bytes:
+    out: list[str] = []
+    for k in range(n):
+        pick = rng.random()
+        if pick < 0.45:
+            out.append(HEAD + _body(rng, k) + "'")
+        elif pick < 0.5:
+            out.append(HEAD.replace("s-1", "s-2") + _body(rng, k) + "'")
+        elif pick < 0.52:
+            out.append("curl -sN http://127.0.0.1:3001/mcp \\")
+            out.append("  -d '" + _body(rng, k) + "'")
+        elif pick < 0.54:
+            out.append(HEAD + '{"jsonrpc":"2.0","id":1,"params":{"q":"it'"'\\''"'s"}}' + "'")
+        elif pick < 0.56:
+            out.append(HEAD + _body(rng, k) + "' -H 'x-other: 1'")
+        elif pick < 0.8:
+            out += ["event: message", "data: " + _body(rng, k).replace("method", "x"), ""]
+        elif pick < 0.83:
+            out += ["data: " + json.dumps({"jsonrpc": "2.0", "id": k, "result": {}}), ""]
+        elif pick < 0.85:
+            out += ["id: 7", "event: message", "data: {\"jsonrpc\":\"2.0\",\"id\":3,"
+                    "\"result\":{}}", ""]
+        elif pick < 0.87:
+            out.append("HTTP/1.1 200 OK")
+        elif pick < 0.89:
+            out.append("Date: Tue, 01 Dec 2026 20:00:00 GMT")
+        elif pick < 0.9:
+            out.append("Mcp-Session-Id: from-header")
+        elif pick < 0.92:
+            out.append('{"jsonrpc": "2.0", "id": 1, "result": {}}')
+        elif pick < 0.94:
+            out.append(": ping")
+        elif pick < 0.96:
+            out.append("")
+        elif pick < 0.98:
+            out.append("Some prose about the call above.")
+        else:
+            out.append("event: message")
+            out.append("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}  ")
+            out.append("")
+    text = "\n".join(out) + ("\n" if rng.random() < 0.5 else "")
+    return text.encode()
+
+
+def _same(a: Store, b: Store) -> None:
+    assert a.n == b.n
+    assert a.blank_lines == b.blank_lines
+    for name in COLUMNS:
+        assert a.values(name) == b.values(name), name
+    assert a.extra == b.extra
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("chunk", [100, 1 << 22])
+@pytest.mark.parametrize("lazy", [False, True])
+def test_spans_give_the_records_rows(tmp_path, monkeypatch, seed, chunk, lazy):
+    data = _transcript(random.Random(seed), 400)
+    monkeypatch.setattr(base, "CHUNK", chunk)
+    if lazy:
+        monkeypatch.setattr(fast, "LAZY_TEXT_MIN_BYTES", 0)
+    for name, blob in (("t.txt", data), ("t.txt.gz", gzip.compress(data))):
+        path = tmp_path / name
+        path.write_bytes(blob)
+        ref = Store.from_columns(collect(readers.read(path, format="curl")))
+        _same(ref, Store.from_parts([part_of(list(readers.read(path, format="curl")))]))
+        _same(ref, Store.from_parts([part_of(readers.read(path, format="curl"))]))
+
+
+def test_usual_exchanges_come_as_spans(tmp_path):
+    path = tmp_path / "t.txt"
+    lines = []
+    for k in range(30):
+        lines.append(HEAD + json.dumps({"jsonrpc": "2.0", "id": k, "method": "ping"}) + "'")
+        lines += ["event: message", "data: " + json.dumps({"jsonrpc": "2.0", "id": k,
+                                                           "result": {}}), ""]
+    path.write_text("\n".join(lines) + "\n")
+    items = list(readers.read(path, format="curl").blocks())
+    # every exchange but the last (the next command closes an exchange)
+    assert sum(len(x) for x in items if type(x) is _spans.Spans) == 58
