@@ -24,7 +24,8 @@ import numpy as np
 
 from ..engine.gcpause import gc_paused
 from ..protocol import rules as _rules  # noqa: F401 - first: the catalogue imports this package
-from ._view import Hit, ListInput, view_of
+from ._listinput import ListInput
+from ._view import Hit, view_of
 from .catalogue import CHECKS as _CHECKS
 from .catalogue import CODES, RULES
 from .rev2026 import calls

@@ -1,0 +1,97 @@
+"""The contracts of ``prompts/get`` and ``resources/read``: the arguments against the
+prompt's declared arguments, and a URI neither listed nor matching a listed template
+(RFC 6570). One check per rule (``contracts.CHECKS``)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._contract_lists import _UNSEEN, _latest, _latest_at, _latest_codes
+from ._contract_shapes import _instance, _objects
+from ._view import Hit, View
+
+
+def _prompts(view: View) -> list[Hit]:
+    lists = _latest(view, "prompts/list", "prompts", "name")
+    out: list[Hit] = []
+    if not lists:
+        return out
+    gets = view.row_array(["prompts/get"], (0,))
+    memo: dict[tuple[int, bytes], tuple[str, str] | None] = {}
+    for seq, prompts, (name, _, args, _, _) in zip(
+            gets.tolist(), _latest_at(view, lists, gets), view.calls(gets), strict=True):
+        prompt = prompts.get(name) if prompts is not None and isinstance(name, str) else None
+        if prompt is None:
+            continue
+        key = (id(prompt), args)  # the lists keep their prompts: the id stays theirs
+        got = memo.get(key, _UNSEEN)
+        if got is _UNSEEN:
+            got = memo[key] = _prompt_finding(name, prompt, args)
+        if got is not None:
+            out.append(Hit(seq, None, *got))
+    return out
+
+
+def _prompt_finding(name: str, prompt: dict[str, Any], args: bytes) -> tuple[str, str] | None:
+    """(detail, pointer) of a prompts/get of ``prompt`` with these arguments, or None."""
+    declared = {a.get("name"): a for a in prompt.get("arguments") or []
+                if isinstance(a, dict)}
+    sent = _instance(args) or {}
+    sent = sent if isinstance(sent, dict) else {}
+    missing = [n for n, a in declared.items() if a.get("required") and n not in sent]
+    extra = [n for n in sent if n not in declared]
+    if missing:
+        return f"{name} needs argument {missing[0]!r}", "/params/arguments"
+    if extra:
+        return f"{name} declares no argument {extra[0]!r}", f"/params/arguments/{extra[0]}"
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _template_regex(template: str) -> re.Pattern[str]:
+    """A URI template (RFC 6570, the forms MCP servers use) as a regex."""
+    out, pos = [], 0
+    for m in re.finditer(r"\{([^}]*)\}", template):
+        out.append(re.escape(template[pos:m.start()]))
+        expr = m.group(1)
+        out.append(".*" if expr[:1] in ("+", "#", "/") or expr.endswith("*") else "[^/]*")
+        pos = m.end()
+    out.append(re.escape(template[pos:]))
+    return re.compile("".join(out) + r"\Z")
+
+
+def _resources(view: View) -> list[Hit]:
+    lists = _latest(view, "resources/list", "resources", "uri")
+    templates = _latest(view, "resources/templates/list", "resourceTemplates", "uriTemplate")
+    out: list[Hit] = []
+    if not lists and not templates:
+        return out
+    reads = view.row_array(["resources/read"], (0,))
+    u_code, u_lists = _latest_codes(view, lists, reads)
+    t_code, t_lists = _latest_codes(view, templates, reads)
+    judged = np.flatnonzero((u_code > 0) | (t_code > 0))
+    if not len(judged):
+        return out
+    reads, u_code, t_code = reads[judged], u_code[judged], t_code[judged]
+    uri_code, uris = pd.factorize(_objects([c[1] for c in view.calls(reads)]))
+    # decided once per distinct (resource list, template list, uri)
+    key = (u_code * len(t_lists) + t_code) * (len(uris) + 1) + (uri_code + 1)
+    uniq, inverse = np.unique(key, return_inverse=True)
+    bad = np.zeros(len(uniq), dtype=bool)
+    for g, k in enumerate(uniq.tolist()):
+        pair, c = divmod(k, len(uris) + 1)
+        uri = uris[c - 1] if c else None
+        if not isinstance(uri, str):
+            continue
+        listed_uris, temps = u_lists[pair // len(t_lists)], t_lists[pair % len(t_lists)]
+        bad[g] = uri not in (listed_uris or {}) and not any(
+            _template_regex(t).match(uri) for t in temps or ())
+    at = np.flatnonzero(bad[inverse.ravel()])
+    return [Hit(seq, None, f"{uris[c]} is neither listed nor matches a listed template",
+                "/params/uri") for seq, c in zip(reads[at].tolist(), uri_code[at].tolist(),
+                                                  strict=True)]
