@@ -44,10 +44,6 @@ _answer = msgspec.json.Decoder(_Answer).decode
 _EMPTY = Params()
 
 
-def _utf8(text: Any) -> Any:
-    return text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
-
-
 def _requests_of(texts: list[Any], single: list[bool]) -> list[Params | None]:
     """The typed params of each text (None: refused, or not a frame of its own). One decode
     per text: joining the texts into one array first costs more (a join of mixed-width
