@@ -1,0 +1,174 @@
+"""``mn.summarize``: the summary of a capture too large to hold, read in bounded memory.
+
+The frames table of ten million tiny frames does not fit in memory next to its file; what
+one wants of such a capture is its summary. :func:`summarize` reads the file in chunks
+cut at line boundaries (:mod:`.chunks`), scans each with the fast loader's scanner, and
+keeps only the requests still open, a compact table of the request ids seen
+(:mod:`.keys`), the running counts and the first examples of each finding (:mod:`.walk`).
+The numbers are those of ``mn.load(path).summary()`` (the tests compare them on every
+bundled capture and on generated profiles).
+
+Which rules run in streaming mode (:data:`STREAMED`):
+
+- the rules of one frame, run on each chunk by the catalogue's own checks
+  (:data:`FRAME_RULES`): the envelope flags, ids, batches, methods and error codes of
+  each version, the 2026 members, the transport's;
+- the rules between frames, followed by the streaming walk with bounded state
+  (:data:`WALK_RULES`): pairing (in flight, reused, duplicate, orphan, cancel, progress),
+  unanswered requests (and after a side closed), answered notifications, ping results,
+  requests before ``initialize``, null-id results.
+
+The conversation rules (schemas, capabilities, listed tools and prompts, the 2026 rounds,
+payload sizes) read a request's payload with its answer and what the session listed
+before: they are **not run in streaming mode**, and the summary lists them under
+``streaming.rules_not_run`` (``mn.load`` runs them).
+
+A session's protocol version decides which rules apply; it can be settled late (the most
+common ``_meta`` version of a 2026 session): a chunk checked under a version that the end
+of the file changes is read again and checked under the final one.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..protocol.rules import RULES
+from .summary import NotStreamable, Summary, summarize_stream
+
+__all__ = ["summarize", "Summary", "STREAMED", "FRAME_RULES", "WALK_RULES", "streamable",
+           "STREAM_MIN_BYTES"]
+
+FRAME_RULES = (
+    "parse-error", "not-an-object", "not-a-message", "jsonrpc-version", "method-not-string",
+    "reserved-method", "params-not-object", "mixed-request-response", "response-neither",
+    "result-and-error", "result-not-object", "error-not-object", "error-code-not-integer",
+    "error-message-not-string", "request-id-type", "batch-empty", "error-id-null",
+    "error-id-absent", "batch-not-allowed", "big-id", "notification-with-id",
+    "unknown-method", "wrong-direction", "unknown-error-code", "reserved-error-code-2026",
+    "result-type-missing", "request-meta-missing", "server-request-2026", "stdout-noise",
+    "ambiguous-pairing", "sse-non-message-event", "unreadable-record", "initialize-in-batch")
+WALK_RULES = (
+    "id-type-mismatch", "request-id-reused", "request-id-in-flight", "duplicate-response",
+    "orphan-response", "response-after-cancel", "cancel-after-response",
+    "cancel-unknown-request", "cancel-initialize", "progress-unknown-token",
+    "progress-after-response", "progress-not-increasing", "unanswered-request",
+    "unanswered-after-close", "notification-answered", "ping-result-not-empty",
+    "lifecycle-order", "result-id-null")
+STREAMED = frozenset(FRAME_RULES + WALK_RULES)
+#: ``mcp-notebook summary`` streams a file at least this large (``--stream`` forces it)
+STREAM_MIN_BYTES = 256 << 20
+#: the formats read in chunks (the line formats of the fast loader, plain files)
+FORMATS = ("ndjson", "tap")
+
+
+def streamable(path: str | os.PathLike[str], format: str = "auto") -> str | None:
+    """Why ``path`` cannot be summarized in streaming mode; None when it can."""
+    from ..readers import CaptureError, sniff, wrapping
+    from ..readers.base import GZIP_MAGIC
+
+    p = Path(path)
+    if not p.is_file():
+        return f"{p} is not a regular file"
+    with open(p, "rb") as f:
+        if f.read(2) == GZIP_MAGIC:
+            return "a .gz file is read whole (its chunks cannot be found without it)"
+    try:
+        fmt = sniff(p) if format == "auto" else format
+    except CaptureError as exc:
+        return str(exc)
+    if fmt not in FORMATS:
+        return f"the {fmt} format is read whole (streaming reads {' and '.join(FORMATS)})"
+    if wrapping(p):
+        return "a capture pasted into Markdown is read whole"
+    return None
+
+
+def summarize(path: str | os.PathLike[str], format: str = "auto", *,
+              session: str | None = None, direction: str | None = None,
+              version: str | None = None, chunk_bytes: int | None = None,
+              examples: int = 3, stream: bool | None = None) -> Summary:
+    """The summary of one capture file, in bounded memory: the counts of
+    ``mn.load(path).summary()`` (by kind, method, error code and session; pairs,
+    unanswered, cancelled, orphans, duplicates; violations by rule and severity; blank
+    lines), plus latency by method and the first ``examples`` findings of each rule (their
+    line numbers), without the frames table.
+
+    ``stream=None`` streams the formats it can (bare NDJSON and tap JSONL, plain files) and
+    loads the others whole; ``True`` refuses what cannot stream (``CaptureError``, saying
+    why); ``False`` loads whole. ``summary["streaming"]`` says which way it went, and in
+    streaming mode which rules did not run. ``chunk_bytes`` (default 8 MiB) is the size of
+    the chunks read.
+    """
+    from ..readers import CaptureError
+
+    p = Path(path)
+    if direction not in (None, "c2s", "s2c"):
+        raise ValueError(f"direction must be 'c2s', 's2c' or None, not {direction!r}")
+    why = None if stream is False else streamable(p, format)
+    if stream and why is not None:
+        raise CaptureError(f"{p}: cannot be summarized in streaming mode: {why}")
+    if stream is False or why is not None:
+        return _whole(p, format, session, direction, version, why)
+    from ..readers import sniff
+
+    fmt = sniff(p) if format == "auto" else format
+    from .chunks import CHUNK_BYTES
+
+    t0 = time.perf_counter()
+    try:
+        out = summarize_stream(p, fmt, session or p.name, direction, version,
+                               chunk_bytes or CHUNK_BYTES, examples)
+    except NotStreamable as exc:
+        if stream:
+            raise CaptureError(f"{p}: cannot be summarized in streaming mode: {exc}") from None
+        return _whole(p, format, session, direction, version, str(exc))
+    out["streaming"]["seconds"] = round(time.perf_counter() - t0, 3)
+    return out
+
+
+def _whole(p: Path, format: str, session: str | None, direction: str | None,
+           version: str | None, why: str | None) -> Summary:
+    """The summary by ``mn.load`` (the file read whole)."""
+    from ..load import load
+
+    t = load(p, format, session=session, direction=direction, version=version)
+    out = Summary(t.summary())
+    out["streaming"] = {"streamed": False, "why": why or "asked to load whole",
+                        "rules_not_run": []}
+    lat = t.latency_by_method()
+    out["latency"] = {str(m): {k: _num(v) for k, v in row.items()} for m, row in
+                      lat.iterrows()}
+    v = t.violations
+    ex: dict[str, list[dict[str, Any]]] = {}
+    if len(v):
+        lines = t.frames["source"]
+        for code, group in v.groupby("rule", sort=True):
+            ex[str(code)] = [{"line": _line(lines.iat[int(s)]), "detail": str(m)}
+                             for s, m in zip(group["seq"].head(3), group["message"].head(3),
+                                             strict=True)]
+    out["examples"] = ex
+    return out
+
+
+def _line(source: Any) -> int | None:
+    text = str(source)
+    tail = text.rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else None
+
+
+def _num(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if value != value else round(float(value), 3)
+    return value
+
+
+def not_streamed() -> list[str]:
+    """The catalogue's rules that do not run in streaming mode."""
+    return [r.code for r in RULES if r.code not in STREAMED]
