@@ -3,7 +3,7 @@ walk remembers of every request id it has seen (a Python dict of tuples would ho
 a hundred bytes per id; this holds twelve).
 
 Sorted levels, merged as a binary counter merges (each key is copied O(log n) times in
-all); a lookup of many keys is one ``searchsorted`` per level, newest level first. The
+all) up to :data:`RUN_MAX` keys a level; a lookup of many keys is one ``searchsorted`` per level, newest level first. The
 keys are 64-bit hashes of ``(session, side, id key)`` (:func:`mix`): two distinct ids of
 one capture share a hash with a probability of about n²/2⁶⁵ (n = 10⁷ ids: 3·10⁻⁶).
 """
@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["KeyTable", "mix", "mix_one"]
+__all__ = ["KeyTable", "mix", "mix_one", "RUN_MAX"]
+
+#: keys of the largest level: levels this large are not merged further (a merge copies
+#: both levels, so this bounds what a merge adds to the peak: 12 bytes a key)
+RUN_MAX = 1 << 20
 
 _M = 1000003
 _WRAP = 1 << 64
@@ -78,7 +82,8 @@ class KeyTable:
         v = np.fromiter(items.values(), dtype=np.int32, count=len(items))
         order = np.argsort(k, kind="stable")
         self._levels.append((k[order], v[order]))
-        while len(self._levels) > 1 and len(self._levels[-2][0]) <= 2 * len(self._levels[-1][0]):
+        while (len(self._levels) > 1 and len(self._levels[-2][0]) <= 2 * len(self._levels[-1][0])
+               and len(self._levels[-2][0]) + len(self._levels[-1][0]) <= RUN_MAX):
             new = self._levels.pop()
             old = self._levels.pop()
             self._levels.append(_merge(old, new))

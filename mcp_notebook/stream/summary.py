@@ -71,6 +71,7 @@ class _Run:
         self.done: list[list[Any]] = []
         self.invalid_examples: list[dict[str, Any]] = []
         self.n_chunks = 0
+        self._keeping: list[list[Any]] = []  # chunks whose directions are kept
 
     # versions ----------------------------------------------------------------------------
     def checked_versions(self) -> dict[int, str]:
@@ -110,6 +111,17 @@ class _Run:
         present = set(np.unique(sess).tolist()) - {-1}
         self.done.append([c.start, c.stop, c.first_line, base,
                           {s: assumed[s] for s in present}, found])
+        if w.infer:  # the inferred directions, for a chunk checked again at the end
+            self.done[-1].append(dirs)
+            self._keeping.append(self.done[-1])
+            settled = set(range(len(w.sessions))) if self.override is not None \
+                else w.settled()
+            self._keeping = [d for d in self._keeping
+                             if not all(s in settled and assumed[s] == v
+                                        for s, v in d[4].items())]
+            for d in self.done:
+                if len(d) > 6 and not any(d is k for k in self._keeping):
+                    d.pop()
 
     def _count(self, st: Any, sess: np.ndarray, meth: np.ndarray, line: np.ndarray) -> None:
         kind = st.kind
@@ -222,7 +234,8 @@ class _Run:
             # the directions the walk gave these frames (the inference) are found again:
             # the same walk over the same frames, whose state has moved on, is not re-run;
             # a chunk whose directions were inferred keeps the recorded ones
-            c.store.direction = d[6] if len(d) > 6 else c.store.direction
+            if len(d) > 6:
+                c.store.direction = d[6]
             d[5] = self._frame_rules(c, sess, d[3], versions)
         counts: dict[tuple[str, int], int] = {}
         examples: dict[str, list[tuple[int, int, str]]] = {}
@@ -333,6 +346,4 @@ def summarize_stream(path: Path, fmt: str, session: str, direction: str | None,
     run = _Run(path, fmt, session, direction, version, chunk_bytes, keep)
     for c in chunks(path, fmt, session, direction, chunk_bytes):
         run.take(c)
-        if run.walk.infer:
-            run.done[-1].append(c.store.direction.copy())
     return run.finish()

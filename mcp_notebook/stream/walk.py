@@ -126,6 +126,7 @@ class Walk:
         g0 = self.keys.lookup(k0).tolist()
         g1 = self.keys.lookup(k1).tolist()
         k0l, k1l = k0.tolist(), k1.tolist()
+        hl = hashes.tolist()
         kinds, sl, ml = kind.tolist(), sess.tolist(), meth.tolist()
         lines = line.tolist()
         dl = dirs.tolist()
@@ -164,14 +165,14 @@ class Walk:
                                 if (g0[i] if v is None else v) >= 0:
                                     d = 1
                     if k == REQ:
-                        pk = mix_one(hashes[i], s, -1)
+                        pk = mix_one(hl[i], s, -1)
                         st = pending.get(pk)
                         if st is None:
                             pending[pk] = [d]
                         else:
                             st.append(d)
                 elif d < 0:
-                    pk = mix_one(hashes[i], s, -1)
+                    pk = mix_one(hl[i], s, -1)
                     st = pending.get(pk)
                     if st:
                         d = 1 if st.pop() == 0 else 0
@@ -223,7 +224,7 @@ class Walk:
                     counts["orphans"] += 1
                     continue
                 req = 1 - d if d >= 0 else -1
-                key = k1l[i] if req == 1 else k0l[i] if req == 0 else mix_one(hashes[i], s, -1)
+                key = k1l[i] if req == 1 else k0l[i] if req == 0 else mix_one(hl[i], s, -1)
                 q1, q2 = live.get(key), cancelled.get(key)
                 if q1 or q2:
                     e = q1.popleft() if q1 else q2.popleft()  # type: ignore[union-attr]
@@ -385,6 +386,15 @@ class Walk:
         out += [e for dq in self.cancelled.values() for e in dq]
         out.sort(key=lambda e: e[SEQ])
         return out
+
+    def settled(self) -> set[int]:
+        """The sessions whose version no later frame can change: named by an initialize
+        result, with no initialize request still open (an earlier request's answer would
+        win)."""
+        init = self._method_code.get("initialize")
+        open_init = {e[SESS] for dq in (*self.live.values(), *self.cancelled.values())
+                     for e in dq if e[METHOD] == init} if init is not None else set()
+        return {s for s in self.init_result if s not in open_init}
 
     def versions(self) -> dict[int, str]:
         """The version each session names (as ``session_versions_vec``)."""
