@@ -92,17 +92,39 @@ def summarize(path: str | os.PathLike[str], format: str = "auto", *,
               session: str | None = None, direction: str | None = None,
               version: str | None = None, chunk_bytes: int | None = None,
               examples: int = 3, stream: bool | None = None) -> Summary:
-    """The summary of one capture file, in bounded memory: the counts of
-    ``mn.load(path).summary()`` (by kind, method, error code and session; pairs,
-    unanswered, cancelled, orphans, duplicates; violations by rule and severity; blank
-    lines), plus latency by method and the first ``examples`` findings of each rule (their
-    line numbers), without the frames table.
+    """The summary of one capture file read in chunks, in bounded memory: the counts of
+    ``mn.load(path).summary()`` without the frames table.
 
-    ``stream=None`` streams the formats it can (bare NDJSON and tap JSONL, plain files) and
-    loads the others whole; ``True`` refuses what cannot stream (``CaptureError``, saying
-    why); ``False`` loads whole. ``summary["streaming"]`` says which way it went, and in
-    streaming mode which rules did not run. ``chunk_bytes`` (default 8 MiB) is the size of
-    the chunks read.
+    The same keys as ``Trace.summary()`` (frames by kind, methods, error codes, sessions;
+    pairs, unanswered, cancelled, orphans, duplicates; violations by rule and severity;
+    blank lines, counted, not stored), and ``latency`` (by method: count, answered, p50,
+    p90, p99 and max ms, errors), ``examples`` (the first findings of each rule: line and
+    message), ``invalid_examples`` (the first broken lines: line and reason) and
+    ``streaming`` (``streamed``, ``chunks``, ``rules_not_run``: the conversation rules,
+    which read a request's payload with its answer and are run by ``mn.load`` only).
+    Memory holds the requests still open and twelve bytes per request id seen, not the
+    frames: ten million tiny frames are summarized in a few hundred MB.
+
+    Parameters
+    ----------
+    path
+        One capture file. Bare NDJSON and tap JSONL (plain files) are streamed; any other
+        format, or a ``.gz`` file, is loaded whole (``stream=None``) and said so in
+        ``summary["streaming"]["why"]``.
+    format, session, direction, version
+        As for :func:`mcp_notebook.load`.
+    chunk_bytes
+        The size of the chunks read (default 1 MiB; each ends at a line boundary).
+    examples
+        How many findings of each rule to keep as examples.
+    stream
+        None: stream what can be; True: stream or raise ``CaptureError`` saying why;
+        False: load whole.
+
+    >>> import mcp_notebook as mn
+    >>> s = mn.summarize(mn.sample_path("demo-stdio"))
+    >>> s["streaming"]["streamed"], s["frames"] == mn.load(mn.sample_path("demo-stdio")).summary()["frames"]
+    (True, True)
     """
     from ..readers import CaptureError
 

@@ -17,8 +17,10 @@ from ..fast.store import Store
 
 __all__ = ["Chunk", "cuts", "read_chunk", "chunks", "CHUNK_BYTES"]
 
-#: bytes of a chunk (it ends at the first line boundary after this many)
-CHUNK_BYTES = 8 << 20
+#: bytes of a chunk (it ends at the first line boundary after this many): 1 MiB keeps a
+#: chunk's columns and Python objects near 15 MB; larger chunks are no faster (measured
+#: on 1M tiny frames: 1, 2 and 4 MiB within the noise), and cost memory
+CHUNK_BYTES = 1 << 20
 _SEEK = 1 << 16
 
 

@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.checks import (PeerClosed, VecInput, load_rule_modules, run_vec_columns,
-                             tap_event)
+from ..engine.checks import PeerClosed, VecInput, load_rule_modules, run_vec_columns, tap_event
 from ..engine.pairing import PairTable
 from ..engine.rules.exchange import unanswered_after_close
 from ..lazytext import texts_of

@@ -212,11 +212,11 @@ class Walk:
                 else:
                     dq.append(e)
                 self._request(s, q, lines[i], m, d, ik, version.get(i))
-                st = lat.get(m)
-                if st is None:
+                ls = lat.get(m)
+                if ls is None:
                     lat[m] = [1, 0, 0, 0, []]
                 else:
-                    st[0] += 1
+                    ls[0] += 1
             elif k == RES or k == ERR:
                 if k == RES and i in flags:
                     self._null_result(s, d, q, lines[i], flags[i])
@@ -233,14 +233,14 @@ class Walk:
                     if q2 is not None and not q2:
                         del cancelled[key]
                     counts["pairs"] += 1
-                    st = lat[e[METHOD]]
-                    st[1] += 1
+                    ls = lat[e[METHOD]]
+                    ls[1] += 1
                     if e[OUTCOME] != 2:  # not cancelled
                         outcome = "error" if k == ERR else "tool_error" if te[i] else "result"
                         if outcome == "error":
-                            st[2] += 1
+                            ls[2] += 1
                         elif outcome == "tool_error":
-                            st[3] += 1
+                            ls[3] += 1
                         elif e[METHOD] >= 0 and methods[e[METHOD]] == "ping":
                             self.ping_rows.append((i, e[SEQ]))
                     else:
@@ -249,7 +249,7 @@ class Walk:
                                   "after it was cancelled")
                     t0, t1 = e[TS], tsl[i]
                     if t0 == t0 and t1 == t1:
-                        st[4].append((t1 - t0) * 1000.0)
+                        ls[4].append((t1 - t0) * 1000.0)
                     if e[METHOD] >= 0 and notif[e[METHOD]]:
                         found.add("notification-answered", s, q, lines[i],
                                   lambda m=e[METHOD]: f"a response to {methods[m]}")
@@ -294,15 +294,15 @@ class Walk:
                     self._cancel(s, d, r, q, lines[i], seen)
                 elif name == _PROGRESS:
                     tk = mix_one(hash(r), s, 1 - d if d >= 0 else -1)
-                    e = tokens.get(tk)
-                    if e is not None:
+                    holder = tokens.get(tk)
+                    if holder is not None:
                         value = prog.get(i)
-                        last = e[LASTP]
+                        last = holder[LASTP]
                         if value is not None and last is not None and value <= last:
                             found.add("progress-not-increasing", s, q, lines[i],
                                       f"progress {value:g} after {last:g}")
                         if value is not None:
-                            e[LASTP] = value
+                            holder[LASTP] = value
                     elif tok_seen.get(tk) or self.token_done.get(tk) > 0:
                         found.add("progress-after-response", s, q, lines[i],
                                   f"progress for token {r} after the response")
