@@ -102,7 +102,7 @@ def summarize(path: str | os.PathLike[str], format: str = "auto", *,
     message), ``invalid_examples`` (the first broken lines: line and reason) and
     ``streaming`` (``streamed``, ``chunks``, ``rules_not_run``: the conversation rules,
     which read a request's payload with its answer and are run by ``mn.load`` only).
-    Memory holds the requests still open and twelve bytes per request id seen, not the
+    Memory holds the requests still open and nine bytes per request id seen, not the
     frames: ten million tiny frames are summarized in a few hundred MB.
 
     Parameters

@@ -1,6 +1,6 @@
-"""A compact table of 64-bit keys and int32 values that only grows: what the streaming
+"""A compact table of 64-bit keys and small values that only grows: what the streaming
 walk remembers of every request id it has seen (a Python dict of tuples would hold about
-a hundred bytes per id; this holds twelve).
+a hundred bytes per id; this holds nine).
 
 Sorted levels, merged as a binary counter merges (each key is copied O(log n) times in
 all) up to :data:`RUN_MAX` keys a level; a lookup of many keys is one ``searchsorted`` per level, newest level first. The
@@ -15,8 +15,8 @@ import numpy as np
 __all__ = ["KeyTable", "mix", "mix_one", "RUN_MAX"]
 
 #: keys of the largest level: levels this large are not merged further (a merge copies
-#: both levels, so this bounds what a merge adds to the peak: 12 bytes a key)
-RUN_MAX = 1 << 20
+#: both levels, so this bounds what a merge adds to the peak: 4.5 MB)
+RUN_MAX = 1 << 19
 
 _M = 1000003
 _WRAP = 1 << 64
@@ -39,10 +39,12 @@ def mix_one(str_hash: int, session: int, side: int) -> int:
 
 
 class KeyTable:
-    """``key -> value`` (int64 -> int32); a later :meth:`update` of a key wins."""
+    """``key -> value`` (int64 -> ``dtype``, uint8 by default: nine bytes a key); a later
+    :meth:`update` of a key wins."""
 
-    def __init__(self) -> None:
+    def __init__(self, dtype: type = np.uint8) -> None:
         self._levels: list[tuple[np.ndarray, np.ndarray]] = []
+        self.dtype = dtype
 
     def __len__(self) -> int:
         return sum(len(k) for k, _ in self._levels)
@@ -79,7 +81,7 @@ class KeyTable:
         if not items:
             return
         k = np.fromiter(items.keys(), dtype=np.int64, count=len(items))
-        v = np.fromiter(items.values(), dtype=np.int32, count=len(items))
+        v = np.fromiter(items.values(), dtype=self.dtype, count=len(items))
         order = np.argsort(k, kind="stable")
         self._levels.append((k[order], v[order]))
         while (len(self._levels) > 1 and len(self._levels[-2][0]) <= 2 * len(self._levels[-1][0])

@@ -111,7 +111,7 @@ class _Run:
         self.done.append([c.start, c.stop, c.first_line, base,
                           {s: assumed[s] for s in present}, found])
         if w.infer:  # the inferred directions, for a chunk checked again at the end
-            self.done[-1].append(dirs)
+            self.done[-1].append(_pack(dirs))
             self._keeping.append(self.done[-1])
             settled = set(range(len(w.sessions))) if self.override is not None \
                 else w.settled()
@@ -234,7 +234,7 @@ class _Run:
             # the same walk over the same frames, whose state has moved on, is not re-run;
             # a chunk whose directions were inferred keeps the recorded ones
             if len(d) > 6:
-                c.store.direction = d[6]
+                c.store.direction = _unpack(d[6])
             d[5] = self._frame_rules(c, sess, d[3], versions)
         counts: dict[tuple[str, int], int] = {}
         examples: dict[str, list[tuple[int, int, str]]] = {}
@@ -334,6 +334,17 @@ def _latency(w: Walk) -> dict[str, dict[str, Any]]:
             "errors": errors, "tool_errors": tool_errors,
             "error_rate": round(errors / count, 4) if count else None}
     return out
+
+
+def _pack(dirs: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Direction codes (-1, 0, 1) in two bits a frame."""
+    return np.packbits(dirs >= 0), np.packbits(dirs == 1), len(dirs)
+
+
+def _unpack(packed: tuple[np.ndarray, np.ndarray, int]) -> np.ndarray:
+    known, s2c, n = packed
+    return np.where(np.unpackbits(known, count=n).astype(bool),
+                    np.unpackbits(s2c, count=n).astype(np.int8), np.int8(-1)).astype(np.int8)
 
 
 class NotStreamable(Exception):

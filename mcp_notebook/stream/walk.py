@@ -8,7 +8,7 @@ step by step (the reference both C walks implement), with their state made compa
 - every request key ever seen, and for the answered ones the method of the last answer
   (what ``request-id-reused``, ``duplicate-response``, ``cancel-after-response`` and the
   inference's "the client already used this id" need): a :class:`~.keys.KeyTable`,
-  twelve bytes a key, updated at the end of each chunk;
+  nine bytes a key, updated at the end of each chunk;
 - per session: what decides its protocol version, its first ``initialize``, the requests
   sent before it (a count and the first examples), its first null-id request per side.
 
@@ -65,8 +65,13 @@ class Walk:
         self._method_code: dict[str, int] = {}
         self.sessions: list[Any] = []
         self._session_code: dict[Any, int] = {}
-        self.keys = KeyTable()  # request key -> 0 seen, m + 1 answered (m: its method)
-        self.token_done = KeyTable()  # (session, requester, token) answered -> 1
+        # request key -> 0 seen, > 0 answered (the method of the answered request, for the
+        # rules that name it: see _answered); a byte a key
+        self.keys = KeyTable(np.uint8)
+        self.token_done = KeyTable(np.uint8)  # (session, requester, token) answered -> 1
+        self._named: list[int] = []  # the methods values 3.. stand for
+        self._named_value: dict[int, int] = {}
+        self._named_over: dict[int, int] = {}  # key -> method, past the byte's values
         self.live: dict[int, deque[list[Any]]] = {}
         self.cancelled: dict[int, deque[list[Any]]] = {}
         self.tokens: dict[int, list[Any]] = {}
@@ -253,7 +258,7 @@ class Walk:
                     if e[METHOD] >= 0 and notif[e[METHOD]]:
                         found.add("notification-answered", s, q, lines[i],
                                   lambda m=e[METHOD]: f"a response to {methods[m]}")
-                    seen[key] = e[METHOD] + 2  # > 0: answered
+                    seen[key] = self._answered(key, e[METHOD])
                     if e[TOKEN] is not None and tokens.get(e[TOKEN]) is e:
                         del tokens[e[TOKEN]]
                         tok_seen[e[TOKEN]] = 1
@@ -268,7 +273,7 @@ class Walk:
                     counts["duplicates"] += 1
                     found.add("duplicate-response", s, q, lines[i],
                               f"a second response for id {ik}")
-                    mm = v - 2
+                    mm = self._method_of(key, v)
                     if mm >= 0:
                         if notif[mm]:
                             found.add("notification-answered", s, q, lines[i],
@@ -312,6 +317,30 @@ class Walk:
         dirs[:] = dl
         self.keys.update(seen)
         self.token_done.update(tok_seen)
+
+    def _answered(self, key: int, m: int) -> int:
+        """The value of an answered request's key: 1 any method the rules do not name
+        again, 2 ``initialize``, 3-254 a ``notifications/*`` method sent as a request (by
+        its order of first answer), 255 one of those past the 252nd (kept in a dict)."""
+        if m < 0 or not self._notif[m]:
+            return 2 if m >= 0 and self.methods[m] == "initialize" else 1
+        v = self._named_value.get(m)
+        if v is None:
+            if len(self._named) < 252:
+                v = self._named_value[m] = 3 + len(self._named)
+                self._named.append(m)
+            else:
+                self._named_over[key] = m
+                return 255
+        return v
+
+    def _method_of(self, key: int, v: int) -> int:
+        """The method code of an answered key's value when the rules name it; -1 otherwise."""
+        if v == 2:
+            return self._method_code["initialize"]
+        if v == 255:
+            return self._named_over.get(key, -1)
+        return self._named[v - 3] if v >= 3 else -1
 
     def _request(self, s: int, q: int, line: int, m: int, d: int, ik: Any,
                  version: Any) -> None:

@@ -26,18 +26,6 @@ BUNDLED = sorted((ROOT / "data").glob("*.jsonl")) + sorted((ROOT / "data").glob(
 LINE_FILES = [p for p in BUNDLED if p.suffix == ".jsonl"]
 
 
-@pytest.fixture(params=["c", "python"])
-def scanner(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The C scanner and walks, or the Python path only (a switch, not a fallback)."""
-    if request.param == "c":
-        if native.native is None:
-            pytest.skip("the C extension is not built")
-    else:
-        monkeypatch.setattr(native, "native", None)
-        monkeypatch.setattr(native, "IMPORT_ERROR", None)
-    return request.param
-
-
 def differences(path: Path, **kw: Any) -> tuple[dict[str, Any], list[tuple[str, Any, Any]]]:
     """The streaming summary, and each key whose value differs from ``mn.load``'s."""
     load_kw = {k: v for k, v in kw.items() if k in ("direction", "version", "session")}
@@ -63,10 +51,25 @@ def differences(path: Path, **kw: Any) -> tuple[dict[str, Any], list[tuple[str, 
     return got, out
 
 
+@pytest.fixture
+def python_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(native, "native", None)
+    monkeypatch.setattr(native, "IMPORT_ERROR", None)
+
+
+#: (chunk bytes, scanner): the default chunks and small ones with the C scanner, small
+#: ones on the Python path
+WAYS = [(None, "c"), (700, "c"), (700, "python")]
+
+
 @pytest.mark.parametrize("path", LINE_FILES, ids=lambda p: p.name)
-@pytest.mark.parametrize("chunk", [None, 700])
-def test_bundled_captures_give_the_loads_counts(path: Path, chunk: int | None,
-                                                scanner: str) -> None:
+@pytest.mark.parametrize("chunk,way", WAYS, ids=[f"{c}-{w}" for c, w in WAYS])
+def test_bundled_captures_give_the_loads_counts(path: Path, chunk: int | None, way: str,
+                                                request: pytest.FixtureRequest) -> None:
+    if way == "python":
+        request.getfixturevalue("python_path")
+    elif native.native is None:
+        pytest.skip("the C extension is not built")
     got, diff = differences(path, chunk_bytes=chunk)
     assert not diff
     assert got["streaming"]["streamed"] is (not path.name.endswith(".gz"))
@@ -107,14 +110,18 @@ def profiles(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return files
 
 
-@pytest.mark.parametrize("chunk", [4096, 300])
-def test_generated_profiles_give_the_loads_counts(profiles: list[Path], chunk: int,
-                                                  scanner: str) -> None:
+@pytest.mark.parametrize("chunk", [4096, 1000])
+def test_generated_profiles_give_the_loads_counts(profiles: list[Path], chunk: int) -> None:
     for path in profiles:
         got, diff = differences(path, chunk_bytes=chunk)
         assert not diff, path.name
         assert got["streaming"]["streamed"] and got["streaming"]["chunks"] > 3
         assert got["violations"]["total"] > 0 and got["pairs"] > 0
+
+
+def test_generated_profiles_on_the_python_path(profiles: list[Path], python_path: None) -> None:
+    for path in profiles[::2] + profiles[-1:]:  # each profile's NDJSON, the edge tap file
+        assert not differences(path, chunk_bytes=1000)[1], path.name
 
 
 def test_options_of_the_load_give_the_same_counts(profiles: list[Path]) -> None:
@@ -180,14 +187,22 @@ def _meta(version: str) -> dict[str, Any]:
     return {"_meta": {"io.modelcontextprotocol/protocolVersion": version}}
 
 
-def test_a_version_settled_late_checks_the_early_chunks_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fmt", ["tap", "ndjson"])
+def test_a_version_settled_late_checks_the_early_chunks_again(tmp_path: Path,
+                                                              fmt: str) -> None:
     # no initialize: the session's version is its requests' most common _meta version,
-    # 2024-11-05 in the first chunks, 2026-07-28 by the end of the file
+    # 2024-11-05 in the first chunks, 2026-07-28 by the end of the file; in bare NDJSON
+    # the early chunks are checked again with the directions inferred the first time
     rows = [("c2s", req(i, "tools/list", _meta("2024-11-05"))) for i in range(20)]
     rows += [("s2c", ok(i)) for i in range(20)]
     rows += [("c2s", req(100 + i, "tools/list", _meta("2026-07-28"))) for i in range(40)]
     rows += [("s2c", ok(100 + i)) for i in range(40)]
-    path = tap(tmp_path / "late.jsonl", rows)
+    rows += [("c2s", req(900, "sampling/createMessage"))]  # wrong way: a finding per version
+    if fmt == "tap":
+        path = tap(tmp_path / "late.jsonl", rows)
+    else:
+        path = tmp_path / "late.ndjson"
+        path.write_text("".join(json.dumps(m) + "\n" for _, m in rows))
     got, diff = differences(path, chunk_bytes=1000)
     assert not diff
     assert got["streaming"]["rechecked_chunks"] > 0
@@ -241,7 +256,7 @@ def test_key_table_finds_what_it_was_given() -> None:
     keys = np.asarray([7919 * k for k in (0, 3, 49_999)] + [1, 2], dtype=np.int64)
     assert t.lookup(keys).tolist() == [0, 55, 49_999 % 97, -1, -1]
     assert t.get(7919 * 3) == 55 and t.get(5) == -1
-    assert len(t) == 50_001 and t.nbytes == 12 * len(t)
+    assert len(t) == 50_001 and t.nbytes == 9 * len(t)
     h = np.asarray([hash("a"), hash('"b"'), -(2**63)], dtype=np.int64)
     assert mix(h, 3, 1).tolist() == [mix_one(int(x), 3, 1) for x in h.tolist()]
 
