@@ -81,7 +81,7 @@ class KeyTable:
         if not items:
             return
         k = np.fromiter(items.keys(), dtype=np.int64, count=len(items))
-        v = np.fromiter(items.values(), dtype=self.dtype, count=len(items))
+        v: np.ndarray = np.fromiter(items.values(), dtype=self.dtype, count=len(items))
         order = np.argsort(k, kind="stable")
         self._levels.append((k[order], v[order]))
         while (len(self._levels) > 1 and len(self._levels[-2][0]) <= 2 * len(self._levels[-1][0])

@@ -353,7 +353,18 @@ class NotStreamable(Exception):
 
 def summarize_stream(path: Path, fmt: str, session: str, direction: str | None,
                      version: str | None, chunk_bytes: int, keep: int) -> Summary:
-    run = _Run(path, fmt, session, direction, version, chunk_bytes, keep)
-    for c in chunks(path, fmt, session, direction, chunk_bytes):
-        run.take(c)
-    return run.finish()
+    """The summary of ``path`` read in chunks. A C scanner that is not built is a
+    fallback, as in ``mn.load``: noted and warned, raised under ``MCP_NOTEBOOK_STRICT=1``."""
+    from ..engine import fallback
+    from ..engine.native import missing
+
+    with fallback.collecting() as fell:
+        if (why := missing()) is not None:
+            fallback.fell_back(why)
+        run = _Run(path, fmt, session, direction, version, chunk_bytes, keep)
+        for c in chunks(path, fmt, session, direction, chunk_bytes):
+            run.take(c)
+        out = run.finish()
+    out["streaming"]["notes"] = list(fell)
+    fallback.warn(fell)
+    return out

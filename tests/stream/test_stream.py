@@ -293,3 +293,21 @@ def test_cli_streams_a_large_file_by_default(tmp_path: Path, monkeypatch: pytest
     assert "streamed in" in capsys.readouterr().out
     assert main(["summary", str(path), "--no-stream"]) == 0
     assert "streamed in" not in capsys.readouterr().out
+
+
+def test_a_scanner_not_built_is_a_fallback_raised_in_strict_mode(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from mcp_notebook.engine.fallback import STRICT_ENV, FallbackWarning, FastPathError
+
+    path = ROOT / "data" / "demo-stdio.jsonl"
+    monkeypatch.setattr(native, "native", None)
+    monkeypatch.setattr(native, "IMPORT_ERROR", "ImportError: not built here")
+    with pytest.raises(FastPathError, match="not built"):
+        mn.summarize(path)
+    monkeypatch.setenv(STRICT_ENV, "0")
+    with pytest.warns(FallbackWarning):
+        got = mn.summarize(path)
+    assert any("not built" in n for n in got["streaming"]["notes"])
+    with pytest.warns(FallbackWarning):
+        want = mn.load(path).summary()
+    assert got["frames"] == want["frames"] and got["pairs"] == want["pairs"]
