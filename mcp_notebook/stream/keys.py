@@ -57,16 +57,24 @@ class KeyTable:
         """The value of each key (``missing`` where absent)."""
         keys = np.asarray(keys, dtype=np.int64)
         out = np.full(len(keys), missing, dtype=np.int32)
+        if not self._levels or not len(keys):
+            return out
+        # sorted needles: each level is searched in order, not at random places
+        order = np.argsort(keys, kind="stable")
+        want = keys[order]
+        got = np.full(len(keys), missing, dtype=np.int32)
         todo = np.ones(len(keys), dtype=bool)
         for lk, lv in reversed(self._levels):  # newest first
-            if not todo.any():
-                break
             idx = np.flatnonzero(todo)
-            at = np.searchsorted(lk, keys[idx])
+            if not len(idx):
+                break
+            sub = want[idx]
+            at = np.searchsorted(lk, sub)
             at[at == len(lk)] = 0
-            hit = lk[at] == keys[idx] if len(lk) else np.zeros(len(idx), dtype=bool)
-            out[idx[hit]] = lv[at[hit]]
+            hit = lk[at] == sub
+            got[idx[hit]] = lv[at[hit]]
             todo[idx[hit]] = False
+        out[order] = got
         return out
 
     def get(self, key: int, missing: int = -1) -> int:

@@ -115,12 +115,13 @@ class _Run:
             self._keeping.append(self.done[-1])
             settled = set(range(len(w.sessions))) if self.override is not None \
                 else w.settled()
-            self._keeping = [d for d in self._keeping
-                             if not all(s in settled and assumed[s] == v
-                                        for s, v in d[4].items())]
-            for d in self.done:
-                if len(d) > 6 and not any(d is k for k in self._keeping):
-                    d.pop()
+            keep = []
+            for d in self._keeping:
+                if all(s in settled and assumed[s] == v for s, v in d[4].items()):
+                    d.pop()  # its versions are final: it is not checked again
+                else:
+                    keep.append(d)
+            self._keeping = keep
 
     def _count(self, st: Any, sess: np.ndarray, meth: np.ndarray, line: np.ndarray) -> None:
         kind = st.kind

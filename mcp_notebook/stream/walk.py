@@ -128,8 +128,20 @@ class Walk:
         s_arr = sess.astype(np.int64)
         k0 = mix(hashes, s_arr, 0)
         k1 = mix(hashes, s_arr, 1)
-        g0 = self.keys.lookup(k0).tolist()
-        g1 = self.keys.lookup(k1).tolist()
+        # the table's answer for the keys the walk can ask about: requests and responses
+        # (both sides where directions are inferred, else the one side each is on)
+        need = np.flatnonzero(kind <= ERR) if n else np.empty(0, dtype=np.int64)
+        need = need[kind[need] != NOTIF]
+        ga = np.full(n, -1, dtype=np.int32)
+        if self.infer:
+            gb = ga.copy()
+            ga[need] = self.keys.lookup(k0[need])
+            gb[need] = self.keys.lookup(k1[need])
+        else:
+            side = np.where(kind[need] == REQ, dirs[need], 1 - dirs[need])
+            ga[need] = self.keys.lookup(np.where(side == 1, k1[need], k0[need]))
+            gb = ga
+        g0, g1 = ga.tolist(), gb.tolist()
         k0l, k1l = k0.tolist(), k1.tolist()
         hl = hashes.tolist()
         kinds, sl, ml = kind.tolist(), sess.tolist(), meth.tolist()
