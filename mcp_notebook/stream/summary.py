@@ -9,13 +9,14 @@ from typing import Any
 import numpy as np
 
 from ..engine.checks import PeerClosed, VecInput, load_rule_modules, run_vec_columns, tap_event
+from ..engine.gcpause import gc_paused
 from ..engine.pairing import PairTable
 from ..engine.rules.exchange import unanswered_after_close
 from ..lazytext import texts_of
 from ..protocol import versions as V
 from ..protocol.rules import RULES
 from ..protocol.vocab import KINDS, Kind
-from .chunks import Chunk, chunks, read_chunk
+from .chunks import Chunk, cuts, read_chunk
 from .walk import IDKEY, INFLIGHT, LINE, METHOD, OUTCOME, SEQ, SESS, SIDE, Walk
 
 __all__ = ["Summary", "summarize_stream"]
@@ -363,8 +364,15 @@ def summarize_stream(path: Path, fmt: str, session: str, direction: str | None,
         if (why := missing()) is not None:
             fallback.fell_back(why)
         run = _Run(path, fmt, session, direction, version, chunk_bytes, keep)
-        for c in chunks(path, fmt, session, direction, chunk_bytes):
-            run.take(c)
+        first = 0
+        for a, b in cuts(path, chunk_bytes):
+            # a chunk makes many small objects and no cycles: the cyclic collector runs
+            # between chunks, not again and again inside one (13% of the time on 4M lines)
+            with gc_paused():
+                c = read_chunk(path, fmt, session, direction, a, b, first)
+                first += c.lines
+                run.take(c)
+            del c
         out = run.finish()
     out["streaming"]["notes"] = list(fell)
     fallback.warn(fell)
