@@ -311,3 +311,12 @@ def test_a_scanner_not_built_is_a_fallback_raised_in_strict_mode(
     with pytest.warns(FallbackWarning):
         want = mn.load(path).summary()
     assert got["frames"] == want["frames"] and got["pairs"] == want["pairs"]
+
+
+def test_the_docstring_examples_run() -> None:
+    import doctest
+
+    import mcp_notebook.stream
+
+    got = doctest.testmod(mcp_notebook.stream)
+    assert got.attempted and not got.failed
