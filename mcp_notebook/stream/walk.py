@@ -134,9 +134,13 @@ class Walk:
         need = need[kind[need] != NOTIF]
         ga = np.full(n, -1, dtype=np.int32)
         if self.infer:
-            gb = ga.copy()
+            # the client's side for all; the server's for the requests of its methods, the
+            # others' asked one at a time when the walk needs them (-2: not asked yet)
+            gb = np.full(n, -2, dtype=np.int32)
             ga[need] = self.keys.lookup(k0[need])
-            gb[need] = self.keys.lookup(k1[need])
+            sides = np.asarray([*self._dir, -1], dtype=np.int8)
+            srv = need[(kind[need] == REQ) & (sides[meth[need]] == 1)]
+            gb[srv] = self.keys.lookup(k1[srv])
         else:
             side = np.where(kind[need] == REQ, dirs[need], 1 - dirs[need])
             ga[need] = self.keys.lookup(np.where(side == 1, k1[need], k0[need]))
@@ -209,6 +213,8 @@ class Walk:
                 v = seen.get(key)
                 if v is None:
                     v = g1[i] if d == 1 else g0[i]
+                    if v == -2:
+                        v = g1[i] = self.keys.get(key)
                 inflight = bool(live.get(key) or cancelled.get(key))
                 if inflight:
                     found.add("request-id-in-flight", s, q, lines[i],
@@ -280,7 +286,9 @@ class Walk:
                     continue
                 v = seen.get(key)
                 if v is None:
-                    v = (g1[i] if req == 1 else g0[i]) if req >= 0 else self.keys.get(key)
+                    v = (g1[i] if req == 1 else g0[i]) if req >= 0 else -2
+                    if v == -2:
+                        v = self.keys.get(key)
                 if v > 0:
                     counts["duplicates"] += 1
                     found.add("duplicate-response", s, q, lines[i],
