@@ -103,7 +103,8 @@ def summarize(path: str | os.PathLike[str], format: str = "auto", *,
     ``streaming`` (``streamed``, ``chunks``, ``rules_not_run``: the conversation rules,
     which read a request's payload with its answer and are run by ``mn.load`` only).
     Memory holds the requests still open and nine bytes per request id seen, not the
-    frames: ten million tiny frames are summarized in a few hundred MB.
+    frames: 10,485,760 tiny frames (a 318 MB file) are summarized in a 170 MB process
+    (``benchmarks/RESULTS-10m.md``).
 
     Parameters
     ----------
