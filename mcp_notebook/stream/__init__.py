@@ -37,29 +37,12 @@ from typing import Any
 
 import numpy as np
 
-from ..protocol.rules import RULES
+from .rules import FRAME_RULES, STREAMED, WALK_RULES, not_streamed
 from .summary import NotStreamable, Summary, summarize_stream
 
-__all__ = ["summarize", "Summary", "STREAMED", "FRAME_RULES", "WALK_RULES", "streamable",
-           "STREAM_MIN_BYTES"]
+__all__ = ["summarize", "Summary", "STREAMED", "FRAME_RULES", "WALK_RULES", "not_streamed",
+           "streamable", "STREAM_MIN_BYTES"]
 
-FRAME_RULES = (
-    "parse-error", "not-an-object", "not-a-message", "jsonrpc-version", "method-not-string",
-    "reserved-method", "params-not-object", "mixed-request-response", "response-neither",
-    "result-and-error", "result-not-object", "error-not-object", "error-code-not-integer",
-    "error-message-not-string", "request-id-type", "batch-empty", "error-id-null",
-    "error-id-absent", "batch-not-allowed", "big-id", "notification-with-id",
-    "unknown-method", "wrong-direction", "unknown-error-code", "reserved-error-code-2026",
-    "result-type-missing", "request-meta-missing", "server-request-2026", "stdout-noise",
-    "ambiguous-pairing", "sse-non-message-event", "unreadable-record", "initialize-in-batch")
-WALK_RULES = (
-    "id-type-mismatch", "request-id-reused", "request-id-in-flight", "duplicate-response",
-    "orphan-response", "response-after-cancel", "cancel-after-response",
-    "cancel-unknown-request", "cancel-initialize", "progress-unknown-token",
-    "progress-after-response", "progress-not-increasing", "unanswered-request",
-    "unanswered-after-close", "notification-answered", "ping-result-not-empty",
-    "lifecycle-order", "result-id-null")
-STREAMED = frozenset(FRAME_RULES + WALK_RULES)
 #: ``mcp-notebook summary`` streams a file at least this large (``--stream`` forces it)
 STREAM_MIN_BYTES = 256 << 20
 #: the formats read in chunks (the line formats of the fast loader, plain files)
@@ -190,8 +173,3 @@ def _num(value: Any) -> Any:
     if isinstance(value, (float, np.floating)):
         return None if value != value else round(float(value), 3)
     return value
-
-
-def not_streamed() -> list[str]:
-    """The catalogue's rules that do not run in streaming mode."""
-    return [r.code for r in RULES if r.code not in STREAMED]

@@ -17,6 +17,7 @@ from ..protocol import versions as V
 from ..protocol.rules import RULES
 from ..protocol.vocab import KINDS, Kind
 from .chunks import Chunk, cuts, read_chunk
+from .rules import FRAME_RULES, not_streamed
 from .walk import IDKEY, INFLIGHT, LINE, METHOD, OUTCOME, SEQ, SESS, SIDE, Walk
 
 __all__ = ["Summary", "summarize_stream"]
@@ -43,17 +44,15 @@ class Summary(dict):  # type: ignore[type-arg]
 
 
 def _message(code: str, detail: str) -> str:
-    r = RULES.get(code) if hasattr(RULES, "get") else None
-    if r is None:
-        r = next(x for x in RULES if x.code == code)
+    """A finding's message, as ``Trace.violations`` words it."""
+    r = RULES.get(code)
+    assert r is not None, code
     return f"{r.title}: {detail}. {r.advice}" if detail else f"{r.title}. {r.advice}"
 
 
 class _Run:
     def __init__(self, path: Path, fmt: str, session: str, direction: str | None,
                  version: str | None, chunk_bytes: int, keep: int) -> None:
-        from . import FRAME_RULES
-
         load_rule_modules()
         self.path, self.fmt, self.session, self.direction = path, fmt, session, direction
         self.override = version
@@ -287,8 +286,6 @@ class _Run:
 
     def _summary(self, by_rule: Counter[str], by_sev: Counter[str],
                  examples: dict[str, list[tuple[int, int, str]]]) -> Summary:
-        from . import not_streamed
-
         w = self.walk
         k = {name: int(self.kinds[i]) for i, name in enumerate(KINDS)}
         c = w.counts
