@@ -86,7 +86,7 @@ def summarize(path: str | os.PathLike[str], format: str = "auto", *,
     ``streaming`` (``streamed``, ``chunks``, ``rules_not_run``: the conversation rules,
     which read a request's payload with its answer and are run by ``mn.load`` only).
     Memory holds the requests still open and nine bytes per request id seen, not the
-    frames: 10,485,760 tiny frames (a 318 MB file) are summarized in a 170 MB process
+    frames: 10,485,760 tiny frames (a 318 MB file) are summarized in about 170 MB
     (``benchmarks/RESULTS-10m.md``).
 
     Parameters
