@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "load",
     "load_many",
+    "summarize",
     "diff",
     "Trace",
     "CaptureError",
@@ -64,6 +65,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "sequence": ("widgets", "sequence"),
     "teach": ("teach", None),
     "datasets": ("bundled", "datasets"),
+    "summarize": ("stream", "summarize"),
 }
 
 

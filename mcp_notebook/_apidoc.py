@@ -18,6 +18,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...], str], ...] = (
      "Loading captures"),
     ("mcp_notebook", ("Trace",), "The trace"),
     ("mcp_notebook", ("load_many", "diff"), "Many captures"),
+    ("mcp_notebook", ("summarize",), "Captures too large to hold"),
     ("mcp_notebook", ("explore", "timeline", "inspect", "sequence"), "Views (Jupyter)"),
     ("mcp_notebook", ("Rule", "RULES", "CaptureError"), "Rules and errors"),
     ("mcp_notebook.export", ("to_arrow", "to_parquet", "table", "id_type", "write",
