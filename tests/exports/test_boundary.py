@@ -13,7 +13,7 @@ import pytest
 import mcp_notebook as mn
 from mcp_notebook.boundary import BOUNDARY_COLUMNS, latency_table, read_boundary, write_boundary
 from mcp_notebook.export import write as write_frames
-from tests.exports.captures import CAPTURES
+from tests.exports.captures import CAPTURES, REPRESENTATIVE
 from tests.helpers import INIT, err, load_rows, note, ok, req
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,7 +127,7 @@ def test_the_payload_check_finds_payload_where_there_is_some(tmp_path: Path) -> 
     assert found >= len(CAPTURES) // 2
 
 
-@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+@pytest.mark.parametrize("path", REPRESENTATIVE, ids=[p.name for p in REPRESENTATIVE])
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
 def test_latency_by_method_from_the_boundary_file_alone(path: Path, suffix: str,
                                                         tmp_path: Path) -> None:
@@ -213,7 +213,7 @@ PAIR_FACTS = ["session", "requester", "id_key", "method", "outcome", "error_code
               "progress_count"]
 
 
-@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+@pytest.mark.parametrize("path", REPRESENTATIVE, ids=[p.name for p in REPRESENTATIVE])
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
 def test_a_payload_free_trace_from_the_file_pairs_and_times_like_the_capture(
         path: Path, suffix: str, tmp_path: Path) -> None:
@@ -245,7 +245,7 @@ def test_a_payload_free_trace_from_the_file_pairs_and_times_like_the_capture(
     assert not [s for s in payload if s in values]
 
 
-@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+@pytest.mark.parametrize("path", REPRESENTATIVE, ids=[p.name for p in REPRESENTATIVE])
 def test_the_timeline_draws_the_same_spans_from_the_boundary_alone(path: Path) -> None:
     trace = mn.load(path)
     free = mn.Trace.from_boundary(trace.boundary())

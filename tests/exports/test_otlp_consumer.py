@@ -35,7 +35,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 
 import mcp_notebook as mn
 from mcp_notebook.otlp import write_otlp
-from tests.exports.captures import CAPTURES
+from tests.exports.captures import REPRESENTATIVE
 from tests.helpers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +111,7 @@ def _spans_of(url: str, project: str) -> list[dict[str, Any]]:
             return out
 
 
-@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+@pytest.mark.parametrize("path", REPRESENTATIVE, ids=[p.name for p in REPRESENTATIVE])
 def test_phoenix_accepts_and_serves_back_every_span(path: Path, phoenix: str,
                                                     tmp_path: Path) -> None:
     trace = mn.load(path)

@@ -15,7 +15,7 @@ from helpers import cli_in_process
 from mcp_notebook.boundary import write_boundary
 from mcp_notebook.otlp import write_otlp
 from mcp_notebook.readers import CaptureError, sniff
-from tests.exports.captures import CAPTURES
+from tests.exports.captures import REPRESENTATIVE
 from tests.exports.idforms import ids_alike_as_strings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ def _facts(t: mn.Trace, cols: list[str]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+@pytest.mark.parametrize("path", REPRESENTATIVE, ids=[p.name for p in REPRESENTATIVE])
 @pytest.mark.parametrize("suffix", [".jsonl", ".parquet"])
 def test_a_boundary_file_loads_to_the_pairs_of_its_capture(path: Path, suffix: str,
                                                            tmp_path: Path) -> None:
@@ -62,7 +62,7 @@ def test_a_boundary_file_loads_to_the_pairs_of_its_capture(path: Path, suffix: s
     mn.inspect(free)
 
 
-@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+@pytest.mark.parametrize("path", REPRESENTATIVE, ids=[p.name for p in REPRESENTATIVE])
 def test_an_otlp_file_loads_to_the_requests_of_its_capture(path: Path, tmp_path: Path) -> None:
     trace = mn.load(path)
     spans = write_otlp(trace, tmp_path / "spans.json")

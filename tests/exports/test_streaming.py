@@ -11,12 +11,12 @@ import pytest
 
 import mcp_notebook as mn
 from mcp_notebook.boundary import iter_boundary, read_boundary, stream_boundary
-from tests.exports.captures import CAPTURES
+from tests.exports.captures import CAPTURES, REPRESENTATIVE
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+@pytest.mark.parametrize("path", REPRESENTATIVE, ids=[p.name for p in REPRESENTATIVE])
 def test_the_boundary_in_small_chunks_is_the_boundary(path: Path, tmp_path: Path) -> None:
     trace = mn.load(path)
     whole = trace.boundary()
@@ -41,7 +41,7 @@ def test_the_boundary_in_small_chunks_is_the_boundary(path: Path, tmp_path: Path
             assert small.read_bytes() == big.read_bytes()
 
 
-@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+@pytest.mark.parametrize("path", REPRESENTATIVE, ids=[p.name for p in REPRESENTATIVE])
 def test_otlp_written_in_small_chunks_holds_the_spans_of_to_otlp(path: Path,
                                                                  tmp_path: Path) -> None:
     from mcp_notebook import otlp
