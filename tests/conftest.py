@@ -146,6 +146,10 @@ def browser():
 #: what the tests of the installed package need in its venv besides the wheel: a kernel and
 #: a runner for the notebooks
 WHEEL_TEST_TOOLS = ("nbclient", "ipykernel")
+#: what the processes of the fresh venv are started without: nothing of the checkout on the
+#: path, and bytecode written on first import (``fresh_venv``)
+WHEEL_ENV_DROP = frozenset({"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONSTARTUP",
+                            "PYTHONDONTWRITEBYTECODE"})
 
 
 @pytest.fixture(scope="session")
@@ -172,7 +176,14 @@ def fresh_venv(tmp_path_factory, built_wheel) -> Path:
     """A new virtual environment (no pip inside: this Python's pip installs into it) with
     the wheel, its parquet extra and ``WHEEL_TEST_TOOLS``, dependencies from the package
     index: once per session. What a plain install (no extra) resolves to is checked by pip's
-    own dry run (tests/package/test_installed.py)."""
+    own dry run (tests/package/test_installed.py).
+
+    Installed without pip's bytecode pass (``--no-compile``): it compiles every module of
+    every package, their test suites too (pandas, numpy, pyarrow ship theirs), about 10 s of
+    CPU, where the tests' processes import a part of them. Those processes are started
+    without ``PYTHONDONTWRITEBYTECODE`` (``WHEEL_ENV_DROP``), so the first import of a module
+    writes its bytecode into the venv, as a Python without the variable does; the
+    package's own bytecode is compiled either way."""
     from helpers import run_or_fail
 
     prefix = tmp_path_factory.mktemp("fresh") / "venv"
@@ -181,6 +192,7 @@ def fresh_venv(tmp_path_factory, built_wheel) -> Path:
     clean = {k: v for k, v in os.environ.items()  # nothing of the checkout on the path
              if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONSTARTUP")}
     run_or_fail([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
-                 "--disable-pip-version-check", f"{built_wheel}[parquet]", *WHEEL_TEST_TOOLS],
+                 "--disable-pip-version-check", "--no-compile", f"{built_wheel}[parquet]",
+                 *WHEEL_TEST_TOOLS],
                 "installing the wheel and its dependencies", env=clean)
     return prefix

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import WHEEL_ENV_DROP
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,8 +30,7 @@ class Installed:
         return self.prefix / ("Scripts" if os.name == "nt" else "bin")
 
     def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+        env = {k: v for k, v in os.environ.items() if k not in WHEEL_ENV_DROP}
         env["PATH"] = f"{self.bin}{os.pathsep}{env.get('PATH', '')}"
         return env
 

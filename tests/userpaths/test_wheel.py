@@ -26,6 +26,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import WHEEL_ENV_DROP
 
 from helpers import project_files, run_or_fail
 
@@ -56,8 +57,7 @@ def wheel_env(built_wheel, fresh_venv, tmp_path_factory) -> SimpleNamespace:
     venv = fresh_venv
     outside = tmp_path_factory.mktemp("elsewhere")  # the examples of --help name data/...
     shutil.copytree(ROOT / "data", outside / "data")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONSTARTUP")}
+    env = {k: v for k, v in os.environ.items() if k not in WHEEL_ENV_DROP}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", PYTHONNOUSERSITE="1")
     return SimpleNamespace(python=venv / "bin" / "python", script=venv / "bin" / "mcp-notebook",
                            wheel=built_wheel, venv=venv, cwd=outside, env=env)
