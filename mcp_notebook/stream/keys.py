@@ -1,22 +1,57 @@
 """A compact table of 64-bit keys and small values that only grows: what the streaming
 walk remembers of every request id it has seen (a Python dict of tuples would hold about
-a hundred bytes per id; this holds nine).
+a hundred bytes per id; this holds one to nine).
 
-Sorted levels, merged as a binary counter merges (each key is copied O(log n) times in
-all) up to :data:`RUN_MAX` keys a level; a lookup of many keys is one ``searchsorted`` per level, newest level first. The
-keys are 64-bit hashes of ``(session, side, id key)`` (:func:`mix`): two distinct ids of
-one capture share a hash with a probability of about n²/2⁶⁵ (n = 10⁷ ids: 3·10⁻⁶).
+Two stores behind one interface:
+
+- **ids stored by value** (:func:`id_keys`): a non-negative integer id below 10¹² (what
+  most clients send: 0, 1, 2, ... per session) has a key that *is* the id, its session
+  and its side (:data:`TAG` set); the table keeps such ids in a byte array per (session,
+  side) indexed by the id, one byte an id, grown as the ids grow (an id far past the ones
+  held goes to the levels instead). A lookup is an index, at any size; ids near each
+  other (a chunk's) are bytes near each other.
+- **hashed keys**, the other ids (strings, negative, large, ``-0``): 64-bit hashes of
+  ``(session, side, id key)`` (:func:`mix`, bit 62 cleared), in sorted levels, merged as
+  a binary counter merges (each key is copied O(log n) times in all) up to
+  :data:`RUN_MAX` keys a level; a lookup of many keys is one ``searchsorted`` per level,
+  newest level first. Two distinct ids of one capture share a hash with a probability of
+  about n²/2⁶⁴ (n = 10⁷ ids: 5·10⁻⁶).
+
+Why two: with hashed keys alone, the levels of :data:`RUN_MAX` keys grow in number with
+the file, and every new id (a miss) is searched in all of them: at 10,485,760 tiny frames
+(2.6M ids, 7 levels) the lookups cost 12 ms a chunk against 2 ms at 1M frames, what made
+the per-line cost of ``mn.summarize`` rise with the file (``benchmarks/RESULTS-10m.md``).
+Integer ids stored by value are looked up in constant time, and a miss of a (session,
+side) that never sent an id to the levels is not searched there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
-__all__ = ["KeyTable", "mix", "mix_one", "RUN_MAX"]
+__all__ = ["KeyTable", "mix", "mix_one", "id_keys", "key_of", "RUN_MAX", "TAG"]
 
 #: keys of the largest level: levels this large are not merged further (a merge copies
 #: both levels, so this bounds what a merge adds to the peak: 4.5 MB)
 RUN_MAX = 1 << 19
+
+#: the bit of a key that stands for an integer id stored by value (bit 63 clear); a hashed
+#: key has it clear
+TAG = 1 << 62
+_ID_BITS = 40
+#: ids stored by value are below this (12 digits at most; < 2**40)
+ID_LIMIT = 10**12
+#: (session, side) groups stored by value: session * 3 + side + 1 below this (2**22)
+GROUPS = 1 << (62 - _ID_BITS)
+_ID_MASK = (1 << _ID_BITS) - 1
+_CLEAR = ~TAG
+_POW10 = 10 ** np.arange(1, 13, dtype=np.int64)
+#: a byte array of a group grows to hold an id when the id is below twice the ids the
+#: group would then hold plus this (else the id goes to the levels): at most about two
+#: bytes of array an id
+_SLACK = 64
 
 _M = 1000003
 _WRAP = 1 << 64
@@ -38,24 +73,116 @@ def mix_one(str_hash: int, session: int, side: int) -> int:
     return k - _WRAP if k >= _HALF else k
 
 
-class KeyTable:
-    """``key -> value`` (int64 -> ``dtype``, uint8 by default: nine bytes a key); a later
-    :meth:`update` of a key wins."""
+def id_keys(ids: np.ndarray, id_key: np.ndarray, session: np.ndarray,
+            sides: tuple[int, ...] = (0, 1)) -> list[np.ndarray]:
+    """The table keys of each id (``ids``: the ids as decoded, ``id_key``: their key text,
+    both object arrays; ``session``: int64 codes) for each of ``sides`` (-1, 0 or 1): by
+    value where the id is an integer whose key text is its digits (``0`` ..
+    ``999999999999``, not ``-0``) and the session fits, else hashed. The same values
+    :func:`key_of` gives."""
+    n = len(ids)
+    h = np.fromiter(map(hash, id_key), dtype=np.int64, count=n)
+    value = _values(ids, id_key)
+    out = []
+    for side in sides:
+        with np.errstate(over="ignore"):
+            k = mix(h, session, side) & np.int64(_CLEAR)
+        g = session * 3 + (side + 1)
+        byval = (value >= 0) & (g >= 0) & (g < GROUPS)
+        if byval.any():
+            k[byval] = (g[byval] << _ID_BITS) | value[byval] | np.int64(TAG)
+        out.append(k)
+    return out
 
-    def __init__(self, dtype: type = np.uint8) -> None:
+
+def _values(ids: np.ndarray, id_key: np.ndarray) -> np.ndarray:
+    """Each id's value where it is stored by value, else -1."""
+    n = len(ids)
+    out = np.full(n, -1, dtype=np.int64)
+    # (elementwise over an object array: a type equal to int, bool and subclasses not)
+    isint = np.fromiter(map(type, ids), dtype=object, count=n) == int  # noqa: E721
+    if not isint.any():
+        return out
+    sel = np.flatnonzero(isint)
+    try:
+        v = ids[sel].astype(np.int64)
+    except OverflowError:  # an integer past 64 bits: the rows one at a time
+        v = np.fromiter((x if -ID_LIMIT < x < ID_LIMIT else -1 for x in ids[sel]),
+                        dtype=np.int64, count=len(sel))
+    ok = (v >= 0) & (v < ID_LIMIT)
+    if ok.any():  # the key text is the digits of the value (``-0`` is not ``0``)
+        sel, v = sel[ok], v[ok]
+        digits = np.searchsorted(_POW10, v, side="right") + 1
+        ok = np.fromiter(map(len, id_key[sel]), dtype=np.int64, count=len(sel)) == digits
+        out[sel[ok]] = v[ok]
+    return out
+
+
+def key_of(id_key: str, session: int, side: int) -> int:
+    """The table key of one id key text (:func:`id_keys` of one id)."""
+    g = session * 3 + side + 1
+    if (len(id_key) <= 12 and id_key.isascii() and id_key.isdigit() and 0 <= g < GROUPS
+            and (id_key[0] != "0" or id_key == "0")):
+        return TAG | (g << _ID_BITS) | int(id_key)
+    return mix_one(hash(id_key), session, side) & _CLEAR
+
+
+class KeyTable:
+    """``key -> value`` (int64 -> ``dtype``, uint8 by default: nine bytes a hashed key); a
+    later :meth:`update` of a key wins. ``by_value``: keys with :data:`TAG` set are ids
+    stored by value (:func:`id_keys`), one byte each (uint8 values only)."""
+
+    def __init__(self, dtype: type = np.uint8, by_value: bool = False) -> None:
         self._levels: list[tuple[np.ndarray, np.ndarray]] = []
         self.dtype = dtype
+        if by_value and dtype is not np.uint8:
+            raise ValueError("ids stored by value hold uint8 values")
+        self.by_value = by_value
+        # group -> value + 1 of each id (0: absent); a value of 255 goes to the levels
+        self._groups: dict[int, np.ndarray] = {}
+        self._held: dict[int, int] = {}  # group -> ids present in its array
+        self._spilled: set[int] = set()  # groups with ids in the levels too
 
     def __len__(self) -> int:
-        return sum(len(k) for k, _ in self._levels)
+        return sum(len(k) for k, _ in self._levels) + sum(self._held.values())
 
     @property
     def nbytes(self) -> int:
-        return sum(k.nbytes + v.nbytes for k, v in self._levels)
+        return (sum(k.nbytes + v.nbytes for k, v in self._levels)
+                + sum(a.nbytes for a in self._groups.values()))
 
     def lookup(self, keys: np.ndarray, missing: int = -1) -> np.ndarray:
         """The value of each key (``missing`` where absent)."""
         keys = np.asarray(keys, dtype=np.int64)
+        out = np.full(len(keys), missing, dtype=np.int32)
+        if not len(keys):
+            return out
+        rest = None
+        if self.by_value:
+            tagged = np.flatnonzero((keys >> 62) == 1)
+            if len(tagged):
+                ask = np.ones(len(keys), dtype=bool)  # asked of the levels
+                for g, rows, ids in _by_group(keys, tagged):
+                    arr = self._groups.get(g)
+                    if arr is not None:
+                        inside = ids < len(arr)
+                        got = arr[ids[inside]].astype(np.int32) - 1
+                        hit = got >= 0
+                        at = rows[inside][hit]
+                        out[at] = got[hit]
+                        ask[at] = False
+                    if g not in self._spilled:  # absent here is absent
+                        ask[rows] = False
+                ask[out != missing] = False
+                rest = np.flatnonzero(ask)
+        if rest is None:
+            out[:] = self._search(keys, missing)
+        elif len(rest):
+            out[rest] = self._search(keys[rest], missing)
+        return out
+
+    def _search(self, keys: np.ndarray, missing: int) -> np.ndarray:
+        """The levels' value of each key."""
         out = np.full(len(keys), missing, dtype=np.int32)
         if not self._levels or not len(keys):
             return out
@@ -78,6 +205,13 @@ class KeyTable:
         return out
 
     def get(self, key: int, missing: int = -1) -> int:
+        if self.by_value and key >> 62 == 1:
+            g, i = key >> _ID_BITS & (GROUPS - 1), key & _ID_MASK
+            arr = self._groups.get(g)
+            if arr is not None and i < len(arr) and arr[i]:
+                return int(arr[i]) - 1
+            if g not in self._spilled:
+                return missing
         for lk, lv in reversed(self._levels):
             i = int(np.searchsorted(lk, key))
             if i < len(lk) and lk[i] == key:
@@ -90,6 +224,49 @@ class KeyTable:
             return
         k = np.fromiter(items.keys(), dtype=np.int64, count=len(items))
         v: np.ndarray = np.fromiter(items.values(), dtype=self.dtype, count=len(items))
+        if self.by_value:
+            tagged = np.flatnonzero((k >> 62) == 1)
+            if len(tagged):
+                spill = np.ones(len(k), dtype=bool)  # what goes to the levels
+                for g, rows, ids in _by_group(k, tagged):
+                    kept = self._store(g, ids, v[rows])
+                    spill[rows[kept]] = False
+                if not spill.any():
+                    return
+                k, v = k[spill], v[spill]
+        self._add_level(k, v)
+
+    def _store(self, g: int, ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Store what fits of one group's ids in its array; which of them it took."""
+        arr = self._groups.get(g)
+        size = 0 if arr is None else len(arr)
+        held = self._held.get(g, 0)
+        # an id past what the array holds, and far past the ids held, goes to the levels;
+        # so does a value of 255 (the array keeps value + 1 in a byte)
+        take = (ids < max(size, 2 * (held + len(ids)) + _SLACK)) & (values < 255)
+        if not take.all():
+            self._spilled.add(g)
+            drop = ids[~take]
+            if arr is not None:  # a value that moved to the levels is not kept here too
+                drop = drop[drop < size]
+                gone = arr[drop] > 0
+                arr[drop[gone]] = 0
+                held -= int(gone.sum())
+            ids, values = ids[take], values[take]
+        if len(ids):
+            top = int(ids.max()) + 1
+            if top > size:  # grown by a quarter at least: O(1) a byte in all
+                grown = np.zeros(max(top, size + size // 4, _SLACK), dtype=np.uint8)
+                if arr is not None:
+                    grown[:size] = arr
+                arr = self._groups[g] = grown
+            assert arr is not None
+            held += int(np.count_nonzero(arr[ids] == 0))
+            arr[ids] = values + 1
+        self._held[g] = held
+        return take
+
+    def _add_level(self, k: np.ndarray, v: np.ndarray) -> None:
         order = np.argsort(k, kind="stable")
         self._levels.append((k[order], v[order]))
         while (len(self._levels) > 1 and len(self._levels[-2][0]) <= 2 * len(self._levels[-1][0])
@@ -97,6 +274,24 @@ class KeyTable:
             new = self._levels.pop()
             old = self._levels.pop()
             self._levels.append(_merge(old, new))
+
+
+def _by_group(keys: np.ndarray, rows: np.ndarray
+              ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """``(group, rows, ids)`` of the keys stored by value at ``rows``, one group at a time
+    (a chunk has few: its sessions times two sides)."""
+    k = keys[rows]
+    g = (k >> _ID_BITS) & np.int64(GROUPS - 1)
+    ids = k & np.int64(_ID_MASK)
+    first = int(g[0])
+    if (g == first).all():
+        yield first, rows, ids
+        return
+    order = np.argsort(g, kind="stable")
+    g, rows, ids = g[order], rows[order], ids[order]
+    cut = np.flatnonzero(np.diff(g)) + 1
+    for a, b in zip([0, *cut.tolist()], [*cut.tolist(), len(g)], strict=True):
+        yield int(g[a]), rows[a:b], ids[a:b]
 
 
 def _merge(old: tuple[np.ndarray, np.ndarray], new: tuple[np.ndarray, np.ndarray]

@@ -95,7 +95,7 @@ class _Run:
         dirs = np.array(st.direction, dtype=np.int8)
         if w.infer is False and n and ((dirs < 0) & (st.kind <= 3)).any():
             raise NotStreamable("messages of unknown direction in a tap capture")
-        w.feed(base, st.kind, sess, dirs, st.id_key.tolist(), meth, st.is_tool_error,
+        w.feed(base, st.kind, sess, dirs, st.id, st.id_key, meth, st.is_tool_error,
                st.ref.as_dict(), st.progress.as_dict(), st.version.as_dict(), st.batch,
                st.flags, st.ts, c.line)
         st.direction = dirs

@@ -246,6 +246,40 @@ def test_bare_ndjson_directions_inferred_across_chunks(tmp_path: Path) -> None:
     assert not diff and got["pairs"] == 120 and got["orphans"] == 0
 
 
+@pytest.mark.parametrize("fmt", ["tap", "ndjson"])
+def test_integer_ids_stored_by_value_give_the_loads_findings(tmp_path: Path,
+                                                             fmt: str) -> None:
+    """Integer ids (kept by value) beside string, far, negative and ``-0`` ids, reused,
+    answered twice and cancelled chunks away from their requests."""
+    rows: list[tuple[str, Any]] = list(INIT)
+    rows += [("c2s", req(i, "ping")) for i in range(1, 80)]
+    rows += [("s2c", ok(i)) for i in range(1, 70)]
+    rows += [("c2s", req(10**9, "ping")), ("s2c", ok(10**9)), ("s2c", ok(10**9)),
+             ("c2s", req(10**13, "ping")), ("s2c", ok(10**13)), ("c2s", req(-4, "ping")),
+             ("s2c", ok(-4)), ("c2s", '{"jsonrpc":"2.0","id":-0,"method":"ping"}'),
+             ("s2c", ok(0)), ("c2s", req("75", "ping")), ("s2c", ok(75)),
+             ("s2c", ok("76")), ("c2s", req(3, "ping")), ("s2c", ok(3)), ("s2c", ok(5)),
+             ("c2s", note("notifications/cancelled", {"requestId": 10})),
+             ("c2s", note("notifications/cancelled", {"requestId": 77})),
+             ("c2s", note("notifications/cancelled", {"requestId": "77"})),
+             ("s2c", ok(77)), ("s2c", ok(500)), ("c2s", req(10**9, "ping"))]
+    if fmt == "tap":
+        path = tap(tmp_path / "ids.jsonl", rows)
+    else:
+        path = tmp_path / "ids.ndjson"
+        path.write_text("".join((m if isinstance(m, str) else json.dumps(m)) + "\n"
+                                for _, m in rows))
+    got, diff = differences(path, chunk_bytes=300)
+    assert not diff
+    rules = got["violations"]["by_rule"]
+    # (in bare NDJSON a reused id is the server's request: the inference's reading)
+    for code in ("duplicate-response", "orphan-response", "cancel-after-response",
+                 "response-after-cancel", "unanswered-request", "id-type-mismatch",
+                 *(("request-id-reused",) if fmt == "tap" else ())):
+        assert rules.get(code), code
+    assert got["streaming"]["chunks"] > 20
+
+
 def test_key_table_finds_what_it_was_given() -> None:
     t = KeyTable()
     import numpy as np
