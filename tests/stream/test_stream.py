@@ -290,7 +290,7 @@ def test_key_table_finds_what_it_was_given() -> None:
     keys = np.asarray([7919 * k for k in (0, 3, 49_999)] + [1, 2], dtype=np.int64)
     assert t.lookup(keys).tolist() == [0, 55, 49_999 % 97, -1, -1]
     assert t.get(7919 * 3) == 55 and t.get(5) == -1
-    assert len(t) == 50_001 and t.nbytes == 9 * len(t)
+    assert len(t) == 50_000 and t.nbytes <= 9 * len(t) / 0.7 * 2  # 70% full at most
     h = np.asarray([hash("a"), hash('"b"'), -(2**63)], dtype=np.int64)
     assert mix(h, 3, 1).tolist() == [mix_one(int(x), 3, 1) for x in h.tolist()]
 
