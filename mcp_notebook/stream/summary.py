@@ -71,6 +71,7 @@ class _Run:
         self.invalid_examples: list[dict[str, Any]] = []
         self.n_chunks = 0
         self._keeping: list[list[Any]] = []  # chunks whose directions are kept
+        self._state: tuple[Any, ...] = ()  # (settled, assumed) when _keeping was looked at
 
     # versions ----------------------------------------------------------------------------
     def checked_versions(self) -> dict[int, str]:
@@ -115,8 +116,13 @@ class _Run:
             self._keeping.append(self.done[-1])
             settled = set(range(len(w.sessions))) if self.override is not None \
                 else w.settled()
-            keep = []
-            for d in self._keeping:
+            # the chunks kept before are looked at again only when what decides changed
+            # (else each chunk would look at every chunk before it)
+            state = (frozenset(settled), tuple(sorted(assumed.items())))
+            look = self._keeping if state != self._state else self._keeping[-1:]
+            self._state = state
+            keep = self._keeping[:-len(look)] if len(look) < len(self._keeping) else []
+            for d in look:
                 if all(s in settled and assumed[s] == v for s, v in d[4].items()):
                     d.pop()  # its versions are final: it is not checked again
                 else:

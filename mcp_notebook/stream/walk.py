@@ -78,6 +78,7 @@ class Walk:
         self.tokens: dict[int, list[Any]] = {}
         self.pending: dict[int, list[int]] = {}  # (session, id key) -> sides (inference)
         self.first_init: dict[int, int] = {}
+        self.open_init: dict[int, int] = {}  # session -> initialize requests still open
         self.before_init: dict[int, list[Any]] = {}  # session -> [count, examples]
         self.first_null: dict[tuple[int, int], int] = {}
         # versions: session -> (order, version) of the initialize result; the request's;
@@ -159,6 +160,7 @@ class Walk:
         found, counts, methods, mdir, notif = (self.found, self.counts, self.methods,
                                                self._dir, self._notif)
         infer = self.infer
+        init = self._method_code.get("initialize", -2)
         head_d = -1
         lat = self.latency
         for i in range(n):
@@ -255,6 +257,8 @@ class Walk:
                     if q2 is not None and not q2:
                         del cancelled[key]
                     counts["pairs"] += 1
+                    if e[METHOD] == init:
+                        self.open_init[e[SESS]] -= 1
                     ls = lat[e[METHOD]]
                     ls[1] += 1
                     if e[OUTCOME] != 2:  # not cancelled
@@ -367,6 +371,7 @@ class Walk:
         if ik == "null":
             self.first_null.setdefault((s, d), q)
         if name == "initialize":
+            self.open_init[s] = self.open_init.get(s, 0) + 1
             if s not in self.first_init:
                 self.first_init[s] = q
                 got = self.before_init.pop(s, None)
@@ -438,11 +443,9 @@ class Walk:
     def settled(self) -> set[int]:
         """The sessions whose version no later frame can change: named by an initialize
         result, with no initialize request still open (an earlier request's answer would
-        win)."""
-        init = self._method_code.get("initialize")
-        open_init = {e[SESS] for dq in (*self.live.values(), *self.cancelled.values())
-                     for e in dq if e[METHOD] == init} if init is not None else set()
-        return {s for s in self.init_result if s not in open_init}
+        win). Counted as the walk goes (a scan of the open requests at every chunk would
+        cost what the file holds open, each time)."""
+        return {s for s in self.init_result if not self.open_init.get(s)}
 
     def versions(self) -> dict[int, str]:
         """The version each session names (as ``session_versions_vec``)."""

@@ -280,6 +280,35 @@ def test_integer_ids_stored_by_value_give_the_loads_findings(tmp_path: Path,
     assert got["streaming"]["chunks"] > 20
 
 
+def test_settled_sessions_are_counted_as_the_walk_goes(tmp_path: Path) -> None:
+    """``Walk.settled`` (counted) is the scan of the open requests it replaces, at every
+    chunk: initialize requests open, answered, cancelled, answered late, in two sessions."""
+    from mcp_notebook.stream.chunks import chunks
+    from mcp_notebook.stream.summary import _Run
+    from mcp_notebook.stream.walk import METHOD, SESS
+
+    init = INIT[0][1]
+    lines = [init, {**init, "id": 1}, ok(0, INIT[1][1]["result"])]
+    lines += [req(i, "ping") for i in range(2, 40)] + [ok(i) for i in range(2, 40)]
+    lines += [note("notifications/cancelled", {"requestId": 1}), ok(1, INIT[1][1]["result"]),
+              {**init, "id": 50}, req(51, "ping"), ok(50, INIT[1][1]["result"])]
+    path = tmp_path / "init.ndjson"
+    path.write_text("".join(json.dumps(m) + "\n" for m in lines))
+    run = _Run(path, "ndjson", path.name, None, None, 300, 3)
+    seen = []
+    for c in chunks(path, "ndjson", path.name, None, 300):
+        run.take(c)
+        w = run.walk
+        code = w._method_code.get("initialize")  # noqa: SLF001
+        open_init = {e[SESS] for dq in (*w.live.values(), *w.cancelled.values()) for e in dq
+                     if e[METHOD] == code}
+        want = {s for s in w.init_result if s not in open_init}
+        assert w.settled() == want
+        seen.append(bool(want))
+    assert False in seen and True in seen
+    assert not differences(path, chunk_bytes=300)[1]
+
+
 def test_key_table_finds_what_it_was_given() -> None:
     t = KeyTable()
     import numpy as np
