@@ -1,6 +1,6 @@
 """A compact table of 64-bit keys and small values that only grows: what the streaming
 walk remembers of every request id it has seen (a Python dict of tuples would hold about
-a hundred bytes per id; this holds one byte an integer id, about thirteen another).
+a hundred bytes per id; this holds a byte an integer id, 13 to 26 another).
 
 Two stores behind one interface, each a lookup in constant time at any size:
 
