@@ -209,6 +209,7 @@ def evaluate(doc: dict[str, Any], mode: str = "stream") -> dict[str, Any]:
                   "us_per_line": timed / m["lines"] * 1e6,
                   "cpu_s": _median([r["cpu_s"] for r in ok]),
                   "cpu_us_per_line": _median([r["cpu_s"] for r in ok]) / m["lines"] * 1e6,
+                  "cpu_us_per_line_reps": [r["cpu_s"] / m["lines"] * 1e6 for r in ok],
                   "loadavg": max(max(r["loadavg_before"], r["loadavg"]) for r in ok),
                   "frames": ok[0]["frames"], "pairs": ok[0]["pairs"],
                   "violations": ok[0]["violations"], "blank_lines": ok[0]["blank_lines"],
@@ -244,11 +245,11 @@ def _table(doc: dict[str, Any], mode: str) -> list[str]:
     s = _summary(doc, mode)
     phases = list(next((v["phases"] for v in s.values() if "phases" in v), {}))
     head = ("| lines | MB | " + " | ".join(f"{p} s" for p in phases) + " | process s | "
-            "µs/line | × smallest | CPU s | CPU µs/line | peak MB | peak / file | interpreter's own MB | above "
+            "µs/line | × smallest | CPU s | CPU µs/line | CPU µs/line by rep | peak MB | peak / file | interpreter's own MB | above "
             "the interpreter's own / file | load avg | counts (frames, blank lines, pairs, "
             "findings) |")
     lines = [f"**{MODE_NAMES[mode]}**", "", head,
-             "|" + "---:|" * (len(phases) + 13) + "---|"]
+             "|" + "---:|" * (len(phases) + 14) + "---|"]
     for n in doc["sizes"]:
         v = s.get(str(n), {})
         m = doc["files"][str(n)]
@@ -261,7 +262,9 @@ def _table(doc: dict[str, Any], mode: str) -> list[str]:
             + " | ".join(f"{v['phases'][p]:.2f}" for p in phases)
             + f" | {v['process_s']:.2f} | {v['us_per_line']:.2f} | "
             f"{v.get('per_line_over_smallest', 1.0):.2f} | {v['cpu_s']:.2f} | "
-            f"{v['cpu_us_per_line']:.2f} | {v['peak_mb']:.0f} | "
+            f"{v['cpu_us_per_line']:.2f} | "
+            f"{', '.join(f'{x:.2f}' for x in v.get('cpu_us_per_line_reps', []))} | "
+            f"{v['peak_mb']:.0f} | "
             f"{v['peak_over_file']:.2f} | {v['baseline_mb']:.0f} | "
             f"{v['above_baseline_over_file']:.2f} | {v['loadavg']:.1f} | {verdict} |")
     return lines
@@ -312,7 +315,8 @@ def markdown(doc: dict[str, Any]) -> str:
              "column), the wall time of a run measures the other work as much as this one: "
              "the CPU time of the timed region (user + system, of the one process the "
              "streaming path runs in) is the verdict's measure, the wall time is reported "
-             "beside it.", ""]
+             "beside it; each rep's CPU time is shown (their spread is the noise of the "
+             "shared cores).", ""]
     for mode in MODES:
         if _summary(doc, mode):
             lines += _table(doc, mode) + [""]

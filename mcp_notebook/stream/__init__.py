@@ -85,8 +85,9 @@ def summarize(path: str | os.PathLike[str], format: str = "auto", *,
     message), ``invalid_examples`` (the first broken lines: line and reason) and
     ``streaming`` (``streamed``, ``chunks``, ``rules_not_run``: the conversation rules,
     which read a request's payload with its answer and are run by ``mn.load`` only).
-    Memory holds the requests still open and nine bytes per request id seen, not the
-    frames: 10,485,760 tiny frames (a 318 MB file) are summarized in about 170 MB
+    Memory holds the requests still open and a byte per integer request id seen (13 to 26
+    per other id), not the frames: 10,485,760 tiny frames (a 318 MB file) are
+    summarized in about 145 MB, at the same cost per line as 100k
     (``benchmarks/RESULTS-10m.md``).
 
     Parameters

@@ -71,6 +71,7 @@ class _Run:
         self.invalid_examples: list[dict[str, Any]] = []
         self.n_chunks = 0
         self._keeping: list[list[Any]] = []  # chunks whose directions are kept
+        self._state: tuple[Any, ...] = ()  # (settled, assumed) when _keeping was looked at
 
     # versions ----------------------------------------------------------------------------
     def checked_versions(self) -> dict[int, str]:
@@ -95,7 +96,7 @@ class _Run:
         dirs = np.array(st.direction, dtype=np.int8)
         if w.infer is False and n and ((dirs < 0) & (st.kind <= 3)).any():
             raise NotStreamable("messages of unknown direction in a tap capture")
-        w.feed(base, st.kind, sess, dirs, st.id_key.tolist(), meth, st.is_tool_error,
+        w.feed(base, st.kind, sess, dirs, st.id, st.id_key, meth, st.is_tool_error,
                st.ref.as_dict(), st.progress.as_dict(), st.version.as_dict(), st.batch,
                st.flags, st.ts, c.line)
         st.direction = dirs
@@ -115,8 +116,13 @@ class _Run:
             self._keeping.append(self.done[-1])
             settled = set(range(len(w.sessions))) if self.override is not None \
                 else w.settled()
-            keep = []
-            for d in self._keeping:
+            # the chunks kept before are looked at again only when what decides changed
+            # (else each chunk would look at every chunk before it)
+            state = (frozenset(settled), tuple(sorted(assumed.items())))
+            look = self._keeping if state != self._state else self._keeping[-1:]
+            self._state = state
+            keep = self._keeping[:-len(look)] if len(look) < len(self._keeping) else []
+            for d in look:
                 if all(s in settled and assumed[s] == v for s, v in d[4].items()):
                     d.pop()  # its versions are final: it is not checked again
                 else:

@@ -8,7 +8,8 @@ step by step (the reference both C walks implement), with their state made compa
 - every request key ever seen, and for the answered ones the method of the last answer
   (what ``request-id-reused``, ``duplicate-response``, ``cancel-after-response`` and the
   inference's "the client already used this id" need): a :class:`~.keys.KeyTable`,
-  nine bytes a key, updated at the end of each chunk;
+  a byte an integer id (kept by value), nine bytes another, updated at the end of each
+  chunk;
 - per session: what decides its protocol version, its first ``initialize``, the requests
   sent before it (a count and the first examples), its first null-id request per side.
 
@@ -26,7 +27,7 @@ import numpy as np
 from ..engine.walks import _digits_twin
 from ..protocol.versions import direction_of
 from ..protocol.vocab import Kind
-from .keys import KeyTable, mix, mix_one
+from .keys import KeyTable, id_keys, key_of, mix_one
 
 __all__ = ["Walk", "Found"]
 
@@ -67,7 +68,7 @@ class Walk:
         self._session_code: dict[Any, int] = {}
         # request key -> 0 seen, > 0 answered (the method of the answered request, for the
         # rules that name it: see _answered); a byte a key
-        self.keys = KeyTable(np.uint8)
+        self.keys = KeyTable(np.uint8, by_value=True)
         self.token_done = KeyTable(np.uint8)  # (session, requester, token) answered -> 1
         self._named: list[int] = []  # the methods values 3.. stand for
         self._named_value: dict[int, int] = {}
@@ -77,6 +78,7 @@ class Walk:
         self.tokens: dict[int, list[Any]] = {}
         self.pending: dict[int, list[int]] = {}  # (session, id key) -> sides (inference)
         self.first_init: dict[int, int] = {}
+        self.open_init: dict[int, int] = {}  # session -> initialize requests still open
         self.before_init: dict[int, list[Any]] = {}  # session -> [count, examples]
         self.first_null: dict[tuple[int, int], int] = {}
         # versions: session -> (order, version) of the initialize result; the request's;
@@ -118,16 +120,14 @@ class Walk:
 
     # -- one chunk -------------------------------------------------------------------------
     def feed(self, base: int, kind: np.ndarray, sess: np.ndarray, dirs: np.ndarray,
-             id_key: list[Any], meth: np.ndarray, tool_error: np.ndarray, ref: dict[int, Any],
+             ids: np.ndarray, id_keys_: np.ndarray, meth: np.ndarray, tool_error: np.ndarray, ref: dict[int, Any],
              prog: dict[int, float], version: dict[int, Any], batch: np.ndarray,
              flags: dict[int, tuple[str, ...]], ts: np.ndarray, line: np.ndarray) -> None:
         """Walk one chunk; ``dirs`` (int8) gets the directions the load infers."""
         n = len(kind)
         self.ping_rows = []
-        hashes = np.fromiter(map(hash, id_key), dtype=np.int64, count=n)
-        s_arr = sess.astype(np.int64)
-        k0 = mix(hashes, s_arr, 0)
-        k1 = mix(hashes, s_arr, 1)
+        id_key: list[Any] = id_keys_.tolist()
+        k0, k1, km = id_keys(ids, id_keys_, sess.astype(np.int64), (0, 1, -1))
         # the table's answer for the keys the walk can ask about: requests and responses
         # (both sides where directions are inferred, else the one side each is on)
         need = np.flatnonzero(kind <= ERR) if n else np.empty(0, dtype=np.int64)
@@ -147,7 +147,7 @@ class Walk:
             gb = ga
         g0, g1 = ga.tolist(), gb.tolist()
         k0l, k1l = k0.tolist(), k1.tolist()
-        hl = hashes.tolist()
+        kml = km.tolist()
         kinds, sl, ml = kind.tolist(), sess.tolist(), meth.tolist()
         lines = line.tolist()
         dl = dirs.tolist()
@@ -160,6 +160,7 @@ class Walk:
         found, counts, methods, mdir, notif = (self.found, self.counts, self.methods,
                                                self._dir, self._notif)
         infer = self.infer
+        init = self._method_code.get("initialize", -2)
         head_d = -1
         lat = self.latency
         for i in range(n):
@@ -186,14 +187,14 @@ class Walk:
                                 if (g0[i] if v is None else v) >= 0:
                                     d = 1
                     if k == REQ:
-                        pk = mix_one(hl[i], s, -1)
+                        pk = kml[i]
                         st = pending.get(pk)
                         if st is None:
                             pending[pk] = [d]
                         else:
                             st.append(d)
                 elif d < 0:
-                    pk = mix_one(hl[i], s, -1)
+                    pk = kml[i]
                     st = pending.get(pk)
                     if st:
                         d = 1 if st.pop() == 0 else 0
@@ -247,7 +248,7 @@ class Walk:
                     counts["orphans"] += 1
                     continue
                 req = 1 - d if d >= 0 else -1
-                key = k1l[i] if req == 1 else k0l[i] if req == 0 else mix_one(hl[i], s, -1)
+                key = k1l[i] if req == 1 else k0l[i] if req == 0 else kml[i]
                 q1, q2 = live.get(key), cancelled.get(key)
                 if q1 or q2:
                     e = q1.popleft() if q1 else q2.popleft()  # type: ignore[union-attr]
@@ -256,6 +257,8 @@ class Walk:
                     if q2 is not None and not q2:
                         del cancelled[key]
                     counts["pairs"] += 1
+                    if e[METHOD] == init:
+                        self.open_init[e[SESS]] -= 1
                     ls = lat[e[METHOD]]
                     ls[1] += 1
                     if e[OUTCOME] != 2:  # not cancelled
@@ -303,7 +306,7 @@ class Walk:
                     continue
                 counts["orphans"] += 1
                 twin = _digits_twin(ik)
-                tkey = mix_one(hash(twin), s, req) if twin is not None else None
+                tkey = key_of(twin, s, req) if twin is not None else None
                 if tkey is not None and (live.get(tkey) or cancelled.get(tkey)):
                     found.add("id-type-mismatch", s, q, lines[i],
                               f"response id {ik} but the request id was {twin}")
@@ -368,6 +371,7 @@ class Walk:
         if ik == "null":
             self.first_null.setdefault((s, d), q)
         if name == "initialize":
+            self.open_init[s] = self.open_init.get(s, 0) + 1
             if s not in self.first_init:
                 self.first_init[s] = q
                 got = self.before_init.pop(s, None)
@@ -402,7 +406,7 @@ class Walk:
             self.init_result[s] = (order, version)
 
     def _cancel(self, s: int, d: int, r: Any, q: int, line: int, seen: dict[int, int]) -> None:
-        key = mix_one(hash(r), s, d)
+        key = key_of(r, s, d)
         live, cancelled, found = self.live, self.cancelled, self.found
         q1, q2 = live.get(key), cancelled.get(key)
         if q1 or q2:
@@ -439,11 +443,9 @@ class Walk:
     def settled(self) -> set[int]:
         """The sessions whose version no later frame can change: named by an initialize
         result, with no initialize request still open (an earlier request's answer would
-        win)."""
-        init = self._method_code.get("initialize")
-        open_init = {e[SESS] for dq in (*self.live.values(), *self.cancelled.values())
-                     for e in dq if e[METHOD] == init} if init is not None else set()
-        return {s for s in self.init_result if s not in open_init}
+        win). Counted as the walk goes (a scan of the open requests at every chunk would
+        cost what the file holds open, each time)."""
+        return {s for s in self.init_result if not self.open_init.get(s)}
 
     def versions(self) -> dict[int, str]:
         """The version each session names (as ``session_versions_vec``)."""
