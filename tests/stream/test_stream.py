@@ -110,10 +110,11 @@ def profiles(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return files
 
 
-@pytest.mark.parametrize("chunk", [4096, 1000])
-def test_generated_profiles_give_the_loads_counts(profiles: list[Path], chunk: int) -> None:
+def test_generated_profiles_give_the_loads_counts(profiles: list[Path]) -> None:
+    # chunks of 1000 bytes: a seam every few lines, so every id, session and finding of a
+    # profile crosses some (a larger chunk size sees a subset of these seams)
     for path in profiles:
-        got, diff = differences(path, chunk_bytes=chunk)
+        got, diff = differences(path, chunk_bytes=1000)
         assert not diff, path.name
         assert got["streaming"]["streamed"] and got["streaming"]["chunks"] > 3
         assert got["violations"]["total"] > 0 and got["pairs"] > 0
