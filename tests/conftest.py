@@ -37,9 +37,69 @@ def compile_package() -> None:
     compileall.compile_dir(Path(__file__).resolve().parents[1] / "mcp_notebook", quiet=1)
 
 
+_REWRITE_CONFIG = []  # the controller's config, for the forked children of rewrite_tests
+
+
+def _rewrite_one(fn: str) -> None:
+    """pytest's own step for a test module it imports (``AssertionRewritingHook.exec_module``):
+    its rewritten code written to ``__pycache__`` unless a current one is there."""
+    from _pytest.assertion.rewrite import (
+        PYC_TAIL,
+        _read_pyc,
+        _rewrite_test,
+        _write_pyc,
+        assertstate_key,
+        get_cache_dir,
+        try_makedirs,
+    )
+
+    config, path = _REWRITE_CONFIG[0], Path(fn)
+    state = config.stash[assertstate_key]
+    cache = get_cache_dir(path)
+    pyc = cache / (path.name[:-3] + PYC_TAIL)
+    if try_makedirs(cache) and _read_pyc(path, pyc, state.trace) is None:
+        source_hash, co = _rewrite_test(path, config)
+        _write_pyc(state, co, source_hash, pyc)
+
+
+def rewrite_tests(config) -> None:
+    """Write pytest's rewritten test modules once, two processes at a time, before the
+    workers start. Each pytest process imports every test module to collect it, rewriting
+    its asserts (about 9 s of CPU for this suite's ~280 files); pytest keeps the result in
+    ``__pycache__`` only where ``PYTHONDONTWRITEBYTECODE`` is unset, and on a clean clone
+    both workers found nothing there and did it all at once, each. What is written is what
+    pytest writes where the variable is unset (it reads a current file either way). This
+    uses pytest's internal steps: if they move in a later pytest, the suite warns and each
+    worker rewrites for itself, as before."""
+    import warnings
+
+    if config.getoption("assertmode") != "rewrite":
+        return
+    tests = Path(__file__).resolve().parent
+    files = sorted(str(p) for p in tests.rglob("*.py")
+                   if (p.name.startswith("test_") or p.name == "conftest.py")
+                   and "fixtures" not in p.relative_to(tests).parts)
+    _REWRITE_CONFIG[:] = [config]
+    try:
+        if hasattr(os, "fork") and sys.platform != "darwin":
+            import multiprocessing
+
+            with multiprocessing.get_context("fork").Pool(2) as pool:
+                pool.map(_rewrite_one, files, chunksize=8)
+        else:
+            for fn in files:
+                _rewrite_one(fn)
+    except Exception as exc:  # noqa: BLE001  (a cache warm-up: the workers rewrite anyway)
+        warnings.warn(f"the test modules were not rewritten ahead: {exc!r}", stacklevel=1)
+    finally:
+        _REWRITE_CONFIG.clear()
+
+
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # the controller (or the one process): once
         compile_package()
+        if getattr(config.option, "numprocesses", None):  # xdist workers to come
+            rewrite_tests(config)
     # pytest-xdist declares it too; declared here, the suite's --strict-markers accepts the
     # groups below wherever they are made
     config.addinivalue_line("markers", "xdist_group(name): tests that share one xdist worker")
@@ -146,10 +206,6 @@ def browser():
 #: what the tests of the installed package need in its venv besides the wheel: a kernel and
 #: a runner for the notebooks
 WHEEL_TEST_TOOLS = ("nbclient", "ipykernel")
-#: what the processes of the fresh venv are started without: nothing of the checkout on the
-#: path, and bytecode written on first import (``fresh_venv``)
-WHEEL_ENV_DROP = frozenset({"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONSTARTUP",
-                            "PYTHONDONTWRITEBYTECODE"})
 
 
 @pytest.fixture(scope="session")

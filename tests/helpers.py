@@ -139,6 +139,12 @@ def once_per_session(tmp_path_factory, key: str, make, dump, load):
 
 
 #: folders of a checkout that a clean clone does not hold
+#: what the processes of the fresh venv are started without: nothing of the checkout on the
+#: path, and bytecode written on first import (tests/conftest.py ``fresh_venv``)
+WHEEL_ENV_DROP = frozenset({"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONSTARTUP",
+                            "PYTHONDONTWRITEBYTECODE"})
+
+
 NOT_SOURCE = frozenset({".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache",
                         ".cache", ".mypy_cache", ".ruff_cache", ".hypothesis", "node_modules"})
 

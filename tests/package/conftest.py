@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import WHEEL_ENV_DROP
+
+from helpers import WHEEL_ENV_DROP
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -26,9 +26,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import WHEEL_ENV_DROP
 
-from helpers import project_files, run_or_fail
+from helpers import WHEEL_ENV_DROP, project_files, run_or_fail
 
 from .conftest import (
     DATA,
