@@ -34,6 +34,7 @@ from typing import Any
 
 import msgspec
 
+from ._docspans import Doc, DocRecords, time_order
 from ._jsondoc import compact, is_null, salvage, text_of
 from ._time import read_time
 from .base import Record, in_time_order, open_bytes
@@ -100,11 +101,10 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
     except (msgspec.DecodeError, RecursionError):
         usual = None  # something unusual in some entry: each entry on its own
     if usual is not None:
-        name = path.name
-        for i, u in enumerate(usual):
-            out.extend(_usual(u, sess, f"{name}#entry{i}"))
+        del data
+        doc = _doc(usual, sess, path.name)
         del usual
-        return iter(in_time_order(out))
+        return DocRecords(doc.blocks(time_order(doc.times())))
     try:
         items: list[Any] = list(enumerate(_decode(data)))
     except (msgspec.DecodeError, RecursionError) as exc:
@@ -115,17 +115,40 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
     return iter(in_time_order(out) + tail)
 
 
-def _usual(e: _Usual, sess: str, src: str) -> Iterator[Record]:
-    """The records of one entry of the whole-array decoding: those of :func:`_entry`."""
-    ts, problem = read_time(e.timestamp, numbers=False)
-    origin, kind = e.origin, e.direction
-    direction = _FLOW.get(origin) if isinstance(origin, str) else None
-    extra: dict[str, Any] = {"entry_kind": kind} if isinstance(kind, str) and kind else {}
-    if problem:
-        extra["ts_error"] = problem
-    d = e.duration
-    duration = float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
-    yield from _records(e, ts, direction, extra, duration, sess, src)
+def _doc(usual: list[_Usual], sess: str, name: str) -> Doc:
+    """The records of the whole-array decoding (those of :func:`_entry`), the messages as
+    their compact texts in one buffer."""
+    doc = Doc(name)
+    fmt = msgspec.json.format
+    for i, e in enumerate(usual):
+        src = f"{name}#entry{i}"
+        ts, problem = read_time(e.timestamp, numbers=False)
+        origin, kind = e.origin, e.direction
+        direction = _FLOW.get(origin) if isinstance(origin, str) else None
+        extra: dict[str, Any] = {"entry_kind": kind} if isinstance(kind, str) and kind else {}
+        if problem:
+            extra["ts_error"] = problem
+        d = e.duration
+        duration = float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) \
+            else None
+        if is_null(e.message):
+            doc.record(Record(raw="", ts=ts, direction=direction, session=sess, source=src,
+                              kind="invalid", reason="an export entry with no message",
+                              extra=extra))
+        else:
+            doc.text(fmt(e.message, indent=-1), ts, direction, sess, "stdio", src, extra)
+        if not is_null(e.response):
+            rts = ts + duration / 1000 if ts is not None and duration is not None else None
+            doc.text(fmt(e.response, indent=-1), rts, _BACK[direction], sess, "stdio",
+                     f"{src}/response", {"duration_ms": duration} if duration is not None
+                     else {})
+        if not is_null(e.clientError):
+            text = text_of(e.clientError) or compact(e.clientError)
+            doc.record(Record(raw=text, ts=ts, session=sess, stream="log",
+                              source=f"{src}/error", kind="log",
+                              extra={"client_error": True}))
+    return doc
+
 
 def _entry(i: int, item: Any, sess: str, src: str) -> Iterator[Record]:
     try:

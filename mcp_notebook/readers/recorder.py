@@ -26,7 +26,9 @@ from typing import Any
 
 import msgspec
 
+from ._docspans import Doc, DocRecords
 from ._jsondoc import compact, is_null, salvage, text_of
+from ._spans import Spans
 from .base import Record, open_bytes
 
 __all__ = ["name", "description", "sniff", "read"]
@@ -96,7 +98,10 @@ def _value(raw: msgspec.Raw) -> Any:
 
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
     """Yield the frames of a cassette, in recording order."""
-    sess = session or path.name
+    return DocRecords(_blocks(path, session or path.name))
+
+
+def _blocks(path: Path, sess: str) -> Iterator[Record | Spans]:
     with open_bytes(path) as f:
         data = f.read()
     try:
@@ -105,17 +110,23 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
         usual = None  # something unusual somewhere: each interaction on its own
     if usual is not None:
         del data
-        yield from _usual(usual, sess, path.name)
-        return
+        yield from _doc(usual, sess, path.name).blocks()
+    else:
+        yield from _general(data, sess, path.name)
+
+
+def _general(data: bytes, sess: str, name: str) -> Iterator[Record]:
+    """The records of a cassette the whole-file decoding refused, interaction by
+    interaction."""
     tail: list[Record] = []
     try:
         items: list[tuple[int, Any]] = list(enumerate(_decode(data).interactions))
     except (msgspec.DecodeError, RecursionError) as exc:
         items = salvage(data, ("interactions",), what="an mcp-recorder cassette",
-                        unit="interaction", name=path.name, sess=sess, exc=exc, tail=tail,
+                        unit="interaction", name=name, sess=sess, exc=exc, tail=tail,
                         need_object=False)
     for i, item in items:
-        src = f"{path.name}#interaction{i}"
+        src = f"{name}#interaction{i}"
         try:
             it = _decode_one(item)
         except (msgspec.DecodeError, RecursionError) as exc:
@@ -137,8 +148,12 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
 
 
 
-def _usual(interactions: list[_UsualInteraction], sess: str, name: str) -> Iterator[Record]:
-    """The records of the whole-file decoding: those of the per-interaction path."""
+def _doc(interactions: list[_UsualInteraction], sess: str, name: str) -> Doc:
+    """The records of the whole-file decoding (those of the per-interaction path), the
+    messages as their compact texts in one buffer."""
+    doc = Doc(name)
+    fmt = msgspec.json.format
+    add = doc.text
     for i, it in enumerate(interactions):
         src = f"{name}#interaction{i}"
         extra: dict[str, Any] = {}
@@ -148,10 +163,20 @@ def _usual(interactions: list[_UsualInteraction], sess: str, name: str) -> Itera
             extra["latency_ms"] = it.latency_ms
         if it.response_is_sse is not None:
             extra["sse"] = it.response_is_sse
-        kind = it.type if isinstance(it.type, str) else None
-        method = it.http_method if isinstance(it.http_method, str) else None
-        where = it.http_path if isinstance(it.http_path, str) else None
-        yield from _records(it, extra, kind, method, where, sess, src)
+        if is_null(it.request):
+            kind = it.type if isinstance(it.type, str) else None
+            method = it.http_method if isinstance(it.http_method, str) else None
+            where = it.http_path if isinstance(it.http_path, str) else None
+            doc.record(Record(raw=f"{method or '?'} {where or ''} -> "
+                              f"{extra.get('status', '?')}".strip(), session=sess,
+                              stream="http", source=src, kind="log",
+                              extra={**extra, "interaction": kind}))
+            continue
+        add(fmt(it.request, indent=-1), None, "c2s", sess, "http", src, extra)
+        if not is_null(it.response):
+            add(fmt(it.response, indent=-1), None, "s2c", sess,
+                "sse" if extra.get("sse") else "http", f"{src}/response", extra)
+    return doc
 
 
 def _records(it: Any, extra: dict[str, Any], kind: str | None, method: str | None,
