@@ -266,11 +266,13 @@ class _Builder:
         if sp.settle is not None:
             ctx.session = rows.sessions.codes(self._settle_spans(sp, line0, r0))
         elif sp.session_of is not None:
-            ctx.session = rows.sessions.codes(list(sp.sessions))[sp.session_of]
+            ctx.session = _codes_in_order(rows.sessions, sp.sessions, sp.session_of)
         else:
             ctx.session[:] = rows.sessions.codes([sp.session])[0]
-        codes = rows.streams.codes(list(sp.streams))
-        ctx.stream[:] = codes[0] if sp.stream is None else codes[sp.stream]
+        if sp.stream is None:
+            ctx.stream[:] = rows.streams.codes([sp.streams[0]])[0]
+        else:
+            ctx.stream = _codes_in_order(rows.streams, sp.streams, sp.stream)
         ctx.direction = sp.direction
         ctx.size = ends - starts
         rows.blank += sp.blank
@@ -287,7 +289,9 @@ class _Builder:
                                                                  - r0), True))
         rows.flush(ctx)
         if sp.labels is not None and (self.kept is None or self.kept is sp.buf) \
-                and not self.spans:  # a document's texts: kept as its buffer's bytes
+                and not self.spans and self._kept_large(sp.buf):
+            # a large document's texts: kept as its buffer's bytes, as a large NDJSON
+            # file's stay in the file
             self.kept = sp.buf
             self.raw.extend([None] * n)
             self.kept_spans.append((line0, starts, ends - starts))
@@ -339,6 +343,12 @@ class _Builder:
                 for r in range(a, b):
                     extra[base + r] = more
         return out
+
+    @staticmethod
+    def _kept_large(buf: bytes) -> bool:
+        from . import LAZY_TEXT_MIN_BYTES
+
+        return len(buf) >= LAZY_TEXT_MIN_BYTES
 
     def _on_disk(self, sp: Spans) -> bool:
         """Whether the texts of ``sp`` stay in its file (read by offset when asked), as the
@@ -523,6 +533,18 @@ class _Builder:
                 label = ListSource(np.fromiter(self.source, dtype=object,
                                                count=len(self.source))[line])
         return text, label
+
+
+def _codes_in_order(codes: Any, values: tuple[str, ...], of: np.ndarray) -> np.ndarray:
+    """The codes of ``values[of[k]]`` for every ``k``, the values new to ``codes`` given
+    theirs in the order they first appear in ``of`` (as record by record)."""
+    if not len(of):
+        return np.zeros(0, dtype=np.int32)
+    used, first = np.unique(of, return_index=True)
+    used = used[np.argsort(first)]
+    table = np.full(len(values), -1, dtype=np.int32)
+    table[used] = codes.codes([values[k] for k in used.tolist()])
+    return table[of]
 
 
 def _size(rec: Record) -> int:

@@ -22,7 +22,7 @@ import numpy as np
 from ._spans import Spans
 from .base import Record
 
-__all__ = ["Doc", "DocRecords", "time_order", "stamp_order"]
+__all__ = ["Doc", "Columns", "DocRecords", "time_order", "stamp_order"]
 
 _DIR = {"c2s": 0, "s2c": 1, None: -1}
 #: the longest run of usual records given as one :class:`Spans`
@@ -76,57 +76,82 @@ class Doc:
         lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
         buf = b"".join(texts)
         self.texts = texts = []
-        ends_f = np.cumsum(lengths)
-        starts_f = ends_f - lengths
+        ends = np.cumsum(lengths)
         if others:
             slots = [k for k, m in enumerate(meta) if m is not None]
             got = [meta[k] for k in slots]
         else:
             slots, got = None, meta
+        self.meta = []
         cols = list(zip(*got, strict=True)) if got else [(), (), (), (), (), ()]
         ts_u, dir_u, sess_u, stream_u, labels_u, extras_u = cols
         del cols, got
+        m = len(ts_u)
+        at = np.full(n, -1, dtype=np.int64)  # slot -> its place among the usual ones
+        at[slice(None) if slots is None else slots] = np.arange(m)
         sessions: dict[str, int] = {}
         streams: dict[str, int] = {}
-        m = len(ts_u)
-        usual = np.zeros(n, dtype=bool)
-        at = np.full(n, -1, dtype=np.int64)  # slot -> its place among the usual ones
-        if slots is None:
-            usual[:] = True
-            at[:] = np.arange(n)
-        else:
-            usual[slots] = True
-            at[slots] = np.arange(m)
-        ts = np.array(ts_u, dtype=np.float64) if m else np.zeros(0)
-        direction = np.fromiter((_DIR[d] for d in dir_u), dtype=np.int8, count=m)
-        session = np.fromiter((sessions.setdefault(s, len(sessions)) for s in sess_u),
-                              dtype=np.int64, count=m)
-        stream = np.fromiter((streams.setdefault(s, len(streams)) for s in stream_u),
-                             dtype=np.int64, count=m)
-        names, labels = tuple(sessions), list(labels_u)
+        cols_u = Columns(
+            buf, (ends - lengths)[at >= 0], ends[at >= 0],
+            np.array(ts_u, dtype=np.float64) if m else np.zeros(0),
+            np.fromiter((_DIR[d] for d in dir_u), dtype=np.int8, count=m),
+            np.fromiter((sessions.setdefault(s, len(sessions)) for s in sess_u),
+                        dtype=np.int64, count=m), (),
+            np.fromiter((streams.setdefault(s, len(streams)) for s in stream_u),
+                        dtype=np.int64, count=m), (),
+            list(labels_u), {j: e for j, e in enumerate(extras_u) if e})
+        cols_u.sessions, cols_u.streams = tuple(sessions), tuple(streams)
+        return cols_u.blocks(self.name, at, others, order)
+
+
+class Columns:
+    """The usual records of a document as columns: record ``j``'s text is
+    ``buf[starts[j]:ends[j]]``, its session ``sessions[session_of[j]]``, its stream
+    ``streams[stream_of[j]]``, its direction a code (0 c2s, 1 s2c, -1 none), its time NaN
+    where it has none, ``extras`` the ``extra`` of those that have one."""
+
+    def __init__(self, buf: bytes, starts: np.ndarray, ends: np.ndarray, ts: np.ndarray,
+                 direction: np.ndarray, session_of: np.ndarray, sessions: tuple[str, ...],
+                 stream_of: np.ndarray, streams: tuple[str, ...], labels: list[str],
+                 extras: dict[int, dict[str, Any]]) -> None:
+        self.buf, self.starts, self.ends, self.ts = buf, starts, ends, ts
+        self.direction, self.session_of, self.sessions = direction, session_of, sessions
+        self.stream_of, self.streams, self.labels, self.extras = stream_of, streams, labels, \
+            extras
+
+    def blocks(self, name: str, at: np.ndarray | None = None,
+               others: dict[int, Record] | None = None,
+               order: np.ndarray | None = None) -> Iterator[Record | Spans]:
+        """The records of the slots in ``order`` (None: all, in order): slot ``k`` is usual
+        record ``at[k]``, or, where that is -1, ``others[k]`` (``at`` None: every slot is
+        the usual record of its number). Runs of usual records are :class:`Spans`."""
+        n = len(self.starts) if at is None else len(at)
         if order is None:
             order = np.arange(n, dtype=np.int64)
-        use = usual[order]
+        u_all = order if at is None else at[order]
+        use = u_all >= 0
         edges = np.flatnonzero(np.diff(np.concatenate(([False], use, [False])).astype(
             np.int8)))
+        extras, labels, names = self.extras, self.labels, self.sessions
         done = 0
         for a, b in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True):
             for k in range(done, a):
-                yield others[int(order[k])]
+                yield others[int(order[k])]  # type: ignore[index]
             for c in range(a, b, RUN):
                 d = min(b, c + RUN)
-                slot = order[c:d]
-                u = at[slot]
+                u = u_all[c:d]
                 ul = u.tolist()
-                ex = {i: e for i, j in enumerate(ul) if (e := extras_u[j])}
-                yield Spans(buf, starts_f[slot], ends_f[slot], np.zeros(d - c, dtype=np.int64),
-                            ts[u], direction[u], names[0] if names else "", self.name,
-                            False, None, None, streams=tuple(streams), stream=stream[u],
-                            extras=ex or None, sessions=names, session_of=session[u],
+                ex = {i: e for i, j in enumerate(ul) if (e := extras.get(j))} if extras \
+                    else None
+                yield Spans(self.buf, self.starts[u], self.ends[u],
+                            np.zeros(d - c, dtype=np.int64), self.ts[u], self.direction[u],
+                            names[0] if names else "", name, False, None, None,
+                            streams=self.streams or ("http",), stream=self.stream_of[u],
+                            extras=ex or None, sessions=names, session_of=self.session_of[u],
                             labels=[labels[j] for j in ul])
             done = b
         for k in range(done, n):
-            yield others[int(order[k])]
+            yield others[int(order[k])]  # type: ignore[index]
 
 
 class DocRecords:

@@ -33,10 +33,11 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import numpy as np
 
-from ._docspans import Doc, DocRecords, time_order
+from ._docspans import Columns, Doc, DocRecords, time_order
 from ._jsondoc import compact, is_null, salvage, text_of
-from ._time import read_time
+from ._time import read_time, read_times
 from .base import Record, in_time_order, open_bytes
 
 __all__ = ["name", "description", "sniff", "read"]
@@ -96,12 +97,16 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
         data = f.read()
     out: list[Record] = []
     tail: list[Record] = []  # what is said of the file as a whole, after its frames
-    try:
-        usual = _decode_usual(data)
+    try:  # compacted first, as a whole: the messages' compact texts are then slices of it
+        usual = _decode_usual(msgspec.json.format(data, indent=-1))
     except (msgspec.DecodeError, RecursionError):
         usual = None  # something unusual in some entry: each entry on its own
     if usual is not None:
         del data
+        cols = _columns(usual, sess, path.name)
+        if cols is not None:
+            del usual
+            return DocRecords(cols.blocks(path.name, order=time_order(cols.ts)))
         doc = _doc(usual, sess, path.name)
         del usual
         return DocRecords(doc.blocks(time_order(doc.times())))
@@ -113,6 +118,87 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
     for i, item in items:
         out.extend(_entry(i, item, sess, f"{path.name}#entry{i}"))
     return iter(in_time_order(out) + tail)
+
+
+def _columns(usual: list[_Usual], sess: str, name: str) -> Columns | None:
+    """The records of an export whose every entry has a message and no client error (those
+    of :func:`_doc`), made a column at a time from the compacted export (the messages and
+    responses joined in one buffer, the usual time stamps read together). None for any
+    other export."""
+    n = len(usual)
+    if not n:
+        return None
+    message, response, stamp, duration, origin, kind, error = zip(*[
+        (e.message, e.response, e.timestamp, e.duration, e.origin, e.direction, e.clientError)
+        for e in usual], strict=True)
+    # compacted: a value is its own bytes, so only a 4-byte one may be ``null``
+    if not _nulls(error).all() or _nulls(message).any():
+        return None
+    answered = ~_nulls(response)
+    entry = np.repeat(np.arange(n), 1 + answered)  # each record's entry
+    first = np.concatenate(([True], entry[1:] != entry[:-1]))
+    slots = np.flatnonzero(first)
+    # the messages and responses in record order
+    ordered: list[msgspec.Raw] = [None] * len(entry)  # type: ignore[list-item]
+    for k, r in zip(slots.tolist(), message, strict=True):
+        ordered[k] = r
+    for k, r in zip((slots[answered] + 1).tolist(), (r for r, a in zip(
+            response, answered.tolist(), strict=True) if a), strict=True):
+        ordered[k] = r
+    del message, response, error
+    lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=len(ordered))
+    buf = b"".join(ordered)
+    del ordered
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    stamps, problems = read_times(list(stamp), numbers=False)
+    durations = np.array([float(d) if isinstance(d, (int, float)) and not isinstance(d, bool)
+                          else np.nan for d in duration], dtype=np.float64)
+    flow = np.array([_CODE.get(o, -1) if isinstance(o, str) else -1 for o in origin],
+                    dtype=np.int8)
+    ts = stamps[entry]
+    ts[~first] = (stamps + durations / 1000)[entry[~first]]
+    direction = flow[entry]
+    direction[~first] = _BACK_CODE[flow[entry[~first]] + 1]
+    extras: dict[int, dict[str, Any]] = {}
+    kinds: dict[str, dict[str, Any]] = {}
+    for i, (k, what) in enumerate(zip(slots.tolist(), kind, strict=True)):
+        problem = problems.get(i)
+        if isinstance(what, str) and what:
+            if problem:
+                extras[k] = {"entry_kind": what, "ts_error": problem}
+            else:
+                extra = kinds.get(what)
+                if extra is None:
+                    extra = kinds[what] = {"entry_kind": what}
+                extras[k] = extra
+        elif problem:
+            extras[k] = {"ts_error": problem}
+    for k, d in zip((slots[answered] + 1).tolist(), durations[answered].tolist(), strict=True):
+        if d == d:
+            extras[k] = {"duration_ms": d}
+    labels: list[str] = []
+    add = labels.append
+    for i, a in enumerate(answered.tolist()):
+        add(f"{name}#entry{i}")
+        if a:
+            add(f"{name}#entry{i}/response")
+    m = len(entry)
+    return Columns(buf, starts, ends, ts, direction, np.zeros(m, dtype=np.int64), (sess,),
+                   np.zeros(m, dtype=np.int64), ("stdio",), labels, extras)
+
+
+def _nulls(raws: tuple[msgspec.Raw, ...]) -> np.ndarray:
+    """Which of the raw values of a compacted document are absent or ``null``."""
+    lengths = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+    out = lengths == 0
+    for k in np.flatnonzero(lengths == 4).tolist():
+        out[k] = is_null(raws[k])
+    return out
+
+
+_CODE = {"client": 0, "server": 1}
+_BACK_CODE = np.array([-1, 1, 0], dtype=np.int8)  # by code + 1: none, c2s -> s2c, s2c -> c2s
 
 
 def _doc(usual: list[_Usual], sess: str, name: str) -> Doc:

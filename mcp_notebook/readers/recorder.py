@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import numpy as np
 
-from ._docspans import Doc, DocRecords
+from ._docspans import Columns, Doc, DocRecords
 from ._jsondoc import compact, is_null, salvage, text_of
 from ._spans import Spans
 from .base import Record, open_bytes
@@ -104,13 +105,16 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
 def _blocks(path: Path, sess: str) -> Iterator[Record | Spans]:
     with open_bytes(path) as f:
         data = f.read()
-    try:
-        usual = _decode_usual(data).interactions
+    try:  # compacted first, as a whole: the messages' compact texts are then slices of it
+        usual = _decode_usual(msgspec.json.format(data, indent=-1)).interactions
     except (msgspec.DecodeError, RecursionError):
         usual = None  # something unusual somewhere: each interaction on its own
     if usual is not None:
         del data
-        yield from _doc(usual, sess, path.name).blocks()
+        if all(not is_null(it.request) for it in usual):
+            yield from _columns(usual, sess, path.name).blocks(path.name)
+        else:
+            yield from _doc(usual, sess, path.name).blocks()
     else:
         yield from _general(data, sess, path.name)
 
@@ -146,6 +150,49 @@ def _general(data: bytes, sess: str, name: str) -> Iterator[Record]:
                             text_of(it.http_path), sess, src)
     yield from tail
 
+
+
+def _columns(interactions: list[_UsualInteraction], sess: str, name: str) -> Columns:
+    """The records of a cassette whose every interaction has a request (those of
+    :func:`_doc`), made a column at a time: the compacted messages joined in one buffer."""
+    n = len(interactions)
+    answered = [not is_null(it.response) for it in interactions]
+    ordered: list[msgspec.Raw] = []
+    labels: list[str] = []
+    extras: dict[int, dict[str, Any]] = {}
+    stream: list[int] = []
+    add, label, streams = ordered.append, labels.append, stream.append
+    for i, (it, a) in enumerate(zip(interactions, answered, strict=True)):
+        extra: dict[str, Any] = {}
+        if it.response_status is not None:
+            extra["status"] = it.response_status
+        if it.latency_ms is not None:
+            extra["latency_ms"] = it.latency_ms
+        if it.response_is_sse is not None:
+            extra["sse"] = it.response_is_sse
+        src = f"{name}#interaction{i}"
+        if extra:
+            extras[len(ordered)] = extra
+        add(it.request)
+        label(src)
+        streams(0)
+        if a:
+            if extra:
+                extras[len(ordered)] = extra
+            add(it.response)
+            label(f"{src}/response")
+            streams(1 if extra.get("sse") else 0)
+    m = len(ordered)
+    lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=m)
+    buf = b"".join(ordered)
+    del ordered
+    ends = np.cumsum(lengths)
+    direction = np.ones(m, dtype=np.int8)
+    direction[np.concatenate(([0], np.cumsum(np.add(answered, 1))[:-1])).astype(np.int64)
+              if n else np.zeros(0, np.int64)] = 0
+    return Columns(buf, ends - lengths, ends, np.full(m, np.nan), direction,
+                   np.zeros(m, dtype=np.int64), (sess,), np.asarray(stream, dtype=np.int64),
+                   ("http", "sse"), labels, extras)
 
 
 def _doc(interactions: list[_UsualInteraction], sess: str, name: str) -> Doc:
