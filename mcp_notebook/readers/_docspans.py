@@ -30,78 +30,78 @@ RUN = 1 << 16
 
 
 class Doc:
-    """The records of one document, in file order (see the module's text)."""
+    """The records of one document, in file order (see the module's text): the texts of
+    the usual ones written into one buffer as they come, their context in lists."""
 
     def __init__(self, name: str) -> None:
         self.name = name
-        #: each slot's text (bytes or a memoryview of them; None: a record kept whole)
-        self.texts: list[Any] = []
-        #: each slot's ``(ts, direction, session, stream, label, extra)`` (None: kept whole)
-        self.meta: list[tuple[float | None, str | None, str, str, str, dict[str, Any]]
-                        | None] = []
-        self.others: dict[int, Record] = {}
+        self.buf = bytearray()
+        self.ends: list[int] = []  # where each slot's text ends in ``buf``
+        self.ts: list[float | None] = []
+        self.direction: list[int] = []
+        self.session: list[int] = []
+        self.stream: list[int] = []
+        self.labels: list[str] = []
+        self.extras: dict[int, dict[str, Any]] = {}
+        self.others: dict[int, Record] = {}  # the slots of records kept whole
+        self._sessions: dict[str, int] = {}
+        self._streams: dict[str, int] = {}
 
     def __len__(self) -> int:
-        return len(self.texts)
+        return len(self.ends)
 
     def text(self, data: Any, ts: float | None, direction: str | None, session: str,
              stream: str, label: str, extra: dict[str, Any]) -> None:
         """A usual record whose text is ``data`` (UTF-8 bytes or a view of them, not
         empty)."""
-        self.texts.append(data)
-        self.meta.append((ts, direction, session, stream, label, extra))
+        k = len(self.ends)
+        buf = self.buf
+        buf += data
+        self.ends.append(len(buf))
+        self.ts.append(ts)
+        self.direction.append(_DIR[direction])
+        code = self._sessions.get(session)
+        if code is None:
+            code = self._sessions[session] = len(self._sessions)
+        self.session.append(code)
+        code = self._streams.get(stream)
+        if code is None:
+            code = self._streams[stream] = len(self._streams)
+        self.stream.append(code)
+        self.labels.append(label)
+        if extra:
+            self.extras[k] = extra
 
     def record(self, rec: Record) -> None:
         """Any other record, kept whole."""
-        self.others[len(self.texts)] = rec
-        self.texts.append(None)
-        self.meta.append(None)
+        self.others[len(self.ends)] = rec
+        self.ends.append(len(self.buf))
+        self.ts.append(rec.ts)
+        self.direction.append(-1)
+        self.session.append(0)
+        self.stream.append(0)
+        self.labels.append("")
 
     def times(self) -> np.ndarray:
         """The time of every slot (NaN: none)."""
-        others = self.others
-        ts = [m[0] if m is not None else others[k].ts for k, m in enumerate(self.meta)] \
-            if others else [m[0] for m in self.meta]  # type: ignore[index]
-        return np.array(ts, dtype=np.float64) if ts else np.zeros(0)
+        return np.array(self.ts, dtype=np.float64) if self.ts else np.zeros(0)
 
     def blocks(self, order: np.ndarray | None = None) -> Iterator[Record | Spans]:
         """The records in ``order`` (slot numbers; None: file order): runs of usual ones as
-        :class:`Spans` of one buffer, the others as records. The buffer is made here,
-        once; the texts are let go."""
-        texts, meta, others = self.texts, self.meta, self.others
-        n = len(texts)
-        if others:
-            for k in others:
-                texts[k] = b""
-        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
-        buf = b"".join(texts)
-        self.texts = texts = []
-        ends = np.cumsum(lengths)
-        if others:
-            slots = [k for k, m in enumerate(meta) if m is not None]
-            got = [meta[k] for k in slots]
-        else:
-            slots, got = None, meta
-        self.meta = []
-        cols = list(zip(*got, strict=True)) if got else [(), (), (), (), (), ()]
-        ts_u, dir_u, sess_u, stream_u, labels_u, extras_u = cols
-        del cols, got
-        m = len(ts_u)
-        at = np.full(n, -1, dtype=np.int64)  # slot -> its place among the usual ones
-        at[slice(None) if slots is None else slots] = np.arange(m)
-        sessions: dict[str, int] = {}
-        streams: dict[str, int] = {}
-        cols_u = Columns(
-            buf, (ends - lengths)[at >= 0], ends[at >= 0],
-            np.array(ts_u, dtype=np.float64) if m else np.zeros(0),
-            np.fromiter((_DIR[d] for d in dir_u), dtype=np.int8, count=m),
-            np.fromiter((sessions.setdefault(s, len(sessions)) for s in sess_u),
-                        dtype=np.int64, count=m), (),
-            np.fromiter((streams.setdefault(s, len(streams)) for s in stream_u),
-                        dtype=np.int64, count=m), (),
-            list(labels_u), {j: e for j, e in enumerate(extras_u) if e})
-        cols_u.sessions, cols_u.streams = tuple(sessions), tuple(streams)
-        return cols_u.blocks(self.name, at, others, order)
+        :class:`Spans` of the one buffer, the others as records."""
+        n = len(self.ends)
+        ends = np.array(self.ends, dtype=np.int64)
+        starts = np.concatenate((np.zeros(1, dtype=np.int64), ends[:-1])) if n else ends
+        at = np.arange(n, dtype=np.int64)
+        if self.others:
+            at[list(self.others)] = -1
+        cols = Columns(self.buf, starts, ends, self.times(),  # type: ignore[arg-type]
+                       np.array(self.direction, dtype=np.int8),
+                       np.array(self.session, dtype=np.int64), tuple(self._sessions),
+                       np.array(self.stream, dtype=np.int64), tuple(self._streams),
+                       self.labels, self.extras)
+        self.ends, self.ts, self.direction, self.session, self.stream = [], [], [], [], []
+        return cols.blocks(self.name, at, self.others, order)
 
 
 class Columns:

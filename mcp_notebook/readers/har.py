@@ -211,7 +211,10 @@ class _Reader:
         """The records of :meth:`run`, the usual ones of a typed decoding as spans of one
         buffer of their texts (in the order the table would arrange them)."""
         entries, problem = self.load()
-        if entries is None or not self.typed:
+        if entries is None or not self.typed or any(
+                e.sse and (e.method != "POST" or e.sse_events is not None) for e in entries):
+            # events that may have no time (a GET stream's, a stamped stream's): their
+            # place is decided from what they are, by the arrange step of the records
             yield from self.run(entries, problem)
             return
         endpoints = {_endpoint(e.url) for e in entries
@@ -232,7 +235,7 @@ class _Reader:
                              rec.extra)
                 else:
                     doc.record(rec)
-            e.reply = None  # an SSE body, once its events are records, is let go
+            e.reply = e.body = None  # the texts, once in the buffer, are let go
         del entries
         if skipped:
             doc.record(checked(self.skipped(skipped)))
