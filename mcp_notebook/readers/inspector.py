@@ -36,9 +36,9 @@ import msgspec
 import numpy as np
 
 from ._docspans import Columns, Doc, DocRecords, time_order
-from ._jsondoc import compact, is_null, salvage, text_of
+from ._jsondoc import compact, compacted, is_null, salvage, text_of
 from ._time import read_time, read_times
-from .base import Record, in_time_order, open_bytes
+from .base import Record, in_time_order
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -93,16 +93,12 @@ _BACK = {"c2s": "s2c", "s2c": "c2s", None: None}
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
     """Yield the frames of an Inspector protocol export, in time order."""
     sess = session or path.name
-    with open_bytes(path) as f:
-        data = f.read()
     out: list[Record] = []
     tail: list[Record] = []  # what is said of the file as a whole, after its frames
-    try:  # compacted first, as a whole: the messages' compact texts are then slices of it
-        usual = _decode_usual(msgspec.json.format(data, indent=-1))
-    except (msgspec.DecodeError, RecursionError):
-        usual = None  # something unusual in some entry: each entry on its own
+    # compacted first, as a whole: the messages' compact texts are then slices of it;
+    # something unusual in some entry: each entry on its own (``data``)
+    usual, data = compacted(path, _decode_usual)
     if usual is not None:
-        del data
         cols = _columns(usual, sess, path.name)
         if cols is not None:
             del usual
@@ -110,6 +106,7 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
         doc = _doc(usual, sess, path.name)
         del usual
         return DocRecords(doc.blocks(time_order(doc.times())))
+    assert data is not None
     try:
         items: list[Any] = list(enumerate(_decode(data)))
     except (msgspec.DecodeError, RecursionError) as exc:

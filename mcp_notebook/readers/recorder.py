@@ -28,9 +28,9 @@ import msgspec
 import numpy as np
 
 from ._docspans import Columns, Doc, DocRecords
-from ._jsondoc import compact, is_null, salvage, text_of
+from ._jsondoc import compact, compacted, is_null, salvage, text_of
 from ._spans import Spans
-from .base import Record, open_bytes
+from .base import Record
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -103,19 +103,18 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
 
 
 def _blocks(path: Path, sess: str) -> Iterator[Record | Spans]:
-    with open_bytes(path) as f:
-        data = f.read()
-    try:  # compacted first, as a whole: the messages' compact texts are then slices of it
-        usual = _decode_usual(msgspec.json.format(data, indent=-1)).interactions
-    except (msgspec.DecodeError, RecursionError):
-        usual = None  # something unusual somewhere: each interaction on its own
-    if usual is not None:
-        del data
+    # compacted first, as a whole: the messages' compact texts are then slices of it;
+    # something unusual somewhere: each interaction on its own (``data``)
+    cassette, data = compacted(path, _decode_usual)
+    if cassette is not None:
+        usual = cassette.interactions
+        del cassette
         if all(not is_null(it.request) for it in usual):
             yield from _columns(usual, sess, path.name).blocks(path.name)
         else:
             yield from _doc(usual, sess, path.name).blocks()
     else:
+        assert data is not None
         yield from _general(data, sess, path.name)
 
 
