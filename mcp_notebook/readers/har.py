@@ -228,8 +228,7 @@ class _Reader:
                 continue
             for rec in self.entry(e):
                 checked(rec)
-                if rec.kind is None and rec.raw and not (rec.ts is None and id(rec) in
-                                                         self.untimed):
+                if rec.kind is None and rec.raw:
                     doc.text(rec.raw.encode("utf-8", "surrogateescape"), rec.ts,
                              rec.direction, rec.session or "", rec.stream, rec.source,
                              rec.extra)
@@ -239,17 +238,9 @@ class _Reader:
         del entries
         if skipped:
             doc.record(checked(self.skipped(skipped)))
-        if self.untimed:  # events placed by what they are: the table arranges the records
-            untimed = self.untimed
-
-            def arrange(records: list[Record], meaning: Any) -> list[Record]:
-                return _in_time_order(records, untimed, meaning)
-
-            for rec in DocRecords(doc.blocks()):
-                rec.arrange = arrange
-                yield rec
-        else:
-            yield from doc.blocks(stamp_order(doc.times()))
+        # only the events of a GET stream or of a stamped stream are left untimed
+        assert not self.untimed
+        yield from doc.blocks(stamp_order(doc.times()))  # in time order, as ``arrange``
         for rec in self.bad:
             yield _unicode_checked(rec)
 
@@ -436,7 +427,6 @@ class _Reader:
             if ts is None and not estimated:
                 self.untimed[id(rec)] = start
             yield rec
-
 
     def doc_events(self, e: _Entry, session: str, src: str, base: dict[str, Any],
                    failed: bool) -> bool:
