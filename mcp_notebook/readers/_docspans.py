@@ -2,14 +2,15 @@
 
 A document reader (HAR, the Inspector's export, a cassette) decides each record's context
 from its entry (time, direction, session, label, HTTP facts) and has the message text as
-bytes (a HAR body encoded once, an export's message compacted by msgspec). A
-:class:`Doc` collects them in file order: a usual record (a message text, no forced
-kind) as a place in one buffer with its context in arrays, any other as its
-:class:`~.base.Record`. :meth:`Doc.blocks` gives them in the order the reader keeps
-(``order``): runs of usual records as :class:`~._spans.Spans`, which the table
-classifies in place with the C scanner (no string, no ``Record``, no encoding per
-message), the others as they are. :meth:`Doc.records` gives the same records as the
-reader's record by record code made them (what every consumer but the table reads).
+bytes (a HAR body encoded once, an export's message as its compacted raw value). A
+:class:`Doc` collects them in file order, record by record: a usual record (a message
+text, no forced kind) as a place in one buffer with its context in lists, any other as
+its :class:`~.base.Record`. A reader that can make the usual records a column at a time
+gives :class:`Columns` instead. Their ``blocks`` give the records in the order the
+reader keeps (``order``): runs of usual records as :class:`~._spans.Spans`, which the
+table classifies in place with the C scanner (no string, no ``Record``, no encoding per
+message), the others as they are. :class:`DocRecords` iterates them as the records the
+reader's record by record code makes (what every consumer but the table reads).
 """
 
 from __future__ import annotations
