@@ -15,8 +15,8 @@ from typing import Any
 import msgspec
 import numpy as np
 
-__all__ = ["TextSource", "ListSource", "FileSource", "LabelSource", "MultiSource",
-           "StaleCaptureError"]
+__all__ = ["TextSource", "ListSource", "BufferSource", "FileSource", "LabelSource",
+           "MultiSource", "StaleCaptureError"]
 
 _READ_GAP = 1 << 16  # rows closer than this in the file are read in one piece
 
@@ -53,6 +53,39 @@ class ListSource(TextSource):
 
     def text(self, row: int) -> str | None:
         return self.values[row]
+
+
+class BufferSource(TextSource):
+    """Texts kept as UTF-8 bytes in one buffer (by offset and length), decoded when asked;
+    the rows of ``overrides`` keep their text as it is. For a document format's messages
+    (a HAR's bodies, an export's compacted messages), which are not the file's bytes."""
+
+    def __init__(self, buf: bytes, offsets: np.ndarray, lengths: np.ndarray,
+                 overrides: dict[int, str] | None = None) -> None:
+        self.buf = buf
+        self.offsets = offsets
+        self.lengths = lengths
+        self.overrides = overrides or {}
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def text(self, row: int) -> str | None:
+        if row in self.overrides:
+            return self.overrides[row]
+        a = int(self.offsets[row])
+        return self.buf[a:a + int(self.lengths[row])].decode("utf-8", "surrogateescape")
+
+    def texts(self, rows: np.ndarray) -> list[str | None]:
+        rows = np.asarray(rows, dtype=np.int64)
+        buf, over = self.buf, self.overrides
+        starts = self.offsets[rows].tolist()
+        ends = (self.offsets[rows] + self.lengths[rows]).tolist()
+        if not over:
+            return [buf[a:b].decode("utf-8", "surrogateescape")
+                    for a, b in zip(starts, ends, strict=True)]
+        return [over[r] if r in over else buf[a:b].decode("utf-8", "surrogateescape")
+                for r, a, b in zip(rows.tolist(), starts, ends, strict=True)]
 
 
 _TAP_DECODE = None

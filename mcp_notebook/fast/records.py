@@ -32,6 +32,7 @@ from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..protocol.envelope import Envelope, classify
 from ..readers._spans import Spans
 from ..readers.base import Record
+from ..textsources import BufferSource
 from .message import decoder, scan
 from .rows import DIR_CODE, KIND_CODE, KINDS, SPARSE, LineContext, Rows
 from .store import Part, Sparse, call_column, list_column
@@ -140,6 +141,10 @@ class _Builder:
         self.spans: list[tuple[int, np.ndarray, np.ndarray]] = []
         self.lazy: str | None = None  # the file whose texts stay on disk ("": none)
         self.labels: list[tuple[int, str, np.ndarray]] = []  # spans' records: name, lines
+        # a document's spans whose texts stay in their buffer: (first record, offsets,
+        # lengths), all of the one buffer ``kept``
+        self.kept_spans: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self.kept: bytes | None = None
         self.n = 0  # records so far
         self.scanned: set[int] = set()  # records whose frames the scanner's rows gave
 
@@ -260,10 +265,14 @@ class _Builder:
         ctx.ts = sp.ts
         if sp.settle is not None:
             ctx.session = rows.sessions.codes(self._settle_spans(sp, line0, r0))
+        elif sp.session_of is not None:
+            ctx.session = _codes_in_order(rows.sessions, sp.sessions, sp.session_of)
         else:
             ctx.session[:] = rows.sessions.codes([sp.session])[0]
-        codes = rows.streams.codes(list(sp.streams))
-        ctx.stream[:] = codes[0] if sp.stream is None else codes[sp.stream]
+        if sp.stream is None:
+            ctx.stream[:] = rows.streams.codes([sp.streams[0]])[0]
+        else:
+            ctx.stream = _codes_in_order(rows.streams, sp.streams, sp.stream)
         ctx.direction = sp.direction
         ctx.size = ends - starts
         rows.blank += sp.blank
@@ -279,13 +288,23 @@ class _Builder:
             rows.sparse["local_time"].update(dict.fromkeys(range(base, base + len(rows.kind)
                                                                  - r0), True))
         rows.flush(ctx)
-        if not self._on_disk(sp):
+        if sp.labels is not None and (self.kept is None or self.kept is sp.buf) \
+                and not self.spans and self._kept_large(sp.buf):
+            # a large document's texts: kept as its buffer's bytes, as a large NDJSON
+            # file's stay in the file
+            self.kept = sp.buf
+            self.raw.extend([None] * n)
+            self.kept_spans.append((line0, starts, ends - starts))
+        elif not self._on_disk(sp):
             self.raw.extend(sp.texts())
         else:
             self.raw.extend([None] * n)
             self.spans.append((line0, starts + sp.offset, ends - starts))
-        self.source.extend([None] * n)
-        self.labels.append((line0, sp.name, sp.lines))
+        if sp.labels is not None:  # a document's: its own labels, in memory
+            self.source.extend(sp.labels)
+        else:
+            self.source.extend([None] * n)
+            self.labels.append((line0, sp.name, sp.lines))
         self.n += n
 
     def _settle_spans(self, sp: Spans, line0: int, r0: int) -> list[str]:
@@ -324,6 +343,12 @@ class _Builder:
                 for r in range(a, b):
                     extra[base + r] = more
         return out
+
+    @staticmethod
+    def _kept_large(buf: bytes) -> bool:
+        from . import LAZY_TEXT_MIN_BYTES
+
+        return len(buf) >= LAZY_TEXT_MIN_BYTES
 
     def _on_disk(self, sp: Spans) -> bool:
         """Whether the texts of ``sp`` stay in its file (read by offset when asked), as the
@@ -480,6 +505,18 @@ class _Builder:
             text = FileSource(self.lazy or "", np.where(rows_off < 0, 0, rows_off), rows_len,
                               overrides=dict(zip(kept.tolist(), raw[kept].tolist(),
                                                  strict=True)))
+        if self.kept_spans and n:
+            off = np.full(self.n, -1, dtype=np.int64)
+            length = np.zeros(self.n, dtype=np.int64)
+            for r0, offsets, lengths in self.kept_spans:
+                off[r0:r0 + len(offsets)] = offsets
+                length[r0:r0 + len(offsets)] = lengths
+            rows_off, rows_len = off[line], length[line]
+            kept = np.flatnonzero(rows_off < 0)
+            assert self.kept is not None
+            text = BufferSource(self.kept, np.where(rows_off < 0, 0, rows_off), rows_len,
+                                overrides=dict(zip(kept.tolist(), raw[kept].tolist(),
+                                                   strict=True)))
         if self.labels and n:
             names = {name for _, name, _ in self.labels}
             lines = np.zeros(self.n, dtype=np.int64)
@@ -496,6 +533,18 @@ class _Builder:
                 label = ListSource(np.fromiter(self.source, dtype=object,
                                                count=len(self.source))[line])
         return text, label
+
+
+def _codes_in_order(codes: Any, values: tuple[str, ...], of: np.ndarray) -> np.ndarray:
+    """The codes of ``values[of[k]]`` for every ``k``, the values new to ``codes`` given
+    theirs in the order they first appear in ``of`` (as record by record)."""
+    if not len(of):
+        return np.zeros(0, dtype=np.int32)
+    used, first = np.unique(of, return_index=True)
+    used = used[np.argsort(first)]
+    table = np.full(len(values), -1, dtype=np.int32)
+    table[used] = codes.codes([values[k] for k in used.tolist()])
+    return table[of]
 
 
 def _size(rec: Record) -> int:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import NamedTuple
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import msgspec
 
-__all__ = ["compact", "is_null", "text_of", "array_items", "salvage", "Item", "CUT"]
+__all__ = ["compact", "compacted", "is_null", "text_of", "array_items", "salvage", "Item",
+           "CUT"]
 
 
 def compact(raw: msgspec.Raw | bytes) -> str:
@@ -19,6 +22,29 @@ def compact(raw: msgspec.Raw | bytes) -> str:
     """
     # msgspec reads the raw value's buffer as it is (no bytes copy first)
     return msgspec.json.format(raw, indent=-1).decode("utf-8", "surrogateescape")
+
+
+def compacted(path: Path, decode: Callable[[bytes], Any]) -> tuple[Any, bytes | None]:
+    """``(decode(the file compacted), None)``: the document made compact as a whole by
+    msgspec (every number and key order kept), so each raw value decoded from it is its
+    own compact text; the file's bytes are let go before the decoding. ``(None, the
+    file's bytes)`` when either refuses the document (read again: the per-item path
+    says what is wrong)."""
+    from .base import open_bytes  # base imports no helper of this module: no cycle
+
+    with open_bytes(path) as f:
+        data = f.read()
+    try:
+        flat = msgspec.json.format(data, indent=-1)
+    except (msgspec.DecodeError, RecursionError):
+        return None, data
+    del data
+    try:
+        return decode(flat), None
+    except (msgspec.DecodeError, RecursionError):
+        del flat
+        with open_bytes(path) as f:
+            return None, f.read()
 
 
 #: the first bytes of a value that may be ``null`` (blanks around it included)

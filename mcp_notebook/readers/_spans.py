@@ -28,7 +28,7 @@ from .base import BLANK, Record
 
 __all__ = ["Spans", "lines_of", "stamps", "matches"]
 
-_DIRECTIONS = ("c2s", "s2c")
+_DIRECTIONS = ("c2s", "s2c", None)  # by code: 0, 1, -1
 
 
 @dataclass(slots=True, eq=False)
@@ -37,7 +37,9 @@ class Spans:
 
     Every record is one message of the stdio stream, with a time and a direction, in
     ``session``, labelled ``<name>:<line>``, its text ``buf[starts[k]:ends[k]]`` (never
-    empty). ``offset`` is where ``buf`` starts in the file, or None when the file's bytes
+    empty). A document format (HAR, the Inspector's export, a cassette) gives each
+    record its own label (``labels``) and session (``session_of``), a direction that may
+    be none (-1), and no time (NaN) where it has none. ``offset`` is where ``buf`` starts in the file, or None when the file's bytes
     are not the text (a gzip file): then the text is kept in memory."""
 
     buf: bytes
@@ -71,6 +73,11 @@ class Spans:
     extras: dict[int, dict[str, Any]] | None = None
     #: blank lines among the spans' lines (counted, no record)
     blank: int = 0
+    #: the session of each record: ``sessions[session_of[k]]`` (None: ``session`` for all)
+    sessions: tuple[str, ...] = ()
+    session_of: np.ndarray | None = None
+    #: the source label of each record, for a document format (None: ``<name>:<line>``)
+    labels: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -89,9 +96,13 @@ class Spans:
         ts = float(self.ts[k])
         stream = self.streams[0 if self.stream is None else int(self.stream[k])]
         extra = self.extras.get(k) if self.extras is not None else None
+        session = self.session if self.session_of is None else \
+            self.sessions[int(self.session_of[k])]
+        source = f"{self.name}:{int(self.lines[k])}" if self.labels is None else \
+            self.labels[k]
         rec = Record(raw=self.text(k), ts=None if ts != ts else ts,
-                     direction=_DIRECTIONS[int(self.direction[k])], session=self.session,
-                     stream=stream, source=f"{self.name}:{int(self.lines[k])}",
+                     direction=_DIRECTIONS[int(self.direction[k])], session=session,
+                     stream=stream, source=source,
                      local_time=self.local_time, extra=dict(extra) if extra else {})
         rec.settle = self.record_settle
         return rec

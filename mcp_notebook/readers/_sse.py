@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["SSEEvent", "parse_sse", "parse_sse_lines"]
+__all__ = ["SSEEvent", "parse_sse", "parse_sse_lines", "simple_spans"]
 
 _LINES = re.compile(r"\r\n|\r|\n")
 
@@ -65,6 +65,39 @@ def _simple(body: str) -> list[SSEEvent] | None:
                      else body[at + 5:end], event or None, None, None))
         pos = end + 2
     return events
+
+
+def simple_spans(body: bytes) -> list[tuple[int, int, bytes | None]] | None:
+    """:func:`_simple` of a body's UTF-8 bytes: ``(start, end, event type)`` of each
+    event's data in ``body`` (the type None where the event has no ``event:`` line, as
+    :func:`parse_sse` gives ``event``), or None when the body holds anything else. A
+    type is given as its bytes (the events' types are compared, not kept)."""
+    if not body.startswith((b"data:", b"event:")) or not body.endswith(b"\n\n") \
+            or b"\r" in body:
+        return None
+    out: list[tuple[int, int, bytes | None]] = []
+    add = out.append
+    find, starts = body.find, body.startswith
+    pos, n = 0, len(body)
+    while pos < n:
+        end = find(b"\n\n", pos)
+        if end < 0:
+            return None
+        event = None
+        at = pos
+        if starts(b"event:", pos, end):
+            at = find(b"\n", pos, end) + 1
+            if not at:
+                return None
+            event = body[pos + 7:at - 1] if starts(b"event: ", pos, end) else \
+                body[pos + 6:at - 1]
+            if b":" in event:
+                return None
+        if not starts(b"data:", at, end) or find(b"\n", at, end) >= 0:
+            return None
+        add((at + 6 if starts(b"data: ", at, end) else at + 5, end, event or None))
+        pos = end + 2
+    return out
 
 
 def parse_sse_lines(lines: list[str]) -> list[SSEEvent]:

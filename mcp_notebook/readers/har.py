@@ -54,10 +54,12 @@ from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 
 import msgspec
 
+from ._docspans import Doc, DocRecords, stamp_order
 from ._har_entry import MCP_HEADERS, Entry, UsualEntry, decode_usual
 from ._jsondoc import array_items
 from ._logtext import looks_like_json
-from ._sse import SSEEvent, parse_sse
+from ._spans import Spans
+from ._sse import SSEEvent, parse_sse, simple_spans
 from ._time import read_time
 from .base import UTF8_BOM, Record, open_bytes
 
@@ -140,6 +142,8 @@ class _Reader:
         self.untimed: dict[int, float | None] = {}  # GET-stream event -> its stream's start
         self.bad: list[Record] = []  # entries that cannot be read, one row each
         self.typed = False  # decoded by the typed structs (msgspec: valid Unicode only)
+        #: the usual records of a typed decoding, as places in one buffer (None: records)
+        self.doc: Doc | None = None
 
     def load(self) -> tuple[list[_Entry] | None, str | None]:
         with open_bytes(self.path) as f:
@@ -203,8 +207,55 @@ class _Reader:
                                    source=self.name, kind="log"))
         return self.entries(items), None
 
-    def run(self) -> Iterator[Record]:
+    def blocks(self) -> Iterator[Record | Spans]:
+        """The records of :meth:`run`, the usual ones of a typed decoding as spans of one
+        buffer of their texts (in the order the table would arrange them)."""
         entries, problem = self.load()
+        if entries is None or not self.typed or any(
+                e.sse and (e.method != "POST" or e.sse_events is not None) for e in entries):
+            # events that may have no time (a GET stream's, a stamped stream's): their
+            # place is decided from what they are, by the arrange step of the records
+            yield from self.run(entries, problem)
+            return
+        endpoints = {_endpoint(e.url) for e in entries
+                     if e.method == "POST" and e.body is not None and looks_like_json(e.body)}
+        doc = self.doc = Doc(self.name)
+        checked = _sessions_checked()
+        skipped: list[_Entry] = []
+        for e in entries:
+            if not e.is_mcp(endpoints):
+                skipped.append(e)
+                continue
+            for rec in self.entry(e):
+                checked(rec)
+                if rec.kind is None and rec.raw:
+                    doc.text(rec.raw.encode("utf-8", "surrogateescape"), rec.ts,
+                             rec.direction, rec.session or "", rec.stream, rec.source,
+                             rec.extra)
+                else:
+                    doc.record(rec)
+            e.reply = e.body = None  # the texts, once in the buffer, are let go
+        del entries
+        if skipped:
+            doc.record(checked(self.skipped(skipped)))
+        # only the events of a GET stream or of a stamped stream are left untimed
+        assert not self.untimed
+        yield from doc.blocks(stamp_order(doc.times()))  # in time order, as ``arrange``
+        for rec in self.bad:
+            yield _unicode_checked(rec)
+
+    def skipped(self, skipped: list[_Entry]) -> Record:
+        urls = sorted({f"{e.method} {_endpoint(e.url)}" for e in skipped})
+        return Record(raw=f"{len(skipped)} HAR entries are not MCP traffic and were "
+                      f"left out: {', '.join(urls[:5])}" + (" ..." if len(urls) > 5
+                                                            else ""),
+                      session=self.default, stream="http", source=self.name,
+                      kind="log", extra={"skipped_entries": [e.index for e in skipped]})
+
+    def run(self, entries: list[_Entry] | None = None, problem: str | None = None
+            ) -> Iterator[Record]:
+        if entries is None and problem is None:
+            entries, problem = self.load()
         if entries is None:
             yield Record(raw="", session=self.default, stream="http", source=self.name,
                          kind="invalid", reason=problem)
@@ -221,12 +272,7 @@ class _Reader:
                 skipped.append(e)
         del entries
         if skipped:
-            urls = sorted({f"{e.method} {_endpoint(e.url)}" for e in skipped})
-            out.append(Record(raw=f"{len(skipped)} HAR entries are not MCP traffic and were "
-                              f"left out: {', '.join(urls[:5])}" + (" ..." if len(urls) > 5
-                                                                    else ""),
-                              session=self.default, stream="http", source=self.name,
-                              kind="log", extra={"skipped_entries": [e.index for e in skipped]}))
+            out.append(self.skipped(skipped))
         untimed = self.untimed
 
         def arrange(records: list[Record], meaning: Any) -> list[Record]:
@@ -321,6 +367,10 @@ class _Reader:
     def events(self, e: _Entry, session: str, src: str, base: dict[str, Any],
                failed: bool) -> Iterator[Record]:
         stamped = e.sse_events
+        if self.doc is not None and e.method == "POST" and e.reply and not (
+                isinstance(stamped, list) and all(isinstance(x, dict) for x in stamped)) \
+                and self.doc_events(e, session, src, base, failed):
+            return
         start = e.first_byte if e.first_byte is not None else e.start
         if isinstance(stamped, list) and all(isinstance(x, dict) for x in stamped):
             events = [_from_proxy(i, x) for i, x in enumerate(stamped)]
@@ -377,6 +427,52 @@ class _Reader:
             if ts is None and not estimated:
                 self.untimed[id(rec)] = start
             yield rec
+
+    def doc_events(self, e: _Entry, session: str, src: str, base: dict[str, Any],
+                   failed: bool) -> bool:
+        """The events of a POST's reply stream made only of usual events (as
+        :func:`parse_sse` reads them), straight into the reader's :class:`Doc` as places
+        in the body's bytes: the records :meth:`events` makes, with no event or record
+        object. False (nothing added) for any other body."""
+        body = (e.reply or "").encode("utf-8", "surrogateescape")
+        found = simple_spans(body)
+        if not found or any(t == b"endpoint" for _, _, t in found):
+            return False
+        doc = self.doc
+        assert doc is not None
+        add = doc.text
+        view = memoryview(body)
+        session = _escaped(session)
+        usual = dict(base)
+        usual["ts_estimated"] = True
+        if failed:
+            usual["transport_error"] = e.status
+        typed: dict[bytes, dict[str, Any]] = {}
+        last = len(found) - 1
+        first, end = e.first_byte, e.end
+        for i, (a, b, t) in enumerate(found):
+            if a == b:
+                continue
+            if body[a] not in _OPENS:  # not a JSON object or array: blank only?
+                data = body[a:b].decode("utf-8", "surrogateescape")
+                if data.isspace():
+                    continue  # priming event, keep-alive comment
+            if t is None or t == b"message":
+                extra = usual
+            else:
+                extra = typed.get(t)  # type: ignore[assignment]
+                if extra is None:
+                    kind = t.decode("utf-8", "surrogateescape")
+                    extra = typed[t] = {**base, "sse_event": kind, "ts_estimated": True}
+                    if failed:
+                        extra["transport_error"] = e.status
+            add(view[a:b], end if i == last else first, "s2c", session, "sse",
+                f"{src}/event{i}", extra)
+        return True
+
+
+#: the first bytes of an event's data that cannot be blank
+_OPENS = frozenset(b"{[")
 
 
 def _escaped(text: str) -> str:
@@ -489,5 +585,26 @@ def _from_proxy(index: int, x: dict[str, Any]) -> SSEEvent:
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
     """Yield the records of a HAR file: entries in file order, each carrying the step
     (``arrange``) by which the table puts them in time order once it has classified them
-    (:func:`mcp_notebook.table.settled`)."""
-    return _Reader(path, session).run()
+    (:func:`mcp_notebook.table.settled`); for the table (``blocks()``), a usual HAR's
+    records already in that order, its messages as spans of one buffer."""
+    return _Records(_Reader(path, session))
+
+
+class _Records(DocRecords):
+    """Iterating gives the reader's records (:meth:`_Reader.run`), as ever; :meth:`blocks`
+    the same with the usual ones as spans (:meth:`_Reader.blocks`)."""
+
+    def __init__(self, reader: _Reader) -> None:
+        self.reader = reader
+        self._it: Iterator[Record] | None = None
+
+    def __next__(self) -> Record:
+        if self._it is None:
+            self._it = self.reader.run()
+        return next(self._it)
+
+    def blocks(self) -> Iterator[Record | Spans]:
+        if self._it is not None:  # already read in part: the rest, as records
+            return self._it
+        self._it = iter(())
+        return self.reader.blocks()

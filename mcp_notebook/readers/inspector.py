@@ -33,10 +33,12 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import numpy as np
 
-from ._jsondoc import compact, is_null, salvage, text_of
-from ._time import read_time
-from .base import Record, in_time_order, open_bytes
+from ._docspans import Columns, Doc, DocRecords, time_order
+from ._jsondoc import compact, compacted, is_null, salvage, text_of
+from ._time import read_time, read_times
+from .base import Record, in_time_order
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -91,20 +93,20 @@ _BACK = {"c2s": "s2c", "s2c": "c2s", None: None}
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
     """Yield the frames of an Inspector protocol export, in time order."""
     sess = session or path.name
-    with open_bytes(path) as f:
-        data = f.read()
     out: list[Record] = []
     tail: list[Record] = []  # what is said of the file as a whole, after its frames
-    try:
-        usual = _decode_usual(data)
-    except (msgspec.DecodeError, RecursionError):
-        usual = None  # something unusual in some entry: each entry on its own
+    # compacted first, as a whole: the messages' compact texts are then slices of it;
+    # something unusual in some entry: each entry on its own (``data``)
+    usual, data = compacted(path, _decode_usual)
     if usual is not None:
-        name = path.name
-        for i, u in enumerate(usual):
-            out.extend(_usual(u, sess, f"{name}#entry{i}"))
+        cols = _columns(usual, sess, path.name)
+        if cols is not None:
+            del usual
+            return DocRecords(cols.blocks(path.name, order=time_order(cols.ts)))
+        doc = _doc(usual, sess, path.name)
         del usual
-        return iter(in_time_order(out))
+        return DocRecords(doc.blocks(time_order(doc.times())))
+    assert data is not None
     try:
         items: list[Any] = list(enumerate(_decode(data)))
     except (msgspec.DecodeError, RecursionError) as exc:
@@ -115,17 +117,121 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
     return iter(in_time_order(out) + tail)
 
 
-def _usual(e: _Usual, sess: str, src: str) -> Iterator[Record]:
-    """The records of one entry of the whole-array decoding: those of :func:`_entry`."""
-    ts, problem = read_time(e.timestamp, numbers=False)
-    origin, kind = e.origin, e.direction
-    direction = _FLOW.get(origin) if isinstance(origin, str) else None
-    extra: dict[str, Any] = {"entry_kind": kind} if isinstance(kind, str) and kind else {}
-    if problem:
-        extra["ts_error"] = problem
-    d = e.duration
-    duration = float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
-    yield from _records(e, ts, direction, extra, duration, sess, src)
+def _columns(usual: list[_Usual], sess: str, name: str) -> Columns | None:
+    """The records of an export whose every entry has a message and no client error (those
+    of :func:`_doc`), made a column at a time from the compacted export (the messages and
+    responses joined in one buffer, the usual time stamps read together). None for any
+    other export."""
+    n = len(usual)
+    if not n:
+        return None
+    message, response, stamp, duration, origin, kind, error = zip(*[
+        (e.message, e.response, e.timestamp, e.duration, e.origin, e.direction, e.clientError)
+        for e in usual], strict=True)
+    # compacted: a value is its own bytes, so only a 4-byte one may be ``null``
+    if not _nulls(error).all() or _nulls(message).any():
+        return None
+    answered = ~_nulls(response)
+    entry = np.repeat(np.arange(n), 1 + answered)  # each record's entry
+    first = np.concatenate(([True], entry[1:] != entry[:-1]))
+    slots = np.flatnonzero(first)
+    # the messages and responses in record order
+    ordered: list[msgspec.Raw] = [None] * len(entry)  # type: ignore[list-item]
+    for k, r in zip(slots.tolist(), message, strict=True):
+        ordered[k] = r
+    for k, r in zip((slots[answered] + 1).tolist(), (r for r, a in zip(
+            response, answered.tolist(), strict=True) if a), strict=True):
+        ordered[k] = r
+    del message, response, error
+    lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=len(ordered))
+    buf = b"".join(ordered)
+    del ordered
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    stamps, problems = read_times(list(stamp), numbers=False)
+    durations = np.array([float(d) if isinstance(d, (int, float)) and not isinstance(d, bool)
+                          else np.nan for d in duration], dtype=np.float64)
+    flow = np.array([_CODE.get(o, -1) if isinstance(o, str) else -1 for o in origin],
+                    dtype=np.int8)
+    ts = stamps[entry]
+    ts[~first] = (stamps + durations / 1000)[entry[~first]]
+    direction = flow[entry]
+    direction[~first] = _BACK_CODE[flow[entry[~first]] + 1]
+    extras: dict[int, dict[str, Any]] = {}
+    kinds: dict[str, dict[str, Any]] = {}
+    for i, (k, what) in enumerate(zip(slots.tolist(), kind, strict=True)):
+        problem = problems.get(i)
+        if isinstance(what, str) and what:
+            if problem:
+                extras[k] = {"entry_kind": what, "ts_error": problem}
+            else:
+                extra = kinds.get(what)
+                if extra is None:
+                    extra = kinds[what] = {"entry_kind": what}
+                extras[k] = extra
+        elif problem:
+            extras[k] = {"ts_error": problem}
+    for k, d in zip((slots[answered] + 1).tolist(), durations[answered].tolist(), strict=True):
+        if d == d:
+            extras[k] = {"duration_ms": d}
+    labels: list[str] = []
+    add = labels.append
+    for i, a in enumerate(answered.tolist()):
+        add(f"{name}#entry{i}")
+        if a:
+            add(f"{name}#entry{i}/response")
+    m = len(entry)
+    return Columns(buf, starts, ends, ts, direction, np.zeros(m, dtype=np.int64), (sess,),
+                   np.zeros(m, dtype=np.int64), ("stdio",), labels, extras)
+
+
+def _nulls(raws: tuple[msgspec.Raw, ...]) -> np.ndarray:
+    """Which of the raw values of a compacted document are absent or ``null``."""
+    lengths = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+    out = lengths == 0
+    for k in np.flatnonzero(lengths == 4).tolist():
+        out[k] = is_null(raws[k])
+    return out
+
+
+_CODE = {"client": 0, "server": 1}
+_BACK_CODE = np.array([-1, 1, 0], dtype=np.int8)  # by code + 1: none, c2s -> s2c, s2c -> c2s
+
+
+def _doc(usual: list[_Usual], sess: str, name: str) -> Doc:
+    """The records of the whole-array decoding (those of :func:`_entry`), the messages as
+    their compact texts in one buffer."""
+    doc = Doc(name)
+    fmt = msgspec.json.format
+    for i, e in enumerate(usual):
+        src = f"{name}#entry{i}"
+        ts, problem = read_time(e.timestamp, numbers=False)
+        origin, kind = e.origin, e.direction
+        direction = _FLOW.get(origin) if isinstance(origin, str) else None
+        extra: dict[str, Any] = {"entry_kind": kind} if isinstance(kind, str) and kind else {}
+        if problem:
+            extra["ts_error"] = problem
+        d = e.duration
+        duration = float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) \
+            else None
+        if is_null(e.message):
+            doc.record(Record(raw="", ts=ts, direction=direction, session=sess, source=src,
+                              kind="invalid", reason="an export entry with no message",
+                              extra=extra))
+        else:
+            doc.text(fmt(e.message, indent=-1), ts, direction, sess, "stdio", src, extra)
+        if not is_null(e.response):
+            rts = ts + duration / 1000 if ts is not None and duration is not None else None
+            doc.text(fmt(e.response, indent=-1), rts, _BACK[direction], sess, "stdio",
+                     f"{src}/response", {"duration_ms": duration} if duration is not None
+                     else {})
+        if not is_null(e.clientError):
+            text = text_of(e.clientError) or compact(e.clientError)
+            doc.record(Record(raw=text, ts=ts, session=sess, stream="log",
+                              source=f"{src}/error", kind="log",
+                              extra={"client_error": True}))
+    return doc
+
 
 def _entry(i: int, item: Any, sess: str, src: str) -> Iterator[Record]:
     try:

@@ -25,9 +25,12 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import numpy as np
 
-from ._jsondoc import compact, is_null, salvage, text_of
-from .base import Record, open_bytes
+from ._docspans import Columns, Doc, DocRecords
+from ._jsondoc import compact, compacted, is_null, salvage, text_of
+from ._spans import Spans
+from .base import Record
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -96,26 +99,37 @@ def _value(raw: msgspec.Raw) -> Any:
 
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
     """Yield the frames of a cassette, in recording order."""
-    sess = session or path.name
-    with open_bytes(path) as f:
-        data = f.read()
-    try:
-        usual = _decode_usual(data).interactions
-    except (msgspec.DecodeError, RecursionError):
-        usual = None  # something unusual somewhere: each interaction on its own
-    if usual is not None:
-        del data
-        yield from _usual(usual, sess, path.name)
-        return
+    return DocRecords(_blocks(path, session or path.name))
+
+
+def _blocks(path: Path, sess: str) -> Iterator[Record | Spans]:
+    # compacted first, as a whole: the messages' compact texts are then slices of it;
+    # something unusual somewhere: each interaction on its own (``data``)
+    cassette, data = compacted(path, _decode_usual)
+    if cassette is not None:
+        usual = cassette.interactions
+        del cassette
+        if all(not is_null(it.request) for it in usual):
+            yield from _columns(usual, sess, path.name).blocks(path.name)
+        else:
+            yield from _doc(usual, sess, path.name).blocks()
+    else:
+        assert data is not None
+        yield from _general(data, sess, path.name)
+
+
+def _general(data: bytes, sess: str, name: str) -> Iterator[Record]:
+    """The records of a cassette the whole-file decoding refused, interaction by
+    interaction."""
     tail: list[Record] = []
     try:
         items: list[tuple[int, Any]] = list(enumerate(_decode(data).interactions))
     except (msgspec.DecodeError, RecursionError) as exc:
         items = salvage(data, ("interactions",), what="an mcp-recorder cassette",
-                        unit="interaction", name=path.name, sess=sess, exc=exc, tail=tail,
+                        unit="interaction", name=name, sess=sess, exc=exc, tail=tail,
                         need_object=False)
     for i, item in items:
-        src = f"{path.name}#interaction{i}"
+        src = f"{name}#interaction{i}"
         try:
             it = _decode_one(item)
         except (msgspec.DecodeError, RecursionError) as exc:
@@ -137,8 +151,55 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
 
 
 
-def _usual(interactions: list[_UsualInteraction], sess: str, name: str) -> Iterator[Record]:
-    """The records of the whole-file decoding: those of the per-interaction path."""
+def _columns(interactions: list[_UsualInteraction], sess: str, name: str) -> Columns:
+    """The records of a cassette whose every interaction has a request (those of
+    :func:`_doc`), made a column at a time: the compacted messages joined in one buffer."""
+    n = len(interactions)
+    answered = [not is_null(it.response) for it in interactions]
+    ordered: list[msgspec.Raw] = []
+    labels: list[str] = []
+    extras: dict[int, dict[str, Any]] = {}
+    stream: list[int] = []
+    add, label, streams = ordered.append, labels.append, stream.append
+    for i, (it, a) in enumerate(zip(interactions, answered, strict=True)):
+        extra: dict[str, Any] = {}
+        if it.response_status is not None:
+            extra["status"] = it.response_status
+        if it.latency_ms is not None:
+            extra["latency_ms"] = it.latency_ms
+        if it.response_is_sse is not None:
+            extra["sse"] = it.response_is_sse
+        src = f"{name}#interaction{i}"
+        if extra:
+            extras[len(ordered)] = extra
+        add(it.request)
+        label(src)
+        streams(0)
+        if a:
+            if extra:
+                extras[len(ordered)] = extra
+            add(it.response)
+            label(f"{src}/response")
+            streams(1 if extra.get("sse") else 0)
+    m = len(ordered)
+    lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=m)
+    buf = b"".join(ordered)
+    del ordered
+    ends = np.cumsum(lengths)
+    direction = np.ones(m, dtype=np.int8)
+    direction[np.concatenate(([0], np.cumsum(np.add(answered, 1))[:-1])).astype(np.int64)
+              if n else np.zeros(0, np.int64)] = 0
+    return Columns(buf, ends - lengths, ends, np.full(m, np.nan), direction,
+                   np.zeros(m, dtype=np.int64), (sess,), np.asarray(stream, dtype=np.int64),
+                   ("http", "sse"), labels, extras)
+
+
+def _doc(interactions: list[_UsualInteraction], sess: str, name: str) -> Doc:
+    """The records of the whole-file decoding (those of the per-interaction path), the
+    messages as their compact texts in one buffer."""
+    doc = Doc(name)
+    fmt = msgspec.json.format
+    add = doc.text
     for i, it in enumerate(interactions):
         src = f"{name}#interaction{i}"
         extra: dict[str, Any] = {}
@@ -148,10 +209,20 @@ def _usual(interactions: list[_UsualInteraction], sess: str, name: str) -> Itera
             extra["latency_ms"] = it.latency_ms
         if it.response_is_sse is not None:
             extra["sse"] = it.response_is_sse
-        kind = it.type if isinstance(it.type, str) else None
-        method = it.http_method if isinstance(it.http_method, str) else None
-        where = it.http_path if isinstance(it.http_path, str) else None
-        yield from _records(it, extra, kind, method, where, sess, src)
+        if is_null(it.request):
+            kind = it.type if isinstance(it.type, str) else None
+            method = it.http_method if isinstance(it.http_method, str) else None
+            where = it.http_path if isinstance(it.http_path, str) else None
+            doc.record(Record(raw=f"{method or '?'} {where or ''} -> "
+                              f"{extra.get('status', '?')}".strip(), session=sess,
+                              stream="http", source=src, kind="log",
+                              extra={**extra, "interaction": kind}))
+            continue
+        add(fmt(it.request, indent=-1), None, "c2s", sess, "http", src, extra)
+        if not is_null(it.response):
+            add(fmt(it.response, indent=-1), None, "s2c", sess,
+                "sse" if extra.get("sse") else "http", f"{src}/response", extra)
+    return doc
 
 
 def _records(it: Any, extra: dict[str, Any], kind: str | None, method: str | None,
