@@ -7,6 +7,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# jsonschema (imported by nbformat, which the notebook and browser tests use) imports
+# rfc3987_syntax where it is installed (Jupyter's jsonschema[format-nongpl] brings it), for
+# its "iri" format checker, and that import compiles 38 lark grammars: 1.45 s of CPU in each
+# pytest process, of the 1.8 s `import nbformat` costs. No test checks an "iri" format;
+# without the module jsonschema leaves that format unchecked, as it does wherever the
+# module is not installed. Only this process and its xdist workers: children are untouched.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]
+
 # A fast path that falls back raises instead of being compared with the slow path (set at
 # import, so that the subprocesses of the tests inherit it): mcp_notebook/engine/fallback.py
 os.environ.setdefault("MCP_NOTEBOOK_STRICT", "1")
@@ -65,7 +73,8 @@ def _rewrite_one(fn: str) -> None:
 def rewrite_tests(config) -> None:
     """Write pytest's rewritten test modules once, two processes at a time, before the
     workers start. Each pytest process imports every test module to collect it, rewriting
-    its asserts (about 9 s of CPU for this suite's ~280 files); pytest keeps the result in
+    its asserts (about 9 s of CPU for this suite's ~280 files, 1.3 s more for the plugins'
+    modules); pytest keeps the result in
     ``__pycache__`` only where ``PYTHONDONTWRITEBYTECODE`` is unset, and on a clean clone
     both workers found nothing there and did it all at once, each. What is written is what
     pytest writes where the variable is unset (it reads a current file either way). This
@@ -79,6 +88,15 @@ def rewrite_tests(config) -> None:
     files = sorted(str(p) for p in tests.rglob("*.py")
                    if (p.name.startswith("test_") or p.name == "conftest.py")
                    and "fixtures" not in p.relative_to(tests).parts)
+    # and the plugins' own modules (hypothesis, anyio, xdist ...: pytest rewrites the
+    # modules of every plugin it loads, about 130 of them, in each process too)
+    from _pytest.assertion.rewrite import assertstate_key
+
+    state = config.stash.get(assertstate_key, None)
+    must = getattr(getattr(state, "hook", None), "_must_rewrite", set())
+    files += sorted({m.__file__ for name, m in list(sys.modules.items())
+                     if getattr(m, "__file__", None) and m.__file__.endswith(".py")
+                     and any(name == k or name.startswith(k + ".") for k in must)})
     _REWRITE_CONFIG[:] = [config]
     try:
         if hasattr(os, "fork") and sys.platform != "darwin":

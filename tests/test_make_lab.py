@@ -41,7 +41,7 @@ def test_make_lab_serves_the_start_notebook(tmp_path):
                 break
             except OSError:
                 assert time.monotonic() < deadline, "make lab did not come up"
-                time.sleep(0.5)
+                time.sleep(0.1)
         assert model["type"] == "notebook" and model["name"] == "00-start.ipynb"
         first = model["content"]["cells"][0]["source"]
         assert first.lstrip().startswith("# ")

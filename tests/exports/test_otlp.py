@@ -18,7 +18,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
 import mcp_notebook as mn
 from mcp_notebook.otlp import to_otlp, to_otlp_metrics
-from tests.exports.captures import CAPTURES, is_har
+from tests.exports.captures import CAPTURES, REPRESENTATIVE, is_har
 from tests.exports.idforms import ids_alike_as_strings
 from tests.helpers import INIT, load_rows, note, ok, req
 
@@ -119,7 +119,7 @@ def test_every_capture_exports_spans_that_opentelemetry_proto_parses(path: Path)
         assert len(progress) == row.progress_count
 
 
-@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+@pytest.mark.parametrize("path", REPRESENTATIVE, ids=[p.name for p in REPRESENTATIVE])
 def test_duration_histograms_parse_and_count_every_answered_request(path: Path) -> None:
     trace = mn.load(path)
     msg = ParseDict(json.loads(json.dumps(to_otlp_metrics(trace))),
@@ -166,7 +166,7 @@ def test_the_round_trips_meet_ids_alike_as_strings() -> None:
     assert ALIKE
 
 
-@pytest.mark.parametrize("path", CAPTURES, ids=[p.name for p in CAPTURES])
+@pytest.mark.parametrize("path", REPRESENTATIVE, ids=[p.name for p in REPRESENTATIVE])
 def test_export_then_import_gives_the_same_requests(path: Path, tmp_path: Path) -> None:
     from mcp_notebook.otlp import trace_from_otlp, write_otlp
 

@@ -71,7 +71,7 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("Phoenix did not start: "
                                        + (work / "server.log").read_text()[-2000:]) from None
-                time.sleep(0.5)
+                time.sleep(0.1)
         yield url
     finally:
         proc.terminate()
@@ -131,7 +131,7 @@ def test_phoenix_accepts_and_serves_back_every_span(path: Path, phoenix: str,
     # stored asynchronously: wait until every span is served back (bounded)
     deadline = time.monotonic() + 60
     while len(got := _spans_of(phoenix, project)) < len(sent) and time.monotonic() < deadline:
-        time.sleep(0.5)
+        time.sleep(0.05)
     assert len(got) == len(sent)
     by_id = {s["context"]["span_id"]: s for s in got}
     for span in sent:

@@ -146,7 +146,7 @@ def test_open_serves_the_notebook_in_jupyterlab(tmp_path):
                 break
             except OSError:
                 assert time.monotonic() < deadline, "JupyterLab did not come up"
-                time.sleep(0.5)
+                time.sleep(0.1)
         assert model["type"] == "notebook"
         assert model["content"]["cells"][0]["source"].startswith("# `demo-stdio.jsonl`")
     finally:
