@@ -281,9 +281,14 @@ def test_lazy_text_reads_the_file_and_sees_it_change(tmp_path: Path,
 
 
 @pytest.mark.parametrize("name", ["edge.ndjson", "edge.tap.jsonl"])
-def test_split_over_two_processes(edge_captures: dict[str, Path], text_mode: str, split: None,
-                                  monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+def test_split_over_two_processes(edge_captures: dict[str, Path], text_mode: str, split: str,
+                                  scanner: str, monkeypatch: pytest.MonkeyPatch,
+                                  name: str) -> None:
     from mcp_notebook.fast import parallel
+
+    if scanner == "python" and split == "threads":
+        pytest.skip("the Python path reads a half as in the fork case (the same read_part "
+                    "from the cut); two threads are for the C scan without the GIL")
 
     monkeypatch.setattr(parallel, "workers", lambda: 2)
     parts = parallel.read_file(edge_captures[name], "ndjson" if "ndjson" in name else "tap",

@@ -56,6 +56,8 @@ def test_hostile_line_in_a_capture(case: str, container: str, tmp_path: Path,
             exercise_views(trace)
         check_lines(trace, data, container)
         assert s["requests"] >= 1 and s["results"] >= 1  # the valid frames around it survive
+    if container != "ndjson":  # the command line prints what the library loaded, checked
+        return                 # above in both containers: its output once per hostile line
     rc, out, err = _cli(["summary", "--json", str(path)], capsys)
     assert rc == 0 and json.loads(out)["frames"] >= 3 and not err
     rc, out, err = _cli(["check", "--all", str(path)], capsys)
