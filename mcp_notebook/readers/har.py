@@ -54,11 +54,11 @@ from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 
 import msgspec
 
-from ._docspans import Doc, DocRecords, stamp_order
+from ._docspans import Doc, stamp_order
 from ._har_entry import MCP_HEADERS, Entry, UsualEntry, decode_usual
 from ._jsondoc import array_items
 from ._logtext import looks_like_json
-from ._spans import Spans
+from ._spans import Blocks, Spans
 from ._sse import SSEEvent, parse_sse, simple_spans
 from ._time import read_time
 from .base import UTF8_BOM, Record, open_bytes
@@ -587,24 +587,6 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
     (``arrange``) by which the table puts them in time order once it has classified them
     (:func:`mcp_notebook.table.settled`); for the table (``blocks()``), a usual HAR's
     records already in that order, its messages as spans of one buffer."""
-    return _Records(_Reader(path, session))
+    return Blocks(_Reader(path, session))  # records, and blocks() for the table
 
 
-class _Records(DocRecords):
-    """Iterating gives the reader's records (:meth:`_Reader.run`), as ever; :meth:`blocks`
-    the same with the usual ones as spans (:meth:`_Reader.blocks`)."""
-
-    def __init__(self, reader: _Reader) -> None:
-        self.reader = reader
-        self._it: Iterator[Record] | None = None
-
-    def __next__(self) -> Record:
-        if self._it is None:
-            self._it = self.reader.run()
-        return next(self._it)
-
-    def blocks(self) -> Iterator[Record | Spans]:
-        if self._it is not None:  # already read in part: the rest, as records
-            return self._it
-        self._it = iter(())
-        return self.reader.blocks()

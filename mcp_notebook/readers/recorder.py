@@ -151,6 +151,19 @@ def _general(data: bytes, sess: str, name: str) -> Iterator[Record]:
 
 
 
+def _extra(it: _UsualInteraction) -> dict[str, Any]:
+    """What an interaction says beside its messages: the response's status, the latency,
+    whether the response was an event stream (each where the cassette has it)."""
+    extra: dict[str, Any] = {}
+    if it.response_status is not None:
+        extra["status"] = it.response_status
+    if it.latency_ms is not None:
+        extra["latency_ms"] = it.latency_ms
+    if it.response_is_sse is not None:
+        extra["sse"] = it.response_is_sse
+    return extra
+
+
 def _columns(interactions: list[_UsualInteraction], sess: str, name: str) -> Columns:
     """The records of a cassette whose every interaction has a request (those of
     :func:`_doc`), made a column at a time: the compacted messages joined in one buffer."""
@@ -162,13 +175,7 @@ def _columns(interactions: list[_UsualInteraction], sess: str, name: str) -> Col
     stream: list[int] = []
     add, label, streams = ordered.append, labels.append, stream.append
     for i, (it, a) in enumerate(zip(interactions, answered, strict=True)):
-        extra: dict[str, Any] = {}
-        if it.response_status is not None:
-            extra["status"] = it.response_status
-        if it.latency_ms is not None:
-            extra["latency_ms"] = it.latency_ms
-        if it.response_is_sse is not None:
-            extra["sse"] = it.response_is_sse
+        extra = _extra(it)
         src = f"{name}#interaction{i}"
         if extra:
             extras[len(ordered)] = extra
@@ -202,13 +209,7 @@ def _doc(interactions: list[_UsualInteraction], sess: str, name: str) -> Doc:
     add = doc.text
     for i, it in enumerate(interactions):
         src = f"{name}#interaction{i}"
-        extra: dict[str, Any] = {}
-        if it.response_status is not None:
-            extra["status"] = it.response_status
-        if it.latency_ms is not None:
-            extra["latency_ms"] = it.latency_ms
-        if it.response_is_sse is not None:
-            extra["sse"] = it.response_is_sse
+        extra = _extra(it)
         if is_null(it.request):
             kind = it.type if isinstance(it.type, str) else None
             method = it.http_method if isinstance(it.http_method, str) else None
