@@ -17,16 +17,26 @@ the tests compare the spans with.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import gzip
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ._logtext import _day_epoch
-from .base import BLANK, Record
+from .base import (
+    BLANK,
+    UTF8_BOM,
+    Record,
+    iter_log_lines,
+    line_blocks_at,
+    log_pieces,
+    open_bytes,
+    wrapping,
+)
 
-__all__ = ["Spans", "lines_of", "stamps", "matches"]
+__all__ = ["Spans", "LineReader", "lines_of", "stamps", "matches"]
 
 _DIRECTIONS = ("c2s", "s2c", None)  # by code: 0, 1, -1
 
@@ -175,6 +185,59 @@ def gather(a: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
     """The first ``width`` bytes of each line starting at ``starts`` (lines that long)."""
     return a[starts[:, None] + np.arange(width, dtype=np.int64)]
 
+
+
+class LineReader:
+    """What the line formats' readers share: a file read a block of whole lines at a time,
+    each block's usual lines as :class:`Spans` (``block``, the reader's own), every other
+    line through the reader's line-by-line ``step``, then its ``finish``. A block holding
+    a carriage return, an escape sequence or a byte-order mark, and a file that must be
+    read line by line (``by_lines``: a wrapped-up log, for one), go through ``step``
+    alone."""
+
+    path: Any
+
+    def step(self, n: int, line: str) -> Iterable[Record]:
+        raise NotImplementedError
+
+    def finish(self) -> Iterable[Record]:
+        raise NotImplementedError
+
+    def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
+        raise NotImplementedError
+
+    def by_lines(self) -> bool:
+        return bool(wrapping(self.path))
+
+    def run(self) -> Iterator[Record]:
+        """Every record, line by line (:meth:`blocks`' spans as records)."""
+        for item in self.blocks():
+            if type(item) is Spans:
+                yield from item.records()
+            else:
+                yield item  # type: ignore[misc]
+
+    def blocks(self) -> Iterator[Record | Spans]:
+        """The records, with the usual lines of each block as :class:`Spans`."""
+        if self.by_lines():
+            for n, line in iter_log_lines(self.path):
+                yield from self.step(n, line)
+            yield from self.finish()
+            return
+        with open_bytes(self.path) as f:
+            in_file = not isinstance(f, gzip.GzipFile)
+        n = 0
+        for offset, block in line_blocks_at(self.path):
+            if b"\r" in block or b"\x1b" in block or UTF8_BOM in block:
+                lines = block.decode("utf-8", "surrogateescape").split("\n")
+                for k, line in enumerate(lines, n + 1):
+                    for piece in log_pieces(k, line.removesuffix("\r")):
+                        yield from self.step(*piece)
+                n += len(lines)
+                continue
+            yield from self.block(block, n, offset if in_file else None)
+            n += block.count(b"\n") + 1
+        yield from self.finish()
 
 
 class Blocks:

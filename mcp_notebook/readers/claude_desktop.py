@@ -28,7 +28,6 @@ the messages: see :func:`dedupe`.
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from collections.abc import Iterator
@@ -47,17 +46,8 @@ from ._claude_lines import (
     _match,
 )
 from ._logtext import TRUNCATED_RE, iso_z
-from ._spans import Blocks, Spans, gather, lines_of, matches, stamps
-from .base import (
-    BLANK,
-    UTF8_BOM,
-    Record,
-    iter_log_lines,
-    line_blocks_at,
-    log_pieces,
-    open_bytes,
-    wrapping,
-)
+from ._spans import Blocks, LineReader, Spans, gather, lines_of, matches, stamps
+from .base import BLANK, Record
 
 __all__ = ["name", "description", "sniff", "read", "dedupe", "parse_redacted"]
 
@@ -190,7 +180,7 @@ def _strip_metadata(payload: str) -> str:
     return payload
 
 
-class _Reader:
+class _Reader(LineReader):
     def __init__(self, path: Path, session: str | None) -> None:
         self.path = path
         self.name = path.name
@@ -204,36 +194,6 @@ class _Reader:
         if e.last > e.first:
             return f"{self.name}:{e.first}-{e.last}"
         return f"{self.name}:{e.first}"
-
-    def run(self) -> Iterator[Record]:
-        """Every record, line by line (:meth:`blocks`' spans as records)."""
-        for item in self.blocks():
-            if type(item) is Spans:
-                yield from item.records()
-            else:
-                yield item  # type: ignore[misc]
-
-    def blocks(self) -> Iterator[Record | Spans]:
-        """The records, with the usual one-line messages of each block as :class:`Spans`."""
-        if wrapping(self.path):
-            for n, line in iter_log_lines(self.path):
-                yield from self.step(n, line)
-            yield from self.finish()
-            return
-        with open_bytes(self.path) as f:
-            in_file = not isinstance(f, gzip.GzipFile)
-        n = 0
-        for offset, block in line_blocks_at(self.path):
-            if b"\r" in block or b"\x1b" in block or UTF8_BOM in block:
-                lines = block.decode("utf-8", "surrogateescape").split("\n")
-                for k, line in enumerate(lines, n + 1):
-                    for piece in log_pieces(k, line.removesuffix("\r")):
-                        yield from self.step(*piece)
-                n += len(lines)
-                continue
-            yield from self.block(block, n, offset if in_file else None)
-            n += block.count(b"\n") + 1
-        yield from self.finish()
 
     def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
         """The records of one block of whole lines (``n`` lines before it)."""

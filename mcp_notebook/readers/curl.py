@@ -23,7 +23,6 @@ Order: the paste's order (its only times are whole-second ``Date`` headers).
 
 from __future__ import annotations
 
-import gzip
 import re
 import shlex
 from collections.abc import Iterator
@@ -33,18 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from ._spans import Blocks, Spans, gather, lines_of
+from ._spans import Blocks, LineReader, Spans, gather, lines_of
 from ._sse import parse_sse_lines
-from .base import (
-    BLANK,
-    UTF8_BOM,
-    Record,
-    iter_log_lines,
-    line_blocks_at,
-    log_pieces,
-    open_bytes,
-    wrapping,
-)
+from .base import BLANK, Record
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -204,7 +194,7 @@ class _Exchange:
         self.sse: list[tuple[int, str]] = []  # (line number, text) of the SSE block
 
 
-class _Reader:
+class _Reader(LineReader):
     def __init__(self, path: Path, session: str | None) -> None:
         self.name = path.name
         self.path = path
@@ -212,39 +202,10 @@ class _Reader:
         self.ex = _Exchange()
         self.cmd: list[tuple[int, str]] = []  # a command continued with backslashes
 
-    def run(self) -> Iterator[Record]:
-        """Every record, line by line (:meth:`blocks`' spans as records)."""
-        for item in self.blocks():
-            if type(item) is Spans:
-                yield from item.records()
-            else:
-                yield item  # type: ignore[misc]
-
-    def blocks(self) -> Iterator[Record | Spans]:
-        """The records, with runs of usual exchanges (a one-line ``curl ... -d '<json>'``
-        and its ``event: message`` / ``data: <json>`` events) as :class:`Spans`."""
-        if wrapping(self.path):
-            for n, line in iter_log_lines(self.path):
-                yield from self.step(n, line)
-            yield from self.finish()
-            return
-        with open_bytes(self.path) as f:
-            in_file = not isinstance(f, gzip.GzipFile)
-        n = 0
-        for offset, block in line_blocks_at(self.path):
-            if b"\r" in block or b"\x1b" in block or UTF8_BOM in block:
-                lines = block.decode("utf-8", "surrogateescape").split("\n")
-                for k, line in enumerate(lines, n + 1):
-                    for piece in log_pieces(k, line.removesuffix("\r")):
-                        yield from self.step(*piece)
-                n += len(lines)
-                continue
-            yield from self.block(block, n, offset if in_file else None)
-            n += block.count(b"\n") + 1
-        yield from self.finish()
-
     def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
-        """The records of one block of whole lines (``n`` lines before it)."""
+        """The records of one block of whole lines (``n`` lines before it), its runs of
+        usual exchanges (a one-line ``curl ... -d '<json>'`` and its ``event: message`` /
+        ``data: <json>`` events) as :class:`Spans`."""
         a, st, en = lines_of(block)
         sl, el = st.tolist(), en.tolist()
         runs = self._usual_runs(block, a, st, en)

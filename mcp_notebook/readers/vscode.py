@@ -24,7 +24,6 @@ The channel is one server's: the session is its name from ``Starting server <nam
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from collections.abc import Iterator
@@ -34,17 +33,8 @@ from typing import Any
 import numpy as np
 
 from ._logtext import local_stamp
-from ._spans import Blocks, Spans, gather, lines_of, matches, stamps
-from .base import (
-    BLANK,
-    UTF8_BOM,
-    Record,
-    iter_log_lines,
-    line_blocks_at,
-    log_pieces,
-    open_bytes,
-    wrapping,
-)
+from ._spans import Blocks, LineReader, Spans, gather, lines_of, matches, stamps
+from .base import BLANK, Record
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -113,7 +103,7 @@ def sniff(head: str, filename: str) -> int:
     return 30  # a VS Code log channel, but nothing MCP in the head
 
 
-class _Reader:
+class _Reader(LineReader):
     def __init__(self, path: Path, session: str | None, tz: str | None) -> None:
         self.name = path.name
         self.path = path
@@ -144,35 +134,9 @@ class _Reader:
         self.count[server] = n
         self.session = server if n == 1 else f"{server}#{n}"
 
-    def run(self) -> Iterator[Record]:
-        """Every record, line by line (:meth:`blocks`' spans as records)."""
-        for item in self.blocks():
-            if type(item) is Spans:
-                yield from item.records()
-            else:
-                yield item  # type: ignore[misc]
-
-    def blocks(self) -> Iterator[Record | Spans]:
-        """The records, with the usual message lines of each block as :class:`Spans`."""
-        if self.zone is not None or wrapping(self.path):
-            for n, line in iter_log_lines(self.path):
-                yield from self.step(n, line)
-            yield from self.finish()
-            return
-        with open_bytes(self.path) as f:
-            in_file = not isinstance(f, gzip.GzipFile)
-        n = 0
-        for offset, block in line_blocks_at(self.path):
-            if b"\r" in block or b"\x1b" in block or UTF8_BOM in block:
-                lines = block.decode("utf-8", "surrogateescape").split("\n")
-                for k, line in enumerate(lines, n + 1):
-                    for piece in log_pieces(k, line.removesuffix("\r")):
-                        yield from self.step(*piece)
-                n += len(lines)
-                continue
-            yield from self.block(block, n, offset if in_file else None)
-            n += block.count(b"\n") + 1
-        yield from self.finish()
+    def by_lines(self) -> bool:
+        """A log whose stamps need a time zone is read line by line."""
+        return self.zone is not None or super().by_lines()
 
     def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
         """The records of one block of whole lines (``n`` lines before it)."""
