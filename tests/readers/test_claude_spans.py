@@ -17,9 +17,9 @@ from mcp_notebook import fast, readers
 from mcp_notebook.fast.records import part_of
 from mcp_notebook.fast.store import Store
 from mcp_notebook.readers import _spans, base
-from mcp_notebook.table import Columns, collect
+from mcp_notebook.table import collect
 
-COLUMNS = sorted(set(Columns.__dataclass_fields__) - {"extra", "blank_lines"})
+from .stores import assert_same_store, assert_spans_give_the_records_rows
 
 
 def _stamp(rng: random.Random) -> str:
@@ -89,13 +89,6 @@ def _log(rng: random.Random, n: int) -> bytes:
     return b"\n".join(out) + (b"\n" if rng.random() < 0.5 else b"")
 
 
-def _same(a: Store, b: Store) -> None:
-    assert a.n == b.n
-    assert a.blank_lines == b.blank_lines
-    for name in COLUMNS:
-        assert a.values(name) == b.values(name), name
-    assert a.extra == b.extra
-
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("chunk", [80, 1 << 22])
@@ -109,10 +102,7 @@ def test_spans_give_the_records_rows(tmp_path, monkeypatch, seed, chunk, lazy):
                                                       gzip.compress(data))):
         path = tmp_path / name
         path.write_bytes(blob)
-        fmt = "claude-desktop"
-        ref = Store.from_columns(collect(readers.read(path, format=fmt)))
-        _same(ref, Store.from_parts([part_of(list(readers.read(path, format=fmt)))]))
-        _same(ref, Store.from_parts([part_of(readers.read(path, format=fmt))]))
+        assert_spans_give_the_records_rows(path, "claude-desktop")
 
 
 def test_usual_lines_come_as_spans(tmp_path):
@@ -146,7 +136,7 @@ def test_a_run_on_one_connection_keeps_the_guesses_before_it(tmp_path):
     fmt = "claude-desktop"
     ref = Store.from_columns(collect(readers.read(path, format=fmt)))
     new = Store.from_parts([part_of(readers.read(path, format=fmt))])
-    _same(ref, new)
+    assert_same_store(ref, new)
     assert sum("ambiguous" in e for e in new.extra.values()) > 40
     items = list(readers.read(path, format=fmt).blocks())
     assert sum(len(x) for x in items if type(x) is _spans.Spans) >= 40

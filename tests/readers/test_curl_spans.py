@@ -13,12 +13,10 @@ import random
 import pytest
 
 from mcp_notebook import fast, readers
-from mcp_notebook.fast.records import part_of
-from mcp_notebook.fast.store import Store
 from mcp_notebook.readers import _spans, base
-from mcp_notebook.table import Columns, collect
 
-COLUMNS = sorted(set(Columns.__dataclass_fields__) - {"extra", "blank_lines"})
+from .stores import assert_spans_give_the_records_rows
+
 HEAD = ("curl -sN http://127.0.0.1:3001/mcp -H 'content-type: application/json' "
         "-H 'mcp-session-id: s-1' -d '")
 
@@ -79,13 +77,6 @@ def _transcript(rng: random.Random, n: int) -> bytes:
     return text.encode()
 
 
-def _same(a: Store, b: Store) -> None:
-    assert a.n == b.n
-    assert a.blank_lines == b.blank_lines
-    for name in COLUMNS:
-        assert a.values(name) == b.values(name), name
-    assert a.extra == b.extra
-
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("chunk", [100, 1 << 22])
@@ -98,9 +89,7 @@ def test_spans_give_the_records_rows(tmp_path, monkeypatch, seed, chunk, lazy):
     for name, blob in (("t.txt", data), ("t.txt.gz", gzip.compress(data))):
         path = tmp_path / name
         path.write_bytes(blob)
-        ref = Store.from_columns(collect(readers.read(path, format="curl")))
-        _same(ref, Store.from_parts([part_of(list(readers.read(path, format="curl")))]))
-        _same(ref, Store.from_parts([part_of(readers.read(path, format="curl"))]))
+        assert_spans_give_the_records_rows(path, "curl")
 
 
 def test_usual_exchanges_come_as_spans(tmp_path):

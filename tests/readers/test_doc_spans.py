@@ -21,10 +21,11 @@ from mcp_notebook.fast.store import Store
 from mcp_notebook.readers import har, inspector, recorder
 from mcp_notebook.readers._spans import Spans
 from mcp_notebook.readers._time import read_time, read_times
-from mcp_notebook.table import Columns, collect
+from mcp_notebook.table import collect
 from mcp_notebook.textsources import BufferSource
 
 from . import harkit
+from .stores import assert_same_store
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("har", "inspector", "recorder")
@@ -32,7 +33,6 @@ FILES = sorted(p for p in [*(ROOT / "data").glob("*"), *(ROOT / "tests/readers/d
                            *(ROOT / "../shared/fixtures/wild").glob("*/*")]
                if p.is_file() and not p.name.endswith((".md", ".source.txt"))
                and readers.sniff(p) in DOCS)
-COLUMNS = sorted(set(Columns.__dataclass_fields__) - {"extra", "blank_lines"})
 
 
 @pytest.fixture(params=["memory", "buffer"])
@@ -61,10 +61,7 @@ def _same_rows(path: Path, fmt: str) -> int:
             mp.setattr(inspector if fmt == "inspector" else recorder, "_decode_usual",
                        _refuse)
         ref = Store.from_columns(collect(readers.read(path, format=fmt)))
-    assert new.n == ref.n
-    for name in COLUMNS:
-        assert new.values(name) == ref.values(name), name
-    assert new.extra == ref.extra
+    assert_same_store(new, ref)
     return sum(len(x) for x in items if type(x) is Spans)
 
 

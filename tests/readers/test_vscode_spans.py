@@ -8,18 +8,14 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mcp_notebook import fast, readers
-from mcp_notebook.fast.records import part_of
-from mcp_notebook.fast.store import Store
 from mcp_notebook.readers import _logtext, _spans, base
-from mcp_notebook.table import Columns, collect
 
-COLUMNS = sorted(set(Columns.__dataclass_fields__) - {"extra", "blank_lines"})
+from .stores import assert_spans_give_the_records_rows
 
 
 def _message(rng: random.Random, k: int) -> str:
@@ -86,21 +82,6 @@ def _channel(rng: random.Random, n: int) -> bytes:
     return text + (b"\n" if rng.random() < 0.5 else b"")
 
 
-def _stores(path: Path) -> tuple[Store, Store, Store]:
-    ref = Store.from_columns(collect(readers.read(path, format="vscode")))
-    records = Store.from_parts([part_of(list(readers.read(path, format="vscode")))])
-    spans = Store.from_parts([part_of(readers.read(path, format="vscode"))])
-    return ref, records, spans
-
-
-def _same(a: Store, b: Store) -> None:
-    assert a.n == b.n
-    assert a.blank_lines == b.blank_lines
-    for name in COLUMNS:
-        assert a.values(name) == b.values(name), name
-    assert a.extra == b.extra
-
-
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("chunk", [64, 1 << 22])
 @pytest.mark.parametrize("lazy", [False, True])
@@ -113,9 +94,7 @@ def test_spans_give_the_records_rows(tmp_path, monkeypatch, seed, chunk, lazy):
     for name, blob in (("out.log", data), ("out.log.gz", gzip.compress(data))):
         path = tmp_path / name
         path.write_bytes(blob)
-        ref, records, spans = _stores(path)
-        _same(ref, records)
-        _same(ref, spans)
+        assert_spans_give_the_records_rows(path, "vscode")
 
 
 def test_usual_lines_come_as_spans(tmp_path):
