@@ -35,6 +35,18 @@ def cmd_summary(args: argparse.Namespace) -> int:
         print(json_text({**s, "skipped": skipped(trace), "payload_free": trace.payload_free,
                          "rules_not_run": not_run(trace)}))
         return 0
+    _show_counts(s)
+    _show_latency(list(trace.latency_by_method().head(8).iterrows()))
+    for note in trace.notes:
+        show(f"  note: {note}")
+    if trace.payload_free:
+        show("  " + not_run_line(trace))
+    return 0
+
+
+def _show_counts(s: dict[str, Any], blank_lines: int = 0) -> None:
+    """The lines of counts and findings of a summary (``Trace.summary`` or
+    ``mn.summarize``'s); a streamed one counts its blank lines too."""
     sev = s["violations"]["by_severity"]
     show(f"{s['frames']} frames in {s['sessions']} session(s), protocol "
          f"{s['protocol_version'] or 'unknown'}")
@@ -43,21 +55,21 @@ def cmd_summary(args: argparse.Namespace) -> int:
     show(f"  {s['pairs']} answered, {s['unanswered']} unanswered ({s['cancelled']} cancelled), "
          f"{s['orphans']} orphans, {s['duplicates']} duplicates")
     other = [f"{s[k]} {k}" for k in ("invalid", "stderr", "log") if s[k]]
-    if other:
-        show("  " + ", ".join(other) + " rows")
+    blank = f"{blank_lines} blank lines" if blank_lines else ""
+    if other or blank:
+        show("  " + ", ".join([", ".join(other) + " rows"] * bool(other) + [blank] * bool(blank)))
     show(f"  violations: {sev.get('error', 0)} error, {sev.get('warning', 0)} warning, "
          f"{sev.get('info', 0)} info")
-    lat = trace.latency_by_method().head(8)
-    if len(lat):
+
+
+def _show_latency(rows: list[tuple[Any, Any]]) -> None:
+    """The latency table: ``(method, row)`` with ``count``, ``p50_ms``, ``p90_ms``,
+    ``max_ms``, the busiest first."""
+    if rows:
         show("  latency by method (ms):  count    p50    p90    max")
-        for method, row in lat.iterrows():
+        for method, row in rows:
             show(f"    {str(method)[:24]:<24} {int(row['count']):>5} {_ms(row['p50_ms'])} "
                  f"{_ms(row['p90_ms'])} {_ms(row['max_ms'])}")
-    for note in trace.notes:
-        show(f"  note: {note}")
-    if trace.payload_free:
-        show("  " + not_run_line(trace))
-    return 0
 
 
 def _ms(value: float | None) -> str:
@@ -101,25 +113,8 @@ def _cmd_stream(args: argparse.Namespace) -> int:
                          "latency": s["latency"], "examples": s["examples"],
                          "invalid_examples": s["invalid_examples"]}))
         return 0
-    sev = s["violations"]["by_severity"]
-    show(f"{s['frames']} frames in {s['sessions']} session(s), protocol "
-         f"{s['protocol_version'] or 'unknown'}")
-    show(f"  {s['requests']} requests, {s['notifications']} notifications, "
-         f"{s['results']} results, {s['errors']} errors ({s['tool_errors']} tool errors)")
-    show(f"  {s['pairs']} answered, {s['unanswered']} unanswered ({s['cancelled']} cancelled), "
-         f"{s['orphans']} orphans, {s['duplicates']} duplicates")
-    other = [f"{s[k]} {k}" for k in ("invalid", "stderr", "log") if s[k]]
-    blank = f"{s['blank_lines']} blank lines" if s["blank_lines"] else ""
-    if other or blank:
-        show("  " + ", ".join([", ".join(other) + " rows"] * bool(other) + [blank] * bool(blank)))
-    show(f"  violations: {sev.get('error', 0)} error, {sev.get('warning', 0)} warning, "
-         f"{sev.get('info', 0)} info")
-    lat = sorted(s["latency"].items(), key=lambda kv: -kv[1]["count"])[:8]
-    if lat:
-        show("  latency by method (ms):  count    p50    p90    max")
-        for method, row in lat:
-            show(f"    {method[:24]:<24} {row['count']:>5} {_ms(row['p50_ms'])} "
-                 f"{_ms(row['p90_ms'])} {_ms(row['max_ms'])}")
+    _show_counts(s, blank_lines=s["blank_lines"])
+    _show_latency(sorted(s["latency"].items(), key=lambda kv: -kv[1]["count"])[:8])
     show(f"  streamed in {info['chunks']} chunk(s) of {info['chunk_bytes'] >> 20 or 1} MiB "
          "(bounded memory, no frames table); not run in streaming mode: "
          f"{len(info['rules_not_run'])} conversation rule(s) "
