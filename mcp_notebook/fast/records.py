@@ -484,6 +484,22 @@ class _Builder:
                     long_keys=np.asarray(rows.long_keys, dtype=np.int64))
 
 
+
+    def _placed(self, spans: list[Any], line: np.ndarray, raw: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
+        """Where the texts of the rows ``line`` are (offset, length), from ``spans`` (row
+        of its first record, offsets, lengths); a row no span covers keeps its own text
+        (``raw``), as an override at offset 0."""
+        off = np.full(self.n, -1, dtype=np.int64)
+        length = np.zeros(self.n, dtype=np.int64)
+        for r0, offsets, lengths in spans:
+            off[r0:r0 + len(offsets)] = offsets
+            length[r0:r0 + len(offsets)] = lengths
+        rows_off, rows_len = off[line], length[line]
+        kept = np.flatnonzero(rows_off < 0)
+        return (np.where(rows_off < 0, 0, rows_off), rows_len,
+                dict(zip(kept.tolist(), raw[kept].tolist(), strict=True)))
+
     def _texts(self, line: np.ndarray) -> tuple[TextSource, TextSource]:
         """The text and the source label of each row (of record ``line[row]``): in memory,
         or, for the records of spans, read from the file / made when asked."""
@@ -495,28 +511,12 @@ class _Builder:
         text: TextSource = ListSource(raw)
         label: TextSource = ListSource(source)
         if self.spans and n:
-            off = np.full(self.n, -1, dtype=np.int64)
-            length = np.zeros(self.n, dtype=np.int64)
-            for r0, offsets, lengths in self.spans:
-                off[r0:r0 + len(offsets)] = offsets
-                length[r0:r0 + len(offsets)] = lengths
-            rows_off, rows_len = off[line], length[line]
-            kept = np.flatnonzero(rows_off < 0)
-            text = FileSource(self.lazy or "", np.where(rows_off < 0, 0, rows_off), rows_len,
-                              overrides=dict(zip(kept.tolist(), raw[kept].tolist(),
-                                                 strict=True)))
+            at, size, own = self._placed(self.spans, line, raw)
+            text = FileSource(self.lazy or "", at, size, overrides=own)
         if self.kept_spans and n:
-            off = np.full(self.n, -1, dtype=np.int64)
-            length = np.zeros(self.n, dtype=np.int64)
-            for r0, offsets, lengths in self.kept_spans:
-                off[r0:r0 + len(offsets)] = offsets
-                length[r0:r0 + len(offsets)] = lengths
-            rows_off, rows_len = off[line], length[line]
-            kept = np.flatnonzero(rows_off < 0)
             assert self.kept is not None
-            text = BufferSource(self.kept, np.where(rows_off < 0, 0, rows_off), rows_len,
-                                overrides=dict(zip(kept.tolist(), raw[kept].tolist(),
-                                                   strict=True)))
+            at, size, own = self._placed(self.kept_spans, line, raw)
+            text = BufferSource(self.kept, at, size, overrides=own)
         if self.labels and n:
             names = {name for _, name, _ in self.labels}
             lines = np.zeros(self.n, dtype=np.int64)
