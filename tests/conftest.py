@@ -73,13 +73,13 @@ def _rewrite_one(fn: str) -> None:
 def rewrite_tests(config) -> None:
     """Write pytest's rewritten test modules once, two processes at a time, before the
     workers start. Each pytest process imports every test module to collect it, rewriting
-    its asserts (about 9 s of CPU for this suite's ~280 files, 1.3 s more for the plugins'
-    modules); pytest keeps the result in
-    ``__pycache__`` only where ``PYTHONDONTWRITEBYTECODE`` is unset, and on a clean clone
-    both workers found nothing there and did it all at once, each. What is written is what
-    pytest writes where the variable is unset (it reads a current file either way). This
-    uses pytest's internal steps: if they move in a later pytest, the suite warns and each
-    worker rewrites for itself, as before."""
+    its asserts (about 9 s of CPU for this suite's ~280 files), and the modules of every
+    plugin it loads (about 130: hypothesis, anyio, xdist ..., 1.3 s more); pytest keeps the
+    result in ``__pycache__`` only where ``PYTHONDONTWRITEBYTECODE`` is unset, and on a
+    clean clone both workers found nothing there and did it all at once, each. What is
+    written is what pytest writes where the variable is unset (it reads a current file
+    either way). This uses pytest's internal steps: if they move in a later pytest, the
+    suite warns and each worker rewrites for itself, as before."""
     import warnings
 
     if config.getoption("assertmode") != "rewrite":
@@ -88,17 +88,14 @@ def rewrite_tests(config) -> None:
     files = sorted(str(p) for p in tests.rglob("*.py")
                    if (p.name.startswith("test_") or p.name == "conftest.py")
                    and "fixtures" not in p.relative_to(tests).parts)
-    # and the plugins' own modules (hypothesis, anyio, xdist ...: pytest rewrites the
-    # modules of every plugin it loads, about 130 of them, in each process too)
-    from _pytest.assertion.rewrite import assertstate_key
-
-    state = config.stash.get(assertstate_key, None)
-    must = getattr(getattr(state, "hook", None), "_must_rewrite", set())
-    files += sorted({m.__file__ for name, m in list(sys.modules.items())
-                     if getattr(m, "__file__", None) and m.__file__.endswith(".py")
-                     and any(name == k or name.startswith(k + ".") for k in must)})
     _REWRITE_CONFIG[:] = [config]
     try:
+        from _pytest.assertion.rewrite import assertstate_key
+
+        must = config.stash[assertstate_key].hook._must_rewrite  # the plugins' names
+        files += sorted({m.__file__ for name, m in list(sys.modules.items())
+                         if getattr(m, "__file__", None) and m.__file__.endswith(".py")
+                         and any(name == k or name.startswith(k + ".") for k in must)})
         if hasattr(os, "fork") and sys.platform != "darwin":
             import multiprocessing
 
