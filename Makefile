@@ -17,8 +17,9 @@ $(STAMP): pyproject.toml setup.py $(wildcard mcp_notebook/engine/csrc/*)
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS) notebooks/00-start.ipynb
 
-# one worker per core (pytest-xdist); each test module is one unit of work, the browser tests
-# one unit, last (tests/conftest.py). TEST_WORKERS=0: one process. No test collected: exit 5.
+# one worker per core and one more (pytest-xdist); each test module is one unit of work, the
+# browser tests two, the longest units first (tests/conftest.py). TEST_WORKERS=0: one
+# process. No test collected: exit 5.
 TEST_WORKERS ?= auto
 test: $(STAMP)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder

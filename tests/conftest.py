@@ -126,8 +126,8 @@ def pytest_configure(config):
 #: Notebook 7, so that one worker starts the one Jupyter server, the one Lab page and the
 #: one Notebook 7 page (session fixtures are per worker), and marimo's; the first group is
 #: the pages opened from files (the handouts, the exported pictures, the hostile HTML).
-#: A new module that opens Lab belongs here. The two groups are the last two units of the
-#: queue, one per worker, and end near together: in one run of the browser modules on two
+#: A new module that opens Lab belongs here. The two groups go to two workers and take
+#: about as long: in one run of the browser modules on two
 #: workers (load ~11) the first took 115 s (handouts 73, exported pictures 33, hostile HTML
 #: 9), the second 108 s (brush 26 with the server and the Lab page, explorer 20, marimo 16,
 #: sequence views 16, table 15, fleet 6, finding marks 6, live pictures 4)
@@ -147,18 +147,47 @@ def browser_group(module: str) -> str:
     return "browser-2" if module in BROWSER_SECOND else "browser-1"
 
 
+#: the modules that took longest in an idle run of the suite (12 to 40 s each), queued
+#: right after the wheel, before the browser groups, so that no long unit starts near the end
+#: and finishes alone. Only the order: a name that no longer exists, or a module that got
+#: faster, costs a few seconds of balance, never a test.
+LONG_FIRST = ("tests/perf/test_equivalence.py", "tests/notebooks/test_html_export.py",
+              "tests/robustness/test_hostile.py", "tests/fleet/test_dask.py",
+              "tests/perf/test_profiles.py", "tests/exports/test_otlp_consumer.py",
+              "tests/test_teach.py", "tests/robustness/test_special_files.py",
+              "tests/robustness/test_fuzz.py", "tests/stream/test_stream.py",
+              "tests/exports/test_boundary.py", "tests/userpaths/test_console_script.py")
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one worker more than the cores. The suite waits as well as computes (on
+    Chromium's drawing, servers starting, pipes, deliberate stalls): on a 2-core machine,
+    with one worker per core, the cores were busy 168% of a 415 s run; with three workers,
+    179% of 401 s. The extra worker costs one more collection (about 10 s of CPU)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return cores + 1
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(session, config, items):
-    """Browser tests last: Playwright's sync API keeps an event loop running in the main
-    thread for the rest of the session, which other tests' ``asyncio.run`` cannot share.
-
-    Under ``pytest -n N --dist loadgroup`` (``make test``) each test module is one unit of
+    """Under ``pytest -n N --dist loadgroup`` (``make test``) each test module is one unit of
     work, so its module fixtures (a Dask cluster, a proxy, a batch of console-script runs)
     are made once; the browser tests are two units (``browser_group``: each one Chromium,
-    one JupyterLab), the last two in the queue, the first group first, so that nothing but
-    browser tests runs after them on their worker and both workers end on one; the tests of
-    the wheel are one unit (one build, one fresh venv), the first in the queue: the longest
-    unit but the browser's, started first so that it does not finish alone at the end."""
+    one JupyterLab), the tests of the wheel one (one build, one fresh venv). The queue puts
+    the long units first, so that the run does not end on one long unit while the other
+    workers wait: the wheel, ``LONG_FIRST``, the two browser groups, then the rest in
+    collection order, the many short modules that fill the workers around the browser
+    groups and even out the end. (The browser groups at the very head of the queue, beside
+    the wheel and the notebook executions, took 115 s and 82 s instead of 65 s and 61 s, in
+    a run 5% slower; at its end, the third worker waited for them.) A worker leaves its
+    browser group with Chromium and Playwright closed (``pytest_runtest_teardown``), so the
+    tests it runs next find no event loop running in the main thread.
+
+    In one process (no xdist) the browser tests run last, as the only order in which
+    Playwright's session-long browser ends the run."""
     def browser_rank(item) -> int:
         if item.get_closest_marker("browser") is None:
             return 0
@@ -177,7 +206,9 @@ def pytest_collection_modifyitems(session, config, items):
             group = item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
         groups[id(item)] = group
-    items.sort(key=lambda item: groups[id(item)] != "wheel")  # stable: browser still last
+    first = {"wheel": 0, **{name: 1 + k for k, name in enumerate(LONG_FIRST)}}
+    first.update({"browser-1": len(first), "browser-2": len(first) + 1})
+    items.sort(key=lambda item: first.get(groups[id(item)], len(first)))  # stable
 
 
 class GroupsInIds:
@@ -204,18 +235,40 @@ class GroupsInIds:
                 item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")
 
 
+_LIVE_BROWSER: list = []  # the `browser` fixture while it is open: (its definition, request)
+
+
 @pytest.fixture(scope="session")
-def browser():
-    """One headless Chromium for the whole session (two sync Playwrights cannot share a
-    thread). Browser tests skip only when Chromium is absent; CI installs it."""
+def browser(request):
+    """One headless Chromium for a worker's browser tests (two sync Playwrights cannot share
+    a thread). Browser tests skip only when Chromium is absent; CI installs it. Closed after
+    the worker's last browser test (``pytest_runtest_teardown``), with everything made from
+    it (pages, the Jupyter server); a browser test after that would open a new one."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
+    _LIVE_BROWSER[:] = [(request._fixturedef, request)]
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield b
         b.close()
+    _LIVE_BROWSER.clear()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a browser test whose next test is not one, the browser closes now, not at the
+    session's end: Playwright's sync API keeps an event loop running in the main thread
+    while it is open, and a later ``asyncio.run`` or ``anyio.run`` there would fail.
+    pytest's own finish of the fixture runs its teardown and those of the fixtures made
+    from it (the pages, the Jupyter server, its kernels)."""
+    result = yield
+    if (_LIVE_BROWSER and nextitem is not None and item.get_closest_marker("browser")
+            and nextitem.get_closest_marker("browser") is None):
+        fixturedef, request = _LIVE_BROWSER.pop()
+        fixturedef.finish(request)
+    return result
 
 
 #: what the tests of the installed package need in its venv besides the wheel: a kernel and

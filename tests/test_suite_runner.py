@@ -1,6 +1,7 @@
-"""How ``make test`` runs the suite: on every core with pytest-xdist, each test module one
-unit of work, the browser tests one unit at the end of the queue, the tests of the wheel
-one unit; and a run that collects nothing fails."""
+"""How ``make test`` runs the suite: with pytest-xdist, one worker per core and one more,
+each test module one unit of work, the browser tests two units and the tests of the wheel
+one, the long units first; a worker closes its browser before its next tests; and a
+run that collects nothing fails."""
 
 from __future__ import annotations
 
@@ -30,19 +31,28 @@ def test_make_test_runs_on_every_core_by_module():
     argv = _make_test_argv()
     assert argv[argv.index("-n") + 1] == "auto"
     assert argv[argv.index("--dist") + 1] == "loadgroup"
-    assert "--no-loadscope-reorder" in argv  # the queue in collection order: browser last
+    assert "--no-loadscope-reorder" in argv  # the queue in the suite's order: longest first
     dev = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     dev = dev["project"]["optional-dependencies"]["dev"]
     assert any(re.match(r"pytest-xdist\b", r) for r in dev), dev
 
 
-def _run_on_two_workers(folder: Path) -> subprocess.CompletedProcess[str]:
-    """pytest with ``make test``'s arguments on two workers over ``folder``, run in it."""
+def _run_pytest(folder: Path, workers: int, *more: str) -> subprocess.CompletedProcess[str]:
+    """pytest with ``make test``'s arguments on ``workers`` workers over ``folder``, run in
+    it, with xdist the only plugin: the others installed (hypothesis, anyio, ...) took 4 of
+    the 5.5 s of CPU such a run costs, and the folders' tests use none of them."""
+    import os
+
     argv = _make_test_argv()
-    argv[argv.index("-n") + 1] = "2"
-    return subprocess.run([sys.executable, "-m", "pytest", *argv, "-p", "no:cacheprovider",
-                           "-q", str(folder)], cwd=folder, capture_output=True, text=True,
-                          timeout=300)
+    argv[argv.index("-n") + 1] = str(workers)
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "xdist", *argv,
+                           "-p", "no:cacheprovider", *more, str(folder)], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def _run_on_two_workers(folder: Path) -> subprocess.CompletedProcess[str]:
+    return _run_pytest(folder, 2, "-q")
 
 
 def test_a_run_that_collects_nothing_fails(tmp_path):
@@ -82,6 +92,12 @@ def _suite_conftest(config: pytest.Config):
     raise AssertionError(f"pytest did not register {path.name} of the suite's root")
 
 
+def _suite_conftest_chromium() -> str:
+    import os
+
+    return os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
 def _config(xdist: bool) -> SimpleNamespace:
     return SimpleNamespace(pluginmanager=SimpleNamespace(hasplugin=lambda name: xdist))
 
@@ -90,23 +106,78 @@ def test_groups_module_wheel_and_browser(pytestconfig):
     conftest = _suite_conftest(pytestconfig)
 
     second = sorted(conftest.BROWSER_SECOND)[0]
-    items = [_Item(f"{second}::test_w", browser=True),
+    long = conftest.LONG_FIRST[0]
+    items = [_Item("tests/test_short.py::test_s"),
+             _Item(f"{second}::test_w", browser=True),
              _Item("tests/browser/test_a.py::test_x", browser=True),
              _Item("tests/fleet/test_dask.py::test_one[data]"),
              _Item("tests/package/test_installed.py::test_open", fixtures=("installed",)),
+             _Item(f"{long}::test_l"),
              _Item("tests/fleet/test_dask.py::test_two[peers]"),
              _Item("tests/notebooks/test_handouts.py::test_y[00]", browser=True),
              _Item("tests/userpaths/test_wheel.py::test_z", fixtures=("wheel_env", "tmp_path"))]
     conftest.pytest_collection_modifyitems(None, _config(True), items)
     assert [(i.nodeid.split("::")[0], i.groups) for i in items] == [
-        ("tests/package/test_installed.py", ["wheel"]),  # the wheel first
+        # the long units first: the wheel, the long modules in their listed order, the
+        # browser groups (the first group first), then the rest in collection order
+        ("tests/package/test_installed.py", ["wheel"]),
         ("tests/userpaths/test_wheel.py", ["wheel"]),
+        (long, [long]),
         ("tests/fleet/test_dask.py", ["tests/fleet/test_dask.py"]),
         ("tests/fleet/test_dask.py", ["tests/fleet/test_dask.py"]),
-        # browser last, in two groups (one per worker), the first group first
         ("tests/browser/test_a.py", ["browser-1"]),
         ("tests/notebooks/test_handouts.py", ["browser-1"]),
-        (second, ["browser-2"])]
+        (second, ["browser-2"]),
+        ("tests/test_short.py", ["tests/test_short.py"])]
+    assert conftest.LONG_FIRST.index("tests/fleet/test_dask.py") > 0
+
+
+def test_auto_is_one_worker_more_than_the_cores(pytestconfig):
+    import os
+
+    conftest = _suite_conftest(pytestconfig)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert conftest.pytest_xdist_auto_num_workers(pytestconfig) == cores + 1
+
+
+def test_a_worker_closes_its_browser_before_its_next_tests(tmp_path):
+    """``make test``'s arguments on one worker, with the suite's conftest hooks and its
+    ``browser`` fixture: the browser test runs first (real Chromium, skipped without it),
+    then in the same worker a test that runs ``asyncio.run`` and ``anyio.run`` in the main
+    thread, which fail while Playwright's event loop runs there."""
+    pytest.importorskip("xdist")
+    suite = Path(__file__).resolve().parent / "conftest.py"
+    if not Path(_suite_conftest_chromium()).exists():
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    (tmp_path / "conftest.py").write_text(
+        "import importlib.util, sys\n"
+        f"sys.path.insert(0, {str(suite.parent)!r})\n"
+        f"spec = importlib.util.spec_from_file_location('suite_conftest', {str(suite)!r})\n"
+        "suite = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(suite)\n"
+        "pytest_collection_modifyitems = suite.pytest_collection_modifyitems\n"
+        "pytest_runtest_teardown = suite.pytest_runtest_teardown\n"
+        "browser = suite.browser\n"
+        "def pytest_configure(config):\n"
+        "    config.addinivalue_line('markers', 'browser: drives a real Chromium')\n")
+    (tmp_path / "test_a.py").write_text(
+        "import asyncio, anyio, pytest\n"
+        "async def answer():\n"
+        "    return 42\n"
+        "def test_after_the_browser():\n"
+        "    assert asyncio.run(answer()) == 42 and anyio.run(answer) == 42\n")
+    (tmp_path / "test_b.py").write_text(
+        "import pytest\n"
+        "pytestmark = pytest.mark.browser\n"
+        "def test_browser(browser):\n"
+        "    page = browser.new_page()\n"
+        "    page.set_content('<p>drawn</p>')\n"
+        "    assert page.locator('p').inner_text() == 'drawn'\n"
+        "    page.close()\n")
+    done = _run_pytest(tmp_path, 1, "-v")
+    assert done.returncode == 0, done.stdout + done.stderr
+    ran = re.findall(r"PASSED (test_\w\.py::\w+)", done.stdout)
+    assert ran == ["test_b.py::test_browser", "test_a.py::test_after_the_browser"], done.stdout
 
 
 def test_without_xdist_only_the_order_changes(pytestconfig):

