@@ -63,15 +63,23 @@ def _version(path: Path) -> tuple[int, int]:
     return st.st_size, st.st_mtime_ns
 
 
-@functools.lru_cache(maxsize=512)
-def _bundled_sites(path: str, version: tuple[int, int], fault: str) -> int:
-    """How many places the bundled trace at ``path`` offers for ``fault``, kept for the
-    file's ``version`` (size and modification time). Counting them builds the trace's frames
-    and pairs tables: for the six bases that was 0.1 s of the 0.15 s an :func:`exercise`
-    took, paid again by every exercise of a worksheet or a room of learners."""
+@functools.lru_cache(maxsize=32)
+def _bundled_base(path: str, version: tuple[int, int]) -> Any:
+    """The bundled trace at ``path``, loaded once for the file's ``version`` (size and
+    modification time), its tables and findings made once: every exercise of a worksheet
+    or a room of learners plants in these six. Planting reads a base and never changes it
+    (it edits copies of its records); the learner gets only the planted trace."""
     from .. import load
 
-    return faults.sites(load(path), fault)
+    return load(path)
+
+
+@functools.lru_cache(maxsize=512)
+def _bundled_sites(path: str, version: tuple[int, int], fault: str) -> int:
+    """How many places the bundled trace at ``path`` offers for ``fault``. Counting them
+    builds the trace's frames and pairs tables: for the six bases that was 0.1 s of the
+    0.15 s an :func:`exercise` took."""
+    return faults.sites(_bundled_base(path, version), fault)
 
 
 def exercise(name: str, seed: int | None = None, trace: Any = None, *,
@@ -121,7 +129,7 @@ def exercise(name: str, seed: int | None = None, trace: Any = None, *,
 
     def base(j: int) -> Any:
         if j not in loaded:
-            loaded[j] = load(paths[j])
+            loaded[j] = _bundled_base(str(paths[j]), _version(paths[j]))
         return loaded[j]
 
     # every (trace, site) of every base is one option, and the seed picks one of them all:
