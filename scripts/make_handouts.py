@@ -72,17 +72,28 @@ def execute(path: Path) -> Any:
 _LINK = re.compile(r'href="(\d\d-[a-z-]+)\.ipynb"')
 
 
-def export(nb: Any, name: str, out: Path) -> Path:
-    """Write one executed notebook as ``out/<name>.html``, links turned to the pages."""
+def page_html(nb: Any) -> str:
+    """An executed notebook as one HTML page, its scripts and widget state from local files
+    (``require.js``, ``embed-amd.js``: :func:`write_assets`)."""
     from nbconvert import HTMLExporter
 
     exporter = HTMLExporter(require_js_url="require.js", widget_renderer_url="embed-amd.js",
                             mathjax_url="")
-    body, _ = exporter.from_notebook_node(nb)
+    return exporter.from_notebook_node(nb)[0]
+
+
+def write_page(body: str, name: str, out: Path) -> Path:
+    """Write the page ``body`` of notebook ``name`` as ``out/<name>.html``, its links to
+    the other notebooks turned to their pages."""
     body = _LINK.sub(r'href="\1.html"', body).replace('href="README.md"', 'href="index.html"')
     target = out / f"{name}.html"
     target.write_text(body, encoding="utf-8")
     return target
+
+
+def export(nb: Any, name: str, out: Path) -> Path:
+    """Write one executed notebook as ``out/<name>.html``, links turned to the pages."""
+    return write_page(page_html(nb), name, out)
 
 
 def write_index(out: Path, names: list[str]) -> Path:

@@ -129,6 +129,26 @@ def executed(tmp_path_factory):
     return get
 
 
+@pytest.fixture(scope="session")
+def exported(tmp_path_factory, executed):
+    """``get(name) -> str``: the page ``make handouts`` makes of each executed notebook
+    (``scripts/make_handouts.py``'s ``page_html``, solutions taken out), before its links are
+    turned; made once per session, across the workers, as ``executed`` is."""
+    from helpers import once_per_session, script_module
+
+    cache: dict[str, str] = {}
+
+    def get(name: str) -> str:
+        if name not in cache:
+            mh = script_module(REPO / "scripts" / "make_handouts.py")
+            cache[name] = once_per_session(
+                tmp_path_factory, f"html-{name}",
+                lambda: mh.page_html(without_solutions(executed(name)[0])), str, str)
+        return cache[name]
+
+    return get
+
+
 # -- a headless browser that may only load local files (for the HTML export test) ------------
 
 LOCAL = ("file://", "data:", "blob:", "about:")

@@ -45,8 +45,9 @@ def _module():
 
 
 @pytest.fixture(scope="session")
-def handouts(tmp_path_factory, executed):
-    """Every notebook exported by the script's own functions, with the assets and index."""
+def handouts(tmp_path_factory, executed, exported):
+    """Every notebook's page written by the script's own functions (its export is shared
+    with ``test_html_export.py``, made once), with the assets and index."""
     mh = _module()
     fetch = mh._fetcher()
     if not fetch.complete(fetch.DEFAULT) and mh.shutil.which("npm") is None:
@@ -56,7 +57,7 @@ def handouts(tmp_path_factory, executed):
     # last notebook first: where test_html_export.py (first to last, on another worker)
     # is still executing them, each executes half and reads the other half
     for name in reversed(NAMES):
-        mh.export(without_solutions(executed(name)[0]), name, out)
+        mh.write_page(exported(name), name, out)
     mh.write_index(out, NAMES)
     return out
 
