@@ -31,8 +31,12 @@ from . import collection as C
 
 __all__ = ["DaskCollection", "load_many_dask"]
 
-#: captures whose tables a worker process keeps (bounded: memory per worker)
-CACHE_CAPTURES = 4
+#: the captures whose tables a worker process keeps, by the sum of their files' sizes (the
+#: tables take a few times their file): the most recently used first, and always the last
+#: one. Each of the four tables (and the aggregates' light tables, and the skipped list) is
+#: a partition per capture, so a capture is asked for about six times: kept by count, four
+#: captures, a fleet of twenty small ones was loaded again for every table.
+CACHE_BYTES = 64 << 20
 _cache: OrderedDict[tuple[str, str, str, int, int], dict[str, pd.DataFrame] | str] = OrderedDict()
 
 
@@ -49,7 +53,7 @@ def _tables(job: tuple[str, str, str]) -> dict[str, pd.DataFrame] | str:
         return _cache[key]
     got = C._one(job)[1]
     _cache[key] = got
-    while len(_cache) > CACHE_CAPTURES:
+    while len(_cache) > 1 and sum(k[4] for k in _cache) > CACHE_BYTES:
         _cache.popitem(last=False)
     return got
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -86,3 +87,33 @@ def test_same_aggregates_as_the_local_engine(engines):
     assert per_capture.sort_index().to_dict() == \
         local.sessions.groupby("capture")["requests"].sum().to_dict()
     assert int(remote.frames["size"].sum().compute()) == int(local.frames["size"].sum())
+
+
+def test_a_worker_loads_each_small_capture_once(monkeypatch, tmp_path):
+    """The worker's cache of tables, in this process: each table of a fleet is a partition
+    per capture, so a capture is asked for about six times; the small ones are loaded once,
+    and past ``CACHE_BYTES`` the least recently used go, the last one always kept."""
+    from mcp_notebook import collection as C
+    from mcp_notebook import fleet_dask
+
+    loads = []
+    real = C._one
+
+    def counted(job):
+        loads.append(job[1])
+        return real(job)
+
+    monkeypatch.setattr(C, "_one", counted)
+    monkeypatch.setattr(fleet_dask, "_cache", type(fleet_dask._cache)())
+    *jobs, extra = [(str(p), p.stem, "auto") for p in sorted(DATA.glob("*.jsonl"))[:9]]
+    for _ in range(6):
+        for job in jobs:
+            assert not isinstance(fleet_dask._tables(job), str)
+    assert sorted(loads) == sorted(j[1] for j in jobs)  # once each
+    monkeypatch.setattr(fleet_dask, "CACHE_BYTES", os.path.getsize(extra[0]))
+    loads.clear()
+    fleet_dask._tables(extra)
+    assert loads == [extra[1]]
+    assert [k[1] for k in fleet_dask._cache] == [extra[1]]  # over the limit: the last one
+    fleet_dask._tables(jobs[0])
+    assert loads == [extra[1], jobs[0][1]]  # gone, so loaded again
