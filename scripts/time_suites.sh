@@ -12,6 +12,8 @@
 # average before each run (a loaded machine makes the numbers worth little: run it idle).
 # The logs stay in WORKDIR. Extra arguments for pytest: PYTEST_ADDOPTS in the environment.
 # Before each run the user's pytest temporary folders are emptied (see pytest_tmp).
+# SETUP_ONLY=1: make the clones and their venvs and stop (on a busy machine, say), so that a
+# later run of the same command with the same WORKDIR times them at once.
 set -u
 
 if [ $# -lt 2 ]; then
@@ -35,11 +37,18 @@ mkdir -p "$work" && ln -sfn "$shared" "$work/shared"
 
 clone() {  # clone NAME COMMIT: a clean clone at COMMIT, its venv made (not timed)
     local dir="$work/$1"
-    rm -rf "$dir"
+    # a clone set up by SETUP_ONLY=1 and not run since is used as it is
+    if [ -f "$work/$1.ready" ] && [ "$(git -C "$dir" rev-parse HEAD 2>/dev/null)" = \
+            "$(git -C "$repo" rev-parse "$2^{commit}")" ]; then
+        echo "set up before: $1 ($(git -C "$dir" log --oneline -1))"
+        return
+    fi
+    rm -rf "$dir" "$work/$1.ready"
     git clone --quiet --no-hardlinks "$repo" "$dir" &&
         git -C "$dir" checkout --quiet --detach "$2" &&
         echo "setting up $1 ($(git -C "$dir" log --oneline -1))" &&
-        make -C "$dir" .venv/.installed >"$work/$1.setup.log" 2>&1 || {
+        make -C "$dir" .venv/.installed >"$work/$1.setup.log" 2>&1 &&
+        touch "$work/$1.ready" || {
             echo "time_suites.sh: the set-up of $1 failed: see $work/$1.setup.log" >&2
             exit 2; }
 }
@@ -53,7 +62,7 @@ pytest_tmp=$(python3 -c 'import getpass, tempfile; print(tempfile.gettempdir() +
 
 run() {  # run NAME: `make test` in its clone; sets SECONDS_<NAME> and RC_<NAME>
     local dir="$work/$1" t0 t1 rc
-    rm -rf "$pytest_tmp"
+    rm -rf "$pytest_tmp" "$work/$1.ready"  # run once: no longer a clean clone after
     echo "load average before $1: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
     t0=$(now)
     make -C "$dir" test >"$work/$1.test.log" 2>&1
@@ -67,6 +76,10 @@ run() {  # run NAME: `make test` in its clone; sets SECONDS_<NAME> and RC_<NAME>
 
 clone old "$old"
 clone new "$new"
+if [ -n "${SETUP_ONLY:-}" ]; then
+    echo "set up in $work; the same command without SETUP_ONLY times them"
+    exit 0
+fi
 run old
 run new
 ratio=$(python3 -c "print(round($SECONDS_new / $SECONDS_old, 3))")
