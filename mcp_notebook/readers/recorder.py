@@ -28,7 +28,7 @@ import msgspec
 import numpy as np
 
 from ._docspans import Columns, Doc, DocRecords
-from ._jsondoc import compact, compacted, is_null, salvage, text_of
+from ._jsondoc import compact, compacted, is_null, joined, salvage, text_of
 from ._spans import Spans
 from .base import Record
 
@@ -110,11 +110,11 @@ def _blocks(path: Path, sess: str) -> Iterator[Record | Spans]:
         usual = cassette.interactions
         del cassette
         if all(not is_null(it.request) for it in usual):
-            yield from _columns(usual, sess, path.name).blocks(path.name)
+            yield from _columns(usual, data, sess, path.name).blocks(path.name)
         else:
+            del data
             yield from _doc(usual, sess, path.name).blocks()
     else:
-        assert data is not None
         yield from _general(data, sess, path.name)
 
 
@@ -164,9 +164,11 @@ def _extra(it: _UsualInteraction) -> dict[str, Any]:
     return extra
 
 
-def _columns(interactions: list[_UsualInteraction], sess: str, name: str) -> Columns:
+def _columns(interactions: list[_UsualInteraction], flat: bytes, sess: str,
+             name: str) -> Columns:
     """The records of a cassette whose every interaction has a request (those of
-    :func:`_doc`), made a column at a time: the compacted messages joined in one buffer."""
+    :func:`_doc`), made a column at a time: the compacted messages as places in one buffer
+    (the compacted cassette ``flat``, see :func:`~._jsondoc.joined`)."""
     n = len(interactions)
     answered = [not is_null(it.response) for it in interactions]
     ordered: list[msgspec.Raw] = []
@@ -189,14 +191,12 @@ def _columns(interactions: list[_UsualInteraction], sess: str, name: str) -> Col
             label(f"{src}/response")
             streams(1 if extra.get("sse") else 0)
     m = len(ordered)
-    lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=m)
-    buf = b"".join(ordered)
+    buf, starts, ends = joined(flat, ordered)
     del ordered
-    ends = np.cumsum(lengths)
     direction = np.ones(m, dtype=np.int8)
     direction[np.concatenate(([0], np.cumsum(np.add(answered, 1))[:-1])).astype(np.int64)
               if n else np.zeros(0, np.int64)] = 0
-    return Columns(buf, ends - lengths, ends, np.full(m, np.nan), direction,
+    return Columns(buf, starts, ends, np.full(m, np.nan), direction,
                    np.zeros(m, dtype=np.int64), (sess,), np.asarray(stream, dtype=np.int64),
                    ("http", "sse"), labels, extras)
 
