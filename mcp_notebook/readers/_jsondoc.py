@@ -6,14 +6,14 @@ import io
 import json
 import mmap
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
 import numpy as np
 
-__all__ = ["compact", "compacted", "joined", "is_null", "text_of", "array_items", "salvage", "Item",
+__all__ = ["compact", "compacted", "joined", "nulls", "is_null", "text_of", "array_items", "salvage", "Item",
            "CUT"]
 
 
@@ -109,6 +109,21 @@ def is_null(raw: msgspec.Raw | bytes) -> bool:
         return False  # opens with neither a blank nor "n": not null (no copy)
     data = bytes(raw).strip()
     return not data or data == b"null"
+
+
+def nulls(raws: Sequence[msgspec.Raw]) -> np.ndarray:
+    """Which of the raw values of a compacted document are absent or ``null`` (as
+    :func:`is_null` of each; there a value is its own bytes, so only a 4-byte one may be
+    ``null``).
+
+    >>> nulls([b"", b"null", b"nul!", b"[1,2]"]).tolist()
+    [True, True, False, False]
+    """
+    lengths = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+    out = lengths == 0
+    for k in np.flatnonzero(lengths == 4).tolist():
+        out[k] = is_null(raws[k])
+    return out
 
 
 def text_of(raw: msgspec.Raw | bytes) -> str | None:

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..engine.gcpause import gc_paused
 from ._docspans import Columns, Doc, DocRecords, time_order
-from ._jsondoc import compact, compacted, is_null, joined, salvage, text_of
+from ._jsondoc import compact, compacted, is_null, joined, nulls, salvage, text_of
 from ._time import read_time, read_times
 from .base import Record, in_time_order
 
@@ -136,9 +136,9 @@ def _columns(usual: list[_Usual], flat: bytes, sess: str, name: str) -> Columns 
         (e.message, e.response, e.timestamp, e.duration, e.origin, e.direction, e.clientError)
         for e in usual], strict=True)
     # compacted: a value is its own bytes, so only a 4-byte one may be ``null``
-    if not _nulls(error).all() or _nulls(message).any():
+    if not nulls(error).all() or nulls(message).any():
         return None
-    answered = ~_nulls(response)
+    answered = ~nulls(response)
     entry = np.repeat(np.arange(n), 1 + answered)  # each record's entry
     first = np.concatenate(([True], entry[1:] != entry[:-1]))
     slots = np.flatnonzero(first)
@@ -187,15 +187,6 @@ def _columns(usual: list[_Usual], flat: bytes, sess: str, name: str) -> Columns 
     m = len(entry)
     return Columns(buf, starts, ends, ts, direction, np.zeros(m, dtype=np.int64), (sess,),
                    np.zeros(m, dtype=np.int64), ("stdio",), labels, extras)
-
-
-def _nulls(raws: tuple[msgspec.Raw, ...]) -> np.ndarray:
-    """Which of the raw values of a compacted document are absent or ``null``."""
-    lengths = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
-    out = lengths == 0
-    for k in np.flatnonzero(lengths == 4).tolist():
-        out[k] = is_null(raws[k])
-    return out
 
 
 _CODE = {"client": 0, "server": 1}

@@ -28,7 +28,7 @@ import msgspec
 import numpy as np
 
 from ._docspans import Columns, Doc, DocRecords
-from ._jsondoc import compact, compacted, is_null, joined, salvage, text_of
+from ._jsondoc import compact, compacted, is_null, joined, nulls, salvage, text_of
 from ._spans import Spans
 from .base import Record
 
@@ -109,7 +109,7 @@ def _blocks(path: Path, sess: str) -> Iterator[Record | Spans]:
     if cassette is not None:
         usual = cassette.interactions
         del cassette
-        if all(not is_null(it.request) for it in usual):
+        if not nulls([it.request for it in usual]).any():
             yield from _columns(usual, data, sess, path.name).blocks(path.name)
         else:
             del data
@@ -170,7 +170,7 @@ def _columns(interactions: list[_UsualInteraction], flat: bytes, sess: str,
     :func:`_doc`), made a column at a time: the compacted messages as places in one buffer
     (the compacted cassette ``flat``, see :func:`~._jsondoc.joined`)."""
     n = len(interactions)
-    answered = [not is_null(it.response) for it in interactions]
+    answered = (~nulls([it.response for it in interactions])).tolist()
     ordered: list[msgspec.Raw] = []
     labels: list[str] = []
     extras: dict[int, dict[str, Any]] = {}
