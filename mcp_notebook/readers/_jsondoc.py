@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import msgspec
 import numpy as np
 
-__all__ = ["compact", "compacted", "joined", "nulls", "is_null", "text_of", "array_items", "salvage", "Item",
+__all__ = ["compact", "compacted", "joined", "places", "nulls", "is_null", "text_of", "array_items", "salvage", "Item",
            "CUT"]
 
 
@@ -82,15 +82,26 @@ def joined(flat: bytes, raws: list[msgspec.Raw]) -> tuple[bytes, np.ndarray, np.
     >>> [bytes(buf[a:b]) for a, b in zip(starts.tolist(), ends.tolist())]
     [b'[1,2]', b'{"a":3}']
     """
-    from ..engine.native import native
-
+    at = places(flat, raws)
+    if at is not None:
+        return flat, at[0], at[0] + at[1]
     lengths = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
-    if native is not None:
-        starts = np.frombuffer(native.offsets(flat, raws), dtype=np.int64)
-        if not len(starts) or starts.min() >= 0:
-            return flat, starts, starts + lengths
     ends = np.cumsum(lengths)
     return b"".join(raws), ends - lengths, ends
+
+
+def places(flat: bytes, raws: list[msgspec.Raw]) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(starts, lengths)`` of raw values decoded from ``flat``, where they are in it (the
+    C extension says); None without the extension, or where one is not a slice of it
+    (join them then: :func:`joined`)."""
+    from ..engine.native import native
+
+    if native is None:
+        return None
+    starts = np.frombuffer(native.offsets(flat, raws), dtype=np.int64)
+    if len(starts) and starts.min() < 0:
+        return None
+    return starts, np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
 
 
 #: the first bytes of a value that may be ``null`` (blanks around it included)

@@ -15,7 +15,9 @@ import pytest
 import mcp_notebook as mn
 from helpers import need_native
 from mcp_notebook.engine import native
-from mcp_notebook.readers import _jsondoc
+from mcp_notebook.readers import _jsondoc, inspector, recorder
+
+from .test_typed_docs import _generic, _records
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPORTS = sorted(ROOT.glob("tests/readers/data/inspector-protocol-*.json"))
@@ -111,13 +113,20 @@ def _usual_export(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
-def _usual_cassette(rng: random.Random, n: int) -> dict:
-    """A cassette whose every interaction has a request."""
+def _usual_cassette(rng: random.Random, n: int, some_missing: bool) -> dict:
+    """A cassette whose every interaction has a request (``some_missing``: some without
+    a status, a latency or the SSE flag)."""
     its = []
     for i in range(n):
         it = {"type": "jsonrpc_request", "request": {"jsonrpc": "2.0", "id": i,
                                                      "method": "tools/list"},
               "response_status": 200, "latency_ms": i, "response_is_sse": rng.random() < 0.5}
+        if some_missing and rng.random() < 0.3:  # a member not there (or null)
+            key = rng.choice(["response_status", "latency_ms", "response_is_sse"])
+            if rng.random() < 0.5:
+                it[key] = None
+            else:
+                del it[key]
         if rng.random() < 0.8:
             it["response"] = {"jsonrpc": "2.0", "id": i, "result": {"tools": []}}
         its.append(it)
@@ -131,7 +140,7 @@ def _made(tmp_path: Path) -> list[tuple[Path, str]]:
     for k in range(3):
         a, b = tmp_path / f"inspector-protocol-{k}.json", tmp_path / f"cassette-{k}.json"
         a.write_text(json.dumps(_usual_export(rng, 40 * k + 3), indent=2))
-        b.write_text(json.dumps(_usual_cassette(rng, 30 * k + 2), indent=2))
+        b.write_text(json.dumps(_usual_cassette(rng, 30 * k + 2, k == 2), indent=2))
         out += [(a, "inspector"), (b, "recorder")]
     return out
 
@@ -146,13 +155,9 @@ def test_frames_are_the_same_with_the_places_and_the_joined_texts(which, tmp_pat
         path, fmt = which, "recorder" if which in CASSETTES else "inspector"
     first = mn.load(path, format=fmt, progress=False)
 
-    def join(flat: bytes, raws: list) -> tuple:
-        lengths = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
-        ends = np.cumsum(lengths)
-        return b"".join(raws), ends - lengths, ends
-
-    for module in ("inspector", "recorder"):
-        monkeypatch.setattr(f"mcp_notebook.readers.{module}.joined", join)
+    # as without the C extension: no places, the texts joined in record order
+    monkeypatch.setattr(_jsondoc, "places", lambda flat, raws: None)
+    monkeypatch.setattr(recorder, "places", lambda flat, raws: None)
     again = mn.load(path, format=fmt, progress=False)
     assert first.frames["raw"].astype(str).tolist() == again.frames["raw"].astype(str).tolist()
     for a, b in ((first.frames, again.frames), (first.pairs, again.pairs),
@@ -164,3 +169,15 @@ def test_frames_are_the_same_with_the_places_and_the_joined_texts(which, tmp_pat
 
 def test_bundled_documents_are_there():
     assert EXPORTS and CASSETTES
+
+
+@pytest.mark.parametrize("which", range(6), ids=lambda k: f"made{k}")
+def test_made_documents_give_the_records_of_the_per_entry_path(which, tmp_path, monkeypatch):
+    """The column-at-a-time records (every interaction or entry usual) are those of the
+    reference, the per-item decoding."""
+    path, fmt = _made(tmp_path)[which]
+    module = recorder if fmt == "recorder" else inspector
+    typed = _records(path, module)
+    _generic(monkeypatch, module)
+    assert typed == _records(path, module)
+    assert typed
