@@ -91,9 +91,10 @@ def test_compacted_reads_a_plain_a_compressed_and_an_empty_file_alike(tmp_path):
     assert _jsondoc.compacted(plain, decode) == (None, data[:-5])
 
 
-def _usual_export(rng: random.Random, n: int) -> list[dict]:
+def _usual_export(rng: random.Random, n: int, odd: bool) -> list[dict]:
     """An export whose every entry has a message and no client error (read a column at a
-    time): requests with and without a response and a duration, notifications."""
+    time): requests with and without a response and a duration, notifications (``odd``:
+    some times that cannot be read, some kinds that are not texts)."""
     out = []
     for i in range(n):
         call = {"jsonrpc": "2.0", "id": i, "method": "tools/call",
@@ -109,6 +110,9 @@ def _usual_export(rng: random.Random, n: int) -> list[dict]:
             e = {**e, "direction": "notification",
                  "message": {"jsonrpc": "2.0", "method": "notifications/progress"}}
             e.pop("response", None)
+        if odd and rng.random() < 0.2:
+            e[rng.choice(["timestamp", "direction"])] = rng.choice(
+                ["2026-02-30T00:00:00.000Z", "soon", 7, None, "", ["request"], True])
         out.append(e)
     return out
 
@@ -139,7 +143,7 @@ def _made(tmp_path: Path) -> list[tuple[Path, str]]:
     out = []
     for k in range(3):
         a, b = tmp_path / f"inspector-protocol-{k}.json", tmp_path / f"cassette-{k}.json"
-        a.write_text(json.dumps(_usual_export(rng, 40 * k + 3), indent=2))
+        a.write_text(json.dumps(_usual_export(rng, 40 * k + 3, k == 2), indent=2))
         b.write_text(json.dumps(_usual_cassette(rng, 30 * k + 2, k == 2), indent=2))
         out += [(a, "inspector"), (b, "recorder")]
     return out
