@@ -134,6 +134,9 @@ class Columns:
         edges = np.flatnonzero(np.diff(np.concatenate(([False], use, [False])).astype(
             np.int8)))
         extras, labels, names = self.extras, self.labels, self.sessions
+        if extras:  # which usual records have an extra (one look-up per run, not per record)
+            has = np.zeros(len(self.starts), dtype=bool)
+            has[np.fromiter((j for j, e in extras.items() if e), dtype=np.int64)] = True
         done = 0
         for a, b in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True):
             for k in range(done, a):
@@ -142,8 +145,12 @@ class Columns:
                 d = min(b, c + RUN)
                 u = u_all[c:d]
                 ul = u.tolist()
-                ex = {i: e for i, j in enumerate(ul) if (e := extras.get(j))} if extras \
-                    else None
+                if extras:
+                    at_ex = np.flatnonzero(has[u])
+                    ex = dict(zip(at_ex.tolist(), map(extras.__getitem__, u[at_ex].tolist()),
+                                  strict=True))
+                else:
+                    ex = None
                 yield Spans(self.buf, self.starts[u], self.ends[u],
                             np.zeros(d - c, dtype=np.int64), self.ts[u], self.direction[u],
                             names[0] if names else "", name, False, None, None,

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
+import mmap
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
+import numpy as np
 
-__all__ = ["compact", "compacted", "is_null", "text_of", "array_items", "salvage", "Item",
+__all__ = ["compact", "compacted", "joined", "places", "nulls", "is_null", "text_of", "array_items", "salvage", "Item",
            "CUT"]
 
 
@@ -24,27 +27,81 @@ def compact(raw: msgspec.Raw | bytes) -> str:
     return msgspec.json.format(raw, indent=-1).decode("utf-8", "surrogateescape")
 
 
-def compacted(path: Path, decode: Callable[[bytes], Any]) -> tuple[Any, bytes | None]:
-    """``(decode(the file compacted), None)``: the document made compact as a whole by
-    msgspec (every number and key order kept), so each raw value decoded from it is its
-    own compact text; the file's bytes are let go before the decoding. ``(None, the
-    file's bytes)`` when either refuses the document (read again: the per-item path
+def compacted(path: Path, decode: Callable[[bytes], Any]) -> tuple[Any, bytes]:
+    """``(decode(flat), flat)``: the document made compact as a whole by msgspec (every
+    number and key order kept), so each raw value decoded from it is its own compact
+    text, a slice of ``flat`` (:func:`joined` gives such texts as places in it). ``(None,
+    the file's bytes)`` when either refuses the document (read again: the per-item path
     says what is wrong)."""
     from .base import open_bytes  # base imports no helper of this module: no cycle
 
-    with open_bytes(path) as f:
-        data = f.read()
     try:
-        flat = msgspec.json.format(data, indent=-1)
+        flat = _format_file(path)
     except (msgspec.DecodeError, RecursionError):
-        return None, data
-    del data
+        with open_bytes(path) as f:
+            return None, f.read()
     try:
-        return decode(flat), None
+        return decode(flat), flat
     except (msgspec.DecodeError, RecursionError):
         del flat
         with open_bytes(path) as f:
             return None, f.read()
+
+
+def _format_file(path: Path) -> bytes:
+    """The file compacted by msgspec. A plain file is read through a read-only map of it:
+    its pages are the system's cache, not a copy of the whole file in fresh memory (at
+    1 GB: about 260,000 page faults and 0.6 s of system time saved); a compressed or empty
+    one, or one that cannot be mapped, is read whole."""
+    from .base import open_bytes
+
+    with open_bytes(path) as f:
+        fileno = getattr(f, "fileno", None)
+        if isinstance(f, io.BufferedReader) and fileno is not None:
+            try:
+                view = mmap.mmap(fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):  # empty, or a file the system cannot map
+                view = None
+            if view is not None:
+                with view:
+                    return msgspec.json.format(view, indent=-1)
+        return msgspec.json.format(f.read(), indent=-1)
+
+
+def joined(flat: bytes, raws: list[msgspec.Raw]) -> tuple[bytes, np.ndarray, np.ndarray]:
+    """``(buf, starts, ends)``: the texts of ``raws`` (raw values decoded from ``flat``) as
+    places in one buffer. With the C extension, the buffer is ``flat`` itself and the
+    places are where the values are in it (no copy: at 1M messages the joined texts were
+    0.75 GB more alive beside the document); without it (or for a value that is not a
+    slice of ``flat``), the texts joined, as before. The texts are the same either way.
+
+    >>> import msgspec
+    >>> flat = b'[[1,2],{"a":3}]'
+    >>> raws = msgspec.json.decode(flat, type=list[msgspec.Raw])
+    >>> buf, starts, ends = joined(flat, raws)
+    >>> [bytes(buf[a:b]) for a, b in zip(starts.tolist(), ends.tolist())]
+    [b'[1,2]', b'{"a":3}']
+    """
+    at = places(flat, raws)
+    if at is not None:
+        return flat, at[0], at[0] + at[1]
+    lengths = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+    ends = np.cumsum(lengths)
+    return b"".join(raws), ends - lengths, ends
+
+
+def places(flat: bytes, raws: list[msgspec.Raw]) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(starts, lengths)`` of raw values decoded from ``flat``, where they are in it (the
+    C extension says); None without the extension, or where one is not a slice of it
+    (join them then: :func:`joined`)."""
+    from ..engine.native import native
+
+    if native is None:
+        return None
+    starts = np.frombuffer(native.offsets(flat, raws), dtype=np.int64)
+    if len(starts) and starts.min() < 0:
+        return None
+    return starts, np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
 
 
 #: the first bytes of a value that may be ``null`` (blanks around it included)
@@ -63,6 +120,21 @@ def is_null(raw: msgspec.Raw | bytes) -> bool:
         return False  # opens with neither a blank nor "n": not null (no copy)
     data = bytes(raw).strip()
     return not data or data == b"null"
+
+
+def nulls(raws: Sequence[msgspec.Raw]) -> np.ndarray:
+    """Which of the raw values of a compacted document are absent or ``null`` (as
+    :func:`is_null` of each; there a value is its own bytes, so only a 4-byte one may be
+    ``null``).
+
+    >>> nulls([b"", b"null", b"nul!", b"[1,2]"]).tolist()
+    [True, True, False, False]
+    """
+    lengths = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+    out = lengths == 0
+    for k in np.flatnonzero(lengths == 4).tolist():
+        out[k] = is_null(raws[k])
+    return out
 
 
 def text_of(raw: msgspec.Raw | bytes) -> str | None:

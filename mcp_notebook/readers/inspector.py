@@ -35,8 +35,9 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from ..engine.gcpause import gc_paused
 from ._docspans import Columns, Doc, DocRecords, time_order
-from ._jsondoc import compact, compacted, is_null, salvage, text_of
+from ._jsondoc import compact, compacted, is_null, joined, nulls, salvage, text_of
 from ._time import read_time, read_times
 from .base import Record, in_time_order
 
@@ -92,21 +93,27 @@ _BACK = {"c2s": "s2c", "s2c": "c2s", None: None}
 
 def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Record]:
     """Yield the frames of an Inspector protocol export, in time order."""
-    sess = session or path.name
+    # the export is read here, not as the records are taken: with the cyclic collector
+    # paused, as the table's part is (a million entries make millions of objects, none in
+    # a cycle; at 1M entries its runs cost about 1 s)
+    with gc_paused():
+        return _read(path, session or path.name)
+
+
+def _read(path: Path, sess: str) -> Iterator[Record]:
     out: list[Record] = []
     tail: list[Record] = []  # what is said of the file as a whole, after its frames
     # compacted first, as a whole: the messages' compact texts are then slices of it;
     # something unusual in some entry: each entry on its own (``data``)
     usual, data = compacted(path, _decode_usual)
     if usual is not None:
-        cols = _columns(usual, sess, path.name)
+        cols = _columns(usual, data, sess, path.name)
         if cols is not None:
             del usual
             return DocRecords(cols.blocks(path.name, order=time_order(cols.ts)))
         doc = _doc(usual, sess, path.name)
         del usual
         return DocRecords(doc.blocks(time_order(doc.times())))
-    assert data is not None
     try:
         items: list[Any] = list(enumerate(_decode(data)))
     except (msgspec.DecodeError, RecursionError) as exc:
@@ -117,11 +124,11 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
     return iter(in_time_order(out) + tail)
 
 
-def _columns(usual: list[_Usual], sess: str, name: str) -> Columns | None:
+def _columns(usual: list[_Usual], flat: bytes, sess: str, name: str) -> Columns | None:
     """The records of an export whose every entry has a message and no client error (those
-    of :func:`_doc`), made a column at a time from the compacted export (the messages and
-    responses joined in one buffer, the usual time stamps read together). None for any
-    other export."""
+    of :func:`_doc`), made a column at a time from the compacted export ``flat`` (the
+    messages and responses as places in one buffer, the usual time stamps read together).
+    None for any other export."""
     n = len(usual)
     if not n:
         return None
@@ -129,9 +136,9 @@ def _columns(usual: list[_Usual], sess: str, name: str) -> Columns | None:
         (e.message, e.response, e.timestamp, e.duration, e.origin, e.direction, e.clientError)
         for e in usual], strict=True)
     # compacted: a value is its own bytes, so only a 4-byte one may be ``null``
-    if not _nulls(error).all() or _nulls(message).any():
+    if not nulls(error).all() or nulls(message).any():
         return None
-    answered = ~_nulls(response)
+    answered = ~nulls(response)
     entry = np.repeat(np.arange(n), 1 + answered)  # each record's entry
     first = np.concatenate(([True], entry[1:] != entry[:-1]))
     slots = np.flatnonzero(first)
@@ -143,11 +150,8 @@ def _columns(usual: list[_Usual], sess: str, name: str) -> Columns | None:
             response, answered.tolist(), strict=True) if a), strict=True):
         ordered[k] = r
     del message, response, error
-    lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=len(ordered))
-    buf = b"".join(ordered)
+    buf, starts, ends = joined(flat, ordered)
     del ordered
-    ends = np.cumsum(lengths)
-    starts = ends - lengths
     stamps, problems = read_times(list(stamp), numbers=False)
     durations = np.array([float(d) if isinstance(d, (int, float)) and not isinstance(d, bool)
                           else np.nan for d in duration], dtype=np.float64)
@@ -183,15 +187,6 @@ def _columns(usual: list[_Usual], sess: str, name: str) -> Columns | None:
     m = len(entry)
     return Columns(buf, starts, ends, ts, direction, np.zeros(m, dtype=np.int64), (sess,),
                    np.zeros(m, dtype=np.int64), ("stdio",), labels, extras)
-
-
-def _nulls(raws: tuple[msgspec.Raw, ...]) -> np.ndarray:
-    """Which of the raw values of a compacted document are absent or ``null``."""
-    lengths = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
-    out = lengths == 0
-    for k in np.flatnonzero(lengths == 4).tolist():
-        out[k] = is_null(raws[k])
-    return out
 
 
 _CODE = {"client": 0, "server": 1}

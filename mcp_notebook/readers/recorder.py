@@ -21,6 +21,8 @@ one ``invalid`` row, and a file cut inside one keeps those before it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import compress
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ import msgspec
 import numpy as np
 
 from ._docspans import Columns, Doc, DocRecords
-from ._jsondoc import compact, compacted, is_null, salvage, text_of
+from ._jsondoc import compact, compacted, is_null, joined, nulls, places, salvage, text_of
 from ._spans import Spans
 from .base import Record
 
@@ -109,12 +111,12 @@ def _blocks(path: Path, sess: str) -> Iterator[Record | Spans]:
     if cassette is not None:
         usual = cassette.interactions
         del cassette
-        if all(not is_null(it.request) for it in usual):
-            yield from _columns(usual, sess, path.name).blocks(path.name)
+        if not nulls([it.request for it in usual]).any():
+            yield from _columns(usual, data, sess, path.name).blocks(path.name)
         else:
+            del data
             yield from _doc(usual, sess, path.name).blocks()
     else:
-        assert data is not None
         yield from _general(data, sess, path.name)
 
 
@@ -164,41 +166,64 @@ def _extra(it: _UsualInteraction) -> dict[str, Any]:
     return extra
 
 
-def _columns(interactions: list[_UsualInteraction], sess: str, name: str) -> Columns:
+def _columns(interactions: list[_UsualInteraction], flat: bytes, sess: str,
+             name: str) -> Columns:
     """The records of a cassette whose every interaction has a request (those of
-    :func:`_doc`), made a column at a time: the compacted messages joined in one buffer."""
+    :func:`_doc`), made a column at a time: each interaction's request, then its response
+    where it has one; the compacted messages as places in one buffer (the compacted
+    cassette ``flat``, see :func:`~._jsondoc.joined`)."""
     n = len(interactions)
-    answered = [not is_null(it.response) for it in interactions]
-    ordered: list[msgspec.Raw] = []
-    labels: list[str] = []
-    extras: dict[int, dict[str, Any]] = {}
-    stream: list[int] = []
-    add, label, streams = ordered.append, labels.append, stream.append
-    for i, (it, a) in enumerate(zip(interactions, answered, strict=True)):
-        extra = _extra(it)
-        src = f"{name}#interaction{i}"
-        if extra:
-            extras[len(ordered)] = extra
-        add(it.request)
-        label(src)
-        streams(0)
-        if a:
-            if extra:
-                extras[len(ordered)] = extra
-            add(it.response)
-            label(f"{src}/response")
-            streams(1 if extra.get("sse") else 0)
-    m = len(ordered)
-    lengths = np.fromiter(map(len, ordered), dtype=np.int64, count=m)
-    buf = b"".join(ordered)
-    del ordered
-    ends = np.cumsum(lengths)
+    requests = list(map(_REQUEST, interactions))
+    responses = list(map(_RESPONSE, interactions))
+    answered = ~nulls(responses)
+    first = np.zeros(n, dtype=np.int64)  # each interaction's request's record
+    np.cumsum(1 + answered[:-1], out=first[1:])
+    second = first[answered] + 1  # the responses' records
+    m = n + len(second)
+    replies = list(compress(responses, answered.tolist()))
+    del responses
+    at, sizes = places(flat, requests), places(flat, replies)
+    if at is not None and sizes is not None:
+        buf = flat
+        starts, lengths = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
+        starts[first], lengths[first] = at
+        starts[second], lengths[second] = sizes
+        ends = starts + lengths
+    else:  # without the C extension: the texts joined in record order
+        ordered: list[msgspec.Raw] = [None] * m  # type: ignore[list-item]
+        for k, r in zip(first.tolist(), requests, strict=True):
+            ordered[k] = r
+        for k, r in zip(second.tolist(), replies, strict=True):
+            ordered[k] = r
+        buf, starts, ends = joined(flat, ordered)
+        del ordered
+    del requests, replies
+    status, latency, sse = (list(map(get, interactions)) for get in _EXTRA)
+    if None in status or None in latency or None in sse:
+        given = [_extra(it) for it in interactions]
+    else:  # every member there (the usual): the dicts of _extra, made at once
+        given = [{"status": a, "latency_ms": b, "sse": c}
+                 for a, b, c in zip(status, latency, sse, strict=True)]
+    extras = {k: e for k, e in zip(first.tolist(), given, strict=True) if e}
+    extras.update((k, e) for k, e in zip(second.tolist(), compress(given, answered.tolist()),
+                                         strict=True) if e)
+    stream = np.zeros(m, dtype=np.int64)  # 1: the response came as an event stream
+    stream[second] = np.fromiter(map(bool, compress(sse, answered.tolist())), dtype=bool,
+                                 count=len(second))
+    labels = np.empty(m, dtype=object)
+    labels[first] = [f"{name}#interaction{i}" for i in range(n)]
+    labels[second] = [f"{name}#interaction{i}/response" for i in np.flatnonzero(
+        answered).tolist()]
     direction = np.ones(m, dtype=np.int8)
-    direction[np.concatenate(([0], np.cumsum(np.add(answered, 1))[:-1])).astype(np.int64)
-              if n else np.zeros(0, np.int64)] = 0
-    return Columns(buf, ends - lengths, ends, np.full(m, np.nan), direction,
-                   np.zeros(m, dtype=np.int64), (sess,), np.asarray(stream, dtype=np.int64),
-                   ("http", "sse"), labels, extras)
+    direction[first] = 0
+    return Columns(buf, starts, ends, np.full(m, np.nan), direction,
+                   np.zeros(m, dtype=np.int64), (sess,), stream, ("http", "sse"),
+                   labels.tolist(), extras)
+
+
+_REQUEST, _RESPONSE = attrgetter("request"), attrgetter("response")
+_EXTRA = (attrgetter("response_status"), attrgetter("latency_ms"),
+          attrgetter("response_is_sse"))
 
 
 def _doc(interactions: list[_UsualInteraction], sess: str, name: str) -> Doc:

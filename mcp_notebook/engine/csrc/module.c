@@ -771,6 +771,43 @@ static PyObject *py_lengths(PyObject *self, PyObject *args) {
     return out;
 }
 
+static const char OFFSETS_DOC[] =
+    "offsets(base, items) -> bytearray\n\n"
+    "Where each buffer of a list (msgspec.Raw values decoded from ``base``, say) starts in\n"
+    "``base``, as int64 (native byte order); -1 for one that is not a slice of it.";
+
+static PyObject *py_offsets(PyObject *self, PyObject *args) {
+    PyObject *base, *lst;
+    Py_buffer bb;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OO!", &base, &PyList_Type, &lst)) return NULL;
+    if (get_buffer(base, &bb)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(lst);
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (!out) {
+        PyBuffer_Release(&bb);
+        return NULL;
+    }
+    int64_t *dst = (int64_t *)PyByteArray_AS_STRING(out);
+    const char *lo = (const char *)bb.buf;
+    const char *hi = lo + bb.len;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_buffer b;
+        if (get_buffer(PyList_GET_ITEM(lst, k), &b)) {
+            Py_DECREF(out);
+            PyBuffer_Release(&bb);
+            return NULL;
+        }
+        const char *at = (const char *)b.buf;
+        /* compared as addresses: inside [lo, hi] with its whole length */
+        uintptr_t a = (uintptr_t)at, l = (uintptr_t)lo, h = (uintptr_t)hi;
+        dst[k] = (a >= l && a <= h && (uintptr_t)b.len <= h - a) ? (int64_t)(a - l) : -1;
+        PyBuffer_Release(&b);
+    }
+    PyBuffer_Release(&bb);
+    return out;
+}
+
 static const char DIRECTIONS_DOC[] =
     "directions(kind, session, id_code, method, method_dirs, given) -> bytearray | None\n\n"
     "The walk of engine.walks.infer on codes: kind int8, session int32 (below 2**29),\n"
@@ -867,6 +904,7 @@ static PyMethodDef METHODS[] = {
     {"utf8_valid", py_utf8_valid, METH_VARARGS, UTF8_DOC},
     {"pair", py_pair, METH_VARARGS, PAIR_DOC},
     {"lengths", py_lengths, METH_VARARGS, LENGTHS_DOC},
+    {"offsets", py_offsets, METH_VARARGS, OFFSETS_DOC},
     {"big_ids", py_big_ids, METH_VARARGS, BIG_IDS_DOC},
     {"directions", py_directions, METH_VARARGS, DIRECTIONS_DOC},
     {NULL, NULL, 0, NULL},
