@@ -112,11 +112,9 @@ def exercise(name: str, seed: int | None = None, trace: Any = None, *,
 
     if seed is None:
         seed = seed_for(learner, name) if learner else 0
-    loaded: dict[int, Any] = {}
     if trace is not None:
-        loaded[0] = trace if hasattr(trace, "frames") else load(trace)
-        counts = [faults.sites(loaded[0], name)]
-        paths: list[Path] = []
+        bases = [trace if hasattr(trace, "frames") else load(trace)]
+        counts = [faults.sites(bases[0], name)]
     else:
         paths = []
         for stem in BASES:
@@ -124,22 +122,17 @@ def exercise(name: str, seed: int | None = None, trace: Any = None, *,
                 paths.append(sample_path(stem))
             except FileNotFoundError:
                 continue
-        paths = paths or [sample_path()]
-        counts = [_bundled_sites(str(p), _version(p), name) for p in paths]
-
-    def base(j: int) -> Any:
-        if j not in loaded:
-            loaded[j] = _bundled_base(str(paths[j]), _version(paths[j]))
-        return loaded[j]
-
+        found = [(str(p), _version(p)) for p in paths or [sample_path()]]
+        bases = [_bundled_base(*f) for f in found]
+        counts = [_bundled_sites(*f, name) for f in found]
     # every (trace, site) of every base is one option, and the seed picks one of them all:
     # neighbours with different names rarely share a plant
-    options = [(j, i) for j, n in enumerate(counts) for i in range(n)]
+    options = [(b, i) for b, n in zip(bases, counts, strict=True) for i in range(n)]
     k = seed % max(len(options), 1)
     errors = []
-    for j, first in options[k:] + options[:k]:
+    for base, first in options[k:] + options[:k]:
         try:
-            planted, key = plant(base(j), name, seed, first=first)
+            planted, key = plant(base, name, seed, first=first)
         except ValueError as exc:
             errors.append(str(exc))
             continue
