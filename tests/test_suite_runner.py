@@ -96,12 +96,6 @@ def _suite_conftest(config: pytest.Config):
     raise AssertionError(f"pytest did not register {path.name} of the suite's root")
 
 
-def _suite_conftest_chromium() -> str:
-    import os
-
-    return os.environ.get("CHROMIUM", "/usr/bin/chromium")
-
-
 def _config(xdist: bool) -> SimpleNamespace:
     return SimpleNamespace(pluginmanager=SimpleNamespace(hasplugin=lambda name: xdist))
 
@@ -144,14 +138,14 @@ def test_auto_is_one_worker_more_than_the_cores(pytestconfig):
     assert conftest.pytest_xdist_auto_num_workers(pytestconfig) == cores + 1
 
 
-def test_a_worker_closes_its_browser_before_its_next_tests(tmp_path):
+def test_a_worker_closes_its_browser_before_its_next_tests(tmp_path, pytestconfig):
     """``make test``'s arguments on one worker, with the suite's conftest hooks and its
     ``browser`` fixture: the browser test runs first (real Chromium, skipped without it),
     then in the same worker a test that runs ``asyncio.run`` and ``anyio.run`` in the main
     thread, which fail while Playwright's event loop runs there."""
     pytest.importorskip("xdist")
     suite = Path(__file__).resolve().parent / "conftest.py"
-    if not Path(_suite_conftest_chromium()).exists():
+    if not Path(_suite_conftest(pytestconfig).CHROMIUM).exists():
         pytest.skip("Chromium is not installed (apt-get install chromium)")
     (tmp_path / "conftest.py").write_text(
         "import importlib.util, sys\n"
