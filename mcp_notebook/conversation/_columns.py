@@ -26,9 +26,8 @@ class Params(msgspec.Struct, gc=False):
     arguments: msgspec.Raw = msgspec.Raw()
 
 
-#: what :meth:`View.calls` gives of a request: (name, uri, arguments text, task given,
-#: cursor given)
-Call = tuple[Any, Any, bytes, bool, bool]
+from ..fast.store import ArgTexts
+from ..fast.store import Call as Call  # (name, uri, arguments text, task, cursor)
 
 
 class _Request(msgspec.Struct, gc=False):
@@ -79,17 +78,45 @@ class Columns(Frames):
             return []
         hit, pos = self._in_column(rows)
         if hit.all():
-            return self.vi.call.values[pos].tolist()  # type: ignore[no-any-return]
+            return self.vi.call.entries(pos)  # type: ignore[no-any-return]
         out: list[Any] = [None] * len(rows)
         at = np.flatnonzero(hit)
         if len(at):
-            for k, v in zip(at.tolist(), self.vi.call.values[pos[at]].tolist(), strict=True):
+            for k, v in zip(at.tolist(), self.vi.call.entries(pos[at]), strict=True):
                 out[k] = v
         miss = np.flatnonzero(~hit)
         for k, p in zip(miss.tolist(), self._decoded_params(rows[miss].tolist()), strict=True):
             out[k] = (p.name, p.uri, bytes(p.arguments), p.task is not msgspec.UNSET,
                       p.cursor is not msgspec.UNSET)
         return out
+
+    def call_codes(self, seqs: np.ndarray, member: str = "name"
+                   ) -> tuple[np.ndarray, list[Any], ArgTexts]:
+        """The ``member`` (name or uri) of requests ``seqs`` as codes (-1: absent or no
+        string) into a table of the distinct strings, and their arguments texts (b"" when
+        absent): from the call column's codes and blob where it holds every row (no object
+        per request), else from :meth:`calls`."""
+        rows = np.asarray(seqs, dtype=np.int64)
+        hit, pos = self._in_column(rows)
+        if len(rows) and hit.all():
+            col = self.vi.call
+            return getattr(col, member)[pos].astype(np.int64), col.strs, col.arg_texts(pos)
+        got = self.calls(rows)
+        k = 0 if member == "name" else 1
+        table: dict[Any, int] = {}
+        codes = np.fromiter((table.setdefault(c[k], len(table)) if c[k].__class__ is str
+                             else -1 for c in got), dtype=np.int64, count=len(got))
+        return codes, list(table), ArgTexts.of([c[2] for c in got])
+
+    def call_flags(self, seqs: np.ndarray) -> np.ndarray:
+        """The flags of requests ``seqs`` (1: a task member, 2: a cursor member), from the
+        call column's flags where it holds every row."""
+        rows = np.asarray(seqs, dtype=np.int64)
+        hit, pos = self._in_column(rows)
+        if len(rows) and hit.all():
+            return self.vi.call.flags[pos].astype(np.int64)
+        return np.fromiter(((1 if c[3] else 0) | (2 if c[4] else 0) for c in self.calls(rows)),
+                           dtype=np.int64, count=len(rows))
 
     def listed_members(self, seqs: Sequence[int], member: str) -> list[Any]:
         """The ``member`` of each result of ``seqs``, for the list walks: its JSON text
@@ -119,7 +146,7 @@ class Columns(Frames):
         hit, pos = self._in_column(rows)
         if hit.any():
             for s, (name, uri, args, task, cursor) in zip(
-                    rows[hit].tolist(), self.vi.call.values[pos[hit]].tolist(), strict=True):
+                    rows[hit].tolist(), self.vi.call.entries(pos[hit]), strict=True):
                 cache[s] = Params(name=name, uri=uri, arguments=msgspec.Raw(args),
                                   task=True if task else msgspec.UNSET,
                                   cursor=True if cursor else msgspec.UNSET)

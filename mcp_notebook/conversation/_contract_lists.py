@@ -22,7 +22,7 @@ def listed(view: View, method: str, member: str, key: str
     state: dict[int, dict[str, Any]] = {}
     pairs = sorted(view.answered([method], kind="result"), key=lambda p: p[1])
     reqs = np.asarray([p[0] for p in pairs], dtype=np.int64)
-    cursors = [c[4] for c in view.calls(reqs)]  # the call column: no Params made
+    cursors = (view.call_flags(reqs) & 2 > 0).tolist()  # the call column: no Params made
     found = view.listed_members([p[1] for p in pairs], member)
     scopes = view.scope_array(reqs).tolist()
     items_of: dict[bytes, dict[str, Any] | None] = view.__dict__.setdefault(

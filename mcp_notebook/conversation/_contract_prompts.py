@@ -9,10 +9,9 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ._contract_lists import _UNSEEN, _latest, _latest_at, _latest_codes
-from ._contract_shapes import _instance, _objects
+from ._contract_shapes import _instance
 from ._view import Hit, View
 
 
@@ -78,7 +77,7 @@ def _resources(view: View) -> list[Hit]:
     if not len(judged):
         return out
     reads, u_code, t_code = reads[judged], u_code[judged], t_code[judged]
-    uri_code, uris = pd.factorize(_objects([c[1] for c in view.calls(reads)]))
+    uri_code, uris, _ = view.call_codes(reads, "uri")  # codes (-1: none): no tuples
     # decided once per distinct (resource list, template list, uri)
     key = (u_code * len(t_lists) + t_code) * (len(uris) + 1) + (uri_code + 1)
     uniq, inverse = np.unique(key, return_inverse=True)

@@ -83,15 +83,23 @@ def _accepts_all(schema: Any) -> bool:
     return True
 
 
-def _object_starts(raws: np.ndarray) -> np.ndarray:
-    """Whether each of raw arguments (an object array of bytes) starts as an object (absent
-    and null ones count as ``{}``): the structural test, without decoding."""
-    first = raws.astype("S1")  # each text's first byte (b"" for an empty one)
-    out = (first == b"{") | (first == b"")
-    maybe = np.flatnonzero(first == b"n")
+def _object_starts(raws: Any) -> np.ndarray:
+    """Whether each of raw arguments (``fast.store.ArgTexts``, or an object array of
+    bytes) starts as an object (absent and null ones count as ``{}``): the structural
+    test, without decoding."""
+    if isinstance(raws, np.ndarray):
+        first = raws.astype("S1")  # each text's first byte (b"" for an empty one)
+        out = (first == b"{") | (first == b"")
+        maybe = np.flatnonzero(first == b"n")
+        if len(maybe):
+            out[maybe] = raws[maybe] == b"null"
+        return out  # type: ignore[no-any-return]
+    code = raws.first_bytes()  # 0 for an empty text
+    out = (code == ord("{")) | (code == 0)
+    maybe = np.flatnonzero((code == ord("n")) & (raws.lengths() == 4))
     if len(maybe):
-        out[maybe] = raws[maybe] == b"null"
-    return out  # type: ignore[no-any-return]
+        out[maybe] = np.asarray([t == b"null" for t in raws[maybe].tolist()], dtype=bool)
+    return out
 
 
 def _objects(values: list[Any]) -> np.ndarray:
@@ -101,13 +109,17 @@ def _objects(values: list[Any]) -> np.ndarray:
     return out
 
 
-def _object_texts(raws: np.ndarray) -> np.ndarray:
-    """:func:`_object_text` of each of raw arguments (an object array of bytes)."""
+def _object_texts(raws: Any) -> np.ndarray:
+    """:func:`_object_text` of each of raw arguments (``fast.store.ArgTexts``, or an
+    object array of bytes)."""
     out = _object_starts(raws)
-    long = np.flatnonzero(out & (np.fromiter(map(len, raws.tolist()), dtype=np.int64,
-                                             count=len(raws)) >= _SHALLOW))
-    for k in long.tolist():
-        out[k] = _object_text(raws[k])
+    lengths = np.fromiter(map(len, raws.tolist()), dtype=np.int64, count=len(raws)) \
+        if isinstance(raws, np.ndarray) else raws.lengths()
+    long = np.flatnonzero(out & (lengths >= _SHALLOW))
+    if len(long):
+        texts = raws[long].tolist()
+        for k, text in zip(long.tolist(), texts, strict=True):
+            out[k] = _object_text(text)
     return out
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from ..protocol.envelope import bounded_recursion
 from ._contract_lists import _latest, _state_index
@@ -21,6 +20,7 @@ from ._contract_shapes import (
     _objects,
     tool_validator,
 )
+from ..fast.store import ArgTexts
 from ._view import Hit, View
 
 
@@ -32,7 +32,7 @@ class Calls(NamedTuple):
     seq: np.ndarray  # int64
     tool: np.ndarray  # object: dict or None
     name: np.ndarray  # object: str
-    args: np.ndarray  # object: bytes
+    args: ArgTexts  # the arguments texts (b"" when absent)
     which: np.ndarray  # int64: the index of each call's tool in ``tools``
     tools: list[Any]  # the distinct (list, name) look-ups' tools (dict or None)
 
@@ -43,8 +43,7 @@ class Calls(NamedTuple):
 
 
 _NO_CALLS = Calls(np.empty(0, dtype=np.int64), np.empty(0, dtype=object),
-                  np.empty(0, dtype=object), np.empty(0, dtype=object),
-                  np.empty(0, dtype=np.int64), [])
+                  np.empty(0, dtype=object), ArgTexts.of([]), np.empty(0, dtype=np.int64), [])
 
 
 def _tool_calls(view: View) -> Calls:
@@ -68,18 +67,15 @@ def _walk_calls(view: View) -> Calls:
     ident: dict[int, int] = {}
     shared = np.asarray([ident.setdefault(id(s), len(ident)) for s in flat], dtype=np.int64)
     reps = list({id(s): s for s in flat}.values())
-    got = view.calls(calls[keep])
-    names = _objects([c[0] for c in got])
-    args = _objects([c[2] for c in got])
-    del got
-    codes, distinct = pd.factorize(names)
-    bad = [i for i, d in enumerate(distinct) if d.__class__ is not str]
-    if bad or (codes < 0).any():  # a name that is no string (absent, a number, ...)
+    codes, distinct, args = view.call_codes(calls[keep])  # codes of the names: no tuples
+    if (codes < 0).any():  # a name that is absent or no string
         named = codes >= 0
-        if bad:
-            named &= ~np.isin(codes, bad)
-        keep, names, args = keep[named], names[named], args[named]
-        codes, distinct = pd.factorize(names)
+        keep, codes, args = keep[named], codes[named], args[named]
+    table = np.empty(len(distinct), dtype=object)
+    table[:] = distinct
+    names = table[codes]
+    if not len(distinct):
+        return _NO_CALLS
     pair = shared[at[keep]] * len(distinct) + codes
     uniq, inverse = np.unique(pair, return_inverse=True)
     tools = np.empty(len(uniq), dtype=object)

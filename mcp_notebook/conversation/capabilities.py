@@ -256,8 +256,7 @@ def _all(view: View) -> dict[str, list[Hit]]:
             if n.when and view.light:
                 continue  # a condition on the params: every such call decoded (deferred)
             if n.when == "task":  # the loader's call column (the tools/call rules' too)
-                hit_rows = [r for r, c in zip(members, view.calls(members), strict=True)
-                            if c[3]]
+                hit_rows = group[view.call_flags(group) & 1 > 0].tolist()
             elif n.when:
                 # only a frame whose text names the member the condition reads is decoded
                 maybe = view.containing(members, _NEEDLES[n.when])

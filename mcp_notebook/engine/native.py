@@ -54,8 +54,8 @@ def out_lists(rows: Rows) -> tuple:
     return (rows.kind, rows.id, rows.id_key, rows.method, rows.line, sp["error_code"],
             sp["error_message"], sp["is_tool_error"], sp["version"], rows.ref_rows,
             rows.ref_vals, rows.ref_intern, rows.prog_rows, rows.prog_vals, rows.empty_rows,
-            rows.methods.index, rows.methods.values, rows.base, rows.call_rows, rows.call_vals,
-            rows.call_intern, rows.list_rows, rows.list_vals, rows.list_intern)
+            rows.methods.index, rows.methods.values, rows.base, rows.call_recs, rows.call_blob,
+            rows.call_index, rows.call_strs, rows.list_rows, rows.list_vals, rows.list_intern)
 
 
 def str_lengths(values: list) -> np.ndarray:

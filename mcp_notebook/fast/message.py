@@ -120,9 +120,8 @@ def _details(method: str, p: _Params, has_id: bool) -> tuple[bool, str | None, f
     return True, ref, progress, version
 
 
-def _call(p: _Params | UnsetType, same: Callable[[str, str], str]
-          ) -> tuple[Any, Any, bytes, bool, bool] | None:
-    """The call column's value of a request's params (as the C scanner's ``add_call``):
+def _call(p: _Params | UnsetType) -> tuple[Any, Any, bytes, bool, bool] | None:
+    """The call column's entry of a request's params (as the C scanner's ``add_call``):
     ``(name, uri, arguments text or b"", task given, cursor given)``, None for an absent
     name or uri; None when one is there but no string (the conversation rules read such a
     frame's text)."""
@@ -132,7 +131,7 @@ def _call(p: _Params | UnsetType, same: Callable[[str, str], str]
     if name is not UNSET and name.__class__ is not str or \
             uri is not UNSET and uri.__class__ is not str:
         return None
-    return (None if name is UNSET else same(name, name), None if uri is UNSET else same(uri, uri),
+    return (None if name is UNSET else name, None if uri is UNSET else uri,
             bytes(p.arguments), len(p.task) > 0, len(p.cursor) > 0)
 
 
@@ -170,8 +169,7 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
     ref_r, ref_v = rows.ref_rows.append, rows.ref_vals.append
     same = rows.ref_intern.setdefault  # progress tokens repeat: keep one string of each
     prog_r, prog_v = rows.prog_rows.append, rows.prog_vals.append
-    call_r, call_v = rows.call_rows.append, rows.call_vals.append
-    call_same = rows.call_intern.setdefault
+    add_call = rows.add_call
     list_r, list_v = rows.list_rows.append, rows.list_vals.append
     list_same = rows.list_intern.setdefault
     for k, m in enumerate(msgs):
@@ -220,10 +218,9 @@ def scan(msgs: Sequence[Message], lines: Sequence[int], rows: Rows,
                 if ver is not None:
                     ver_d[r] = ver
             if key is not None and meth in CALL_METHODS:
-                call = _call(p, call_same)
+                call = _call(p)
                 if call is not None:
-                    call_r(base + len(kinds))
-                    call_v(call)
+                    add_call(base + len(kinds), *call)
             kind_a(0 if key is not None else 1)
         else:
             if key is None:

@@ -11,6 +11,7 @@ code the reference loader runs.
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,9 @@ SPARSE = ("error_code", "error_message", "is_tool_error", "batch", "reason", "ve
 LONG_KEY = 15
 #: the methods whose requests the call column keeps (``protocol.vocab``, as the C scanner)
 CALL_METHODS = frozenset(vocab.CALL_METHODS)
+#: one record of Rows.call_recs: row, name code, uri code, flags, end of the arguments text
+CALL_REC = 5
+_CALL_REC = struct.Struct(f"={CALL_REC}q")
 #: the members of a result the list column keeps (``protocol.vocab``, in the C scanner's order)
 LISTED = vocab.LISTED
 
@@ -113,11 +117,15 @@ class Rows:
         self.prog_rows: list[int] = []
         self.prog_vals: list[float] = []
         self.empty_rows: list[int] = []  # results with no member but _meta (C scanner only)
-        # the call column: requests of CALL_METHODS -> (name, uri, arguments text, task
-        # given, cursor given), what the conversation rules read of them (store.Store.call)
-        self.call_rows: list[int] = []
-        self.call_vals: list[tuple[Any, Any, bytes, bool, bool]] = []
-        self.call_intern: dict[str, str] = {}
+        # the call column (store.CallColumn), packed: for each request of CALL_METHODS a
+        # record of CALL_REC int64 in call_recs (its row, the codes of its name and uri in
+        # call_strs (-1: absent), task given (1) | cursor given (2), the end of its
+        # arguments text in call_blob, the texts end to end; an absent one is empty): what
+        # the conversation rules read of them, and no Python object per request
+        self.call_recs = bytearray()
+        self.call_blob = bytearray()
+        self.call_index: dict[str, int] = {}
+        self.call_strs: list[str] = []
         # the list column: results with LISTED members -> {member: its JSON text}
         self.list_rows: list[int] = []
         self.list_vals: list[dict[str, bytes]] = []
@@ -220,10 +228,9 @@ class Rows:
             if space is not self.keys:
                 space.paired = []
         self.ref_intern = {}
-        self.call_intern = {}
+        self.call_index = {}
         self.list_intern = {}
-        for name in ("ref_rows", "prog_rows", "empty_rows", "long_keys", "call_rows",
-                     "list_rows"):
+        for name in ("ref_rows", "prog_rows", "empty_rows", "long_keys", "list_rows"):
             setattr(self, name, np.asarray(getattr(self, name), dtype=np.int64))
         self.prog_vals = np.asarray(self.prog_vals, dtype=np.float64)  # type: ignore[assignment]
 
@@ -248,6 +255,23 @@ class Rows:
         if not parts:
             return np.empty(0, dtype=dtype)
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def add_call(self, row: int, name: str | None, uri: str | None, args: bytes, task: bool,
+                 cursor: bool) -> None:
+        """One entry of the call column (as the C scanner's ``add_call``)."""
+        self.call_blob += args
+        self.call_recs += _CALL_REC.pack(row, self._call_code(name), self._call_code(uri),
+                                         (1 if task else 0) | (2 if cursor else 0),
+                                         len(self.call_blob))
+
+    def _call_code(self, text: str | None) -> int:
+        if text is None:
+            return -1
+        code = self.call_index.get(text)
+        if code is None:
+            code = self.call_index[text] = len(self.call_strs)
+            self.call_strs.append(text)
+        return code
 
     def add_columns(self, c: Columns, line: int, source: str, raw_mode: str = "line",
                     line_text: str | None = None) -> None:

@@ -18,9 +18,10 @@ import pandas as pd
 from ..lazytext import LazyTextArray, ListSource, MultiSource, TextSource
 from ..protocol.vocab import DIRECTIONS
 from ..table import Columns, int64_or_na
-from .rows import DIR_CODE, KIND_CODE, KINDS, Codes
+from .rows import CALL_REC, DIR_CODE, KIND_CODE, KINDS, Codes
 
-__all__ = ["Store", "Part", "Sparse", "factorize", "KINDS", "call_column", "list_column"]
+__all__ = ["Store", "Part", "Sparse", "CallColumn", "ArgTexts", "Call", "factorize", "KINDS", "call_column",
+           "list_column"]
 
 DIRS = DIRECTIONS
 _INT64 = 1 << 63
@@ -92,9 +93,177 @@ class Sparse:
         return cls(np.concatenate([p.rows + b for p, b in pieces]), vals, vals.dtype)
 
 
-def call_column(rows: Any) -> Sparse:
+#: what :meth:`CallColumn.entries` gives of a request: (name, uri, arguments JSON text or
+#: b"", task given, cursor given)
+Call = tuple[Any, Any, bytes, bool, bool]
+
+
+class CallColumn:
+    """What the conversation rules read of requests of ``rows.CALL_METHODS``, packed: the
+    rows (ascending), the codes of each one's ``name`` and ``uri`` in ``strs`` (-1: absent),
+    its flags (1: a ``task`` member, 2: a ``cursor`` member) and where its ``arguments``
+    JSON text is in ``blob`` (``starts``/``ends``; empty when absent). No Python object
+    per request: the scan appends numbers and bytes, a forked reader sends arrays, and the
+    rules make the tuples of the rows they read (:meth:`entries`) or read the codes."""
+
+    def __init__(self, rows: Any = None, name: Any = None, uri: Any = None, flags: Any = None,
+                 starts: Any = None, ends: Any = None, blob: bytes = b"",
+                 strs: Sequence[str] = ()) -> None:
+        def ints(v: Any, dtype: Any) -> np.ndarray:
+            return np.asarray([] if v is None else v, dtype=dtype)
+
+        self.rows = ints(rows, np.int64)
+        self.name = ints(name, np.int32)
+        self.uri = ints(uri, np.int32)
+        self.flags = ints(flags, np.int8)
+        self.ends = ints(ends, np.int64)
+        self.starts = ints(starts, np.int64) if starts is not None else \
+            np.concatenate(([0], self.ends[:-1])).astype(np.int64) if len(self.ends) else \
+            np.empty(0, dtype=np.int64)
+        self.blob = blob  # bytes, or a reader's bytearray (made bytes when first read)
+        self.strs = list(strs)
+        if len(self.rows) > 1 and (np.diff(self.rows) < 0).any():
+            order = np.argsort(self.rows, kind="stable")
+            for k in ("rows", "name", "uri", "flags", "starts", "ends"):
+                setattr(self, k, getattr(self, k)[order])
+
+    @classmethod
+    def from_rows(cls, rows: Any) -> CallColumn:
+        """The call column a scan gathered in ``rows`` (a ``fast.rows.Rows``)."""
+        recs = np.frombuffer(rows.call_recs, dtype=np.int64).reshape(-1, CALL_REC)
+        return cls(recs[:, 0].copy(), recs[:, 1], recs[:, 2], recs[:, 3], None, recs[:, 4],
+                   rows.call_blob, rows.call_strs)
+
+    @classmethod
+    def from_entries(cls, rows: Sequence[int], entries: Sequence[Call]) -> CallColumn:
+        """A column of the ``(name, uri, arguments, task, cursor)`` of ``rows``."""
+        index: dict[str, int] = {}
+
+        def code(v: str | None) -> int:
+            return -1 if v is None else index.setdefault(v, len(index))
+        name = [code(e[0]) for e in entries]
+        uri = [code(e[1]) for e in entries]
+        flags = [(1 if e[3] else 0) | (2 if e[4] else 0) for e in entries]
+        ends = np.cumsum([len(e[2]) for e in entries], dtype=np.int64)
+        return cls(rows, name, uri, flags, None, ends, b"".join(e[2] for e in entries),
+                   list(index))
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CallColumn) and self.as_dict() == other.as_dict()
+
+    def str_table(self) -> np.ndarray:
+        """``strs`` as an object array with None last: ``str_table()[codes]`` for codes
+        that may be -1."""
+        out = np.empty(len(self.strs) + 1, dtype=object)
+        out[:-1] = self.strs
+        return out
+
+    def args(self, pos: np.ndarray) -> list[bytes]:
+        """The arguments texts of the entries at ``pos`` (b"" where absent)."""
+        if self.blob.__class__ is not bytes:
+            self.blob = bytes(self.blob)
+        blob = self.blob
+        return [blob[a:z] for a, z in zip(self.starts[pos].tolist(), self.ends[pos].tolist(),
+                                           strict=True)]
+
+    def arg_texts(self, pos: np.ndarray) -> ArgTexts:
+        """The arguments texts of the entries at ``pos``, made only when read."""
+        return ArgTexts(self, np.asarray(pos, dtype=np.int64))
+
+    def first_bytes(self, pos: np.ndarray) -> np.ndarray:
+        """The first byte of the arguments text of each entry at ``pos`` (0: absent)."""
+        out = np.zeros(len(pos), dtype=np.uint8)
+        a, z = self.starts[pos], self.ends[pos]
+        some = z > a
+        if some.any():
+            out[some] = np.frombuffer(self.blob, dtype=np.uint8)[a[some]]
+        return out
+
+    def entries(self, pos: np.ndarray | None = None) -> list[Call]:
+        """The ``(name, uri, arguments, task, cursor)`` of the entries at ``pos`` (all:
+        None)."""
+        if pos is None:
+            pos = np.arange(len(self.rows))
+        table = self.str_table()
+        flags = self.flags[pos]
+        return list(zip(table[self.name[pos]].tolist(), table[self.uri[pos]].tolist(),
+                        self.args(pos), (flags & 1 > 0).tolist(), (flags & 2 > 0).tolist(),
+                        strict=True))
+
+    def as_dict(self) -> dict[int, Call]:
+        return dict(zip(self.rows.tolist(), self.entries(), strict=True))
+
+    def with_entry(self, pos: int, entry: Call) -> CallColumn:
+        """A copy with the entry at ``pos`` replaced."""
+        got = self.entries()
+        got[pos] = entry
+        return CallColumn.from_entries(self.rows.tolist(), got)
+
+    @classmethod
+    def concat(cls, pieces: Sequence[tuple[CallColumn, int]]) -> CallColumn:
+        """Pieces ``(column, row base)`` end to end."""
+        pieces = [(p, b) for p, b in pieces if len(p)]
+        if not pieces:
+            return cls()
+        if len(pieces) == 1 and pieces[0][1] == 0:
+            return pieces[0][0]
+        index: dict[str, int] = {}
+        names, uris, starts, ends = [], [], [], []
+        at = 0
+        for p, _ in pieces:
+            remap = np.asarray([index.setdefault(v, len(index)) for v in p.strs] + [-1],
+                               dtype=np.int32)  # code -1 stays -1
+            names.append(remap[p.name])
+            uris.append(remap[p.uri])
+            starts.append(p.starts + at)
+            ends.append(p.ends + at)
+            at += len(p.blob)
+        return cls(np.concatenate([p.rows + b for p, b in pieces]), np.concatenate(names),
+                   np.concatenate(uris), np.concatenate([p.flags for p, _ in pieces]),
+                   np.concatenate(starts), np.concatenate(ends),
+                   b"".join(p.blob for p, _ in pieces), list(index))
+
+
+class ArgTexts:
+    """The arguments texts of some entries of a :class:`CallColumn` (b"" where absent),
+    as the contract rules read them: selected like an array, their first bytes and lengths
+    read without a bytes object per text, the texts made by :meth:`tolist`."""
+
+    def __init__(self, col: CallColumn, pos: np.ndarray) -> None:
+        self.col, self.pos = col, pos
+
+    @classmethod
+    def of(cls, texts: Sequence[bytes]) -> ArgTexts:
+        """Texts given as bytes (rows the call column does not hold)."""
+        col = CallColumn.from_entries(range(len(texts)),
+                                      [(None, None, t, False, False) for t in texts])
+        return cls(col, np.arange(len(texts), dtype=np.int64))
+
+    def __len__(self) -> int:
+        return len(self.pos)
+
+    def __getitem__(self, sel: Any) -> ArgTexts:
+        return ArgTexts(self.col, self.pos[sel])
+
+    def tolist(self) -> list[bytes]:
+        return self.col.args(self.pos)
+
+    def text(self, k: int) -> bytes:
+        return self.col.args(self.pos[k:k + 1])[0]
+
+    def lengths(self) -> np.ndarray:
+        return self.col.ends[self.pos] - self.col.starts[self.pos]  # type: ignore[no-any-return]
+
+    def first_bytes(self) -> np.ndarray:
+        return self.col.first_bytes(self.pos)
+
+
+def call_column(rows: Any) -> CallColumn:
     """The call column a scan gathered in ``rows`` (a ``fast.rows.Rows``)."""
-    return Sparse(rows.call_rows, rows.call_vals)
+    return CallColumn.from_rows(rows)
 
 
 def list_column(rows: Any) -> Sparse:
@@ -128,7 +297,7 @@ class Part:
     progress: Sparse = field(default_factory=lambda: Sparse(dtype=np.float64))
     version: Sparse = field(default_factory=Sparse)
     empty_result: Sparse = field(default_factory=lambda: Sparse(dtype=bool))
-    call: Sparse = field(default_factory=Sparse)
+    call: CallColumn = field(default_factory=CallColumn)
     listed: Sparse = field(default_factory=Sparse)
     #: id key -> code of ``id_code``'s keys, when the reader still holds that dict (a merge
     #: of parts starts from it instead of numbering the first part's keys again)
@@ -171,10 +340,10 @@ class Store:
     empty_result: Sparse = field(default_factory=lambda: Sparse(dtype=bool))
     #: what the conversation rules read of requests of ``rows.CALL_METHODS`` (tools/call,
     #: prompts/get, resources/read and the list requests): ``(name, uri, arguments JSON
-    #: text or b"", task given, cursor given)``, kept by the fast loader's scan (C or
-    #: Python) for the rows it reads; a row not here (the reference path's, a name that is
-    #: no string, ...) has its text read
-    call: Sparse = field(default_factory=Sparse)
+    #: text or b"", task given, cursor given)`` (:class:`CallColumn`), kept by the fast
+    #: loader's scan (C or Python) for the rows it reads; a row not here (the reference
+    #: path's, a name that is no string, ...) has its text read
+    call: CallColumn = field(default_factory=CallColumn)
     #: the same for results with a member of ``rows.LISTED`` (tools, prompts, resources,
     #: resourceTemplates): ``{member: its JSON text}``, one bytes object per distinct text
     listed: Sparse = field(default_factory=Sparse)
@@ -274,7 +443,8 @@ class Store:
             local_time=_fill(n, sp["local_time"], bool, False),
             flags=shifted("flags"), ref=sparse("ref"), progress=sparse("progress"),
             version=sparse("version"), extra=shifted("extra"),
-            empty_result=sparse("empty_result"), call=sparse("call"),
+            empty_result=sparse("empty_result"),
+            call=CallColumn.concat([(p.call, b) for p, b in zip(parts, bases, strict=True)]),
             listed=sparse("listed"),
             blank_lines=sum(p.blank for p in parts), id_index=id_space.index or None,
             long_keys=None if any(p.long_keys is None for p in parts) else np.concatenate(

@@ -53,7 +53,7 @@ EDGES: list[tuple[str, Any]] = [
 
 def columns(t: mn.Trace) -> tuple[list[Any], list[Any]]:
     s = t._store
-    return ([[r, list(v)] for r, v in zip(s.call.rows.tolist(), s.call.values, strict=True)],
+    return ([[r, list(v)] for r, v in s.call.as_dict().items()],
             [[r, v] for r, v in zip(s.listed.rows.tolist(), s.listed.values, strict=True)])
 
 
@@ -165,7 +165,7 @@ def test_a_wrong_column_value_changes_the_findings(tmp_path):
                              ("c2s", req(2, "tools/call", {"name": "add", "arguments": {"a": 1}}))])
     assert findings(t) == findings(t, columns=False) == []
     s = t._store
-    s.call.values[-1] = ("nope", *s.call.values[-1][1:])
+    s.call = s.call.with_entry(-1, ("nope", *s.call.entries()[-1][1:]))
     assert [f[0] for f in findings(t)] == ["tool-not-listed"]
 
 

@@ -39,7 +39,10 @@ typedef struct {
     PyObject *prog_rows, *prog_vals, *empty_rows;  /* lists */
     PyObject *meth_index, *meth_values;            /* Codes of the methods */
     Py_ssize_t base;
-    PyObject *call_rows, *call_vals, *call_intern;  /* the call column (NULL: not kept) */
+    /* the call column (NULL: not kept), packed: fast.rows.Rows.call_* */
+    PyObject *call_recs;                /* bytearray of int64 records (CALL_REC) */
+    PyObject *call_blob;                /* bytearray: the arguments texts end to end */
+    PyObject *call_index, *call_strs;   /* dict str -> code, list of the strs by code */
     PyObject *list_rows, *list_vals, *list_intern;  /* the list column (NULL: not kept) */
     /* the version strings of this call: a capture with 2026-style _meta names a version
      * on every request, and a few distinct ones; each row takes a reference to one str */
@@ -106,35 +109,57 @@ static int call_method(cptr a, cptr z) {
     return 0;
 }
 
-/* A string member of params as a str (None when absent), one object per distinct text. */
-static PyObject *call_str(Out *o, const Span *v, Scratch *tmp) {
-    if (!v->s) return Py_NewRef(Py_None);
+/* The code of a string member of params (-1 when absent): its text's index in the
+ * call column's strs, given once per distinct text. */
+static Py_ssize_t call_code(Out *o, const Span *v, Scratch *tmp) {
+    if (!v->s) return -1;
     PyObject *s = span_str(v->s, v->e, v->esc, tmp);
-    if (!s) return NULL;
-    PyObject *same = PyDict_SetDefault(o->call_intern, s, s);  /* borrowed */
-    Py_XINCREF(same);
+    if (!s) return -2;
+    PyObject *got = PyDict_GetItemWithError(o->call_index, s);  /* borrowed */
+    Py_ssize_t code;
+    if (got) {
+        code = PyLong_AsSsize_t(got);
+    } else if (PyErr_Occurred()) {
+        code = -2;
+    } else {
+        code = PyList_GET_SIZE(o->call_strs);
+        PyObject *c = PyLong_FromSsize_t(code);
+        if (!c || PyDict_SetItem(o->call_index, s, c) || PyList_Append(o->call_strs, s))
+            code = -2;
+        Py_XDECREF(c);
+    }
     Py_DECREF(s);
-    return same;
+    return code;
 }
 
-/* The call column's value of request m: (name, uri, arguments text as bytes, b"" when
- * absent; task given, cursor given), as conversation._view.Params reads them; 1 when m
- * is no request the column keeps (not such a method, or a name or uri that is no
- * string: the conversation rules read its text). */
+/* Append n bytes to a bytearray (its growth is amortised: PyByteArray_Resize
+ * over-allocates). */
+static int append_bytes(PyObject *ba, const void *p, Py_ssize_t n) {
+    Py_ssize_t at = PyByteArray_GET_SIZE(ba);
+    if (PyByteArray_Resize(ba, at + n)) return -1;
+    memcpy(PyByteArray_AS_STRING(ba) + at, p, (size_t)n);
+    return 0;
+}
+
+/* The call column's entry of request m, as fast.rows.Rows.call_recs holds it: one record
+ * of CALL_REC int64 (row, the codes of its name and uri (-1: absent), task given (1) |
+ * cursor given (2), the end of its arguments text in the blob, where the text is
+ * appended; none when absent); 1 when m is no request the column keeps (not such a
+ * method, or a name or uri that is no string: the conversation rules read its text). */
+#define CALL_REC 5
 static int add_call(Out *o, const Msg *m, Py_ssize_t r, Scratch *tmp) {
-    if (!o->call_rows || m->kind != K_REQUEST || !m->meth_s || !call_method(m->meth_s, m->meth_e))
+    if (!o->call_recs || m->kind != K_REQUEST || !m->meth_s || !call_method(m->meth_s, m->meth_e))
         return 1;
     if ((m->pname.s && !m->pname_str) || (m->puri.s && !m->puri_str)) return 1;
-    PyObject *name = call_str(o, &m->pname, tmp);
-    PyObject *uri = name ? call_str(o, &m->puri, tmp) : NULL;
-    PyObject *args = uri ? PyBytes_FromStringAndSize(
-        (const char *)m->pargs.s, m->pargs.s ? m->pargs.e - m->pargs.s : 0) : NULL;
-    PyObject *v = args ? PyTuple_Pack(5, name, uri, args, m->ptask ? Py_True : Py_False,
-                                      m->pcursor ? Py_True : Py_False) : NULL;
-    Py_XDECREF(name);
-    Py_XDECREF(uri);
-    Py_XDECREF(args);
-    return add_sparse(o->call_rows, o->call_vals, r, v) ? -1 : 0;
+    Py_ssize_t name = call_code(o, &m->pname, tmp);
+    Py_ssize_t uri = name > -2 ? call_code(o, &m->puri, tmp) : -2;
+    if (uri < -1) return -1;
+    if (m->pargs.s && append_bytes(o->call_blob, m->pargs.s, m->pargs.e - m->pargs.s))
+        return -1;
+    int64_t rec[CALL_REC] = {(int64_t)r, (int64_t)name, (int64_t)uri,
+                             (m->ptask ? 1 : 0) | (m->pcursor ? 2 : 0),
+                             (int64_t)PyByteArray_GET_SIZE(o->call_blob)};
+    return append_bytes(o->call_recs, rec, (Py_ssize_t)sizeof rec);
 }
 
 /* The list column's value of result m: {member: its JSON text as bytes} of the LISTED
@@ -355,7 +380,8 @@ static const char SCAN_DOC[] =
     "buf; blank lines are skipped) to the lists of ``out`` = (kind, id, id_key, method,\n"
     "line, error_code, error_message, is_tool_error, version (dicts), ref_rows, ref_vals,\n"
     "ref_intern, prog_rows, prog_vals, empty_rows, method index, method values, base[,\n"
-    "call_rows, call_vals, call_intern[, list_rows, list_vals, list_intern]]: the call and\n"
+    "call_recs, call_blob (bytearrays), call_index, call_strs[,\n"
+    "list_rows, list_vals, list_intern]]: the call and\n"
     "list columns, kept when given). Stops at the first line it does not take and returns its index (hi when all\n"
     "were taken). ``tap`` = (ts float64, session int32, direction int8, stream int32,\n"
     "size int64 arrays of the block's lines, session index dict, default session, stdio\n"
@@ -372,10 +398,10 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
                                      &line0, &PyTuple_Type, &outo, &tapo))
         return NULL;
     Out o;
-    o.call_rows = o.call_vals = o.call_intern = NULL;
+    o.call_recs = o.call_blob = o.call_index = o.call_strs = NULL;
     o.list_rows = o.list_vals = o.list_intern = NULL;
     o.nver = o.nmeth = 0;
-    if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n|O!O!O!O!O!O!", &PyList_Type, &o.kind,
+    if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n|O!O!O!O!O!O!O!", &PyList_Type, &o.kind,
                           &PyList_Type, &o.id, &PyList_Type, &o.id_key, &PyList_Type,
                           &o.method, &PyList_Type, &o.line, &PyDict_Type, &o.code_d,
                           &PyDict_Type, &o.emsg_d, &PyDict_Type, &o.tool_d, &PyDict_Type,
@@ -383,12 +409,13 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
                           &PyDict_Type, &o.ref_intern, &PyList_Type, &o.prog_rows,
                           &PyList_Type, &o.prog_vals, &PyList_Type, &o.empty_rows,
                           &PyDict_Type, &o.meth_index,
-                          &PyList_Type, &o.meth_values, &o.base, &PyList_Type, &o.call_rows,
-                          &PyList_Type, &o.call_vals, &PyDict_Type, &o.call_intern,
+                          &PyList_Type, &o.meth_values, &o.base, &PyByteArray_Type, &o.call_recs,
+                          &PyByteArray_Type, &o.call_blob, &PyDict_Type, &o.call_index,
+                          &PyList_Type, &o.call_strs,
                           &PyList_Type, &o.list_rows, &PyList_Type, &o.list_vals,
                           &PyDict_Type, &o.list_intern))
         return NULL;
-    if (!o.call_intern) o.call_rows = NULL;  /* all three or none */
+    if (!o.call_strs) o.call_recs = NULL;  /* all four or none */
     if (!o.list_intern) o.list_rows = NULL;
     PyObject *ctx[5] = {NULL, NULL, NULL, NULL, NULL};  /* ts, session, dir, stream, size */
     PyObject *sess_index = NULL, *stem = NULL;
