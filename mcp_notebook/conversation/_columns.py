@@ -125,6 +125,8 @@ class Columns(Frames):
         (or is no object)."""
         rows = np.asarray(seqs, dtype=np.int64)
         hit, pos = self._in_column(rows, "listed")
+        if len(rows) and hit.all():
+            return [v.get(member) for v in self.vi.listed.values[pos].tolist()]
         out: list[Any] = [None] * len(rows)
         at = np.flatnonzero(hit)
         if len(at):

@@ -19,28 +19,58 @@ def listed(view: View, method: str, member: str, key: str
     """Walk the list answers of ``method`` in order: ``(response seq, scope, {key: item})``
     after each page (a request without a cursor starts the list again). Each distinct
     answer text is decoded once; the dicts yielded are shared: do not change them."""
-    state: dict[int, dict[str, Any]] = {}
-    pairs = sorted(view.answered([method], kind="result"), key=lambda p: p[1])
-    reqs = np.asarray([p[0] for p in pairs], dtype=np.int64)
-    cursors = (view.call_flags(reqs) & 2 > 0).tolist()  # the call column: no Params made
-    found = view.listed_members([p[1] for p in pairs], member)
-    scopes = view.scope_array(reqs).tolist()
+    resps, scopes, states = _walk(view, method, member, key)
+    yield from zip(resps, scopes, states, strict=True)
+
+
+def _walk(view: View, method: str, member: str, key: str
+          ) -> tuple[list[int], list[int], list[dict[str, Any]]]:
+    """:func:`listed` as three lists (once per view and list): the answers' seqs in order,
+    their scopes and the list after each. The answers come as arrays; only where a
+    request had a cursor are pages merged one after the other (else each answer's list
+    is its own items)."""
+    memo: dict[tuple[str, str, str], Any] = view.__dict__.setdefault("_list_walks", {})
+    got = memo.get((method, member, key))
+    if got is not None:
+        return got  # type: ignore[no-any-return]
+    req, resp = view.answered_arrays([method], kind="result")
+    order = np.argsort(resp, kind="stable")
+    req, resp = req[order], resp[order]
+    cursors = (view.call_flags(req) & 2 > 0).tolist()  # the call column: no Params made
+    found = view.listed_members(resp, member)
+    scopes = view.scope_array(req).tolist()
     items_of: dict[bytes, dict[str, Any] | None] = view.__dict__.setdefault(
         f"_items:{method}", {})
-    for (_, resp), cursor, items, scope in zip(pairs, cursors, found, scopes, strict=True):
+    keyed: list[dict[str, Any] | None] = []
+    for items in found:
         if items.__class__ is bytes:  # the member's text (the list column): once per text
-            got = items_of.get(items, _UNSEEN)
-            if got is _UNSEEN:
-                got = items_of[items] = _keyed(view.parsed(items), key)
+            one = items_of.get(items, _UNSEEN)
+            if one is _UNSEEN:
+                one = items_of[items] = _keyed(view.parsed(items), key)
         else:
-            got = _keyed(items, key)
-        if got is None:
-            continue
-        if not cursor or scope not in state:
-            state[scope] = got
-        else:
-            state[scope] = {**state[scope], **got}
-        yield resp, scope, state[scope]
+            one = _keyed(items, key)
+        keyed.append(one)
+    out_resp, out_scope, out_state = [], [], []
+    if not any(cursors):  # no page follows another: each list is its answer's items
+        ok = np.fromiter((one is not None for one in keyed), dtype=bool, count=len(keyed))
+        at = np.flatnonzero(ok).tolist()
+        out_resp = resp[ok].tolist()
+        out_scope = [scopes[k] for k in at]
+        out_state = [keyed[k] for k in at]  # type: ignore[misc]
+    else:
+        state: dict[int, dict[str, Any]] = {}
+        for r, cursor, one, scope in zip(resp.tolist(), cursors, keyed, scopes, strict=True):
+            if one is None:
+                continue
+            if not cursor or scope not in state:
+                state[scope] = one
+            else:
+                state[scope] = {**state[scope], **one}
+            out_resp.append(r)
+            out_scope.append(scope)
+            out_state.append(state[scope])
+    got = memo[(method, member, key)] = (out_resp, out_scope, out_state)
+    return got
 
 
 _UNSEEN: Any = object()
@@ -59,11 +89,20 @@ Lists = dict[int, tuple[list[int], list[dict[str, Any]]]]
 
 def _latest(view: View, method: str, member: str, key: str) -> Lists:
     """scope -> (answer seqs, the list after each), for :func:`_at`."""
+    resps, scopes, states = _walk(view, method, member, key)
     out: Lists = {}
-    for resp, scope, items in listed(view, method, member, key):
-        seqs, states = out.setdefault(scope, ([], []))
-        seqs.append(resp)
-        states.append(items)
+    if not resps:
+        return out
+    sc = np.asarray(scopes, dtype=np.int64)
+    order = np.argsort(sc, kind="stable")  # by scope, each scope's answers in order
+    ss = sc[order]
+    starts = np.flatnonzero(np.concatenate(([True], ss[1:] != ss[:-1])))
+    bounds = np.append(starts, len(ss)).tolist()
+    rs = np.asarray(resps, dtype=np.int64)
+    # the scopes in the order of their first answer
+    for g in np.argsort(order[starts], kind="stable").tolist():
+        idx = order[bounds[g]:bounds[g + 1]]
+        out[int(ss[bounds[g]])] = (rs[idx].tolist(), [states[k] for k in idx.tolist()])
     return out
 
 

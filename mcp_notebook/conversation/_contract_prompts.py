@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._contract_lists import _UNSEEN, _latest, _latest_at, _latest_codes
+from ._contract_lists import _UNSEEN, _latest, _latest_codes
 from ._contract_shapes import _instance
 from ._view import Hit, View
 
@@ -21,16 +21,28 @@ def _prompts(view: View) -> list[Hit]:
     if not lists:
         return out
     gets = view.row_array(["prompts/get"], (0,))
+    l_code, l_lists = _latest_codes(view, lists, gets)  # code 0: no list yet
+    n_code, names, args = view.call_codes(gets)  # -1: no name, or one that is no string
+    judged = np.flatnonzero((l_code > 0) & (n_code >= 0))
+    if not len(judged):
+        return out
+    # each get's prompt, looked up once per distinct (list, name)
+    width = len(names)
+    uniq, inverse = np.unique(l_code[judged] * width + n_code[judged], return_inverse=True)
+    lookups = [(names[k % width], l_lists[k // width]) for k in uniq.tolist()]
+    found = [(name, lst.get(name) if lst is not None else None) for name, lst in lookups]
+    inverse = inverse.ravel()
+    has = np.fromiter((p is not None for _, p in found), dtype=bool, count=len(found))
+    at = np.flatnonzero(has[inverse])
+    judged, which = judged[at], inverse[at]
     memo: dict[tuple[int, bytes], tuple[str, str] | None] = {}
-    for seq, prompts, (name, _, args, _, _) in zip(
-            gets.tolist(), _latest_at(view, lists, gets), view.calls(gets), strict=True):
-        prompt = prompts.get(name) if prompts is not None and isinstance(name, str) else None
-        if prompt is None:
-            continue
-        key = (id(prompt), args)  # the lists keep their prompts: the id stays theirs
+    for seq, k, text in zip(gets[judged].tolist(), which.tolist(), args[judged].tolist(),
+                            strict=True):
+        name, prompt = found[k]
+        key = (id(prompt), text)  # the lists keep their prompts: the id stays theirs
         got = memo.get(key, _UNSEEN)
         if got is _UNSEEN:
-            got = memo[key] = _prompt_finding(name, prompt, args)
+            got = memo[key] = _prompt_finding(name, prompt, text)
         if got is not None:
             out.append(Hit(seq, None, *got))
     return out

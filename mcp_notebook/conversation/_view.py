@@ -162,6 +162,15 @@ class View(Columns):
             mask &= self.vi.kind[resp] == (RESULT if kind == "result" else ERROR)
         return list(zip(req[mask].tolist(), resp[mask].tolist(), strict=True))
 
+    def answered_arrays(self, names: Iterable[str], kind: str | None = None
+                        ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`answered` as two int64 arrays (request seqs, response seqs)."""
+        req, resp, method = self._pair_arrays
+        mask = self._method_table(names)[method]
+        if kind is not None:
+            mask &= self.vi.kind[resp] == (RESULT if kind == "result" else ERROR)
+        return req[mask], resp[mask]
+
     @cached_property
     def response_of(self) -> _ResponseOf:
         req, resp, _ = self._pair_arrays
