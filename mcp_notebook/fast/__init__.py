@@ -136,7 +136,7 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
                 version=Sparse.from_dict(rows.sparse["version"]),
                 empty_result=Sparse(rows.empty_rows, np.ones(len(rows.empty_rows), dtype=bool),
                                     bool),
-                call=call_column(rows), listed=list_column(rows),
+                call=call_column(rows, path), listed=list_column(rows),
                 id_index=rows.keys.index or None,
                 long_keys=np.asarray(rows.long_keys, dtype=np.int64))
 

@@ -7,6 +7,8 @@ The rows are those of ``readers.ndjson`` + ``table.collect``: one per non-blank 
 
 from __future__ import annotations
 
+import io
+
 from collections.abc import Callable
 from typing import BinaryIO
 
@@ -41,6 +43,9 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
     spans: list[np.ndarray] = []
     label = f"{name}:?"  # the reader's source label: the line number is set by the store
     native = _native.native
+    # the file is the store of the text (a plain file read lazily): the call column points
+    # into it (fast.store.CallColumn) instead of copying the arguments texts
+    in_file = not keep_text and isinstance(f, io.BufferedReader)
     for blk in blocks(f, start, stop, first_line=rows.lines, max_line=max_line):
         buf, starts, ends = blk.buf, blk.starts, blk.ends
         line0 = blk.first_line
@@ -72,10 +77,13 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
                              line0, label)
         elif native is not None:  # the C scanner; the Python path for the lines it leaves
             n = len(starts)
-            i = native.scan(buf, starts, ends, 0, n, line0, _native.out_lists(rows))
+            base = blk.offset if in_file else -1
+            i = native.scan(buf, starts, ends, 0, n, line0, _native.out_lists(rows),
+                            file_base=base)
             while i < n:
                 _one(mv[st[i]:en[i]], line0 + i, rows, escaped, slow)
-                i = native.scan(buf, starts, ends, i + 1, n, line0, _native.out_lists(rows))
+                i = native.scan(buf, starts, ends, i + 1, n, line0, _native.out_lists(rows),
+                                file_base=base)
         else:
             _segments(nonblank.tolist(), bad_utf8(buf, starts, ends), mv, st, en, line0,
                       rows, escaped, slow)

@@ -35,8 +35,10 @@ SPARSE = ("error_code", "error_message", "is_tool_error", "batch", "reason", "ve
 LONG_KEY = 15
 #: the methods whose requests the call column keeps (``protocol.vocab``, as the C scanner)
 CALL_METHODS = frozenset(vocab.CALL_METHODS)
-#: one record of Rows.call_recs: row, name code, uri code, flags, end of the arguments text
-CALL_REC = 5
+#: one record of Rows.call_recs: row, name code, uri code, flags (task 1, cursor 2, the
+#: first byte of the arguments text << 8), start and end of that text, and where it is (0:
+#: the part's file, -1: Rows.call_blob)
+CALL_REC = 7
 _CALL_REC = struct.Struct(f"={CALL_REC}q")
 #: the members of a result the list column keeps (``protocol.vocab``, in the C scanner's order)
 LISTED = vocab.LISTED
@@ -119,9 +121,9 @@ class Rows:
         self.empty_rows: list[int] = []  # results with no member but _meta (C scanner only)
         # the call column (store.CallColumn), packed: for each request of CALL_METHODS a
         # record of CALL_REC int64 in call_recs (its row, the codes of its name and uri in
-        # call_strs (-1: absent), task given (1) | cursor given (2), the end of its
-        # arguments text in call_blob, the texts end to end; an absent one is empty): what
-        # the conversation rules read of them, and no Python object per request
+        # call_strs (-1: absent), its flags, where its arguments text is: in the file, or in
+        # call_blob, the texts end to end; an absent one is empty): what the conversation
+        # rules read of them, and no Python object per request
         self.call_recs = bytearray()
         self.call_blob = bytearray()
         self.call_index: dict[str, int] = {}
@@ -259,10 +261,12 @@ class Rows:
     def add_call(self, row: int, name: str | None, uri: str | None, args: bytes, task: bool,
                  cursor: bool) -> None:
         """One entry of the call column (as the C scanner's ``add_call``)."""
+        a = len(self.call_blob)
         self.call_blob += args
         self.call_recs += _CALL_REC.pack(row, self._call_code(name), self._call_code(uri),
-                                         (1 if task else 0) | (2 if cursor else 0),
-                                         len(self.call_blob))
+                                         (1 if task else 0) | (2 if cursor else 0)
+                                         | (args[0] << 8 if args else 0), a,
+                                         len(self.call_blob), -1)
 
     def _call_code(self, text: str | None) -> int:
         if text is None:

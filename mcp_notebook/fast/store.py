@@ -8,6 +8,8 @@ three DataFrames read the store, so whichever loader ran, the same code answers.
 
 from __future__ import annotations
 
+import mmap
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,39 +102,49 @@ Call = tuple[Any, Any, bytes, bool, bool]
 
 class CallColumn:
     """What the conversation rules read of requests of ``rows.CALL_METHODS``, packed: the
-    rows (ascending), the codes of each one's ``name`` and ``uri`` in ``strs`` (-1: absent),
-    its flags (1: a ``task`` member, 2: a ``cursor`` member) and where its ``arguments``
-    JSON text is in ``blob`` (``starts``/``ends``; empty when absent). No Python object
-    per request: the scan appends numbers and bytes, a forked reader sends arrays, and the
-    rules make the tuples of the rows they read (:meth:`entries`) or read the codes."""
+    rows (ascending), the codes of each one's ``name`` and ``uri`` in ``strs`` (-1:
+    absent), its flags (1: a ``task`` member, 2: a ``cursor`` member, the first byte of the
+    ``arguments`` text << 8, 0 when absent) and where that text is: ``[starts, ends)`` of
+    the file ``paths[src]`` (a plain file read lazily: the file is the store of the text,
+    as for the raw column), or of ``blob`` (``src`` -1). No Python object per request: the
+    scan appends numbers, a forked reader sends arrays, and the rules make the tuples of
+    the rows they read (:meth:`entries`) or read the codes and flags."""
 
     def __init__(self, rows: Any = None, name: Any = None, uri: Any = None, flags: Any = None,
                  starts: Any = None, ends: Any = None, blob: bytes = b"",
-                 strs: Sequence[str] = ()) -> None:
+                 strs: Sequence[str] = (), src: Any = None, paths: Sequence[str] = ()) -> None:
         def ints(v: Any, dtype: Any) -> np.ndarray:
             return np.asarray([] if v is None else v, dtype=dtype)
 
         self.rows = ints(rows, np.int64)
         self.name = ints(name, np.int32)
         self.uri = ints(uri, np.int32)
-        self.flags = ints(flags, np.int8)
+        self.flags = ints(flags, np.int32)
         self.ends = ints(ends, np.int64)
         self.starts = ints(starts, np.int64) if starts is not None else \
             np.concatenate(([0], self.ends[:-1])).astype(np.int64) if len(self.ends) else \
             np.empty(0, dtype=np.int64)
+        self.src = ints(src, np.int32) if src is not None else \
+            np.full(len(self.rows), -1, dtype=np.int32)
         self.blob = blob  # bytes, or a reader's bytearray (made bytes when first read)
         self.strs = list(strs)
+        self.paths = list(paths)
         if len(self.rows) > 1 and (np.diff(self.rows) < 0).any():
             order = np.argsort(self.rows, kind="stable")
-            for k in ("rows", "name", "uri", "flags", "starts", "ends"):
+            for k in ("rows", "name", "uri", "flags", "starts", "ends", "src"):
                 setattr(self, k, getattr(self, k)[order])
 
     @classmethod
-    def from_rows(cls, rows: Any) -> CallColumn:
-        """The call column a scan gathered in ``rows`` (a ``fast.rows.Rows``)."""
+    def from_rows(cls, rows: Any, path: Any = None) -> CallColumn:
+        """The call column a scan of the file ``path`` gathered in ``rows`` (a
+        ``fast.rows.Rows``)."""
         recs = np.frombuffer(rows.call_recs, dtype=np.int64).reshape(-1, CALL_REC)
-        return cls(recs[:, 0].copy(), recs[:, 1], recs[:, 2], recs[:, 3], None, recs[:, 4],
-                   rows.call_blob, rows.call_strs)
+        src = recs[:, 6]
+        if path is None and (src >= 0).any():
+            raise ValueError("a call column that points into a file needs the file's path")
+        return cls(recs[:, 0].copy(), recs[:, 1], recs[:, 2], recs[:, 3], recs[:, 4],
+                   recs[:, 5], rows.call_blob, rows.call_strs, src,
+                   [] if path is None else [os.path.abspath(path)])
 
     @classmethod
     def from_entries(cls, rows: Sequence[int], entries: Sequence[Call]) -> CallColumn:
@@ -143,7 +155,8 @@ class CallColumn:
             return -1 if v is None else index.setdefault(v, len(index))
         name = [code(e[0]) for e in entries]
         uri = [code(e[1]) for e in entries]
-        flags = [(1 if e[3] else 0) | (2 if e[4] else 0) for e in entries]
+        flags = [(1 if e[3] else 0) | (2 if e[4] else 0) | (e[2][0] << 8 if e[2] else 0)
+                 for e in entries]
         ends = np.cumsum([len(e[2]) for e in entries], dtype=np.int64)
         return cls(rows, name, uri, flags, None, ends, b"".join(e[2] for e in entries),
                    list(index))
@@ -163,11 +176,22 @@ class CallColumn:
 
     def args(self, pos: np.ndarray) -> list[bytes]:
         """The arguments texts of the entries at ``pos`` (b"" where absent)."""
-        if self.blob.__class__ is not bytes:
-            self.blob = bytes(self.blob)
-        blob = self.blob
-        return [blob[a:z] for a, z in zip(self.starts[pos].tolist(), self.ends[pos].tolist(),
-                                           strict=True)]
+        pos = np.asarray(pos, dtype=np.int64)
+        a, z, src = self.starts[pos].tolist(), self.ends[pos].tolist(), self.src[pos]
+        out: list[bytes] = [b""] * len(pos)
+        blob_at = np.flatnonzero(src < 0).tolist()
+        if blob_at:
+            if self.blob.__class__ is not bytes:
+                self.blob = bytes(self.blob)
+            blob = self.blob
+            for k in blob_at:
+                out[k] = blob[a[k]:z[k]]
+        for s in np.unique(src[src >= 0]).tolist():
+            at = np.flatnonzero(src == s).tolist()
+            for k, text in zip(at, _file_texts(self.paths[s], [a[k] for k in at],
+                                               [z[k] for k in at]), strict=True):
+                out[k] = text
+        return out
 
     def arg_texts(self, pos: np.ndarray) -> ArgTexts:
         """The arguments texts of the entries at ``pos``, made only when read."""
@@ -175,12 +199,7 @@ class CallColumn:
 
     def first_bytes(self, pos: np.ndarray) -> np.ndarray:
         """The first byte of the arguments text of each entry at ``pos`` (0: absent)."""
-        out = np.zeros(len(pos), dtype=np.uint8)
-        a, z = self.starts[pos], self.ends[pos]
-        some = z > a
-        if some.any():
-            out[some] = np.frombuffer(self.blob, dtype=np.uint8)[a[some]]
-        return out
+        return ((self.flags[pos] >> 8) & 0xFF).astype(np.uint8)  # type: ignore[no-any-return]
 
     def entries(self, pos: np.ndarray | None = None) -> list[Call]:
         """The ``(name, uri, arguments, task, cursor)`` of the entries at ``pos`` (all:
@@ -197,7 +216,7 @@ class CallColumn:
         return dict(zip(self.rows.tolist(), self.entries(), strict=True))
 
     def with_entry(self, pos: int, entry: Call) -> CallColumn:
-        """A copy with the entry at ``pos`` replaced."""
+        """A copy with the entry at ``pos`` replaced (its texts in a blob of its own)."""
         got = self.entries()
         got[pos] = entry
         return CallColumn.from_entries(self.rows.tolist(), got)
@@ -211,20 +230,39 @@ class CallColumn:
         if len(pieces) == 1 and pieces[0][1] == 0:
             return pieces[0][0]
         index: dict[str, int] = {}
-        names, uris, starts, ends = [], [], [], []
+        paths: dict[str, int] = {}
+        names, uris, starts, ends, srcs = [], [], [], [], []
         at = 0
         for p, _ in pieces:
             remap = np.asarray([index.setdefault(v, len(index)) for v in p.strs] + [-1],
                                dtype=np.int32)  # code -1 stays -1
             names.append(remap[p.name])
             uris.append(remap[p.uri])
-            starts.append(p.starts + at)
-            ends.append(p.ends + at)
+            to_path = np.asarray([paths.setdefault(v, len(paths)) for v in p.paths] + [-1],
+                                 dtype=np.int32)  # source -1 (the blob) stays -1
+            srcs.append(to_path[p.src])
+            in_blob = p.src < 0  # blob offsets move on; file offsets stay
+            starts.append(np.where(in_blob, p.starts + at, p.starts))
+            ends.append(np.where(in_blob, p.ends + at, p.ends))
             at += len(p.blob)
         return cls(np.concatenate([p.rows + b for p, b in pieces]), np.concatenate(names),
                    np.concatenate(uris), np.concatenate([p.flags for p, _ in pieces]),
                    np.concatenate(starts), np.concatenate(ends),
-                   b"".join(p.blob for p, _ in pieces), list(index))
+                   b"".join(p.blob for p, _ in pieces), list(index), np.concatenate(srcs),
+                   list(paths))
+
+
+def _file_texts(path: str, starts: list[int], ends: list[int]) -> list[bytes]:
+    """The bytes ``[start, end)`` of a file, for each pair (one mapping of the file)."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if ends and max(ends) > size:
+            raise OSError(f"{path}: the file is shorter than when it was loaded (it changed "
+                          "on disk); load it again")
+        if not size:
+            return [b""] * len(starts)
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            return [mm[a:z] for a, z in zip(starts, ends, strict=True)]
 
 
 class ArgTexts:
@@ -261,9 +299,10 @@ class ArgTexts:
         return self.col.first_bytes(self.pos)
 
 
-def call_column(rows: Any) -> CallColumn:
-    """The call column a scan gathered in ``rows`` (a ``fast.rows.Rows``)."""
-    return CallColumn.from_rows(rows)
+def call_column(rows: Any, path: Any = None) -> CallColumn:
+    """The call column a scan (of the file ``path``) gathered in ``rows`` (a
+    ``fast.rows.Rows``)."""
+    return CallColumn.from_rows(rows, path)
 
 
 def list_column(rows: Any) -> Sparse:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import numpy as np
 import pytest
 
 import mcp_notebook as mn
@@ -225,3 +226,39 @@ def test_the_latest_list_of_many_frames_is_that_of_each_frame(tmp_path):
              zip(view.scopes(gets.tolist()), gets.tolist(), strict=True)]
     assert contracts._latest_at(view, lists, gets) == alone
     assert any(a is None for a in alone) and any(a for a in alone)
+
+
+def _bare(path: Path, rows: list[tuple[str, Any]]) -> Path:
+    """The messages of ``rows`` as a bare NDJSON capture, each line as written."""
+    with open(path, "w", encoding="utf-8") as f:
+        for _, m in rows:
+            f.write((m if isinstance(m, str) else json.dumps(m)) + "\n")
+    return path
+
+
+def test_a_large_capture_keeps_the_arguments_in_the_file(tmp_path, monkeypatch):
+    """A plain capture read lazily (its text stays in the file) keeps the call column's
+    arguments as places in the file, not copies: the column says the same as the Python
+    scan's copies, the findings are those of reading the texts, and a file changed on disk
+    since the load is an error that says so."""
+    need_native()
+    import mcp_notebook.fast as fast
+
+    monkeypatch.setattr(fast, "LAZY_TEXT_MIN_BYTES", 0)  # this small file read lazily
+    path = _bare(tmp_path / "bare.ndjson", EDGES)
+    t = mn.load(path)
+    col = t._store.call
+    assert col.paths == [str(path.resolve())]
+    in_file = col.src == 0  # the C scanner's lines with arguments; the Python path copies
+    assert in_file.sum() >= 5
+    assert len(col.blob) == int((col.ends - col.starts)[~in_file].sum())
+    got = columns(t)
+    monkeypatch.setattr(native, "native", None)
+    py = mn.load(path)
+    assert (py._store.call.src < 0).all()  # the Python scan copies
+    assert columns(py) == got
+    monkeypatch.undo()
+    assert findings(t) == findings(t, columns=False)
+    path.write_text("")
+    with pytest.raises(OSError, match="changed on disk"):
+        col.args(np.arange(len(col)))

@@ -43,6 +43,8 @@ typedef struct {
     PyObject *call_recs;                /* bytearray of int64 records (CALL_REC) */
     PyObject *call_blob;                /* bytearray: the arguments texts end to end */
     PyObject *call_index, *call_strs;   /* dict str -> code, list of the strs by code */
+    cptr buf0;                          /* the block's first byte ... */
+    long long file_base;                /* ... at this offset of the file (-1: no file) */
     PyObject *list_rows, *list_vals, *list_intern;  /* the list column (NULL: not kept) */
     /* the version strings of this call: a capture with 2026-style _meta names a version
      * on every request, and a few distinct ones; each row takes a reference to one str */
@@ -142,11 +144,13 @@ static int append_bytes(PyObject *ba, const void *p, Py_ssize_t n) {
 }
 
 /* The call column's entry of request m, as fast.rows.Rows.call_recs holds it: one record
- * of CALL_REC int64 (row, the codes of its name and uri (-1: absent), task given (1) |
- * cursor given (2), the end of its arguments text in the blob, where the text is
- * appended; none when absent); 1 when m is no request the column keeps (not such a
- * method, or a name or uri that is no string: the conversation rules read its text). */
-#define CALL_REC 5
+ * of CALL_REC int64 (row; the codes of its name and uri, -1: absent; flags: task given 1,
+ * cursor given 2, the first byte of the arguments text << 8 (0: absent); where that text
+ * is: [start, end) of the file when the block is the file's own bytes (source 0), else of
+ * the blob, where it is appended (source -1)); 1 when m is no request the column keeps
+ * (not such a method, or a name or uri that is no string: the conversation rules read
+ * its text). */
+#define CALL_REC 7
 static int add_call(Out *o, const Msg *m, Py_ssize_t r, Scratch *tmp) {
     if (!o->call_recs || m->kind != K_REQUEST || !m->meth_s || !call_method(m->meth_s, m->meth_e))
         return 1;
@@ -154,11 +158,22 @@ static int add_call(Out *o, const Msg *m, Py_ssize_t r, Scratch *tmp) {
     Py_ssize_t name = call_code(o, &m->pname, tmp);
     Py_ssize_t uri = name > -2 ? call_code(o, &m->puri, tmp) : -2;
     if (uri < -1) return -1;
-    if (m->pargs.s && append_bytes(o->call_blob, m->pargs.s, m->pargs.e - m->pargs.s))
-        return -1;
+    int64_t a = PyByteArray_GET_SIZE(o->call_blob), z = a, src = -1, first = 0;
+    if (m->pargs.s) {
+        Py_ssize_t n = m->pargs.e - m->pargs.s;
+        first = n > 0 ? *m->pargs.s : 0;
+        if (o->file_base >= 0) {  /* the text stays in the file */
+            a = o->file_base + (int64_t)(m->pargs.s - o->buf0);
+            z = a + n;
+            src = 0;
+        } else {
+            if (append_bytes(o->call_blob, m->pargs.s, n)) return -1;
+            z = a + n;
+        }
+    }
     int64_t rec[CALL_REC] = {(int64_t)r, (int64_t)name, (int64_t)uri,
-                             (m->ptask ? 1 : 0) | (m->pcursor ? 2 : 0),
-                             (int64_t)PyByteArray_GET_SIZE(o->call_blob)};
+                             (m->ptask ? 1 : 0) | (m->pcursor ? 2 : 0) | (first << 8), a, z,
+                             src};
     return append_bytes(o->call_recs, rec, (Py_ssize_t)sizeof rec);
 }
 
@@ -375,7 +390,7 @@ static int get_buffer(PyObject *o, Py_buffer *b) {
 }
 
 static const char SCAN_DOC[] =
-    "scan(buf, starts, ends, lo, hi, line0, out, tap=None) -> int\n\n"
+    "scan(buf, starts, ends, lo, hi, line0, out, tap=None, file_base=-1) -> int\n\n"
     "Append the rows of lines lo.. of a block (starts/ends: int64 buffers of line bounds in\n"
     "buf; blank lines are skipped) to the lists of ``out`` = (kind, id, id_key, method,\n"
     "line, error_code, error_message, is_tool_error, version (dicts), ref_rows, ref_vals,\n"
@@ -387,15 +402,18 @@ static const char SCAN_DOC[] =
     "size int64 arrays of the block's lines, session index dict, default session, stdio\n"
     "stream code[, stderr stream code]) reads tap records instead (stderr records only\n"
     "with a stderr code). Bare NDJSON lines are read in batches with the GIL released,\n"
-    "their rows made with it held.";
+    "their rows made with it held. ``file_base``: the file offset of buf[0] when buf holds\n"
+    "the file's own bytes (the call column then points into the file instead of copying).";
 
 static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *names[] = {"buf", "starts", "ends", "lo", "hi", "line0", "out", "tap", NULL};
+    static char *names[] = {"buf", "starts", "ends", "lo", "hi", "line0", "out", "tap",
+                            "file_base", NULL};
+    long long file_base = -1;
     PyObject *bufo, *so, *eo, *outo, *tapo = Py_None;
     Py_ssize_t lo, hi;
     long long line0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOnnLO!|O", names, &bufo, &so, &eo, &lo, &hi,
-                                     &line0, &PyTuple_Type, &outo, &tapo))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOnnLO!|OL", names, &bufo, &so, &eo, &lo, &hi,
+                                     &line0, &PyTuple_Type, &outo, &tapo, &file_base))
         return NULL;
     Out o;
     o.call_recs = o.call_blob = o.call_index = o.call_strs = NULL;
@@ -447,6 +465,8 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     for (int k = 0; tap && k < 5; k++)
         if (cb[k].len / ITEM[k] < hi) hi = cb[k].len / ITEM[k];
     cptr base = b.buf;
+    o.buf0 = base;
+    o.file_base = tap ? -1 : file_base;  /* a tap record's frame is unescaped: no file text */
     Scratch frame = {NULL, 0}, tmp = {NULL, 0};
     Py_ssize_t i = lo;
     int failed = 0;
