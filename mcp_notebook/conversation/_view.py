@@ -128,7 +128,12 @@ class View(Columns):
             picked = [k for g, k in enumerate(distinct.tolist())
                       if want(tuple(h[g] for h in heads0))]
             if len(picked) < len(distinct):
-                sel = np.isin(key, np.asarray(picked, dtype=np.int64))
+                if size <= 1 << 22:  # the same table: no sort
+                    seen[:] = False
+                    seen[np.asarray(picked, dtype=np.int64)] = True
+                    sel = seen[key]
+                else:
+                    sel = np.isin(key, np.asarray(picked, dtype=np.int64))
                 rows, key, cols = rows[sel], key[sel], [c[sel] for c in cols]
                 if not len(rows):
                     return []
@@ -162,11 +167,12 @@ class View(Columns):
             mask &= self.vi.kind[resp] == (RESULT if kind == "result" else ERROR)
         return list(zip(req[mask].tolist(), resp[mask].tolist(), strict=True))
 
-    def answered_arrays(self, names: Iterable[str], kind: str | None = None
+    def answered_arrays(self, names: Iterable[str] | None, kind: str | None = None
                         ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`answered` as two int64 arrays (request seqs, response seqs)."""
         req, resp, method = self._pair_arrays
-        mask = self._method_table(names)[method]
+        mask = self._method_table(names)[method] if names is not None else \
+            np.ones(len(req), dtype=bool)
         if kind is not None:
             mask &= self.vi.kind[resp] == (RESULT if kind == "result" else ERROR)
         return req[mask], resp[mask]

@@ -9,6 +9,8 @@ JSON-RPC error.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..protocol import versions as V
 from ..protocol.rules import Rule
 from ._view import ERROR, Hit, View
@@ -60,15 +62,25 @@ def _invalid_params(view: View) -> list[Hit]:
 
 def _unknown_method(view: View) -> list[Hit]:
     out: list[Hit] = []
-    for req, resp in view.answered(kind="error"):
-        method = view.method(req)
-        if method is None or method in V.methods(view.version(req)):
-            continue
-        if any(method in V.methods(v) for v in V.VERSIONS):
-            continue  # a method of another version: the removed-method rule's
-        code = _code(view, resp)
+    req, resp = view.answered_arrays(None, kind="error")
+    if not len(req):
+        return out
+    vi = view.vi
+    # decided once per distinct (method, session): a method no version has
+    unknown: dict[tuple[int, int], bool] = {}
+    for m, s in set(zip(vi.method[req].tolist(), np.asarray(vi.session)[req].tolist())):
+        method = vi.method_cats[m] if m >= 0 else None
+        unknown[(m, s)] = method is not None and \
+            method not in V.methods(V.normalise(vi.version_of(s))) and \
+            not any(method in V.methods(v) for v in V.VERSIONS)  # else removed-method's
+    pick = [k for k, (m, s) in enumerate(zip(vi.method[req].tolist(),
+                                             np.asarray(vi.session)[req].tolist()))
+            if unknown[(m, s)]]
+    for k in pick:
+        q, r = int(req[k]), int(resp[k])
+        code = _code(view, r)
         if code is not None and code != -32601:
-            out.append(Hit(resp, req, f"{method} answered with {code}"))
+            out.append(Hit(r, q, f"{view.method(q)} answered with {code}"))
     return out
 
 

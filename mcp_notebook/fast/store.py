@@ -261,8 +261,18 @@ def _file_texts(path: str, starts: list[int], ends: list[int]) -> list[bytes]:
                           "on disk); load it again")
         if not size:
             return [b""] * len(starts)
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        fd = f.fileno()
+        if len(starts) * _DENSE < max(ends) - min(starts):  # a few texts far apart: a
+            pread = os.pread                                  # read each (no page mapped)
+            return [pread(fd, z - a, a) if z > a else b""
+                    for a, z in zip(starts, ends, strict=True)]
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as mm:
             return [mm[a:z] for a, z in zip(starts, ends, strict=True)]
+
+
+#: texts fewer than one per this many bytes of the file are read one by one, more through
+#: one mapping of the file (where several texts share a page)
+_DENSE = 16 << 10
 
 
 class ArgTexts:
