@@ -262,3 +262,25 @@ def test_a_large_capture_keeps_the_arguments_in_the_file(tmp_path, monkeypatch):
     path.write_text("")
     with pytest.raises(OSError, match="changed on disk"):
         col.args(np.arange(len(col)))
+
+
+def test_many_distinct_lists_and_names_keep_the_same_columns(tmp_path, monkeypatch):
+    """More distinct list texts and names than the C scanner remembers per call (its
+    caches then make room): the columns are still the Python scan's, text for text."""
+    need_native()
+    rows: list[tuple[str, Any]] = [*INIT]
+    for i in range(60):
+        rows += [("c2s", req(100 + i, "tools/list")),
+                 ("s2c", ok(100 + i, {"tools": [{"name": f"t{i}", "inputSchema": {}}]}))]
+        if i % 3 == 0:  # an earlier text met again after the cache moved on
+            rows += [("c2s", req(300 + i, "tools/list")), ("s2c", ok(300 + i, {"tools": TOOLS}))]
+    rows += [("c2s", req(500 + i, "tools/call", {"name": f"n{i % 90}", "arguments": {"a": i}}))
+             for i in range(200)]
+    rows += [("c2s", req(800 + i, "resources/read", {"uri": f"file:///{'x' * (i % 80)}"}))
+             for i in range(120)]
+    for path in (tap(tmp_path / "many.jsonl", rows), _bare(tmp_path / "many.ndjson", rows)):
+        c = columns(mn.load(path))
+        assert len(c[0]) == 200 + 120 + 60 + 20 and len(c[1]) == 80
+        with monkeypatch.context() as m:
+            m.setattr(native, "native", None)
+            assert columns(mn.load(path)) == c

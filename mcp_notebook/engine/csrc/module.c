@@ -23,6 +23,9 @@
 #include "tap.h"
 #include "pair.h"
 
+#define LIST_CACHE 16      /* list texts remembered per scan() call */
+#define CODE_CACHE 64      /* call column strings remembered per scan() call */
+#define CODE_TEXT 64       /* ... of at most this many bytes */
 #define SESSION_CACHE 32  /* session names remembered per scan() call */
 #define SESSION_NAME 64   /* ... of at most this many bytes */
 #define VER_CACHE 8       /* version strings remembered per scan() call */
@@ -50,6 +53,13 @@ typedef struct {
      * on every request, and a few distinct ones; each row takes a reference to one str */
     struct { char text[VER_TEXT]; Py_ssize_t n; PyObject *str; } ver[VER_CACHE];
     int nver;
+    /* the list texts of this call (a new reference each): a server answers its lists
+     * alike in every session, so a text is met again and again; compared byte for byte */
+    PyObject *ltext[LIST_CACHE];
+    int nltext, lnext;
+    /* the call column's codes of this call by the text's bytes (names and uris repeat) */
+    struct { char text[CODE_TEXT]; Py_ssize_t n; Py_ssize_t code; } ccode[CODE_CACHE];
+    int nccode;
     /* the method codes of this call by the name's bytes (a new reference each) */
     struct { char text[METH_TEXT]; Py_ssize_t n; PyObject *code; } meth[METH_CACHE];
     int nmeth;
@@ -111,10 +121,29 @@ static int call_method(cptr a, cptr z) {
     return 0;
 }
 
+static Py_ssize_t call_code_of(Out *o, const Span *v, Scratch *tmp);
+
 /* The code of a string member of params (-1 when absent): its text's index in the
  * call column's strs, given once per distinct text. */
 static Py_ssize_t call_code(Out *o, const Span *v, Scratch *tmp) {
     if (!v->s) return -1;
+    Py_ssize_t n = v->e - v->s;
+    int cacheable = !v->esc && n <= CODE_TEXT;
+    if (cacheable)
+        for (int k = 0; k < o->nccode; k++)
+            if (o->ccode[k].n == n && !memcmp(o->ccode[k].text, v->s, (size_t)n))
+                return o->ccode[k].code;
+    Py_ssize_t code = call_code_of(o, v, tmp);
+    if (code >= 0 && cacheable && o->nccode < CODE_CACHE) {
+        memcpy(o->ccode[o->nccode].text, v->s, (size_t)n);
+        o->ccode[o->nccode].n = n;
+        o->ccode[o->nccode++].code = code;
+    }
+    return code;
+}
+
+/* call_code() by the call column's dict. */
+static Py_ssize_t call_code_of(Out *o, const Span *v, Scratch *tmp) {
     PyObject *s = span_str(v->s, v->e, v->esc, tmp);
     if (!s) return -2;
     PyObject *got = PyDict_GetItemWithError(o->call_index, s);  /* borrowed */
@@ -180,6 +209,28 @@ static int add_call(Out *o, const Msg *m, Py_ssize_t r, Scratch *tmp) {
 /* The list column's value of result m: {member: its JSON text as bytes} of the LISTED
  * members it has (one bytes object per distinct text: a server answers its lists alike
  * in every session); 1 when it has none. */
+/* The bytes of a list text, one object per distinct text (a new reference). */
+static PyObject *list_text(Out *o, cptr s, cptr e) {
+    Py_ssize_t n = e - s;
+    for (int k = 0; k < o->nltext; k++)
+        if (PyBytes_GET_SIZE(o->ltext[k]) == n && !memcmp(PyBytes_AS_STRING(o->ltext[k]), s, (size_t)n))
+            return Py_NewRef(o->ltext[k]);
+    PyObject *text = PyBytes_FromStringAndSize((const char *)s, n);
+    PyObject *same = text ? PyDict_SetDefault(o->list_intern, text, text) : NULL;  /* borrowed */
+    Py_XDECREF(text);
+    if (!same) return NULL;
+    if (o->nltext < LIST_CACHE) {
+        o->ltext[o->nltext++] = Py_NewRef(same);
+    } else {  /* the oldest makes room */
+        int at = o->lnext++ % LIST_CACHE;
+        Py_DECREF(o->ltext[at]);
+        o->ltext[at] = Py_NewRef(same);
+    }
+    return Py_NewRef(same);
+}
+
+static PyObject *LISTED_KEY[N_LISTED];  /* LISTED as interned str */
+
 static int add_listed(Out *o, const Msg *m, Py_ssize_t r) {
     if (!o->list_rows || m->kind != K_RESULT) return 1;
     PyObject *d = NULL;
@@ -187,10 +238,10 @@ static int add_listed(Out *o, const Msg *m, Py_ssize_t r) {
         const Span *v = &m->rlist[k];
         if (!v->s) continue;
         if (!d && !(d = PyDict_New())) return -1;
-        PyObject *text = PyBytes_FromStringAndSize((const char *)v->s, v->e - v->s);
-        PyObject *same = text ? PyDict_SetDefault(o->list_intern, text, text) : NULL;
-        Py_XDECREF(text);
-        if (!same || PyDict_SetItemString(d, LISTED[k], same)) {
+        PyObject *same = list_text(o, v->s, v->e);
+        int bad = !same || PyDict_SetItem(d, LISTED_KEY[k], same);
+        Py_XDECREF(same);
+        if (bad) {
             Py_DECREF(d);
             return -1;
         }
@@ -418,7 +469,7 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     Out o;
     o.call_recs = o.call_blob = o.call_index = o.call_strs = NULL;
     o.list_rows = o.list_vals = o.list_intern = NULL;
-    o.nver = o.nmeth = 0;
+    o.nver = o.nmeth = o.nltext = o.lnext = o.nccode = 0;
     if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n|O!O!O!O!O!O!O!", &PyList_Type, &o.kind,
                           &PyList_Type, &o.id, &PyList_Type, &o.id_key, &PyList_Type,
                           &o.method, &PyList_Type, &o.line, &PyDict_Type, &o.code_d,
@@ -534,6 +585,7 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     for (int k = 0; tap && k < 5; k++) PyBuffer_Release(&cb[k]);
     for (int k = 0; k < o.nver; k++) Py_DECREF(o.ver[k].str);
     for (int k = 0; k < o.nmeth; k++) Py_DECREF(o.meth[k].code);
+    for (int k = 0; k < o.nltext; k++) Py_DECREF(o.ltext[k]);
     free(frame.data);
     free(tmp.data);
     PyBuffer_Release(&b);
@@ -972,6 +1024,10 @@ PyMODINIT_FUNC PyInit__native(void) {
     for (int k = 0; k < 8; k++) {
         SMALL[k] = PyLong_FromLong(k);
         if (!SMALL[k]) return NULL;
+    }
+    for (int k = 0; k < N_LISTED; k++) {
+        LISTED_KEY[k] = PyUnicode_InternFromString(LISTED[k]);
+        if (!LISTED_KEY[k]) return NULL;
     }
     return PyModule_Create(&MODULE);
 }
