@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 
@@ -129,6 +130,9 @@ class CallColumn:
         self.blob = blob  # bytes, or a reader's bytearray (made bytes when first read)
         self.strs = list(strs)
         self.paths = list(paths)
+        #: the store's text column, for texts read again from the frames (source -2; set
+        #: by :class:`Store`)
+        self.raw: Any = None
         if len(self.rows) > 1 and (np.diff(self.rows) < 0).any():
             order = np.argsort(self.rows, kind="stable")
             for k in ("rows", "name", "uri", "flags", "starts", "ends", "src"):
@@ -186,6 +190,16 @@ class CallColumn:
             blob = self.blob
             for k in blob_at:
                 out[k] = blob[a[k]:z[k]]
+        in_frame = np.flatnonzero(src == -2)
+        if len(in_frame):  # read again from the frames' texts
+            if self.raw is None:
+                raise ValueError("a call column that reads its texts from the frames needs "
+                                 "the store's text column")
+            from ..lazytext import texts_of
+
+            rows = self.rows[pos[in_frame]]
+            for k, text in zip(in_frame.tolist(), texts_of(self.raw, rows), strict=True):
+                out[k] = _frame_args(text)
         for s in np.unique(src[src >= 0]).tolist():
             at = np.flatnonzero(src == s).tolist()
             for k, text in zip(at, _file_texts(self.paths[s], [a[k] for k in at],
@@ -238,10 +252,12 @@ class CallColumn:
                                dtype=np.int32)  # code -1 stays -1
             names.append(remap[p.name])
             uris.append(remap[p.uri])
-            to_path = np.asarray([paths.setdefault(v, len(paths)) for v in p.paths] + [-1],
-                                 dtype=np.int32)  # source -1 (the blob) stays -1
-            srcs.append(to_path[p.src])
-            in_blob = p.src < 0  # blob offsets move on; file offsets stay
+            to_path = np.asarray([paths.setdefault(v, len(paths)) for v in p.paths],
+                                 dtype=np.int32)
+            # sources -1 (the blob) and -2 (the frame) stay
+            srcs.append(np.where(p.src >= 0, to_path[np.maximum(p.src, 0)] if len(to_path)
+                                 else 0, p.src).astype(np.int32))
+            in_blob = p.src == -1  # blob offsets move on; file and frame ones stay
             starts.append(np.where(in_blob, p.starts + at, p.starts))
             ends.append(np.where(in_blob, p.ends + at, p.ends))
             at += len(p.blob)
@@ -250,6 +266,29 @@ class CallColumn:
                    np.concatenate(starts), np.concatenate(ends),
                    b"".join(p.blob for p, _ in pieces), list(index), np.concatenate(srcs),
                    list(paths))
+
+
+class _ArgsParams(msgspec.Struct, gc=False):
+    arguments: msgspec.Raw = msgspec.Raw()
+
+
+class _ArgsRequest(msgspec.Struct, gc=False):
+    params: _ArgsParams | None = None
+
+
+_args_request = msgspec.json.Decoder(_ArgsRequest).decode
+
+
+def _frame_args(text: str | None) -> bytes:
+    """The ``params.arguments`` text of a request's frame (b"" when absent); of a member
+    given twice the last counts, as for the scanners."""
+    if text is None:
+        return b""
+    try:
+        p = _args_request(text).params
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return b""
+    return bytes(p.arguments) if p is not None else b""
 
 
 def _file_texts(path: str, starts: list[int], ends: list[int]) -> list[bytes]:
@@ -402,6 +441,9 @@ class Store:
     #: rows whose id key is longer than ``rows.LONG_KEY``, when the reader noted them (None:
     #: the check of big ids reads every request's key)
     long_keys: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.call.raw = self.raw  # the texts it reads again from the frames (tap records)
 
     def __len__(self) -> int:
         return self.n

@@ -8,6 +8,8 @@ the fields ``convert`` writes) is read by the reference reader, line by line.
 
 from __future__ import annotations
 
+import io
+
 import codecs
 from typing import BinaryIO
 
@@ -87,6 +89,9 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
     sess_code = rows.sessions.index
     streams = rows.streams
     native = _native.native
+    # the file is the store of the text (a plain file read lazily): the call column reads
+    # the arguments of a record's frame from there again when asked (fast.store.CallColumn)
+    in_file = -1 if keep_text or not isinstance(f, io.BufferedReader) else 0
 
     def stdio_code() -> int:
         code = streams.index.get("stdio")
@@ -184,7 +189,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
             # the context, and the stderr stream's code once the Python path gave it one
             block_ctx = (c_ts, c_sess, c_dir, c_stream, c_size, sess_code, stem, stdio_code())
             i = native.scan(buf, starts, ends, 0, n, line0, _native.out_lists(rows),
-                            (*block_ctx, streams.index.get("stderr", -1)))
+                            (*block_ctx, streams.index.get("stderr", -1)), in_file)
             while i < n:
                 data = bytes(mv[st[i]:en[i]])
                 try:
@@ -196,7 +201,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
                 pend.flush()
                 frames.clear()
                 i = native.scan(buf, starts, ends, i + 1, n, line0, _native.out_lists(rows),
-                                (*block_ctx, streams.index.get("stderr", -1)))
+                                (*block_ctx, streams.index.get("stderr", -1)), in_file)
         else:
             bad = set(bad_utf8(buf, starts, ends).tolist())  # the reference refuses them
             uncommon = lines_with(buf, starts, ends, (b"\\u", b"\\/")).tolist()

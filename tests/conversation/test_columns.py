@@ -236,32 +236,37 @@ def _bare(path: Path, rows: list[tuple[str, Any]]) -> Path:
     return path
 
 
-def test_a_large_capture_keeps_the_arguments_in_the_file(tmp_path, monkeypatch):
-    """A plain capture read lazily (its text stays in the file) keeps the call column's
-    arguments as places in the file, not copies: the column says the same as the Python
-    scan's copies, the findings are those of reading the texts, and a file changed on disk
-    since the load is an error that says so."""
+@pytest.mark.parametrize("fmt", ["ndjson", "tap"])
+def test_a_large_capture_keeps_the_arguments_in_the_file(fmt, tmp_path, monkeypatch):
+    """A plain capture read lazily (its text stays in the file) keeps no copy of the
+    requests' arguments: bare NDJSON keeps their places in the file, tap records (whose
+    frames are escaped in the record) read them again from the frame when asked. The
+    column says the same as the Python scan's copies, the findings are those of reading
+    the texts, and a bare file changed on disk since the load is an error that says so."""
     need_native()
     import mcp_notebook.fast as fast
 
     monkeypatch.setattr(fast, "LAZY_TEXT_MIN_BYTES", 0)  # this small file read lazily
-    path = _bare(tmp_path / "bare.ndjson", EDGES)
+    path = _bare(tmp_path / "bare.ndjson", EDGES) if fmt == "ndjson" else \
+        tap(tmp_path / "capture.jsonl", EDGES)
     t = mn.load(path)
     col = t._store.call
-    assert col.paths == [str(path.resolve())]
-    in_file = col.src == 0  # the C scanner's lines with arguments; the Python path copies
-    assert in_file.sum() >= 5
-    assert len(col.blob) == int((col.ends - col.starts)[~in_file].sum())
+    kept = col.src == (0 if fmt == "ndjson" else -2)  # the C scanner's lines
+    assert kept.sum() >= 5  # (the Python path's lines, and absent arguments, in the blob)
+    assert len(col.blob) == int((col.ends - col.starts)[col.src == -1].sum())
+    if fmt == "ndjson":
+        assert col.paths == [str(path.resolve())]
     got = columns(t)
-    monkeypatch.setattr(native, "native", None)
-    py = mn.load(path)
-    assert (py._store.call.src < 0).all()  # the Python scan copies
+    with monkeypatch.context() as m:
+        m.setattr(native, "native", None)
+        py = mn.load(path)
+    assert (py._store.call.src == -1).all()  # the Python scan copies
     assert columns(py) == got
-    monkeypatch.undo()
     assert findings(t) == findings(t, columns=False)
-    path.write_text("")
-    with pytest.raises(OSError, match="changed on disk"):
-        col.args(np.arange(len(col)))
+    if fmt == "ndjson":
+        path.write_text("")
+        with pytest.raises(OSError, match="changed on disk"):
+            col.args(np.arange(len(col)))
 
 
 def test_many_distinct_lists_and_names_keep_the_same_columns(tmp_path, monkeypatch):

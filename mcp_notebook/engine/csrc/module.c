@@ -48,6 +48,7 @@ typedef struct {
     PyObject *call_index, *call_strs;   /* dict str -> code, list of the strs by code */
     cptr buf0;                          /* the block's first byte ... */
     long long file_base;                /* ... at this offset of the file (-1: no file) */
+    int in_frame;                       /* tap records: texts are read from the frame */
     PyObject *list_rows, *list_vals, *list_intern;  /* the list column (NULL: not kept) */
     /* the version strings of this call: a capture with 2026-style _meta names a version
      * on every request, and a few distinct ones; each row takes a reference to one str */
@@ -175,8 +176,9 @@ static int append_bytes(PyObject *ba, const void *p, Py_ssize_t n) {
 /* The call column's entry of request m, as fast.rows.Rows.call_recs holds it: one record
  * of CALL_REC int64 (row; the codes of its name and uri, -1: absent; flags: task given 1,
  * cursor given 2, the first byte of the arguments text << 8 (0: absent); where that text
- * is: [start, end) of the file when the block is the file's own bytes (source 0), else of
- * the blob, where it is appended (source -1)); 1 when m is no request the column keeps
+ * is: [start, end) of the file when the block is the file's own bytes (source 0), of the
+ * blob, where it is appended (source -1), or [0, its length) when it is read again from
+ * the frame's text (source -2: a tap record of a file); 1 when m is no request the column keeps
  * (not such a method, or a name or uri that is no string: the conversation rules read
  * its text). */
 #define CALL_REC 7
@@ -195,6 +197,10 @@ static int add_call(Out *o, const Msg *m, Py_ssize_t r, Scratch *tmp) {
             a = o->file_base + (int64_t)(m->pargs.s - o->buf0);
             z = a + n;
             src = 0;
+        } else if (o->in_frame) {  /* in the frame's text (a tap record's raw member): */
+            a = 0;                 /* read from there when asked; its length kept */
+            z = n;
+            src = -2;
         } else {
             if (append_bytes(o->call_blob, m->pargs.s, n)) return -1;
             z = a + n;
@@ -518,6 +524,7 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     cptr base = b.buf;
     o.buf0 = base;
     o.file_base = tap ? -1 : file_base;  /* a tap record's frame is unescaped: no file text */
+    o.in_frame = tap && file_base >= 0;  /* ... its text read again from the record */
     Scratch frame = {NULL, 0}, tmp = {NULL, 0};
     Py_ssize_t i = lo;
     int failed = 0;
