@@ -193,7 +193,14 @@ static int add_call(Out *o, const Msg *m, Py_ssize_t r, Scratch *tmp) {
     if (m->pargs.s) {
         Py_ssize_t n = m->pargs.e - m->pargs.s;
         first = n > 0 ? *m->pargs.s : 0;
-        if (o->file_base >= 0) {  /* the text stays in the file */
+        /* prompts/get: its arguments are read for every call (the prompt-arguments rule),
+         * and are small: copied; the rest (tools/call: read only where a schema judges
+         * them) stay where they are */
+        int copy = KEY_IS(m->meth_s, m->meth_e, "prompts/get");
+        if (copy) {
+            if (append_bytes(o->call_blob, m->pargs.s, n)) return -1;
+            z = a + n;
+        } else if (o->file_base >= 0) {  /* the text stays in the file */
             a = o->file_base + (int64_t)(m->pargs.s - o->buf0);
             z = a + n;
             src = 0;
