@@ -11,6 +11,8 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from ..fast.store import ArgTexts
+from ..fast.store import Call as Call  # (name, uri, arguments text, task, cursor)
 from ..protocol.envelope import bounded_recursion
 from ._frames import Frames, _decode
 
@@ -26,8 +28,6 @@ class Params(msgspec.Struct, gc=False):
     arguments: msgspec.Raw = msgspec.Raw()
 
 
-from ..fast.store import ArgTexts
-from ..fast.store import Call as Call  # (name, uri, arguments text, task, cursor)
 
 
 class _Request(msgspec.Struct, gc=False):

@@ -37,7 +37,7 @@ def _walk(view: View, method: str, member: str, key: str
     order = np.argsort(resp, kind="stable")
     req, resp = req[order], resp[order]
     cursors = (view.call_flags(req) & 2 > 0).tolist()  # the call column: no Params made
-    found = view.listed_members(resp, member)
+    found = view.listed_members(resp.tolist(), member)
     scopes = view.scope_array(req).tolist()
     items_of: dict[bytes, dict[str, Any] | None] = view.__dict__.setdefault(
         f"_items:{method}", {})
@@ -50,13 +50,15 @@ def _walk(view: View, method: str, member: str, key: str
         else:
             one = _keyed(items, key)
         keyed.append(one)
-    out_resp, out_scope, out_state = [], [], []
+    out_resp: list[int] = []
+    out_scope: list[int] = []
+    out_state: list[dict[str, Any]] = []
     if not any(cursors):  # no page follows another: each list is its answer's items
         ok = np.fromiter((one is not None for one in keyed), dtype=bool, count=len(keyed))
         at = np.flatnonzero(ok).tolist()
         out_resp = resp[ok].tolist()
         out_scope = [scopes[k] for k in at]
-        out_state = [keyed[k] for k in at]  # type: ignore[misc]
+        out_state = [keyed[k] for k in at]  # type: ignore[misc]  # (None left out)
     else:
         state: dict[int, dict[str, Any]] = {}
         for r, cursor, one, scope in zip(resp.tolist(), cursors, keyed, scopes, strict=True):

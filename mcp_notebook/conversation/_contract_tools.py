@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..fast.store import ArgTexts
 from ..protocol.envelope import bounded_recursion
 from ._contract_lists import _latest, _state_index
 from ._contract_shapes import (
@@ -17,10 +18,8 @@ from ._contract_shapes import (
     _errors,
     _object_starts,
     _object_texts,
-    _objects,
     tool_validator,
 )
-from ..fast.store import ArgTexts
 from ._view import Hit, View
 
 

@@ -66,16 +66,16 @@ def _unknown_method(view: View) -> list[Hit]:
     if not len(req):
         return out
     vi = view.vi
+    pairs = list(zip(vi.method[req].tolist(), np.asarray(vi.session)[req].tolist(),
+                     strict=True))
     # decided once per distinct (method, session): a method no version has
     unknown: dict[tuple[int, int], bool] = {}
-    for m, s in set(zip(vi.method[req].tolist(), np.asarray(vi.session)[req].tolist())):
+    for m, s in set(pairs):
         method = vi.method_cats[m] if m >= 0 else None
         unknown[(m, s)] = method is not None and \
             method not in V.methods(V.normalise(vi.version_of(s))) and \
             not any(method in V.methods(v) for v in V.VERSIONS)  # else removed-method's
-    pick = [k for k, (m, s) in enumerate(zip(vi.method[req].tolist(),
-                                             np.asarray(vi.session)[req].tolist()))
-            if unknown[(m, s)]]
+    pick = [k for k, ms in enumerate(pairs) if unknown[ms]]
     for k in pick:
         q, r = int(req[k]), int(resp[k])
         code = _code(view, r)

@@ -8,7 +8,6 @@ The rows are those of ``readers.ndjson`` + ``table.collect``: one per non-blank 
 from __future__ import annotations
 
 import io
-
 from collections.abc import Callable
 from typing import BinaryIO
 

@@ -198,13 +198,13 @@ class CallColumn:
             from ..lazytext import texts_of
 
             rows = self.rows[pos[in_frame]]
-            for k, text in zip(in_frame.tolist(), texts_of(self.raw, rows), strict=True):
-                out[k] = _frame_args(text)
+            for k, frame in zip(in_frame.tolist(), texts_of(self.raw, rows), strict=True):
+                out[k] = _frame_args(frame)
         for s in np.unique(src[src >= 0]).tolist():
             at = np.flatnonzero(src == s).tolist()
-            for k, text in zip(at, _file_texts(self.paths[s], [a[k] for k in at],
-                                               [z[k] for k in at]), strict=True):
-                out[k] = text
+            for k, got in zip(at, _file_texts(self.paths[s], [a[k] for k in at],
+                                              [z[k] for k in at]), strict=True):
+                out[k] = got
         return out
 
     def arg_texts(self, pos: np.ndarray) -> ArgTexts:

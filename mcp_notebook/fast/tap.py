@@ -8,9 +8,8 @@ the fields ``convert`` writes) is read by the reference reader, line by line.
 
 from __future__ import annotations
 
-import io
-
 import codecs
+import io
 from typing import BinaryIO
 
 import msgspec
