@@ -143,9 +143,19 @@ class Trace:
         def per_rule(values: list[Any]) -> np.ndarray:
             return np.asarray(values, dtype=object)[h.rule]
         sev_names = ["error", "warning", "info"]
-        messages: dict[tuple[int, str], str] = {}
-        msg = [messages.get(k) or messages.setdefault(k, _message(rules[k[0]], k[1]))
-               for k in zip(h.rule.tolist(), h.detail, strict=True)]
+        # each message once per (rule, detail): the rule's title before the detail and its
+        # advice after it, looked up by the detail in a table per rule (no tuple per finding)
+        heads = [f"{r.title}: " for r in rules]
+        tails = [f". {r.advice}" for r in rules]
+        seen: list[dict[str, str]] = [{"": _message(r, "")} for r in rules]
+        msg = []
+        add = msg.append
+        for k, d in zip(h.rule.tolist(), h.detail, strict=True):
+            table = seen[k]
+            m = table.get(d)
+            if m is None:
+                m = table[d] = heads[k] + d + tails[k]
+            add(m)
         return _released(pd.DataFrame({
             "rule": pd.Series(per_rule([r.code for r in rules]), dtype=object),
             "severity": pd.Categorical.from_codes(

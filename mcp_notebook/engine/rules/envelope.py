@@ -59,15 +59,16 @@ def _big_id(vi: VecInput) -> Hits:
         req = np.flatnonzero(vi.kind == REQUEST)
     keys = vi.id_key[req]
     long = _native.str_lengths(keys.tolist()) > 15
-    req, long_keys = req[long].tolist(), keys[long].tolist()
+    req, long_keys = req[long], keys[long].tolist()
     native = _native.native
-    verdict = native.big_ids(long_keys) if native is not None else bytes([2]) * len(long_keys)
-    out, det = [], []
-    for r, key, v in zip(req, long_keys, verdict, strict=True):
-        if v == 1 or (v == 2 and _is_big(key)):
-            out.append(r)
-            det.append(f"id {key} is above 2^53")
-    return hits(out, None, det)
+    verdict = np.frombuffer(native.big_ids(long_keys), dtype=np.uint8) if native is not None \
+        else np.full(len(long_keys), 2, dtype=np.uint8)  # 1: big, 0: not, 2: Python decides
+    big = verdict == 1
+    for k in np.flatnonzero(verdict == 2).tolist():
+        big[k] = _is_big(long_keys[k])
+    at = np.flatnonzero(big)
+    return hits(req[at].tolist(), None,
+                [f"id {long_keys[k]} is above 2^53" for k in at.tolist()])
 
 
 def _is_big(key: str) -> bool:
