@@ -17,10 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..protocol import versions as V
 from ..protocol.rules import ALL, UP_TO_2025_11_25, Rule
 from ..protocol.versions import VERSIONS
-from ._view import NOTIFICATION, RESULT, Hit, View
+from ._view import NOTIFICATION, REQUEST, RESULT, Hit, View
 
 __all__ = ["RULES", "CHECKS", "TABLE", "Need", "declared"]
 
@@ -245,6 +247,15 @@ def _all(view: View) -> dict[str, list[Hit]]:
                 out.append((n, judge))
         return out
 
+    # the methods some (session, direction, kind) of them can break, decided before any
+    # row is grouped (when the sessions are few): the rest of the rows are not grouped
+    here = np.flatnonzero(np.bincount(vi.method[rows], minlength=len(vi.method_cats)))
+    if len(caps) * len(here) <= 4096:
+        maybe = [m for m in here.tolist() if any(
+            firing((s, m, d, k)) for s in caps for d in (0, 1) for k in (REQUEST, NOTIFICATION))]
+        table = np.zeros(len(vi.method_cats) + 1, dtype=bool)
+        table[maybe] = True
+        rows = rows[table[vi.method[rows]]]
     for values, group in view.groups(rows, vi.session, vi.method, vi.direction, vi.kind,
                                      want=lambda v: bool(firing(v))):
         members = group.tolist()
