@@ -201,12 +201,21 @@ def test_views_in_notebook7(notebook7_page, shots):
     page.locator(".mnt-canvas").scroll_into_view_if_needed()
     page.wait_for_function("() => (document.querySelector('.mnt-canvas').mntBoxes || [])"
                            ".some(b => b[0] === 'viol')", timeout=20_000)
-    seq, x, y = page.evaluate("""() => { const c = document.querySelector('.mnt-canvas'),
-        r = c.getBoundingClientRect(), b = c.mntBoxes.find(b => b[0] === 'viol');
-        return [b[1], r.left + b[2] + b[4] / 2, r.top + b[3] + 2]; }""")
-    page.mouse.move(x, y)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     tip = page.locator(".mnt-tip")
-    tip.wait_for(state="visible", timeout=5_000)
+    for attempt in range(4):  # a late layout change of the notebook can move the canvas
+        seq, x, y = page.evaluate("""() => { const c = document.querySelector('.mnt-canvas'),
+            r = c.getBoundingClientRect(), b = c.mntBoxes.find(b => b[0] === 'viol');
+            return [b[1], r.left + b[2] + b[4] / 2, r.top + b[3] + 2]; }""")
+        page.mouse.move(x, y + 40)  # off the marker, then onto it
+        page.mouse.move(x, y)
+        try:
+            tip.wait_for(state="visible", timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 3:
+                raise
     rules = kernel_exec(page, f"print(*t.violations.query('seq == {seq}')['rule'])").split()
     assert rules and any(r in tip.inner_text() for r in rules), tip.inner_text()
     page.locator(".mnt").screenshot(path=str(shots / "timeline-marker-tooltip-nb7.png"))
