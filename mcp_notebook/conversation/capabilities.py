@@ -218,7 +218,7 @@ def _all(view: View) -> dict[str, list[Hit]]:
     rows = view.row_array(_METHODS)
     if not len(rows) or not caps:
         return out
-    found: list[tuple[int, str, Hit]] = []
+    found: list[tuple[str, np.ndarray, str]] = []  # (code, rows, detail)
     versions: dict[int, str] = {}
 
     def firing(values: tuple[int, ...]) -> list[tuple[Need, bool]]:
@@ -273,15 +273,24 @@ def _all(view: View) -> dict[str, list[Hit]]:
                 maybe = view.containing(members, _NEEDLES[n.when])
                 view.prefetch(maybe)
                 hit_rows = [r for r in maybe if _WHEN[n.when](view.params(r))]
-            detail = _detail(n, "server" if judge else "client")
-            found += [(r, n.code, Hit(r, None, detail)) for r in hit_rows]
+            code = n.code
+            found.append((code, np.asarray(hit_rows, dtype=np.int64),
+                          _detail(n, "server" if judge else "client")))
             if hit_rows == members:
-                done.add(n.code)
-    seen: set[tuple[int, str]] = set()
-    for r, code, hit in sorted(found, key=lambda x: x[0]):
-        if (r, code) not in seen:
-            seen.add((r, code))
-            out[code].append(hit)
+                done.add(code)
+    # per rule: its rows in frame order, each row once (the first detail found for it)
+    for code in out:
+        mine = [(rows, detail) for c, rows, detail in found if c == code and len(rows)]
+        if not mine:
+            continue
+        rows = np.concatenate([r for r, _ in mine])
+        which = np.repeat(np.arange(len(mine)), [len(r) for r, _ in mine])
+        order = np.argsort(rows, kind="stable")
+        rows, which = rows[order], which[order]
+        first = np.concatenate(([True], rows[1:] != rows[:-1]))
+        details = [d for _, d in mine]
+        out[code].extend(Hit(r, None, details[w]) for r, w in
+                         zip(rows[first].tolist(), which[first].tolist(), strict=True))
     return out
 
 
