@@ -148,7 +148,7 @@ class Trace:
         heads = [f"{r.title}: " for r in rules]
         tails = [f". {r.advice}" for r in rules]
         seen: list[dict[str, str]] = [{"": _message(r, "")} for r in rules]
-        msg = []
+        msg: list[str] = []
         add = msg.append
         for k, d in zip(h.rule.tolist(), h.detail, strict=True):
             table = seen[k]

@@ -28,8 +28,6 @@ class Params(msgspec.Struct, gc=False):
     arguments: msgspec.Raw = msgspec.Raw()
 
 
-
-
 class _Request(msgspec.Struct, gc=False):
     params: Params | None = None
 

@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from ..fast.store import ArgTexts
 from ._view import pointer_text
 
 _decode = msgspec.json.decode
@@ -83,17 +84,9 @@ def _accepts_all(schema: Any) -> bool:
     return True
 
 
-def _object_starts(raws: Any) -> np.ndarray:
-    """Whether each of raw arguments (``fast.store.ArgTexts``, or an object array of
-    bytes) starts as an object (absent and null ones count as ``{}``): the structural
-    test, without decoding."""
-    if isinstance(raws, np.ndarray):
-        first = raws.astype("S1")  # each text's first byte (b"" for an empty one)
-        out = (first == b"{") | (first == b"")
-        maybe = np.flatnonzero(first == b"n")
-        if len(maybe):
-            out[maybe] = raws[maybe] == b"null"
-        return out  # type: ignore[no-any-return]
+def _object_starts(raws: ArgTexts) -> np.ndarray:
+    """Whether each of raw arguments starts as an object (absent and null ones count as
+    ``{}``): the structural test, without decoding."""
     code = raws.first_bytes()  # 0 for an empty text
     out = (code == ord("{")) | (code == 0)
     maybe = np.flatnonzero((code == ord("n")) & (raws.lengths() == 4))
@@ -109,13 +102,10 @@ def _objects(values: list[Any]) -> np.ndarray:
     return out
 
 
-def _object_texts(raws: Any) -> np.ndarray:
-    """:func:`_object_text` of each of raw arguments (``fast.store.ArgTexts``, or an
-    object array of bytes)."""
+def _object_texts(raws: ArgTexts) -> np.ndarray:
+    """:func:`_object_text` of each of raw arguments."""
     out = _object_starts(raws)
-    lengths = np.fromiter(map(len, raws.tolist()), dtype=np.int64, count=len(raws)) \
-        if isinstance(raws, np.ndarray) else raws.lengths()
-    long = np.flatnonzero(out & (lengths >= _SHALLOW))
+    long = np.flatnonzero(out & (raws.lengths() >= _SHALLOW))
     if len(long):
         texts = raws[long].tolist()
         for k, text in zip(long.tolist(), texts, strict=True):

@@ -70,11 +70,11 @@ def _walk_calls(view: View) -> Calls:
     if (codes < 0).any():  # a name that is absent or no string
         named = codes >= 0
         keep, codes, args = keep[named], codes[named], args[named]
+    if not len(distinct):
+        return _NO_CALLS
     table = np.empty(len(distinct), dtype=object)
     table[:] = distinct
     names = table[codes]
-    if not len(distinct):
-        return _NO_CALLS
     pair = shared[at[keep]] * len(distinct) + codes
     uniq, inverse = np.unique(pair, return_inverse=True)
     tools = np.empty(len(uniq), dtype=object)

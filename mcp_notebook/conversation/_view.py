@@ -181,15 +181,10 @@ class View(Columns):
     def answered(self, names: Iterable[str] | None = None,
                  kind: str | None = None) -> list[tuple[int, int]]:
         """``(request seq, first response seq)`` of answered requests of these methods."""
-        req, resp, method = self._pair_arrays
-        mask = np.ones(len(req), dtype=bool)
-        if names is not None:
-            mask &= self._method_table(names)[method]
-        if kind is not None:
-            mask &= self.vi.kind[resp] == (RESULT if kind == "result" else ERROR)
-        return list(zip(req[mask].tolist(), resp[mask].tolist(), strict=True))
+        req, resp = self.answered_arrays(names, kind)
+        return list(zip(req.tolist(), resp.tolist(), strict=True))
 
-    def answered_arrays(self, names: Iterable[str] | None, kind: str | None = None
+    def answered_arrays(self, names: Iterable[str] | None = None, kind: str | None = None
                         ) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`answered` as two int64 arrays (request seqs, response seqs)."""
         req, resp, method = self._pair_arrays

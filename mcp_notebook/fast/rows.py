@@ -37,7 +37,7 @@ LONG_KEY = 15
 CALL_METHODS = frozenset(vocab.CALL_METHODS)
 #: one record of Rows.call_recs: row, name code, uri code, flags (task 1, cursor 2, the
 #: first byte of the arguments text << 8), start and end of that text, and where it is (0:
-#: the part's file, -1: Rows.call_blob)
+#: the part's file, -1: Rows.call_blob, -2: the frame's text, [0, its length))
 CALL_REC = 7
 _CALL_REC = struct.Struct(f"={CALL_REC}q")
 #: the members of a result the list column keeps (``protocol.vocab``, in the C scanner's order)

@@ -107,7 +107,9 @@ class CallColumn:
     absent), its flags (1: a ``task`` member, 2: a ``cursor`` member, the first byte of the
     ``arguments`` text << 8, 0 when absent) and where that text is: ``[starts, ends)`` of
     the file ``paths[src]`` (a plain file read lazily: the file is the store of the text,
-    as for the raw column), or of ``blob`` (``src`` -1). No Python object per request: the
+    as for the raw column), of ``blob`` (``src`` -1), or ``[0, length)`` of the frame's
+    ``params.arguments``, read again from the store's text column (``src`` -2: tap records
+    of a file read lazily). No Python object per request: the
     scan appends numbers, a forked reader sends arrays, and the rules make the tuples of
     the rows they read (:meth:`entries`) or read the codes and flags."""
 
@@ -183,7 +185,7 @@ class CallColumn:
         pos = np.asarray(pos, dtype=np.int64)
         a, z, src = self.starts[pos].tolist(), self.ends[pos].tolist(), self.src[pos]
         out: list[bytes] = [b""] * len(pos)
-        blob_at = np.flatnonzero(src < 0).tolist()
+        blob_at = np.flatnonzero(src == -1).tolist()
         if blob_at:
             if self.blob.__class__ is not bytes:
                 self.blob = bytes(self.blob)
@@ -337,9 +339,6 @@ class ArgTexts:
 
     def tolist(self) -> list[bytes]:
         return self.col.args(self.pos)
-
-    def text(self, k: int) -> bytes:
-        return self.col.args(self.pos[k:k + 1])[0]
 
     def lengths(self) -> np.ndarray:
         return self.col.ends[self.pos] - self.col.starts[self.pos]  # type: ignore[no-any-return]

@@ -122,28 +122,7 @@ static int call_method(cptr a, cptr z) {
     return 0;
 }
 
-static Py_ssize_t call_code_of(Out *o, const Span *v, Scratch *tmp);
-
-/* The code of a string member of params (-1 when absent): its text's index in the
- * call column's strs, given once per distinct text. */
-static Py_ssize_t call_code(Out *o, const Span *v, Scratch *tmp) {
-    if (!v->s) return -1;
-    Py_ssize_t n = v->e - v->s;
-    int cacheable = !v->esc && n <= CODE_TEXT;
-    if (cacheable)
-        for (int k = 0; k < o->nccode; k++)
-            if (o->ccode[k].n == n && !memcmp(o->ccode[k].text, v->s, (size_t)n))
-                return o->ccode[k].code;
-    Py_ssize_t code = call_code_of(o, v, tmp);
-    if (code >= 0 && cacheable && o->nccode < CODE_CACHE) {
-        memcpy(o->ccode[o->nccode].text, v->s, (size_t)n);
-        o->ccode[o->nccode].n = n;
-        o->ccode[o->nccode++].code = code;
-    }
-    return code;
-}
-
-/* call_code() by the call column's dict. */
+/* call_code() by the call column's dict (-2 with an exception set on failure). */
 static Py_ssize_t call_code_of(Out *o, const Span *v, Scratch *tmp) {
     PyObject *s = span_str(v->s, v->e, v->esc, tmp);
     if (!s) return -2;
@@ -161,6 +140,25 @@ static Py_ssize_t call_code_of(Out *o, const Span *v, Scratch *tmp) {
         Py_XDECREF(c);
     }
     Py_DECREF(s);
+    return code;
+}
+
+/* The code of a string member of params (-1 when absent): its text's index in the
+ * call column's strs, given once per distinct text. */
+static Py_ssize_t call_code(Out *o, const Span *v, Scratch *tmp) {
+    if (!v->s) return -1;
+    Py_ssize_t n = v->e - v->s;
+    int cacheable = !v->esc && n <= CODE_TEXT;
+    if (cacheable)
+        for (int k = 0; k < o->nccode; k++)
+            if (o->ccode[k].n == n && !memcmp(o->ccode[k].text, v->s, (size_t)n))
+                return o->ccode[k].code;
+    Py_ssize_t code = call_code_of(o, v, tmp);
+    if (code >= 0 && cacheable && o->nccode < CODE_CACHE) {
+        memcpy(o->ccode[o->nccode].text, v->s, (size_t)n);
+        o->ccode[o->nccode].n = n;
+        o->ccode[o->nccode++].code = code;
+    }
     return code;
 }
 
@@ -194,9 +192,10 @@ static int add_call(Out *o, const Msg *m, Py_ssize_t r, Scratch *tmp) {
         Py_ssize_t n = m->pargs.e - m->pargs.s;
         first = n > 0 ? *m->pargs.s : 0;
         /* prompts/get: its arguments are read for every call (the prompt-arguments rule),
-         * and are small: copied; the rest (tools/call: read only where a schema judges
-         * them) stay where they are */
-        int copy = KEY_IS(m->meth_s, m->meth_e, "prompts/get");
+         * and are small: copied, as when there is no file; the rest (tools/call: read
+         * only where a schema judges them) stay where they are */
+        int copy = KEY_IS(m->meth_s, m->meth_e, "prompts/get") ||
+                   (o->file_base < 0 && !o->in_frame);
         if (copy) {
             if (append_bytes(o->call_blob, m->pargs.s, n)) return -1;
             z = a + n;
@@ -204,13 +203,10 @@ static int add_call(Out *o, const Msg *m, Py_ssize_t r, Scratch *tmp) {
             a = o->file_base + (int64_t)(m->pargs.s - o->buf0);
             z = a + n;
             src = 0;
-        } else if (o->in_frame) {  /* in the frame's text (a tap record's raw member): */
+        } else {                   /* in the frame's text (a tap record's raw member): */
             a = 0;                 /* read from there when asked; its length kept */
             z = n;
             src = -2;
-        } else {
-            if (append_bytes(o->call_blob, m->pargs.s, n)) return -1;
-            z = a + n;
         }
     }
     int64_t rec[CALL_REC] = {(int64_t)r, (int64_t)name, (int64_t)uri,
@@ -219,9 +215,6 @@ static int add_call(Out *o, const Msg *m, Py_ssize_t r, Scratch *tmp) {
     return append_bytes(o->call_recs, rec, (Py_ssize_t)sizeof rec);
 }
 
-/* The list column's value of result m: {member: its JSON text as bytes} of the LISTED
- * members it has (one bytes object per distinct text: a server answers its lists alike
- * in every session); 1 when it has none. */
 /* The bytes of a list text, one object per distinct text (a new reference). */
 static PyObject *list_text(Out *o, cptr s, cptr e) {
     Py_ssize_t n = e - s;
@@ -244,6 +237,9 @@ static PyObject *list_text(Out *o, cptr s, cptr e) {
 
 static PyObject *LISTED_KEY[N_LISTED];  /* LISTED as interned str */
 
+/* The list column's value of result m: {member: its JSON text as bytes} of the LISTED
+ * members it has (one bytes object per distinct text: a server answers its lists alike
+ * in every session); 1 when it has none. */
 static int add_listed(Out *o, const Msg *m, Py_ssize_t r) {
     if (!o->list_rows || m->kind != K_RESULT) return 1;
     PyObject *d = NULL;
