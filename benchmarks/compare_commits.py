@@ -6,9 +6,10 @@ Usage::
 
 Each revision's ``mcp_notebook`` is taken with ``git archive`` and its C extension built
 (:func:`bench_load.snapshot`'s way); every measurement is a fresh process
-(``bench_approaches.py ours``), and the reps are interleaved (old, new, old, new, ...) so
-the noise of a shared box falls on both alike. Prints the median seconds of each phase per
-revision and capture, and the ratio new/old of their sum.
+(``bench_approaches.py ours``) after the capture is read through once
+(:func:`bench_load.warm_cache`), and the reps are interleaved (old, new, new, old, ...) so
+the noise of a shared box falls on both alike. Prints each rep, the median seconds of each
+phase per revision and capture, and the ratio new/old of their sum.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_load import CHILD, build_native, ensure_file  # noqa: E402
+from bench_load import CHILD, build_native, ensure_file, warm_cache  # noqa: E402
 from gen_capture import manifest_path  # noqa: E402
 
 PHASES = ("load", "pairs", "violations")
@@ -49,6 +50,7 @@ def snapshot(rev: str, out: Path) -> Path:
 
 def measure(root: Path, path: Path, manifest: Path) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(root)}
+    warm_cache(path)  # the page cache of this machine lets go of files within minutes
     done = subprocess.run([sys.executable, str(CHILD), "ours", str(path), str(manifest)],
                           capture_output=True, text=True, env=env, timeout=3600)
     got = json.loads(done.stdout.strip().splitlines()[-1])
@@ -75,9 +77,12 @@ def main() -> None:
                 warm.write_bytes(b"".join(f.readline() for _ in range(300)))
         manifest = manifest_path(path)
         got: dict[str, list[dict[str, float]]] = {rev: [] for rev in roots}
-        for _ in range(args.reps):
-            for rev, root in roots.items():
+        for rep in range(args.reps):
+            order = list(roots.items())
+            for rev, root in order if rep % 2 == 0 else order[::-1]:  # who goes first alternates
                 got[rev].append(measure(root, path, manifest))
+                print(f"  rep {rep + 1} {rev}: " + "  ".join(
+                    f"{k} {v:.3f}" for k, v in got[rev][-1].items()), flush=True)
         total = {}
         for rev, runs in got.items():
             med = {k: statistics.median(r[k] for r in runs) for k in PHASES}
