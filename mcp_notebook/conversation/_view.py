@@ -85,11 +85,13 @@ class View(Columns):
         if names is not None and self._by_method is not None:
             order, bounds = self._by_method  # the rows of each method: no pass over all
             codes = self.method_codes(names).tolist()
-            parts = [order[bounds[c + 1]:bounds[c + 2]] for c in codes]
-            rows = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
-            if len(parts) > 1:
-                rows.sort()
-            return rows[kind_table[vi.kind[rows]]]
+            count = sum(bounds[c + 2] - bounds[c + 1] for c in codes)
+            if len(codes) == 1 or count * 8 < len(vi.method):  # few rows: no sort of many
+                parts = [order[bounds[c + 1]:bounds[c + 2]] for c in codes]
+                rows = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+                if len(parts) > 1:
+                    rows.sort()
+                return rows[kind_table[vi.kind[rows]]]
         mask = kind_table[vi.kind]
         if names is not None:
             mask &= self._method_table(names)[vi.method]
