@@ -192,8 +192,26 @@ def _record_argv(live: bool) -> list[str]:
 def _check_record(shell: Path, live: bool) -> None:
     import mcp_notebook as mn
 
-    done = _run(_record_argv(live), shell, input=INIT + "\n")
-    assert done.returncode == 0 and json.loads(done.stdout.splitlines()[0])["id"] == 1
+    # as a client does: the request written, its answer read, and only then the input
+    # closed (closing it at once would leave a slow npx start only the tap's --grace
+    # seconds, after which the tap stops the server: exit 143 on a busy machine)
+    proc = subprocess.Popen(_record_argv(live), cwd=shell, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first: list[str] = []
+    reader = threading.Thread(target=lambda: first.append(proc.stdout.readline()),
+                              daemon=True)
+    try:
+        proc.stdin.write(INIT + "\n")
+        proc.stdin.flush()
+        reader.start()
+        reader.join(180)
+        out, err = proc.communicate(timeout=180)  # closes the input, then reads the rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert_clean(proc.returncode, "".join(first) + out, err)
+    assert proc.returncode == 0 and first and json.loads(first[0])["id"] == 1, err[-2000:]
     pairs = mn.load(shell / "session.jsonl").pairs
     assert pairs.loc[pairs["method"] == "initialize", "outcome"].tolist() == ["result"]
 
