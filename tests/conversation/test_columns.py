@@ -289,3 +289,23 @@ def test_many_distinct_lists_and_names_keep_the_same_columns(tmp_path, monkeypat
         with monkeypatch.context() as m:
             m.setattr(native, "native", None)
             assert columns(mn.load(path)) == c
+
+
+@pytest.mark.parametrize("path", TRACES, ids=lambda p: p.name)
+def test_rows_of_methods_by_slices_or_by_mask_are_the_same_rows(path):
+    """``View.row_array`` takes the rows of one or a few methods from the rows sorted by
+    method, and those of many methods by one mask: the same rows either way, in frame
+    order, as a plain test of every frame's kind and method gives them."""
+    t = mn.load(path)
+    view = view_of(t._check_input(t.versions))
+    vi = view.vi
+    methods = sorted({m for m in vi.method_cats if m is not None})
+    counts = np.bincount(np.asarray(vi.method, dtype=np.int64) + 1,
+                         minlength=len(vi.method_cats) + 1)[1:]
+    by_size = [vi.method_cats[c] for c in np.argsort(-counts, kind="stable").tolist()]
+    for names in ([], methods[:1], by_size[-2:], methods[::2], methods, ["no/such"]):
+        for kinds in ((0, 1), (0,), (2, 3)):
+            want = np.flatnonzero(np.isin(vi.kind, kinds) & np.isin(
+                vi.method, [i for i, m in enumerate(vi.method_cats) if m in names]))
+            got = view.row_array(names, kinds)
+            assert got.dtype == np.int64 and got.tolist() == want.tolist(), (names, kinds)
