@@ -205,6 +205,7 @@ def _check_record(shell: Path, live: bool) -> None:
         proc.stdin.flush()
         reader.start()
         reader.join(180)
+        assert not reader.is_alive(), "no answer to initialize within 180 s"
         out, err = proc.communicate(timeout=180)  # closes the input, then reads the rest
     finally:
         if proc.poll() is None:
