@@ -364,6 +364,22 @@ def _work(mn: Any, path: Path, clock: Clock) -> tuple[Any, Any]:
     return t, frames
 
 
+def _only_rules(codes: set[str]) -> None:
+    """``t.violations`` checks only the rules of these codes (``BENCH_RULES``): the same
+    work as a commit whose catalogue held only these (``compare_commits --same-rules``)."""
+    try:
+        import mcp_notebook.trace as T
+        from mcp_notebook.protocol.rules import RULES
+    except ImportError as exc:
+        raise NotAvailable(f"BENCH_RULES needs the one-engine catalogue ({exc})") from exc
+    subset = [r for r in RULES if r.code in codes]
+    whole = T.run_vec_columns
+
+    def run(vi: Any, rules: Any = None) -> Any:
+        return whole(vi, subset if rules is None else rules)
+    T.run_vec_columns = run  # type: ignore[assignment]
+
+
 def ours(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
     try:
         import mcp_notebook as mn
@@ -373,6 +389,9 @@ def ours(path: Path, manifest: dict[str, Any], clock: Clock) -> Result:
         raise NotAvailable("mcp_notebook.load does not exist yet")
 
     _warm_pandas()
+    only = os.environ.get("BENCH_RULES")
+    if only:
+        _only_rules(set(only.split(",")))
     warm = path.with_name("warmup.ndjson")
     if warm.exists():
         _ = mn.load(warm).violations  # first-call costs of the library itself, outside the timing

@@ -10,6 +10,10 @@ Each revision's ``mcp_notebook`` is taken with ``git archive`` and its C extensi
 (:func:`bench_load.warm_cache`), and the reps are interleaved (old, new, new, old, ...) so
 the noise of a shared box falls on both alike. Prints each rep, the median seconds of each
 phase per revision and capture, and the ratio new/old of their sum.
+
+``--same-rules`` adds a third run per rep: the new revision checking only the rules the old
+one has (``BENCH_RULES``, see ``bench_approaches.ours``), so that a comparison across commits
+that added rules also shows the cost of the same work.
 """
 
 from __future__ import annotations
@@ -48,15 +52,33 @@ def snapshot(rev: str, out: Path) -> Path:
     return root
 
 
-def measure(root: Path, path: Path, manifest: Path) -> dict[str, float]:
+def rule_codes(root: Path) -> list[str]:
+    """The codes of the rule catalogue of the copy in ``root`` (before and after the move of
+    the catalogue to ``protocol``)."""
+    code = ("import importlib\n"
+            "for m in ('mcp_notebook.core.rules', 'mcp_notebook.protocol.rules'):\n"
+            "    try:\n        R = importlib.import_module(m).RULES\n        break\n"
+            "    except ImportError:\n        pass\n"
+            "print(','.join(sorted(r.code for r in R)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(root)}, cwd="/", check=True)
+    return done.stdout.strip().split(",")
+
+
+def measure(root: Path, path: Path, manifest: Path, rules: list[str] | None = None
+            ) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(root)}
+    if rules is not None:
+        env["BENCH_RULES"] = ",".join(rules)
     warm_cache(path)  # the page cache of this machine lets go of files within minutes
     done = subprocess.run([sys.executable, str(CHILD), "ours", str(path), str(manifest)],
                           capture_output=True, text=True, env=env, timeout=3600)
     got = json.loads(done.stdout.strip().splitlines()[-1])
     if "error" in got:
         raise SystemExit(f"{root.name}: {got['error']}")
-    return {k: float(got["phases"][k]) for k in PHASES}
+    out = {k: float(got["phases"][k]) for k in PHASES}
+    out["cpu"] = float(got.get("cpu_s", "nan"))  # this process and its workers, all phases
+    return out
 
 
 def main() -> None:
@@ -67,8 +89,20 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--kinds", default="ndjson,tap")
     ap.add_argument("--out-dir", type=Path, default=HERE / "out")
+    ap.add_argument("--same-rules", action="store_true",
+                    help="also time the new revision on the old one's rules only")
     args = ap.parse_args()
     roots = {rev: snapshot(rev, args.out_dir) for rev in (args.old, args.new)}
+    runs: dict[str, tuple[Path, list[str] | None]] = {rev: (root, None)
+                                                       for rev, root in roots.items()}
+    same = f"{args.new} (old rules)"
+    if args.same_rules:
+        old_rules = rule_codes(roots[args.old])
+        new_rules = set(rule_codes(roots[args.new]))
+        common = [c for c in old_rules if c in new_rules]
+        print(f"rules: {len(old_rules)} old, {len(new_rules)} new, {len(common)} in both",
+              flush=True)
+        runs[same] = (roots[args.new], common)
     for kind in args.kinds.split(","):
         path, _ = ensure_file(args.out_dir, kind, args.frames, 7)
         warm = args.out_dir / "warmup.ndjson"  # first-call costs outside the timing, as in
@@ -76,21 +110,27 @@ def main() -> None:
             with open(path, "rb") as f:
                 warm.write_bytes(b"".join(f.readline() for _ in range(300)))
         manifest = manifest_path(path)
-        got: dict[str, list[dict[str, float]]] = {rev: [] for rev in roots}
+        got: dict[str, list[dict[str, float]]] = {rev: [] for rev in runs}
         for rep in range(args.reps):
-            order = list(roots.items())
-            for rev, root in order if rep % 2 == 0 else order[::-1]:  # who goes first alternates
-                got[rev].append(measure(root, path, manifest))
+            order = list(runs.items())
+            for rev, (root, rules) in order if rep % 2 == 0 else order[::-1]:  # who goes first alternates
+                got[rev].append(measure(root, path, manifest, rules))
                 print(f"  rep {rep + 1} {rev}: " + "  ".join(
-                    f"{k} {v:.3f}" for k, v in got[rev][-1].items()), flush=True)
-        total = {}
-        for rev, runs in got.items():
-            med = {k: statistics.median(r[k] for r in runs) for k in PHASES}
-            total[rev] = statistics.median(sum(r.values()) for r in runs)
+                    f"{k} {v:.3f}" for k, v in got[rev][-1].items()), flush=True)  # cpu last
+        total: dict[str, float] = {}
+        cpu: dict[str, float] = {}
+        for rev, reps in got.items():
+            med = {k: statistics.median(r[k] for r in reps) for k in PHASES}
+            total[rev] = statistics.median(sum(r[k] for k in PHASES) for r in reps)
+            cpu[rev] = statistics.median(r["cpu"] for r in reps)
             print(f"{kind} {args.frames:,} frames  {rev:>10}: " +
                   "  ".join(f"{k} {v:.3f}s" for k, v in med.items()) +
-                  f"  sum {total[rev]:.3f}s", flush=True)
-        print(f"{kind}: new/old {total[args.new] / total[args.old]:.3f}", flush=True)
+                  f"  sum {total[rev]:.3f}s  cpu {cpu[rev]:.3f}s", flush=True)
+        print(f"{kind}: new/old {total[args.new] / total[args.old]:.3f} "
+              f"(cpu {cpu[args.new] / cpu[args.old]:.3f})", flush=True)
+        if args.same_rules:
+            print(f"{kind}: new on the old rules/old {total[same] / total[args.old]:.3f} "
+                  f"(cpu {cpu[same] / cpu[args.old]:.3f})", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,114 @@
+"""Two commits of mcp_notebook on the same capture, counted in instructions: load, pairs and
+violations.
+
+Usage::
+
+    python benchmarks/count_instructions.py OLD_REV [NEW_REV] [--frames 100000] [--same-rules]
+
+The wall time of :mod:`compare_commits` on this kind of shared two-core machine moves by
+10-20% from one run to the next: the same process took 1.28 s and 1.95 s of user time an
+hour apart. A difference of a few per cent between two commits is lost in that, so this
+counts what does not move: the instructions each process executes, under Valgrind's
+callgrind (``PYTHONHASHSEED=0``, the forked reader of the second half followed and counted
+too). Each revision runs twice: once with only the warm-up load that ``bench_approaches.ours``
+makes before its timing, once with the timed work after it; the difference is the work's
+count. ``--same-rules`` adds the new revision on the old one's rule catalogue
+(``BENCH_RULES``), as in :mod:`compare_commits`.
+
+Instructions are not time (a cache miss costs as much as hundreds of them, and the two halves
+of a forked read overlap in time but add up here), so this is the measure of how much work a
+commit does, beside the wall time, not instead of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_load import ensure_file  # noqa: E402
+from compare_commits import rule_codes, snapshot  # noqa: E402
+
+#: the child: the warm-up load, then (with "work") the timed work of bench_approaches.ours
+CHILD = """
+import os, sys
+sys.path.insert(0, {here!r})
+import mcp_notebook as mn
+if os.environ.get("BENCH_RULES"):
+    from bench_approaches import _only_rules
+    _only_rules(set(os.environ["BENCH_RULES"].split(",")))
+_ = mn.load(sys.argv[2]).violations
+if sys.argv[3] == "work":
+    t = mn.load(sys.argv[1])
+    _ = t.frames, t.pairs, t.violations
+"""
+
+COLLECTED = re.compile(rb"Collected : (\d+)")
+
+
+def count(root: Path, path: Path, warm: Path, what: str, rules: list[str] | None) -> int:
+    """Instructions of one child process (and its forked reader), under callgrind."""
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0"}
+    if rules is not None:
+        env["BENCH_RULES"] = ",".join(rules)
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--trace-children=yes",
+             f"--callgrind-out-file={tmp}/cg.%p", sys.executable, "-c",
+             CHILD.format(here=str(HERE)), str(path), str(warm), what],
+            env=env, cwd=tmp, capture_output=True, timeout=7200)
+    if done.returncode:
+        raise SystemExit(f"{root.name} ({what}): exit {done.returncode}: "
+                         f"{done.stderr.decode(errors='replace')[-1500:]}")
+    return sum(int(n) for n in COLLECTED.findall(done.stderr))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("old")
+    ap.add_argument("new", nargs="?", default="HEAD")
+    ap.add_argument("--frames", type=int, default=100_000)
+    ap.add_argument("--kind", default="ndjson")
+    ap.add_argument("--out-dir", type=Path, default=HERE / "out")
+    ap.add_argument("--same-rules", action="store_true",
+                    help="also count the new revision on the old one's rules only")
+    args = ap.parse_args()
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
+    roots = {rev: snapshot(rev, args.out_dir) for rev in (args.old, args.new)}
+    runs: dict[str, tuple[Path, list[str] | None]] = {rev: (root, None)
+                                                       for rev, root in roots.items()}
+    same = f"{args.new} (old rules)"
+    if args.same_rules:
+        old_rules = rule_codes(roots[args.old])
+        new_rules = set(rule_codes(roots[args.new]))
+        runs[same] = (roots[args.new], [c for c in old_rules if c in new_rules])
+    path, _ = ensure_file(args.out_dir, args.kind, args.frames, 7)
+    warm = args.out_dir / "warmup.ndjson"
+    if not warm.exists():  # as compare_commits makes it
+        with open(path, "rb") as f:
+            warm.write_bytes(b"".join(f.readline() for _ in range(300)))
+    work: dict[str, int] = {}
+    for rev, (root, rules) in runs.items():
+        base = count(root, path, warm, "warm", rules)
+        full = count(root, path, warm, "work", rules)
+        work[rev] = full - base
+        print(f"{args.kind} {args.frames:,} frames  {rev:>20}: {work[rev] / 1e9:.3f} G "
+              f"instructions of load+pairs+violations ({base / 1e9:.3f} G before them)",
+              flush=True)
+    print(f"{args.kind}: new/old {work[args.new] / work[args.old]:.3f}", flush=True)
+    if args.same_rules:
+        print(f"{args.kind}: new on the old rules/old {work[same] / work[args.old]:.3f}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
