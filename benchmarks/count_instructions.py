@@ -10,9 +10,9 @@ The wall time of :mod:`compare_commits` on this kind of shared two-core machine 
 hour apart. A difference of a few per cent between two commits is lost in that, so this
 counts what does not move: the instructions each process executes, under Valgrind's
 callgrind (``PYTHONHASHSEED=0``, the forked reader of the second half followed and counted
-too). Each revision runs twice: once with only the warm-up load that ``bench_approaches.ours``
-makes before its timing, once with the timed work after it; the difference is the work's
-count. ``--same-rules`` adds the new revision on the old one's rule catalogue
+too). Each revision runs four times: with only the warm-up load that
+``bench_approaches.ours`` makes before its timing, then with the timed work after it up to
+the end of each phase (load, pairs, violations); the differences are each phase's count. ``--same-rules`` adds the new revision on the old one's rule catalogue
 (``BENCH_RULES``), as in :mod:`compare_commits`.
 
 Instructions are not time (a cache miss costs as much as hundreds of them, and the two halves
@@ -46,17 +46,27 @@ if os.environ.get("BENCH_RULES"):
     from bench_approaches import _only_rules
     _only_rules(set(os.environ["BENCH_RULES"].split(",")))
 _ = mn.load(sys.argv[2]).violations
-if sys.argv[3] == "work":
+upto = sys.argv[3]  # warm, load, pairs or violations: the work up to that phase
+if upto != "warm":
     t = mn.load(sys.argv[1])
-    _ = t.frames, t.pairs, t.violations
+    _ = t.frames
+    if upto != "load":
+        _ = t.pairs
+    if upto == "violations":
+        _ = t.violations
 """
+
+PHASES = ("load", "pairs", "violations")
 
 COLLECTED = re.compile(rb"Collected : (\d+)")
 
 
 def count(root: Path, path: Path, warm: Path, what: str, rules: list[str] | None) -> int:
     """Instructions of one child process (and its forked reader), under callgrind."""
-    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0"}
+    # one BLAS thread: the work uses none, and idle pool threads spin for as long as the
+    # run happens to take (instructions that would differ from run to run)
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0",
+           "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     if rules is not None:
         env["BENCH_RULES"] = ",".join(rules)
     with tempfile.TemporaryDirectory() as tmp:
@@ -99,11 +109,13 @@ def main() -> None:
     work: dict[str, int] = {}
     for rev, (root, rules) in runs.items():
         base = count(root, path, warm, "warm", rules)
-        full = count(root, path, warm, "work", rules)
-        work[rev] = full - base
+        ends = [count(root, path, warm, phase, rules) for phase in PHASES]
+        each = [b - a for a, b in zip([base, *ends], ends, strict=False)]
+        work[rev] = ends[-1] - base
         print(f"{args.kind} {args.frames:,} frames  {rev:>20}: {work[rev] / 1e9:.3f} G "
-              f"instructions of load+pairs+violations ({base / 1e9:.3f} G before them)",
-              flush=True)
+              "instructions: " + ", ".join(f"{k} {v / 1e9:.3f} G"
+                                           for k, v in zip(PHASES, each, strict=True)) +
+              f" ({base / 1e9:.3f} G before them)", flush=True)
     print(f"{args.kind}: new/old {work[args.new] / work[args.old]:.3f}", flush=True)
     if args.same_rules:
         print(f"{args.kind}: new on the old rules/old {work[same] / work[args.old]:.3f}",

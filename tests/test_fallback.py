@@ -166,6 +166,40 @@ def test_a_worker_that_dies_is_noted(tmp_path, lenient, two_workers, monkeypatch
         mn.load(path)
 
 
+@pytest.mark.parametrize("how", ["killed", "cut short", "silent"])
+def test_a_worker_whose_answer_is_lost_is_noted(tmp_path, lenient, two_workers, monkeypatch,
+                                                how):
+    """The worker writes its rows to an anonymous file: killed while working, leaving half
+    an answer, or none at all, its half is read here, with the reason said."""
+    import pickle
+
+    from mcp_notebook.fast.rows import Rows
+
+    path = tap(tmp_path / "big.jsonl", ROWS)
+    want = _reference([path], monkeypatch)
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    if how == "cut short":
+        def dump(obj, out, protocol=None):  # noqa: ANN001, ANN202 - in the worker
+            out.write(pickle.dumps(obj, protocol=protocol)[:100])
+            out.flush()
+            os._exit(0)  # the worker ends as if its answer were whole
+        monkeypatch.setattr(parallel.pickle, "dump", dump)
+        reason = "its message was cut short"
+    else:
+        def pack(self):  # noqa: ANN001, ANN202 - called only in the worker
+            if how == "killed":
+                os.kill(os.getpid(), 9)
+            os._exit(0)  # a clean exit before a byte of its answer
+        monkeypatch.setattr(Rows, "pack", pack)
+        reason = "killed by signal 9" if how == "killed" else "it sent nothing"
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        t = mn.load(path)
+    got = _fallbacks(record)
+    assert len(got) == 1 and "worker process" in got[0] and reason in got[0], got
+    assert t.frames["raw"].tolist() == want
+
+
 def test_notes_of_a_worker_come_back(files, lenient, two_workers, monkeypatch):
     """Files shared out to a worker: a fallback there reaches the parent's trace."""
     parent = os.getpid()
