@@ -5,8 +5,7 @@ A file of at least :data:`MIN_PARALLEL_BYTES` (plain, not gzip) on a machine wit
 usable cores or more is cut at the line boundary nearest its middle (several smaller
 files, together at least :data:`MIN_MANY_BYTES`, are shared out instead: :func:`load_many`).
 A forked child decodes the second half while this process decodes the first; the child
-writes its rows (numpy arrays and the id objects, pickled) to an anonymous file, in memory
-on Linux (``memfd_create``), which this process reads when its own half is done. Anything
+sends its rows back through a pipe (numpy arrays and the id objects, pickled). Anything
 that goes wrong on the child's side (a failed ``fork``, a crash, a short message) falls back
 to reading the second half here, so the result never depends on it; the load says so
 (:func:`.fallback.fell_back`, which raises under ``MCP_NOTEBOOK_STRICT=1``).
@@ -24,7 +23,6 @@ from __future__ import annotations
 import os
 import pickle
 import signal
-import tempfile
 import threading
 import traceback
 from collections.abc import Callable
@@ -209,39 +207,20 @@ def _two_threads(path: Path, fmt: str, session: str, direction: str | None, cut:
     return parts
 
 
-def _scratch() -> int:
-    """A file descriptor of an anonymous file for a child's answer: in memory where the
-    system has ``memfd_create`` (Linux), else a temporary file already unlinked."""
-    if hasattr(os, "memfd_create"):
-        try:
-            return os.memfd_create("mcp-notebook-part", os.MFD_CLOEXEC)
-        except OSError:
-            pass
-    f = tempfile.TemporaryFile()  # noqa: SIM115 - its descriptor outlives the object
-    fd = os.dup(f.fileno())
-    f.close()
-    return fd
-
-
 def _fork(work: Callable[[], Any]) -> tuple[int, int] | None:
-    """Fork a child that writes ``work()`` pickled to an anonymous file; ``(pid, that
-    file's descriptor)``. A child whose work raises writes the last lines of its traceback
-    instead. The answer goes to a file, not a pipe, so the child never waits for this
-    process to read it: it is done by the time this process has finished its own half."""
+    """Fork a child that sends ``work()`` back pickled; ``(pid, read end of its pipe)``.
+    A child whose work raises sends the last lines of its traceback instead."""
     try:
-        fd = _scratch()
-    except OSError:
-        return None
-    try:
+        r, w = os.pipe()
         pid = os.fork()
     except OSError:
-        os.close(fd)
         return None
     if pid == 0:  # the child
         code = 1
         try:
             progress.detach()  # the parent draws the bar
-            with os.fdopen(fd, "wb") as out:
+            os.close(r)
+            with os.fdopen(w, "wb") as out:
                 try:
                     result = work()
                 except BaseException:
@@ -253,7 +232,8 @@ def _fork(work: Callable[[], Any]) -> tuple[int, int] | None:
             code = 0
         finally:
             os._exit(code)
-    return pid, fd
+    os.close(w)
+    return pid, r
 
 
 def _start(path: Path, fmt: str, session: str, direction: str | None, start: int,
@@ -273,8 +253,8 @@ def _start(path: Path, fmt: str, session: str, direction: str | None, start: int
 
 def _abandon(child: tuple[int, int]) -> None:
     """End a child whose work is no longer wanted."""
-    pid, fd = child
-    os.close(fd)
+    pid, r = child
+    os.close(r)
     try:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
@@ -284,27 +264,24 @@ def _abandon(child: tuple[int, int]) -> None:
 
 def _finish(child: tuple[int, int]) -> tuple[Any, str]:
     """``(what the child sent, "")``, or ``(None, why)`` if it failed."""
-    pid, fd = child
+    pid, r = child
+    got: Any = None
+    why = ""
+    try:
+        with os.fdopen(r, "rb") as f:
+            head = f.read(8)
+            if head == b"mcp-part":
+                got = pickle.load(f)  # noqa: S301 - our own child's output
+            elif head == b"mcp-fail":
+                why = " / ".join(pickle.load(f).strip().splitlines()[-2:])  # noqa: S301
+            else:
+                why = "it sent nothing"
+    except Exception as exc:  # a child that died half-way: read the half here
+        got, why = None, f"its message was cut short: {type(exc).__name__}: {exc}"
     try:
         _, status = os.waitpid(pid, 0)
     except ChildProcessError:
         status = 1
-    got: Any = None
-    why = ""
-    try:
-        with os.fdopen(fd, "rb") as f:  # the child's writes moved the shared offset
-            f.seek(0)
-            data = f.read()
-        head, body = data[:8], memoryview(data)[8:]
-        if head == b"mcp-part":
-            got = pickle.loads(body)  # noqa: S301 - our own child's output
-        elif head == b"mcp-fail":
-            why = " / ".join(pickle.loads(body).strip().splitlines()[-2:])  # noqa: S301
-        else:
-            why = "it sent nothing"
-        del body, data
-    except Exception as exc:  # a child that died half-way: read the half here
-        got, why = None, f"its message was cut short: {type(exc).__name__}: {exc}"
     if status != 0:
         code = os.waitstatus_to_exitcode(status) if status > 0 else status
         end = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
