@@ -169,7 +169,7 @@ def test_a_worker_that_dies_is_noted(tmp_path, lenient, two_workers, monkeypatch
 @pytest.mark.parametrize("how", ["killed", "cut short", "silent"])
 def test_a_worker_whose_answer_is_lost_is_noted(tmp_path, lenient, two_workers, monkeypatch,
                                                 how):
-    """The worker writes its rows to an anonymous file: killed while working, leaving half
+    """The worker sends its rows back pickled: killed while working, leaving half
     an answer, or none at all, its half is read here, with the reason said."""
     import pickle
 
