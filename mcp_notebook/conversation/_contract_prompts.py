@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from ._contract_lists import _UNSEEN, _latest, _latest_codes
+from ._contract_lists import _latest, _latest_codes
 from ._contract_shapes import _instance
-from ._view import Hit, View
+from ._view import Hit, View, unique_inverse
 
 
 def _prompts(view: View) -> list[Hit]:
@@ -28,23 +28,31 @@ def _prompts(view: View) -> list[Hit]:
         return out
     # each get's prompt, looked up once per distinct (list, name)
     width = len(names)
-    uniq, inverse = np.unique(l_code[judged] * width + n_code[judged], return_inverse=True)
+    uniq, inverse = unique_inverse(l_code[judged] * width + n_code[judged])
     lookups = [(names[k % width], l_lists[k // width]) for k in uniq.tolist()]
     found = [(name, lst.get(name) if lst is not None else None) for name, lst in lookups]
-    inverse = inverse.ravel()
     has = np.fromiter((p is not None for _, p in found), dtype=bool, count=len(found))
     at = np.flatnonzero(has[inverse])
     judged, which = judged[at], inverse[at]
-    memo: dict[tuple[int, bytes], tuple[str, str] | None] = {}
-    for seq, k, text in zip(gets[judged].tolist(), which.tolist(), args[judged].tolist(),
-                            strict=True):
-        name, prompt = found[k]
-        key = (id(prompt), text)  # the lists keep their prompts: the id stays theirs
-        got = memo.get(key, _UNSEEN)
-        if got is _UNSEEN:
-            got = memo[key] = _prompt_finding(name, prompt, text)
-        if got is not None:
-            out.append(Hit(seq, None, *got))
+    # each distinct (prompt, arguments text) judged once: the prompts by identity (the
+    # lists keep their prompts), the texts by content
+    texts = args[judged].tolist()
+    t_index: dict[bytes, int] = {}
+    t_code = np.fromiter((t_index.setdefault(t, len(t_index)) for t in texts),
+                         dtype=np.int64, count=len(texts))
+    p_index: dict[int, int] = {}
+    p_code = np.fromiter((p_index.setdefault(id(p), len(p_index)) for _, p in found),
+                         dtype=np.int64, count=len(found))
+    uniq, inv = unique_inverse(p_code[which] * len(t_index) + t_code)
+    first = np.full(len(uniq), len(inv), dtype=np.int64)  # where each pair is first met
+    np.minimum.at(first, inv, np.arange(len(inv), dtype=np.int64))
+    t_list = list(t_index)
+    got = [_prompt_finding(found[k][0], found[k][1], t_list[c]) for k, c in
+           zip(which[first].tolist(), t_code[first].tolist(), strict=True)]
+    bad = np.fromiter((g is not None for g in got), dtype=bool, count=len(got))
+    at = np.flatnonzero(bad[inv])
+    out.extend(Hit(seq, None, *got[u]) for seq, u in
+               zip(gets[judged][at].tolist(), inv[at].tolist(), strict=True))
     return out
 
 
@@ -92,7 +100,7 @@ def _resources(view: View) -> list[Hit]:
     uri_code, uris, _ = view.call_codes(reads, "uri")  # codes (-1: none): no tuples
     # decided once per distinct (resource list, template list, uri)
     key = (u_code * len(t_lists) + t_code) * (len(uris) + 1) + (uri_code + 1)
-    uniq, inverse = np.unique(key, return_inverse=True)
+    uniq, inverse = unique_inverse(key)
     bad = np.zeros(len(uniq), dtype=bool)
     for g, k in enumerate(uniq.tolist()):
         pair, c = divmod(k, len(uris) + 1)
@@ -102,7 +110,7 @@ def _resources(view: View) -> list[Hit]:
         listed_uris, temps = u_lists[pair // len(t_lists)], t_lists[pair % len(t_lists)]
         bad[g] = uri not in (listed_uris or {}) and not any(
             _template_regex(t).match(uri) for t in temps or ())
-    at = np.flatnonzero(bad[inverse.ravel()])
+    at = np.flatnonzero(bad[inverse])
     return [Hit(seq, None, f"{uris[c]} is neither listed nor matches a listed template",
                 "/params/uri") for seq, c in zip(reads[at].tolist(), uri_code[at].tolist(),
                                                   strict=True)]

@@ -20,7 +20,7 @@ from ._contract_shapes import (
     _object_texts,
     tool_validator,
 )
-from ._view import Hit, View
+from ._view import Hit, View, unique_inverse
 
 
 class Calls(NamedTuple):
@@ -76,12 +76,11 @@ def _walk_calls(view: View) -> Calls:
     table[:] = distinct
     names = table[codes]
     pair = shared[at[keep]] * len(distinct) + codes
-    uniq, inverse = np.unique(pair, return_inverse=True)
+    uniq, which = unique_inverse(pair)
     tools = np.empty(len(uniq), dtype=object)
     tools[:] = [reps[k].get(distinct[c]) for k, c in
                 zip((uniq // len(distinct)).tolist(), (uniq % len(distinct)).tolist(),
                     strict=True)]
-    which = inverse.ravel()
     return Calls(calls[keep], tools[which], names, args, which, tools.tolist())
 
 

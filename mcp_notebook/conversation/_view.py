@@ -23,7 +23,7 @@ from ._columns import Call, Columns, Params
 from ._frames import _DUPLICATE, ERROR, NOTIFICATION, REQUEST, RESULT
 from ._listinput import ListInput as ListInput
 
-__all__ = ["Hit", "View", "Params", "Call", "pointer_text", "view_of"]
+__all__ = ["Hit", "View", "Params", "Call", "pointer_text", "view_of", "unique_inverse"]
 
 
 class Hit(NamedTuple):
@@ -34,6 +34,26 @@ class Hit(NamedTuple):
     related: int | None
     detail: str
     pointer: str | None = None
+
+
+def unique_inverse(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` of integer keys (the inverse flat), by a
+    table over the keys' range where it is small beside their number (no sort)."""
+    key = np.asarray(key)
+    if not len(key):
+        return key.copy(), np.empty(0, dtype=np.int64)
+    lo, hi = int(key.min()), int(key.max())
+    size = hi - lo + 1
+    if size > 8 * len(key) + 4096:
+        uniq, inverse = np.unique(key, return_inverse=True)
+        return uniq, inverse.ravel()
+    k = key.astype(np.int64) - lo
+    seen = np.zeros(size, dtype=bool)
+    seen[k] = True
+    uniq = np.flatnonzero(seen)
+    index = np.empty(size, dtype=np.int64)
+    index[uniq] = np.arange(len(uniq), dtype=np.int64)
+    return (uniq + lo).astype(key.dtype, copy=False), index[k]
 
 
 def pointer_text(path: Iterable[Any]) -> str:
@@ -98,6 +118,16 @@ class View(Columns):
         else:
             mask &= vi.method >= 0
         return np.flatnonzero(mask).astype(np.int64, copy=False)
+
+    def methods_present(self, names: Iterable[str]) -> np.ndarray:
+        """The codes of ``names`` that some frame (any kind) has as its method."""
+        codes = self.method_codes(names)
+        if self._by_method is not None:
+            bounds = np.asarray(self._by_method[1], dtype=np.int64)
+            return codes[bounds[codes + 2] > bounds[codes + 1]]
+        method = np.asarray(self.vi.method)
+        seen = np.bincount(method[method >= 0], minlength=len(self.vi.method_cats)) > 0
+        return codes[seen[codes]]
 
     @cached_property
     def _by_method(self) -> tuple[np.ndarray, list[int]] | None:

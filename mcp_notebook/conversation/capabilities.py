@@ -205,6 +205,10 @@ def _session_caps(view: View) -> dict[int, tuple[Any, Any]]:
 
 
 _METHODS = sorted({n.method for n in TABLE})
+#: up to this many (session, method) pairs, the methods that can break a row of the table are
+#: found first and only their rows read; above it, every row of a method of the table is
+#: grouped by (session, method, direction, kind)
+_FEW_GROUPS = 4096
 
 
 def _all(view: View) -> dict[str, list[Hit]]:
@@ -215,8 +219,7 @@ def _all(view: View) -> dict[str, list[Hit]]:
     out: dict[str, list[Hit]] = {c: [] for c in CHECKS}
     out["capability-client-undeclared"].extend(_input_requests(view))
     vi = view.vi
-    rows = view.row_array(_METHODS)
-    if not len(rows) or not caps:
+    if not caps:
         return out
     found: list[tuple[str, np.ndarray, str]] = []  # (code, rows, detail)
     versions: dict[int, str] = {}
@@ -248,14 +251,16 @@ def _all(view: View) -> dict[str, list[Hit]]:
         return out
 
     # the methods some (session, direction, kind) of them can break, decided before any
-    # row is grouped (when the sessions are few): the rest of the rows are not grouped
-    here = np.flatnonzero(np.bincount(vi.method[rows], minlength=len(vi.method_cats)))
-    if len(caps) * len(here) <= 4096:
+    # row is taken (when the sessions are few): only those methods' rows are read
+    here = view.methods_present(_METHODS)
+    if len(caps) * len(here) <= _FEW_GROUPS:
         maybe = [m for m in here.tolist() if any(
             firing((s, m, d, k)) for s in caps for d in (0, 1) for k in (REQUEST, NOTIFICATION))]
-        table = np.zeros(len(vi.method_cats) + 1, dtype=bool)
-        table[maybe] = True
-        rows = rows[table[vi.method[rows]]]
+        rows = view.row_array([vi.method_cats[m] for m in maybe])
+    else:
+        rows = view.row_array(_METHODS)
+    if not len(rows):
+        return out
     for values, group in view.groups(rows, vi.session, vi.method, vi.direction, vi.kind,
                                      want=lambda v: bool(firing(v))):
         members = group.tolist()

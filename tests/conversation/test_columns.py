@@ -309,3 +309,54 @@ def test_rows_of_methods_by_slices_or_by_mask_are_the_same_rows(path):
                 vi.method, [i for i, m in enumerate(vi.method_cats) if m in names]))
             got = view.row_array(names, kinds)
             assert got.dtype == np.int64 and got.tolist() == want.tolist(), (names, kinds)
+
+
+@pytest.mark.parametrize("path", TRACES, ids=lambda p: p.name)
+def test_methods_present_are_the_methods_some_frame_has(path):
+    """``View.methods_present`` from the rows sorted by method, or (too many methods for
+    that sort) from a count of every frame's method: the codes of the names some frame has."""
+    t = mn.load(path)
+    view = view_of(t._check_input(t.versions))
+    vi = view.vi
+    names = [*sorted({m for m in vi.method_cats if m is not None})[::2], "no/such"]
+    want = [i for i, m in enumerate(vi.method_cats)
+            if m in names and (np.asarray(vi.method) == i).any()]
+    assert view.methods_present(names).tolist() == want
+    view.__dict__["_by_method"] = None
+    assert view.methods_present(names).tolist() == want
+
+
+@pytest.mark.parametrize("path", TRACES, ids=lambda p: p.name)
+def test_capability_findings_by_the_methods_that_can_break_or_by_every_group(path,
+                                                                             monkeypatch):
+    """The capability rules read only the rows of the methods that can break a row of the
+    table when the (session, method) pairs are few, and group every row otherwise: the
+    same findings either way."""
+    from mcp_notebook.conversation import capabilities
+
+    def found() -> dict:
+        t = mn.load(path)
+        got = capabilities._all(view_of(t._check_input(t.versions)))
+        return {code: [tuple(h) for h in hits] for code, hits in got.items()}
+
+    few = found()
+    monkeypatch.setattr(capabilities, "_FEW_GROUPS", -1)
+    assert found() == few
+
+
+def test_unique_inverse_is_numpy_unique():
+    """``unique_inverse`` gives ``np.unique(key, return_inverse=True)`` (the inverse
+    flat) by a table over a small range of keys, and by numpy's sort over a large one."""
+    from mcp_notebook.conversation._view import unique_inverse
+
+    rng = np.random.default_rng(16)
+    cases = [np.empty(0, dtype=np.int64), np.array([7]), np.array([-3, -3, 5, -3]),
+             rng.integers(0, 50, 1000), rng.integers(-10**12, 10**12, 500),
+             rng.integers(0, 2**31 - 1, 3000).astype(np.int32),
+             np.array([2**62, -2**62, 0], dtype=np.int64)]
+    for key in cases:
+        uniq, inverse = unique_inverse(key)
+        want_u, want_i = np.unique(key, return_inverse=True)
+        assert uniq.dtype == key.dtype and uniq.tolist() == want_u.tolist()
+        assert inverse.tolist() == want_i.ravel().tolist()
+        assert (uniq[inverse] == key).all()
