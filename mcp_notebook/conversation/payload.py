@@ -42,7 +42,8 @@ def _large(view: View) -> list[Hit]:
     vi = view.vi
     limit = LIMIT["bytes"]
     kinds = np.asarray([REQUEST, NOTIFICATION, RESULT], dtype=vi.kind.dtype)
-    rows = np.flatnonzero((vi.size > limit) & np.isin(vi.kind, kinds))
+    rows = np.flatnonzero(vi.size > limit)  # few: their kinds looked at after
+    rows = rows[np.isin(vi.kind[rows], kinds)]
     out = []
     for seq in rows.tolist():
         what = "result" if vi.kind[seq] == RESULT else (view.method(seq) or "message")
