@@ -12,6 +12,7 @@ code the reference loader runs.
 from __future__ import annotations
 
 import struct
+from array import array
 from typing import Any
 
 import numpy as np
@@ -143,11 +144,13 @@ class Rows:
         self.lines = 0  # lines seen (blank ones included)
 
     def _new_lists(self) -> None:
-        self.kind: list[int] = []
+        # kind, method and line are arrays (int8, int32, int64): the C scanner adds a call's
+        # rows to them in one piece, with no int object per row
+        self.kind: array[int] = array("b")
         self.id: list[object] = []
         self.id_key: list[str | None] = []
-        self.method: list[int] = []  # method codes (self.methods), -1: none
-        self.line: list[int] = []  # line index (0-based, within the part) of each row
+        self.method: array[int] = array("i")  # method codes (self.methods), -1: none
+        self.line: array[int] = array("q")  # line index (0-based, within the part) of each row
         # context of rows the reference built, for formats with per-line context (tap):
         # row -> (ts, session, direction code, stream, size, raw is the record's raw member)
         self.ctx_over: dict[int, tuple] = {}

@@ -78,7 +78,7 @@ def test_a_number_python_must_convert_is_read_with_the_gil() -> None:
              b'{"jsonrpc":"2.0","id":3,"method":"ping"}']
     rows, stop = _scan(lines)
     assert stop == 2 and rows.prog_vals == [0.12345678901234567890123]
-    assert rows.kind == [1, 0]
+    assert rows.kind.tolist() == [1, 0]
 
 
 @pytest.mark.parametrize("at", [0, 4095, 4096, 4097, 8191])
@@ -91,8 +91,8 @@ def test_a_line_not_taken_at_a_batch_edge(at: int) -> None:
     rows, stop = _scan(lines)
     assert stop == at
     taken = [k for k in range(at) if lines[k]]
-    assert rows.line == taken and rows.id == [k + 1 for k in taken]
+    assert rows.line.tolist() == taken and rows.id == [k + 1 for k in taken]
     buf, starts, ends = _block(lines)
     assert native.native.scan(buf, starts, ends, at + 1, len(lines), 0,  # type: ignore[union-attr]
                               native.out_lists(rows)) == len(lines)
-    assert rows.line == [k for k in range(len(lines)) if lines[k] and k != at]
+    assert rows.line.tolist() == [k for k in range(len(lines)) if lines[k] and k != at]

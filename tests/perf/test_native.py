@@ -176,13 +176,29 @@ def test_the_scanner_takes_the_usual_lines(tmp_path: Path) -> None:
     stop = native.native.scan(buf, starts.astype(np.int64), ends.astype(np.int64), 0,
                               len(usual), 0, native.out_lists(rows))
     assert stop == 4
-    assert rows.kind == [0, 2, 1, 3]
+    assert rows.kind.tolist() == [0, 2, 1, 3] and rows.line.tolist() == [0, 1, 2, 3]
     assert rows.id_key == ["1", "1", None, '"r"']
     assert rows.sparse["is_tool_error"] == {1: True}
     assert rows.sparse["error_message"] == {3: 'no "such"'}
     assert rows.ref_vals == ['"t"'] and rows.prog_vals == [0.5]
+    # the line it stopped at, as the Python path adds it (row 4), then the scanner again:
+    # its rows follow on (row numbers of the sparse columns included)
+    rows.kind.append(0)
+    rows.id.append(None)
+    rows.id_key.append(None)
+    rows.method.append(rows.method_code("ping"))
+    rows.line.append(4)
     assert native.native.scan(buf, starts.astype(np.int64), ends.astype(np.int64), 5,
                               len(usual), 0, native.out_lists(rows)) == len(usual)
+    assert rows.kind.tolist() == [0, 2, 1, 3, 0, 0]
+    assert rows.line.tolist() == [0, 1, 2, 3, 4, 5] and rows.id_key[5] == "2"
+    assert rows.method[4] == rows.method[5] and rows.methods.values[rows.method[5]] == "ping"
+    assert rows.methods.values[rows.method[0]] == "tools/call"
+    rows.id.append(None)  # one column longer than the rest: refused, nothing added
+    with pytest.raises(ValueError, match="differ in length"):
+        native.native.scan(buf, starts.astype(np.int64), ends.astype(np.int64), 5,
+                           len(usual), 0, native.out_lists(rows))
+    assert len(rows.kind) == 6
 
 
 def test_tap_raw_escapes_at_every_alignment(tmp_path: Path) -> None:
@@ -241,7 +257,7 @@ def test_the_scanner_takes_stderr_records_once_their_stream_has_a_code() -> None
         got = native.native.scan(buf, starts, ends.astype(np.int64), 0, len(recs), 0,
                                  native.out_lists(rows), context)
         assert got == taken
-    assert rows.kind == [0, 5, 2] and rows.id_key == ["1", None, "1"]
+    assert rows.kind.tolist() == [0, 5, 2] and rows.id_key == ["1", None, "1"]
     assert ctx.stream.tolist() == [3, 7, 3] and ctx.direction.tolist() == [0, -1, 1]
     assert ctx.size[1] == len('server log: "ready"\tok') and ctx.ts.tolist() == [1.5, 2.5, 3.5]
 

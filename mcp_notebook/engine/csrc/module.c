@@ -35,8 +35,40 @@
 
 /* ---- the rows ---- */
 
+/* The kind, method code and line of the rows of one scan() call, gathered in C and added
+ * to the Rows' arrays (array.array 'b', 'i', 'q') at its end: no int object per row. */
 typedef struct {
-    PyObject *kind, *id, *id_key, *method, *line;  /* lists */
+    int8_t *kind;
+    int32_t *method;
+    int64_t *line;
+    Py_ssize_t n, cap;
+} Pending;
+
+static int pending_push(Pending *p, int kind, int32_t method, int64_t line) {
+    if (p->n == p->cap) {
+        Py_ssize_t cap = p->cap ? 2 * p->cap : 4096;
+        int8_t *k = realloc(p->kind, (size_t)cap);
+        if (k) p->kind = k;
+        int32_t *m = k ? realloc(p->method, sizeof(int32_t) * (size_t)cap) : NULL;
+        if (m) p->method = m;
+        int64_t *l = m ? realloc(p->line, sizeof(int64_t) * (size_t)cap) : NULL;
+        if (!l) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        p->line = l;
+        p->cap = cap;
+    }
+    p->kind[p->n] = (int8_t)kind;
+    p->method[p->n] = method;
+    p->line[p->n++] = line;
+    return 0;
+}
+
+typedef struct {
+    PyObject *kind, *id, *id_key, *method, *line;  /* arrays 'b', lists, lists, 'i', 'q' */
+    Pending pend;                                   /* rows not yet in kind, method, line */
+    Py_ssize_t n0;                                  /* the rows in them when the call began */
     PyObject *code_d, *emsg_d, *tool_d, *ver_d;    /* dicts row -> value */
     PyObject *ref_rows, *ref_vals, *ref_intern;    /* lists, lists, dict */
     PyObject *prog_rows, *prog_vals, *empty_rows;  /* lists */
@@ -111,8 +143,6 @@ static int add_sparse(PyObject *rows, PyObject *vals, Py_ssize_t r, PyObject *v)
     Py_DECREF(v);
     return bad ? -1 : 0;
 }
-
-static PyObject *SMALL[8];  /* kind codes */
 
 /* The methods whose requests the call column keeps (CALL_METHODS, vocab.h). */
 static int call_method(cptr a, cptr z) {
@@ -316,8 +346,8 @@ static PyObject *method_code(Out *o, cptr s, cptr e) {
 
 /* The row of message m on line j; -1 with an exception set on failure. */
 static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
-    PyObject *idv = NULL, *key = NULL, *mc = NULL, *lj = NULL;
-    Py_ssize_t r = o->base + PyList_GET_SIZE(o->kind);
+    PyObject *idv = NULL, *key = NULL, *mc = NULL;
+    Py_ssize_t r = o->base + o->n0 + o->pend.n;
     if (m->id_s) {
         if (new_id(m, &key, &idv)) goto fail;
     } else {
@@ -354,32 +384,71 @@ static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
         goto fail;
     if (add_call(o, m, r, tmp) < 0 || add_listed(o, m, r) < 0) goto fail;
     if (m->ver.s && set_row(o->ver_d, r, version_str(o, &m->ver, tmp))) goto fail;
-    lj = PyLong_FromLongLong(j);
-    if (!lj) goto fail;
-    if (PyList_Append(o->kind, SMALL[m->kind]) || PyList_Append(o->id, idv) ||
-        PyList_Append(o->id_key, key) || PyList_Append(o->method, mc) ||
-        PyList_Append(o->line, lj)) goto fail;
+    long code = PyLong_AsLong(mc);
+    if (code == -1 && PyErr_Occurred()) goto fail;
+    if (PyList_Append(o->id, idv) || PyList_Append(o->id_key, key) ||
+        pending_push(&o->pend, m->kind, (int32_t)code, (int64_t)j)) goto fail;
     Py_DECREF(idv);
     Py_DECREF(key);
     Py_DECREF(mc);
-    Py_DECREF(lj);
     return 0;
 fail:
     Py_XDECREF(idv);
     Py_XDECREF(key);
     Py_XDECREF(mc);
-    Py_XDECREF(lj);
     return -1;
 }
 
 /* The row of a tap record's stderr line: kind stderr, no id, no method. */
 static int add_stderr_row(Out *o, long long j) {
-    PyObject *lj = PyLong_FromLongLong(j), *none_method = PyLong_FromLong(-1);
-    int bad = !lj || !none_method || PyList_Append(o->kind, SMALL[K_STDERR]) ||
-              PyList_Append(o->id, Py_None) || PyList_Append(o->id_key, Py_None) ||
-              PyList_Append(o->method, none_method) || PyList_Append(o->line, lj);
-    Py_XDECREF(lj);
-    Py_XDECREF(none_method);
+    return PyList_Append(o->id, Py_None) || PyList_Append(o->id_key, Py_None) ||
+           pending_push(&o->pend, K_STDERR, -1, (int64_t)j) ? -1 : 0;
+}
+
+/* Check that a is an array.array of items of this size; its length in *n. */
+static int row_array(PyObject *a, Py_ssize_t item, Py_ssize_t *n) {
+    Py_buffer v;
+    if (PyObject_GetBuffer(a, &v, PyBUF_ND | PyBUF_FORMAT)) return -1;
+    int ok = v.itemsize == item && v.ndim == 1;
+    *n = v.len / (v.itemsize ? v.itemsize : 1);
+    PyBuffer_Release(&v);
+    if (!ok) {
+        PyErr_SetString(PyExc_TypeError, "kind, method and line must be arrays of int8, "
+                        "int32 and int64 items");
+        return -1;
+    }
+    return 0;
+}
+
+/* Add the pending rows' kind, method and line to the arrays (array.frombytes); free them. */
+static int pending_flush(Out *o) {
+    Pending *p = &o->pend;
+    int bad = 0;
+    if (p->n) {
+        PyObject *r = PyObject_CallMethod(o->kind, "frombytes", "y#", (const char *)p->kind,
+                                          p->n);
+        bad = !r;
+        Py_XDECREF(r);
+        if (!bad) {
+            r = PyObject_CallMethod(o->method, "frombytes", "y#", (const char *)p->method,
+                                    p->n * (Py_ssize_t)sizeof(int32_t));
+            bad = !r;
+            Py_XDECREF(r);
+        }
+        if (!bad) {
+            r = PyObject_CallMethod(o->line, "frombytes", "y#", (const char *)p->line,
+                                    p->n * (Py_ssize_t)sizeof(int64_t));
+            bad = !r;
+            Py_XDECREF(r);
+        }
+    }
+    free(p->kind);
+    free(p->method);
+    free(p->line);
+    p->kind = NULL;
+    p->method = NULL;
+    p->line = NULL;
+    p->n = p->cap = 0;
     return bad ? -1 : 0;
 }
 
@@ -452,8 +521,9 @@ static int get_buffer(PyObject *o, Py_buffer *b) {
 static const char SCAN_DOC[] =
     "scan(buf, starts, ends, lo, hi, line0, out, tap=None, file_base=-1) -> int\n\n"
     "Append the rows of lines lo.. of a block (starts/ends: int64 buffers of line bounds in\n"
-    "buf; blank lines are skipped) to the lists of ``out`` = (kind, id, id_key, method,\n"
-    "line, error_code, error_message, is_tool_error, version (dicts), ref_rows, ref_vals,\n"
+    "buf; blank lines are skipped) to ``out`` = (kind, id, id_key, method, line (arrays\n"
+    "'b', lists, 'i', 'q'), error_code, error_message, is_tool_error, version (dicts),\n"
+    "ref_rows, ref_vals,\n"
     "ref_intern, prog_rows, prog_vals, empty_rows, method index, method values, base[,\n"
     "call_recs, call_blob (bytearrays), call_index, call_strs[,\n"
     "list_rows, list_vals, list_intern]]: the call and\n"
@@ -479,9 +549,13 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     o.call_recs = o.call_blob = o.call_index = o.call_strs = NULL;
     o.list_rows = o.list_vals = o.list_intern = NULL;
     o.nver = o.nmeth = o.nltext = o.lnext = o.nccode = 0;
-    if (!PyArg_ParseTuple(outo, "O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!O!n|O!O!O!O!O!O!O!", &PyList_Type, &o.kind,
-                          &PyList_Type, &o.id, &PyList_Type, &o.id_key, &PyList_Type,
-                          &o.method, &PyList_Type, &o.line, &PyDict_Type, &o.code_d,
+    o.pend.kind = NULL;
+    o.pend.method = NULL;
+    o.pend.line = NULL;
+    o.pend.n = o.pend.cap = 0;
+    if (!PyArg_ParseTuple(outo, "OO!O!OOO!O!O!O!O!O!O!O!O!O!O!O!n|O!O!O!O!O!O!O!", &o.kind,
+                          &PyList_Type, &o.id, &PyList_Type, &o.id_key,
+                          &o.method, &o.line, &PyDict_Type, &o.code_d,
                           &PyDict_Type, &o.emsg_d, &PyDict_Type, &o.tool_d, &PyDict_Type,
                           &o.ver_d, &PyList_Type, &o.ref_rows, &PyList_Type, &o.ref_vals,
                           &PyDict_Type, &o.ref_intern, &PyList_Type, &o.prog_rows,
@@ -493,6 +567,14 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
                           &PyList_Type, &o.list_rows, &PyList_Type, &o.list_vals,
                           &PyDict_Type, &o.list_intern))
         return NULL;
+    Py_ssize_t nk, nm, nl;
+    if (row_array(o.kind, 1, &nk) || row_array(o.method, 4, &nm) || row_array(o.line, 8, &nl))
+        return NULL;
+    if (nk != nm || nk != nl || nk != PyList_GET_SIZE(o.id) || nk != PyList_GET_SIZE(o.id_key)) {
+        PyErr_SetString(PyExc_ValueError, "the row columns of out differ in length");
+        return NULL;
+    }
+    o.n0 = nk;
     if (!o.call_strs) o.call_recs = NULL;  /* all four or none */
     if (!o.list_intern) o.list_rows = NULL;
     PyObject *ctx[5] = {NULL, NULL, NULL, NULL, NULL};  /* ts, session, dir, stream, size */
@@ -601,7 +683,14 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     PyBuffer_Release(&b);
     PyBuffer_Release(&sb);
     PyBuffer_Release(&eb);
-    if (failed) return NULL;
+    if (failed) {  /* the rows made so far stay (the exception is kept) */
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        pending_flush(&o);
+        PyErr_Restore(et, ev, tb);
+        return NULL;
+    }
+    if (pending_flush(&o)) return NULL;
     return PyLong_FromSsize_t(i);
 }
 
@@ -1031,10 +1120,6 @@ PyMODINIT_FUNC PyInit__native(void) {
     use_ssse3 = __builtin_cpu_supports("ssse3") && !getenv("MCP_NOTEBOOK_NO_SIMD");
     use_avx2 = use_ssse3 && __builtin_cpu_supports("avx2") && !getenv("MCP_NOTEBOOK_NO_AVX2");
 #endif
-    for (int k = 0; k < 8; k++) {
-        SMALL[k] = PyLong_FromLong(k);
-        if (!SMALL[k]) return NULL;
-    }
     for (int k = 0; k < N_LISTED; k++) {
         LISTED_KEY[k] = PyUnicode_InternFromString(LISTED[k]);
         if (!LISTED_KEY[k]) return NULL;
