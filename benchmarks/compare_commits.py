@@ -81,17 +81,22 @@ def measure(root: Path, path: Path, manifest: Path, rules: list[str] | None = No
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(what: str) -> argparse.ArgumentParser:
+    """The arguments both comparisons take (``what``: what --same-rules adds)."""
+    ap = argparse.ArgumentParser()
     ap.add_argument("old")
     ap.add_argument("new", nargs="?", default="HEAD")
     ap.add_argument("--frames", type=int, default=100_000)
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--kinds", default="ndjson,tap")
     ap.add_argument("--out-dir", type=Path, default=HERE / "out")
     ap.add_argument("--same-rules", action="store_true",
-                    help="also time the new revision on the old one's rules only")
-    args = ap.parse_args()
+                    help=f"also {what} the new revision on the old one's rules only")
+    return ap
+
+
+def revisions(args: argparse.Namespace) -> tuple[dict[str, tuple[Path, list[str] | None]],
+                                                 str]:
+    """``{name: (snapshot, rule codes or None: all)}`` of the runs, and the name of the run
+    of the new revision on the old rules (with ``--same-rules``)."""
     roots = {rev: snapshot(rev, args.out_dir) for rev in (args.old, args.new)}
     runs: dict[str, tuple[Path, list[str] | None]] = {rev: (root, None)
                                                        for rev, root in roots.items()}
@@ -103,12 +108,30 @@ def main() -> None:
         print(f"rules: {len(old_rules)} old, {len(new_rules)} new, {len(common)} in both",
               flush=True)
         runs[same] = (roots[args.new], common)
+    return runs, same
+
+
+def warm_capture(out_dir: Path, path: Path) -> Path:
+    """The small capture loaded before the timing (first-call costs), as bench_load makes
+    it (bench_approaches.ours)."""
+    warm = out_dir / "warmup.ndjson"
+    if not warm.exists():
+        with open(path, "rb") as f:
+            warm.write_bytes(b"".join(f.readline() for _ in range(300)))
+    return warm
+
+
+def main() -> None:
+    ap = arguments("time")
+    ap.description = __doc__.split("\n")[0]
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--kinds", default="ndjson,tap")
+    args = ap.parse_args()
+    runs, same = revisions(args)
     for kind in args.kinds.split(","):
         path, _ = ensure_file(args.out_dir, kind, args.frames, 7)
-        warm = args.out_dir / "warmup.ndjson"  # first-call costs outside the timing, as in
-        if kind == "ndjson" and not warm.exists():  # bench_load (bench_approaches.ours)
-            with open(path, "rb") as f:
-                warm.write_bytes(b"".join(f.readline() for _ in range(300)))
+        if kind == "ndjson":
+            warm_capture(args.out_dir, path)
         manifest = manifest_path(path)
         got: dict[str, list[dict[str, float]]] = {rev: [] for rev in runs}
         for rep in range(args.reps):

@@ -22,7 +22,6 @@ commit does, beside the wall time, not instead of it.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -35,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_load import ensure_file  # noqa: E402
-from compare_commits import rule_codes, snapshot  # noqa: E402
+from compare_commits import arguments, revisions, warm_capture  # noqa: E402
 
 #: the child: the warm-up load, then (with "work") the timed work of bench_approaches.ours
 CHILD = """
@@ -82,30 +81,15 @@ def count(root: Path, path: Path, warm: Path, what: str, rules: list[str] | None
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("old")
-    ap.add_argument("new", nargs="?", default="HEAD")
-    ap.add_argument("--frames", type=int, default=100_000)
+    ap = arguments("count")
+    ap.description = __doc__.split("\n")[0]
     ap.add_argument("--kind", default="ndjson")
-    ap.add_argument("--out-dir", type=Path, default=HERE / "out")
-    ap.add_argument("--same-rules", action="store_true",
-                    help="also count the new revision on the old one's rules only")
     args = ap.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
-    roots = {rev: snapshot(rev, args.out_dir) for rev in (args.old, args.new)}
-    runs: dict[str, tuple[Path, list[str] | None]] = {rev: (root, None)
-                                                       for rev, root in roots.items()}
-    same = f"{args.new} (old rules)"
-    if args.same_rules:
-        old_rules = rule_codes(roots[args.old])
-        new_rules = set(rule_codes(roots[args.new]))
-        runs[same] = (roots[args.new], [c for c in old_rules if c in new_rules])
+    runs, same = revisions(args)
     path, _ = ensure_file(args.out_dir, args.kind, args.frames, 7)
-    warm = args.out_dir / "warmup.ndjson"
-    if not warm.exists():  # as compare_commits makes it
-        with open(path, "rb") as f:
-            warm.write_bytes(b"".join(f.readline() for _ in range(300)))
+    warm = warm_capture(args.out_dir, path)
     work: dict[str, int] = {}
     for rev, (root, rules) in runs.items():
         base = count(root, path, warm, "warm", rules)
