@@ -93,8 +93,8 @@ typedef struct {
     /* the call column's codes of this call by the text's bytes (names and uris repeat) */
     struct { char text[CODE_TEXT]; Py_ssize_t n; Py_ssize_t code; } ccode[CODE_CACHE];
     int nccode;
-    /* the method codes of this call by the name's bytes (a new reference each) */
-    struct { char text[METH_TEXT]; Py_ssize_t n; PyObject *code; } meth[METH_CACHE];
+    /* the method codes of this call by the name's bytes */
+    struct { char text[METH_TEXT]; Py_ssize_t n; int32_t code; } meth[METH_CACHE];
     int nmeth;
 } Out;
 
@@ -311,42 +311,44 @@ static int new_id(const Msg *m, PyObject **key, PyObject **idv) {
     return *idv ? 0 : -1;
 }
 
-/* The method code of a name (a new reference): cached by its bytes for this call, else
- * from the Codes' dict (a new name is added); NULL on failure. */
-static PyObject *method_code(Out *o, cptr s, cptr e) {
+/* The method code of a name: cached by its bytes for this call, else from the Codes' dict
+ * (a new name is added); -2 on failure. */
+static int32_t method_code(Out *o, cptr s, cptr e) {
     Py_ssize_t n = e - s;
     for (int k = 0; k < o->nmeth; k++)
         if (o->meth[k].n == n && !memcmp(o->meth[k].text, s, (size_t)n))
-            return Py_NewRef(o->meth[k].code);
+            return o->meth[k].code;
     PyObject *name = PyUnicode_DecodeUTF8((const char *)s, n, "strict");
-    if (!name) return NULL;
-    PyObject *mc = PyDict_GetItemWithError(o->meth_index, name);
+    if (!name) return -2;
+    long code;
+    PyObject *mc = PyDict_GetItemWithError(o->meth_index, name);  /* borrowed */
     if (mc) {
-        Py_INCREF(mc);
+        code = PyLong_AsLong(mc);
     } else if (PyErr_Occurred()) {
-        Py_DECREF(name);
-        return NULL;
+        code = -2;
     } else {
-        mc = PyLong_FromSsize_t(PyList_GET_SIZE(o->meth_values));
-        if (!mc || PyDict_SetItem(o->meth_index, name, mc) ||
-            PyList_Append(o->meth_values, name)) {
-            Py_XDECREF(mc);
-            Py_DECREF(name);
-            return NULL;
-        }
+        code = (long)PyList_GET_SIZE(o->meth_values);
+        PyObject *co = PyLong_FromLong(code);
+        if (!co || PyDict_SetItem(o->meth_index, name, co) ||
+            PyList_Append(o->meth_values, name)) code = -2;
+        Py_XDECREF(co);
     }
     Py_DECREF(name);
+    if (code < 0 || code > INT32_MAX) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_OverflowError, "method code out of range");
+        return -2;
+    }
     if (o->nmeth < METH_CACHE && n <= METH_TEXT) {
         memcpy(o->meth[o->nmeth].text, s, (size_t)n);
         o->meth[o->nmeth].n = n;
-        o->meth[o->nmeth++].code = Py_NewRef(mc);
+        o->meth[o->nmeth++].code = (int32_t)code;
     }
-    return mc;
+    return (int32_t)code;
 }
 
 /* The row of message m on line j; -1 with an exception set on failure. */
 static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
-    PyObject *idv = NULL, *key = NULL, *mc = NULL;
+    PyObject *idv = NULL, *key = NULL;
     Py_ssize_t r = o->base + o->n0 + o->pend.n;
     if (m->id_s) {
         if (new_id(m, &key, &idv)) goto fail;
@@ -354,13 +356,8 @@ static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
         idv = Py_NewRef(Py_None);
         key = Py_NewRef(Py_None);
     }
-    if (m->meth_s) {
-        mc = method_code(o, m->meth_s, m->meth_e);
-        if (!mc) goto fail;
-    } else {
-        mc = PyLong_FromLong(-1);
-        if (!mc) goto fail;
-    }
+    int32_t mc = m->meth_s ? method_code(o, m->meth_s, m->meth_e) : -1;
+    if (mc == -2) goto fail;
     if (m->kind == K_ERROR) {
         if (set_row(o->code_d, r, PyLong_FromLongLong(m->code)) ||
             set_row(o->emsg_d, r, span_str(m->msg.s, m->msg.e, m->msg.esc, tmp))) goto fail;
@@ -384,18 +381,14 @@ static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
         goto fail;
     if (add_call(o, m, r, tmp) < 0 || add_listed(o, m, r) < 0) goto fail;
     if (m->ver.s && set_row(o->ver_d, r, version_str(o, &m->ver, tmp))) goto fail;
-    long code = PyLong_AsLong(mc);
-    if (code == -1 && PyErr_Occurred()) goto fail;
     if (PyList_Append(o->id, idv) || PyList_Append(o->id_key, key) ||
-        pending_push(&o->pend, m->kind, (int32_t)code, (int64_t)j)) goto fail;
+        pending_push(&o->pend, m->kind, mc, (int64_t)j)) goto fail;
     Py_DECREF(idv);
     Py_DECREF(key);
-    Py_DECREF(mc);
     return 0;
 fail:
     Py_XDECREF(idv);
     Py_XDECREF(key);
-    Py_XDECREF(mc);
     return -1;
 }
 
@@ -423,28 +416,17 @@ static int row_array(PyObject *a, Py_ssize_t item, Py_ssize_t *n) {
 /* Add the pending rows' kind, method and line to the arrays (array.frombytes); free them. */
 static int pending_flush(Out *o) {
     Pending *p = &o->pend;
+    PyObject *arrays[3] = {o->kind, o->method, o->line};
+    void *data[3] = {p->kind, p->method, p->line};
+    static const Py_ssize_t item[3] = {sizeof(int8_t), sizeof(int32_t), sizeof(int64_t)};
     int bad = 0;
-    if (p->n) {
-        PyObject *r = PyObject_CallMethod(o->kind, "frombytes", "y#", (const char *)p->kind,
-                                          p->n);
+    for (int k = 0; k < 3 && p->n && !bad; k++) {
+        PyObject *r = PyObject_CallMethod(arrays[k], "frombytes", "y#", (const char *)data[k],
+                                          p->n * item[k]);
         bad = !r;
         Py_XDECREF(r);
-        if (!bad) {
-            r = PyObject_CallMethod(o->method, "frombytes", "y#", (const char *)p->method,
-                                    p->n * (Py_ssize_t)sizeof(int32_t));
-            bad = !r;
-            Py_XDECREF(r);
-        }
-        if (!bad) {
-            r = PyObject_CallMethod(o->line, "frombytes", "y#", (const char *)p->line,
-                                    p->n * (Py_ssize_t)sizeof(int64_t));
-            bad = !r;
-            Py_XDECREF(r);
-        }
     }
-    free(p->kind);
-    free(p->method);
-    free(p->line);
+    for (int k = 0; k < 3; k++) free(data[k]);
     p->kind = NULL;
     p->method = NULL;
     p->line = NULL;
@@ -676,7 +658,6 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     }
     for (int k = 0; tap && k < 5; k++) PyBuffer_Release(&cb[k]);
     for (int k = 0; k < o.nver; k++) Py_DECREF(o.ver[k].str);
-    for (int k = 0; k < o.nmeth; k++) Py_DECREF(o.meth[k].code);
     for (int k = 0; k < o.nltext; k++) Py_DECREF(o.ltext[k]);
     free(frame.data);
     free(tmp.data);
