@@ -9,8 +9,11 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
 import numpy as np
 
+from ..protocol.envelope import bounded_recursion
+from ._frames import _decode
 from ._view import View
 
 
@@ -46,7 +49,7 @@ def _walk(view: View, method: str, member: str, key: str
         if items.__class__ is bytes:  # the member's text (the list column): once per text
             one = items_of.get(items, _UNSEEN)
             if one is _UNSEEN:
-                one = items_of[items] = _keyed(view.parsed(items), key)
+                one = items_of[items] = _keyed_text(view, items, member, key)
         else:
             one = _keyed(items, key)
         keyed.append(one)
@@ -76,6 +79,66 @@ def _walk(view: View, method: str, member: str, key: str
 
 
 _UNSEEN: Any = object()
+
+
+class Item(msgspec.Struct, dict=True):
+    """One item of a list answer with only the members the contract rules read: its key
+    decoded, the others kept as raw text and decoded on first :meth:`get` (a catalogue's
+    descriptions and the schemas of tools nobody calls are never made into objects)."""
+
+    def get(self, member: str, default: Any = None) -> Any:
+        """The member as :meth:`dict.get` gives it (``default`` when absent, None for
+        ``null``). A member the item does not keep raises AttributeError: a rule that
+        reads another member adds it to the item's fields."""
+        got = self.__dict__.get(member, _UNSEEN)
+        if got is _UNSEEN:
+            raw = getattr(self, member)
+            if not raw:
+                return default
+            with bounded_recursion():
+                got = self.__dict__[member] = _decode(raw)  # once: its identity stays
+        return got
+
+
+class _Tool(Item):
+    name: Any = None
+    inputSchema: msgspec.Raw = msgspec.Raw()
+    outputSchema: msgspec.Raw = msgspec.Raw()
+
+
+class _Prompt(Item):
+    name: Any = None
+    arguments: msgspec.Raw = msgspec.Raw()
+
+
+class _Resource(Item):
+    uri: Any = None
+
+
+class _Template(Item):
+    uriTemplate: Any = None
+
+
+#: (member, key) -> a decoder of that member's text into typed items
+_TYPED = {(member, key): msgspec.json.Decoder(list[cls]) for member, key, cls in (  # type: ignore[valid-type]
+    ("tools", "name", _Tool), ("prompts", "name", _Prompt), ("resources", "uri", _Resource),
+    ("resourceTemplates", "uriTemplate", _Template))}
+
+
+def _keyed_text(view: View, text: bytes, member: str, key: str) -> dict[str, Any] | None:
+    """A list member's text as its items by ``key``: typed :class:`Item` objects where the
+    member is a list of objects, else (an item that is no object, a text that does not
+    decode) the general way, the decoded items as :func:`_keyed` keeps them."""
+    dec = _TYPED.get((member, key))
+    if dec is not None:
+        try:
+            with bounded_recursion():
+                items = dec.decode(text)
+        except (msgspec.DecodeError, RecursionError):  # (a ValidationError is one)
+            pass
+        else:
+            return {k: item for item in items if (k := getattr(item, key)).__class__ is str}
+    return _keyed(view.parsed(text), key)
 
 
 def _keyed(items: Any, key: str) -> dict[str, Any] | None:

@@ -161,7 +161,7 @@ def _output(view: View) -> list[Hit]:
             out.append(Hit(resp, seq, f"{name} declares an outputSchema but the result has "
                            "no structuredContent", "/result"))
             continue
-        v = tool_validator(tool["outputSchema"], seen)
+        v = tool_validator(tool.get("outputSchema"), seen)
         errors = _errors(v, result["structuredContent"], "/result/structuredContent") if v else []
         if errors:
             ptr, what = errors[0]

@@ -360,3 +360,54 @@ def test_unique_inverse_is_numpy_unique():
         assert uniq.dtype == key.dtype and uniq.tolist() == want_u.tolist()
         assert inverse.tolist() == want_i.ravel().tolist()
         assert (uniq[inverse] == key).all()
+
+
+def test_list_items_by_type_are_the_items_the_texts_give(tmp_path):
+    """The list column's answers are decoded by type (the key and the members the rules
+    read, the rest left as text); a list with an item that is no object goes the general
+    way. Either way the findings are those of reading the texts: a name that is no string
+    is no item, a member twice counts the last, an outputSchema of null is none."""
+    tools = [{"name": "add", "inputSchema": {"type": "object", "required": ["a"]},
+              "outputSchema": None, "description": "x" * 50},
+             {"name": 3, "inputSchema": {"type": "object"}},
+             {"name": "out", "inputSchema": {"type": "object"},
+              "outputSchema": {"type": "object", "required": ["n"]}}]
+    twice = ('{"jsonrpc":"2.0","id":5,"result":{"prompts":[{"name":"p","arguments":[],'
+             '"arguments":[{"name":"topic","required":true}]}]}}')
+    rows = [*INIT, ("c2s", req(1, "tools/list")), ("s2c", ok(1, {"tools": tools})),
+            ("c2s", req(2, "tools/call", {"name": "add", "arguments": {}})),
+            ("c2s", req(3, "tools/call", {"name": "out", "arguments": {}})),
+            ("s2c", ok(3, {"content": [], "structuredContent": {}})),
+            ("c2s", req(4, "tools/call", {"name": 3})),
+            ("c2s", req(5, "prompts/list")), ("s2c", twice),
+            ("c2s", req(6, "prompts/get", {"name": "p", "arguments": {}})),
+            ("c2s", req(7, "resources/list")),
+            ("s2c", ok(7, {"resources": [{"uri": "a:b"}, "a:c"]})),  # an item no object
+            ("c2s", req(8, "resources/read", {"uri": "a:c"})),
+            ("c2s", req(9, "resources/read", {"uri": "a:b"}))]
+    t = load_rows(tmp_path, rows)
+    got = findings(t)
+    assert differences(got, findings(t, columns=False)) == []
+    # the schemas refuse a name 3 (of the list and of the call) and a resource no object
+    at = {r[1]["id"]: len(INIT) + k for k, r in enumerate(rows[len(INIT):])
+          if r[0] == "c2s"}
+    assert sorted((f[0], f[1]) for f in got) == sorted([
+        ("tool-arguments-schema", at[2]), ("tool-output-schema", at[3] + 1),
+        ("schema-params", at[4]), ("schema-result", at[1] + 1),
+        ("prompt-arguments", at[6]), ("schema-result", at[7] + 1),
+        ("resource-not-listed", at[8])])
+
+    from mcp_notebook.conversation._contract_lists import _TYPED, Item, _walk
+    view = view_of(t._check_input(t.versions))
+    (tool_list,) = _walk(view, "tools/list", "tools", "name")[2]
+    assert list(tool_list) == ["add", "out"] and all(isinstance(i, Item)
+                                                     for i in tool_list.values())
+    (resource_list,) = _walk(view, "resources/list", "resources", "uri")[2]
+    assert resource_list == {"a:b": {"uri": "a:b"}}  # the general way: dicts
+    items = _TYPED["tools", "name"].decode(json.dumps(tools).encode())
+    assert [i.name for i in items] == ["add", 3, "out"]
+    assert items[0].get("outputSchema", "absent") is None  # null: None, not the default
+    assert items[1].get("outputSchema", "absent") == "absent"
+    assert items[2].get("outputSchema") is items[2].get("outputSchema")  # decoded once
+    with pytest.raises(AttributeError):
+        items[0].get("description")  # a member no rule reads is not kept
