@@ -93,6 +93,8 @@ class Item(msgspec.Struct, dict=True):
         got = self.__dict__.get(member, _UNSEEN)
         if got is _UNSEEN:
             raw = getattr(self, member)
+            if raw.__class__ is not msgspec.Raw:  # the key: decoded with the item
+                return raw
             if not raw:
                 return default
             with bounded_recursion():

@@ -406,6 +406,7 @@ def test_list_items_by_type_are_the_items_the_texts_give(tmp_path):
     assert resource_list == {"a:b": {"uri": "a:b"}}  # the general way: dicts
     items = _TYPED["tools", "name"].decode(json.dumps(tools).encode())
     assert [i.name for i in items] == ["add", 3, "out"]
+    assert items[0].get("name") == "add" and items[1].get("name") == 3  # the key as it is
     assert items[0].get("outputSchema", "absent") is None  # null: None, not the default
     assert items[1].get("outputSchema", "absent") == "absent"
     assert items[2].get("outputSchema") is items[2].get("outputSchema")  # decoded once
