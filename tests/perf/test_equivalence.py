@@ -483,3 +483,32 @@ def test_split_by_threads_of_one_long_line(tmp_path: Path, monkeypatch: pytest.M
     assert parallel._cut(path, path.stat().st_size) == path.stat().st_size
     assert len(parallel.read_file(path, "ndjson", "s", None, gz=False, keep_text=True)) == 1
     assert_same([path])
+
+
+def test_ids_and_tokens_met_again_in_one_scan(tmp_path: Path, text_mode: str) -> None:
+    """The scanner shares the objects of an id text (and a progress token's str) met again in
+    one call, through a cache of direct-mapped slots that other texts overwrite: more
+    distinct texts than its 4,096 slots, answers near and far from their requests, ids that
+    differ only in type (1 and "1"), long ones, and lines the scanner leaves to the Python
+    path in between; every frame, pair and finding stays the reference's."""
+    lines = []
+    n = 6000
+    for k in range(n):
+        ident = [str(k), f'"{k}"', f'"req-{k:090d}"'][k % 3]
+        lines.append(f'{{"jsonrpc":"2.0","id":{ident},"method":"tools/call",'
+                     f'"params":{{"name":"t","_meta":{{"progressToken":{ident}}}}}}}')
+        lines.append(f'{{"jsonrpc":"2.0","method":"notifications/progress",'
+                     f'"params":{{"progressToken":{ident},"progress":1}}}}')
+        if k % 7 == 0:  # read by the Python path (an escape in a string)
+            lines.append('{"jsonrpc":"2.0","method":"notifications/message",'
+                         '"params":{"level":"info","data":"caf\\u00e9"}}')
+        if k % 2 == 0:  # answered at once
+            lines.append(f'{{"jsonrpc":"2.0","id":{ident},"result":{{"content":[]}}}}')
+    for k in range(1, n, 2):  # the rest answered far from their requests, in reverse
+        ident = [str(k), f'"{k}"', f'"req-{k:090d}"'][k % 3]
+        lines.append(f'{{"jsonrpc":"2.0","id":{ident},"result":{{"content":[]}}}}')
+    t = assert_same([_write_ndjson(tmp_path / "again.ndjson", lines)])
+    frames = t.frames
+    assert frames["id"].map(type).value_counts().to_dict() == {
+        int: 2 * (n // 3), str: 2 * (n - n // 3), type(None): n + len(range(0, n, 7))}
+    assert len(t.pairs) == n

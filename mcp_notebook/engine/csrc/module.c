@@ -65,6 +65,92 @@ static int pending_push(Pending *p, int kind, int32_t method, int64_t line) {
     return 0;
 }
 
+/* ---- texts met again within one scan() call ---- */
+
+/* A request's id text comes back in its response, a progress token in each of its
+ * notifications: the str (and the id) of such a text are made once per call and shared,
+ * where each row made its own before (the table's codes() then finds the first-seen object
+ * itself: its hash is cached, the dict's compare is by identity). Direct-mapped slots by a
+ * hash of the bytes; a slot taken by another text is overwritten, so the cache only ever
+ * saves work, never changes a value. Only ASCII texts (ids always are: envelope.h), compared
+ * byte for byte with the str's own data. */
+#define TEXT_SLOTS_MAX 4096
+
+typedef struct {
+    uint64_t h;
+    PyObject *str;  /* a compact ASCII str (a reference), NULL: empty */
+    PyObject *val;  /* what it stands for (a reference; NULL: the str itself) */
+} TextSlot;
+
+typedef struct {
+    TextSlot *slot;
+    Py_ssize_t mask;  /* slots - 1; -1: none allocated yet */
+    Py_ssize_t want;  /* how many slots to allocate at the first use */
+} TextCache;
+
+static inline uint64_t text_hash(cptr s, Py_ssize_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+        s += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, (size_t)n);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    return h ^ (h >> 29);
+}
+
+/* The slot of a text (NULL: the cache could not be allocated: go without it). */
+static TextSlot *text_slot(TextCache *c, cptr s, Py_ssize_t n, uint64_t *h) {
+    if (c->mask < 0) {
+        c->slot = calloc((size_t)c->want, sizeof(TextSlot));
+        if (!c->slot) return NULL;
+        c->mask = c->want - 1;
+    }
+    *h = text_hash(s, n);
+    return &c->slot[(*h >> 7) & (uint64_t)c->mask];
+}
+
+/* Whether the slot holds this text. */
+static inline int text_hit(const TextSlot *t, uint64_t h, cptr s, Py_ssize_t n) {
+    return t->str && t->h == h && PyUnicode_GET_LENGTH(t->str) == n &&
+           !memcmp(PyUnicode_DATA(t->str), s, (size_t)n);
+}
+
+/* Put str (and val, NULL: none) in the slot, in place of what it held (new references
+ * taken). */
+static void text_put(TextSlot *t, uint64_t h, PyObject *str, PyObject *val) {
+    if (!PyUnicode_IS_COMPACT_ASCII(str)) return;
+    Py_XDECREF(t->str);
+    Py_XDECREF(t->val);
+    t->h = h;
+    t->str = Py_NewRef(str);
+    t->val = Py_XNewRef(val);
+}
+
+static void text_free(TextCache *c) {
+    for (Py_ssize_t k = 0; k <= c->mask; k++) {
+        Py_XDECREF(c->slot[k].str);
+        Py_XDECREF(c->slot[k].val);
+    }
+    free(c->slot);
+    c->slot = NULL;
+    c->mask = -1;
+}
+
+/* A cache of about one slot per two lines of the call, a power of two up to the maximum. */
+static void text_cache_init(TextCache *c, Py_ssize_t lines) {
+    Py_ssize_t want = 16;
+    while (want < TEXT_SLOTS_MAX && want < lines / 2) want *= 2;
+    c->slot = NULL;
+    c->mask = -1;
+    c->want = want;
+}
+
 typedef struct {
     PyObject *kind, *id, *id_key, *method, *line;  /* arrays 'b', lists, lists, 'i', 'q' */
     Pending pend;                                   /* rows not yet in kind, method, line */
@@ -96,6 +182,8 @@ typedef struct {
     /* the method codes of this call by the name's bytes */
     struct { char text[METH_TEXT]; Py_ssize_t n; int32_t code; } meth[METH_CACHE];
     int nmeth;
+    TextCache ids;   /* id texts -> their key str and id */
+    TextCache refs;  /* progress tokens and cancelled ids -> their interned str */
 } Out;
 
 /* The str of a span's text (escapes undone). */
@@ -289,8 +377,26 @@ static int add_listed(Out *o, const Msg *m, Py_ssize_t r) {
     return add_sparse(o->list_rows, o->list_vals, r, d) ? -1 : 0;
 }
 
-/* The key str and the id of an id's text (new references); -1 on failure. */
-static int new_id(const Msg *m, PyObject **key, PyObject **idv) {
+static int make_id(const Msg *m, PyObject **key, PyObject **idv);
+
+/* The key str and the id of an id's text (new references); -1 on failure. The same text
+ * met again in this call gives the same two objects. */
+static int new_id(Out *o, const Msg *m, PyObject **key, PyObject **idv) {
+    Py_ssize_t n = m->id_e - m->id_s;
+    uint64_t h = 0;
+    TextSlot *t = text_slot(&o->ids, m->id_s, n, &h);
+    if (t && text_hit(t, h, m->id_s, n)) {
+        *key = Py_NewRef(t->str);
+        *idv = Py_NewRef(t->val);
+        return 0;
+    }
+    if (make_id(m, key, idv)) return -1;
+    if (t) text_put(t, h, *key, *idv);
+    return 0;
+}
+
+/* The key str and the id of an id's text, made anew (new references); -1 on failure. */
+static int make_id(const Msg *m, PyObject **key, PyObject **idv) {
     Py_ssize_t n = m->id_e - m->id_s;
     *key = PyUnicode_FromStringAndSize((const char *)m->id_s, n);
     if (!*key) return -1;
@@ -346,12 +452,28 @@ static int32_t method_code(Out *o, cptr s, cptr e) {
     return (int32_t)code;
 }
 
+/* The interned str of a progress token's or cancelled id's key text (a new reference; NULL
+ * on failure): one str per text in ref_intern, found again by its bytes in this call. */
+static PyObject *ref_str(Out *o, const Span *ref) {
+    Py_ssize_t n = ref->e - ref->s;
+    uint64_t h = 0;
+    TextSlot *t = text_slot(&o->refs, ref->s, n, &h);
+    if (t && text_hit(t, h, ref->s, n)) return Py_NewRef(t->str);
+    PyObject *str = PyUnicode_FromStringAndSize((const char *)ref->s, n);
+    if (!str) return NULL;
+    PyObject *same = PyDict_SetDefault(o->ref_intern, str, str);  /* borrowed */
+    Py_XINCREF(same);
+    Py_DECREF(str);
+    if (same && t) text_put(t, h, same, NULL);
+    return same;
+}
+
 /* The row of message m on line j; -1 with an exception set on failure. */
 static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
     PyObject *idv = NULL, *key = NULL;
     Py_ssize_t r = o->base + o->n0 + o->pend.n;
     if (m->id_s) {
-        if (new_id(m, &key, &idv)) goto fail;
+        if (new_id(o, m, &key, &idv)) goto fail;
     } else {
         idv = Py_NewRef(Py_None);
         key = Py_NewRef(Py_None);
@@ -369,14 +491,7 @@ static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
         Py_XDECREF(row);
         if (bad) goto fail;
     }
-    if (m->ref.s) {
-        PyObject *ref = PyUnicode_FromStringAndSize((const char *)m->ref.s, m->ref.e - m->ref.s);
-        if (!ref) goto fail;
-        PyObject *same = PyDict_SetDefault(o->ref_intern, ref, ref);  /* borrowed */
-        Py_XINCREF(same);
-        Py_DECREF(ref);
-        if (add_sparse(o->ref_rows, o->ref_vals, r, same)) goto fail;
-    }
+    if (m->ref.s && add_sparse(o->ref_rows, o->ref_vals, r, ref_str(o, &m->ref))) goto fail;
     if (m->prog_set && add_sparse(o->prog_rows, o->prog_vals, r, PyFloat_FromDouble(m->prog)))
         goto fail;
     if (add_call(o, m, r, tmp) < 0 || add_listed(o, m, r) < 0) goto fail;
@@ -531,6 +646,8 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     o.call_recs = o.call_blob = o.call_index = o.call_strs = NULL;
     o.list_rows = o.list_vals = o.list_intern = NULL;
     o.nver = o.nmeth = o.nltext = o.lnext = o.nccode = 0;
+    text_cache_init(&o.ids, hi - lo);
+    text_cache_init(&o.refs, hi - lo);
     o.pend.kind = NULL;
     o.pend.method = NULL;
     o.pend.line = NULL;
@@ -659,6 +776,8 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     for (int k = 0; tap && k < 5; k++) PyBuffer_Release(&cb[k]);
     for (int k = 0; k < o.nver; k++) Py_DECREF(o.ver[k].str);
     for (int k = 0; k < o.nltext; k++) Py_DECREF(o.ltext[k]);
+    text_free(&o.ids);
+    text_free(&o.refs);
     free(frame.data);
     free(tmp.data);
     PyBuffer_Release(&b);
