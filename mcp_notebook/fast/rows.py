@@ -114,12 +114,14 @@ class Rows:
         self.streams = Codes()
         # sparse
         self.sparse: dict[str, dict[int, Any]] = {name: {} for name in SPARSE}
-        self.ref_rows: list[int] = []
+        # rows as arrays (int64; progress values float64): the C scanner adds a call's rows
+        # to them in one piece, with no int or float object per row
+        self.ref_rows: array[int] = array("q")
         self.ref_vals: list[str] = []
         self.ref_intern: dict[str, str] = {}
-        self.prog_rows: list[int] = []
-        self.prog_vals: list[float] = []
-        self.empty_rows: list[int] = []  # results with no member but _meta (C scanner only)
+        self.prog_rows: array[int] = array("q")
+        self.prog_vals: array[float] = array("d")
+        self.empty_rows: array[int] = array("q")  # results with no member but _meta (C only)
         # the call column (store.CallColumn), packed: for each request of CALL_METHODS a
         # record of CALL_REC int64 in call_recs (its row, the codes of its name and uri in
         # call_strs (-1: absent), its flags, where its arguments text is: in the file, or in

@@ -77,7 +77,7 @@ def test_a_number_python_must_convert_is_read_with_the_gil() -> None:
              b'{"progressToken":1,"progress":0.12345678901234567890123}}',
              b'{"jsonrpc":"2.0","id":3,"method":"ping"}']
     rows, stop = _scan(lines)
-    assert stop == 2 and rows.prog_vals == [0.12345678901234567890123]
+    assert stop == 2 and rows.prog_vals.tolist() == [0.12345678901234567890123]
     assert rows.kind.tolist() == [1, 0]
 
 

@@ -180,7 +180,8 @@ def test_the_scanner_takes_the_usual_lines(tmp_path: Path) -> None:
     assert rows.id_key == ["1", "1", None, '"r"']
     assert rows.sparse["is_tool_error"] == {1: True}
     assert rows.sparse["error_message"] == {3: 'no "such"'}
-    assert rows.ref_vals == ['"t"'] and rows.prog_vals == [0.5]
+    assert rows.ref_vals == ['"t"'] and rows.ref_rows.tolist() == [2]
+    assert rows.prog_rows.tolist() == [2] and rows.prog_vals.tolist() == [0.5]
     # the line it stopped at, as the Python path adds it (row 4), then the scanner again:
     # its rows follow on (row numbers of the sparse columns included)
     rows.kind.append(0)
@@ -199,6 +200,24 @@ def test_the_scanner_takes_the_usual_lines(tmp_path: Path) -> None:
         native.native.scan(buf, starts.astype(np.int64), ends.astype(np.int64), 5,
                            len(usual), 0, native.out_lists(rows))
     assert len(rows.kind) == 6
+    rows.id.pop()
+    # the sparse columns are checked too: progress values of the wrong type, or a row
+    # without its value, are refused before anything is added
+    from array import array
+
+    good = rows.prog_vals
+    rows.prog_vals = array("q", [0])  # type: ignore[assignment]
+    rows.prog_rows.append(9)
+    with pytest.raises(TypeError, match="float64"):
+        native.native.scan(buf, starts.astype(np.int64), ends.astype(np.int64), 5,
+                           len(usual), 0, native.out_lists(rows))
+    rows.prog_vals = good
+    rows.prog_rows.pop()
+    rows.ref_vals.append('"u"')
+    with pytest.raises(ValueError, match="differ in length"):
+        native.native.scan(buf, starts.astype(np.int64), ends.astype(np.int64), 5,
+                           len(usual), 0, native.out_lists(rows))
+    assert len(rows.kind) == 6 and rows.ref_rows.tolist() == [2]
 
 
 def test_tap_raw_escapes_at_every_alignment(tmp_path: Path) -> None:

@@ -44,6 +44,44 @@ typedef struct {
     Py_ssize_t n, cap;
 } Pending;
 
+/* A growing C array of 8-byte items (int64 rows, float64 values) of one scan() call, added
+ * to an array.array ('q' or 'd') at its end. */
+typedef struct {
+    union { int64_t *i; double *d; void *p; } a;
+    Py_ssize_t n, cap;
+} Items;
+
+static int items_push(Items *t, int64_t i, double d, int is_double) {
+    if (t->n == t->cap) {
+        Py_ssize_t cap = t->cap ? 2 * t->cap : 1024;
+        void *p = realloc(t->a.p, 8 * (size_t)cap);
+        if (!p) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        t->a.p = p;
+        t->cap = cap;
+    }
+    if (is_double) t->a.d[t->n++] = d;
+    else t->a.i[t->n++] = i;
+    return 0;
+}
+
+/* arr.frombytes(the items) and free them; -1 on failure. */
+static int items_flush(Items *t, PyObject *arr) {
+    int bad = 0;
+    if (t->n) {
+        PyObject *r = PyObject_CallMethod(arr, "frombytes", "y#", (const char *)t->a.p,
+                                          t->n * 8);
+        bad = !r;
+        Py_XDECREF(r);
+    }
+    free(t->a.p);
+    t->a.p = NULL;
+    t->n = t->cap = 0;
+    return bad ? -1 : 0;
+}
+
 static int pending_push(Pending *p, int kind, int32_t method, int64_t line) {
     if (p->n == p->cap) {
         Py_ssize_t cap = p->cap ? 2 * p->cap : 4096;
@@ -156,8 +194,9 @@ typedef struct {
     Pending pend;                                   /* rows not yet in kind, method, line */
     Py_ssize_t n0;                                  /* the rows in them when the call began */
     PyObject *code_d, *emsg_d, *tool_d, *ver_d;    /* dicts row -> value */
-    PyObject *ref_rows, *ref_vals, *ref_intern;    /* lists, lists, dict */
-    PyObject *prog_rows, *prog_vals, *empty_rows;  /* lists */
+    PyObject *ref_rows, *ref_vals, *ref_intern;    /* array 'q', list, dict */
+    PyObject *prog_rows, *prog_vals, *empty_rows;  /* arrays 'q', 'd', 'q' */
+    Items ref_add, prog_add, prog_val_add, empty_add;  /* their rows not yet added */
     PyObject *meth_index, *meth_values;            /* Codes of the methods */
     Py_ssize_t base;
     /* the call column (NULL: not kept), packed: fast.rows.Rows.call_* */
@@ -486,14 +525,16 @@ static int add_row(Out *o, const Msg *m, long long j, Scratch *tmp) {
     }
     if (m->tool && set_row(o->tool_d, r, Py_NewRef(Py_True))) goto fail;
     if (m->kind == K_RESULT && !m->full) {  /* a result with no member but _meta */
-        PyObject *row = PyLong_FromSsize_t(r);
-        int bad = !row || PyList_Append(o->empty_rows, row);
-        Py_XDECREF(row);
+        if (items_push(&o->empty_add, r, 0, 0)) goto fail;
+    }
+    if (m->ref.s) {
+        PyObject *ref = ref_str(o, &m->ref);
+        int bad = !ref || PyList_Append(o->ref_vals, ref) || items_push(&o->ref_add, r, 0, 0);
+        Py_XDECREF(ref);
         if (bad) goto fail;
     }
-    if (m->ref.s && add_sparse(o->ref_rows, o->ref_vals, r, ref_str(o, &m->ref))) goto fail;
-    if (m->prog_set && add_sparse(o->prog_rows, o->prog_vals, r, PyFloat_FromDouble(m->prog)))
-        goto fail;
+    if (m->prog_set && (items_push(&o->prog_add, r, 0, 0) ||
+                        items_push(&o->prog_val_add, 0, m->prog, 1))) goto fail;
     if (add_call(o, m, r, tmp) < 0 || add_listed(o, m, r) < 0) goto fail;
     if (m->ver.s && set_row(o->ver_d, r, version_str(o, &m->ver, tmp))) goto fail;
     if (PyList_Append(o->id, idv) || PyList_Append(o->id_key, key) ||
@@ -517,12 +558,19 @@ static int add_stderr_row(Out *o, long long j) {
 static int row_array(PyObject *a, Py_ssize_t item, Py_ssize_t *n) {
     Py_buffer v;
     if (PyObject_GetBuffer(a, &v, PyBUF_ND | PyBUF_FORMAT)) return -1;
-    int ok = v.itemsize == item && v.ndim == 1;
+    /* signed integers, but for the one array of doubles (prog_vals: item 8, format "d") */
+    const char *f = v.format ? v.format : "B";
+    if (*f == '@' || *f == '=' || *f == '<') f++;
+    int want_float = item == -8;
+    if (want_float) item = 8;
+    int ok = v.itemsize == item && v.ndim == 1 &&
+             (want_float ? !strcmp(f, "d") : (f[0] && !f[1] && strchr("bhilq", f[0]) != NULL));
     *n = v.len / (v.itemsize ? v.itemsize : 1);
     PyBuffer_Release(&v);
     if (!ok) {
         PyErr_SetString(PyExc_TypeError, "kind, method and line must be arrays of int8, "
-                        "int32 and int64 items");
+                        "int32 and int64 items; ref_rows, prog_rows, prog_vals and empty_rows "
+                        "of int64, int64, float64 and int64");
         return -1;
     }
     return 0;
@@ -546,6 +594,11 @@ static int pending_flush(Out *o) {
     p->method = NULL;
     p->line = NULL;
     p->n = p->cap = 0;
+    /* the sparse rows (each flushed and freed even after a failure) */
+    bad |= items_flush(&o->ref_add, o->ref_rows);
+    bad |= items_flush(&o->prog_add, o->prog_rows);
+    bad |= items_flush(&o->prog_val_add, o->prog_vals);
+    bad |= items_flush(&o->empty_add, o->empty_rows);
     return bad ? -1 : 0;
 }
 
@@ -652,13 +705,17 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     o.pend.method = NULL;
     o.pend.line = NULL;
     o.pend.n = o.pend.cap = 0;
-    if (!PyArg_ParseTuple(outo, "OO!O!OOO!O!O!O!O!O!O!O!O!O!O!O!n|O!O!O!O!O!O!O!", &o.kind,
+    memset(&o.ref_add, 0, sizeof(Items));
+    memset(&o.prog_add, 0, sizeof(Items));
+    memset(&o.prog_val_add, 0, sizeof(Items));
+    memset(&o.empty_add, 0, sizeof(Items));
+    if (!PyArg_ParseTuple(outo, "OO!O!OOO!O!O!O!OO!O!OOOO!O!n|O!O!O!O!O!O!O!", &o.kind,
                           &PyList_Type, &o.id, &PyList_Type, &o.id_key,
                           &o.method, &o.line, &PyDict_Type, &o.code_d,
                           &PyDict_Type, &o.emsg_d, &PyDict_Type, &o.tool_d, &PyDict_Type,
-                          &o.ver_d, &PyList_Type, &o.ref_rows, &PyList_Type, &o.ref_vals,
-                          &PyDict_Type, &o.ref_intern, &PyList_Type, &o.prog_rows,
-                          &PyList_Type, &o.prog_vals, &PyList_Type, &o.empty_rows,
+                          &o.ver_d, &o.ref_rows, &PyList_Type, &o.ref_vals,
+                          &PyDict_Type, &o.ref_intern, &o.prog_rows,
+                          &o.prog_vals, &o.empty_rows,
                           &PyDict_Type, &o.meth_index,
                           &PyList_Type, &o.meth_values, &o.base, &PyByteArray_Type, &o.call_recs,
                           &PyByteArray_Type, &o.call_blob, &PyDict_Type, &o.call_index,
@@ -667,8 +724,16 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
                           &PyDict_Type, &o.list_intern))
         return NULL;
     Py_ssize_t nk, nm, nl;
-    if (row_array(o.kind, 1, &nk) || row_array(o.method, 4, &nm) || row_array(o.line, 8, &nl))
+    Py_ssize_t nr, np_, npv, ne;
+    if (row_array(o.kind, 1, &nk) || row_array(o.method, 4, &nm) || row_array(o.line, 8, &nl) ||
+        row_array(o.ref_rows, 8, &nr) || row_array(o.prog_rows, 8, &np_) ||
+        row_array(o.prog_vals, -8, &npv) || row_array(o.empty_rows, 8, &ne))
         return NULL;
+    if (nr != PyList_GET_SIZE(o.ref_vals) || np_ != npv) {
+        PyErr_SetString(PyExc_ValueError, "the sparse rows of out and their values differ in "
+                        "length");
+        return NULL;
+    }
     if (nk != nm || nk != nl || nk != PyList_GET_SIZE(o.id) || nk != PyList_GET_SIZE(o.id_key)) {
         PyErr_SetString(PyExc_ValueError, "the row columns of out differ in length");
         return NULL;
