@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, TypeAlias
 
 import numpy as np
 
 from ..engine import native as _native
 from . import progress as _progress
 
-__all__ = ["Block", "blocks", "line_spans", "too_long", "bad_utf8", "lines_with",
+__all__ = ["Block", "Bounds", "blocks", "line_spans", "too_long", "bad_utf8", "lines_with",
            "MAX_LINE_BYTES"]
 
 BLOCK_BYTES = 8 << 20
@@ -45,6 +45,10 @@ class Block:
 
 #: a line longer than this is cut (``mn.load(max_line_bytes=...)`` raises it)
 MAX_LINE_BYTES = 64 << 20
+
+#: the starts or ends of a block's lines: a list of ints for a reader that indexes them line
+#: by line, the int64 array itself for one that reads only a few lines (after the C scanner)
+Bounds: TypeAlias = "list[int] | np.ndarray"
 #: what is kept of a line longer than the limit
 LONG_KEEP = 4096
 #: blank lines in a row, at least this many, are counted without listing them

@@ -17,7 +17,7 @@ import numpy as np
 from ..engine import native as _native
 from ..readers.base import Record
 from ..table import collect
-from .lines import MAX_LINE_BYTES, bad_utf8, blocks, line_spans, too_long
+from .lines import MAX_LINE_BYTES, Bounds, bad_utf8, blocks, line_spans, too_long
 from .message import decoder, scan
 from .rows import Rows
 
@@ -52,14 +52,18 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
         nonblank = np.flatnonzero(lens > 0)
         spans.append(line_spans(blk, nonblank))
         mv = memoryview(buf)
-        st, en = starts.tolist(), ends.tolist()
+        # the Python path indexes the bounds line by line: lists of ints for it; the C
+        # scanner leaves it a few lines at most, read through the arrays themselves (no
+        # two int objects per line of the block)
+        st, en = (starts, ends) if native is not None and not keep_text else \
+            (starts.tolist(), ends.tolist())
         rows.blank += len(starts) - len(nonblank) + blk.skipped
 
-        def line_bytes(j: int, mv: memoryview = mv, st: list[int] = st, en: list[int] = en,
+        def line_bytes(j: int, mv: memoryview = mv, st: Bounds = st, en: Bounds = en,
                        line0: int = line0) -> bytes:
             return bytes(mv[st[j - line0]:en[j - line0]])
 
-        def escaped(j: int, buf: bytes | bytearray = buf, st: list[int] = st, en: list[int] = en,
+        def escaped(j: int, buf: bytes | bytearray = buf, st: Bounds = st, en: Bounds = en,
                     line0: int = line0) -> bool:
             return buf.find(b"\\u", st[j - line0], en[j - line0]) >= 0
 
@@ -107,7 +111,7 @@ def _one(line: memoryview, j: int, rows: Rows, escaped: Callable[[int], bool],
         scan((m,), (j,), rows, escaped, slow)
 
 
-def _segments(nb: list[int], bad: np.ndarray, mv: memoryview, st: list[int], en: list[int],
+def _segments(nb: list[int], bad: np.ndarray, mv: memoryview, st: Bounds, en: Bounds,
               line0: int, rows: Rows, escaped: Callable[[int], bool],
               slow: Callable[[int], None]) -> None:
     """The Python path for the non-blank lines ``nb`` of a block: ``decode_lines`` on
