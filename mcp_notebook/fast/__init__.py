@@ -86,7 +86,12 @@ def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Row
     rows.flush()
     n = len(rows)
     line = rows.column("line", np.int64)
-    if n:
+    if n and n == len(spans) and np.array_equal(spans[:, 0], line):
+        # a row for each non-blank line (the usual capture: no batch, no line of several
+        # rows): the spans are the rows' own, no search
+        offsets = spans[:, 1].copy()
+        lengths = spans[:, 2] - offsets
+    elif n:
         at = np.searchsorted(spans[:, 0], line)
         offsets = spans[at, 1]
         lengths = spans[at, 2] - offsets
