@@ -67,10 +67,11 @@ static int items_push(Items *t, int64_t i, double d, int is_double) {
     return 0;
 }
 
-/* arr.frombytes(the items) and free them; -1 on failure. */
-static int items_flush(Items *t, PyObject *arr) {
+/* arr.frombytes(the items) (not when skip: an exception is set) and free them; -1 on
+ * failure. */
+static int items_flush(Items *t, PyObject *arr, int skip) {
     int bad = 0;
-    if (t->n) {
+    if (t->n && !skip) {
         PyObject *r = PyObject_CallMethod(arr, "frombytes", "y#", (const char *)t->a.p,
                                           t->n * 8);
         bad = !r;
@@ -595,10 +596,10 @@ static int pending_flush(Out *o) {
     p->line = NULL;
     p->n = p->cap = 0;
     /* the sparse rows (each flushed and freed even after a failure) */
-    bad |= items_flush(&o->ref_add, o->ref_rows);
-    bad |= items_flush(&o->prog_add, o->prog_rows);
-    bad |= items_flush(&o->prog_val_add, o->prog_vals);
-    bad |= items_flush(&o->empty_add, o->empty_rows);
+    bad |= items_flush(&o->ref_add, o->ref_rows, bad);
+    bad |= items_flush(&o->prog_add, o->prog_rows, bad);
+    bad |= items_flush(&o->prog_val_add, o->prog_vals, bad);
+    bad |= items_flush(&o->empty_add, o->empty_rows, bad);
     return bad ? -1 : 0;
 }
 
