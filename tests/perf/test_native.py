@@ -341,3 +341,64 @@ def test_u_escapes_decoded_in_c_as_json_loads(tmp_path: Path) -> None:
     path.write_text("\n".join(good + lone) + "\n", encoding="utf-8")
     t = assert_same([path], "ndjson")
     assert (t.frames["kind"] == "error").sum() >= len(good)
+
+
+def _long_string_lines() -> list[bytes]:
+    """Error lines whose message is a long plain run with one byte of interest at every
+    offset of the scanner's 16-byte steps (and of the UTF-8 check's 16- and 32-byte ones): a
+    quote ending it early, a backslash escape, a control byte, a valid and an invalid UTF-8
+    sequence, and nothing at all; the line goes on after the string."""
+    out = []
+    after = b',"data":"' + b"z" * 40 + b'"'  # the line goes on: the end is no chunk edge
+    for n in (31, 32, 33, 47, 48, 63, 64, 65, 95, 96, 97, 130):
+        for at in range(n):
+            for mark in (b'\\"', b"\\n", b"\x01", "é".encode(), b"\xc3", b"\xff", b""):
+                text = b"a" * at + mark + b"b" * (n - at)
+                out.append(b'{"jsonrpc":"2.0","id":' + str(len(out) + 1).encode()
+                           + b',"error":{"code":-1,"message":"' + text + b'"' + after + b"}}")
+    return out
+
+
+#: the scanner's verdict on each line of a file (one per line): taken, and the message read
+_VERDICTS = """
+import json, sys
+import numpy as np
+from mcp_notebook.engine import native
+from mcp_notebook.fast.rows import Rows
+got = []
+for line in open(sys.argv[1], "rb").read().split(b"\\n")[:-1]:
+    rows = Rows(per_row_context=False)
+    taken = native.native.scan(line, np.array([0], dtype=np.int64),
+                               np.array([len(line)], dtype=np.int64), 0, 1, 0,
+                               native.out_lists(rows))
+    got.append((taken, rows.sparse["error_message"].get(0)))
+print(json.dumps(got))
+"""
+
+
+def test_long_strings_at_every_offset_as_json_loads() -> None:
+    """A long string's bytes of interest at every offset: the scanner takes a line exactly
+    when it is valid JSON and valid UTF-8 and reads its message as json.loads does, with the
+    AVX2 UTF-8 check and with the SSSE3 one (a child process with MCP_NOTEBOOK_NO_AVX2 set:
+    the level is chosen at import)."""
+    import os
+    import subprocess
+    import sys
+
+    lines = _long_string_lines()
+    want = []
+    for line in lines:
+        try:
+            want.append([1, json.loads(line.decode("utf-8"))["error"]["message"]])
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            want.append([0, None])
+    assert sum(t for t, _ in want) > len(lines) // 2  # most lines are taken, some are not
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "long.bin"
+        path.write_bytes(b"".join(line + b"\n" for line in lines))
+        for level in ({}, {"MCP_NOTEBOOK_NO_AVX2": "1"}):  # AVX2 where the CPU has it; SSE2
+            env = {k: v for k, v in os.environ.items() if k != "MCP_NOTEBOOK_NO_AVX2"}
+            out = subprocess.run([sys.executable, "-c", _VERDICTS, str(path)],
+                                 env={**env, **level}, capture_output=True, text=True,
+                                 check=True).stdout
+            assert json.loads(out) == want, level
