@@ -76,8 +76,7 @@ def inspector_columns(path: Path, sess: str, name: str) -> Columns | None:
     kinds: list[str] = got[11]
     n = len(ms)
     answered = rl > 0
-    entry = np.repeat(np.arange(n), 1 + answered)  # each record's entry
-    m = len(entry)
+    m = n + int(answered.sum())  # each entry's message, and its response where it has one
     slots = np.zeros(n, dtype=np.int64)  # each entry's message's record
     np.cumsum(1 + answered[:-1], out=slots[1:])
     second = slots[answered] + 1  # the responses' records
@@ -101,22 +100,16 @@ def inspector_columns(path: Path, sess: str, name: str) -> Columns | None:
     direction = np.empty(m, dtype=np.int8)
     direction[slots] = origin
     direction[second] = _BACK_CODE[origin[answered] + 1]
-    shared = [{"entry_kind": what} for what in kinds]  # one per kind, as the column path
-    told = kind >= 0
-    extras: dict[int, dict[str, Any]] = dict(zip(
-        slots[told].tolist(), map(shared.__getitem__, kind[told].tolist()), strict=True))
+    # the extras as the column path makes them (the C pass's), those of a stamp that
+    # cannot be read made here
+    extras: dict[int, dict[str, Any]] = got[12]
     for i, problem in problems.items():
         k = int(kind[i])
         extras[int(slots[i])] = ({"entry_kind": kinds[k], "ts_error": problem} if k >= 0
                                  else {"ts_error": problem})
-    timed = answered & ~np.isnan(durations)
-    extras.update(zip((slots[timed] + 1).tolist(),
-                      ({"duration_ms": d} for d in durations[timed].tolist()), strict=True))
-    labels = np.empty(m, dtype=object)
-    labels[slots] = [f"{name}#entry{i}" for i in range(n)]
-    labels[second] = [f"{name}#entry{i}/response" for i in np.flatnonzero(answered).tolist()]
+    labels = _scanner("doc_labels")(f"{name}#entry", answered)
     return Columns(flat, starts, ends, ts, direction, np.zeros(m, dtype=np.int64), (sess,),
-                   np.zeros(m, dtype=np.int64), ("stdio",), labels.tolist(), extras)
+                   np.zeros(m, dtype=np.int64), ("stdio",), labels, extras)
 
 
 def recorder_columns(path: Path, sess: str, name: str) -> Columns | None:
@@ -128,7 +121,6 @@ def recorder_columns(path: Path, sess: str, name: str) -> Columns | None:
     flat, got = got[0], got[1:]
     qs, ql, rs, rl = (np.frombuffer(b, dtype=_I64) for b in got[:4])
     sse = np.frombuffer(got[4], dtype=_I8)
-    given: list[dict[str, Any] | None] = got[5]
     n = len(qs)
     answered = rl > 0
     first = np.zeros(n, dtype=np.int64)  # each interaction's request's record
@@ -138,17 +130,12 @@ def recorder_columns(path: Path, sess: str, name: str) -> Columns | None:
     starts, ends = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
     starts[first], ends[first] = qs, qs + ql
     starts[second], ends[second] = rs[answered], rs[answered] + rl[answered]
-    extras = {k: e for k, e in zip(first.tolist(), given, strict=True) if e}
-    told = np.flatnonzero(answered).tolist()
-    extras.update((k, e) for k, e in zip(second.tolist(), map(given.__getitem__, told),
-                                         strict=True) if e)
+    extras: dict[int, dict[str, Any]] = got[5]  # by record, as the column path's
     stream = np.zeros(m, dtype=np.int64)  # 1: the response came as an event stream
     stream[second] = sse[answered] == 1
-    labels = np.empty(m, dtype=object)
-    labels[first] = [f"{name}#interaction{i}" for i in range(n)]
-    labels[second] = [f"{name}#interaction{i}/response" for i in told]
+    labels = _scanner("doc_labels")(f"{name}#interaction", answered)
     direction = np.ones(m, dtype=np.int8)
     direction[first] = 0
     return Columns(flat, starts, ends, np.full(m, np.nan), direction,
                    np.zeros(m, dtype=np.int64), (sess,), stream, ("http", "sse"),
-                   labels.tolist(), extras)
+                   labels, extras)

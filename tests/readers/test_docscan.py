@@ -334,3 +334,14 @@ def test_a_mapped_file_and_a_compressed_one_give_the_same(tmp_path, monkeypatch)
     big.write_bytes(json.dumps([entry] * 20000, indent=1).encode())
     assert big.stat().st_size > 70 << 20
     assert _same(big, "inspector", monkeypatch) == 40000
+
+
+def test_labels_are_those_of_the_f_strings():
+    need_native()
+    answered = np.array([True, False, False, True, True], dtype=bool)
+    for prefix in ("x.json#entry", "caf\u00e9 \U0001f680.json#interaction", ""):
+        want = []
+        for i, a in enumerate(answered.tolist()):
+            want += [f"{prefix}{i}"] + ([f"{prefix}{i}/response"] if a else [])
+        assert _docscan._scanner("doc_labels")(prefix, answered) == want
+    assert _docscan._scanner("doc_labels")("p", np.zeros(0, dtype=bool)) == []

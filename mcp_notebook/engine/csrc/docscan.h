@@ -307,8 +307,11 @@ static const char INSPECTOR_DOC[] =
     "durations (NaN: none or not a number) as float64; stamp state as int8 (0 none, 1 read,\n"
     "2 to be read by Python from the stamp's place); stamp starts and lengths as int64;\n"
     "origin codes (0 client, 1 server, -1 other) and kind codes (-1: not a text, or empty)\n"
-    "as int8; the kinds as a list of str). None for any other document. ``release``: data\n"
-    "is a read-only map of a file, whose pages passed may be let go.";
+    "as int8; the kinds as a list of str; the extras by record number (each entry's message,\n"
+    "then its response where it has one): a message's {'entry_kind': kind}, one dict per\n"
+    "kind, a response's {'duration_ms': duration} where it has one). None for any other\n"
+    "document. ``release``: data is a read-only map of a file, whose pages passed may be\n"
+    "let go.";
 
 static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
     PyObject *base, *flat = NULL;
@@ -323,11 +326,15 @@ static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
     const int n_all = 11;
     cptr kinds[DS_KINDS], kinds_end[DS_KINDS];
     int n_kinds = 0;
-    PyObject *res = NULL;
+    PyObject *res = NULL, *kdicts[DS_KINDS] = {NULL};
+    PyObject *extras = PyDict_New();
+    PyObject *k_kind = PyUnicode_InternFromString("entry_kind");
+    PyObject *k_dur = PyUnicode_InternFromString("duration_ms");
+    Py_ssize_t record = 0;  /* the record of the entry's message */
     Pass pass;
     Pass *ps = &pass;
     Cur *c = &pass.c;
-    if (ds_begin(ps, &bb, &flat, release)) goto error;
+    if (!extras || !k_kind || !k_dur || ds_begin(ps, &bb, &flat, release)) goto error;
     ws(c);
     if (c->p >= c->end || *c->p != '[') goto fail;
     c->p++;
@@ -428,6 +435,37 @@ static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
         PUT(og, int8_t, origin);
         PUT(kd, int8_t, kind);
         ds_release(ps);
+        /* the extras of the column path: the message's the one dict of its kind, the
+         * response's its duration (a new dict each) */
+        if (kind >= 0) {
+            if (!kdicts[kind]) {
+                PyObject *t = PyUnicode_FromStringAndSize((const char *)kinds[kind],
+                                                          kinds_end[kind] - kinds[kind]);
+                if (!t || !(kdicts[kind] = PyDict_New()) ||
+                    PyDict_SetItem(kdicts[kind], k_kind, t)) {
+                    Py_XDECREF(t);
+                    goto error;
+                }
+                Py_DECREF(t);
+            }
+            PyObject *key = PyLong_FromSsize_t(record);
+            if (!key || PyDict_SetItem(extras, key, kdicts[kind])) {
+                Py_XDECREF(key);
+                goto error;
+            }
+            Py_DECREF(key);
+        }
+        if (r1 > 0 && dur == dur) {
+            PyObject *d = PyDict_New(), *f = PyFloat_FromDouble(dur);
+            PyObject *key = PyLong_FromSsize_t(record + 1);
+            int bad = !d || !f || !key || PyDict_SetItem(d, k_dur, f) ||
+                      PyDict_SetItem(extras, key, d);
+            Py_XDECREF(d);
+            Py_XDECREF(f);
+            Py_XDECREF(key);
+            if (bad) goto error;
+        }
+        record += 1 + (r1 > 0);
         more = ds_after(ps, ']');
         if (more < 0) goto fail;
         if (!more) break;
@@ -446,12 +484,14 @@ static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
             }
             PyList_SET_ITEM(names, k, t);
         }
-        res = PyTuple_New(n_all + 2);
+        res = PyTuple_New(n_all + 3);
         if (!res) {
             Py_DECREF(names);
             goto error;
         }
         PyTuple_SET_ITEM(res, n_all + 1, names);
+        PyTuple_SET_ITEM(res, n_all + 2, extras);
+        extras = NULL;
         for (int k = 0; k < n_all; k++) {
             PyObject *o = grow_bytes(all[k]);
             if (!o) goto error;
@@ -461,17 +501,28 @@ static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
         PyTuple_SET_ITEM(res, 0, flat);
     }
     PyBuffer_Release(&bb);
+    for (int k = 0; k < DS_KINDS; k++) Py_XDECREF(kdicts[k]);
+    Py_DECREF(k_kind);
+    Py_DECREF(k_dur);
     return res;
 fail:  /* not the usual export (or no memory for the arrays): the general path */
     PyBuffer_Release(&bb);
     for (int k = 0; k < n_all; k++) free(all[k]->data);
+    for (int k = 0; k < DS_KINDS; k++) Py_XDECREF(kdicts[k]);
     Py_XDECREF(flat);
+    Py_XDECREF(extras);
+    Py_XDECREF(k_kind);
+    Py_XDECREF(k_dur);
     Py_RETURN_NONE;
 error:
     PyBuffer_Release(&bb);
     for (int k = 0; k < n_all; k++) free(all[k]->data);
+    for (int k = 0; k < DS_KINDS; k++) Py_XDECREF(kdicts[k]);
     Py_XDECREF(res);
     Py_XDECREF(flat);  /* never in res: it goes in last, just before the return */
+    Py_XDECREF(extras);
+    Py_XDECREF(k_kind);
+    Py_XDECREF(k_dur);
     return NULL;
 }
 
@@ -482,10 +533,11 @@ static const char RECORDER_DOC[] =
     "The usual cassette (a JSON object whose interactions all have a request) compacted and\n"
     "read in one pass: (the compacted cassette as msgspec.json.format(indent=-1) gives it;\n"
     "in it, request starts, request lengths, response starts, response lengths (0: none) as\n"
-    "int64; the sse flags as int8 (-1 none, 0 false, 1 true); the extras, one per\n"
-    "interaction: a dict of status, latency_ms and sse, each where the cassette has it\n"
-    "(not null), or None where it has none). None for any other document. ``release``: as\n"
-    "for inspector_doc.";
+    "int64; the sse flags as int8 (-1 none, 0 false, 1 true); the extras by record number\n"
+    "(each interaction's request, then its response where it has one): a dict of status,\n"
+    "latency_ms and sse, each where the cassette has it (not null), one per interaction\n"
+    "that has any, its two records sharing it). None for any other document. ``release``:\n"
+    "as for inspector_doc.";
 
 /* a member of a cassette's interaction as _extra reads it: a Python value, or NULL for
  * none (absent or null) */
@@ -509,7 +561,8 @@ static PyObject *py_recorder_doc(PyObject *self, PyObject *args) {
     Grow qs = {0}, ql = {0}, rs = {0}, rl = {0}, sf = {0};
     Grow *all[] = {&qs, &ql, &rs, &rl, &sf};
     const int n_all = 5;
-    PyObject *extras = PyList_New(0), *res = NULL;
+    PyObject *extras = PyDict_New(), *res = NULL;
+    Py_ssize_t record = 0;  /* the record of the interaction's request */
     PyObject *k_status = PyUnicode_InternFromString("status");
     PyObject *k_latency = PyUnicode_InternFromString("latency_ms");
     PyObject *k_sse = PyUnicode_InternFromString("sse");
@@ -619,7 +672,15 @@ static PyObject *py_recorder_doc(PyObject *self, PyObject *args) {
                 Py_DECREF(o);
                 if (bad) goto error_d;
             }
-            if (PyList_Append(extras, d ? d : Py_None)) goto error_d;
+            /* the request's record and the response's share the dict, as in _columns */
+            for (int k = 0; k < 1 + (r1 > 0) && d; k++) {
+                PyObject *key = PyLong_FromSsize_t(record + k);
+                if (!key) goto error_d;
+                int bad = PyDict_SetItem(extras, key, d);
+                Py_DECREF(key);
+                if (bad) goto error_d;
+            }
+            record += 1 + (r1 > 0);
             Py_XDECREF(d);
             continue;
         error_d:
@@ -666,6 +727,67 @@ error:
     Py_XDECREF(k_latency);
     Py_XDECREF(k_sse);
     return NULL;
+}
+
+
+/* ---- the labels of pre-paired records ---- */
+
+static const char LABELS_DOC[] =
+    "doc_labels(prefix, answered) -> list[str]\n\n"
+    "The labels of the records of pre-paired entries in record order: for entry i,\n"
+    "prefix + str(i), then prefix + str(i) + '/response' where answered[i] (a buffer of one\n"
+    "byte per entry, non-zero: the entry has a response).";
+
+static PyObject *py_doc_labels(PyObject *self, PyObject *args) {
+    PyObject *prefix, *ans, *out = NULL;
+    Py_buffer ab;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "UO", &prefix, &ans)) return NULL;
+    Py_ssize_t plen;
+    const char *p = PyUnicode_AsUTF8AndSize(prefix, &plen);
+    if (!p || PyObject_GetBuffer(ans, &ab, PyBUF_SIMPLE)) return NULL;
+    const unsigned char *a = (const unsigned char *)ab.buf;
+    Py_ssize_t n = ab.len, m = n;
+    for (Py_ssize_t i = 0; i < n; i++) m += a[i] != 0;
+    char *buf = malloc((size_t)plen + 40);
+    if (!buf) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(buf, p, (size_t)plen);
+    int ascii = PyUnicode_IS_ASCII(prefix);
+    out = PyList_New(m);
+    if (!out) goto done;
+    for (Py_ssize_t i = 0, r = 0; i < n; i++) {
+        char digits[24];
+        int nd = 0;
+        size_t v = (size_t)i;
+        do {
+            digits[nd++] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        char *q = buf + plen;
+        while (nd) *q++ = digits[--nd];
+        Py_ssize_t len = q - buf;
+        memcpy(q, "/response", 9);
+        for (int k = 0; k < 1 + (a[i] != 0); k++) {
+            Py_ssize_t l = k ? len + 9 : len;
+            PyObject *t;
+            if (ascii) {  /* no decoding: the bytes are the characters */
+                t = PyUnicode_New(l, 127);
+                if (t) memcpy(PyUnicode_DATA(t), buf, (size_t)l);
+            } else t = PyUnicode_FromStringAndSize(buf, l);
+            if (!t) goto bad;
+            PyList_SET_ITEM(out, r++, t);
+        }
+    }
+    goto done;
+bad:
+    Py_CLEAR(out);
+done:
+    free(buf);
+    PyBuffer_Release(&ab);
+    return out;
 }
 
 #endif

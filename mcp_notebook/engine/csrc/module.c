@@ -1089,6 +1089,7 @@ static PyMethodDef METHODS[] = {
     {"directions", py_directions, METH_VARARGS, DIRECTIONS_DOC},
     {"inspector_doc", py_inspector_doc, METH_VARARGS, INSPECTOR_DOC},
     {"recorder_doc", py_recorder_doc, METH_VARARGS, RECORDER_DOC},
+    {"doc_labels", py_doc_labels, METH_VARARGS, LABELS_DOC},
     {NULL, NULL, 0, NULL},
 };
 
