@@ -135,6 +135,16 @@ EXPORTS += [
     ("not UTF-8 outside what is decoded", _export(_entry(extra="@")).replace(
         b'"@"', b'"\xff"'), True),
 ]
+_DEEP: object = 1
+for _ in range(70):
+    _DEEP = [_DEEP]
+EXPORTS += [
+    ("a message deeper than 64", _export(_entry(message={"d": _DEEP})), False),
+    ("a byte order mark", b"\xef\xbb\xbf" + _export(), False),
+    ("something after the array", _export() + b" x", False),
+    ("cut inside an entry", _export()[:-40], False),
+    ("blanks after the array", _export() + b" \r\n\t", True),
+]
 CASSETTES += [
     ("a member name with an escape", _escaped_names(_cassette(), b"latency_ms"), False),
     ("interactions twice", _cassette()[:-1] + b', "interactions": []}', False),
