@@ -127,6 +127,7 @@ class Columns:
         record ``at[k]``, or, where that is -1, ``others[k]`` (``at`` None: every slot is
         the usual record of its number). Runs of usual records are :class:`Spans`."""
         n = len(self.starts) if at is None else len(at)
+        plain = order is None and at is None  # record k is slot k: runs are slices
         if order is None:
             order = np.arange(n, dtype=np.int64)
         u_all = order if at is None else at[order]
@@ -136,7 +137,9 @@ class Columns:
         extras, labels, names = self.extras, self.labels, self.sessions
         if extras:  # which usual records have an extra (one look-up per run, not per record)
             has = np.zeros(len(self.starts), dtype=bool)
-            has[np.fromiter((j for j, e in extras.items() if e), dtype=np.int64)] = True
+            full = all(extras.values())  # the usual: no empty extra (no test per key)
+            has[np.fromiter(extras if full else (j for j, e in extras.items() if e),
+                            dtype=np.int64)] = True
         done = 0
         for a, b in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True):
             for k in range(done, a):
@@ -144,7 +147,6 @@ class Columns:
             for c in range(a, b, RUN):
                 d = min(b, c + RUN)
                 u = u_all[c:d]
-                ul = u.tolist()
                 if extras:
                     at_ex = np.flatnonzero(has[u])
                     ex = dict(zip(at_ex.tolist(), map(extras.__getitem__, u[at_ex].tolist()),
@@ -156,7 +158,7 @@ class Columns:
                             names[0] if names else "", name, False, None, None,
                             streams=self.streams or ("http",), stream=self.stream_of[u],
                             extras=ex or None, sessions=names, session_of=self.session_of[u],
-                            labels=[labels[j] for j in ul])
+                            labels=labels[c:d] if plain else [labels[j] for j in u.tolist()])
             done = b
         for k in range(done, n):
             yield others[int(order[k])]  # type: ignore[index]

@@ -36,6 +36,7 @@ import msgspec
 import numpy as np
 
 from ..engine.gcpause import gc_paused
+from ._docscan import inspector_columns
 from ._docspans import Columns, Doc, DocRecords, time_order
 from ._jsondoc import compact, compacted, is_null, joined, nulls, salvage, text_of
 from ._time import read_time, read_times
@@ -103,6 +104,10 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
 def _read(path: Path, sess: str) -> Iterator[Record]:
     out: list[Record] = []
     tail: list[Record] = []  # what is said of the file as a whole, after its frames
+    # the usual export: compacted and read in one C pass, no typed decoding
+    fast = inspector_columns(path, sess, path.name)
+    if fast is not None:
+        return DocRecords(fast.blocks(path.name, order=time_order(fast.ts)))
     # compacted first, as a whole: the messages' compact texts are then slices of it;
     # something unusual in some entry: each entry on its own (``data``)
     usual, data = compacted(path, _decode_usual)

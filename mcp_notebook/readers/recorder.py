@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
+from ._docscan import recorder_columns
 from ._docspans import Columns, Doc, DocRecords
 from ._jsondoc import compact, compacted, is_null, joined, nulls, places, salvage, text_of
 from ._spans import Spans
@@ -105,6 +106,11 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
 
 
 def _blocks(path: Path, sess: str) -> Iterator[Record | Spans]:
+    # the usual cassette: compacted and read in one C pass, no typed decoding
+    fast = recorder_columns(path, sess, path.name)
+    if fast is not None:
+        yield from fast.blocks(path.name)
+        return
     # compacted first, as a whole: the messages' compact texts are then slices of it;
     # something unusual somewhere: each interaction on its own (``data``)
     cassette, data = compacted(path, _decode_usual)

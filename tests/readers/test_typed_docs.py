@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_notebook.readers import _har_entry, har, inspector, recorder
+from mcp_notebook.readers import _docscan, _har_entry, har, inspector, recorder
 
 ROOT = Path(__file__).resolve().parents[2]
 HARS = sorted([*ROOT.glob("data/*.har"), *ROOT.glob("tests/fixtures/peers/*.har"),
@@ -35,6 +35,8 @@ def _generic(monkeypatch, module) -> None:
         monkeypatch.setattr(har, "decode_usual", lambda data: None)
     else:
         monkeypatch.setattr(module, "_decode_usual", _refuse)
+        # and no C pass over the document (it does not use the typed decoding)
+        monkeypatch.setattr(_docscan, "_scanner", lambda name: None)
 
 
 def _refuse(data: bytes):

@@ -22,6 +22,7 @@
  */
 #include "tap.h"
 #include "pair.h"
+#include "docscan.h"
 
 #define LIST_CACHE 16      /* list texts remembered per scan() call */
 #define CODE_CACHE 64      /* call column strings remembered per scan() call */
@@ -1271,6 +1272,9 @@ static PyMethodDef METHODS[] = {
     {"offsets", py_offsets, METH_VARARGS, OFFSETS_DOC},
     {"big_ids", py_big_ids, METH_VARARGS, BIG_IDS_DOC},
     {"directions", py_directions, METH_VARARGS, DIRECTIONS_DOC},
+    {"inspector_doc", py_inspector_doc, METH_VARARGS, INSPECTOR_DOC},
+    {"recorder_doc", py_recorder_doc, METH_VARARGS, RECORDER_DOC},
+    {"doc_labels", py_doc_labels, METH_VARARGS, LABELS_DOC},
     {NULL, NULL, 0, NULL},
 };
 
