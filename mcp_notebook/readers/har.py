@@ -55,6 +55,7 @@ from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 import msgspec
 
 from ._docspans import Doc, stamp_order
+from ._har_columns import columns as _columns
 from ._har_entry import MCP_HEADERS, Entry, UsualEntry, decode_usual
 from ._jsondoc import array_items
 from ._logtext import looks_like_json
@@ -145,9 +146,17 @@ class _Reader:
         #: the usual records of a typed decoding, as places in one buffer (None: records)
         self.doc: Doc | None = None
 
-    def load(self) -> tuple[list[_Entry] | None, str | None]:
+    def data(self) -> bytes:
+        """The file's bytes (decompressed), without an editor's byte order mark."""
         with open_bytes(self.path) as f:
-            data = f.read().removeprefix(UTF8_BOM)  # an editor's byte order mark
+            return f.read().removeprefix(UTF8_BOM)
+
+    def load(self, held: list[bytes] | None = None
+             ) -> tuple[list[_Entry] | None, str | None]:
+        """The entries (None, and the problem, for a file that is not a HAR); the file's
+        bytes from ``held`` (taken out of it, so that they are let go once decoded) or
+        read."""
+        data = held.pop() if held else self.data()
         usual = decode_usual(data)
         if usual is not None:  # typed: only the members used, and no lone surrogate
             del data  # the file's bytes are not kept beside its entries
@@ -210,7 +219,14 @@ class _Reader:
     def blocks(self) -> Iterator[Record | Spans]:
         """The records of :meth:`run`, the usual ones of a typed decoding as spans of one
         buffer of their texts (in the order the table would arrange them)."""
-        entries, problem = self.load()
+        held = [self.data()]
+        cols = _columns(held[0], self.name, self.default, _stateless, _escaped,
+                        _session_from_url)
+        if cols is not None:  # a usual Streamable HTTP HAR, read a column at a time
+            held.clear()
+            yield from cols.blocks(self.name, order=stamp_order(cols.ts))
+            return
+        entries, problem = self.load(held)
         if entries is None or not self.typed or any(
                 e.sse and (e.method != "POST" or e.sse_events is not None) for e in entries):
             # events that may have no time (a GET stream's, a stamped stream's): their

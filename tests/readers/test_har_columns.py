@@ -1,0 +1,281 @@
+"""A usual Streamable HTTP HAR is read a column at a time (``readers._har_columns``): the
+table's rows must be those of the entry-by-entry path (the records of ``run``, one by one)
+in every column, on random usual HARs that take the column path, and every HAR the
+column path does not take (each way of not being usual) must be handed to the entry-by-
+entry path whole, with the same rows."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+import mcp_notebook.fast as fast
+from mcp_notebook import readers
+from mcp_notebook.fast.records import part_of
+from mcp_notebook.fast.store import Store
+from mcp_notebook.readers import _har_columns, har
+from mcp_notebook.readers._spans import Spans
+from mcp_notebook.table import collect
+
+from . import harkit
+from .stores import assert_same_store
+
+
+@pytest.fixture(params=["memory", "buffer"])
+def kept(request, monkeypatch):
+    """The texts decoded into the table (a small document) or kept in the buffer."""
+    if request.param == "buffer":
+        monkeypatch.setattr(fast, "LAZY_TEXT_MIN_BYTES", 0)
+    return request.param
+
+
+def _took_columns(path: Path, session: str | None = None) -> bool:
+    data = path.read_bytes()
+    return _har_columns.columns(data, path.name, session or path.name, har._stateless,
+                                har._escaped, har._session_from_url) is not None
+
+
+def _same_rows(path: Path, session: str | None = None) -> int:
+    """Assert the rows of ``blocks()`` (the table's way) equal those of the records of
+    the entry-by-entry path, and the records of ``read()`` equal those of that path with
+    the column path refused; returns how many records came as spans."""
+    got = readers.read(path, format="har", session=session)
+    items = list(got.blocks())
+    new = Store.from_parts([part_of(items)])
+    ref = Store.from_columns(collect(readers.read(path, format="har", session=session)))
+    assert_same_store(new, ref)
+    with pytest.MonkeyPatch.context() as mp:  # the blocks of the entry-by-entry path
+        mp.setattr(har, "_columns", lambda *a: None)
+        old = Store.from_parts([part_of(list(readers.read(path, format="har",
+                                                          session=session).blocks()))])
+    assert_same_store(new, old)
+    return sum(len(x) for x in items if type(x) is Spans)
+
+
+_TEXTS = ["plain", "é\u2028x", "tab\there", 'quote " and \\ back', "😀 pair", "line\nbreak",
+          "/slash", "\u0001\u001f control", "中文", "\b\f\r"]
+
+
+def _message(rng: random.Random, k: int) -> dict | list:
+    t = rng.choice(_TEXTS)
+    return rng.choice([
+        {"jsonrpc": "2.0", "id": k, "method": "tools/call",
+         "params": {"name": t, "arguments": {"n": 1.50, "big": 18446744073709551617}}},
+        {"jsonrpc": "2.0", "id": f"s{k}", "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/progress",
+         "params": {"progressToken": k, "progress": 0.5, "message": t}},
+        [{"jsonrpc": "2.0", "id": k, "method": "a"}, {"jsonrpc": "2.0", "method": "b"}],
+        {"jsonrpc": "2.0", "id": k, "result": {"content": [{"type": "text", "text": t}]}},
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": t}},
+        {"not": "json-rpc"},
+    ])
+
+
+def _body(rng: random.Random, k: int) -> str:
+    text = json.dumps(_message(rng, k), ensure_ascii=rng.random() < 0.3)
+    return rng.choice([text, text, text, " \n" + text, text + "\n"])
+
+
+def _sse_body(rng: random.Random, k: int) -> str:
+    blocks = []
+    for j in range(rng.randint(1, 4)):
+        data = json.dumps(_message(rng, k * 10 + j), ensure_ascii=False)
+        blocks.append(rng.choice([f"data: {data}", f"event: message\ndata: {data}",
+                                  f"event: note\ndata:{data}", "data: ", "data:  \u3000",
+                                  f"data: {data}", "event:\ndata: []", "data: x y"]))
+    return harkit.sse(*blocks)
+
+
+def _usual_entry(rng: random.Random, k: int) -> dict:
+    """A POST of a JSON body, as the column path reads it."""
+    headers = rng.choice([{"Mcp-Session-Id": "a"}, {"mcp-session-id": "b"},
+                          {"Mcp-Session-Id": "\u00e9", "MCP-Protocol-Version": "2025-06-18"},
+                          {}, {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                               "Mcp-Name": "x"},
+                          {"Mcp-Session-Id": "", "Mcp-Method": "ping"}])
+    url = rng.choice([harkit.URL, harkit.URL + "?sessionId=q1", "http://[::1"])
+    reply_headers = rng.choice([{}, {"Mcp-Session-Id": "r"}])
+    at = k + rng.choice([0, 0.5, 0.0004])
+    kind = rng.random()
+    if kind < 0.4:
+        e = harkit.entry("POST", url, at=at, body=_body(rng, k), headers=headers,
+                         mime="text/event-stream", reply=_sse_body(rng, k),
+                         reply_headers=reply_headers)
+    elif kind < 0.75:
+        e = harkit.entry("POST", url, at=at, body=_body(rng, k), headers=headers,
+                         mime=rng.choice(["application/json", ""]),
+                         reply=json.dumps(_message(rng, k)), reply_headers=reply_headers,
+                         status=rng.choice([200, 200, 201, 399]))
+    else:
+        e = harkit.entry("POST", url, at=at, body=_body(rng, k), headers=headers,
+                         status=rng.choice([202, 200]),
+                         reply=rng.choice(["", "Accepted", "  ", "ok" * 150, None]))
+    t = e["timings"]
+    choice = rng.random()
+    if choice < 0.3:  # several timings: summed in order
+        t.update(blocked=rng.choice([-1, 0.25, 3]), dns=rng.choice([-1, 0.1]),
+                 connect=rng.choice([0, 1.7]), send=rng.choice([0, 0.3333]),
+                 wait=rng.choice([12, 0.1, 0]))
+    elif choice < 0.4:
+        del e["timings"]
+    elif choice < 0.5:
+        e["time"] = rng.choice([0, None, -1, 7])
+        if e["time"] is None:
+            del e["time"]
+    if rng.random() < 0.05:
+        e["_incomplete"] = rng.choice([True, 1, "yes"])
+    if rng.random() < 0.05:
+        e["_proxyError"] = None
+    return e
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_usual_hars_take_the_column_path(tmp_path, kept, seed):
+    rng = random.Random(seed)
+    entries = [_usual_entry(rng, k) for k in range(150)]
+    rng.shuffle(entries)  # not in time order in the file
+    path = harkit.write(tmp_path / "usual.har", entries)
+    assert _took_columns(path)
+    assert _same_rows(path) > 0
+
+
+def test_a_session_named_by_the_caller(tmp_path, kept):
+    entries = [harkit.entry("POST", at=k, body=harkit.js(harkit.msg(id=k, method="ping")),
+                            mime="application/json",
+                            reply=harkit.js(harkit.msg(id=k, result={})))
+               for k in range(5)]
+    path = harkit.write(tmp_path / "plain.har", entries)
+    for session in (None, "mine", "bad \udc80 name"):
+        assert _took_columns(path, session)
+        assert _same_rows(path, session) > 0
+
+
+def test_bodies_decoded_in_several_runs(tmp_path, kept, monkeypatch):
+    monkeypatch.setattr(_har_columns, "RUN", 7)
+    rng = random.Random(99)
+    path = harkit.write(tmp_path / "runs.har", [_usual_entry(rng, k) for k in range(60)])
+    assert _took_columns(path)
+    assert _same_rows(path) > 0
+
+
+# -- what the column path hands over -----------------------------------------------------
+
+def _base(k: int = 0) -> dict:
+    return harkit.entry("POST", at=k, body=harkit.js(harkit.msg(id=k, method="ping")),
+                        mime="application/json", reply=harkit.js(harkit.msg(id=k, result={})),
+                        reply_headers=harkit.SID)
+
+
+def _set(path: str, value: object):
+    def change(e: dict) -> None:
+        *keys, last = path.split(".")
+        for key in keys:
+            e = e[key]
+        if value is _DROP:
+            del e[last]
+        else:
+            e[last] = value
+    return change
+
+
+_DROP = object()
+
+
+def _stream(e: dict, body: str | None) -> None:
+    e["response"]["headers"] = [{"name": "Content-Type", "value": "text/event-stream"}]
+    e["response"]["content"] = {"mimeType": "text/event-stream"}
+    if body is not None:
+        e["response"]["content"]["text"] = body
+
+
+_SSE = harkit.sse("data: " + harkit.js(harkit.msg(id=0, result={})))
+HANDED_OVER = {
+    "a GET": _set("request.method", "GET"),
+    "a lower-case post": _set("request.method", "post"),
+    "no body": _set("request.postData", _DROP),
+    "a body that is not JSON": _set("request.postData.text", "hello"),
+    "a blank body": _set("request.postData.text", "  "),
+    "a body that is null": _set("request.postData.text", None),
+    "a base64 body": _set("request.postData.encoding", "base64"),
+    "a truncated body": _set("request.postData._truncated", 900),
+    "an HTTP error": _set("response.status", 404),
+    "a proxy's note": _set("_proxyError", "connection refused"),
+    "a base64 reply": _set("response.content.encoding", "base64"),
+    "a truncated reply": _set("response.content._truncated", 900),
+    "stamped events": _set("response.content._sseEvents", []),
+    "a reply that is a number": _set("response.content.text", 5),
+    "a time that is not a time": _set("startedDateTime", "yesterday"),
+    "a time that is a number": _set("startedDateTime", 1750248000),
+    "no time": _set("startedDateTime", _DROP),
+    "a timing that is text": _set("timings.wait", "5"),
+    "a timing that is true": _set("timings.send", True),
+    "headers that are not a list": _set("request.headers", {"a": "b"}),
+    "a header that is not an object": _set("request.headers", ["x"]),
+    "no response": _set("response", _DROP),
+    "an endpoint event": lambda e: _stream(e, "event: endpoint\ndata: /m\n\n"),
+    "an SSE body with an id": lambda e: _stream(e, "id: 1\n" + _SSE),
+    "an SSE body with CRLF": lambda e: _stream(e, _SSE.replace("\n", "\r\n")),
+    "an empty SSE body": lambda e: _stream(e, ""),
+    "a blank SSE body": lambda e: _stream(e, " \n"),
+    "an SSE body that is JSON": lambda e: _stream(e, "{}"),
+    "no SSE body": lambda e: _stream(e, None),
+}
+
+
+@pytest.mark.parametrize("what", list(HANDED_OVER))
+def test_other_hars_are_handed_over(tmp_path, kept, what):
+    entries = [_base(k) for k in range(4)]
+    HANDED_OVER[what](entries[2])
+    path = harkit.write(tmp_path / "other.har", entries)
+    assert not _took_columns(path)
+    _same_rows(path)
+
+
+TAKEN = {
+    "as made": lambda e: None,
+    "a status that is text": _set("response.status", "200"),
+    "a status that is true": _set("response.status", True),
+    "no status": _set("response.status", _DROP),
+    "a reply that is null": _set("response.content.text", None),
+    "no content": _set("response.content", _DROP),
+    "a proxy note that is not text": _set("_proxyError", 5),
+    "a cut exchange": _set("_incomplete", True),
+    "a body opening with blanks": _set("request.postData.text", '\n\t [1]'),
+    "no timings": _set("timings", _DROP),
+    "timings of null": _set("timings.wait", None),
+    "a time of whole numbers": _set("time", 3),
+    "no headers": _set("request.headers", None),
+}
+
+
+@pytest.mark.parametrize("what", list(TAKEN))
+def test_the_usual_entries_take_the_column_path(tmp_path, kept, what):
+    entries = [_base(k) for k in range(4)]
+    TAKEN[what](entries[2])
+    path = harkit.write(tmp_path / "base.har", entries)
+    assert _took_columns(path)
+    assert _same_rows(path) >= 7
+
+
+def test_documents_that_are_not_usual_hars(tmp_path):
+    for i, text in enumerate(['{"log": {"entries": []}}', "[]", '{"log": 1}', "{",
+                              '{"log": {"entries": [{"startedDateTime": "\xff"}]}}']):
+        path = tmp_path / f"odd{i}.har"
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+        assert not _took_columns(path)
+        _same_rows(path)
+
+
+@pytest.mark.parametrize("bad", [b"p\xe9ng", b"p\\ud800ng", b"p\\udc00ng",
+                                 b"\\ud83d\\ude00"])
+def test_bodies_that_are_not_unicode_are_handed_over(tmp_path, bad):
+    """Bytes that are not UTF-8, an escaped lone surrogate (a pair is Unicode)."""
+    doc = harkit.write(tmp_path / "x.har", [_base(k) for k in range(3)]).read_bytes()
+    assert doc.count(b"ping") == 3
+    path = tmp_path / "odd.har"
+    path.write_bytes(doc.replace(b"ping", bad, 1))
+    assert _took_columns(path) is (bad == b"\\ud83d\\ude00")
+    _same_rows(path)
