@@ -25,7 +25,7 @@ are always what that path gives (``tests/readers/test_har_columns.py``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 import numpy as np
@@ -33,7 +33,6 @@ import numpy as np
 from ._docspans import Columns
 from ._har_entry import MCP_HEADERS, headers_of
 from ._har_entry import _Header as _Header  # the typed decoding's header
-from ._sse import simple_spans
 from ._time import read_times
 
 __all__ = ["columns", "RUN"]
@@ -44,23 +43,26 @@ _NULL = msgspec.Raw(b"null")
 
 
 class _Body(msgspec.Struct, gc=False):
+    """A ``postData`` or ``content``: the members the reader reads that change a record
+    (an encoding, a truncation, stamped events) must be absent or null here."""
+
     text: msgspec.Raw = _NULL
-    encoding: Any = None
-    alt_encoding: Any = msgspec.field(default=None, name="_encoding")
     mimeType: Any = None  # noqa: N815 - HAR's member name
-    sse_events: msgspec.Raw = msgspec.field(default=_NULL, name="_sseEvents")
-    truncated: Any = msgspec.field(default=None, name="_truncated")
+    encoding: None = None
+    alt_encoding: None = msgspec.field(default=None, name="_encoding")
+    sse_events: None = msgspec.field(default=None, name="_sseEvents")
+    truncated: None = msgspec.field(default=None, name="_truncated")
 
 
 class _Request(msgspec.Struct, gc=False):
-    method: Any = ""
-    url: Any = ""
+    method: Literal["POST"]
+    url: str
+    postData: _Body  # noqa: N815 - HAR's member name
     headers: msgspec.Raw = _NULL
-    postData: _Body | None = None  # noqa: N815 - HAR's member name
 
 
 class _Response(msgspec.Struct, gc=False):
-    status: Any = None
+    status: int | None = None
     headers: msgspec.Raw = _NULL
     content: _Body | None = None
 
@@ -80,8 +82,8 @@ class _Entry(msgspec.Struct, gc=False):
     response: _Response
     time: float | None = None
     timings: _Timings | None = None
-    proxy_error: Any = msgspec.field(default=None, name="_proxyError")
-    incomplete: Any = msgspec.field(default=None, name="_incomplete")
+    proxy_error: None = msgspec.field(default=None, name="_proxyError")
+    incomplete: bool | None = msgspec.field(default=None, name="_incomplete")
 
 
 class _Log(msgspec.Struct, gc=False):
@@ -95,26 +97,12 @@ class _Doc(msgspec.Struct, gc=False):
 _decode_doc = msgspec.json.Decoder(_Doc).decode
 _decode_texts = msgspec.json.Decoder(list[str]).decode
 _decode_headers = msgspec.json.Decoder(list[_Header] | None).decode
-_decode_text = msgspec.json.Decoder(str).decode
-_JSON_OPEN = (b'"{', b'"[')
-_OPENS = frozenset(b"{[")
 _NO_TIMINGS = _Timings()
+_SSE = "text/event-stream"
 
 
 class _HandOver(Exception):
     """The document is not one this path reads: the entry-by-entry path reads it."""
-
-
-def _headers(cache: dict[bytes, dict[str, str | None]], raw: msgspec.Raw
-             ) -> dict[str, str | None]:
-    key = bytes(raw)
-    found = cache.get(key)
-    if found is None:
-        try:
-            found = cache[key] = headers_of(_decode_headers(key))
-        except msgspec.DecodeError:
-            raise _HandOver from None
-    return found
 
 
 def _ms(v: np.ndarray) -> np.ndarray:
@@ -152,153 +140,205 @@ class _Columns:
         self.stateless, self.escaped, self.session_from_url = stateless, escaped, \
             session_from_url
 
+    def facts(self, key: tuple[bytes, bytes]) -> tuple[Any, ...]:
+        """What the records take from an entry's two header lists: the session header,
+        whether the request names the stateless revision, the ``mcp_headers`` (as
+        pairs) and the reply's ``Content-Type``."""
+        try:
+            rq = headers_of(_decode_headers(key[0]))
+            rs = headers_of(_decode_headers(key[1]))
+        except msgspec.DecodeError:
+            raise _HandOver from None
+        return (rq.get("mcp-session-id") or rs.get("mcp-session-id") or None,
+                bool(self.stateless(rq.get("mcp-protocol-version"))),
+                tuple((k, v) for k in MCP_HEADERS if (v := rq.get(k)) is not None),
+                rs.get("content-type"))
+
     def read(self, held: list[list[_Entry]]) -> Columns | None:
         entries = held.pop()  # the structs are let go once read
         n = len(entries)
         if not n:
             return None
-        hcache: dict[bytes, dict[str, str | None]] = {}
-        url_sessions: dict[str, str] = {}
-        sessions: dict[str, int] = {}  # a session -> its code
-        names: dict[str, int] = {}  # a session as valid Unicode -> its code
-        post_extras: dict[tuple[Any, ...], dict[str, Any]] = {}
-        base_extras: dict[tuple[Any, ...], dict[str, Any]] = {}
-        # per entry
-        starts_txt: list[str] = []
-        times: list[float | None] = []
-        tims: list[_Timings] = []
-        # per record, in file order
-        raws: list[msgspec.Raw] = []  # each record's body (an SSE reply: once, its events)
-        kinds: list[int] = []  # 0: POST body, 1: JSON reply, 2: SSE reply
-        entry_of: list[int] = []  # the entry of each of ``raws``
-        session_of: list[int] = []  # by entry
-        c2s_extra: list[dict[str, Any]] = []  # by entry
-        s2c_extra: list[dict[str, Any]] = []  # by entry (also the SSE events' base)
-        status_of: list[Any] = []  # by entry (the SSE events' extras)
-        for i, e in enumerate(entries):
-            req, resp = e.request, e.response
-            post = req.postData
-            if req.method != "POST" or post is None or type(req.url) is not str \
-                    or e.proxy_error.__class__ is str or post.truncated:
-                raise _HandOver
-            body = post.text
-            if bytes(memoryview(body)[:2]) not in _JSON_OPEN:
-                if bytes(memoryview(body)[:1]) != b'"' or not _looks_like_json(
-                        _decode_text(body)):
-                    raise _HandOver  # no body, or one that is not JSON: not this path
-            if post.encoding == "base64" or post.alt_encoding == "base64":
-                raise _HandOver
-            rq = _headers(hcache, req.headers)
-            rs = _headers(hcache, resp.headers)
-            status = resp.status
-            if not isinstance(status, int):
-                status = None
-            elif status >= 400:
-                raise _HandOver  # transport errors: their own extras
-            content = resp.content
-            reply = _NULL if content is None else content.text
-            if content is not None:
-                if content.sse_events != _NULL or content.truncated:
-                    raise _HandOver
-                if reply != _NULL and (content.encoding == "base64"
-                                       or content.alt_encoding == "base64"):
-                    raise _HandOver
-                mime = rs.get("content-type") or str(content.mimeType or "")
-            else:
-                mime = rs.get("content-type") or ""
-            sse = "text/event-stream" in mime.lower()
-            # the reply: JSON (a record), a short text (a fact of the POST), or nothing
-            plain: str | None = None
-            what = 0
-            if reply != _NULL:
-                rb = bytes(memoryview(reply)[:2])
-                if rb in _JSON_OPEN:
-                    what = 2 if sse else 1
-                elif rb[:1] != b'"':
-                    raise _HandOver  # a reply text that is not a string
+        reqs = [e.request for e in entries]
+        resps = [e.response for e in entries]
+        started = [e.startedDateTime for e in entries]
+        times = [e.time for e in entries]
+        tims = [e.timings or _NO_TIMINGS for e in entries]
+        incomplete = [bool(e.incomplete) for e in entries]
+        del entries
+        status = [r.status for r in resps]
+        if any(s is not None and s >= 400 for s in status):
+            raise _HandOver  # transport errors: their own extras
+        urls = [r.url for r in reqs]
+        bodies = [r.postData.text for r in reqs]
+        hkeys = [(bytes(q.headers), bytes(r.headers)) for q, r in zip(reqs, resps,
+                                                                       strict=True)]
+        contents = [r.content for r in resps]
+        del reqs, resps
+        replies = [_NULL if c is None else c.text for c in contents]
+        mimes = ["" if c is None else c.mimeType for c in contents]
+        del contents
+        fcache: dict[tuple[bytes, bytes], tuple[Any, ...]] = {}
+        facts = [fcache.get(k) or fcache.setdefault(k, self.facts(k)) for k in hkeys]
+        del hkeys, fcache
+        mcache: dict[Any, bool] = {}
+        sse = np.zeros(n, dtype=bool)
+        for i, (f, m) in enumerate(zip(facts, mimes, strict=True)):
+            mime = f[3] or m
+            got = mcache.get(mime) if mime.__class__ is str else None
+            if got is None:
+                got = _SSE in str(mime or "").lower()
+                if mime.__class__ is str:
+                    mcache[mime] = got
+            sse[i] = got
+        del mimes
+        has_reply = np.fromiter((r != _NULL for r in replies), dtype=bool, count=n)
+        if (sse & ~has_reply).any():
+            raise _HandOver  # a stream with no body: a log row
+        # the texts: the POSTs' bodies, the other replies, the streams' bodies
+        buf = bytearray()
+        b_ends = _texts(bodies, buf)
+        del bodies
+        plain_at = np.flatnonzero(has_reply & ~sse)
+        r_ends = _texts([replies[k] for k in plain_at.tolist()], buf)
+        sse_at = np.flatnonzero(sse)
+        s_base = len(buf)
+        s_ends = _texts([replies[k] for k in sse_at.tolist()], buf)
+        del replies
+        a = np.frombuffer(buf, dtype=np.uint8)
+        b_starts = np.concatenate(([0], b_ends[:-1]))
+        r_starts = np.concatenate(([b_ends[-1]], r_ends[:-1]))[:len(r_ends)]
+        for k in np.flatnonzero(~_opens(a, b_starts, b_ends)).tolist():
+            if not _looks_like_json(buf[b_starts[k]:b_ends[k]].decode()):
+                raise _HandOver  # a body that is not JSON: not this path
+        # a reply: JSON (a record), a short text (a fact of the POST), or nothing
+        json_reply = _opens(a, r_starts, r_ends)
+        plain: list[str | None] = [None] * n
+        for k in np.flatnonzero(~json_reply).tolist():
+            text = buf[r_starts[k]:r_ends[k]].decode()
+            if text and not text.isspace():
+                if _looks_like_json(text):
+                    json_reply[k] = True
                 else:
-                    text = _decode_text(reply)
-                    if text and not text.isspace():
-                        if sse:
-                            what = 2
-                        elif _looks_like_json(text):
-                            what = 1
-                        else:
-                            plain = text[:200]
-                    elif sse:
-                        raise _HandOver  # a stream with no body: a log row
-            elif sse:
-                raise _HandOver
-            # the session (as ``_Reader.session_of``, with no endpoint event read)
-            header = rq.get("mcp-session-id") or rs.get("mcp-session-id")
-            if header:
-                session = header
-            elif self.stateless(rq.get("mcp-protocol-version")):
-                session = f"{self.default} entry {i}"
-            else:
-                session = url_sessions.get(req.url)  # type: ignore[assignment]
-                if session is None:
-                    session = url_sessions[req.url] = self.session_from_url(req.url) \
-                        or self.default
-            code = sessions.get(session)
-            if code is None:  # as the reader's check makes it valid Unicode, once a name
+                    plain[int(plain_at[k])] = text[:200]
+        start, problems = read_times(started, numbers=False)  # type: ignore[arg-type]
+        if problems or np.isnan(start).any():
+            raise _HandOver
+        first_byte, end = self.spans(start, times, tims)
+        session_of, names = self.sessions(facts, urls)
+        c2s_extra, s2c_extra = self.entry_extras(facts, status, incomplete, plain)
+        del facts, urls
+        # the records: each entry's POST (sub 0), its JSON reply (sub 1), or the events
+        # of its reply stream (sub 1 + the event's place in the body)
+        r_entry = [np.arange(n), plain_at[json_reply]]
+        r_sub = [np.zeros(n, dtype=np.int64), np.ones(int(json_reply.sum()), dtype=np.int64)]
+        r_start = [b_starts, r_starts[json_reply]]
+        r_end = [b_ends, r_ends[json_reply]]
+        r_type = [np.zeros(n + len(r_sub[1]), dtype=np.int64)]
+        r_last = [np.zeros(n + len(r_sub[1]), dtype=bool)]
+        types: list[bytes] = [b""]
+        if len(sse_at):
+            body, q, last, x, y, e_type, types = _events(  # type: ignore[assignment]
+                buf, s_base, s_ends)
+            r_entry.append(sse_at[body])
+            r_sub.append(q + 1)
+            r_start.append(x)
+            r_end.append(y)
+            r_type.append(e_type)
+            r_last.append(last)
+        del a
+        ev = np.concatenate([np.zeros(len(r_sub[0]) + len(r_sub[1]), dtype=bool),
+                             np.ones(len(r_sub[2]) if len(r_sub) > 2 else 0, dtype=bool)])
+        entry, sub = np.concatenate(r_entry), np.concatenate(r_sub)
+        order = np.lexsort((sub, entry))
+        entry, sub, ev = entry[order], sub[order], ev[order]
+        type_of = np.concatenate(r_type)[order]
+        last_ev = np.concatenate(r_last)[order]
+        starts, ends = np.concatenate(r_start)[order], np.concatenate(r_end)[order]
+        # times: a POST at its start, a JSON reply at the entry's end, an event of a
+        # reply stream at its first byte, the last one at its end
+        ts = np.where(sub == 0, start[entry],
+                      np.where(~ev | last_ev, end[entry], first_byte[entry]))
+        extras = self.extras(entry, sub, ev, type_of, types, c2s_extra, s2c_extra, status)
+        el, sl, evl = entry.tolist(), sub.tolist(), ev.tolist()
+        name = self.name
+        labels = [f"{name}#entry{i}" if s == 0 else f"{name}#entry{i}/event{s - 1}" if e
+                  else f"{name}#entry{i}/response" for i, s, e in zip(el, sl, evl,
+                                                                      strict=True)]
+        return Columns(buf, starts, ends, ts,  # type: ignore[arg-type]
+                       (sub != 0).astype(np.int8), session_of[entry], names,
+                       ev.astype(np.int64), ("http", "sse") if ev.any() else ("http",),
+                       labels, dict(enumerate(extras)))
+
+    def sessions(self, facts: list[tuple[Any, ...]], urls: list[str]
+                 ) -> tuple[np.ndarray, tuple[str, ...]]:
+        """The session of each entry (as ``_Reader.session_of``, no endpoint event read)
+        as codes, and the names (made valid Unicode, in the order they first come)."""
+        url_sessions: dict[str, str] = {}
+        names: dict[str, int] = {}  # a session as valid Unicode -> its code
+        codes: dict[str, int] = {}  # a session -> its code
+        out = np.empty(len(facts), dtype=np.int64)
+        for i, f in enumerate(facts):
+            session = f[0]
+            if session is None:
+                if f[1]:
+                    session = f"{self.default} entry {i}"
+                else:
+                    url = urls[i]
+                    session = url_sessions.get(url)
+                    if session is None:
+                        session = url_sessions[url] = self.session_from_url(url) \
+                            or self.default
+            code = codes.get(session)
+            if code is None:
                 named = self.escaped(session)
                 code = names.get(named)
                 if code is None:
                     code = names[named] = len(names)
-                sessions[session] = code
-            session_of.append(code)
-            # the extras (one dict per distinct set of facts)
-            incomplete = bool(e.incomplete)
-            mcp = tuple((k, v) for k in MCP_HEADERS if (v := rq.get(k)) is not None)
-            skey = (status.__class__, status)
-            key = (*skey, incomplete, plain, mcp)
-            extra = post_extras.get(key)
+                codes[session] = code
+            out[i] = code
+        return out, tuple(names)
+
+    @staticmethod
+    def entry_extras(facts: list[tuple[Any, ...]], status: list[int | None],
+                     incomplete: list[bool], plain: list[str | None]
+                     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The ``extra`` of each entry's POST and of its reply (one dict per distinct
+        set of facts: the table copies one per row)."""
+        made: dict[tuple[Any, ...], dict[str, Any]] = {}
+        base: dict[int | None, dict[str, Any]] = {}
+        c2s, s2c = [], []
+        for f, st, inc, text in zip(facts, status, incomplete, plain, strict=True):
+            key = (st, inc, text, f[2])
+            extra = made.get(key)
             if extra is None:
                 extra = {"http": "POST"}
-                if status is not None:
-                    extra["status"] = status
-                if incomplete:
+                if st is not None:
+                    extra["status"] = st
+                if inc:
                     extra["incomplete"] = True
-                if plain is not None:
-                    extra["reply"] = plain
-                if mcp:
-                    extra["mcp_headers"] = dict(mcp)
-                post_extras[key] = extra
-            c2s_extra.append(extra)
-            extra = base_extras.get(skey)
+                if text is not None:
+                    extra["reply"] = text
+                if f[2]:
+                    extra["mcp_headers"] = dict(f[2])
+                made[key] = extra
+            c2s.append(extra)
+            extra = base.get(st)
             if extra is None:
-                extra = base_extras[skey] = {"http": "POST"}
-                if status is not None:
-                    extra["status"] = status
-            s2c_extra.append(extra)
-            status_of.append(status)
-            raws.append(body)
-            kinds.append(0)
-            entry_of.append(i)
-            if what:
-                raws.append(reply)
-                kinds.append(what)
-                entry_of.append(i)
-            starts_txt.append(e.startedDateTime)
-            times.append(e.time)
-            tims.append(e.timings or _NO_TIMINGS)
-        del entries
-        start, problems = read_times(starts_txt, numbers=False)  # type: ignore[arg-type]
-        if problems or np.isnan(start).any():
-            raise _HandOver
-        first_byte, end = self.spans(start, times, tims)
-        return self.records(raws, kinds, entry_of, session_of, names, c2s_extra,
-                            s2c_extra, status_of, start, first_byte, end)
+                extra = base[st] = {"http": "POST"}
+                if st is not None:
+                    extra["status"] = st
+            s2c.append(extra)
+        return c2s, s2c
 
     @staticmethod
     def spans(start: np.ndarray, times: list[float | None], tims: list[_Timings]
               ) -> tuple[np.ndarray, np.ndarray]:
         """``Entry.span`` of every entry: its first byte and its end."""
-        cols = [np.array([getattr(t, f) for t in tims], dtype=np.float64)
-                for f in ("blocked", "dns", "connect", "send", "wait", "receive")]
-        ms = [_ms(c) for c in cols]
-        five = np.stack(ms[:5])
+        cols = np.array([(t.blocked, t.dns, t.connect, t.send, t.wait, t.receive)
+                         for t in tims], dtype=np.float64).reshape(len(tims), 6).T
+        ms = _ms(cols)
+        five = ms[:5]
         # a sum of one non-zero value is that value whatever the order of the additions;
         # the others are summed as ``Entry.span`` sums them (``sum``, from 0.0)
         first = five.sum(axis=0)
@@ -312,96 +352,160 @@ class _Columns:
         total = np.where(total != 0.0, total, first + ms[5])
         return start + first, start + total
 
-    def records(self, raws: list[msgspec.Raw], kinds: list[int], entry_of: list[int],
-                session_of: list[int], names: dict[str, int],
-                c2s_extra: list[dict[str, Any]], s2c_extra: list[dict[str, Any]],
-                status_of: list[Any], start: np.ndarray, first_byte: np.ndarray,
-                end: np.ndarray) -> Columns:
-        name = self.name
-        buf = bytearray()
-        r_start: list[int] = []
-        r_end: list[int] = []
-        r_ts: list[float] = []
-        r_dir: list[int] = []
-        r_sess: list[int] = []
-        r_stream: list[int] = []
-        labels: list[str] = []
-        extras: dict[int, dict[str, Any]] = {}
-        start_l, first_l, end_l = start.tolist(), first_byte.tolist(), end.tolist()
-        typed: dict[tuple[Any, ...], dict[str, Any]] = {}
-        usual: dict[tuple[Any, ...], dict[str, Any]] = {}
-        any_sse = False
-        for c in range(0, len(raws), RUN):
-            chunk = raws[c:c + RUN]
-            texts = _decode_texts(b"[" + b",".join(chunk) + b"]")
-            del chunk
-            pieces = [t.encode() for t in texts]
-            del texts
-            at = len(buf)
-            buf += b"".join(pieces)
-            for j, piece in enumerate(pieces):
-                k = c + j
-                i = entry_of[k]
-                kind = kinds[k]
-                b = at + len(piece)
-                if kind == 0:
-                    r_start.append(at)
-                    r_end.append(b)
-                    r_ts.append(start_l[i])
-                    r_dir.append(0)
-                    r_sess.append(session_of[i])
-                    r_stream.append(0)
-                    extras[len(labels)] = c2s_extra[i]
-                    labels.append(f"{name}#entry{i}")
-                elif kind == 1:
-                    r_start.append(at)
-                    r_end.append(b)
-                    r_ts.append(end_l[i])
-                    r_dir.append(1)
-                    r_sess.append(session_of[i])
-                    r_stream.append(0)
-                    extras[len(labels)] = s2c_extra[i]
-                    labels.append(f"{name}#entry{i}/response")
-                else:
-                    found = simple_spans(piece)
-                    if not found or any(t == b"endpoint" for _, _, t in found):
-                        raise _HandOver
-                    last = len(found) - 1
-                    status = status_of[i]
-                    skey = (status.__class__, status)
-                    src = f"{name}#entry{i}"
-                    for q, (x, y, t) in enumerate(found):
-                        if x == y:
-                            continue
-                        if piece[x] not in _OPENS and piece[x:y].decode(
-                                "utf-8", "surrogateescape").isspace():
-                            continue  # priming event, keep-alive comment
-                        if t is None or t == b"message":
-                            extra = usual.get(skey)
-                            if extra is None:
-                                extra = usual[skey] = {**s2c_extra[i], "ts_estimated": True}
-                        else:
-                            extra = typed.get((*skey, t))
-                            if extra is None:
-                                extra = typed[(*skey, t)] = {
-                                    **s2c_extra[i],
-                                    "sse_event": t.decode("utf-8", "surrogateescape"),
-                                    "ts_estimated": True}
-                        r_start.append(at + x)
-                        r_end.append(at + y)
-                        r_ts.append(end_l[i] if q == last else first_l[i])
-                        r_dir.append(1)
-                        r_sess.append(session_of[i])
-                        r_stream.append(1)
-                        any_sse = True
-                        extras[len(labels)] = extra
-                        labels.append(f"{src}/event{q}")
-                at = b
-        return Columns(buf, np.array(r_start, dtype=np.int64),  # type: ignore[arg-type]
-                       np.array(r_end, dtype=np.int64), np.array(r_ts, dtype=np.float64),
-                       np.array(r_dir, dtype=np.int8), np.array(r_sess, dtype=np.int64),
-                       tuple(names), np.array(r_stream, dtype=np.int64),
-                       ("http", "sse") if any_sse else ("http",), labels, extras)
+    @staticmethod
+    def extras(entry: np.ndarray, sub: np.ndarray, ev: np.ndarray, type_of: np.ndarray,
+               types: list[bytes], c2s_extra: list[dict[str, Any]],
+               s2c_extra: list[dict[str, Any]], status: list[int | None]
+               ) -> list[dict[str, Any]]:
+        """The ``extra`` of each record (one dict per distinct set of facts)."""
+        n = len(c2s_extra)
+        c2s, s2c = np.empty(n, dtype=object), np.empty(n, dtype=object)
+        c2s[:], s2c[:] = c2s_extra, s2c_extra
+        out = np.empty(len(entry), dtype=object)
+        post = sub == 0
+        out[post] = c2s[entry[post]]
+        reply = ~post & ~ev
+        out[reply] = s2c[entry[reply]]
+        at = np.flatnonzero(ev)
+        if len(at):
+            # an event's: its entry's reply extra with the event's type, estimated time
+            codes: dict[Any, int] = {}
+            status_code = np.array([codes.setdefault(s, len(codes)) for s in status],
+                                   dtype=np.int64)
+            which = status_code[entry[at]] * len(types) + type_of[at]
+            kinds, first = np.unique(which, return_index=True)
+            made = np.empty(len(kinds), dtype=object)
+            for k, (w, f) in enumerate(zip(kinds.tolist(), first.tolist(), strict=True)):
+                extra = {**s2c_extra[int(entry[at[f]])]}
+                t = w % len(types)
+                if t:
+                    extra["sse_event"] = types[t].decode("utf-8", "surrogateescape")
+                extra["ts_estimated"] = True
+                made[k] = extra
+            out[at] = made[np.searchsorted(kinds, which)]
+        return out.tolist()  # type: ignore[no-any-return]
+
+
+def _texts(raws: list[msgspec.Raw], out: bytearray) -> np.ndarray:
+    """Append the texts of JSON string literals to ``out`` (UTF-8); where each ends in
+    it. By the C extension (no string made), else decoded ``RUN`` at a time by msgspec."""
+    fn = _json_texts()
+    if fn is not None:
+        got = fn(raws, out)
+        if isinstance(got, int):
+            raise _HandOver  # not Unicode text: the reference path says what it is
+        return np.frombuffer(got, dtype=np.int64)
+    ends = [np.zeros(0, dtype=np.int64)]
+    for c in range(0, len(raws), RUN):
+        texts = _decode_texts(b"[" + b",".join(raws[c:c + RUN]) + b"]")
+        pieces = [t.encode() for t in texts]
+        del texts
+        ends.append(len(out) + np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64,
+                                                     count=len(pieces))))
+        out += b"".join(pieces)
+    return np.concatenate(ends)
+
+
+def _json_texts() -> Any:
+    """The C extension's ``json_texts``, or None (not built, or built without it)."""
+    from ..engine.native import native
+
+    return getattr(native, "json_texts", None)
+
+
+def _opens(a: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Which texts ``a[starts:ends]`` are not empty and open with ``{`` or ``[``."""
+    first = a[np.minimum(starts, max(len(a) - 1, 0))] if len(a) else np.zeros(len(starts),
+                                                                               np.uint8)
+    return (ends > starts) & ((first == 123) | (first == 91))
+
+
+_DATA = np.frombuffer(b"data:", dtype=np.uint8)
+_EVENT = np.frombuffer(b"event:", dtype=np.uint8)
+_MESSAGE = np.frombuffer(b"message", dtype=np.uint8)
+
+
+def _events(buf: bytearray, base: int, ends: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The events with data of SSE bodies (``buf`` from ``base``, each ending at ``ends``) made
+    only of usual events, as :func:`~._sse.simple_spans` reads them and the reader keeps
+    them: ``(body, q, last, start, end, type, types)`` of each kept event (its body, its
+    place among the body's events, whether it is the body's last, its data's bounds in
+    ``buf``, its type as a code: 0 none or ``message``, else ``types[code]``). A body of
+    anything else (or an ``endpoint`` event) raises :class:`_HandOver`."""
+    sbuf = memoryview(buf)[base:]
+    ends = ends - base
+    a = np.frombuffer(sbuf, dtype=np.uint8)
+    n = len(ends)
+    starts = np.concatenate((np.zeros(1, dtype=np.int64), ends[:-1]))
+    size = ends - starts
+    if (size < 2).any() or (a[ends - 1] != 10).any() or (a[ends - 2] != 10).any() \
+            or buf.find(b"\r", base) >= 0:
+        raise _HandOver
+    nl = np.flatnonzero(a == 10)
+    ls = np.concatenate((np.zeros(1, dtype=np.int64), nl[:-1] + 1))
+    length = nl - ls
+    width = np.arange(7)
+    head = a[np.minimum(ls[:, None] + width, len(a) - 1)]
+    head[width[None, :] >= length[:, None]] = 0
+    is_d = (head[:, :5] == _DATA).all(axis=1)
+    is_e = (head[:, :6] == _EVENT).all(axis=1)
+    is_b = length == 0
+    if not (is_d | is_e | is_b).all():
+        raise _HandOver
+    body = np.searchsorted(starts, ls, side="right") - 1
+    first = np.ones(len(ls), dtype=bool)
+    first[1:] = body[1:] != body[:-1]
+    prev_d = np.concatenate(([False], is_d[:-1])) & ~first
+    prev_e = np.concatenate(([False], is_e[:-1])) & ~first
+    prev_b = np.concatenate(([False], is_b[:-1])) & ~first
+    ok = np.where(is_b, prev_d, True) & np.where(is_d, first | prev_e | prev_b, True) \
+        & np.where(is_e, first | prev_b, True)
+    if not ok.all():
+        raise _HandOver
+    d = np.flatnonzero(is_d)
+    d_body = body[d]
+    new = np.ones(len(d), dtype=bool)
+    new[1:] = d_body[1:] != d_body[:-1]
+    if int(new.sum()) != n:
+        raise _HandOver  # a body with no event
+    group = np.flatnonzero(new)
+    q = np.arange(len(d)) - np.repeat(group, np.diff(np.append(group, len(d))))
+    last = np.append(new[1:], True)
+    x = ls[d] + np.where(head[d, 5] == 32, 6, 5)
+    y = nl[d]
+    # types: the ``event:`` line before a data line
+    e_type = np.zeros(len(d), dtype=np.int64)
+    types = [b""]
+    typed = np.flatnonzero(prev_e[d])
+    if len(typed):
+        e = d[typed] - 1
+        t0 = ls[e] + np.where(head[e, 6] == 32, 7, 6)
+        tl = nl[e] - t0
+        usual = tl == 0
+        seven = np.flatnonzero(tl == 7)
+        if len(seven):
+            usual[seven] = (a[t0[seven, None] + width] == _MESSAGE).all(axis=1)
+        codes: dict[bytes, int] = {}
+        for k in np.flatnonzero(~usual).tolist():
+            t = bytes(sbuf[int(t0[k]):int(nl[e[k]])])
+            if b":" in t or t == b"endpoint":
+                raise _HandOver
+            code = codes.get(t)
+            if code is None:
+                code = codes[t] = len(types)
+                types.append(t)
+            e_type[typed[k]] = code
+    # the events kept: data neither empty nor blank (a priming or keep-alive event)
+    keep = y > x
+    odd = np.flatnonzero(keep & ~np.isin(a[np.minimum(x, len(a) - 1)], _OPEN_BYTES))
+    for k in odd.tolist():
+        if bytes(sbuf[int(x[k]):int(y[k])]).decode("utf-8", "surrogateescape").isspace():
+            keep[k] = False
+    return (d_body[keep], q[keep], last[keep], x[keep] + base, y[keep] + base,
+            e_type[keep], types)  # type: ignore[return-value]
+
+
+_OPEN_BYTES = np.frombuffer(b"{[", dtype=np.uint8)
 
 
 def _looks_like_json(text: str) -> bool:

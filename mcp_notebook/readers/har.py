@@ -46,7 +46,9 @@ stream, before the POST that answers it) and keeps no time.
 
 from __future__ import annotations
 
+import io
 import json
+import mmap
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -151,12 +153,22 @@ class _Reader:
         with open_bytes(self.path) as f:
             return f.read().removeprefix(UTF8_BOM)
 
-    def load(self, held: list[bytes] | None = None
-             ) -> tuple[list[_Entry] | None, str | None]:
-        """The entries (None, and the problem, for a file that is not a HAR); the file's
-        bytes from ``held`` (taken out of it, so that they are let go once decoded) or
-        read."""
-        data = held.pop() if held else self.data()
+    def mapped(self) -> Any:
+        """The file's bytes as :meth:`data` gives them, through a read-only ``mmap`` of a
+        plain file (no copy of it in memory; unmapped once nothing refers to it)."""
+        with open_bytes(self.path) as f:
+            if isinstance(f, io.BufferedReader):
+                try:
+                    view = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                except (OSError, ValueError):  # empty, or a file the system cannot map
+                    view = None
+                if view is not None:
+                    return memoryview(view)[3:] if view[:3] == UTF8_BOM else view
+            return f.read().removeprefix(UTF8_BOM)
+
+    def load(self) -> tuple[list[_Entry] | None, str | None]:
+        """The entries (None, and the problem, for a file that is not a HAR)."""
+        data = self.data()
         usual = decode_usual(data)
         if usual is not None:  # typed: only the members used, and no lone surrogate
             del data  # the file's bytes are not kept beside its entries
@@ -219,14 +231,12 @@ class _Reader:
     def blocks(self) -> Iterator[Record | Spans]:
         """The records of :meth:`run`, the usual ones of a typed decoding as spans of one
         buffer of their texts (in the order the table would arrange them)."""
-        held = [self.data()]
-        cols = _columns(held[0], self.name, self.default, _stateless, _escaped,
+        cols = _columns(self.mapped(), self.name, self.default, _stateless, _escaped,
                         _session_from_url)
         if cols is not None:  # a usual Streamable HTTP HAR, read a column at a time
-            held.clear()
             yield from cols.blocks(self.name, order=stamp_order(cols.ts))
             return
-        entries, problem = self.load(held)
+        entries, problem = self.load()
         if entries is None or not self.typed or any(
                 e.sse and (e.method != "POST" or e.sse_events is not None) for e in entries):
             # events that may have no time (a GET stream's, a stamped stream's): their

@@ -6,10 +6,13 @@ entry path whole, with the same rows."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
 
+import msgspec
+import numpy as np
 import pytest
 
 import mcp_notebook.fast as fast
@@ -29,6 +32,16 @@ def kept(request, monkeypatch):
     """The texts decoded into the table (a small document) or kept in the buffer."""
     if request.param == "buffer":
         monkeypatch.setattr(fast, "LAZY_TEXT_MIN_BYTES", 0)
+    return request.param
+
+
+@pytest.fixture(params=["C", "msgspec"])
+def texts(request, monkeypatch):
+    """The bodies unescaped by the C extension, or decoded to strings by msgspec."""
+    if request.param == "msgspec":
+        monkeypatch.setattr(_har_columns, "_json_texts", lambda: None)
+    else:
+        assert _har_columns._json_texts() is not None  # the extension is built here
     return request.param
 
 
@@ -126,14 +139,14 @@ def _usual_entry(rng: random.Random, k: int) -> dict:
         if e["time"] is None:
             del e["time"]
     if rng.random() < 0.05:
-        e["_incomplete"] = rng.choice([True, 1, "yes"])
+        e["_incomplete"] = rng.choice([True, False, None])
     if rng.random() < 0.05:
         e["_proxyError"] = None
     return e
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_random_usual_hars_take_the_column_path(tmp_path, kept, seed):
+def test_random_usual_hars_take_the_column_path(tmp_path, kept, texts, seed):
     rng = random.Random(seed)
     entries = [_usual_entry(rng, k) for k in range(150)]
     rng.shuffle(entries)  # not in time order in the file
@@ -153,7 +166,7 @@ def test_a_session_named_by_the_caller(tmp_path, kept):
         assert _same_rows(path, session) > 0
 
 
-def test_bodies_decoded_in_several_runs(tmp_path, kept, monkeypatch):
+def test_bodies_decoded_in_several_runs(tmp_path, kept, texts, monkeypatch):
     monkeypatch.setattr(_har_columns, "RUN", 7)
     rng = random.Random(99)
     path = harkit.write(tmp_path / "runs.har", [_usual_entry(rng, k) for k in range(60)])
@@ -203,6 +216,12 @@ HANDED_OVER = {
     "a truncated body": _set("request.postData._truncated", 900),
     "an HTTP error": _set("response.status", 404),
     "a proxy's note": _set("_proxyError", "connection refused"),
+    "a proxy's note that is not text": _set("_proxyError", 5),
+    "a status that is text": _set("response.status", "200"),
+    "a status that is true": _set("response.status", True),
+    "a cut exchange said otherwise": _set("_incomplete", "yes"),
+    "an encoding named": _set("request.postData.encoding", "utf-8"),
+    "a reply's encoding named": _set("response.content._encoding", "base64"),
     "a base64 reply": _set("response.content.encoding", "base64"),
     "a truncated reply": _set("response.content._truncated", 900),
     "stamped events": _set("response.content._sseEvents", []),
@@ -226,7 +245,7 @@ HANDED_OVER = {
 
 
 @pytest.mark.parametrize("what", list(HANDED_OVER))
-def test_other_hars_are_handed_over(tmp_path, kept, what):
+def test_other_hars_are_handed_over(tmp_path, texts, what):
     entries = [_base(k) for k in range(4)]
     HANDED_OVER[what](entries[2])
     path = harkit.write(tmp_path / "other.har", entries)
@@ -236,12 +255,9 @@ def test_other_hars_are_handed_over(tmp_path, kept, what):
 
 TAKEN = {
     "as made": lambda e: None,
-    "a status that is text": _set("response.status", "200"),
-    "a status that is true": _set("response.status", True),
     "no status": _set("response.status", _DROP),
     "a reply that is null": _set("response.content.text", None),
     "no content": _set("response.content", _DROP),
-    "a proxy note that is not text": _set("_proxyError", 5),
     "a cut exchange": _set("_incomplete", True),
     "a body opening with blanks": _set("request.postData.text", '\n\t [1]'),
     "no timings": _set("timings", _DROP),
@@ -252,7 +268,7 @@ TAKEN = {
 
 
 @pytest.mark.parametrize("what", list(TAKEN))
-def test_the_usual_entries_take_the_column_path(tmp_path, kept, what):
+def test_the_usual_entries_take_the_column_path(tmp_path, texts, what):
     entries = [_base(k) for k in range(4)]
     TAKEN[what](entries[2])
     path = harkit.write(tmp_path / "base.har", entries)
@@ -271,7 +287,7 @@ def test_documents_that_are_not_usual_hars(tmp_path):
 
 @pytest.mark.parametrize("bad", [b"p\xe9ng", b"p\\ud800ng", b"p\\udc00ng",
                                  b"\\ud83d\\ude00"])
-def test_bodies_that_are_not_unicode_are_handed_over(tmp_path, bad):
+def test_bodies_that_are_not_unicode_are_handed_over(tmp_path, texts, bad):
     """Bytes that are not UTF-8, an escaped lone surrogate (a pair is Unicode)."""
     doc = harkit.write(tmp_path / "x.har", [_base(k) for k in range(3)]).read_bytes()
     assert doc.count(b"ping") == 3
@@ -279,3 +295,49 @@ def test_bodies_that_are_not_unicode_are_handed_over(tmp_path, bad):
     path.write_bytes(doc.replace(b"ping", bad, 1))
     assert _took_columns(path) is (bad == b"\\ud83d\\ude00")
     _same_rows(path)
+
+
+# -- the C extension's unescaping --------------------------------------------------------
+
+def _literal(rng: random.Random) -> bytes:
+    """A JSON string literal, valid or not: text, escapes of every kind, pairs, lone
+    surrogates, bad escapes, control bytes, bytes that are not UTF-8."""
+    parts = [b'"']
+    for _ in range(rng.randint(0, 12)):
+        parts.append(rng.choice([
+            b"plain text ", "é中😀".encode(), b'\\"', b"\\\\", b"\\/", b"\\b\\f\\n\\r\\t",
+            b"\\u00e9", b"\\u00E9", b"\\u0000", b"\\ud83d\\ude00", b"\\uD83D\\uDE00",
+            b"12345678abcdefgh", b"x" * rng.randint(0, 20),
+            *([b"\\ud800", b"\\udc00", b"\\ud83dx", b"\\x", b"\\u12", b"\x01", b'"', b"\xff",
+               b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xe4\xb8"]
+              if rng.random() < 0.1 else [])]))
+    parts.append(rng.choice([b'"', b'"', b'"', b'"', b"", b"\\"]))
+    return b"".join(parts)
+
+
+def test_json_texts_are_msgspecs_texts():
+    fn = _har_columns._json_texts()
+    assert fn is not None
+    rng = random.Random(5)
+    bad_seen = 0
+    for _ in range(300):
+        items = [msgspec.Raw(_literal(rng)) for _ in range(rng.randint(0, 8))]
+        want = []
+        bad = None
+        for k, item in enumerate(items):
+            try:
+                want.append(msgspec.json.decode(bytes(item), type=str).encode())
+            except msgspec.DecodeError:
+                bad = k
+                break
+        out = bytearray(b"kept")
+        got = fn(items, out)
+        if bad is not None:
+            bad_seen += 1
+            assert got == bad
+            assert out == b"kept"
+        else:
+            ends = np.frombuffer(got, dtype=np.int64).tolist()
+            assert ends == list(itertools.accumulate(map(len, want), initial=4))[1:]
+            assert bytes(out) == b"kept" + b"".join(want)
+    assert bad_seen > 20

@@ -22,6 +22,7 @@
  */
 #include "tap.h"
 #include "pair.h"
+#include "har.h"
 
 #define LIST_CACHE 16      /* list texts remembered per scan() call */
 #define CODE_CACHE 64      /* call column strings remembered per scan() call */
@@ -1086,6 +1087,7 @@ static PyMethodDef METHODS[] = {
     {"offsets", py_offsets, METH_VARARGS, OFFSETS_DOC},
     {"big_ids", py_big_ids, METH_VARARGS, BIG_IDS_DOC},
     {"directions", py_directions, METH_VARARGS, DIRECTIONS_DOC},
+    {"json_texts", py_json_texts, METH_VARARGS, JSON_TEXTS_DOC},
     {NULL, NULL, 0, NULL},
 };
 
