@@ -389,7 +389,7 @@ class _Columns:
 def _texts(raws: list[msgspec.Raw], out: bytearray) -> np.ndarray:
     """Append the texts of JSON string literals to ``out`` (UTF-8); where each ends in
     it. By the C extension (no string made), else decoded ``RUN`` at a time by msgspec."""
-    fn = _json_texts()
+    fn = _native_fn("json_texts")
     if fn is not None:
         got = fn(raws, out)
         if isinstance(got, int):
@@ -406,11 +406,11 @@ def _texts(raws: list[msgspec.Raw], out: bytearray) -> np.ndarray:
     return np.concatenate(ends)
 
 
-def _json_texts() -> Any:
-    """The C extension's ``json_texts``, or None (not built, or built without it)."""
+def _native_fn(name: str) -> Any:
+    """The C extension's function ``name``, or None (not built, or built without it)."""
     from ..engine.native import native
 
-    return getattr(native, "json_texts", None)
+    return getattr(native, name, None)
 
 
 def _opens(a: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -432,6 +432,9 @@ def _events(buf: bytearray, base: int, ends: np.ndarray) -> tuple[np.ndarray, ..
     place among the body's events, whether it is the body's last, its data's bounds in
     ``buf``, its type as a code: 0 none or ``message``, else ``types[code]``). A body of
     anything else (or an ``endpoint`` event) raises :class:`_HandOver`."""
+    fn = _native_fn("sse_events")
+    if fn is not None:
+        return _c_events(fn, buf, base, ends)
     sbuf = memoryview(buf)[base:]
     ends = ends - base
     a = np.frombuffer(sbuf, dtype=np.uint8)
@@ -506,6 +509,43 @@ def _events(buf: bytearray, base: int, ends: np.ndarray) -> tuple[np.ndarray, ..
 
 
 _OPEN_BYTES = np.frombuffer(b"{[", dtype=np.uint8)
+
+
+def _c_events(fn: Any, buf: bytearray, base: int, ends: np.ndarray
+              ) -> tuple[np.ndarray, ...]:
+    """:func:`_events` by the C extension's ``sse_events``."""
+    starts = np.concatenate((np.array([base], dtype=np.int64), ends[:-1]))
+    got = fn(buf, starts, ends)
+    if isinstance(got, int):
+        raise _HandOver  # a body of anything but usual events
+    rows = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 6)
+    counts = np.frombuffer(got[1], dtype=np.int64)
+    body, q, x, y = rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
+    last = q == counts[body] - 1
+    e_type = np.zeros(len(rows), dtype=np.int64)
+    types = [b""]
+    typed = np.flatnonzero(rows[:, 4] >= 0)
+    if len(typed):
+        codes: dict[bytes, int] = {}
+        for k, t0, tl in zip(typed.tolist(), rows[typed, 4].tolist(), rows[typed, 5].tolist(),
+                             strict=True):
+            t = bytes(buf[t0:t0 + tl])
+            if t == b"endpoint":
+                raise _HandOver
+            code = codes.get(t)
+            if code is None:
+                code = codes[t] = len(types)
+                types.append(t)
+            e_type[k] = code
+    keep = y > x
+    a = np.frombuffer(buf, dtype=np.uint8)
+    odd = np.flatnonzero(keep & ~np.isin(a[np.minimum(x, len(a) - 1)], _OPEN_BYTES))
+    del a
+    for k in odd.tolist():
+        if buf[int(x[k]):int(y[k])].decode("utf-8", "surrogateescape").isspace():
+            keep[k] = False
+    return body[keep], q[keep], last[keep], x[keep], y[keep], e_type[keep], \
+        types  # type: ignore[return-value]
 
 
 def _looks_like_json(text: str) -> bool:

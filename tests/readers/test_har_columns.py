@@ -19,7 +19,7 @@ import mcp_notebook.fast as fast
 from mcp_notebook import readers
 from mcp_notebook.fast.records import part_of
 from mcp_notebook.fast.store import Store
-from mcp_notebook.readers import _har_columns, har
+from mcp_notebook.readers import _har_columns, _sse, har
 from mcp_notebook.readers._spans import Spans
 from mcp_notebook.table import collect
 
@@ -35,13 +35,15 @@ def kept(request, monkeypatch):
     return request.param
 
 
-@pytest.fixture(params=["C", "msgspec"])
+@pytest.fixture(params=["C", "Python"])
 def texts(request, monkeypatch):
-    """The bodies unescaped by the C extension, or decoded to strings by msgspec."""
-    if request.param == "msgspec":
-        monkeypatch.setattr(_har_columns, "_json_texts", lambda: None)
-    else:
-        assert _har_columns._json_texts() is not None  # the extension is built here
+    """The bodies unescaped and the reply streams split by the C extension, or decoded
+    to strings by msgspec and split with numpy."""
+    if request.param == "Python":
+        monkeypatch.setattr(_har_columns, "_native_fn", lambda name: None)
+    else:  # the extension is built here
+        assert _har_columns._native_fn("json_texts") is not None
+        assert _har_columns._native_fn("sse_events") is not None
     return request.param
 
 
@@ -316,7 +318,7 @@ def _literal(rng: random.Random) -> bytes:
 
 
 def test_json_texts_are_msgspecs_texts():
-    fn = _har_columns._json_texts()
+    fn = _har_columns._native_fn("json_texts")
     assert fn is not None
     rng = random.Random(5)
     bad_seen = 0
@@ -341,3 +343,41 @@ def test_json_texts_are_msgspecs_texts():
             assert ends == list(itertools.accumulate(map(len, want), initial=4))[1:]
             assert bytes(out) == b"kept" + b"".join(want)
     assert bad_seen > 20
+
+
+_PIECES = ["event: message\n", "event:\n", "event: a:b\n", "event: note\n", "event:note\n",
+           "data: {}\n", "data:x\n", "data:  two\n", "data: a:b\n", "data:\n", "\n", "\n\n",
+           ": ping\n", "id: 7\n", "\r\n", "data: \r\n", "x: y\n", "data: {\"id\":1}\n\n",
+           "event: message\ndata: [1]\n\n", "event: endpoint\ndata: /m\n\n", "data", "event"]
+
+
+_BLOCKS = ["data: {}\n\n", "data:[1]\n\n", "event: message\ndata: {}\n\n",
+           "event:\ndata: x\n\n", "event: note\ndata:  {}\n\n", "event:n\ndata:\n\n",
+           "data: é😀\n\n"]
+
+
+def test_sse_events_are_simple_spans():
+    fn = _har_columns._native_fn("sse_events")
+    assert fn is not None
+    rng = random.Random(11)
+    taken = 0
+    for _ in range(3000):
+        bodies = ["".join(rng.choice(_PIECES if rng.random() < 0.15 else _BLOCKS)
+                          for _ in range(rng.randint(1, 6))).encode()
+                  for _ in range(rng.randint(1, 3))]
+        buf = b"pad" + b"".join(bodies)
+        ends = np.cumsum([3, *map(len, bodies)])
+        got = fn(buf, ends[:-1].astype(np.int64), ends[1:].astype(np.int64))
+        want = [_sse.simple_spans(b) for b in bodies]
+        bad = next((k for k, w in enumerate(want) if w is None), None)
+        if bad is not None:
+            assert got == bad
+            continue
+        taken += 1
+        rows = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 6).tolist()
+        assert np.frombuffer(got[1], dtype=np.int64).tolist() == [len(w) for w in want]
+        expect = [(k, q, int(ends[k]) + x, int(ends[k]) + y, None if t in (None, b"message")
+                   else t) for k, w in enumerate(want) for q, (x, y, t) in enumerate(w)]
+        assert [(k, q, x, y, None if t0 < 0 else buf[t0:t0 + tl])
+                for k, q, x, y, t0, tl in rows] == expect
+    assert taken > 100

@@ -147,4 +147,118 @@ static PyObject *py_json_texts(PyObject *self, PyObject *args) {
     return ends;
 }
 
+/* Whether [p, end) starts with the n bytes of s. */
+static inline int har_starts(cptr p, cptr end, const char *s, size_t n) {
+    return (size_t)(end - p) >= n && memcmp(p, s, n) == 0;
+}
+
+static const char SSE_EVENTS_DOC[] =
+    "sse_events(buf, starts, ends) -> (bytearray, bytearray) | int\n\n"
+    "The events of SSE bodies (buf[starts[k]:ends[k]], int64 buffers) made only of usual\n"
+    "events (an optional ``event:`` line, one ``data:`` line, a blank line; LF only), as\n"
+    "readers._sse.simple_spans reads them: six int64 per event (its body, its place in\n"
+    "the body, the start and end of its data in buf, the start of its type in buf and\n"
+    "its length, -1 for none or ``message``) and the number of events of each body. For\n"
+    "a body of anything else, its index.";
+
+static PyObject *py_sse_events(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    Py_buffer b[3];
+    int nb = 0;
+    PyObject *res = NULL, *ev = NULL, *counts = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2])) return NULL;
+    for (; nb < 3; nb++)
+        if (PyObject_GetBuffer(o[nb], &b[nb], PyBUF_SIMPLE)) goto done;
+    Py_ssize_t n = b[1].len / 8;
+    if (b[2].len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "starts and ends differ in length");
+        goto done;
+    }
+    const int64_t *st = (const int64_t *)b[1].buf, *en = (const int64_t *)b[2].buf;
+    cptr base = (cptr)b[0].buf;
+    Py_ssize_t cap = 64, used = 0;
+    ev = PyByteArray_FromStringAndSize(NULL, cap * 48);
+    counts = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (!ev || !counts) goto done;
+    int64_t *cnt = (int64_t *)PyByteArray_AS_STRING(counts);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (st[k] < 0 || en[k] < st[k] || en[k] > b[0].len) {
+            PyErr_SetString(PyExc_ValueError, "a body outside the buffer");
+            goto done;
+        }
+        cptr p = base + st[k], end = base + en[k];
+        int ok = (har_starts(p, end, "data:", 5) || har_starts(p, end, "event:", 6)) &&
+                 end - p >= 2 && end[-1] == '\n' && end[-2] == '\n' &&
+                 !memchr(p, '\r', (size_t)(end - p));
+        int64_t q = 0;
+        cptr pos = p;
+        while (ok && pos < end) {
+            cptr blk = NULL;  /* the next "\n\n" */
+            for (cptr f = pos; f + 1 < end; f++) {
+                f = memchr(f, '\n', (size_t)(end - f));
+                if (!f || f + 1 >= end) break;
+                if (f[1] == '\n') {
+                    blk = f;
+                    break;
+                }
+            }
+            if (!blk) {
+                ok = 0;
+                break;
+            }
+            cptr at = pos;
+            int64_t t0 = -1, tl = -1;
+            if (har_starts(pos, blk, "event:", 6)) {
+                cptr nl = memchr(pos, '\n', (size_t)(blk - pos));
+                if (!nl) {
+                    ok = 0;
+                    break;
+                }
+                cptr t = pos + (har_starts(pos, blk, "event: ", 7) ? 7 : 6);
+                if (t > nl) t = nl;
+                if (memchr(t, ':', (size_t)(nl - t))) {
+                    ok = 0;
+                    break;
+                }
+                if (nl - t > 0 && !(nl - t == 7 && memcmp(t, "message", 7) == 0)) {
+                    t0 = (int64_t)(t - base);
+                    tl = (int64_t)(nl - t);
+                }
+                at = nl + 1;
+            }
+            if (!har_starts(at, blk, "data:", 5) || memchr(at, '\n', (size_t)(blk - at))) {
+                ok = 0;
+                break;
+            }
+            cptr x = at + (har_starts(at, blk, "data: ", 6) ? 6 : 5);
+            if (used == cap) {
+                cap *= 2;
+                if (PyByteArray_Resize(ev, cap * 48)) goto done;
+            }
+            int64_t *row = (int64_t *)PyByteArray_AS_STRING(ev) + used * 6;
+            row[0] = (int64_t)k;
+            row[1] = q++;
+            row[2] = (int64_t)(x - base);
+            row[3] = (int64_t)(blk - base);
+            row[4] = t0;
+            row[5] = tl;
+            used++;
+            pos = blk + 2;
+        }
+        if (!ok) {
+            res = PyLong_FromSsize_t(k);
+            goto done;
+        }
+        cnt[k] = q;
+    }
+    if (PyByteArray_Resize(ev, used * 48)) goto done;
+    res = PyTuple_Pack(2, ev, counts);
+done:
+    Py_XDECREF(ev);
+    Py_XDECREF(counts);
+    while (nb > 0) PyBuffer_Release(&b[--nb]);
+    return res;
+}
+
 #endif

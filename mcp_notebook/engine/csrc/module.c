@@ -1088,6 +1088,7 @@ static PyMethodDef METHODS[] = {
     {"big_ids", py_big_ids, METH_VARARGS, BIG_IDS_DOC},
     {"directions", py_directions, METH_VARARGS, DIRECTIONS_DOC},
     {"json_texts", py_json_texts, METH_VARARGS, JSON_TEXTS_DOC},
+    {"sse_events", py_sse_events, METH_VARARGS, SSE_EVENTS_DOC},
     {NULL, NULL, 0, NULL},
 };
 
