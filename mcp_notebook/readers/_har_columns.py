@@ -182,15 +182,17 @@ class _Columns:
         facts = [fcache.get(k) or fcache.setdefault(k, self.facts(k)) for k in hkeys]
         del hkeys, fcache
         mcache: dict[Any, bool] = {}
-        sse = np.zeros(n, dtype=bool)
-        for i, (f, m) in enumerate(zip(facts, mimes, strict=True)):
-            mime = f[3] or m
+
+        def is_sse(mime: Any) -> bool:
             got = mcache.get(mime) if mime.__class__ is str else None
             if got is None:
                 got = _SSE in str(mime or "").lower()
                 if mime.__class__ is str:
                     mcache[mime] = got
-            sse[i] = got
+            return got
+
+        sse = np.fromiter(map(is_sse, [f[3] or m for f, m in zip(facts, mimes, strict=True)]),
+                          dtype=bool, count=n)
         del mimes
         has_reply = np.fromiter((r != _NULL for r in replies), dtype=bool, count=n)
         if (sse & ~has_reply).any():
@@ -302,34 +304,46 @@ class _Columns:
     @staticmethod
     def entry_extras(facts: list[tuple[Any, ...]], status: list[int | None],
                      incomplete: list[bool], plain: list[str | None]
-                     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The ``extra`` of each entry's POST and of its reply (one dict per distinct
-        set of facts: the table copies one per row)."""
-        made: dict[tuple[Any, ...], dict[str, Any]] = {}
-        base: dict[int | None, dict[str, Any]] = {}
-        c2s, s2c = [], []
-        for f, st, inc, text in zip(facts, status, incomplete, plain, strict=True):
-            key = (st, inc, text, f[2])
-            extra = made.get(key)
-            if extra is None:
-                extra = {"http": "POST"}
-                if st is not None:
-                    extra["status"] = st
-                if inc:
-                    extra["incomplete"] = True
-                if text is not None:
-                    extra["reply"] = text
-                if f[2]:
-                    extra["mcp_headers"] = dict(f[2])
-                made[key] = extra
-            c2s.append(extra)
-            extra = base.get(st)
-            if extra is None:
-                extra = base[st] = {"http": "POST"}
-                if st is not None:
-                    extra["status"] = st
-            s2c.append(extra)
-        return c2s, s2c
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """The ``extra`` of each entry's POST and of its reply, as object arrays (one dict
+        per distinct set of facts: the table copies one per row)."""
+        n = len(facts)
+        codes: dict[Any, int] = {}
+        status_code = np.fromiter((codes.setdefault(x, len(codes)) for x in status),
+                                  dtype=np.int64, count=n)
+        mcps: dict[tuple[Any, ...], int] = {}
+        mcp_code = np.fromiter((mcps.setdefault(f[2], len(mcps)) for f in facts),
+                               dtype=np.int64, count=n)
+        inc = np.fromiter(incomplete, dtype=bool, count=n)
+        key = (mcp_code * len(codes) + status_code) * 2 + inc
+        kinds, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+
+        def made(k: int, text: str | None) -> dict[str, Any]:
+            st = status[k]
+            extra: dict[str, Any] = {"http": "POST"}
+            if st is not None:
+                extra["status"] = st
+            if incomplete[k]:
+                extra["incomplete"] = True
+            if text is not None:
+                extra["reply"] = text
+            if facts[k][2]:
+                extra["mcp_headers"] = dict(facts[k][2])
+            return extra
+
+        c2s = np.empty(len(kinds), dtype=object)
+        c2s[:] = [made(k, None) for k in first.tolist()]
+        c2s = c2s[inverse.reshape(-1)]
+        texts: dict[tuple[int, str], dict[str, Any]] = {}  # a short reply: a fact of it
+        for k in (k for k, t in enumerate(plain) if t is not None):
+            t = plain[k]
+            assert t is not None
+            c2s[k] = texts.get((int(key[k]), t)) or texts.setdefault((int(key[k]), t),
+                                                                      made(k, t))
+        base = np.empty(len(codes), dtype=object)
+        base[:] = [{"http": "POST"} if x is None else {"http": "POST", "status": x}
+                   for x in codes]
+        return c2s, base[status_code]
 
     @staticmethod
     def spans(start: np.ndarray, times: list[float | None], tims: list[_Timings]
@@ -354,13 +368,10 @@ class _Columns:
 
     @staticmethod
     def extras(entry: np.ndarray, sub: np.ndarray, ev: np.ndarray, type_of: np.ndarray,
-               types: list[bytes], c2s_extra: list[dict[str, Any]],
-               s2c_extra: list[dict[str, Any]], status: list[int | None]
-               ) -> list[dict[str, Any]]:
+               types: list[bytes], c2s_extra: np.ndarray, s2c_extra: np.ndarray,
+               status: list[int | None]) -> list[dict[str, Any]]:
         """The ``extra`` of each record (one dict per distinct set of facts)."""
-        n = len(c2s_extra)
-        c2s, s2c = np.empty(n, dtype=object), np.empty(n, dtype=object)
-        c2s[:], s2c[:] = c2s_extra, s2c_extra
+        c2s, s2c = c2s_extra, s2c_extra
         out = np.empty(len(entry), dtype=object)
         post = sub == 0
         out[post] = c2s[entry[post]]

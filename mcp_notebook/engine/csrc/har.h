@@ -5,6 +5,13 @@
 #define MCP_NOTEBOOK_HAR_H
 #include "json.h"
 
+#if (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || \
+    defined(_M_X64) || defined(_M_IX86) || defined(_M_ARM64)
+#define HAR_LITTLE_ENDIAN 1
+#else
+#define HAR_LITTLE_ENDIAN 0
+#endif
+
 /* Append the text of the JSON string literal [p, end) to dst; the end of what was
  * written, or NULL when [p, end) is not one JSON string of Unicode text (no quotes
  * around it, a control character, bytes that are not UTF-8, an unknown escape, an
@@ -25,7 +32,18 @@ static unsigned char *json_string_text(cptr p, cptr end, unsigned char *dst) {
             uint64_t special = ((w - ones * 0x20) | (q - ones) | (b - ones) | w) & high;
             /* (x - ones) & high flags a zero byte only where x has no high bit: w's own
              * high bytes are flagged by | w, which also covers q and b of them */
-            if (special) break;
+            if (special) {
+#if HAR_LITTLE_ENDIAN
+                /* the plain bytes before the first special one (the lowest flagged
+                 * byte: a false flag only ever follows a true one) */
+                uint32_t lo = (uint32_t)special;
+                int k = lo ? mn_ctz(lo) >> 3 : 4 + (mn_ctz((uint32_t)(special >> 32)) >> 3);
+                memcpy(dst, p, 8);  /* what follows the k bytes is written over */
+                dst += k;
+                p += k;
+#endif
+                break;
+            }
             memcpy(dst, p, 8);
             dst += 8;
             p += 8;
