@@ -148,14 +148,10 @@ class _Reader:
         #: the usual records of a typed decoding, as places in one buffer (None: records)
         self.doc: Doc | None = None
 
-    def data(self) -> bytes:
-        """The file's bytes (decompressed), without an editor's byte order mark."""
-        with open_bytes(self.path) as f:
-            return f.read().removeprefix(UTF8_BOM)
-
     def mapped(self) -> Any:
-        """The file's bytes as :meth:`data` gives them, through a read-only ``mmap`` of a
-        plain file (no copy of it in memory; unmapped once nothing refers to it)."""
+        """The file's bytes (decompressed), without an editor's byte order mark: through a
+        read-only ``mmap`` of a plain file (no copy of it in memory; unmapped once nothing
+        refers to it)."""
         with open_bytes(self.path) as f:
             if isinstance(f, io.BufferedReader):
                 try:
@@ -168,12 +164,13 @@ class _Reader:
 
     def load(self) -> tuple[list[_Entry] | None, str | None]:
         """The entries (None, and the problem, for a file that is not a HAR)."""
-        data = self.data()
+        data = self.mapped()
         usual = decode_usual(data)
         if usual is not None:  # typed: only the members used, and no lone surrogate
             del data  # the file's bytes are not kept beside its entries
             self.typed = True
             return self.entries(enumerate(usual)), None
+        data = bytes(data)  # a mapped file: its bytes, for the decoders that need them
         try:
             doc = _decode(data)
         except (ValueError, RecursionError) as exc:
