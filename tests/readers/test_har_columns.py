@@ -6,6 +6,7 @@ entry path whole, with the same rows."""
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import json
 import random
@@ -381,3 +382,24 @@ def test_sse_events_are_simple_spans():
         assert [(k, q, x, y, None if t0 < 0 else buf[t0:t0 + tl])
                 for k, q, x, y, t0, tl in rows] == expect
     assert taken > 100
+
+
+@pytest.mark.parametrize("how", ["plain", "bom", "gzip", "gzip+bom"])
+def test_the_file_read_mapped_or_decompressed(tmp_path, monkeypatch, how):
+    """A plain file is mapped (a byte order mark skipped), a gzip one decompressed: the
+    column path reads both, with the rows of the entry-by-entry path."""
+    doc = harkit.write(tmp_path / "x.har", [_base(k) for k in range(5)]).read_bytes()
+    if "bom" in how:
+        doc = b"\xef\xbb\xbf" + doc
+    path = tmp_path / ("c.har.gz" if "gzip" in how else "c.har")
+    path.write_bytes(gzip.compress(doc) if "gzip" in how else doc)
+    took = []
+    real = har._columns
+
+    def spy(*args):
+        took.append(real(*args) is not None)
+        return real(*args)
+
+    monkeypatch.setattr(har, "_columns", spy)
+    assert _same_rows(path) == 10
+    assert took[0] is True
