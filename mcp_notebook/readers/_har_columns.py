@@ -1,39 +1,52 @@
-"""A usual Streamable HTTP HAR read a column at a time, its bodies never all strings at once.
+"""A usual HAR of MCP over HTTP read a column at a time, its bodies never all strings at once.
 
 The HAR reader's entry-by-entry path decodes every body into a string (all of them alive
-at once after the typed decoding), makes an :class:`~._har_entry.Entry` per entry and
-writes each record into a :class:`~._docspans.Doc`. Most captures are made of one kind
-of entry only: a POST of a JSON-RPC body whose reply is JSON, an ``Accepted``-like text,
-nothing, or a stream of usual SSE events. For such a document, :func:`columns` gives the
-same records as :class:`~._docspans.Columns`:
+at once after the typed decoding), makes an :class:`~._har_entry.Entry` per entry and a
+record (or a place in a :class:`~._docspans.Doc`) per message. Most captures are made of
+few kinds of entry: a POST of a JSON-RPC body whose reply is JSON, a short text such as
+``Accepted``, nothing, or a stream of usual SSE events; and, for the 2024-11-05
+transport, GET streams of usual events (an ``endpoint`` event naming the session, then
+the server's messages, which have no time). For such a document, :func:`columns` gives
+the same records, as :class:`~._docspans.Columns` and the order the table takes them in:
 
 - the document is decoded into strict typed structs whose bodies and header lists are
-  :class:`msgspec.Raw` (places in the file's bytes, no string);
-- the bodies are decoded a batch at a time (``RUN`` of them) and written into one buffer
-  as UTF-8, so only one batch's strings are alive at once;
-- a header list is read once per distinct list (its bytes), the times a column at a
-  time with numpy (:func:`~._time.read_times`, the entry's timings as arrays);
-- the records' extras are shared between records of the same facts (the table copies
-  one per row).
+  :class:`msgspec.Raw` (places in the file's bytes, mapped, no string);
+- the bodies are unescaped into one buffer as UTF-8 by the C extension
+  (``json_texts``; without it, decoded by msgspec ``RUN`` at a time), the SSE bodies
+  split there (``sse_events``; without it, with numpy);
+- a header list is read once per distinct pair of lists, the times and timings a column
+  at a time with numpy, the records' extras shared by records of the same facts (the
+  table copies one per row);
+- the untimed events of a GET stream are placed as ``har._in_time_order`` places them
+  (an answer right after the request it answers, any other at the stream's opening),
+  from the kinds and id keys the table's own classification gives (:func:`_meaning`);
+  such a HAR's records are then given as :class:`~.base.Record` s, as the entry-by-entry
+  path gave them (its table decodes the texts into memory whatever their size).
 
-Any document with an entry of another kind (not a POST, a body that is not JSON, an
-HTTP error, a base64 or truncated body, a proxy's note, an SSE body that is not made of
-usual events or names an ``endpoint``, a time that cannot be read, a value of an
-unexpected type) gives None: the reader's entry-by-entry path reads it, so the records
-are always what that path gives (``tests/readers/test_har_columns.py``).
+Any document with an entry of another kind (a method but POST or GET, a body that is not
+JSON, an HTTP error, an encoding, a truncation, a proxy's note, stamped SSE events, an SSE
+body that is not made of usual events, an ``endpoint`` event in a POST's reply stream, a
+time that cannot be read, a value of an unexpected type) gives None: the reader's
+entry-by-entry path reads it, so the records are always what that path gives
+(``tests/readers/test_har_columns.py``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Iterator
+from typing import Any, Literal, NamedTuple
+from urllib.parse import urljoin
 
 import msgspec
 import numpy as np
 
-from ._docspans import Columns
+from ..protocol.vocab import KINDS
+from ._docspans import Columns, stamp_order
 from ._har_entry import MCP_HEADERS, headers_of
 from ._har_entry import _Header as _Header  # the typed decoding's header
+from ._spans import Spans
 from ._time import read_times
+from .base import Record
 
 __all__ = ["columns", "RUN"]
 
@@ -55,9 +68,9 @@ class _Body(msgspec.Struct, gc=False):
 
 
 class _Request(msgspec.Struct, gc=False):
-    method: Literal["POST"]
+    method: Literal["POST", "GET"]
     url: str
-    postData: _Body  # noqa: N815 - HAR's member name
+    postData: _Body | None = None  # noqa: N815 - HAR's member name
     headers: msgspec.Raw = _NULL
 
 
@@ -116,7 +129,7 @@ def _ms1(value: float | None) -> float:
 
 
 def columns(data: bytes, name: str, default: str, stateless: Any, escaped: Any,
-            session_from_url: Any) -> Columns | None:
+            session_from_url: Any) -> _Found | None:
     """The records of a usual Streamable HTTP HAR (the file's bytes) as columns, in file
     order, as the entry-by-entry path makes them; None for any other document.
 
@@ -131,6 +144,107 @@ def columns(data: bytes, name: str, default: str, stateless: Any, escaped: Any,
         return _Columns(name, default, stateless, escaped, session_from_url).read(held)
     except (_HandOver, msgspec.DecodeError):
         return None
+
+
+class _Found(NamedTuple):
+    """The records of a HAR read a column at a time: the usual ones as :class:`Columns`,
+    each slot (in file order) a usual record (``at``) or, where ``at`` is -1, one of
+    ``others`` (a GET stream's ``endpoint`` event), and the order the table takes them
+    in."""
+
+    cols: Columns
+    at: np.ndarray | None
+    others: dict[int, Record]
+    order: np.ndarray
+    #: give every record as a :class:`Record` (a HAR with a GET stream: the entry-by-entry
+    #: path gave records, so its table decoded the texts into memory whatever their size)
+    as_records: bool = False
+
+    def blocks(self, name: str) -> Iterator[Record | Spans]:
+        items = self.cols.blocks(name, self.at, self.others or None, self.order)
+        if not self.as_records:
+            return items
+        return (r for item in items for r in (item.records() if type(item) is Spans
+                                              else (item,)))
+
+    @staticmethod
+    def of(cols: Columns, entry: np.ndarray, sub: np.ndarray,
+           others: list[tuple[int, int, Record]], get: np.ndarray, first_byte: np.ndarray,
+           name: str) -> _Found:
+        n = len(entry)
+        ts = cols.ts
+        if others:
+            o_entry = np.array([i for i, _, _ in others], dtype=np.int64)
+            o_sub = np.array([q + 1 for _, q, _ in others], dtype=np.int64)
+            slot_entry = np.concatenate((entry, o_entry))
+            slot_sub = np.concatenate((sub, o_sub))
+            slots = np.lexsort((slot_sub, slot_entry))
+            at = np.concatenate((np.arange(n, dtype=np.int64),
+                                 np.full(len(others), -1, dtype=np.int64)))[slots]
+            where = np.flatnonzero(at < 0).tolist()
+            placed = np.argsort(slots, kind="stable")[n:].tolist()  # each other's slot
+            recs = {placed[k]: others[k][2] for k in range(len(others))}
+            assert sorted(recs) == where
+            slot_ts = np.full(len(at), np.nan)
+            slot_ts[at >= 0] = ts[at[at >= 0]]
+            for k, rec in recs.items():
+                if rec.ts is not None:
+                    slot_ts[k] = rec.ts
+            entry_of = slot_entry[slots]
+        else:
+            at, recs, slot_ts, entry_of = None, {}, ts, entry
+        usual = np.arange(len(slot_ts)) if at is None else at
+        untimed = (usual >= 0) & np.isnan(slot_ts) & get[entry_of]
+        if not untimed.any():  # the times' order alone
+            return _Found(cols, at, recs, stamp_order(slot_ts), bool(get.any()))
+        # as ``har._in_time_order``: an event of a GET stream answering a request sent
+        # by POST right after it, any other at the opening of its stream
+        asked = np.flatnonzero(untimed | ((usual >= 0) & (cols.direction[usual] == 0)))
+        kind, id_key, first = _meaning(cols, usual[asked], name)
+        session = cols.session_of[usual[asked]]
+        sent: dict[tuple[int, str], float] = {}
+        request = KINDS.index("request")
+        c2s = (cols.direction[usual[asked]] == 0).tolist()
+        for k, (a, b) in enumerate(zip(first[:-1].tolist(), first[1:].tolist(), strict=True)):
+            if c2s[k]:
+                s = int(session[k])
+                for r in range(a, b):
+                    key = id_key[r]
+                    if kind[r] == request and key is not None:
+                        sent.setdefault((s, key), float(slot_ts[asked[k]]))
+        key1 = np.where(np.isnan(slot_ts), np.inf, slot_ts)
+        key2 = np.zeros(len(slot_ts), dtype=np.int64)
+        key1[untimed] = first_byte[entry_of[untimed]]
+        answers = (KINDS.index("result"), KINDS.index("error"))
+        for k in np.flatnonzero(untimed[asked]).tolist():
+            r = int(first[k])
+            if kind[r] in answers:
+                got = sent.get((int(session[k]), id_key[r]))  # type: ignore[arg-type]
+                if got is not None:
+                    key1[asked[k]], key2[asked[k]] = got, 1
+        return _Found(cols, at, recs, np.lexsort((np.arange(len(key1)), key2, key1)), True)
+
+
+def _meaning(cols: Columns, which: np.ndarray, name: str
+             ) -> tuple[list[int], list[str | None], np.ndarray]:
+    """The kind (a code of ``KINDS``) and id key of every frame of the usual records
+    ``which``, as the table classifies them, and where each record's frames start (one
+    more: the end)."""
+    from ..fast.records import part_of
+
+    k = len(which)
+    sp = Spans(cols.buf, cols.starts[which], cols.ends[which], np.zeros(k, dtype=np.int64),
+               np.full(k, np.nan), cols.direction[which], "", name, False, None, None)
+    part = part_of([sp])  # type: ignore[list-item]
+    batch = np.full(part.n, -1, dtype=np.int64)  # a frame's place in its batch
+    inside = part.sparse.get("batch") or {}
+    if inside:
+        batch[np.fromiter(inside, dtype=np.int64, count=len(inside))] = list(inside.values())
+    first = np.flatnonzero(batch <= 0)
+    if len(first) != k:
+        raise _HandOver  # a record of no frame, or of several without a batch
+    return (np.asarray(part.kind).tolist(), list(part.id_key),
+            np.append(first, part.n))
 
 
 class _Columns:
@@ -154,7 +268,7 @@ class _Columns:
                 tuple((k, v) for k in MCP_HEADERS if (v := rq.get(k)) is not None),
                 rs.get("content-type"))
 
-    def read(self, held: list[list[_Entry]]) -> Columns | None:
+    def read(self, held: list[list[_Entry]]) -> _Found | None:
         entries = held.pop()  # the structs are let go once read
         n = len(entries)
         if not n:
@@ -170,7 +284,11 @@ class _Columns:
         if any(s is not None and s >= 400 for s in status):
             raise _HandOver  # transport errors: their own extras
         urls = [r.url for r in reqs]
-        bodies = [r.postData.text for r in reqs]
+        get = np.fromiter((r.method == "GET" for r in reqs), dtype=bool, count=n)
+        if any((r.postData is None) != g for r, g in zip(reqs, get.tolist(), strict=True)):
+            raise _HandOver  # a POST with no body, a GET with one
+        post_at = np.flatnonzero(~get)
+        bodies = [reqs[k].postData.text for k in post_at.tolist()]  # type: ignore[union-attr]
         hkeys = [(bytes(q.headers), bytes(r.headers)) for q, r in zip(reqs, resps,
                                                                        strict=True)]
         contents = [r.content for r in resps]
@@ -195,8 +313,8 @@ class _Columns:
                           dtype=bool, count=n)
         del mimes
         has_reply = np.fromiter((r != _NULL for r in replies), dtype=bool, count=n)
-        if (sse & ~has_reply).any():
-            raise _HandOver  # a stream with no body: a log row
+        if (sse & ~has_reply).any() or (get & ~sse).any():
+            raise _HandOver  # a stream with no body, a GET of no stream: log rows
         # the texts: the POSTs' bodies, the other replies, the streams' bodies
         buf = bytearray()
         b_ends = _texts(bodies, buf)
@@ -227,21 +345,31 @@ class _Columns:
         if problems or np.isnan(start).any():
             raise _HandOver
         first_byte, end = self.spans(start, times, tims)
-        session_of, names = self.sessions(facts, urls)
-        c2s_extra, s2c_extra = self.entry_extras(facts, status, incomplete, plain)
-        del facts, urls
+        c2s_extra, s2c_extra = self.entry_extras(facts, status, incomplete, plain, get)
         # the records: each entry's POST (sub 0), its JSON reply (sub 1), or the events
         # of its reply stream (sub 1 + the event's place in the body)
-        r_entry = [np.arange(n), plain_at[json_reply]]
-        r_sub = [np.zeros(n, dtype=np.int64), np.ones(int(json_reply.sum()), dtype=np.int64)]
+        m = len(post_at)
+        r_entry = [post_at, plain_at[json_reply]]
+        r_sub = [np.zeros(m, dtype=np.int64), np.ones(int(json_reply.sum()), dtype=np.int64)]
         r_start = [b_starts, r_starts[json_reply]]
         r_end = [b_ends, r_ends[json_reply]]
-        r_type = [np.zeros(n + len(r_sub[1]), dtype=np.int64)]
-        r_last = [np.zeros(n + len(r_sub[1]), dtype=bool)]
+        r_type = [np.zeros(m + len(r_sub[1]), dtype=np.int64)]
+        r_last = [np.zeros(m + len(r_sub[1]), dtype=bool)]
         types: list[bytes] = [b""]
+        endpoints: dict[int, list[tuple[int, str]]] = {}  # a GET's endpoint events
         if len(sse_at):
             body, q, last, x, y, e_type, types = _events(  # type: ignore[assignment]
-                buf, s_base, s_ends)
+                buf, s_base, s_ends, get[sse_at])
+            if len(types) > 1 and b"endpoint" in types:
+                point = np.flatnonzero(e_type == types.index(b"endpoint"))
+                for k in point.tolist():
+                    i = int(sse_at[body[k]])
+                    endpoints.setdefault(i, []).append(
+                        (int(q[k]), buf[int(x[k]):int(y[k])].decode()))
+                keep = np.ones(len(body), dtype=bool)
+                keep[point] = False
+                body, q, last, x, y, e_type = (v[keep] for v in (body, q, last, x, y,
+                                                                  e_type))
             r_entry.append(sse_at[body])
             r_sub.append(q + 1)
             r_start.append(x)
@@ -258,39 +386,44 @@ class _Columns:
         last_ev = np.concatenate(r_last)[order]
         starts, ends = np.concatenate(r_start)[order], np.concatenate(r_end)[order]
         # times: a POST at its start, a JSON reply at the entry's end, an event of a
-        # reply stream at its first byte, the last one at its end
+        # reply stream at its first byte, the last one at its end; a GET stream's: none
         ts = np.where(sub == 0, start[entry],
                       np.where(~ev | last_ev, end[entry], first_byte[entry]))
-        extras = self.extras(entry, sub, ev, type_of, types, c2s_extra, s2c_extra, status)
+        ts[get[entry]] = np.nan
+        extras = self.extras(entry, sub, ev, type_of, types, c2s_extra, s2c_extra, status,
+                             get)
         el, sl, evl = entry.tolist(), sub.tolist(), ev.tolist()
+        session_of, names, others = self.sessions(facts, urls, get, endpoints, el, sl,
+                                                  status, first_byte)
+        del facts, urls
         name = self.name
         labels = [f"{name}#entry{i}" if s == 0 else f"{name}#entry{i}/event{s - 1}" if e
                   else f"{name}#entry{i}/response" for i, s, e in zip(el, sl, evl,
                                                                       strict=True)]
-        return Columns(buf, starts, ends, ts,  # type: ignore[arg-type]
-                       (sub != 0).astype(np.int8), session_of[entry], names,
+        cols = Columns(buf, starts, ends, ts,  # type: ignore[arg-type]
+                       (sub != 0).astype(np.int8), session_of, names,
                        ev.astype(np.int64), ("http", "sse") if ev.any() else ("http",),
                        labels, dict(enumerate(extras)))
+        return _Found.of(cols, entry, sub, others, get, first_byte, self.name)
 
-    def sessions(self, facts: list[tuple[Any, ...]], urls: list[str]
-                 ) -> tuple[np.ndarray, tuple[str, ...]]:
-        """The session of each entry (as ``_Reader.session_of``, no endpoint event read)
-        as codes, and the names (made valid Unicode, in the order they first come)."""
+    def sessions(self, facts: list[tuple[Any, ...]], urls: list[str], get: np.ndarray,
+                 endpoints: dict[int, list[tuple[int, str]]], entry: list[int],
+                 sub: list[int], status: list[int | None], first_byte: np.ndarray
+                 ) -> tuple[np.ndarray, tuple[str, ...], list[tuple[int, int, Record]]]:
+        """The session of each record (as ``_Reader.session_of`` and ``events`` name
+        them, in file order: a GET stream's ``endpoint`` event names the session of the
+        events after it and of the POSTs to that URL after it) as codes, the names (made
+        valid Unicode, in the order they first come), and the endpoint events' records
+        (each with its entry and its place in the stream)."""
         url_sessions: dict[str, str] = {}
+        old: dict[str, str] = {}  # an endpoint URL (with query) -> its session
         names: dict[str, int] = {}  # a session as valid Unicode -> its code
         codes: dict[str, int] = {}  # a session -> its code
-        out = np.empty(len(facts), dtype=np.int64)
-        for i, f in enumerate(facts):
-            session = f[0]
-            if session is None:
-                if f[1]:
-                    session = f"{self.default} entry {i}"
-                else:
-                    url = urls[i]
-                    session = url_sessions.get(url)
-                    if session is None:
-                        session = url_sessions[url] = self.session_from_url(url) \
-                            or self.default
+        others: list[tuple[int, int, Record]] = []
+        by_entry = np.empty(len(facts), dtype=np.int64)
+        switch: dict[int, list[tuple[int, int]]] = {}  # GET entry -> (event, code) changes
+
+        def code_of(session: str) -> int:
             code = codes.get(session)
             if code is None:
                 named = self.escaped(session)
@@ -298,12 +431,52 @@ class _Columns:
                 if code is None:
                     code = names[named] = len(names)
                 codes[session] = code
-            out[i] = code
-        return out, tuple(names)
+            return code
+
+        getl = get.tolist()
+        for i, f in enumerate(facts):
+            session = f[0]
+            if session is None:
+                url = urls[i]
+                if f[1] and not getl[i]:
+                    session = f"{self.default} entry {i}"
+                elif url in old:
+                    session = old[url]
+                else:
+                    session = url_sessions.get(url)  # type: ignore[assignment]
+                    if session is None:
+                        session = url_sessions[url] = self.session_from_url(url) \
+                            or self.default
+            by_entry[i] = code_of(session)
+            for q, data in endpoints.get(i, ()):
+                try:
+                    url = urljoin(urls[i], data.strip())
+                except ValueError:  # a URL that cannot be parsed: taken as written
+                    url = data.strip()
+                session = self.session_from_url(url) or url
+                old[url] = session
+                switch.setdefault(i, []).append((q, code_of(session)))
+                st = status[i]
+                base: dict[str, Any] = {"http": "GET"} if st is None else \
+                    {"http": "GET", "status": st}
+                others.append((i, q, Record(
+                    raw=data, ts=float(first_byte[i]) if q == 0 else None,
+                    session=self.escaped(session), stream="sse",
+                    source=f"{self.name}#entry{i}/event{q}", kind="log",
+                    extra={**base, "sse_event": "endpoint", "endpoint": url})))
+        out = by_entry[np.asarray(entry, dtype=np.int64)]
+        if switch:  # the events after an endpoint event: its session
+            for k, (i, s) in enumerate(zip(entry, sub, strict=True)):
+                changes = switch.get(i)
+                if changes is not None and s:
+                    for q, code in changes:
+                        if s - 1 > q:
+                            out[k] = code
+        return out, tuple(names), others
 
     @staticmethod
     def entry_extras(facts: list[tuple[Any, ...]], status: list[int | None],
-                     incomplete: list[bool], plain: list[str | None]
+                     incomplete: list[bool], plain: list[str | None], get: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
         """The ``extra`` of each entry's POST and of its reply, as object arrays (one dict
         per distinct set of facts: the table copies one per row)."""
@@ -340,10 +513,10 @@ class _Columns:
             assert t is not None
             c2s[k] = texts.get((int(key[k]), t)) or texts.setdefault((int(key[k]), t),
                                                                       made(k, t))
-        base = np.empty(len(codes), dtype=object)
-        base[:] = [{"http": "POST"} if x is None else {"http": "POST", "status": x}
-                   for x in codes]
-        return c2s, base[status_code]
+        base = np.empty(2 * len(codes), dtype=object)
+        base[:] = [{"http": h} if x is None else {"http": h, "status": x}
+                   for h in ("POST", "GET") for x in codes]
+        return c2s, base[status_code + len(codes) * get]
 
     @staticmethod
     def spans(start: np.ndarray, times: list[float | None], tims: list[_Timings]
@@ -369,7 +542,7 @@ class _Columns:
     @staticmethod
     def extras(entry: np.ndarray, sub: np.ndarray, ev: np.ndarray, type_of: np.ndarray,
                types: list[bytes], c2s_extra: np.ndarray, s2c_extra: np.ndarray,
-               status: list[int | None]) -> list[dict[str, Any]]:
+               status: list[int | None], get: np.ndarray) -> list[dict[str, Any]]:
         """The ``extra`` of each record (one dict per distinct set of facts)."""
         c2s, s2c = c2s_extra, s2c_extra
         out = np.empty(len(entry), dtype=object)
@@ -383,7 +556,8 @@ class _Columns:
             codes: dict[Any, int] = {}
             status_code = np.array([codes.setdefault(s, len(codes)) for s in status],
                                    dtype=np.int64)
-            which = status_code[entry[at]] * len(types) + type_of[at]
+            which = (status_code[entry[at]] * 2 + get[entry[at]]) * len(types) \
+                + type_of[at]
             kinds, first = np.unique(which, return_index=True)
             made = np.empty(len(kinds), dtype=object)
             for k, (w, f) in enumerate(zip(kinds.tolist(), first.tolist(), strict=True)):
@@ -391,7 +565,8 @@ class _Columns:
                 t = w % len(types)
                 if t:
                     extra["sse_event"] = types[t].decode("utf-8", "surrogateescape")
-                extra["ts_estimated"] = True
+                if not (w // len(types)) % 2:  # a POST's reply stream: times estimated
+                    extra["ts_estimated"] = True
                 made[k] = extra
             out[at] = made[np.searchsorted(kinds, which)]
         return out.tolist()  # type: ignore[no-any-return]
@@ -436,16 +611,18 @@ _EVENT = np.frombuffer(b"event:", dtype=np.uint8)
 _MESSAGE = np.frombuffer(b"message", dtype=np.uint8)
 
 
-def _events(buf: bytearray, base: int, ends: np.ndarray) -> tuple[np.ndarray, ...]:
+def _events(buf: bytearray, base: int, ends: np.ndarray, get: np.ndarray
+            ) -> tuple[np.ndarray, ...]:
     """The events with data of SSE bodies (``buf`` from ``base``, each ending at ``ends``) made
     only of usual events, as :func:`~._sse.simple_spans` reads them and the reader keeps
     them: ``(body, q, last, start, end, type, types)`` of each kept event (its body, its
     place among the body's events, whether it is the body's last, its data's bounds in
     ``buf``, its type as a code: 0 none or ``message``, else ``types[code]``). A body of
-    anything else (or an ``endpoint`` event) raises :class:`_HandOver`."""
+    anything else (or an ``endpoint`` event but in a GET stream: ``get``, by body)
+    raises :class:`_HandOver`; an ``endpoint`` event is kept whatever its data."""
     fn = _native_fn("sse_events")
     if fn is not None:
-        return _c_events(fn, buf, base, ends)
+        return _c_events(fn, buf, base, ends, get)
     sbuf = memoryview(buf)[base:]
     ends = ends - base
     a = np.frombuffer(sbuf, dtype=np.uint8)
@@ -502,7 +679,7 @@ def _events(buf: bytearray, base: int, ends: np.ndarray) -> tuple[np.ndarray, ..
         codes: dict[bytes, int] = {}
         for k in np.flatnonzero(~usual).tolist():
             t = bytes(sbuf[int(t0[k]):int(nl[e[k]])])
-            if b":" in t or t == b"endpoint":
+            if b":" in t or (t == b"endpoint" and not get[d_body[typed[k]]]):
                 raise _HandOver
             code = codes.get(t)
             if code is None:
@@ -510,11 +687,13 @@ def _events(buf: bytearray, base: int, ends: np.ndarray) -> tuple[np.ndarray, ..
                 types.append(t)
             e_type[typed[k]] = code
     # the events kept: data neither empty nor blank (a priming or keep-alive event)
-    keep = y > x
+    point = np.isin(e_type, [types.index(b"endpoint")] if b"endpoint" in types else [])
+    keep = (y > x) & ~point
     odd = np.flatnonzero(keep & ~np.isin(a[np.minimum(x, len(a) - 1)], _OPEN_BYTES))
     for k in odd.tolist():
         if bytes(sbuf[int(x[k]):int(y[k])]).decode("utf-8", "surrogateescape").isspace():
             keep[k] = False
+    keep |= point
     return (d_body[keep], q[keep], last[keep], x[keep] + base, y[keep] + base,
             e_type[keep], types)  # type: ignore[return-value]
 
@@ -522,7 +701,7 @@ def _events(buf: bytearray, base: int, ends: np.ndarray) -> tuple[np.ndarray, ..
 _OPEN_BYTES = np.frombuffer(b"{[", dtype=np.uint8)
 
 
-def _c_events(fn: Any, buf: bytearray, base: int, ends: np.ndarray
+def _c_events(fn: Any, buf: bytearray, base: int, ends: np.ndarray, get: np.ndarray
               ) -> tuple[np.ndarray, ...]:
     """:func:`_events` by the C extension's ``sse_events``."""
     starts = np.concatenate((np.array([base], dtype=np.int64), ends[:-1]))
@@ -541,20 +720,22 @@ def _c_events(fn: Any, buf: bytearray, base: int, ends: np.ndarray
         for k, t0, tl in zip(typed.tolist(), rows[typed, 4].tolist(), rows[typed, 5].tolist(),
                              strict=True):
             t = bytes(buf[t0:t0 + tl])
-            if t == b"endpoint":
+            if t == b"endpoint" and not get[body[k]]:
                 raise _HandOver
             code = codes.get(t)
             if code is None:
                 code = codes[t] = len(types)
                 types.append(t)
             e_type[k] = code
-    keep = y > x
+    point = np.isin(e_type, [types.index(b"endpoint")] if b"endpoint" in types else [])
+    keep = (y > x) & ~point
     a = np.frombuffer(buf, dtype=np.uint8)
     odd = np.flatnonzero(keep & ~np.isin(a[np.minimum(x, len(a) - 1)], _OPEN_BYTES))
     del a
     for k in odd.tolist():
         if buf[int(x[k]):int(y[k])].decode("utf-8", "surrogateescape").isspace():
             keep[k] = False
+    keep |= point
     return body[keep], q[keep], last[keep], x[keep], y[keep], e_type[keep], \
         types  # type: ignore[return-value]
 

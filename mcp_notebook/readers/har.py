@@ -228,10 +228,10 @@ class _Reader:
     def blocks(self) -> Iterator[Record | Spans]:
         """The records of :meth:`run`, the usual ones of a typed decoding as spans of one
         buffer of their texts (in the order the table would arrange them)."""
-        cols = _columns(self.mapped(), self.name, self.default, _stateless, _escaped,
-                        _session_from_url)
-        if cols is not None:  # a usual Streamable HTTP HAR, read a column at a time
-            yield from cols.blocks(self.name, order=stamp_order(cols.ts))
+        found = _columns(self.mapped(), self.name, self.default, _stateless, _escaped,
+                         _session_from_url)
+        if found is not None:  # a usual HAR, read a column at a time
+            yield from found.blocks(self.name)
             return
         entries, problem = self.load()
         if entries is None or not self.typed or any(

@@ -403,3 +403,83 @@ def test_the_file_read_mapped_or_decompressed(tmp_path, monkeypatch, how):
     monkeypatch.setattr(har, "_columns", spy)
     assert _same_rows(path) == 10
     assert took[0] is True
+
+
+# -- the 2024-11-05 HTTP+SSE transport: a GET stream of untimed events -------------------
+
+def _old_transport(rng: random.Random, n: int) -> list[dict]:
+    """POSTs to the endpoint a GET stream names, their answers on that stream (placed
+    right after the request they answer), and server requests and notifications (placed
+    at the stream's opening)."""
+    sid = rng.choice(["s1", "é2", "x y"])
+    endpoint = rng.choice([f"/messages?sessionId={sid}", f"/messages/?session_id={sid}",
+                           f"http://127.0.0.1:3001/messages?sessionId={sid}", "/messages"])
+    post_url = "http://127.0.0.1:3001" + endpoint if endpoint.startswith("/") else endpoint
+    blocks = [f"event: endpoint\ndata: {endpoint}"] if rng.random() < 0.9 else []
+    entries = []
+    for k in range(n):
+        ident = rng.choice([k, k, str(k), k % 5])
+        body = rng.choice([{"jsonrpc": "2.0", "id": ident, "method": "tools/call"},
+                           {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                           [{"jsonrpc": "2.0", "id": ident, "method": "a"},
+                            {"jsonrpc": "2.0", "id": f"b{k}", "method": "b"}],
+                           _message(rng, k)])
+        entries.append(harkit.entry("POST", post_url, at=1 + k + rng.random() / 2,
+                                    body=json.dumps(body), status=202,
+                                    reply=rng.choice(["Accepted", "", None])))
+        for _ in range(rng.randint(0, 2)):
+            answer = rng.choice([{"jsonrpc": "2.0", "id": ident, "result": {}},
+                                 {"jsonrpc": "2.0", "id": f"b{k}", "error": {"code": 1,
+                                                                            "message": "x"}},
+                                 {"jsonrpc": "2.0", "method": "notifications/message"},
+                                 {"jsonrpc": "2.0", "id": 900 + k, "method": "ping"},
+                                 {"jsonrpc": "2.0", "id": 12345, "result": {}},
+                                 _message(rng, k)])
+            text = json.dumps(answer, ensure_ascii=rng.random() < 0.5)
+            blocks.append(rng.choice([f"event: message\ndata: {text}", f"data: {text}",
+                                      f"event: note\ndata: {text}", "data: ", "data:  "]))
+    stream = harkit.entry("GET", "http://127.0.0.1:3001/sse", at=rng.choice([0, 0.5, 3]),
+                          mime="text/event-stream", reply=harkit.sse(*blocks),
+                          wait_ms=rng.choice([0, 2.5]))
+    entries.insert(rng.choice([0, 0, 0, 1]), stream)
+    return entries
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_old_transport_hars_take_the_column_path(tmp_path, texts, seed):
+    rng = random.Random(seed)
+    entries = _old_transport(rng, 40)
+    if seed % 3 == 2:  # two clients, two streams
+        entries += _old_transport(rng, 20)
+    path = harkit.write(tmp_path / "sse.har", entries)
+    assert _took_columns(path)
+    _same_rows(path)
+
+
+def test_a_stream_of_no_event_but_its_endpoint(tmp_path, texts):
+    entries = [harkit.entry("GET", "http://127.0.0.1:3001/sse", mime="text/event-stream",
+                            reply=harkit.sse("event: endpoint\ndata: /m?sessionId=a")),
+               _base(1), _base(2)]
+    path = harkit.write(tmp_path / "sse.har", entries)
+    assert _took_columns(path)
+    _same_rows(path)
+
+
+@pytest.mark.parametrize("what", ["a GET of JSON", "a GET with a body", "an id line",
+                                  "an endpoint in a POST's stream"])
+def test_other_streams_are_handed_over(tmp_path, texts, what):
+    entries = _old_transport(random.Random(1), 10)
+    get = next(e for e in entries if e["request"]["method"] == "GET")
+    if what == "a GET of JSON":
+        get["response"]["headers"] = []
+        get["response"]["content"] = {"mimeType": "application/json", "text": "{}"}
+    elif what == "a GET with a body":
+        get["request"]["postData"] = {"mimeType": "application/json", "text": "{}"}
+    elif what == "an id line":
+        get["response"]["content"]["text"] = "id: 1\n" + get["response"]["content"]["text"]
+    else:
+        post = next(e for e in entries if e["request"]["method"] == "POST")
+        _stream(post, "event: endpoint\ndata: /m\n\n")
+    path = harkit.write(tmp_path / "sse.har", entries)
+    assert not _took_columns(path)
+    _same_rows(path)
