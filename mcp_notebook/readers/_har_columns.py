@@ -161,11 +161,30 @@ class _Found(NamedTuple):
     as_records: bool = False
 
     def blocks(self, name: str) -> Iterator[Record | Spans]:
-        items = self.cols.blocks(name, self.at, self.others or None, self.order)
         if not self.as_records:
-            return items
-        return (r for item in items for r in (item.records() if type(item) is Spans
-                                              else (item,)))
+            return self.cols.blocks(name, self.at, self.others or None, self.order)
+        return self.records()
+
+    def records(self) -> Iterator[Record]:
+        """The records in order, as :meth:`~._spans.Spans.record` makes them."""
+        c = self.cols
+        slots = self.order if self.at is None else self.at[self.order]
+        mv = memoryview(c.buf)
+        starts, ends, ts = c.starts.tolist(), c.ends.tolist(), c.ts.tolist()
+        direction, session, stream = c.direction.tolist(), c.session_of.tolist(), \
+            c.stream_of.tolist()
+        names, streams, labels, extras = c.sessions, c.streams, c.labels, c.extras
+        dirs = ("c2s", "s2c", None)
+        for k, j in enumerate(slots.tolist()):
+            if j < 0:
+                yield self.others[int(self.order[k])]
+                continue
+            t = ts[j]
+            extra = extras.get(j)
+            yield Record(raw=str(mv[starts[j]:ends[j]], "utf-8", "surrogateescape"),
+                         ts=None if t != t else t, direction=dirs[direction[j]],
+                         session=names[session[j]], stream=streams[stream[j]],
+                         source=labels[j], extra=dict(extra) if extra else {})
 
     @staticmethod
     def of(cols: Columns, entry: np.ndarray, sub: np.ndarray,
@@ -203,25 +222,31 @@ class _Found(NamedTuple):
         kind, id_key, first = _meaning(cols, usual[asked], name)
         session = cols.session_of[usual[asked]]
         sent: dict[tuple[int, str], float] = {}
-        request = KINDS.index("request")
-        c2s = (cols.direction[usual[asked]] == 0).tolist()
-        for k, (a, b) in enumerate(zip(first[:-1].tolist(), first[1:].tolist(), strict=True)):
-            if c2s[k]:
-                s = int(session[k])
-                for r in range(a, b):
-                    key = id_key[r]
-                    if kind[r] == request and key is not None:
-                        sent.setdefault((s, key), float(slot_ts[asked[k]]))
+        kinds = np.asarray(kind, dtype=np.int64)
+        record = np.repeat(np.arange(len(asked)), np.diff(first))  # each frame's record
+        c2s = cols.direction[usual[asked]] == 0
+        asked_ts = slot_ts[asked]
+        for r in np.flatnonzero(c2s[record] & (kinds == KINDS.index("request"))).tolist():
+            key = id_key[r]
+            if key is not None:
+                j = int(record[r])
+                sent.setdefault((int(session[j]), key), float(asked_ts[j]))
         key1 = np.where(np.isnan(slot_ts), np.inf, slot_ts)
         key2 = np.zeros(len(slot_ts), dtype=np.int64)
         key1[untimed] = first_byte[entry_of[untimed]]
-        answers = (KINDS.index("result"), KINDS.index("error"))
-        for k in np.flatnonzero(untimed[asked]).tolist():
-            r = int(first[k])
-            if kind[r] in answers:
-                got = sent.get((int(session[k]), id_key[r]))  # type: ignore[arg-type]
-                if got is not None:
-                    key1[asked[k]], key2[asked[k]] = got, 1
+        heads = first[:-1]
+        answer = untimed[asked] & np.isin(kinds[heads], [KINDS.index("result"),
+                                                         KINDS.index("error")])
+        found_at, found_ts = [], []
+        for j in np.flatnonzero(answer).tolist():
+            got = sent.get((int(session[j]), id_key[int(heads[j])]))  # type: ignore[arg-type]
+            if got is not None:
+                found_at.append(j)
+                found_ts.append(got)
+        if found_at:
+            placed_at = asked[np.array(found_at, dtype=np.int64)]
+            key1[placed_at] = found_ts
+            key2[placed_at] = 1
         return _Found(cols, at, recs, np.lexsort((np.arange(len(key1)), key2, key1)), True)
 
 
@@ -234,7 +259,8 @@ def _meaning(cols: Columns, which: np.ndarray, name: str
 
     k = len(which)
     sp = Spans(cols.buf, cols.starts[which], cols.ends[which], np.zeros(k, dtype=np.int64),
-               np.full(k, np.nan), cols.direction[which], "", name, False, None, None)
+               np.full(k, np.nan), cols.direction[which], "", name, False, None, None,
+               labels=[""] * k)  # labelled as a document's: its texts are not decoded
     part = part_of([sp])  # type: ignore[list-item]
     batch = np.full(part.n, -1, dtype=np.int64)  # a frame's place in its batch
     inside = part.sparse.get("batch") or {}
