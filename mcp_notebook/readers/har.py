@@ -46,7 +46,9 @@ stream, before the POST that answers it) and keeps no time.
 
 from __future__ import annotations
 
+import io
 import json
+import mmap
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -55,6 +57,7 @@ from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
 import msgspec
 
 from ._docspans import Doc, stamp_order
+from ._har_columns import columns as _columns
 from ._har_entry import MCP_HEADERS, Entry, UsualEntry, decode_usual
 from ._jsondoc import array_items
 from ._logtext import looks_like_json
@@ -145,14 +148,29 @@ class _Reader:
         #: the usual records of a typed decoding, as places in one buffer (None: records)
         self.doc: Doc | None = None
 
-    def load(self) -> tuple[list[_Entry] | None, str | None]:
+    def mapped(self) -> Any:
+        """The file's bytes (decompressed), without an editor's byte order mark: through a
+        read-only ``mmap`` of a plain file (no copy of it in memory; unmapped once nothing
+        refers to it)."""
         with open_bytes(self.path) as f:
-            data = f.read().removeprefix(UTF8_BOM)  # an editor's byte order mark
+            if isinstance(f, io.BufferedReader):
+                try:
+                    view = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                except (OSError, ValueError):  # empty, or a file the system cannot map
+                    view = None
+                if view is not None:
+                    return memoryview(view)[3:] if view[:3] == UTF8_BOM else view
+            return f.read().removeprefix(UTF8_BOM)
+
+    def load(self) -> tuple[list[_Entry] | None, str | None]:
+        """The entries (None, and the problem, for a file that is not a HAR)."""
+        data = self.mapped()
         usual = decode_usual(data)
         if usual is not None:  # typed: only the members used, and no lone surrogate
             del data  # the file's bytes are not kept beside its entries
             self.typed = True
             return self.entries(enumerate(usual)), None
+        data = bytes(data)  # a mapped file: its bytes, for the decoders that need them
         try:
             doc = _decode(data)
         except (ValueError, RecursionError) as exc:
@@ -210,6 +228,11 @@ class _Reader:
     def blocks(self) -> Iterator[Record | Spans]:
         """The records of :meth:`run`, the usual ones of a typed decoding as spans of one
         buffer of their texts (in the order the table would arrange them)."""
+        found = _columns(self.mapped(), self.name, self.default, _stateless, _escaped,
+                         _session_from_url)
+        if found is not None:  # a usual HAR, read a column at a time
+            yield from found.blocks(self.name)
+            return
         entries, problem = self.load()
         if entries is None or not self.typed or any(
                 e.sse and (e.method != "POST" or e.sse_events is not None) for e in entries):

@@ -23,6 +23,7 @@
 #include "tap.h"
 #include "pair.h"
 #include "docscan.h"
+#include "har.h"
 
 #define LIST_CACHE 16      /* list texts remembered per scan() call */
 #define CODE_CACHE 64      /* call column strings remembered per scan() call */
@@ -1275,6 +1276,8 @@ static PyMethodDef METHODS[] = {
     {"inspector_doc", py_inspector_doc, METH_VARARGS, INSPECTOR_DOC},
     {"recorder_doc", py_recorder_doc, METH_VARARGS, RECORDER_DOC},
     {"doc_labels", py_doc_labels, METH_VARARGS, LABELS_DOC},
+    {"json_texts", py_json_texts, METH_VARARGS, JSON_TEXTS_DOC},
+    {"sse_events", py_sse_events, METH_VARARGS, SSE_EVENTS_DOC},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,485 @@
+"""A usual Streamable HTTP HAR is read a column at a time (``readers._har_columns``): the
+table's rows must be those of the entry-by-entry path (the records of ``run``, one by one)
+in every column, on random usual HARs that take the column path, and every HAR the
+column path does not take (each way of not being usual) must be handed to the entry-by-
+entry path whole, with the same rows."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import random
+from pathlib import Path
+
+import msgspec
+import numpy as np
+import pytest
+
+import mcp_notebook.fast as fast
+from mcp_notebook import readers
+from mcp_notebook.fast.records import part_of
+from mcp_notebook.fast.store import Store
+from mcp_notebook.readers import _har_columns, _sse, har
+from mcp_notebook.readers._spans import Spans
+from mcp_notebook.table import collect
+
+from . import harkit
+from .stores import assert_same_store
+
+
+@pytest.fixture(params=["memory", "buffer"])
+def kept(request, monkeypatch):
+    """The texts decoded into the table (a small document) or kept in the buffer."""
+    if request.param == "buffer":
+        monkeypatch.setattr(fast, "LAZY_TEXT_MIN_BYTES", 0)
+    return request.param
+
+
+@pytest.fixture(params=["C", "Python"])
+def texts(request, monkeypatch):
+    """The bodies unescaped and the reply streams split by the C extension, or decoded
+    to strings by msgspec and split with numpy."""
+    if request.param == "Python":
+        monkeypatch.setattr(_har_columns, "_native_fn", lambda name: None)
+    else:  # the extension is built here
+        assert _har_columns._native_fn("json_texts") is not None
+        assert _har_columns._native_fn("sse_events") is not None
+    return request.param
+
+
+def _took_columns(path: Path, session: str | None = None) -> bool:
+    data = path.read_bytes()
+    return _har_columns.columns(data, path.name, session or path.name, har._stateless,
+                                har._escaped, har._session_from_url) is not None
+
+
+def _same_rows(path: Path, session: str | None = None) -> int:
+    """Assert the rows of ``blocks()`` (the table's way) equal those of the records of
+    the entry-by-entry path, and the records of ``read()`` equal those of that path with
+    the column path refused; returns how many records came as spans."""
+    got = readers.read(path, format="har", session=session)
+    items = list(got.blocks())
+    new = Store.from_parts([part_of(items)])
+    ref = Store.from_columns(collect(readers.read(path, format="har", session=session)))
+    assert_same_store(new, ref)
+    with pytest.MonkeyPatch.context() as mp:  # the blocks of the entry-by-entry path
+        mp.setattr(har, "_columns", lambda *a: None)
+        old = Store.from_parts([part_of(list(readers.read(path, format="har",
+                                                          session=session).blocks()))])
+    assert_same_store(new, old)
+    return sum(len(x) for x in items if type(x) is Spans)
+
+
+_TEXTS = ["plain", "é\u2028x", "tab\there", 'quote " and \\ back', "😀 pair", "line\nbreak",
+          "/slash", "\u0001\u001f control", "中文", "\b\f\r"]
+
+
+def _message(rng: random.Random, k: int) -> dict | list:
+    t = rng.choice(_TEXTS)
+    return rng.choice([
+        {"jsonrpc": "2.0", "id": k, "method": "tools/call",
+         "params": {"name": t, "arguments": {"n": 1.50, "big": 18446744073709551617}}},
+        {"jsonrpc": "2.0", "id": f"s{k}", "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/progress",
+         "params": {"progressToken": k, "progress": 0.5, "message": t}},
+        [{"jsonrpc": "2.0", "id": k, "method": "a"}, {"jsonrpc": "2.0", "method": "b"}],
+        {"jsonrpc": "2.0", "id": k, "result": {"content": [{"type": "text", "text": t}]}},
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": t}},
+        {"not": "json-rpc"},
+    ])
+
+
+def _body(rng: random.Random, k: int) -> str:
+    text = json.dumps(_message(rng, k), ensure_ascii=rng.random() < 0.3)
+    return rng.choice([text, text, text, " \n" + text, text + "\n"])
+
+
+def _sse_body(rng: random.Random, k: int) -> str:
+    blocks = []
+    for j in range(rng.randint(1, 4)):
+        data = json.dumps(_message(rng, k * 10 + j), ensure_ascii=False)
+        blocks.append(rng.choice([f"data: {data}", f"event: message\ndata: {data}",
+                                  f"event: note\ndata:{data}", "data: ", "data:  \u3000",
+                                  f"data: {data}", "event:\ndata: []", "data: x y"]))
+    return harkit.sse(*blocks)
+
+
+def _usual_entry(rng: random.Random, k: int) -> dict:
+    """A POST of a JSON body, as the column path reads it."""
+    headers = rng.choice([{"Mcp-Session-Id": "a"}, {"mcp-session-id": "b"},
+                          {"Mcp-Session-Id": "\u00e9", "MCP-Protocol-Version": "2025-06-18"},
+                          {}, {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                               "Mcp-Name": "x"},
+                          {"Mcp-Session-Id": "", "Mcp-Method": "ping"}])
+    url = rng.choice([harkit.URL, harkit.URL + "?sessionId=q1", "http://[::1"])
+    reply_headers = rng.choice([{}, {"Mcp-Session-Id": "r"}])
+    at = k + rng.choice([0, 0.5, 0.0004])
+    kind = rng.random()
+    if kind < 0.4:
+        e = harkit.entry("POST", url, at=at, body=_body(rng, k), headers=headers,
+                         mime="text/event-stream", reply=_sse_body(rng, k),
+                         reply_headers=reply_headers)
+    elif kind < 0.75:
+        e = harkit.entry("POST", url, at=at, body=_body(rng, k), headers=headers,
+                         mime=rng.choice(["application/json", ""]),
+                         reply=json.dumps(_message(rng, k)), reply_headers=reply_headers,
+                         status=rng.choice([200, 200, 201, 399]))
+    else:
+        e = harkit.entry("POST", url, at=at, body=_body(rng, k), headers=headers,
+                         status=rng.choice([202, 200]),
+                         reply=rng.choice(["", "Accepted", "  ", "ok" * 150, None]))
+    t = e["timings"]
+    choice = rng.random()
+    if choice < 0.3:  # several timings: summed in order
+        t.update(blocked=rng.choice([-1, 0.25, 3]), dns=rng.choice([-1, 0.1]),
+                 connect=rng.choice([0, 1.7]), send=rng.choice([0, 0.3333]),
+                 wait=rng.choice([12, 0.1, 0]))
+    elif choice < 0.4:
+        del e["timings"]
+    elif choice < 0.5:
+        e["time"] = rng.choice([0, None, -1, 7])
+        if e["time"] is None:
+            del e["time"]
+    if rng.random() < 0.05:
+        e["_incomplete"] = rng.choice([True, False, None])
+    if rng.random() < 0.05:
+        e["_proxyError"] = None
+    return e
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_usual_hars_take_the_column_path(tmp_path, kept, texts, seed):
+    rng = random.Random(seed)
+    entries = [_usual_entry(rng, k) for k in range(150)]
+    rng.shuffle(entries)  # not in time order in the file
+    path = harkit.write(tmp_path / "usual.har", entries)
+    assert _took_columns(path)
+    assert _same_rows(path) > 0
+
+
+def test_a_session_named_by_the_caller(tmp_path, kept):
+    entries = [harkit.entry("POST", at=k, body=harkit.js(harkit.msg(id=k, method="ping")),
+                            mime="application/json",
+                            reply=harkit.js(harkit.msg(id=k, result={})))
+               for k in range(5)]
+    path = harkit.write(tmp_path / "plain.har", entries)
+    for session in (None, "mine", "bad \udc80 name"):
+        assert _took_columns(path, session)
+        assert _same_rows(path, session) > 0
+
+
+def test_bodies_decoded_in_several_runs(tmp_path, kept, texts, monkeypatch):
+    monkeypatch.setattr(_har_columns, "RUN", 7)
+    rng = random.Random(99)
+    path = harkit.write(tmp_path / "runs.har", [_usual_entry(rng, k) for k in range(60)])
+    assert _took_columns(path)
+    assert _same_rows(path) > 0
+
+
+# -- what the column path hands over -----------------------------------------------------
+
+def _base(k: int = 0) -> dict:
+    return harkit.entry("POST", at=k, body=harkit.js(harkit.msg(id=k, method="ping")),
+                        mime="application/json", reply=harkit.js(harkit.msg(id=k, result={})),
+                        reply_headers=harkit.SID)
+
+
+def _set(path: str, value: object):
+    def change(e: dict) -> None:
+        *keys, last = path.split(".")
+        for key in keys:
+            e = e[key]
+        if value is _DROP:
+            del e[last]
+        else:
+            e[last] = value
+    return change
+
+
+_DROP = object()
+
+
+def _stream(e: dict, body: str | None) -> None:
+    e["response"]["headers"] = [{"name": "Content-Type", "value": "text/event-stream"}]
+    e["response"]["content"] = {"mimeType": "text/event-stream"}
+    if body is not None:
+        e["response"]["content"]["text"] = body
+
+
+_SSE = harkit.sse("data: " + harkit.js(harkit.msg(id=0, result={})))
+HANDED_OVER = {
+    "a GET": _set("request.method", "GET"),
+    "a lower-case post": _set("request.method", "post"),
+    "no body": _set("request.postData", _DROP),
+    "a body that is not JSON": _set("request.postData.text", "hello"),
+    "a blank body": _set("request.postData.text", "  "),
+    "a body that is null": _set("request.postData.text", None),
+    "a base64 body": _set("request.postData.encoding", "base64"),
+    "a truncated body": _set("request.postData._truncated", 900),
+    "an HTTP error": _set("response.status", 404),
+    "a proxy's note": _set("_proxyError", "connection refused"),
+    "a proxy's note that is not text": _set("_proxyError", 5),
+    "a status that is text": _set("response.status", "200"),
+    "a status that is true": _set("response.status", True),
+    "a cut exchange said otherwise": _set("_incomplete", "yes"),
+    "an encoding named": _set("request.postData.encoding", "utf-8"),
+    "a reply's encoding named": _set("response.content._encoding", "base64"),
+    "a base64 reply": _set("response.content.encoding", "base64"),
+    "a truncated reply": _set("response.content._truncated", 900),
+    "stamped events": _set("response.content._sseEvents", []),
+    "a reply that is a number": _set("response.content.text", 5),
+    "a time that is not a time": _set("startedDateTime", "yesterday"),
+    "a time that is a number": _set("startedDateTime", 1750248000),
+    "no time": _set("startedDateTime", _DROP),
+    "a timing that is text": _set("timings.wait", "5"),
+    "a timing that is true": _set("timings.send", True),
+    "headers that are not a list": _set("request.headers", {"a": "b"}),
+    "a header that is not an object": _set("request.headers", ["x"]),
+    "no response": _set("response", _DROP),
+    "an endpoint event": lambda e: _stream(e, "event: endpoint\ndata: /m\n\n"),
+    "an SSE body with an id": lambda e: _stream(e, "id: 1\n" + _SSE),
+    "an SSE body with CRLF": lambda e: _stream(e, _SSE.replace("\n", "\r\n")),
+    "an empty SSE body": lambda e: _stream(e, ""),
+    "a blank SSE body": lambda e: _stream(e, " \n"),
+    "an SSE body that is JSON": lambda e: _stream(e, "{}"),
+    "no SSE body": lambda e: _stream(e, None),
+}
+
+
+@pytest.mark.parametrize("what", list(HANDED_OVER))
+def test_other_hars_are_handed_over(tmp_path, texts, what):
+    entries = [_base(k) for k in range(4)]
+    HANDED_OVER[what](entries[2])
+    path = harkit.write(tmp_path / "other.har", entries)
+    assert not _took_columns(path)
+    _same_rows(path)
+
+
+TAKEN = {
+    "as made": lambda e: None,
+    "no status": _set("response.status", _DROP),
+    "a reply that is null": _set("response.content.text", None),
+    "no content": _set("response.content", _DROP),
+    "a cut exchange": _set("_incomplete", True),
+    "a body opening with blanks": _set("request.postData.text", '\n\t [1]'),
+    "no timings": _set("timings", _DROP),
+    "timings of null": _set("timings.wait", None),
+    "a time of whole numbers": _set("time", 3),
+    "no headers": _set("request.headers", None),
+}
+
+
+@pytest.mark.parametrize("what", list(TAKEN))
+def test_the_usual_entries_take_the_column_path(tmp_path, texts, what):
+    entries = [_base(k) for k in range(4)]
+    TAKEN[what](entries[2])
+    path = harkit.write(tmp_path / "base.har", entries)
+    assert _took_columns(path)
+    assert _same_rows(path) >= 7
+
+
+def test_documents_that_are_not_usual_hars(tmp_path):
+    for i, text in enumerate(['{"log": {"entries": []}}', "[]", '{"log": 1}', "{",
+                              '{"log": {"entries": [{"startedDateTime": "\xff"}]}}']):
+        path = tmp_path / f"odd{i}.har"
+        path.write_text(text, encoding="utf-8", errors="surrogateescape")
+        assert not _took_columns(path)
+        _same_rows(path)
+
+
+@pytest.mark.parametrize("bad", [b"p\xe9ng", b"p\\ud800ng", b"p\\udc00ng",
+                                 b"\\ud83d\\ude00"])
+def test_bodies_that_are_not_unicode_are_handed_over(tmp_path, texts, bad):
+    """Bytes that are not UTF-8, an escaped lone surrogate (a pair is Unicode)."""
+    doc = harkit.write(tmp_path / "x.har", [_base(k) for k in range(3)]).read_bytes()
+    assert doc.count(b"ping") == 3
+    path = tmp_path / "odd.har"
+    path.write_bytes(doc.replace(b"ping", bad, 1))
+    assert _took_columns(path) is (bad == b"\\ud83d\\ude00")
+    _same_rows(path)
+
+
+# -- the C extension's unescaping --------------------------------------------------------
+
+def _literal(rng: random.Random) -> bytes:
+    """A JSON string literal, valid or not: text, escapes of every kind, pairs, lone
+    surrogates, bad escapes, control bytes, bytes that are not UTF-8."""
+    parts = [b'"']
+    for _ in range(rng.randint(0, 12)):
+        parts.append(rng.choice([
+            b"plain text ", "é中😀".encode(), b'\\"', b"\\\\", b"\\/", b"\\b\\f\\n\\r\\t",
+            b"\\u00e9", b"\\u00E9", b"\\u0000", b"\\ud83d\\ude00", b"\\uD83D\\uDE00",
+            b"12345678abcdefgh", b"x" * rng.randint(0, 20),
+            *([b"\\ud800", b"\\udc00", b"\\ud83dx", b"\\x", b"\\u12", b"\x01", b'"', b"\xff",
+               b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xe4\xb8"]
+              if rng.random() < 0.1 else [])]))
+    parts.append(rng.choice([b'"', b'"', b'"', b'"', b"", b"\\"]))
+    return b"".join(parts)
+
+
+def test_json_texts_are_msgspecs_texts():
+    fn = _har_columns._native_fn("json_texts")
+    assert fn is not None
+    rng = random.Random(5)
+    bad_seen = 0
+    for _ in range(300):
+        items = [msgspec.Raw(_literal(rng)) for _ in range(rng.randint(0, 8))]
+        want = []
+        bad = None
+        for k, item in enumerate(items):
+            try:
+                want.append(msgspec.json.decode(bytes(item), type=str).encode())
+            except msgspec.DecodeError:
+                bad = k
+                break
+        out = bytearray(b"kept")
+        got = fn(items, out)
+        if bad is not None:
+            bad_seen += 1
+            assert got == bad
+            assert out == b"kept"
+        else:
+            ends = np.frombuffer(got, dtype=np.int64).tolist()
+            assert ends == list(itertools.accumulate(map(len, want), initial=4))[1:]
+            assert bytes(out) == b"kept" + b"".join(want)
+    assert bad_seen > 20
+
+
+_PIECES = ["event: message\n", "event:\n", "event: a:b\n", "event: note\n", "event:note\n",
+           "data: {}\n", "data:x\n", "data:  two\n", "data: a:b\n", "data:\n", "\n", "\n\n",
+           ": ping\n", "id: 7\n", "\r\n", "data: \r\n", "x: y\n", "data: {\"id\":1}\n\n",
+           "event: message\ndata: [1]\n\n", "event: endpoint\ndata: /m\n\n", "data", "event"]
+
+
+_BLOCKS = ["data: {}\n\n", "data:[1]\n\n", "event: message\ndata: {}\n\n",
+           "event:\ndata: x\n\n", "event: note\ndata:  {}\n\n", "event:n\ndata:\n\n",
+           "data: é😀\n\n"]
+
+
+def test_sse_events_are_simple_spans():
+    fn = _har_columns._native_fn("sse_events")
+    assert fn is not None
+    rng = random.Random(11)
+    taken = 0
+    for _ in range(3000):
+        bodies = ["".join(rng.choice(_PIECES if rng.random() < 0.15 else _BLOCKS)
+                          for _ in range(rng.randint(1, 6))).encode()
+                  for _ in range(rng.randint(1, 3))]
+        buf = b"pad" + b"".join(bodies)
+        ends = np.cumsum([3, *map(len, bodies)])
+        got = fn(buf, ends[:-1].astype(np.int64), ends[1:].astype(np.int64))
+        want = [_sse.simple_spans(b) for b in bodies]
+        bad = next((k for k, w in enumerate(want) if w is None), None)
+        if bad is not None:
+            assert got == bad
+            continue
+        taken += 1
+        rows = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 6).tolist()
+        assert np.frombuffer(got[1], dtype=np.int64).tolist() == [len(w) for w in want]
+        expect = [(k, q, int(ends[k]) + x, int(ends[k]) + y, None if t in (None, b"message")
+                   else t) for k, w in enumerate(want) for q, (x, y, t) in enumerate(w)]
+        assert [(k, q, x, y, None if t0 < 0 else buf[t0:t0 + tl])
+                for k, q, x, y, t0, tl in rows] == expect
+    assert taken > 100
+
+
+@pytest.mark.parametrize("how", ["plain", "bom", "gzip", "gzip+bom"])
+def test_the_file_read_mapped_or_decompressed(tmp_path, monkeypatch, how):
+    """A plain file is mapped (a byte order mark skipped), a gzip one decompressed: the
+    column path reads both, with the rows of the entry-by-entry path."""
+    doc = harkit.write(tmp_path / "x.har", [_base(k) for k in range(5)]).read_bytes()
+    if "bom" in how:
+        doc = b"\xef\xbb\xbf" + doc
+    path = tmp_path / ("c.har.gz" if "gzip" in how else "c.har")
+    path.write_bytes(gzip.compress(doc) if "gzip" in how else doc)
+    took = []
+    real = har._columns
+
+    def spy(*args):
+        took.append(real(*args) is not None)
+        return real(*args)
+
+    monkeypatch.setattr(har, "_columns", spy)
+    assert _same_rows(path) == 10
+    assert took[0] is True
+
+
+# -- the 2024-11-05 HTTP+SSE transport: a GET stream of untimed events -------------------
+
+def _old_transport(rng: random.Random, n: int) -> list[dict]:
+    """POSTs to the endpoint a GET stream names, their answers on that stream (placed
+    right after the request they answer), and server requests and notifications (placed
+    at the stream's opening)."""
+    sid = rng.choice(["s1", "é2", "x y"])
+    endpoint = rng.choice([f"/messages?sessionId={sid}", f"/messages/?session_id={sid}",
+                           f"http://127.0.0.1:3001/messages?sessionId={sid}", "/messages"])
+    post_url = "http://127.0.0.1:3001" + endpoint if endpoint.startswith("/") else endpoint
+    blocks = [f"event: endpoint\ndata: {endpoint}"] if rng.random() < 0.9 else []
+    entries = []
+    for k in range(n):
+        ident = rng.choice([k, k, str(k), k % 5])
+        body = rng.choice([{"jsonrpc": "2.0", "id": ident, "method": "tools/call"},
+                           {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                           [{"jsonrpc": "2.0", "id": ident, "method": "a"},
+                            {"jsonrpc": "2.0", "id": f"b{k}", "method": "b"}],
+                           _message(rng, k)])
+        entries.append(harkit.entry("POST", post_url, at=1 + k + rng.random() / 2,
+                                    body=json.dumps(body), status=202,
+                                    reply=rng.choice(["Accepted", "", None])))
+        for _ in range(rng.randint(0, 2)):
+            answer = rng.choice([{"jsonrpc": "2.0", "id": ident, "result": {}},
+                                 {"jsonrpc": "2.0", "id": f"b{k}", "error": {"code": 1,
+                                                                            "message": "x"}},
+                                 {"jsonrpc": "2.0", "method": "notifications/message"},
+                                 {"jsonrpc": "2.0", "id": 900 + k, "method": "ping"},
+                                 {"jsonrpc": "2.0", "id": 12345, "result": {}},
+                                 _message(rng, k)])
+            text = json.dumps(answer, ensure_ascii=rng.random() < 0.5)
+            blocks.append(rng.choice([f"event: message\ndata: {text}", f"data: {text}",
+                                      f"event: note\ndata: {text}", "data: ", "data:  "]))
+    stream = harkit.entry("GET", "http://127.0.0.1:3001/sse", at=rng.choice([0, 0.5, 3]),
+                          mime="text/event-stream", reply=harkit.sse(*blocks),
+                          wait_ms=rng.choice([0, 2.5]))
+    entries.insert(rng.choice([0, 0, 0, 1]), stream)
+    return entries
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_old_transport_hars_take_the_column_path(tmp_path, texts, seed):
+    rng = random.Random(seed)
+    entries = _old_transport(rng, 40)
+    if seed % 3 == 2:  # two clients, two streams
+        entries += _old_transport(rng, 20)
+    path = harkit.write(tmp_path / "sse.har", entries)
+    assert _took_columns(path)
+    _same_rows(path)
+
+
+def test_a_stream_of_no_event_but_its_endpoint(tmp_path, texts):
+    entries = [harkit.entry("GET", "http://127.0.0.1:3001/sse", mime="text/event-stream",
+                            reply=harkit.sse("event: endpoint\ndata: /m?sessionId=a")),
+               _base(1), _base(2)]
+    path = harkit.write(tmp_path / "sse.har", entries)
+    assert _took_columns(path)
+    _same_rows(path)
+
+
+@pytest.mark.parametrize("what", ["a GET of JSON", "a GET with a body", "an id line",
+                                  "an endpoint in a POST's stream"])
+def test_other_streams_are_handed_over(tmp_path, texts, what):
+    entries = _old_transport(random.Random(1), 10)
+    get = next(e for e in entries if e["request"]["method"] == "GET")
+    if what == "a GET of JSON":
+        get["response"]["headers"] = []
+        get["response"]["content"] = {"mimeType": "application/json", "text": "{}"}
+    elif what == "a GET with a body":
+        get["request"]["postData"] = {"mimeType": "application/json", "text": "{}"}
+    elif what == "an id line":
+        get["response"]["content"]["text"] = "id: 1\n" + get["response"]["content"]["text"]
+    else:
+        post = next(e for e in entries if e["request"]["method"] == "POST")
+        _stream(post, "event: endpoint\ndata: /m\n\n")
+    path = harkit.write(tmp_path / "sse.har", entries)
+    assert not _took_columns(path)
+    _same_rows(path)
