@@ -30,9 +30,13 @@ test-fast: $(STAMP)
 fuzz: $(STAMP)
 	MCP_NOTEBOOK_FUZZ_EXAMPLES=20000 $(PY) -m pytest tests/robustness -q
 
-# loader benchmarks: 100k + 1M frames, 3 interleaved reps (~10 min, ~4 GB in benchmarks/out/)
+# every reader against NDJSON at 100k and 1M messages (its record: results-readers.json; a
+# reader over its target does not stop the run), then the loader benchmarks: 100k + 1M
+# frames, 3 interleaved reps; RESULTS.md reports both (~25 min, ~12 GB in benchmarks/out/)
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	-$(PY) benchmarks/bench_readers.py --sizes 100000 1000000 --repeats 1 \
+		--json benchmarks/results-readers.json --report benchmarks/out/readers.md
 	$(PY) benchmarks/bench_load.py
 
 # the same at 100k frames (~2-3 min)

@@ -456,6 +456,7 @@ def main(argv: list[str] | None = None) -> int:
         "raw": {f"{ap_}|{k}|{n}": rs for (ap_, k, n), rs in runs.items()},
     }
     doc["ten_m"] = ten_m()
+    doc["readers"] = last_record("results-readers.json")
     doc["ratios"], doc["targets"] = bench_report.evaluate(doc)
     raw_json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
     md = bench_report.markdown(doc)
@@ -471,9 +472,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def ten_m() -> dict[str, Any] | None:
     """The last ``bench_10m.py`` run (``make bench-10m``), reported beside this one."""
-    path = HERE / "results-10m.json"
+    return last_record("results-10m.json")
+
+
+def last_record(name: str) -> dict[str, Any] | None:
+    """The last run of another benchmark (``results-10m.json`` of ``bench_10m.py``,
+    ``results-readers.json`` of ``bench_readers.py --json``), reported beside this one."""
     try:
-        return json.loads(path.read_text())  # type: ignore[no-any-return]
+        return json.loads((HERE / name).read_text())  # type: ignore[no-any-return]
     except (OSError, ValueError):
         return None
 
@@ -482,6 +488,7 @@ def render(raw_json: Path, report: Path | None) -> int:
     """Recompute ratios and targets of a finished run and rewrite its report."""
     doc = json.loads(raw_json.read_text())
     doc["ten_m"] = ten_m() or doc.get("ten_m")
+    doc["readers"] = last_record("results-readers.json") or doc.get("readers")
     doc["ratios"], doc["targets"] = bench_report.evaluate(doc)
     raw_json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
     report = report or raw_json.with_name(

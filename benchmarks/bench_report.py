@@ -199,6 +199,13 @@ def evaluate(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]
             ("issue 18: per-line cost within 15% from 100k to 10M tiny frames, largest "
              "over smallest (`bench_10m.py`)", "ten_m_linearity", 1.15, "≤"),
         ]
+    for size, (key, worst) in _reader_worst(doc).items():
+        ratios[key] = worst["ratio_wall"]
+        ratios[key + "_cpu"] = worst["ratio_cpu"]
+        ratios[key + "_which"] = worst["format"]
+        specs.append((f"issue 18, target 3: every reader within 2× of NDJSON per frame at "
+                      f"{size:,} messages, whole process (worst: {worst['format']}; "
+                      "`bench_readers.py`, its last run)", key, 2.0, "≤"))
     targets = []
     for name, key, limit, op in specs:
         t = _target(name, ratios.get(key), limit, op)
@@ -209,6 +216,41 @@ def evaluate(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]
 
 PROFILE_FILES = ["ndjson_clean", "profile_escapes", "profile_notifications", "profile_base64",
                  "profile_long_ids", "profile_sessions", "profile_meta2026"]
+
+
+def _reader_worst(doc: dict[str, Any]) -> dict[int, tuple[str, dict[str, Any]]]:
+    """For each size of the last ``bench_readers.py`` record (``results-readers.json``):
+    the ratio key and the row of the format farthest from NDJSON per frame."""
+    rows = (doc.get("readers") or {}).get("rows") or []
+    out: dict[int, tuple[str, dict[str, Any]]] = {}
+    for size in sorted({r["messages"] for r in rows}):
+        others = [r for r in rows if r["messages"] == size and r["format"] != "ndjson"]
+        if others:
+            out[size] = (f"readers_worst_over_ndjson_{size}",
+                         max(others, key=lambda r: r["ratio_wall"]))
+    return out
+
+
+def _reader_lines(doc: dict[str, Any]) -> list[str]:
+    """The last ``bench_readers.py`` record as a table (issue 18, target 3)."""
+    rec = doc.get("readers") or {}
+    rows = rec.get("rows") or []
+    if not rows:
+        return []
+    out = ["", "## Every reader against the NDJSON path (`bench_readers.py`, its last run; "
+           "`results-readers.json`)", "",
+           f"Per frame, against NDJSON in the same run; {rec.get('repeats', '?')} fresh "
+           "process(es) per format and size, the formats taking turns. *Whole* is the "
+           "process's wall time (imports included), *CPU* its CPU seconds. Target: 2.0× or "
+           "less on the whole process. `RESULTS-readers.md` has the phases and the history.",
+           "", "| messages | format | MB | frames | whole s | CPU s | peak MB | whole x/frame | "
+           "CPU x/frame | verdict |", "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        out.append(f"| {_n(r['messages'])} | {r['format']} | {r['file_mb']:.1f} | "
+                   f"{_n(r['frames'])} | {r['wall_s']:.2f} | {r['cpu_s']:.2f} | "
+                   f"{r['peak_mb']:.0f} | {r['ratio_wall']:.2f} | {r['ratio_cpu']:.2f} | "
+                   f"{'pass' if r['ratio_wall'] <= 2.0 else 'FAIL'} |")
+    return out
 
 
 def profile_table(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -482,6 +524,7 @@ def markdown(doc: dict[str, Any]) -> str:
         body = bench_10m.markdown(tm).splitlines()[1:]  # its own heading left out
         out += ["", "## Ten million frames (`make bench-10m`, its last run; "
                 "`results-10m.json`)", *body]
+    out += _reader_lines(doc)
     floor = HERE / "FLOOR.md"
     if floor.exists():
         out += ["", *floor.read_text(encoding="utf-8").rstrip().splitlines()]
