@@ -402,3 +402,25 @@ def test_long_strings_at_every_offset_as_json_loads() -> None:
                                  env={**env, **level}, capture_output=True, text=True,
                                  check=True).stdout
             assert json.loads(out) == want, level
+
+
+def test_integer_ids_of_every_length_as_python_reads_them() -> None:
+    """Integer ids are read to the int Python's int() makes of their text (a short one in C
+    as an int64, a longer one by Python's conversion), both signs, at the 18/19-digit edge,
+    at the int64 limits and far beyond them; the id key is the text itself."""
+    import numpy as np
+
+    from mcp_notebook.fast.rows import Rows
+    texts = ["1", "-1", "7", "-42", str(10**17), str(10**18 - 1), str(-(10**18 - 1)),
+             str(10**18), str(-(10**18)), str(2**63 - 1), str(-(2**63)), str(2**63),
+             str(2**64 + 1), "9" * 40, "-" + "9" * 40]
+    lines = [f'{{"jsonrpc":"2.0","id":{t},"method":"ping"}}' for t in texts]
+    buf = "\n".join(lines).encode()
+    ends = np.cumsum([len(x) + 1 for x in lines]) - 1
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    rows = Rows(per_row_context=False)
+    assert native.native.scan(buf, starts.astype(np.int64), ends.astype(np.int64), 0,
+                              len(lines), 0, native.out_lists(rows)) == len(lines)
+    assert rows.id == [int(t) for t in texts]
+    assert all(type(v) is int for v in rows.id)
+    assert rows.id_key == texts

@@ -440,10 +440,17 @@ static int new_id(Out *o, const Msg *m, PyObject **key, PyObject **idv) {
 /* The key str and the id of an id's text, made anew (new references); -1 on failure. */
 static int make_id(const Msg *m, PyObject **key, PyObject **idv) {
     Py_ssize_t n = m->id_e - m->id_s;
-    *key = PyUnicode_FromStringAndSize((const char *)m->id_s, n);
+    /* an id's text is ASCII (envelope.h: a string id of other bytes is the Python path's) */
+    *key = PyUnicode_New(n, 127);
     if (!*key) return -1;
+    memcpy(PyUnicode_DATA(*key), m->id_s, (size_t)n);
+    Py_ssize_t neg = *m->id_s == '-';
     if (m->id_str) {
         *idv = PyUnicode_Substring(*key, 1, n - 1);
+    } else if (n - neg <= 18) {  /* digits only (an integer, checked): fits an int64 */
+        long long v = 0;
+        for (Py_ssize_t k = neg; k < n; k++) v = v * 10 + (m->id_s[k] - '0');
+        *idv = PyLong_FromLongLong(neg ? -v : v);
     } else {
         char small[64];
         char *digits = n < 64 ? small : malloc((size_t)n + 1);
