@@ -82,19 +82,20 @@ def load_file(path: Path, fmt: str, session: str | None = None,
 def to_part(path: Path, fmt: str, session: str, direction: str | None, rows: Rows,
             spans: np.ndarray, lazy: bool, line_base: int) -> Part:
     """Numpy columns of gathered rows; ``line_base`` is the file line of the rows' line 0;
-    ``spans`` are the ``(line, start, end)`` of the non-blank lines, in line order."""
+    ``spans`` are the lines, starts and ends of the non-blank lines (three rows), in line
+    order."""
     rows.flush()
     n = len(rows)
     line = rows.column("line", np.int64)
-    if n and n == len(spans) and np.array_equal(spans[:, 0], line):
+    if n and n == spans.shape[1] and np.array_equal(spans[0], line):
         # a row for each non-blank line (the usual capture: no batch, no line of several
         # rows): the spans are the rows' own, no search
-        offsets = spans[:, 1].copy()
-        lengths = spans[:, 2] - offsets
+        offsets = spans[1].copy()
+        lengths = spans[2] - offsets
     elif n:
-        at = np.searchsorted(spans[:, 0], line)
-        offsets = spans[at, 1]
-        lengths = spans[at, 2] - offsets
+        at = np.searchsorted(spans[0], line)
+        offsets = spans[1][at]
+        lengths = spans[2][at] - offsets
         del at
     else:
         offsets = lengths = np.empty(0, dtype=np.int64)

@@ -222,11 +222,12 @@ def _long_line(readinto, buf: bytearray, pos: int, stop: int | None, line: int, 
 
 
 def line_spans(blk: Block, nonblank: np.ndarray) -> np.ndarray:
-    """``(line, start, end)`` in the file of the block's non-blank lines ``nonblank``."""
-    out = np.empty((len(nonblank), 3), dtype=np.int64)
-    out[:, 0] = nonblank + blk.first_line
-    out[:, 1] = blk.starts[nonblank] + blk.offset
-    out[:, 2] = blk.ends[nonblank] + blk.offset
+    """The lines, starts and ends in the file of the block's non-blank lines ``nonblank``:
+    three rows of one array, so that each is contiguous."""
+    out = np.empty((3, len(nonblank)), dtype=np.int64)
+    np.add(nonblank, blk.first_line, out=out[0])
+    np.add(blk.starts[nonblank], blk.offset, out=out[1])
+    np.add(blk.ends[nonblank], blk.offset, out=out[2])
     return out
 
 

@@ -30,8 +30,8 @@ _DecodeErrors = (msgspec.DecodeError, RecursionError)
 def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start: int = 0,
               stop: int | None = None, keep_text: bool = False,
               max_line: int = MAX_LINE_BYTES) -> tuple[Rows, list[np.ndarray]]:
-    """The rows of lines from byte ``start`` to ``stop``, and ``(line, start, end)`` in the
-    file of each non-blank line.
+    """The rows of lines from byte ``start`` to ``stop``, and the line spans of each block
+    (:func:`.lines.line_spans`: the line, start and end in the file of each non-blank line).
 
     Line indices in the rows are relative to the first line read. With ``keep_text`` the
     rows also hold each frame's text (``rows.raw``). A line longer than ``max_line`` bytes

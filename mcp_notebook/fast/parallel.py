@@ -53,7 +53,8 @@ def _reader(fmt: str) -> Any:
 
 
 def _spans(spans: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(spans) if spans else np.empty((0, 3), dtype=np.int64)
+    """The blocks' line spans (:func:`.lines.line_spans`) end to end: lines, starts, ends."""
+    return np.concatenate(spans, axis=1) if spans else np.empty((3, 0), dtype=np.int64)
 
 
 def workers() -> int:
