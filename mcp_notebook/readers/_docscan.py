@@ -15,8 +15,6 @@ both ways).
 
 from __future__ import annotations
 
-import io
-import mmap
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ import msgspec
 import numpy as np
 
 from ._docspans import Columns
+from ._jsondoc import read_mapped
 from ._time import read_time
 
 __all__ = ["inspector_columns", "recorder_columns"]
@@ -39,22 +38,10 @@ def _scan(path: Path, name: str) -> Any:
     """``_native.<name>`` of the file's bytes: a plain file through a read-only map of it
     (the pass lets its pages go behind it), a compressed one read whole; None without the
     extension, for an empty file or for a document the pass does not take."""
-    from .base import open_bytes
-
     scan = _scanner(name)
     if scan is None:
         return None
-    with open_bytes(path) as f:
-        fileno = getattr(f, "fileno", None)
-        if isinstance(f, io.BufferedReader) and fileno is not None:
-            try:
-                view = mmap.mmap(fileno(), 0, access=mmap.ACCESS_READ)
-            except (OSError, ValueError):  # empty, or a file the system cannot map
-                view = None
-            if view is not None:
-                with view:
-                    return scan(view, True)
-        return scan(f.read(), False)
+    return read_mapped(path, scan)
 
 
 _I64, _F64, _I8 = np.int64, np.float64, np.int8
