@@ -20,8 +20,8 @@ the same records, as :class:`~._docspans.Columns` and the order the table takes 
 - the untimed events of a GET stream are placed as ``har._in_time_order`` places them
   (an answer right after the request it answers, any other at the stream's opening),
   from the kinds and id keys the table's own classification gives (:func:`_meaning`);
-  such a HAR's records are then given as :class:`~.base.Record` s, as the entry-by-entry
-  path gave them (its table decodes the texts into memory whatever their size).
+  such a HAR's records are given as spans like any other (a document whose texts come
+  to 16 MB or more then gets a ``lazytext`` ``raw`` column, as every large document).
 
 Any document with an entry of another kind (a method but POST or GET, a body that is not
 JSON, an HTTP error, an encoding, a truncation, a proxy's note, stamped SSE events, an SSE
@@ -156,35 +156,9 @@ class _Found(NamedTuple):
     at: np.ndarray | None
     others: dict[int, Record]
     order: np.ndarray
-    #: give every record as a :class:`Record` (a HAR with a GET stream: the entry-by-entry
-    #: path gave records, so its table decoded the texts into memory whatever their size)
-    as_records: bool = False
 
     def blocks(self, name: str) -> Iterator[Record | Spans]:
-        if not self.as_records:
-            return self.cols.blocks(name, self.at, self.others or None, self.order)
-        return self.records()
-
-    def records(self) -> Iterator[Record]:
-        """The records in order, as :meth:`~._spans.Spans.record` makes them."""
-        c = self.cols
-        slots = self.order if self.at is None else self.at[self.order]
-        mv = memoryview(c.buf)
-        starts, ends, ts = c.starts.tolist(), c.ends.tolist(), c.ts.tolist()
-        direction, session, stream = c.direction.tolist(), c.session_of.tolist(), \
-            c.stream_of.tolist()
-        names, streams, labels, extras = c.sessions, c.streams, c.labels, c.extras
-        dirs = ("c2s", "s2c", None)
-        for k, j in enumerate(slots.tolist()):
-            if j < 0:
-                yield self.others[int(self.order[k])]
-                continue
-            t = ts[j]
-            extra = extras.get(j)
-            yield Record(raw=str(mv[starts[j]:ends[j]], "utf-8", "surrogateescape"),
-                         ts=None if t != t else t, direction=dirs[direction[j]],
-                         session=names[session[j]], stream=streams[stream[j]],
-                         source=labels[j], extra=dict(extra) if extra else {})
+        return self.cols.blocks(name, self.at, self.others or None, self.order)
 
     @staticmethod
     def of(cols: Columns, entry: np.ndarray, sub: np.ndarray,
@@ -215,7 +189,7 @@ class _Found(NamedTuple):
         usual = np.arange(len(slot_ts)) if at is None else at
         untimed = (usual >= 0) & np.isnan(slot_ts) & get[entry_of]
         if not untimed.any():  # the times' order alone
-            return _Found(cols, at, recs, stamp_order(slot_ts), bool(get.any()))
+            return _Found(cols, at, recs, stamp_order(slot_ts))
         # as ``har._in_time_order``: an event of a GET stream answering a request sent
         # by POST right after it, any other at the opening of its stream
         asked = np.flatnonzero(untimed | ((usual >= 0) & (cols.direction[usual] == 0)))
@@ -247,7 +221,7 @@ class _Found(NamedTuple):
             placed_at = asked[np.array(found_at, dtype=np.int64)]
             key1[placed_at] = found_ts
             key2[placed_at] = 1
-        return _Found(cols, at, recs, np.lexsort((np.arange(len(key1)), key2, key1)), True)
+        return _Found(cols, at, recs, np.lexsort((np.arange(len(key1)), key2, key1)))
 
 
 def _meaning(cols: Columns, which: np.ndarray, name: str

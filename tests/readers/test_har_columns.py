@@ -14,8 +14,11 @@ from pathlib import Path
 
 import msgspec
 import numpy as np
+import pandas as pd
+import pandas.testing as pdt
 import pytest
 
+import mcp_notebook as mn
 import mcp_notebook.fast as fast
 from mcp_notebook import readers
 from mcp_notebook.fast.records import part_of
@@ -446,7 +449,7 @@ def _old_transport(rng: random.Random, n: int) -> list[dict]:
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_random_old_transport_hars_take_the_column_path(tmp_path, texts, seed):
+def test_random_old_transport_hars_take_the_column_path(tmp_path, kept, texts, seed):
     rng = random.Random(seed)
     entries = _old_transport(rng, 40)
     if seed % 3 == 2:  # two clients, two streams
@@ -454,6 +457,32 @@ def test_random_old_transport_hars_take_the_column_path(tmp_path, texts, seed):
     path = harkit.write(tmp_path / "sse.har", entries)
     assert _took_columns(path)
     _same_rows(path)
+
+
+def _materialised(df: pd.DataFrame) -> pd.DataFrame:
+    out = df.copy()
+    for col in out.columns:
+        if str(out[col].dtype) == "lazytext":
+            out[col] = pd.Series(out[col].to_numpy(dtype=object), index=out.index, dtype=object)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_old_transport_raw_column(tmp_path, kept, monkeypatch, seed):
+    """An HTTP+SSE HAR's records reach the table as spans: a large document's ``raw`` is
+    ``lazytext`` (a small one's plain objects, as before), every value that of the
+    entry-by-entry path (which gives records: objects whatever the size)."""
+    path = harkit.write(tmp_path / "sse.har", _old_transport(random.Random(seed), 60))
+    got = mn.load(path, format="har")
+    assert str(got.frames["raw"].dtype) == ("lazytext" if kept == "buffer" else "object")
+    with monkeypatch.context() as mp:
+        mp.setattr(har, "_columns", lambda *a: None)
+        ref = mn.load(path, format="har")
+    assert str(ref.frames["raw"].dtype) == "object"
+    assert len(ref.frames) > 60
+    pdt.assert_frame_equal(_materialised(got.frames), _materialised(ref.frames))
+    pdt.assert_frame_equal(got.pairs, ref.pairs)
+    pdt.assert_frame_equal(got.violations, ref.violations)
 
 
 def test_a_stream_of_no_event_but_its_endpoint(tmp_path, texts):
