@@ -34,7 +34,7 @@ entry-by-entry path reads it, so the records are always what that path gives
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import urljoin
 
 import msgspec
@@ -53,6 +53,7 @@ __all__ = ["columns", "RUN"]
 #: how many bodies are decoded into strings at once
 RUN = 1 << 14
 _NULL = msgspec.Raw(b"null")
+_EMPTY = msgspec.Raw(b'""')
 
 
 class _Body(msgspec.Struct, gc=False):
@@ -63,12 +64,13 @@ class _Body(msgspec.Struct, gc=False):
     mimeType: Any = None  # noqa: N815 - HAR's member name
     encoding: None = None
     alt_encoding: None = msgspec.field(default=None, name="_encoding")
-    sse_events: None = msgspec.field(default=None, name="_sseEvents")
+    #: stamped events: the entry is read entry by entry (``others``)
+    sse_events: msgspec.Raw = msgspec.field(default=_NULL, name="_sseEvents")
     truncated: None = msgspec.field(default=None, name="_truncated")
 
 
 class _Request(msgspec.Struct, gc=False):
-    method: Literal["POST", "GET"]
+    method: str
     url: str
     postData: _Body | None = None  # noqa: N815 - HAR's member name
     headers: msgspec.Raw = _NULL
@@ -107,7 +109,16 @@ class _Doc(msgspec.Struct, gc=False):
     log: _Log
 
 
+class _RawLog(msgspec.Struct, gc=False):
+    entries: list[msgspec.Raw]
+
+
+class _RawDoc(msgspec.Struct, gc=False):
+    log: _RawLog
+
+
 _decode_doc = msgspec.json.Decoder(_Doc).decode
+_decode_raws = msgspec.json.Decoder(_RawDoc).decode
 _decode_texts = msgspec.json.Decoder(list[str]).decode
 _decode_headers = msgspec.json.Decoder(list[_Header] | None).decode
 _NO_TIMINGS = _Timings()
@@ -129,19 +140,23 @@ def _ms1(value: float | None) -> float:
 
 
 def columns(data: bytes, name: str, default: str, stateless: Any, escaped: Any,
-            session_from_url: Any) -> _Found | None:
+            session_from_url: Any, reader: Any = None) -> _Found | None:
     """The records of a usual Streamable HTTP HAR (the file's bytes) as columns, in file
     order, as the entry-by-entry path makes them; None for any other document.
 
     ``stateless``, ``escaped`` and ``session_from_url`` are the HAR reader's own rules
     (a protocol version of the stateless revision, a session name made valid Unicode,
-    the session named by an endpoint URL)."""
+    the session named by an endpoint URL). ``reader`` (the HAR reader, or None) reads the
+    entries that are not read as columns (a method but POST or GET, an HTTP error, a GET
+    of no stream, stamped events, ...: ``others`` and ``records_of``), whose records are
+    placed among the others'; without it such a document gives None."""
     try:
         held = [_decode_doc(data).log.entries]
     except (msgspec.DecodeError, RecursionError):
         return None
     try:
-        return _Columns(name, default, stateless, escaped, session_from_url).read(held)
+        return _Columns(name, default, stateless, escaped, session_from_url, reader,
+                        data).read(held)
     except (_HandOver, msgspec.DecodeError):
         return None
 
@@ -163,7 +178,7 @@ class _Found(NamedTuple):
     @staticmethod
     def of(cols: Columns, entry: np.ndarray, sub: np.ndarray,
            others: list[tuple[int, int, Record]], get: np.ndarray, first_byte: np.ndarray,
-           name: str) -> _Found:
+           name: str, read: bool = False) -> _Found:
         n = len(entry)
         ts = cols.ts
         if others:
@@ -190,6 +205,8 @@ class _Found(NamedTuple):
         untimed = (usual >= 0) & np.isnan(slot_ts) & get[entry_of]
         if not untimed.any():  # the times' order alone
             return _Found(cols, at, recs, stamp_order(slot_ts))
+        if read:  # entries read one by one: their requests would place untimed answers
+            raise _HandOver
         # as ``har._in_time_order``: an event of a GET stream answering a request sent
         # by POST right after it, any other at the opening of its stream
         asked = np.flatnonzero(untimed | ((usual >= 0) & (cols.direction[usual] == 0)))
@@ -249,7 +266,8 @@ def _meaning(cols: Columns, which: np.ndarray, name: str
 
 class _Columns:
     def __init__(self, name: str, default: str, stateless: Any, escaped: Any,
-                 session_from_url: Any) -> None:
+                 session_from_url: Any, reader: Any = None, data: Any = None) -> None:
+        self.reader, self.data = reader, data
         self.name, self.default = name, default
         self.stateless, self.escaped, self.session_from_url = stateless, escaped, \
             session_from_url
@@ -281,14 +299,18 @@ class _Columns:
         incomplete = [bool(e.incomplete) for e in entries]
         del entries
         status = [r.status for r in resps]
-        if any(s is not None and s >= 400 for s in status):
-            raise _HandOver  # transport errors: their own extras
         urls = [r.url for r in reqs]
         get = np.fromiter((r.method == "GET" for r in reqs), dtype=bool, count=n)
-        if any((r.postData is None) != g for r, g in zip(reqs, get.tolist(), strict=True)):
-            raise _HandOver  # a POST with no body, a GET with one
-        post_at = np.flatnonzero(~get)
-        bodies = [reqs[k].postData.text for k in post_at.tolist()]  # type: ignore[union-attr]
+        # entries read one by one (``reader``): a method but POST or GET, a transport
+        # error, a POST of no body, a GET with one, stamped events (and, below, a stream
+        # of no body, a GET of no stream)
+        other = np.fromiter(
+            (r.method != "GET" and r.method != "POST" or (s is not None and s >= 400)
+             or (r.postData is None) != g
+             or (c is not None and c.sse_events != _NULL)
+             for r, s, g, c in zip(reqs, status, get.tolist(), (x.content for x in resps),
+                                   strict=True)), dtype=bool, count=n)
+        posts = [r.postData for r in reqs]
         hkeys = [(bytes(q.headers), bytes(r.headers)) for q, r in zip(reqs, resps,
                                                                        strict=True)]
         contents = [r.content for r in resps]
@@ -313,8 +335,15 @@ class _Columns:
                           dtype=bool, count=n)
         del mimes
         has_reply = np.fromiter((r != _NULL for r in replies), dtype=bool, count=n)
-        if (sse & ~has_reply).any() or (get & ~sse).any():
-            raise _HandOver  # a stream with no body, a GET of no stream: log rows
+        empty = np.fromiter((r == _EMPTY for r in replies), dtype=bool, count=n)
+        other |= (sse & (~has_reply | empty)) | (get & ~sse)  # log rows
+        self.read_others(other, urls, get)
+        if self.entries:
+            sse &= ~other
+            has_reply &= ~other
+        post_at = np.flatnonzero(~get & ~other)
+        bodies = [posts[k].text for k in post_at.tolist()]  # type: ignore[union-attr]
+        del posts
         # the texts: the POSTs' bodies, the other replies, the streams' bodies
         buf = bytearray()
         b_ends = _texts(bodies, buf)
@@ -327,7 +356,8 @@ class _Columns:
         del replies
         a = np.frombuffer(buf, dtype=np.uint8)
         b_starts = np.concatenate(([0], b_ends[:-1]))
-        r_starts = np.concatenate(([b_ends[-1]], r_ends[:-1]))[:len(r_ends)]
+        r_starts = np.concatenate(([b_ends[-1] if len(b_ends) else 0], r_ends[:-1])
+                                  )[:len(r_ends)]
         for k in np.flatnonzero(~_opens(a, b_starts, b_ends)).tolist():
             if not _looks_like_json(buf[b_starts[k]:b_ends[k]].decode()):
                 raise _HandOver  # a body that is not JSON: not this path
@@ -396,6 +426,8 @@ class _Columns:
         session_of, names, others = self.sessions(facts, urls, get, endpoints, el, sl,
                                                   status, first_byte)
         del facts, urls
+        if self.entries and self.reader.untimed:
+            raise _HandOver  # events of no time among the entries read one by one
         name = self.name
         labels = [f"{name}#entry{i}" if s == 0 else f"{name}#entry{i}/event{s - 1}" if e
                   else f"{name}#entry{i}/response" for i, s, e in zip(el, sl, evl,
@@ -404,7 +436,24 @@ class _Columns:
                        (sub != 0).astype(np.int8), session_of, names,
                        ev.astype(np.int64), ("http", "sse") if ev.any() else ("http",),
                        labels, dict(enumerate(extras)))
-        return _Found.of(cols, entry, sub, others, get, first_byte, self.name)
+        return _Found.of(cols, entry, sub, others, get, first_byte, self.name,
+                         bool(self.entries))
+
+    def read_others(self, other: np.ndarray, urls: list[str], get: np.ndarray) -> None:
+        """The entries ``other`` as the reader reads them (``self.entries``), or
+        :class:`_HandOver`."""
+        self.entries: dict[int, Any] = {}
+        if not other.any():
+            return
+        if self.reader is None:
+            raise _HandOver
+        raws = _decode_raws(self.data).log.entries
+        at = np.flatnonzero(other).tolist()
+        post = [urls[k] for k in np.flatnonzero(~other & ~get).tolist()]
+        got = self.reader.others({k: raws[k] for k in at}, post)
+        if got is None:
+            raise _HandOver
+        self.entries = got
 
     def sessions(self, facts: list[tuple[Any, ...]], urls: list[str], get: np.ndarray,
                  endpoints: dict[int, list[tuple[int, str]]], entry: list[int],
@@ -416,7 +465,10 @@ class _Columns:
         valid Unicode, in the order they first come), and the endpoint events' records
         (each with its entry and its place in the stream)."""
         url_sessions: dict[str, str] = {}
-        old: dict[str, str] = {}  # an endpoint URL (with query) -> its session
+        # an endpoint URL (with query) -> its session (the reader's, for the entries it
+        # reads one by one)
+        old: dict[str, str] = self.reader.old_sessions if self.entries else {}
+        read = self.entries
         names: dict[str, int] = {}  # a session as valid Unicode -> its code
         codes: dict[str, int] = {}  # a session -> its code
         others: list[tuple[int, int, Record]] = []
@@ -435,6 +487,11 @@ class _Columns:
 
         getl = get.tolist()
         for i, f in enumerate(facts):
+            if i in read:  # read by the reader, in file order (its endpoint events too)
+                others.extend((i, q, rec) for q, rec in enumerate(self.reader.records_of(
+                    read[i])))
+                by_entry[i] = -1
+                continue
             session = f[0]
             if session is None:
                 url = urls[i]

@@ -52,9 +52,12 @@ def texts(request, monkeypatch):
 
 
 def _took_columns(path: Path, session: str | None = None) -> bool:
+    """Whether the column path takes the HAR, with the reader reading the entries it does
+    not read as columns (as ``blocks()`` calls it)."""
     data = path.read_bytes()
     return _har_columns.columns(data, path.name, session or path.name, har._stateless,
-                                har._escaped, har._session_from_url) is not None
+                                har._escaped, har._session_from_url,
+                                har._Reader(path, session)) is not None
 
 
 def _same_rows(path: Path, session: str | None = None) -> int:
@@ -212,15 +215,11 @@ def _stream(e: dict, body: str | None) -> None:
 
 _SSE = harkit.sse("data: " + harkit.js(harkit.msg(id=0, result={})))
 HANDED_OVER = {
-    "a GET": _set("request.method", "GET"),
-    "a lower-case post": _set("request.method", "post"),
-    "no body": _set("request.postData", _DROP),
     "a body that is not JSON": _set("request.postData.text", "hello"),
     "a blank body": _set("request.postData.text", "  "),
     "a body that is null": _set("request.postData.text", None),
     "a base64 body": _set("request.postData.encoding", "base64"),
     "a truncated body": _set("request.postData._truncated", 900),
-    "an HTTP error": _set("response.status", 404),
     "a proxy's note": _set("_proxyError", "connection refused"),
     "a proxy's note that is not text": _set("_proxyError", 5),
     "a status that is text": _set("response.status", "200"),
@@ -230,7 +229,6 @@ HANDED_OVER = {
     "a reply's encoding named": _set("response.content._encoding", "base64"),
     "a base64 reply": _set("response.content.encoding", "base64"),
     "a truncated reply": _set("response.content._truncated", 900),
-    "stamped events": _set("response.content._sseEvents", []),
     "a reply that is a number": _set("response.content.text", 5),
     "a time that is not a time": _set("startedDateTime", "yesterday"),
     "a time that is a number": _set("startedDateTime", 1750248000),
@@ -243,10 +241,64 @@ HANDED_OVER = {
     "an endpoint event": lambda e: _stream(e, "event: endpoint\ndata: /m\n\n"),
     "an SSE body with an id": lambda e: _stream(e, "id: 1\n" + _SSE),
     "an SSE body with CRLF": lambda e: _stream(e, _SSE.replace("\n", "\r\n")),
-    "an empty SSE body": lambda e: _stream(e, ""),
     "a blank SSE body": lambda e: _stream(e, " \n"),
     "an SSE body that is JSON": lambda e: _stream(e, "{}"),
+    "a stamped event of no time": lambda e: (_stream(e, _SSE), _set(
+        "response.content._sseEvents", [{"event": "message", "data": _SSE[6:-2]}])(e)),
+    "an entry that is not MCP": lambda e: (_set("request.method", "GET")(e), _set(
+        "request.url", "http://127.0.0.1:3001/favicon.ico")(e),
+        _set("request.postData", _DROP)(e), _set("request.headers", [])(e),
+        _set("response.headers", [])(e)),
+}
+
+
+def _stamped(e: dict, *events: dict) -> None:
+    _stream(e, "".join(f"data: {x['data']}\n\n" for x in events))
+    e["response"]["content"]["_sseEvents"] = list(events)
+
+
+def _event(k: int, at: float | None = 2.5, **more: object) -> dict:
+    x: dict[str, object] = {"event": "message", "data": harkit.js(harkit.msg(id=k, result={}))}
+    if at is not None:
+        x["t"] = harkit.iso(at)
+    x.update(more)
+    return x
+
+
+def _get_of(e: dict, status: int, reply: str | None, mime: str = "") -> None:
+    e["request"]["method"] = "GET"
+    del e["request"]["postData"]
+    e["response"]["status"] = status
+    e["response"]["headers"] = [{"name": "Content-Type", "value": mime}] if mime else []
+    e["response"]["content"] = {"mimeType": mime, **({} if reply is None else
+                                                     {"text": reply})}
+
+
+#: entries the column path leaves to the reader, one by one, among the others' columns
+ONE_BY_ONE = {
+    "a GET with a body": _set("request.method", "GET"),
+    "a lower-case post": _set("request.method", "post"),
+    "no body": _set("request.postData", _DROP),
+    "an HTTP error": _set("response.status", 404),
+    "a 500 with a JSON error": lambda e: (_set("response.status", 500)(e), _set(
+        "response.content.text", harkit.js(harkit.msg(id=2, error={"code": -32603,
+                                                                    "message": "x"})))(e)),
+    "a 400 of text": lambda e: (_set("response.status", 400)(e),
+                                _set("response.content.text", "Bad Request")(e)),
+    "a DELETE": lambda e: (_set("request.method", "DELETE")(e),
+                           _set("request.postData", _DROP)(e),
+                           _set("response.content", {"mimeType": "", "text": ""})(e)),
+    "a GET answered 405": lambda e: _get_of(e, 405, "Method Not Allowed", "text/plain"),
+    "a GET of JSON": lambda e: _get_of(e, 200, harkit.js(harkit.msg(id=9, result={})),
+                                       "application/json"),
+    "a GET stream not captured": lambda e: _get_of(e, 200, "", "text/event-stream"),
+    "a GET stream of no body": lambda e: _get_of(e, 200, None, "text/event-stream"),
     "no SSE body": lambda e: _stream(e, None),
+    "an empty SSE body": lambda e: _stream(e, ""),
+    "stamped events, none": _set("response.content._sseEvents", []),
+    "stamped events": lambda e: _stamped(e, _event(2), _event(7, 2.75, id="e1")),
+    "stamped events, odd": lambda e: _stamped(
+        e, _event(2, event="note"), _event(3, data=" "), _event(4, _unterminated=True)),
 }
 
 
@@ -259,8 +311,46 @@ def test_other_hars_are_handed_over(tmp_path, texts, what):
     _same_rows(path)
 
 
+@pytest.mark.parametrize("what", list(ONE_BY_ONE))
+def test_entries_read_one_by_one_among_the_columns(tmp_path, texts, kept, what):
+    """A DELETE, an HTTP error, a GET of no stream, stamped events, ...: the reader reads
+    that entry, the column path the others, the rows those of the entry-by-entry path."""
+    entries = [_base(k) for k in range(4)]
+    ONE_BY_ONE[what](entries[2])
+    path = harkit.write(tmp_path / "one.har", entries)
+    assert _took_columns(path)
+    assert _same_rows(path) >= 6
+
+
+def test_a_hand_over_after_entries_read_one_by_one(tmp_path):
+    """A document handed over after the reader read some of its entries (an untimed
+    event) is read afresh by the entry-by-entry path: the same rows."""
+    entries = [_base(k) for k in range(4)]
+    _stamped(entries[1], _event(1))
+    _stamped(entries[2], _event(2, None))
+    path = harkit.write(tmp_path / "late.har", entries)
+    assert not _took_columns(path)
+    _same_rows(path)
+
+
+def test_the_bundled_hars_take_the_column_path():
+    """Each bundled HAR (a DELETE, stamped streams, a GET of no stream, ``Accepted``
+    replies) is read a column at a time, its other entries one by one."""
+    from mcp_notebook import bundled
+
+    names = sorted(p.name for p in bundled.data_dir().glob("*.har"))
+    assert names == ["demo-http.har", "demo-sse.har", "everything-http-secrets.har",
+                     "everything-http.har"]
+    for name in names:
+        path = bundled.data_dir() / name
+        assert _took_columns(path), name
+        assert _same_rows(path) > 0, name
+
+
 TAKEN = {
     "as made": lambda e: None,
+    "an empty 202": lambda e: (_set("response.status", 202)(e),
+                               _set("response.content.text", "")(e)),
     "no status": _set("response.status", _DROP),
     "a reply that is null": _set("response.content.text", None),
     "no content": _set("response.content", _DROP),
