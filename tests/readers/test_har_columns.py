@@ -23,7 +23,7 @@ import mcp_notebook.fast as fast
 from mcp_notebook import readers
 from mcp_notebook.fast.records import part_of
 from mcp_notebook.fast.store import Store
-from mcp_notebook.readers import _har_columns, _sse, har
+from mcp_notebook.readers import _har_columns, _har_texts, _sse, har
 from mcp_notebook.readers._spans import Spans
 from mcp_notebook.table import collect
 
@@ -44,10 +44,10 @@ def texts(request, monkeypatch):
     """The bodies unescaped and the reply streams split by the C extension, or decoded
     to strings by msgspec and split with numpy."""
     if request.param == "Python":
-        monkeypatch.setattr(_har_columns, "_native_fn", lambda name: None)
+        monkeypatch.setattr(_har_texts, "_native_fn", lambda name: None)
     else:  # the extension is built here
-        assert _har_columns._native_fn("json_texts") is not None
-        assert _har_columns._native_fn("sse_events") is not None
+        assert _har_texts._native_fn("json_texts") is not None
+        assert _har_texts._native_fn("sse_events") is not None
     return request.param
 
 
@@ -176,7 +176,7 @@ def test_a_session_named_by_the_caller(tmp_path, kept):
 
 
 def test_bodies_decoded_in_several_runs(tmp_path, kept, texts, monkeypatch):
-    monkeypatch.setattr(_har_columns, "RUN", 7)
+    monkeypatch.setattr(_har_texts, "RUN", 7)
     rng = random.Random(99)
     path = harkit.write(tmp_path / "runs.har", [_usual_entry(rng, k) for k in range(60)])
     assert _took_columns(path)
@@ -412,7 +412,7 @@ def _literal(rng: random.Random) -> bytes:
 
 
 def test_json_texts_are_msgspecs_texts():
-    fn = _har_columns._native_fn("json_texts")
+    fn = _har_texts._native_fn("json_texts")
     assert fn is not None
     rng = random.Random(5)
     bad_seen = 0
@@ -451,7 +451,7 @@ _BLOCKS = ["data: {}\n\n", "data:[1]\n\n", "event: message\ndata: {}\n\n",
 
 
 def test_sse_events_are_simple_spans():
-    fn = _har_columns._native_fn("sse_events")
+    fn = _har_texts._native_fn("sse_events")
     assert fn is not None
     rng = random.Random(11)
     taken = 0
