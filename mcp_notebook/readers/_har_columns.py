@@ -130,16 +130,23 @@ class _Columns:
         # entries read one by one (``reader``): a method but POST or GET, a transport
         # error, a POST of no body, a GET with one, stamped events (and, below, a stream
         # of no body, a GET of no stream)
-        other = np.fromiter(
-            (r.method != "GET" and r.method != "POST" or (s is not None and s >= 400)
-             or (r.postData is None) != g
-             or (c is not None and c.sse_events != _NULL)
-             for r, s, g, c in zip(reqs, status, get.tolist(), (x.content for x in resps),
-                                   strict=True)), dtype=bool, count=n)
         posts = [r.postData for r in reqs]
+        contents = [r.content for r in resps]
+        getl = get.tolist()
+        if not {r.method for r in reqs} <= {"GET", "POST"} \
+                or any(s is not None and s >= 400 for s in status) \
+                or any((p is None) != g for p, g in zip(posts, getl, strict=True)) \
+                or any(c is not None and c.sse_events != _NULL for c in contents):
+            other = np.fromiter(
+                (r.method != "GET" and r.method != "POST" or (s is not None and s >= 400)
+                 or (r.postData is None) != g
+                 or (c is not None and c.sse_events != _NULL)
+                 for r, s, g, c in zip(reqs, status, getl, contents, strict=True)),
+                dtype=bool, count=n)
+        else:  # the usual: every entry read as columns (so far)
+            other = np.zeros(n, dtype=bool)
         hkeys = [(bytes(q.headers), bytes(r.headers)) for q, r in zip(reqs, resps,
                                                                        strict=True)]
-        contents = [r.content for r in resps]
         del reqs, resps
         replies = [_NULL if c is None else c.text for c in contents]
         mimes = ["" if c is None else c.mimeType for c in contents]
