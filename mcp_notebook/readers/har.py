@@ -147,6 +147,7 @@ class _Reader:
         self.typed = False  # decoded by the typed structs (msgspec: valid Unicode only)
         #: the usual records of a typed decoding, as places in one buffer (None: records)
         self.doc: Doc | None = None
+        self._checked: Callable[[Record], Record] = _unicode_checked
 
     def mapped(self) -> Any:
         """The file's bytes (decompressed), without an editor's byte order mark: through a
@@ -229,10 +230,13 @@ class _Reader:
         """The records of :meth:`run`, the usual ones of a typed decoding as spans of one
         buffer of their texts (in the order the table would arrange them)."""
         found = _columns(self.mapped(), self.name, self.default, _stateless, _escaped,
-                         _session_from_url)
+                         _session_from_url, self)
         if found is not None:  # a usual HAR, read a column at a time
             yield from found.blocks(self.name)
             return
+        # the column path may have read some entries (``others``): the reader starts afresh
+        self.old_sessions, self.untimed, self.typed = {}, {}, False
+        self._checked = _unicode_checked
         entries, problem = self.load()
         if entries is None or not self.typed or any(
                 e.sse and (e.method != "POST" or e.sse_events is not None) for e in entries):
@@ -266,6 +270,32 @@ class _Reader:
         yield from doc.blocks(stamp_order(doc.times()))  # in time order, as ``arrange``
         for rec in self.bad:
             yield _unicode_checked(rec)
+
+    def others(self, raws: dict[int, bytes], post_urls: Iterable[str]
+               ) -> dict[int, _Entry] | None:
+        """The entries the column path does not read as columns (``raws``: their JSON, by
+        number), read as :meth:`load` reads them; None when one cannot be read so, or is
+        not MCP traffic (the entry-by-entry path then reads the whole document).
+        ``post_urls``: the URLs of the POSTs read as columns (all of JSON bodies)."""
+        out: dict[int, _Entry] = {}
+        for i, raw in raws.items():
+            try:
+                out[i] = _Entry(i, _decode_entry(raw))
+            except (msgspec.DecodeError, ValueError, TypeError, OverflowError):
+                return None
+        endpoints = {_endpoint(u) for u in set(post_urls)} | {
+            _endpoint(e.url) for e in out.values()
+            if e.method == "POST" and e.body is not None and looks_like_json(e.body)}
+        if not all(e.is_mcp(endpoints) for e in out.values()):
+            return None
+        self.typed = True
+        self._checked = _sessions_checked()
+        return out
+
+    def records_of(self, e: _Entry) -> list[Record]:
+        """The records of one entry read by :meth:`others`, as :meth:`run` gives them
+        (sessions made valid Unicode)."""
+        return [self._checked(rec) for rec in self.entry(e)]
 
     def skipped(self, skipped: list[_Entry]) -> Record:
         urls = sorted({f"{e.method} {_endpoint(e.url)}" for e in skipped})
@@ -580,6 +610,9 @@ def _in_time_order(records: list[Record], untimed: dict[int, float | None],
     keyed = [(place(r), i, r) for i, r in enumerate(records)]
     keyed.sort(key=lambda k: (k[0], k[1]))
     return [r for _, _, r in keyed]
+
+
+_decode_entry = msgspec.json.Decoder(UsualEntry).decode
 
 
 def _decode(data: bytes) -> Any:

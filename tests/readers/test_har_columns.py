@@ -14,13 +14,16 @@ from pathlib import Path
 
 import msgspec
 import numpy as np
+import pandas as pd
+import pandas.testing as pdt
 import pytest
 
+import mcp_notebook as mn
 import mcp_notebook.fast as fast
 from mcp_notebook import readers
 from mcp_notebook.fast.records import part_of
 from mcp_notebook.fast.store import Store
-from mcp_notebook.readers import _har_columns, _sse, har
+from mcp_notebook.readers import _har_columns, _har_texts, _sse, har
 from mcp_notebook.readers._spans import Spans
 from mcp_notebook.table import collect
 
@@ -41,17 +44,20 @@ def texts(request, monkeypatch):
     """The bodies unescaped and the reply streams split by the C extension, or decoded
     to strings by msgspec and split with numpy."""
     if request.param == "Python":
-        monkeypatch.setattr(_har_columns, "_native_fn", lambda name: None)
+        monkeypatch.setattr(_har_texts, "_native_fn", lambda name: None)
     else:  # the extension is built here
-        assert _har_columns._native_fn("json_texts") is not None
-        assert _har_columns._native_fn("sse_events") is not None
+        assert _har_texts._native_fn("json_texts") is not None
+        assert _har_texts._native_fn("sse_events") is not None
     return request.param
 
 
 def _took_columns(path: Path, session: str | None = None) -> bool:
+    """Whether the column path takes the HAR, with the reader reading the entries it does
+    not read as columns (as ``blocks()`` calls it)."""
     data = path.read_bytes()
     return _har_columns.columns(data, path.name, session or path.name, har._stateless,
-                                har._escaped, har._session_from_url) is not None
+                                har._escaped, har._session_from_url,
+                                har._Reader(path, session)) is not None
 
 
 def _same_rows(path: Path, session: str | None = None) -> int:
@@ -170,7 +176,7 @@ def test_a_session_named_by_the_caller(tmp_path, kept):
 
 
 def test_bodies_decoded_in_several_runs(tmp_path, kept, texts, monkeypatch):
-    monkeypatch.setattr(_har_columns, "RUN", 7)
+    monkeypatch.setattr(_har_texts, "RUN", 7)
     rng = random.Random(99)
     path = harkit.write(tmp_path / "runs.har", [_usual_entry(rng, k) for k in range(60)])
     assert _took_columns(path)
@@ -209,15 +215,11 @@ def _stream(e: dict, body: str | None) -> None:
 
 _SSE = harkit.sse("data: " + harkit.js(harkit.msg(id=0, result={})))
 HANDED_OVER = {
-    "a GET": _set("request.method", "GET"),
-    "a lower-case post": _set("request.method", "post"),
-    "no body": _set("request.postData", _DROP),
     "a body that is not JSON": _set("request.postData.text", "hello"),
     "a blank body": _set("request.postData.text", "  "),
     "a body that is null": _set("request.postData.text", None),
     "a base64 body": _set("request.postData.encoding", "base64"),
     "a truncated body": _set("request.postData._truncated", 900),
-    "an HTTP error": _set("response.status", 404),
     "a proxy's note": _set("_proxyError", "connection refused"),
     "a proxy's note that is not text": _set("_proxyError", 5),
     "a status that is text": _set("response.status", "200"),
@@ -227,7 +229,6 @@ HANDED_OVER = {
     "a reply's encoding named": _set("response.content._encoding", "base64"),
     "a base64 reply": _set("response.content.encoding", "base64"),
     "a truncated reply": _set("response.content._truncated", 900),
-    "stamped events": _set("response.content._sseEvents", []),
     "a reply that is a number": _set("response.content.text", 5),
     "a time that is not a time": _set("startedDateTime", "yesterday"),
     "a time that is a number": _set("startedDateTime", 1750248000),
@@ -240,10 +241,64 @@ HANDED_OVER = {
     "an endpoint event": lambda e: _stream(e, "event: endpoint\ndata: /m\n\n"),
     "an SSE body with an id": lambda e: _stream(e, "id: 1\n" + _SSE),
     "an SSE body with CRLF": lambda e: _stream(e, _SSE.replace("\n", "\r\n")),
-    "an empty SSE body": lambda e: _stream(e, ""),
     "a blank SSE body": lambda e: _stream(e, " \n"),
     "an SSE body that is JSON": lambda e: _stream(e, "{}"),
+    "a stamped event of no time": lambda e: (_stream(e, _SSE), _set(
+        "response.content._sseEvents", [{"event": "message", "data": _SSE[6:-2]}])(e)),
+    "an entry that is not MCP": lambda e: (_set("request.method", "GET")(e), _set(
+        "request.url", "http://127.0.0.1:3001/favicon.ico")(e),
+        _set("request.postData", _DROP)(e), _set("request.headers", [])(e),
+        _set("response.headers", [])(e)),
+}
+
+
+def _stamped(e: dict, *events: dict) -> None:
+    _stream(e, "".join(f"data: {x['data']}\n\n" for x in events))
+    e["response"]["content"]["_sseEvents"] = list(events)
+
+
+def _event(k: int, at: float | None = 2.5, **more: object) -> dict:
+    x: dict[str, object] = {"event": "message", "data": harkit.js(harkit.msg(id=k, result={}))}
+    if at is not None:
+        x["t"] = harkit.iso(at)
+    x.update(more)
+    return x
+
+
+def _get_of(e: dict, status: int, reply: str | None, mime: str = "") -> None:
+    e["request"]["method"] = "GET"
+    del e["request"]["postData"]
+    e["response"]["status"] = status
+    e["response"]["headers"] = [{"name": "Content-Type", "value": mime}] if mime else []
+    e["response"]["content"] = {"mimeType": mime, **({} if reply is None else
+                                                     {"text": reply})}
+
+
+#: entries the column path leaves to the reader, one by one, among the others' columns
+ONE_BY_ONE = {
+    "a GET with a body": _set("request.method", "GET"),
+    "a lower-case post": _set("request.method", "post"),
+    "no body": _set("request.postData", _DROP),
+    "an HTTP error": _set("response.status", 404),
+    "a 500 with a JSON error": lambda e: (_set("response.status", 500)(e), _set(
+        "response.content.text", harkit.js(harkit.msg(id=2, error={"code": -32603,
+                                                                    "message": "x"})))(e)),
+    "a 400 of text": lambda e: (_set("response.status", 400)(e),
+                                _set("response.content.text", "Bad Request")(e)),
+    "a DELETE": lambda e: (_set("request.method", "DELETE")(e),
+                           _set("request.postData", _DROP)(e),
+                           _set("response.content", {"mimeType": "", "text": ""})(e)),
+    "a GET answered 405": lambda e: _get_of(e, 405, "Method Not Allowed", "text/plain"),
+    "a GET of JSON": lambda e: _get_of(e, 200, harkit.js(harkit.msg(id=9, result={})),
+                                       "application/json"),
+    "a GET stream not captured": lambda e: _get_of(e, 200, "", "text/event-stream"),
+    "a GET stream of no body": lambda e: _get_of(e, 200, None, "text/event-stream"),
     "no SSE body": lambda e: _stream(e, None),
+    "an empty SSE body": lambda e: _stream(e, ""),
+    "stamped events, none": _set("response.content._sseEvents", []),
+    "stamped events": lambda e: _stamped(e, _event(2), _event(7, 2.75, id="e1")),
+    "stamped events, odd": lambda e: _stamped(
+        e, _event(2, event="note"), _event(3, data=" "), _event(4, _unterminated=True)),
 }
 
 
@@ -256,8 +311,46 @@ def test_other_hars_are_handed_over(tmp_path, texts, what):
     _same_rows(path)
 
 
+@pytest.mark.parametrize("what", list(ONE_BY_ONE))
+def test_entries_read_one_by_one_among_the_columns(tmp_path, texts, kept, what):
+    """A DELETE, an HTTP error, a GET of no stream, stamped events, ...: the reader reads
+    that entry, the column path the others, the rows those of the entry-by-entry path."""
+    entries = [_base(k) for k in range(4)]
+    ONE_BY_ONE[what](entries[2])
+    path = harkit.write(tmp_path / "one.har", entries)
+    assert _took_columns(path)
+    assert _same_rows(path) >= 6
+
+
+def test_a_hand_over_after_entries_read_one_by_one(tmp_path):
+    """A document handed over after the reader read some of its entries (an untimed
+    event) is read afresh by the entry-by-entry path: the same rows."""
+    entries = [_base(k) for k in range(4)]
+    _stamped(entries[1], _event(1))
+    _stamped(entries[2], _event(2, None))
+    path = harkit.write(tmp_path / "late.har", entries)
+    assert not _took_columns(path)
+    _same_rows(path)
+
+
+def test_the_bundled_hars_take_the_column_path():
+    """Each bundled HAR (a DELETE, stamped streams, a GET of no stream, ``Accepted``
+    replies) is read a column at a time, its other entries one by one."""
+    from mcp_notebook import bundled
+
+    names = sorted(p.name for p in bundled.data_dir().glob("*.har"))
+    assert names == ["demo-http.har", "demo-sse.har", "everything-http-secrets.har",
+                     "everything-http.har"]
+    for name in names:
+        path = bundled.data_dir() / name
+        assert _took_columns(path), name
+        assert _same_rows(path) > 0, name
+
+
 TAKEN = {
     "as made": lambda e: None,
+    "an empty 202": lambda e: (_set("response.status", 202)(e),
+                               _set("response.content.text", "")(e)),
     "no status": _set("response.status", _DROP),
     "a reply that is null": _set("response.content.text", None),
     "no content": _set("response.content", _DROP),
@@ -319,7 +412,7 @@ def _literal(rng: random.Random) -> bytes:
 
 
 def test_json_texts_are_msgspecs_texts():
-    fn = _har_columns._native_fn("json_texts")
+    fn = _har_texts._native_fn("json_texts")
     assert fn is not None
     rng = random.Random(5)
     bad_seen = 0
@@ -358,7 +451,7 @@ _BLOCKS = ["data: {}\n\n", "data:[1]\n\n", "event: message\ndata: {}\n\n",
 
 
 def test_sse_events_are_simple_spans():
-    fn = _har_columns._native_fn("sse_events")
+    fn = _har_texts._native_fn("sse_events")
     assert fn is not None
     rng = random.Random(11)
     taken = 0
@@ -446,7 +539,7 @@ def _old_transport(rng: random.Random, n: int) -> list[dict]:
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_random_old_transport_hars_take_the_column_path(tmp_path, texts, seed):
+def test_random_old_transport_hars_take_the_column_path(tmp_path, kept, texts, seed):
     rng = random.Random(seed)
     entries = _old_transport(rng, 40)
     if seed % 3 == 2:  # two clients, two streams
@@ -454,6 +547,32 @@ def test_random_old_transport_hars_take_the_column_path(tmp_path, texts, seed):
     path = harkit.write(tmp_path / "sse.har", entries)
     assert _took_columns(path)
     _same_rows(path)
+
+
+def _materialised(df: pd.DataFrame) -> pd.DataFrame:
+    out = df.copy()
+    for col in out.columns:
+        if str(out[col].dtype) == "lazytext":
+            out[col] = pd.Series(out[col].to_numpy(dtype=object), index=out.index, dtype=object)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_old_transport_raw_column(tmp_path, kept, monkeypatch, seed):
+    """An HTTP+SSE HAR's records reach the table as spans: a large document's ``raw`` is
+    ``lazytext`` (a small one's plain objects, as before), every value that of the
+    entry-by-entry path (which gives records: objects whatever the size)."""
+    path = harkit.write(tmp_path / "sse.har", _old_transport(random.Random(seed), 60))
+    got = mn.load(path, format="har")
+    assert str(got.frames["raw"].dtype) == ("lazytext" if kept == "buffer" else "object")
+    with monkeypatch.context() as mp:
+        mp.setattr(har, "_columns", lambda *a: None)
+        ref = mn.load(path, format="har")
+    assert str(ref.frames["raw"].dtype) == "object"
+    assert len(ref.frames) > 60
+    pdt.assert_frame_equal(_materialised(got.frames), _materialised(ref.frames))
+    pdt.assert_frame_equal(got.pairs, ref.pairs)
+    pdt.assert_frame_equal(got.violations, ref.violations)
 
 
 def test_a_stream_of_no_event_but_its_endpoint(tmp_path, texts):

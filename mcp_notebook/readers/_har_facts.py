@@ -1,0 +1,116 @@
+"""The facts of the records of a HAR read a column at a time (``_har_columns``): the
+extras of each entry's POST and reply, of each record, and each entry's span in time, as
+``_har_entry.Entry`` and the reader make them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["entry_extras", "extras", "spans"]
+
+
+def _ms(v: np.ndarray) -> np.ndarray:
+    """``_har_entry._ms`` of each value (NaN: none)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(v > 0, v / 1000, 0.0)
+
+
+def _ms1(value: float | None) -> float:
+    return value / 1000 if value is not None and value > 0 else 0.0
+
+
+def entry_extras(facts: list[tuple[Any, ...]], status: list[int | None],
+                 incomplete: list[bool], plain: list[str | None], get: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The ``extra`` of each entry's POST and of its reply, as object arrays (one dict
+    per distinct set of facts: the table copies one per row)."""
+    n = len(facts)
+    codes: dict[Any, int] = {}
+    status_code = np.fromiter((codes.setdefault(x, len(codes)) for x in status),
+                              dtype=np.int64, count=n)
+    mcps: dict[tuple[Any, ...], int] = {}
+    mcp_code = np.fromiter((mcps.setdefault(f[2], len(mcps)) for f in facts),
+                           dtype=np.int64, count=n)
+    inc = np.fromiter(incomplete, dtype=bool, count=n)
+    key = (mcp_code * len(codes) + status_code) * 2 + inc
+    kinds, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+
+    def made(k: int, text: str | None) -> dict[str, Any]:
+        st = status[k]
+        extra: dict[str, Any] = {"http": "POST"}
+        if st is not None:
+            extra["status"] = st
+        if incomplete[k]:
+            extra["incomplete"] = True
+        if text is not None:
+            extra["reply"] = text
+        if facts[k][2]:
+            extra["mcp_headers"] = dict(facts[k][2])
+        return extra
+
+    c2s = np.empty(len(kinds), dtype=object)
+    c2s[:] = [made(k, None) for k in first.tolist()]
+    c2s = c2s[inverse.reshape(-1)]
+    texts: dict[tuple[int, str], dict[str, Any]] = {}  # a short reply: a fact of it
+    for k in (k for k, t in enumerate(plain) if t is not None):
+        t = plain[k]
+        assert t is not None
+        c2s[k] = texts.get((int(key[k]), t)) or texts.setdefault((int(key[k]), t),
+                                                                  made(k, t))
+    base = np.empty(2 * len(codes), dtype=object)
+    base[:] = [{"http": h} if x is None else {"http": h, "status": x}
+               for h in ("POST", "GET") for x in codes]
+    return c2s, base[status_code + len(codes) * get]
+
+def spans(start: np.ndarray, times: list[float | None], tims: list[Any]
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """``Entry.span`` of every entry: its first byte and its end."""
+    cols = np.array([(t.blocked, t.dns, t.connect, t.send, t.wait, t.receive)
+                     for t in tims], dtype=np.float64).reshape(len(tims), 6).T
+    ms = _ms(cols)
+    five = ms[:5]
+    # a sum of one non-zero value is that value whatever the order of the additions;
+    # the others are summed as ``Entry.span`` sums them (``sum``, from 0.0)
+    first = five.sum(axis=0)
+    several = np.flatnonzero((five != 0).sum(axis=0) > 1)
+    if len(several):
+        for k in several.tolist():
+            t = tims[k]
+            first[k] = sum((_ms1(v) for v in (t.blocked, t.dns, t.connect, t.send,
+                                               t.wait)), 0.0)
+    total = _ms(np.array(times, dtype=np.float64))
+    total = np.where(total != 0.0, total, first + ms[5])
+    return start + first, start + total
+
+def extras(entry: np.ndarray, sub: np.ndarray, ev: np.ndarray, type_of: np.ndarray,
+           types: list[bytes], c2s_extra: np.ndarray, s2c_extra: np.ndarray,
+           status: list[int | None], get: np.ndarray) -> list[dict[str, Any]]:
+    """The ``extra`` of each record (one dict per distinct set of facts)."""
+    c2s, s2c = c2s_extra, s2c_extra
+    out = np.empty(len(entry), dtype=object)
+    post = sub == 0
+    out[post] = c2s[entry[post]]
+    reply = ~post & ~ev
+    out[reply] = s2c[entry[reply]]
+    at = np.flatnonzero(ev)
+    if len(at):
+        # an event's: its entry's reply extra with the event's type, estimated time
+        codes: dict[Any, int] = {}
+        status_code = np.array([codes.setdefault(s, len(codes)) for s in status],
+                               dtype=np.int64)
+        which = (status_code[entry[at]] * 2 + get[entry[at]]) * len(types) \
+            + type_of[at]
+        kinds, first = np.unique(which, return_index=True)
+        made = np.empty(len(kinds), dtype=object)
+        for k, (w, f) in enumerate(zip(kinds.tolist(), first.tolist(), strict=True)):
+            extra = {**s2c_extra[int(entry[at[f]])]}
+            t = w % len(types)
+            if t:
+                extra["sse_event"] = types[t].decode("utf-8", "surrogateescape")
+            if not (w // len(types)) % 2:  # a POST's reply stream: times estimated
+                extra["ts_estimated"] = True
+            made[k] = extra
+        out[at] = made[np.searchsorted(kinds, which)]
+    return out.tolist()  # type: ignore[no-any-return]

@@ -1,0 +1,122 @@
+"""The order in which the table takes the records of a HAR read a column at a time
+(``_har_columns``): the times', and, for the untimed events of a GET stream, the place
+``har._in_time_order`` gives them (an answer right after the request it answers, any
+other at its stream's opening), from the table's own classification."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+import numpy as np
+
+from ..protocol.vocab import KINDS
+from ._docspans import Columns, stamp_order
+from ._har_texts import _HandOver
+from ._spans import Spans
+from .base import Record
+
+__all__ = ["_Found"]
+
+
+class _Found(NamedTuple):
+    """The records of a HAR read a column at a time: the usual ones as :class:`Columns`,
+    each slot (in file order) a usual record (``at``) or, where ``at`` is -1, one of
+    ``others`` (a GET stream's ``endpoint`` event), and the order the table takes them
+    in."""
+
+    cols: Columns
+    at: np.ndarray | None
+    others: dict[int, Record]
+    order: np.ndarray
+
+    def blocks(self, name: str) -> Iterator[Record | Spans]:
+        return self.cols.blocks(name, self.at, self.others or None, self.order)
+
+    @staticmethod
+    def of(cols: Columns, entry: np.ndarray, sub: np.ndarray,
+           others: list[tuple[int, int, Record]], get: np.ndarray, first_byte: np.ndarray,
+           name: str, read: bool = False) -> _Found:
+        n = len(entry)
+        ts = cols.ts
+        if others:
+            o_entry = np.array([i for i, _, _ in others], dtype=np.int64)
+            o_sub = np.array([q + 1 for _, q, _ in others], dtype=np.int64)
+            slot_entry = np.concatenate((entry, o_entry))
+            slot_sub = np.concatenate((sub, o_sub))
+            slots = np.lexsort((slot_sub, slot_entry))
+            at = np.concatenate((np.arange(n, dtype=np.int64),
+                                 np.full(len(others), -1, dtype=np.int64)))[slots]
+            where = np.flatnonzero(at < 0).tolist()
+            placed = np.argsort(slots, kind="stable")[n:].tolist()  # each other's slot
+            recs = {placed[k]: others[k][2] for k in range(len(others))}
+            assert sorted(recs) == where
+            slot_ts = np.full(len(at), np.nan)
+            slot_ts[at >= 0] = ts[at[at >= 0]]
+            for k, rec in recs.items():
+                if rec.ts is not None:
+                    slot_ts[k] = rec.ts
+            entry_of = slot_entry[slots]
+        else:
+            at, recs, slot_ts, entry_of = None, {}, ts, entry
+        usual = np.arange(len(slot_ts)) if at is None else at
+        untimed = (usual >= 0) & np.isnan(slot_ts) & get[entry_of]
+        if not untimed.any():  # the times' order alone
+            return _Found(cols, at, recs, stamp_order(slot_ts))
+        if read:  # entries read one by one: their requests would place untimed answers
+            raise _HandOver
+        # as ``har._in_time_order``: an event of a GET stream answering a request sent
+        # by POST right after it, any other at the opening of its stream
+        asked = np.flatnonzero(untimed | ((usual >= 0) & (cols.direction[usual] == 0)))
+        kind, id_key, first = _meaning(cols, usual[asked], name)
+        session = cols.session_of[usual[asked]]
+        sent: dict[tuple[int, str], float] = {}
+        kinds = np.asarray(kind, dtype=np.int64)
+        record = np.repeat(np.arange(len(asked)), np.diff(first))  # each frame's record
+        c2s = cols.direction[usual[asked]] == 0
+        asked_ts = slot_ts[asked]
+        for r in np.flatnonzero(c2s[record] & (kinds == KINDS.index("request"))).tolist():
+            key = id_key[r]
+            if key is not None:
+                j = int(record[r])
+                sent.setdefault((int(session[j]), key), float(asked_ts[j]))
+        key1 = np.where(np.isnan(slot_ts), np.inf, slot_ts)
+        key2 = np.zeros(len(slot_ts), dtype=np.int64)
+        key1[untimed] = first_byte[entry_of[untimed]]
+        heads = first[:-1]
+        answer = untimed[asked] & np.isin(kinds[heads], [KINDS.index("result"),
+                                                         KINDS.index("error")])
+        found_at, found_ts = [], []
+        for j in np.flatnonzero(answer).tolist():
+            got = sent.get((int(session[j]), id_key[int(heads[j])]))  # type: ignore[arg-type]
+            if got is not None:
+                found_at.append(j)
+                found_ts.append(got)
+        if found_at:
+            placed_at = asked[np.array(found_at, dtype=np.int64)]
+            key1[placed_at] = found_ts
+            key2[placed_at] = 1
+        return _Found(cols, at, recs, np.lexsort((np.arange(len(key1)), key2, key1)))
+
+
+def _meaning(cols: Columns, which: np.ndarray, name: str
+             ) -> tuple[list[int], list[str | None], np.ndarray]:
+    """The kind (a code of ``KINDS``) and id key of every frame of the usual records
+    ``which``, as the table classifies them, and where each record's frames start (one
+    more: the end)."""
+    from ..fast.records import part_of
+
+    k = len(which)
+    sp = Spans(cols.buf, cols.starts[which], cols.ends[which], np.zeros(k, dtype=np.int64),
+               np.full(k, np.nan), cols.direction[which], "", name, False, None, None,
+               labels=[""] * k)  # labelled as a document's: its texts are not decoded
+    part = part_of([sp])  # type: ignore[list-item]
+    batch = np.full(part.n, -1, dtype=np.int64)  # a frame's place in its batch
+    inside = part.sparse.get("batch") or {}
+    if inside:
+        batch[np.fromiter(inside, dtype=np.int64, count=len(inside))] = list(inside.values())
+    first = np.flatnonzero(batch <= 0)
+    if len(first) != k:
+        raise _HandOver  # a record of no frame, or of several without a batch
+    return (np.asarray(part.kind).tolist(), list(part.id_key),
+            np.append(first, part.n))
