@@ -14,9 +14,9 @@ from pathlib import Path
 
 import msgspec
 import numpy as np
-import pandas as pd
 import pandas.testing as pdt
 import pytest
+from oracle.pipeline import materialised
 
 import mcp_notebook as mn
 import mcp_notebook.fast as fast
@@ -549,14 +549,6 @@ def test_random_old_transport_hars_take_the_column_path(tmp_path, kept, texts, s
     _same_rows(path)
 
 
-def _materialised(df: pd.DataFrame) -> pd.DataFrame:
-    out = df.copy()
-    for col in out.columns:
-        if str(out[col].dtype) == "lazytext":
-            out[col] = pd.Series(out[col].to_numpy(dtype=object), index=out.index, dtype=object)
-    return out
-
-
 @pytest.mark.parametrize("seed", range(3))
 def test_old_transport_raw_column(tmp_path, kept, monkeypatch, seed):
     """An HTTP+SSE HAR's records reach the table as spans: a large document's ``raw`` is
@@ -570,7 +562,7 @@ def test_old_transport_raw_column(tmp_path, kept, monkeypatch, seed):
         ref = mn.load(path, format="har")
     assert str(ref.frames["raw"].dtype) == "object"
     assert len(ref.frames) > 60
-    pdt.assert_frame_equal(_materialised(got.frames), _materialised(ref.frames))
+    pdt.assert_frame_equal(materialised(got.frames), materialised(ref.frames))
     pdt.assert_frame_equal(got.pairs, ref.pairs)
     pdt.assert_frame_equal(got.violations, ref.violations)
 
