@@ -163,9 +163,12 @@ class _Reader:
                     return memoryview(view)[3:] if view[:3] == UTF8_BOM else view
             return f.read().removeprefix(UTF8_BOM)
 
-    def load(self) -> tuple[list[_Entry] | None, str | None]:
-        """The entries (None, and the problem, for a file that is not a HAR)."""
-        data = self.mapped()
+    def load(self, held: list[Any] | None = None) -> tuple[list[_Entry] | None, str | None]:
+        """The entries (None, and the problem, for a file that is not a HAR). ``held``: a
+        list holding the file's bytes from :meth:`mapped` when the caller read them already
+        (taken out of it, so that they are let go once decoded; a compressed file is not
+        decompressed twice)."""
+        data = held.pop() if held else self.mapped()
         usual = decode_usual(data)
         if usual is not None:  # typed: only the members used, and no lone surrogate
             del data  # the file's bytes are not kept beside its entries
@@ -229,7 +232,8 @@ class _Reader:
     def blocks(self) -> Iterator[Record | Spans]:
         """The records of :meth:`run`, the usual ones of a typed decoding as spans of one
         buffer of their texts (in the order the table would arrange them)."""
-        found = _columns(self.mapped(), self.name, self.default, _stateless, _escaped,
+        held = [self.mapped()]
+        found = _columns(held[0], self.name, self.default, _stateless, _escaped,
                          _session_from_url, self)
         if found is not None:  # a usual HAR, read a column at a time
             yield from found.blocks(self.name)
@@ -237,7 +241,7 @@ class _Reader:
         # the column path may have read some entries (``others``): the reader starts afresh
         self.old_sessions, self.untimed, self.typed = {}, {}, False
         self._checked = _unicode_checked
-        entries, problem = self.load()
+        entries, problem = self.load(held)
         if entries is None or not self.typed or any(
                 e.sse and (e.method != "POST" or e.sse_events is not None) for e in entries):
             # events that may have no time (a GET stream's, a stamped stream's): their
