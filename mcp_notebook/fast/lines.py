@@ -16,7 +16,7 @@ import numpy as np
 from ..engine import native as _native
 from . import progress as _progress
 
-__all__ = ["Block", "Bounds", "blocks", "line_spans", "too_long", "bad_utf8", "lines_with",
+__all__ = ["Block", "Bounds", "blocks", "bounds", "line_spans", "too_long", "bad_utf8", "lines_with",
            "MAX_LINE_BYTES"]
 
 BLOCK_BYTES = 8 << 20
@@ -219,6 +219,13 @@ def _long_line(readinto, buf: bytearray, pos: int, stop: int | None, line: int, 
     blk = Block(head, np.array([skip], dtype=np.int64), np.array([len(head)], dtype=np.int64),
                 pos, line, long=length)
     return blk, rest, at_end
+
+
+def bounds(blk: Block, listed: bool) -> tuple[Bounds, Bounds]:
+    """The block's line starts and ends: lists of ints for a reader that indexes them line
+    by line (``listed``: the Python path, or kept texts), else the arrays themselves (after
+    the C scanner, which leaves a few lines at most: no two int objects per line)."""
+    return (blk.starts.tolist(), blk.ends.tolist()) if listed else (blk.starts, blk.ends)
 
 
 def line_spans(blk: Block, nonblank: np.ndarray) -> np.ndarray:

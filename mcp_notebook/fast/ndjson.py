@@ -17,7 +17,7 @@ import numpy as np
 from ..engine import native as _native
 from ..readers.base import Record
 from ..table import collect
-from .lines import MAX_LINE_BYTES, Bounds, bad_utf8, blocks, line_spans, too_long
+from .lines import MAX_LINE_BYTES, Bounds, bad_utf8, blocks, bounds, line_spans, too_long
 from .message import decoder, scan
 from .rows import Rows
 
@@ -52,11 +52,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
         nonblank = np.flatnonzero(lens > 0)
         spans.append(line_spans(blk, nonblank))
         mv = memoryview(buf)
-        # the Python path indexes the bounds line by line: lists of ints for it; the C
-        # scanner leaves it a few lines at most, read through the arrays themselves (no
-        # two int objects per line of the block)
-        st, en = (starts, ends) if native is not None and not keep_text else \
-            (starts.tolist(), ends.tolist())
+        st, en = bounds(blk, listed=native is None or keep_text)
         rows.blank += len(starts) - len(nonblank) + blk.skipped
 
         def line_bytes(j: int, mv: memoryview = mv, st: Bounds = st, en: Bounds = en,

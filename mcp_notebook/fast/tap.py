@@ -19,7 +19,16 @@ from ..engine import native as _native
 from ..readers import tap as tap_reader
 from ..readers.base import Record
 from ..table import collect
-from .lines import MAX_LINE_BYTES, Bounds, bad_utf8, blocks, line_spans, lines_with, too_long
+from .lines import (
+    MAX_LINE_BYTES,
+    Bounds,
+    bad_utf8,
+    blocks,
+    bounds,
+    line_spans,
+    lines_with,
+    too_long,
+)
 from .message import decoder, scan
 from .rows import LineContext, Rows
 
@@ -102,10 +111,7 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None = None
         nonblank = np.flatnonzero(ends > starts)
         spans.append(line_spans(blk, nonblank))
         mv = memoryview(buf)
-        # lists of ints for the Python path; the arrays themselves after the C scanner,
-        # which leaves a few lines at most (no two int objects per line of the block)
-        st, en = (starts, ends) if native is not None and not keep_text else \
-            (starts.tolist(), ends.tolist())
+        st, en = bounds(blk, listed=native is None or keep_text)
         rows.blank += len(starts) - len(nonblank) + blk.skipped
         ctx = LineContext(line0, len(starts))
         frames: dict[int, bytes] = {}  # line -> frame, for the escape check of scan
