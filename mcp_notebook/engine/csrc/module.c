@@ -564,17 +564,15 @@ static int add_stderr_row(Out *o, long long j) {
            pending_push(&o->pend, K_STDERR, -1, (int64_t)j) ? -1 : 0;
 }
 
-/* Check that a is an array.array of items of this size; its length in *n. */
-static int row_array(PyObject *a, Py_ssize_t item, Py_ssize_t *n) {
+/* Check that a is an array.array of items of this size, signed integers (or doubles where
+ * floating); its length in *n. */
+static int row_array(PyObject *a, Py_ssize_t item, int floating, Py_ssize_t *n) {
     Py_buffer v;
     if (PyObject_GetBuffer(a, &v, PyBUF_ND | PyBUF_FORMAT)) return -1;
-    /* signed integers, but for the one array of doubles (prog_vals: item 8, format "d") */
     const char *f = v.format ? v.format : "B";
     if (*f == '@' || *f == '=' || *f == '<') f++;
-    int want_float = item == -8;
-    if (want_float) item = 8;
     int ok = v.itemsize == item && v.ndim == 1 &&
-             (want_float ? !strcmp(f, "d") : (f[0] && !f[1] && strchr("bhilq", f[0]) != NULL));
+             (floating ? !strcmp(f, "d") : (f[0] && !f[1] && strchr("bhilq", f[0]) != NULL));
     *n = v.len / (v.itemsize ? v.itemsize : 1);
     PyBuffer_Release(&v);
     if (!ok) {
@@ -735,9 +733,10 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
         return NULL;
     Py_ssize_t nk, nm, nl;
     Py_ssize_t nr, np_, npv, ne;
-    if (row_array(o.kind, 1, &nk) || row_array(o.method, 4, &nm) || row_array(o.line, 8, &nl) ||
-        row_array(o.ref_rows, 8, &nr) || row_array(o.prog_rows, 8, &np_) ||
-        row_array(o.prog_vals, -8, &npv) || row_array(o.empty_rows, 8, &ne))
+    if (row_array(o.kind, 1, 0, &nk) || row_array(o.method, 4, 0, &nm) ||
+        row_array(o.line, 8, 0, &nl) || row_array(o.ref_rows, 8, 0, &nr) ||
+        row_array(o.prog_rows, 8, 0, &np_) || row_array(o.prog_vals, 8, 1, &npv) ||
+        row_array(o.empty_rows, 8, 0, &ne))
         return NULL;
     if (nr != PyList_GET_SIZE(o.ref_vals) || np_ != npv) {
         PyErr_SetString(PyExc_ValueError, "the sparse rows of out and their values differ in "
