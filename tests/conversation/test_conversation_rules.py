@@ -335,3 +335,36 @@ def test_mcp_notebook_check_validates_the_object_arguments_t_violations_defers(c
     out = capsys.readouterr().out
     assert [line.split(":")[1] for line in out.splitlines()
             if "[tool-arguments-schema]" in line] == ["9", "11", "13"]
+
+
+def test_schema_rules_read_the_texts_in_batches(tmp_path, monkeypatch):
+    """The schema rules decode their frames a batch at a time, not one by one (frame by frame,
+    reading the texts of a 100k capture took ten times its validation), and a batch's edge
+    changes no finding: a bad params and a bad result on each side of every edge."""
+    from mcp_notebook.conversation import _frames, schemas
+
+    monkeypatch.setattr(schemas, "BATCH", 7)
+    rows = list(INIT)
+    for k in range(1, 40):
+        bad = k % 5 == 0
+        rows.append(("c2s", req(k, "resources/read", {"uri": 7 if bad else "file:///a"})))
+        rows.append(("s2c", ok(k, {} if k % 6 == 0 else {"contents": []})))
+    reads: list[int] = []
+    real = _frames.Frames.prefetch
+
+    def counted(self, seqs):
+        todo = [s for s in seqs if s not in self._bodies]
+        if todo:
+            reads.append(len(todo))
+        real(self, seqs)
+
+    monkeypatch.setattr(_frames.Frames, "prefetch", counted)
+    with conversation.deep():
+        v = load_rows(tmp_path, rows).violations
+    got = v[v["rule"].isin(["schema-params", "schema-result"])]
+    bad_params = [3 + 2 * (k - 1) for k in range(1, 40) if k % 5 == 0]
+    bad_results = [4 + 2 * (k - 1) for k in range(1, 40) if k % 6 == 0]
+    assert sorted(got.loc[got["rule"] == "schema-params", "seq"]) == bad_params
+    assert sorted(got.loc[got["rule"] == "schema-result", "seq"]) == bad_results
+    # 82 frames in batches of 7 messages (and 7 pairs): no read of a single frame
+    assert reads and max(reads) > 1 and len(reads) <= 2 * (82 // 7 + 2)
