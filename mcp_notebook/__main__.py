@@ -1,7 +1,5 @@
 """``python -m mcp_notebook``: the ``mcp-notebook`` command."""
 
-import sys
+from .cli import entry
 
-from .cli import main
-
-sys.exit(main())
+entry()

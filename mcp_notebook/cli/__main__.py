@@ -1,7 +1,5 @@
 """``python -m mcp_notebook.cli``: the ``mcp-notebook`` command."""
 
-import sys
+from . import entry
 
-from . import main
-
-sys.exit(main())
+entry()

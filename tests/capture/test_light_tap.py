@@ -27,8 +27,8 @@ WITNESS = ("import os, sys\n"
            "sys.stdout.write('{\"jsonrpc\":\"2.0\",\"method\":\"heavy\",\"params\":%r}\\n'"
            " % (heavy,))\n")
 
-# the console script's own code (``mcp-notebook = "mcp_notebook.cli:main"``)
-CONSOLE = "import sys; from mcp_notebook.cli import main; sys.exit(main())"
+# the console script's own code (``mcp-notebook = "mcp_notebook.cli:entry"``)
+CONSOLE = "from mcp_notebook.cli import entry; entry()"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
