@@ -5,7 +5,9 @@ A file of at least :data:`MIN_PARALLEL_BYTES` (plain, not gzip) on a machine wit
 usable cores or more is cut at the line boundary nearest its middle (several smaller
 files, together at least :data:`MIN_MANY_BYTES`, are shared out instead: :func:`load_many`).
 A forked child decodes the second half while this process decodes the first; the child
-sends its rows back through a pipe (numpy arrays and the id objects, pickled). Anything
+sends its rows back pickled (numpy arrays and the id objects): on Linux into an anonymous
+shared memory file whose pages this process maps (the arrays out of band, not copied),
+elsewhere through its pipe. Anything
 that goes wrong on the child's side (a failed ``fork``, a crash, a short message) falls back
 to reading the second half here, so the result never depends on it; the load says so
 (:func:`.fallback.fell_back`, which raises under ``MCP_NOTEBOOK_STRICT=1``).
@@ -20,6 +22,7 @@ still built under the GIL).
 
 from __future__ import annotations
 
+import mmap
 import os
 import pickle
 import signal
@@ -27,7 +30,7 @@ import threading
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -208,13 +211,74 @@ def _two_threads(path: Path, fmt: str, session: str, direction: str | None, cut:
     return parts
 
 
-def _fork(work: Callable[[], Any]) -> tuple[int, int] | None:
-    """Fork a child that sends ``work()`` back pickled; ``(pid, read end of its pipe)``.
-    A child whose work raises sends the last lines of its traceback instead."""
+class _Child(NamedTuple):
+    """A forked child: its pid, the read end of its pipe, and the shared memory file it
+    writes its result into (None: the result comes through the pipe)."""
+
+    pid: int
+    pipe: int
+    shared: int | None
+
+
+def _shared_file() -> int | None:
+    """An anonymous shared memory file (Linux' ``memfd_create``) the child writes its
+    result into, or None where there is none (the result then comes through the pipe)."""
+    make = getattr(os, "memfd_create", None)
+    if make is None:
+        return None
+    try:
+        return int(make("mcp-notebook-part"))
+    except OSError:
+        return None
+
+
+#: where each out-of-band buffer starts in the shared file (a multiple of this)
+_ALIGN = 64
+
+
+def _write_shared(fd: int, result: Any) -> list[tuple[int, int]]:
+    """Write ``result`` into the shared file: its pickle (protocol 5), then each large
+    buffer (numpy arrays, bytearrays) whole and aligned, out of band. Returns where each
+    piece is, ``(offset, length)``, the pickle first. The child writes at its own pace
+    (through a pipe it waited for the parent to read, 64 KiB at a time), and the parent
+    maps the buffers instead of copying them."""
+    bufs: list[pickle.PickleBuffer] = []
+    head = pickle.dumps(result, protocol=5, buffer_callback=bufs.append)
+    where = [(0, len(head))]
+    with os.fdopen(os.dup(fd), "wb") as f:
+        f.write(head)
+        pos = len(head)
+        for buf in bufs:
+            raw = buf.raw()
+            pad = -pos % _ALIGN
+            f.write(bytes(pad))
+            pos += pad
+            f.write(raw)
+            where.append((pos, raw.nbytes))
+            pos += raw.nbytes
+    return where
+
+
+def _read_shared(fd: int, where: list[tuple[int, int]]) -> Any:
+    """The result :func:`_write_shared` wrote: its buffers are pages of the shared file,
+    mapped copy-on-write (writable here, the file unchanged), not copied."""
+    size = max(a + n for a, n in where)
+    view = memoryview(mmap.mmap(fd, size, access=mmap.ACCESS_COPY))
+    (a, n), rest = where[0], where[1:]
+    return pickle.loads(view[a:a + n], buffers=[view[b:b + m] for b, m in rest])  # noqa: S301
+
+
+def _fork(work: Callable[[], Any]) -> _Child | None:
+    """Fork a child that sends ``work()`` back: pickled into a shared memory file where
+    there is one (:func:`_write_shared`), else through its pipe. A child whose work raises
+    sends the last lines of its traceback instead."""
+    shared = _shared_file()
     try:
         r, w = os.pipe()
         pid = os.fork()
     except OSError:
+        if shared is not None:
+            os.close(shared)
         return None
     if pid == 0:  # the child
         code = 1
@@ -228,17 +292,27 @@ def _fork(work: Callable[[], Any]) -> tuple[int, int] | None:
                     out.write(b"mcp-fail")
                     pickle.dump(traceback.format_exc(limit=-3), out)
                     raise
-                out.write(b"mcp-part")
-                pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
+                where = None
+                if shared is not None:
+                    try:
+                        where = _write_shared(shared, result)
+                    except (OSError, pickle.PickleError):  # the pipe, then
+                        where = None
+                if where is not None:
+                    out.write(b"mcp-shm ")
+                    pickle.dump(where, out)
+                else:
+                    out.write(b"mcp-part")
+                    pickle.dump(result, out, protocol=pickle.HIGHEST_PROTOCOL)
             code = 0
         finally:
             os._exit(code)
     os.close(w)
-    return pid, r
+    return _Child(pid, r, shared)
 
 
 def _start(path: Path, fmt: str, session: str, direction: str | None, start: int,
-           keep_text: bool, max_line: int) -> tuple[int, int] | None:
+           keep_text: bool, max_line: int) -> _Child | None:
     """Fork a child that reads from ``start`` to the end."""
     def work() -> tuple[Rows, list[np.ndarray]]:
         with open(path, "rb") as f:
@@ -252,33 +326,39 @@ def _start(path: Path, fmt: str, session: str, direction: str | None, start: int
     return _fork(work)
 
 
-def _abandon(child: tuple[int, int]) -> None:
+def _abandon(child: _Child) -> None:
     """End a child whose work is no longer wanted."""
-    pid, r = child
-    os.close(r)
+    os.close(child.pipe)
+    if child.shared is not None:
+        os.close(child.shared)
     try:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        os.kill(child.pid, signal.SIGKILL)
+        os.waitpid(child.pid, 0)
     except (ProcessLookupError, ChildProcessError):
         pass
 
 
-def _finish(child: tuple[int, int]) -> tuple[Any, str]:
+def _finish(child: _Child) -> tuple[Any, str]:
     """``(what the child sent, "")``, or ``(None, why)`` if it failed."""
-    pid, r = child
+    pid = child.pid
     got: Any = None
     why = ""
     try:
-        with os.fdopen(r, "rb") as f:
+        with os.fdopen(child.pipe, "rb") as f:
             head = f.read(8)
             if head == b"mcp-part":
                 got = pickle.load(f)  # noqa: S301 - our own child's output
+            elif head == b"mcp-shm " and child.shared is not None:
+                got = _read_shared(child.shared, pickle.load(f))  # noqa: S301 - the same
             elif head == b"mcp-fail":
                 why = " / ".join(pickle.load(f).strip().splitlines()[-2:])  # noqa: S301
             else:
                 why = "it sent nothing"
     except Exception as exc:  # a child that died half-way: read the half here
         got, why = None, f"its message was cut short: {type(exc).__name__}: {exc}"
+    finally:
+        if child.shared is not None:
+            os.close(child.shared)  # what was mapped stays mapped
     try:
         _, status = os.waitpid(pid, 0)
     except ChildProcessError:

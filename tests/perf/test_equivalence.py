@@ -280,26 +280,92 @@ def test_lazy_text_reads_the_file_and_sees_it_change(tmp_path: Path,
         raw.tolist()
 
 
+@pytest.mark.parametrize("transfer", ["shared", "pipe"])
 @pytest.mark.parametrize("name", ["edge.ndjson", "edge.tap.jsonl"])
 def test_split_over_two_processes(edge_captures: dict[str, Path], text_mode: str, split: str,
                                   scanner: str, monkeypatch: pytest.MonkeyPatch,
-                                  name: str) -> None:
+                                  name: str, transfer: str) -> None:
     from mcp_notebook.fast import parallel
 
     if scanner == "python" and split == "threads":
         pytest.skip("the Python path reads a half as in the fork case (the same read_part "
                     "from the cut); two threads are for the C scan without the GIL")
+    if split == "threads" and transfer == "pipe":
+        pytest.skip("two threads send nothing between processes")
+    if transfer == "shared" and parallel._shared_file() is None:
+        pytest.skip("no shared memory file here (memfd_create)")
+    if transfer == "pipe":  # as where there is no memfd_create
+        monkeypatch.setattr(parallel, "_shared_file", lambda: None)
+    mapped: list[int] = []
+    real_read = parallel._read_shared
 
+    def read_shared(fd: int, where: list[tuple[int, int]]) -> object:
+        mapped.append(len(where))
+        return real_read(fd, where)
+
+    monkeypatch.setattr(parallel, "_read_shared", read_shared)
     monkeypatch.setattr(parallel, "workers", lambda: 2)
     parts = parallel.read_file(edge_captures[name], "ndjson" if "ndjson" in name else "tap",
                                name, None, gz=False, keep_text=False)
     assert len(parts) == 2 and len(parts[1][0]) > 0  # the child's half came back
+    if split == "fork":  # the arrays came as pages of the shared file, or through the pipe
+        assert (mapped and mapped[0] > 1) if transfer == "shared" else not mapped
     assert_same([edge_captures[name]])
     # the merge keeps its dict of id keys for the pairing, which lets it go
     t = mn.load(edge_captures[name])
     s = t._store
     assert s.id_index == {k: i for i, k in enumerate(s.id_code[1])}
     assert len(t.pairs) and s.id_index is None
+
+
+def test_a_child_that_cannot_write_shared_memory_sends_through_its_pipe(
+        edge_captures: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shared memory file the child cannot fill (a full memory cgroup, say) is no failure:
+    the child sends its rows through the pipe, and nothing is noted (strict mode is on)."""
+    from mcp_notebook.fast import parallel
+
+    if parallel._shared_file() is None:
+        pytest.skip("no shared memory file here (memfd_create)")
+
+    def full(fd: int, result: object) -> list[tuple[int, int]]:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(parallel, "SPLIT", "fork")
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "can_fork", lambda: True)
+    monkeypatch.setattr(parallel, "_write_shared", full)
+    parts = parallel.read_file(edge_captures["edge.ndjson"], "ndjson", "edge", None, gz=False,
+                               keep_text=False)
+    assert len(parts) == 2 and len(parts[1][0]) > 0
+    t = assert_same([edge_captures["edge.ndjson"]])
+    assert not any("worker" in n for n in t.notes)
+
+
+def test_rows_mapped_from_shared_memory_are_writable_and_equal(tmp_path: Path) -> None:
+    """What comes back through the shared file equals what was sent, and its arrays can be
+    written (copy-on-write pages: the file is not changed)."""
+    import os
+
+    from mcp_notebook.fast import parallel
+
+    fd = parallel._shared_file()
+    if fd is None:
+        pytest.skip("no shared memory file here (memfd_create)")
+    sent = {"codes": np.arange(100_003, dtype=np.int32), "ids": ["a", 1, None, 2**70],
+            "blob": bytearray(b"x" * 70_001), "small": np.array([1.5, np.nan])}
+    try:
+        where = parallel._write_shared(fd, sent)
+        assert len(where) >= 3 and all(a % parallel._ALIGN == 0 for a, _ in where[1:])
+        got = parallel._read_shared(fd, where)
+        again = parallel._read_shared(fd, where)
+    finally:
+        os.close(fd)
+    assert got["ids"] == sent["ids"] and got["blob"] == sent["blob"]
+    np.testing.assert_array_equal(got["codes"], sent["codes"])
+    np.testing.assert_array_equal(got["small"], sent["small"])
+    got["codes"][:10] = -1
+    assert got["codes"][0] == -1 and again["codes"][0] == 0
 
 
 def test_split_falls_back_when_the_child_fails(edge_captures: dict[str, Path], split: str,
