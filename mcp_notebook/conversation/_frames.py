@@ -22,6 +22,20 @@ _DUPLICATE = OUTCOMES.index("duplicate")
 _decode = msgspec.json.decode
 
 
+def _body(text: str | bytes) -> Any:
+    """The decoded message of a frame's text (None when it does not decode). A str is
+    decoded as it is (msgspec reads its UTF-8 itself), one holding undecodable bytes
+    (surrogate escapes, which have no UTF-8) through its bytes."""
+    try:
+        try:
+            return _decode(text)
+        except UnicodeEncodeError:
+            assert isinstance(text, str)
+            return _decode(text.encode("utf-8", "surrogateescape"))
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
 class Frames:
     """The frames of a check input (``engine.checks.VecInput``), one at a time."""
 
@@ -47,11 +61,7 @@ class Frames:
             for seq, text, batch in zip(todo, texts, batches, strict=True):
                 value: Any = None
                 if text is not None:
-                    try:
-                        value = _decode(text.encode("utf-8", "surrogateescape")
-                                        if isinstance(text, str) else text)
-                    except (msgspec.DecodeError, RecursionError):
-                        value = None
+                    value = _body(text)
                 if batch >= 0 and isinstance(value, list):
                     value = value[batch] if batch < len(value) else None
                 self._bodies[seq] = value

@@ -368,3 +368,21 @@ def test_schema_rules_read_the_texts_in_batches(tmp_path, monkeypatch):
     assert sorted(got.loc[got["rule"] == "schema-result", "seq"]) == bad_results
     # 82 frames in batches of 7 messages (and 7 pairs): no read of a single frame
     assert reads and max(reads) > 1 and len(reads) <= 2 * (82 // 7 + 2)
+
+
+@pytest.mark.parametrize("text", ['{"a":"é"}', '{"a":"\\ud83d\\ude00"}', '{"a":"\udce9"}',
+                                  '{"a":"\\udce9"}', "\ufeff{}", '{"a":1}\n', "{bad", "[" * 5000,
+                                  b'{"b":[1,2]}', b'{"b":"\xff"}'])
+def test_a_frame_decodes_from_its_str_as_from_its_bytes(text):
+    """The rules decode a frame's str as it is; the value is what its UTF-8 bytes (with
+    the surrogate escapes of undecodable bytes put back) decode to, None where those fail."""
+    import msgspec
+
+    from mcp_notebook.conversation._frames import _body
+
+    raw = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+    try:
+        want = msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        want = None
+    assert _body(text) == want
