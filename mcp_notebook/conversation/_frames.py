@@ -42,6 +42,7 @@ class Frames:
     def __init__(self, vi: Any) -> None:
         self.vi = vi
         self._bodies: dict[int, Any] = {}
+        self._versions: dict[int, str] = {}  # session code -> its version, normalised
 
     # -- one frame ---------------------------------------------------------------------------
     def body(self, seq: int) -> Any:
@@ -109,7 +110,11 @@ class Frames:
         return int(self.vi.session[seq])
 
     def version(self, seq: int) -> str:
-        return V.normalise(self.vi.version_of(int(self.vi.session[seq])))
+        session = int(self.vi.session[seq])
+        found = self._versions.get(session)
+        if found is None:
+            found = self._versions[session] = V.normalise(self.vi.version_of(session))
+        return found
 
     def extra(self, seq: int) -> dict[str, Any]:
         return self.vi.extra.get(seq, {})

@@ -136,10 +136,16 @@ def _params(view: View) -> list[Hit]:
 
 def _params_of(view: View, seqs: list[int]) -> list[Hit]:
     out: list[Hit] = []
+    found: dict[tuple[str, str | None], str | None] = {}  # (version, method) -> definition
     for seq in seqs:
         version = view.version(seq)
         method = view.method(seq)
-        definition = definition_for(version, method, "message") if method else None
+        key = (version, method)
+        if key in found:
+            definition = found[key]
+        else:
+            definition = found[key] = definition_for(version, method, "message") \
+                if method else None
         msg = view.body(seq)
         if definition is None or not isinstance(msg, dict):
             continue
