@@ -31,11 +31,12 @@ fuzz: $(STAMP)
 	MCP_NOTEBOOK_FUZZ_EXAMPLES=20000 $(PY) -m pytest tests/robustness -q
 
 # every reader against NDJSON at 100k and 1M messages (its record: results-readers.json; a
-# reader over its target does not stop the run), then the loader benchmarks: 100k + 1M
-# frames, 3 interleaved reps; RESULTS.md reports both (~25 min, ~12 GB in benchmarks/out/)
+# reader over its target does not stop the run; 3 rounds, medians: one run of a reader swung
+# by 20% on a shared box), then the loader benchmarks: 100k + 1M frames, 3 interleaved reps;
+# RESULTS.md reports both (~30 min, ~12 GB in benchmarks/out/)
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
-	-$(PY) benchmarks/bench_readers.py --sizes 100000 1000000 --repeats 1 \
+	-$(PY) benchmarks/bench_readers.py --sizes 100000 1000000 --repeats 3 \
 		--json benchmarks/results-readers.json --report benchmarks/out/readers.md
 	$(PY) benchmarks/bench_load.py
 
