@@ -28,7 +28,10 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
-from operator import itemgetter, lt
+from operator import lt
+from typing import Any
+
+import numpy as np
 
 __all__ = ["Conn", "Tracker", "STALE_AFTER", "MEMORY"]
 
@@ -181,7 +184,8 @@ class Tracker:
         self._note(server, conn, ts, c2s, kind, id_key, method)
         return conn, ambiguous
 
-    def for_messages(self, server: str, ts: list[float], c2s: list[bool], kinds: list[str],
+    def for_messages(self, server: str, ts: list[float], c2s: list[bool] | np.ndarray,
+                     kinds: list[str],
                      id_keys: list[str | None], methods: list[str | None]
                      ) -> tuple[Conn, dict[int, str]] | None:
         """:meth:`for_message` of a run of messages of ``server`` at once, where it takes
@@ -203,15 +207,25 @@ class Tracker:
             if t is not None:
                 conn.last_ts = t
                 break
-        # the (id key, tick) of each request and answer with an id, by its side and role:
-        # 0 a host request, 1 a server request, 2 the host's answer, 3 the server's
-        groups: tuple[list[tuple[str, int]], ...] = ([], [], [], [])
-        for r, key, at in zip(map(_ROLE.get, zip(kinds, c2s, strict=True)), id_keys,
-                              range(tick + 1, tick + 1 + len(kinds)), strict=True):
-            if r is not None and key is not None:
-                groups[r].append((key, at))
-        _remember_all(conn.client_ids, conn.client_order, groups[0])
-        _remember_all(conn.server_ids, conn.server_order, groups[1])
+        # the id keys and ticks of the requests and answers, by their side and role: 0 a
+        # host request, 1 a server request, 2 the host's answer, 3 the server's
+        role = np.fromiter(map(_KIND_ROLE.get, kinds, repeat(4)), dtype=np.int8,
+                           count=len(kinds))
+        role += ~np.asarray(c2s, dtype=bool)
+        order = np.argsort(role, kind="stable")
+        ends = np.cumsum(np.bincount(role, minlength=6)).tolist()
+        taken = order[:ends[3]]
+        named: list[Any] = list(map(id_keys.__getitem__, taken.tolist()))
+        ticks = (taken + (tick + 1)).tolist()
+        groups = []
+        for lo, hi in zip([0, *ends[:3]], ends[:4], strict=True):
+            ks, ats = named[lo:hi], ticks[lo:hi]
+            if None in ks:  # a request or answer with no id key: nothing to note
+                ats = [a for x, a in zip(ks, ats, strict=True) if x is not None]
+                ks = [x for x in ks if x is not None]
+            groups.append((ks, ats))
+        _remember_all(conn.client_ids, conn.client_order, groups[0][0])
+        _remember_all(conn.server_ids, conn.server_order, groups[1][0])
         _in_flight(conn.pending_c, groups[0], groups[3])
         _in_flight(conn.pending_s, groups[1], groups[2])
         self.last[server] = conn
@@ -240,9 +254,9 @@ class Tracker:
         self.last[server] = conn
 
 
-#: the role of a message by its kind and side (see ``Tracker.for_messages``)
-_ROLE = {("request", True): 0, ("request", False): 1, ("result", True): 2,
-         ("error", True): 2, ("result", False): 3, ("error", False): 3}
+#: the role of a message by its kind, the host's side (see ``Tracker.for_messages``; 4:
+#: none), one more for the server's
+_KIND_ROLE = {"request": 0, "result": 2, "error": 2}
 
 
 def _remember(used: dict[str, None], order: deque[str], key: str) -> None:
@@ -256,10 +270,8 @@ def _remember(used: dict[str, None], order: deque[str], key: str) -> None:
         order.append(key)
 
 
-def _remember_all(used: dict[str, None], order: deque[str],
-                  asked: list[tuple[str, int]]) -> None:
-    """:func:`_remember` of the id key of each of ``asked`` in turn."""
-    keys = list(map(itemgetter(0), asked))
+def _remember_all(used: dict[str, None], order: deque[str], keys: list[str]) -> None:
+    """:func:`_remember` of each of ``keys`` in turn."""
     if len(set(keys)) != len(keys) or not used.keys().isdisjoint(keys):
         for key in keys:  # an id used twice: one at a time, as it is kept in place
             _remember(used, order, key)
@@ -274,19 +286,19 @@ def _remember_all(used: dict[str, None], order: deque[str],
     order.extend(keys)  # keeps the last MEMORY
 
 
-def _in_flight(pending: dict[str, int], asked: list[tuple[str, int]],
-               answered: list[tuple[str, int]]) -> None:
+def _in_flight(pending: dict[str, int], asked: tuple[list[str], list[int]],
+               answered: tuple[list[str], list[int]]) -> None:
     """The requests of one side in flight after a run of messages: ``asked`` (their id
     keys and ticks) added, each taken off by an answer (``answered``) after it, as
     :meth:`Tracker._note` does one message at a time: a request's tick is the latest
     with its id, and an answer takes it off when it comes later."""
-    pending.update(asked)
-    last = dict(answered)  # the latest answer to each id
+    pending.update(zip(*asked, strict=True))
+    last = dict(zip(*answered, strict=True))  # the latest answer to each id
     if not last:
         return
     was = list(map(pending.get, last, repeat(-1)))
-    for key in compress(last, map(lt, was, last.values())):
-        pending.pop(key, None)
+    deque(map(pending.pop, compress(last, map(lt, was, last.values())), repeat(None)),
+          maxlen=0)  # each answered after its request's latest tick taken off
 
 
 def _after_guess(conn: Conn, id_key: str, server: str) -> str:

@@ -211,8 +211,8 @@ class _Reader(LineReader):
             a, st, en = lines_of(block)
             if server is not None:
                 fast, direction, ts = _usual(block, a, st, en, server)
-        sl, el = st.tolist(), en.tolist()
         idx = np.flatnonzero(fast) if fast is not None else np.zeros(0, dtype=np.int64)
+        sl, el = st, en  # the bounds of the lines read one by one (few, mostly)
         at = 0  # the next line to read
         if len(idx):
             assert direction is not None and ts is not None and server is not None
@@ -235,17 +235,18 @@ class _Reader(LineReader):
                                                direction[first:last]),
                             self._settle_message)
                 at = last
-        for k in range(at, len(sl)):
+        for k in range(at, len(st)):
             yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode("utf-8",
                                                                        "surrogateescape"))
-        return len(sl)
+        return len(st)
 
     def _span_settle(self, server: str, ts: np.ndarray, direction: np.ndarray
                      ) -> tuple[Any, Any]:
         """The ``settle`` and ``settle_block`` steps of a run of spans (as
         :meth:`_settle_message` for each)."""
         tracker = self.tracker
-        ts_l, c2s_l = ts.tolist(), (direction == 0).tolist()
+        c2s = direction == 0
+        ts_l, c2s_l = ts.tolist(), c2s.tolist()
 
         def settle(k: int, kind: str | None, id_key: str | None,
                    method: str | None) -> tuple[str, dict[str, Any] | None]:
@@ -257,7 +258,7 @@ class _Reader(LineReader):
 
         def settle_block(kinds: list[str], keys: list[str | None], methods: list[str | None]
                          ) -> tuple[list[str], dict[int, dict[str, Any]]] | None:
-            said = tracker.for_messages(server, ts_l, c2s_l, kinds, keys, methods)
+            said = tracker.for_messages(server, ts_l, c2s, kinds, keys, methods)
             if said is None:
                 return None
             conn, why = said
