@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from mcp_notebook.engine.native import native
+from mcp_notebook.readers import _claude_usual as cu
 from mcp_notebook.readers import claude_desktop as cd
 from mcp_notebook.readers._spans import lines_of
 
@@ -50,8 +51,8 @@ def _edges(server: str) -> list[str]:
 
 def _compare(block: bytes, server: str) -> int:
     a, st, en = lines_of(block)
-    fast, direction, ts = cd._usual(block, a, st, en, server)
-    st2, en2, fast2, direction2, ts2 = cd._usual_native(native.claude_lines, block, server)
+    fast, direction, ts = cu._usual(block, a, st, en, server)
+    st2, en2, fast2, direction2, ts2 = cu._usual_native(native.claude_lines, block, server)
     assert st2.tolist() == st.tolist() and en2.tolist() == en.tolist()
     assert fast2.tolist() == fast.tolist()
     assert direction2[fast].tolist() == direction[fast].tolist()

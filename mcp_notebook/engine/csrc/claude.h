@@ -2,7 +2,7 @@
  *
  * claude_lines() splits a block of lines at "\n" (as bytes.split does: k newlines make
  * k + 1 lines) and says which lines are usual message lines of one server, the shape
- * readers/claude_desktop.py's _usual() finds with numpy (its reference here, and the
+ * readers/_claude_usual.py's _usual() finds with numpy (its reference here, and the
  * reader's path where the extension is not built):
  *
  *     DDDD-DD-DDTDD:DD:DD.DDDZ [<server>] [info] Message from client: <payload> { metadata: undefined }
