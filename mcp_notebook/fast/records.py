@@ -264,7 +264,7 @@ class _Builder:
         ctx = LineContext(line0, n)
         ctx.ts = sp.ts
         if sp.settle is not None:
-            ctx.session = rows.sessions.codes(self._settle_spans(sp, line0, r0))
+            ctx.session = _codes_of(rows.sessions, self._settle_spans(sp, line0, r0))
         elif sp.session_of is not None:
             ctx.session = _codes_in_order(rows.sessions, sp.sessions, sp.session_of)
         else:
@@ -320,8 +320,9 @@ class _Builder:
         base = rows.base
         extra = rows.extra
         if sp.settle_block is not None and len(kind) - r0 == n:  # one frame a record
-            said = sp.settle_block([KINDS[c] for c in kind[r0:]], key[r0:],
-                                   [methods[c] if c >= 0 else None for c in method[r0:]])
+            named = [*methods, None]  # code -1: no method
+            said = sp.settle_block(list(map(KINDS.__getitem__, kind[r0:])), key[r0:],
+                                   list(map(named.__getitem__, method[r0:])))
             if said is not None:
                 sessions, extras = said
                 for k, given in extras.items():
@@ -533,6 +534,14 @@ class _Builder:
                 label = ListSource(np.fromiter(self.source, dtype=object,
                                                count=len(self.source))[line])
         return text, label
+
+
+def _codes_of(codes: Any, values: list[Any]) -> np.ndarray:
+    """``codes.codes(values)``, at once where every value is the first (a run of spans on
+    one connection: one session)."""
+    if values and values.count(values[0]) == len(values):
+        return np.full(len(values), codes.codes(values[:1])[0], dtype=np.int32)
+    return codes.codes(values)
 
 
 def _codes_in_order(codes: Any, values: tuple[str, ...], of: np.ndarray) -> np.ndarray:

@@ -25,7 +25,13 @@ then ``name#2``, ``name#3``...
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
+from itertools import compress, islice, repeat
+from operator import lt
+from typing import Any
+
+import numpy as np
 
 __all__ = ["Conn", "Tracker", "STALE_AFTER", "MEMORY"]
 
@@ -51,6 +57,10 @@ class Conn:
     # request ids each side has used, the last MEMORY of them (a dict as an ordered set)
     client_ids: dict[str, None] = field(default_factory=dict)
     server_ids: dict[str, None] = field(default_factory=dict)
+    # the same ids in the same order (the oldest first, taken off when over MEMORY: a
+    # dict's first key is found by skipping the ones deleted before it, slower each time)
+    client_order: deque[str] = field(default_factory=lambda: deque(maxlen=MEMORY))
+    server_order: deque[str] = field(default_factory=lambda: deque(maxlen=MEMORY))
     pending_c: dict[str, int] = field(default_factory=dict)  # host requests in flight
     pending_s: dict[str, int] = field(default_factory=dict)  # server requests in flight
     initialized: bool = False  # the host has sent ``initialize`` on it
@@ -174,7 +184,8 @@ class Tracker:
         self._note(server, conn, ts, c2s, kind, id_key, method)
         return conn, ambiguous
 
-    def for_messages(self, server: str, ts: list[float], c2s: list[bool], kinds: list[str],
+    def for_messages(self, server: str, ts: list[float], c2s: list[bool] | np.ndarray,
+                     kinds: list[str],
                      id_keys: list[str | None], methods: list[str | None]
                      ) -> tuple[Conn, dict[int, str]] | None:
         """:meth:`for_message` of a run of messages of ``server`` at once, where it takes
@@ -191,25 +202,32 @@ class Tracker:
         conn = live[0]
         self.closing.pop(server, None)
         tick = self._tick
-        client_ids, server_ids = conn.client_ids, conn.server_ids
-        pending_c, pending_s = conn.pending_c, conn.pending_s
-        for t, c, kind, key, method in zip(ts, c2s, kinds, id_keys, methods, strict=True):
-            tick += 1
+        self._tick = tick + len(kinds)
+        for t in reversed(ts):
             if t is not None:
                 conn.last_ts = t
-            if key is None:
-                continue
-            if kind == "request":
-                used = client_ids if c else server_ids
-                used[key] = None
-                if len(used) > MEMORY:  # bounded, for logs of millions of requests
-                    del used[next(iter(used))]
-                (pending_c if c else pending_s)[key] = tick
-                if c and method == "initialize":
-                    conn.initialized = True
-            elif kind in ("result", "error"):
-                (pending_s if c else pending_c).pop(key, None)
-        self._tick = tick
+                break
+        # the id keys and ticks of the requests and answers, by their side and role: 0 a
+        # host request, 1 a server request, 2 the host's answer, 3 the server's
+        role = np.fromiter(map(_KIND_ROLE.get, kinds, repeat(4)), dtype=np.int8,
+                           count=len(kinds))
+        role += ~np.asarray(c2s, dtype=bool)
+        order = np.argsort(role, kind="stable")
+        ends = np.cumsum(np.bincount(role, minlength=6)).tolist()
+        taken = order[:ends[3]]
+        named: list[Any] = list(map(id_keys.__getitem__, taken.tolist()))
+        ticks = (taken + (tick + 1)).tolist()
+        groups = []
+        for lo, hi in zip([0, *ends[:3]], ends[:4], strict=True):
+            ks, ats = named[lo:hi], ticks[lo:hi]
+            if None in ks:  # a request or answer with no id key: nothing to note
+                ats = [a for x, a in zip(ks, ats, strict=True) if x is not None]
+                ks = [x for x in ks if x is not None]
+            groups.append((ks, ats))
+        _remember_all(conn.client_ids, conn.client_order, groups[0][0])
+        _remember_all(conn.server_ids, conn.server_order, groups[1][0])
+        _in_flight(conn.pending_c, groups[0], groups[3])
+        _in_flight(conn.pending_s, groups[1], groups[2])
         self.last[server] = conn
         why: dict[int, str] = {}
         if conn.entangled:
@@ -224,16 +242,63 @@ class Tracker:
         if ts is not None:
             conn.last_ts = ts
         if kind == "request" and id_key is not None:
-            used = conn.client_ids if c2s else conn.server_ids
-            used[id_key] = None
-            if len(used) > MEMORY:  # bounded, for logs of millions of requests
-                del used[next(iter(used))]
+            if c2s:
+                _remember(conn.client_ids, conn.client_order, id_key)
+            else:
+                _remember(conn.server_ids, conn.server_order, id_key)
             (conn.pending_c if c2s else conn.pending_s)[id_key] = self._tick
             if c2s and method == "initialize":
                 conn.initialized = True
         elif kind in ("result", "error") and id_key is not None:
             (conn.pending_s if c2s else conn.pending_c).pop(id_key, None)
         self.last[server] = conn
+
+
+#: the role of a message by its kind, the host's side (see ``Tracker.for_messages``; 4:
+#: none), one more for the server's
+_KIND_ROLE = {"request": 0, "result": 2, "error": 2}
+
+
+def _remember(used: dict[str, None], order: deque[str], key: str) -> None:
+    """Note a request id a side used: the last :data:`MEMORY` distinct ids are kept
+    (bounded, for logs of millions of requests; an id used again keeps its place).
+    ``order`` holds ``used``'s keys in order, at most MEMORY (a deque of that length)."""
+    if key not in used:
+        if len(order) == MEMORY:
+            del used[order[0]]
+        used[key] = None
+        order.append(key)
+
+
+def _remember_all(used: dict[str, None], order: deque[str], keys: list[str]) -> None:
+    """:func:`_remember` of each of ``keys`` in turn."""
+    if len(set(keys)) != len(keys) or not used.keys().isdisjoint(keys):
+        for key in keys:  # an id used twice: one at a time, as it is kept in place
+            _remember(used, order, key)
+        return
+    # all new: the last MEMORY of the ids before and these are kept
+    gone = len(order) + len(keys) - MEMORY
+    if gone > 0:  # the oldest before, then (more than MEMORY new) the first new ones
+        deque(map(used.__delitem__, islice(order, min(gone, len(order)))), maxlen=0)
+        used.update(dict.fromkeys(islice(keys, max(0, gone - len(order)), None)))
+    else:
+        used.update(dict.fromkeys(keys))
+    order.extend(keys)  # keeps the last MEMORY
+
+
+def _in_flight(pending: dict[str, int], asked: tuple[list[str], list[int]],
+               answered: tuple[list[str], list[int]]) -> None:
+    """The requests of one side in flight after a run of messages: ``asked`` (their id
+    keys and ticks) added, each taken off by an answer (``answered``) after it, as
+    :meth:`Tracker._note` does one message at a time: a request's tick is the latest
+    with its id, and an answer takes it off when it comes later."""
+    pending.update(zip(*asked, strict=True))
+    last = dict(zip(*answered, strict=True))  # the latest answer to each id
+    if not last:
+        return
+    was = list(map(pending.get, last, repeat(-1)))
+    deque(map(pending.pop, compress(last, map(lt, was, last.values())), repeat(None)),
+          maxlen=0)  # each answered after its request's latest tick taken off
 
 
 def _after_guess(conn: Conn, id_key: str, server: str) -> str:

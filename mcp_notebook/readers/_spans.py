@@ -18,9 +18,9 @@ the tests compare the spans with.
 from __future__ import annotations
 
 import gzip
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -204,6 +204,8 @@ class LineReader:
         raise NotImplementedError
 
     def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
+        """The records of a block of lines (``n`` lines before it). A generator may return
+        the number of the block's lines, where it counted them (else the caller does)."""
         raise NotImplementedError
 
     def by_lines(self) -> bool:
@@ -228,15 +230,16 @@ class LineReader:
             in_file = not isinstance(f, gzip.GzipFile)
         n = 0
         for offset, block in line_blocks_at(self.path):
-            if b"\r" in block or b"\x1b" in block or UTF8_BOM in block:
+            if b"\r" in block or b"\x1b" in block or (b"\xef" in block and UTF8_BOM in block):
                 lines = block.decode("utf-8", "surrogateescape").split("\n")
                 for k, line in enumerate(lines, n + 1):
                     for piece in log_pieces(k, line.removesuffix("\r")):
                         yield from self.step(*piece)
                 n += len(lines)
                 continue
-            yield from self.block(block, n, offset if in_file else None)
-            n += block.count(b"\n") + 1
+            count = yield from cast("Generator[Record | Spans, None, int | None]",
+                                    self.block(block, n, offset if in_file else None))
+            n += block.count(b"\n") + 1 if count is None else count
         yield from self.finish()
 
 

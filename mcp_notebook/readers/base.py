@@ -190,7 +190,8 @@ def line_blocks_at(path: Path) -> Iterator[tuple[int, bytes]]:
             if cut < 0:
                 pending.append(chunk)  # a line longer than a chunk
                 continue
-            block = b"".join([*pending, chunk[:cut]]) if pending else chunk[:cut]
+            # one copy of the chunk's whole lines (a slice then a join copied them twice)
+            block = b"".join([*pending, memoryview(chunk)[:cut]]) if pending else chunk[:cut]
             pending = [chunk[cut + 1:]] if cut + 1 < len(chunk) else []
             if first:
                 first = False

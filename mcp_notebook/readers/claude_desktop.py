@@ -28,15 +28,12 @@ the messages: see :func:`dedupe`.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from ..protocol.envelope import Envelope, id_key_of
+from ..protocol.envelope import Envelope
 from ._claude_conn import Tracker
 from ._claude_dedupe import dedupe
 from ._claude_lines import (
@@ -45,8 +42,10 @@ from ._claude_lines import (
     _SERVER_LEVEL,
     _match,
 )
+from ._claude_redacted import parse_redacted
+from ._claude_usual import _FAST, usual_block
 from ._logtext import TRUNCATED_RE, iso_z
-from ._spans import Blocks, LineReader, Spans, gather, lines_of, matches, stamps
+from ._spans import Blocks, LineReader, Spans
 from .base import BLANK, Record
 
 __all__ = ["name", "description", "sniff", "read", "dedupe", "parse_redacted"]
@@ -67,17 +66,6 @@ _STACK = re.compile(r"\s+at ")
 _METADATA = " { metadata: "
 _CLOSE_LINES = ("Client transport closed", "Server transport closed unexpectedly",
                 "Server disconnected", "Shutting down server")
-#: the usual entry of a per-server file, a whole message on one line: what the general
-#: path reads as a ``_SERVER_LEVEL`` line (the lookahead leaves to it a line that
-#: ``_LEVEL_SERVER`` could take), an ``info`` entry that no later line continues, with
-#: its JSON payload and util.inspect's ``{ metadata: undefined }`` after it
-_FAST = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) "
-                   r"\[(?!(?:info|error|warn|warning|debug|trace|verbose)\] \[)([^\]]+)\] "
-                   r"\[info\] Message from (client|server): ([\[{].*) \{ metadata: undefined \}$")
-#: the end of a usual line: util.inspect's metadata after the payload
-_TAIL = b" { metadata: undefined }"
-_DIGITS = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22)
-_LEVELS = frozenset(("info", "error", "warn", "warning", "debug", "trace", "verbose"))
 _STDERR_CAP = 500  # lines joined into one stderr row at most
 _BLOCK_CAP = 2000  # lines of one util.inspect block at most (a block that never closes)
 
@@ -124,52 +112,6 @@ def sniff(head: str, filename: str) -> int:
     return 40 if named else 0
 
 
-def parse_redacted(text: str) -> Envelope | None:
-    """The envelope of a 2026 redacted payload (``method="x" id=1 params``), or None.
-
-    >>> parse_redacted('method="tools/list" id=1 params').kind
-    'request'
-    >>> parse_redacted('id=1 result').id_key
-    '1'
-    >>> parse_redacted('method="notifications/initialized"').kind
-    'notification'
-    """
-    m = _REDACTED.match(text.strip())
-    if m is None or not (m.group("method") or m.group("id")):
-        return None
-    method = _json_or_text(m.group("method")) if m.group("method") else None
-    flags = set((m.group("flags") or "").split())
-    if m.group("id") is None:
-        id_value, id_key = None, None
-    else:
-        raw = m.group("id")
-        id_value = _json_or_text(raw)
-        id_key = id_key_of(json.dumps(id_value, separators=(",", ":")).encode())
-    if method is not None:
-        if not isinstance(method, str):
-            return None
-        kind = "request" if id_key is not None else "notification"
-    elif "error" in flags:
-        kind = "error"
-    elif "result" in flags:
-        kind = "result"
-    else:
-        return None
-    return Envelope(kind, id_value, id_key, method, None, None, False, None, None, ())
-
-
-_REDACTED = re.compile(r'(?:method=(?P<method>"(?:[^"\\]|\\.)*"|\S+))?\s*'
-                       r'(?:id=(?P<id>"(?:[^"\\]|\\.)*"|\S+))?\s*'
-                       r'(?P<flags>(?:(?:params|result|error)\s*)*)$')
-
-
-def _json_or_text(token: str) -> Any:
-    try:
-        return json.loads(token)
-    except ValueError:
-        return token
-
-
 def _strip_metadata(payload: str) -> str:
     """Drop a trailing `` { metadata: ... }`` (util.inspect, not part of the message)."""
     if payload.endswith(" { metadata: undefined }"):
@@ -195,73 +137,11 @@ class _Reader(LineReader):
             return f"{self.name}:{e.first}-{e.last}"
         return f"{self.name}:{e.first}"
 
-    def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
-        """The records of one block of whole lines (``n`` lines before it)."""
-        a, st, en = lines_of(block)
-        sl, el = st.tolist(), en.tolist()
-        server = self._usual_server(block, sl, el)
-        fast = direction = ts = None
-        if server is not None:
-            fast, direction, ts, head = _usual(block, a, st, en, server)
-        idx = np.flatnonzero(fast) if fast is not None else np.zeros(0, dtype=np.int64)
-        at = 0  # the next line to read
-        if len(idx):
-            assert direction is not None and ts is not None and server is not None
-            cut = np.flatnonzero(np.diff(idx) > 1) + 1
-            for lo, hi in zip(np.concatenate(([0], cut)).tolist(),
-                              np.concatenate((cut, [len(idx)])).tolist(), strict=True):
-                first, last = int(idx[lo]), int(idx[hi - 1]) + 1
-                for k in range(at, first):
-                    yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode(
-                        "utf-8", "surrogateescape"))
-                yield from self.finish()
-                self.order = _PER_SERVER_FIRST
-                self.server = server
-                yield Spans(block, st[first:last] + head, en[first:last] - len(_TAIL),
-                            np.arange(n + 1 + first, n + 1 + last, dtype=np.int64),
-                            ts[first:last], direction[first:last], server, self.name,
-                            False, str(self.path) if offset is not None else None, offset,
-                            *self._span_settle(server, ts[first:last],
-                                               direction[first:last]),
-                            self._settle_message)
-                at = last
-        for k in range(at, len(sl)):
-            yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode("utf-8",
-                                                                       "surrogateescape"))
-
-    def _usual_server(self, block: bytes, sl: list[int], el: list[int]) -> str | None:
-        """The server of the block's usual message lines: that of its first such line."""
-        fast = _FAST.match
-        for k in range(min(len(sl), 64)):
-            m = fast(block[sl[k]:el[k]].decode("utf-8", "surrogateescape"))
-            if m is not None:
-                return m.group(2)
-        return None
-
-    def _span_settle(self, server: str, ts: np.ndarray, direction: np.ndarray
-                     ) -> tuple[Any, Any]:
-        """The ``settle`` and ``settle_block`` steps of a run of spans (as
-        :meth:`_settle_message` for each)."""
-        tracker = self.tracker
-        ts_l, c2s_l = ts.tolist(), (direction == 0).tolist()
-
-        def settle(k: int, kind: str | None, id_key: str | None,
-                   method: str | None) -> tuple[str, dict[str, Any] | None]:
-            if kind is not None and kind != "invalid":
-                conn, why = tracker.for_message(server, ts_l[k], c2s_l[k], kind, id_key,
-                                                method)
-                return conn.session, {"ambiguous": why} if why else None
-            return tracker.current(server, ts_l[k]).session, None
-
-        def settle_block(kinds: list[str], keys: list[str | None], methods: list[str | None]
-                         ) -> tuple[list[str], dict[int, dict[str, Any]]] | None:
-            said = tracker.for_messages(server, ts_l, c2s_l, kinds, keys, methods)
-            if said is None:
-                return None
-            conn, why = said
-            return [conn.session] * len(kinds), {k: {"ambiguous": w} for k, w in why.items()}
-
-        return settle, settle_block
+    def block(self, block: bytes, n: int, offset: int | None
+              ) -> Generator[Record | Spans, None, int]:
+        """The records of one block of whole lines (``n`` lines before it), its usual
+        message lines as spans; returns how many lines the block has."""
+        return (yield from usual_block(self, block, n, offset))
 
     def step(self, n: int, line: str) -> list[Record]:
         """The records line ``n`` completes (an entry ends where one that is not its
@@ -459,45 +339,6 @@ class _Reader(LineReader):
         else:  # nothing to route by: the connection the last entry went to
             conn = self.tracker.current(server, ts)
         rec.session = conn.session
-
-
-def _usual(block: bytes, a: np.ndarray, st: np.ndarray, en: np.ndarray, server: str
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Which lines of a block are usual message lines of ``server`` (as ``_FAST`` reads
-    them, with a real time and no cut by Claude's logger), each one's direction code and
-    time, and the length of their head (the payload starts after it)."""
-    n = len(st)
-    none = np.zeros(n, dtype=bool)
-    if server in _LEVELS or "]" in server:
-        return none, np.zeros(n, dtype=np.int8), np.zeros(n), 0
-    name = server.encode("utf-8", "surrogateescape")
-    usual = [(b"0000-00-00T00:00:00.000Z [" + name + b"] [info] Message from " + who + b": ",
-              code) for who, code in ((b"client", 0), (b"server", 1))]
-    head = len(usual[0][0])
-    cand = np.flatnonzero(en - st > head + len(_TAIL))
-    heads = gather(a, st[cand], head)
-    which = np.full(len(cand), -1, dtype=np.int8)
-    for template, code in usual:
-        which[matches(heads, template, _DIGITS)] = code
-    first = a[st[cand] + head]
-    which[(first != 0x7B) & (first != 0x5B)] = -1  # the payload opens with "{" or "["
-    tails = gather(a, en[cand] - len(_TAIL), len(_TAIL))
-    which[~(tails == np.frombuffer(_TAIL, dtype=np.uint8)).all(axis=1)] = -1
-    sel = np.flatnonzero(which >= 0)
-    ts_sel, ok = stamps(heads[sel], 0, 11)
-    fast = none
-    fast[cand[sel[ok]]] = True
-    if b"chars truncated]" in block:  # Claude's logger cut it: the line's own reading
-        at, cuts = 0, []
-        while (at := block.find(b"chars truncated]", at)) >= 0:
-            cuts.append(at)
-            at += 1
-        fast[np.searchsorted(st, np.asarray(cuts, dtype=np.int64), side="right") - 1] = False
-    direction = np.full(n, -1, dtype=np.int8)
-    direction[cand] = which
-    ts = np.full(n, np.nan)
-    ts[cand[sel]] = ts_sel
-    return fast, direction, ts, head
 
 
 def _server_from_filename(filename: str) -> str | None:
