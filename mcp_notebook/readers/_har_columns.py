@@ -354,12 +354,16 @@ class _Columns:
                     session=self.escaped(session), stream="sse",
                     source=f"{self.name}#entry{i}/event{q}", kind="log",
                     extra={**base, "sse_event": "endpoint", "endpoint": url})))
-        out = by_entry[np.asarray(entry, dtype=np.int64)]
+        ent = np.asarray(entry, dtype=np.int64)
+        out = by_entry[ent]
         if switch:  # the events after an endpoint event: its session
-            for k, (i, s) in enumerate(zip(entry, sub, strict=True)):
-                changes = switch.get(i)
-                if changes is not None and s:
-                    for q, code in changes:
-                        if s - 1 > q:
-                            out[k] = code
+            # the records are in entry order: each GET's are one run of them; within
+            # it, a later endpoint event's session wins, as it is applied after
+            sb = np.asarray(sub, dtype=np.int64)
+            for i, changes in switch.items():
+                lo, hi = np.searchsorted(ent, (i, i + 1)).tolist()
+                event = sb[lo:hi] - 1  # -1: the request (sub 0), never switched
+                run = out[lo:hi]
+                for q, code in changes:
+                    run[event > q] = code
         return out, tuple(names), others
