@@ -262,9 +262,14 @@ class _Columns:
         if self.entries and self.reader.untimed:
             raise _HandOver  # events of no time among the entries read one by one
         name = self.name
-        labels = [f"{name}#entry{i}" if s == 0 else f"{name}#entry{i}/event{s - 1}" if e
-                  else f"{name}#entry{i}/response" for i, s, e in zip(el, sl, evl,
-                                                                      strict=True)]
+        # each entry's label made once, a reply's and an event's by adding its part
+        # (``/response``; ``/event{s - 1}``, made once for each place in a stream)
+        entry_label = [f"{name}#entry{i}" for i in range(len(get))]
+        part = ["/response", *(f"/event{q}" for q in range(max(sl, default=0)))]
+        labels = [entry_label[i] if s == 0 else entry_label[i] + (part[s] if e else
+                                                                  "/response")
+                  for i, s, e in zip(el, sl, evl, strict=True)]
+        del entry_label, part
         cols = Columns(buf, starts, ends, ts,  # type: ignore[arg-type]
                        (sub != 0).astype(np.int8), session_of, names,
                        ev.astype(np.int64), ("http", "sse") if ev.any() else ("http",),
