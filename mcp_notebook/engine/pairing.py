@@ -128,15 +128,30 @@ def _pair_native(native: Any, kind: np.ndarray, session: np.ndarray, direction: 
     findings: list[tuple[int, str, int | None, str]] = []
     fv = np.frombuffer(got[9], i64).reshape(-1, 3).tolist()
     fx = np.frombuffer(got[10], np.float64).reshape(-1, 2).tolist()
+    refs = _refs_of(ref, [s for s, _, _ in fv])  # what ref.get(s) gives, read at once
     for (s, rule, rel), (a, b) in zip(fv, fx, strict=True):
         findings.append((s, FINDINGS[rule], rel if rel >= 0 else None,
-                         _detail(FINDINGS[rule], s, id_key, kind, ref, a, b)))
+                         _detail(FINDINGS[rule], s, id_key, kind, refs, a, b)))
     return PairTable(
         request_seq=np.frombuffer(got[0], i64), response_seq=np.frombuffer(got[1], i64),
         session=np.frombuffer(got[2], i32), requester=np.frombuffer(got[3], i8),
         id_key=id_key[key_seq], method=np.frombuffer(got[4], i32),
         outcome=np.frombuffer(got[5], i8), cancel_seq=np.frombuffer(got[6], i64),
         progress_count=np.frombuffer(got[7], i64), findings=findings)
+
+
+def _refs_of(ref: Any, rows: list[int]) -> dict[int, Any]:
+    """``ref.get(s)`` (a :class:`~mcp_notebook.fast.store.Sparse`) of each of ``rows``
+    that has a value, by one search of them all instead of one a finding."""
+    if not rows or not len(ref.rows):
+        return {}
+    r = np.asarray(rows, dtype=np.int64)
+    pos = np.searchsorted(ref.rows, r)
+    ok = pos < len(ref.rows)
+    ok[ok] = ref.rows[pos[ok]] == r[ok]
+    vals = ref.values[pos[ok]]
+    return dict(zip(r[ok].tolist(), [v.item() if isinstance(v, np.generic) else v
+                                     for v in vals], strict=True))
 
 
 def _detail(name: str, s: int, id_key: Any = None, kind: Any = None, ref: Any = None,

@@ -133,10 +133,11 @@ class _Columns:
         posts = [r.postData for r in reqs]
         contents = [r.content for r in resps]
         getl = get.tolist()
+        stamped = [c.sse_events for c in contents if c is not None]
         if not {r.method for r in reqs} <= {"GET", "POST"} \
-                or any(s is not None and s >= 400 for s in status) \
-                or any((p is None) != g for p, g in zip(posts, getl, strict=True)) \
-                or any(c is not None and c.sse_events != _NULL for c in contents):
+                or any(s is not None and s >= 400 for s in set(status)) \
+                or [p is None for p in posts] != getl \
+                or stamped.count(_NULL) != len(stamped):
             other = np.fromiter(
                 (r.method != "GET" and r.method != "POST" or (s is not None and s >= 400)
                  or (r.postData is None) != g
@@ -145,6 +146,7 @@ class _Columns:
                 dtype=bool, count=n)
         else:  # the usual: every entry read as columns (so far)
             other = np.zeros(n, dtype=bool)
+        del stamped
         hkeys = [(bytes(q.headers), bytes(r.headers)) for q, r in zip(reqs, resps,
                                                                        strict=True)]
         del reqs, resps
@@ -262,9 +264,14 @@ class _Columns:
         if self.entries and self.reader.untimed:
             raise _HandOver  # events of no time among the entries read one by one
         name = self.name
-        labels = [f"{name}#entry{i}" if s == 0 else f"{name}#entry{i}/event{s - 1}" if e
-                  else f"{name}#entry{i}/response" for i, s, e in zip(el, sl, evl,
-                                                                      strict=True)]
+        # each entry's label made once, a reply's and an event's by adding its part
+        # (``/response``; ``/event{s - 1}``, made once for each place in a stream)
+        entry_label = [f"{name}#entry{i}" for i in range(len(get))]
+        part = ["/response", *(f"/event{q}" for q in range(max(sl, default=0)))]
+        labels = [entry_label[i] if s == 0 else entry_label[i] + (part[s] if e else
+                                                                  "/response")
+                  for i, s, e in zip(el, sl, evl, strict=True)]
+        del entry_label, part
         cols = Columns(buf, starts, ends, ts,  # type: ignore[arg-type]
                        (sub != 0).astype(np.int8), session_of, names,
                        ev.astype(np.int64), ("http", "sse") if ev.any() else ("http",),
@@ -305,7 +312,7 @@ class _Columns:
         names: dict[str, int] = {}  # a session as valid Unicode -> its code
         codes: dict[str, int] = {}  # a session -> its code
         others: list[tuple[int, int, Record]] = []
-        by_entry = np.empty(len(facts), dtype=np.int64)
+        by_entry: list[int] = []
         switch: dict[int, list[tuple[int, int]]] = {}  # GET entry -> (event, code) changes
 
         def code_of(session: str) -> int:
@@ -323,7 +330,7 @@ class _Columns:
             if i in read:  # read by the reader, in file order (its endpoint events too)
                 others.extend((i, q, rec) for q, rec in enumerate(self.reader.records_of(
                     read[i])))
-                by_entry[i] = -1
+                by_entry.append(-1)
                 continue
             session = f[0]
             if session is None:
@@ -337,8 +344,11 @@ class _Columns:
                     if session is None:
                         session = url_sessions[url] = self.session_from_url(url) \
                             or self.default
-            by_entry[i] = code_of(session)
-            for q, data in endpoints.get(i, ()):
+            code = codes.get(session)
+            by_entry.append(code_of(session) if code is None else code)
+            if i not in endpoints:
+                continue
+            for q, data in endpoints[i]:
                 try:
                     url = urljoin(urls[i], data.strip())
                 except ValueError:  # a URL that cannot be parsed: taken as written
@@ -354,12 +364,16 @@ class _Columns:
                     session=self.escaped(session), stream="sse",
                     source=f"{self.name}#entry{i}/event{q}", kind="log",
                     extra={**base, "sse_event": "endpoint", "endpoint": url})))
-        out = by_entry[np.asarray(entry, dtype=np.int64)]
+        ent = np.asarray(entry, dtype=np.int64)
+        out = np.array(by_entry, dtype=np.int64)[ent]
         if switch:  # the events after an endpoint event: its session
-            for k, (i, s) in enumerate(zip(entry, sub, strict=True)):
-                changes = switch.get(i)
-                if changes is not None and s:
-                    for q, code in changes:
-                        if s - 1 > q:
-                            out[k] = code
+            # the records are in entry order: each GET's are one run of them; within
+            # it, a later endpoint event's session wins, as it is applied after
+            sb = np.asarray(sub, dtype=np.int64)
+            for i, changes in switch.items():
+                lo, hi = np.searchsorted(ent, (i, i + 1)).tolist()
+                event = sb[lo:hi] - 1  # -1: the request (sub 0), never switched
+                run = out[lo:hi]
+                for q, code in changes:
+                    run[event > q] = code
         return out, tuple(names), others

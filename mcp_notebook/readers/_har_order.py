@@ -75,11 +75,13 @@ class _Found(NamedTuple):
         record = np.repeat(np.arange(len(asked)), np.diff(first))  # each frame's record
         c2s = cols.direction[usual[asked]] == 0
         asked_ts = slot_ts[asked]
+        # (plain lists: no numpy scalar read per frame)
+        session_l, ts_l, record_l = session.tolist(), asked_ts.tolist(), record.tolist()
         for r in np.flatnonzero(c2s[record] & (kinds == KINDS.index("request"))).tolist():
             key = id_key[r]
             if key is not None:
-                j = int(record[r])
-                sent.setdefault((int(session[j]), key), float(asked_ts[j]))
+                j = record_l[r]
+                sent.setdefault((session_l[j], key), ts_l[j])
         key1 = np.where(np.isnan(slot_ts), np.inf, slot_ts)
         key2 = np.zeros(len(slot_ts), dtype=np.int64)
         key1[untimed] = first_byte[entry_of[untimed]]
@@ -87,8 +89,9 @@ class _Found(NamedTuple):
         answer = untimed[asked] & np.isin(kinds[heads], [KINDS.index("result"),
                                                          KINDS.index("error")])
         found_at, found_ts = [], []
+        heads_l = heads.tolist()
         for j in np.flatnonzero(answer).tolist():
-            got = sent.get((int(session[j]), id_key[int(heads[j])]))  # type: ignore[arg-type]
+            got = sent.get((session_l[j], id_key[heads_l[j]]))  # type: ignore[arg-type]
             if got is not None:
                 found_at.append(j)
                 found_ts.append(got)

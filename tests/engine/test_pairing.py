@@ -116,3 +116,29 @@ def test_latency(tmp_path):
     table = t.latency_by_method()
     assert table.loc["initialize", "count"] == 1
     assert abs(table.loc["initialize", "p50_ms"] - 10.0) < 1e-3
+
+
+def test_finding_refs_read_at_once_are_sparse_get():
+    """The refs of the C walk's findings, read by one search (``_refs_of``), are what
+    ``Sparse.get`` gives one finding at a time: object and float values, a repeated
+    row, rows before, between and after the stored ones, an empty store."""
+    import random
+
+    import numpy as np
+
+    from mcp_notebook.engine.pairing import _refs_of
+    from mcp_notebook.fast.store import Sparse
+
+    rng = random.Random(3)
+    for _ in range(200):
+        rows = sorted(rng.sample(range(200), rng.randint(0, 30)))
+        kind = rng.choice(["object", "float"])
+        if kind == "object":
+            values = [rng.choice([f"tok{r}", r, None, 2.5, ("x", r)]) for r in rows]
+            sp = Sparse(rows, values)
+        else:
+            sp = Sparse(rows, np.array([r / 3 for r in rows]), dtype=np.float64)
+        asked = [rng.randrange(-5, 210) for _ in range(rng.randint(0, 40))]
+        got = _refs_of(sp, asked)
+        assert [got.get(s) for s in asked] == [sp.get(s) for s in asked]
+        assert all(type(got[s]) is type(sp.get(s)) for s in asked if s in got)

@@ -576,6 +576,26 @@ def test_a_stream_of_no_event_but_its_endpoint(tmp_path, texts):
     _same_rows(path)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_a_stream_naming_endpoints_again(tmp_path, kept, texts, seed):
+    """A GET stream whose ``endpoint`` events name other sessions part way (a server
+    that moved the client): each event after one is in the session it names, the last
+    one named before it winning, as the entry-by-entry path reads the stream."""
+    rng = random.Random(seed)
+    entries = _old_transport(rng, 30)
+    get = next(e for e in entries if e["request"]["method"] == "GET")
+    text = get["response"]["content"]["text"]
+    blocks = [b for b in text.split("\n\n") if b]
+    for sid in ("moved", "again", "last")[:rng.randint(2, 3)]:
+        blocks.insert(rng.randint(1, len(blocks)), f"event: endpoint\ndata: /m?sessionId={sid}")
+    get["response"]["content"]["text"] = harkit.sse(*blocks)
+    path = harkit.write(tmp_path / "sse.har", entries)
+    assert _took_columns(path)
+    assert _same_rows(path)
+    sessions = set(mn.load(path, format="har").frames["session"].astype(str))
+    assert {"moved", "again"} & sessions
+
+
 @pytest.mark.parametrize("what", ["a GET of JSON", "a GET with a body", "an id line",
                                   "an endpoint in a POST's stream"])
 def test_other_streams_are_handed_over(tmp_path, texts, what):
