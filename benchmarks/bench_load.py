@@ -457,6 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     doc["ten_m"] = ten_m()
     doc["readers"] = last_record("results-readers.json")
+    doc["views"] = last_record("results-views.json")
     doc["ratios"], doc["targets"] = bench_report.evaluate(doc)
     raw_json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
     md = bench_report.markdown(doc)
@@ -477,7 +478,8 @@ def ten_m() -> dict[str, Any] | None:
 
 def last_record(name: str) -> dict[str, Any] | None:
     """The last run of another benchmark (``results-10m.json`` of ``bench_10m.py``,
-    ``results-readers.json`` of ``bench_readers.py --json``), reported beside this one."""
+    ``results-readers.json`` of ``bench_readers.py --json``, ``results-views.json`` of
+    ``bench_views.py``), reported beside this one."""
     try:
         return json.loads((HERE / name).read_text())  # type: ignore[no-any-return]
     except (OSError, ValueError):
@@ -489,6 +491,7 @@ def render(raw_json: Path, report: Path | None) -> int:
     doc = json.loads(raw_json.read_text())
     doc["ten_m"] = ten_m() or doc.get("ten_m")
     doc["readers"] = last_record("results-readers.json") or doc.get("readers")
+    doc["views"] = last_record("results-views.json") or doc.get("views")
     doc["ratios"], doc["targets"] = bench_report.evaluate(doc)
     raw_json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
     report = report or raw_json.with_name(

@@ -199,6 +199,7 @@ def evaluate(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]
             ("issue 18: per-line cost within 15% from 100k to 10M tiny frames, largest "
              "over smallest (`bench_10m.py`)", "ten_m_linearity", 1.15, "≤"),
         ]
+    specs += _views_specs(doc, ratios)
     for size, (key, worst) in _reader_worst(doc).items():
         ratios[key] = worst["ratio_wall"]
         ratios[key + "_cpu"] = worst["ratio_cpu"]
@@ -216,6 +217,27 @@ def evaluate(doc: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]
 
 PROFILE_FILES = ["ndjson_clean", "profile_escapes", "profile_notifications", "profile_base64",
                  "profile_long_ids", "profile_sessions", "profile_meta2026"]
+
+
+def _views_specs(doc: dict[str, Any], ratios: dict[str, Any]) -> list[tuple[str, str, float, str]]:
+    """Target 5 of issue 18 from the last ``bench_views.py`` record (``results-views.json``):
+    the inspector's opening (median, seconds) and the explorer's first payload (the largest
+    of the runs, KB), each with its limit; none without a record."""
+    rec = doc.get("views") or {}
+    med, runs = rec.get("median") or {}, (rec.get("all") or {}).get("first_payload") or []
+    if "inspector_open" not in med or not runs:
+        return []
+    frames = rec.get("frames", 0)
+    ratios["views_inspector_open_s"] = med["inspector_open"] / 1000
+    ratios["views_first_payload_kb"] = max(runs) / 1000
+    return [
+        (f"issue 18, target 5: the inspector opens on {frames:,} frames in ≤ 0.5 s (median "
+         "of its runs, seconds; `bench_views.py`, its last run)", "views_inspector_open_s",
+         0.5, "≤"),
+        (f"issue 18, target 5: the explorer's first payload on {frames:,} frames under 100 KB "
+         "(the largest of its runs, KB; `bench_views.py`, its last run)",
+         "views_first_payload_kb", 100.0, "<"),
+    ]
 
 
 def _reader_worst(doc: dict[str, Any]) -> dict[int, tuple[str, dict[str, Any]]]:

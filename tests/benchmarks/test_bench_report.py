@@ -36,3 +36,22 @@ def test_readers_record_gives_a_verdict_per_size() -> None:
 def test_no_readers_record_adds_nothing() -> None:
     assert bench_report._reader_worst({}) == {}
     assert bench_report._reader_lines({"readers": None}) == []
+
+
+def test_views_record_gives_target_five() -> None:
+    """The last bench_views.py record becomes two verdicts: the inspector's median opening
+    against 0.5 s and the largest first payload against 100 KB."""
+    doc = {"views": {"frames": 1_000_000, "median": {"inspector_open": 388.0},
+                     "all": {"first_payload": [91_282.0, 99_000.0, 100_500.0]}}}
+    ratios: dict[str, Any] = {}
+    specs = bench_report._views_specs(doc, ratios)
+    assert ratios == {"views_inspector_open_s": 0.388, "views_first_payload_kb": 100.5}
+    verdicts = {key: bench_report._target(name, ratios[key], limit, op)["pass"]
+                for name, key, limit, op in specs}
+    assert verdicts == {"views_inspector_open_s": True, "views_first_payload_kb": False}
+    assert all("1,000,000 frames" in name for name, *_ in specs)
+
+
+def test_no_views_record_adds_no_target() -> None:
+    assert bench_report._views_specs({}, {}) == []
+    assert bench_report._views_specs({"views": {"median": {}, "all": {}}}, {}) == []
