@@ -11,7 +11,7 @@ import numpy as np
 
 from ..fast.store import ArgTexts
 from ..protocol.envelope import bounded_recursion
-from ._contract_lists import _latest, _state_index
+from ._contract_lists import _latest, _state_index, _Tool
 from ._contract_shapes import (
     _accepts_all,
     _batch_errors,
@@ -143,11 +143,21 @@ def _not_listed(view: View) -> list[Hit]:
             for seq, name in zip(calls.seq[at].tolist(), calls.name[at].tolist(), strict=True)]
 
 
+def _declares_output(tool: Any) -> bool:
+    """Whether a listed tool declares an ``outputSchema`` (``tool.get("outputSchema") is
+    not None``): for a typed item from the text of the member, which only the tools whose
+    results are judged have decoded (absent or ``null``: none)."""
+    if tool.__class__ is _Tool:
+        raw = tool.outputSchema
+        return len(raw) > 0 and bytes(raw) != b"null"
+    return bool(tool) and tool.get("outputSchema") is not None
+
+
 def _output(view: View) -> list[Hit]:
     out: list[Hit] = []
     seen: dict[int, Any] = {}
     tc = _tool_calls(view)
-    at = tc.where(lambda t: t and t.get("outputSchema") is not None)
+    at = tc.where(_declares_output)
     calls = [(seq, tool, name, view.response_of[seq]) for seq, tool, name in
              zip(tc.seq[at].tolist(), tc.tool[at].tolist(), tc.name[at].tolist(), strict=True)
              if seq in view.response_of]
