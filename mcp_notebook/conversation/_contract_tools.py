@@ -5,6 +5,9 @@ hold, and ``structuredContent`` against the tool's ``outputSchema`` (not when
 
 from __future__ import annotations
 
+from functools import partial
+from itertools import repeat
+from operator import is_
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -37,7 +40,7 @@ class Calls(NamedTuple):
 
     def where(self, test: Any) -> np.ndarray:
         """The calls whose tool passes ``test`` (decided once per distinct look-up)."""
-        ok = np.fromiter((bool(test(t)) for t in self.tools), dtype=bool, count=len(self.tools))
+        ok = np.fromiter(map(test, self.tools), dtype=bool, count=len(self.tools))
         return np.flatnonzero(ok[self.which])
 
 
@@ -138,9 +141,12 @@ def _arguments_of(view: View) -> list[Hit]:
 
 def _not_listed(view: View) -> list[Hit]:
     calls = _tool_calls(view)
-    at = calls.where(lambda t: t is None)
-    return [Hit(seq, None, f"{name!r} was not in the latest tools/list")
-            for seq, name in zip(calls.seq[at].tolist(), calls.name[at].tolist(), strict=True)]
+    at = calls.where(partial(is_, None))
+    # the detail once per name (a capture of many calls names few tools)
+    detail: dict[str, str] = {}
+    details = [detail.get(n) or detail.setdefault(n, f"{n!r} was not in the latest tools/list")
+               for n in calls.name[at].tolist()]
+    return list(map(Hit, calls.seq[at].tolist(), repeat(None), details))
 
 
 def _declares_output(tool: Any) -> bool:
