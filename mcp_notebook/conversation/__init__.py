@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import repeat
+from operator import is_
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -117,7 +119,7 @@ def _columns_of(hits: list[Hit]) -> tuple[np.ndarray, np.ndarray, list[str]]:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), []
     seqs, rels, details, _ = zip(*hits, strict=True)
     rel = np.asarray(rels, dtype=object)
-    rel[np.equal(rel, None)] = -1
+    rel[np.fromiter(map(is_, rels, repeat(None)), dtype=bool, count=len(rels))] = -1
     return np.asarray(seqs, dtype=np.int64), rel.astype(np.int64), list(details)
 
 

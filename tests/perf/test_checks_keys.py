@@ -214,3 +214,16 @@ def test_pairs_without_the_frames_table_are_the_pairs_with_it(
     after = mn.load(path)
     assert len(after.frames) >= len(pairs)  # the frames table first
     pd.testing.assert_frame_equal(pairs, after.pairs)
+
+
+def test_hits_as_columns_are_the_hits_one_by_one() -> None:
+    from mcp_notebook.conversation import _columns_of
+
+    hits = [Hit(5, None, "a"), Hit(2, 9, "b", "/x"), Hit(7, 0, "c"), Hit(1, None, "")]
+    seq, rel, det = _columns_of(hits)
+    assert seq.dtype == rel.dtype == "int64"
+    assert (seq.tolist(), rel.tolist(), det) == (
+        [h.seq for h in hits], [-1 if h.related is None else h.related for h in hits],
+        [h.detail for h in hits])
+    seq, rel, det = _columns_of([])
+    assert (len(seq), len(rel), det, rel.dtype) == (0, 0, [], "int64")
