@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from itertools import repeat
-from operator import is_
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -113,14 +111,10 @@ def _vec(code: str) -> Callable[[Any], tuple[np.ndarray, np.ndarray, list[str]]]
 
 
 def _columns_of(hits: list[Hit]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """The frames, related frames (-1: none) and details of ``hits`` as columns (the
-    hits transposed at once: a rule can find one per call of a large capture)."""
-    if not hits:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), []
-    seqs, rels, details, _ = zip(*hits, strict=True)
-    rel = np.asarray(rels, dtype=object)
-    rel[np.fromiter(map(is_, rels, repeat(None)), dtype=bool, count=len(rels))] = -1
-    return np.asarray(seqs, dtype=np.int64), rel.astype(np.int64), list(details)
+    """The frames, related frames (-1: none) and details of ``hits`` as columns."""
+    seq = np.asarray([h.seq for h in hits], dtype=np.int64)
+    rel = np.asarray([-1 if h.related is None else h.related for h in hits], dtype=np.int64)
+    return seq, rel, [h.detail for h in hits]
 
 
 VEC_CHECKS = {code: _vec(code) for code in _CHECKS}
