@@ -227,3 +227,28 @@ def test_hits_as_columns_are_the_hits_one_by_one() -> None:
         [h.detail for h in hits])
     seq, rel, det = _columns_of([])
     assert (len(seq), len(rel), det, rel.dtype) == (0, 0, [], "int64")
+
+
+@pytest.mark.parametrize("ids", ["all-long", "mixed"])
+def test_big_ids_are_the_reference_test_of_each_request(tmp_path: Path, ids: str) -> None:
+    """big-id on a capture whose request ids are all long (the list of keys is read as
+    it is) and on one where some are short: the requests whose key the reference test
+    calls big, in frame order, with the key in the detail."""
+    from mcp_notebook.engine.rules.envelope import _big_id, _is_big
+
+    rnd = random.Random(4)
+    lines = []
+    for k in range(400):
+        choice = rnd.randint(0, 3 if ids == "all-long" else 5)
+        rid: Any = [2**53 + rnd.randint(1, 10**6), -(2**60), f"long-string-id-{k:08d}",
+                    10**16 + k, k, f"s{k}"][choice]
+        lines.append(json.dumps({"jsonrpc": "2.0", "id": rid, "method": "ping"}))
+    path = tmp_path / "ids.ndjson"
+    path.write_text("\n".join(lines) + "\n")
+    t = mn.load(path)
+    vi = t._check_input(t.versions)
+    seq, _, det = _big_id(vi)
+    keys = t.frames["id_key"].tolist()
+    want = [k for k, key in enumerate(keys) if len(key) > 15 and _is_big(key)]
+    assert list(seq) == want and len(want) > 50
+    assert det == [f"id {keys[k]} is above 2^53" for k in want]
