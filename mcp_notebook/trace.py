@@ -76,7 +76,8 @@ class Trace:
     @cached_property
     def pairs(self) -> pd.DataFrame:
         """One row per request, plus one per response with no request (``table.PAIR_COLUMNS``)."""
-        return _released(pairs_frame(self._pairing, self._store, self.frames))
+        # the frames table when it is there (else the pairs make its times themselves)
+        return _released(pairs_frame(self._pairing, self._store, self.__dict__.get("frames")))
 
     def _check_input(self, versions: dict[Any, str]) -> VecInput:
         s = self._store

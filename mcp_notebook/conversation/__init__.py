@@ -105,11 +105,16 @@ def _vec(code: str) -> Callable[[Any], tuple[np.ndarray, np.ndarray, list[str]]]
             with gc_paused():
                 hits = fn(view)
             view.__dict__.setdefault("found", {})[code] = hits
-        seq = np.asarray([h.seq for h in hits], dtype=np.int64)
-        rel = np.asarray([-1 if h.related is None else h.related for h in hits], dtype=np.int64)
-        return seq, rel, [h.detail for h in hits]
+        return _columns_of(hits)
     check.__doc__ = fn.__doc__
     return check
+
+
+def _columns_of(hits: list[Hit]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The frames, related frames (-1: none) and details of ``hits`` as columns."""
+    seq = np.asarray([h.seq for h in hits], dtype=np.int64)
+    rel = np.asarray([-1 if h.related is None else h.related for h in hits], dtype=np.int64)
+    return seq, rel, [h.detail for h in hits]
 
 
 VEC_CHECKS = {code: _vec(code) for code in _CHECKS}

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ._contract_lists import _latest, _latest_codes
+from ._contract_lists import _latest, _latest_codes, _Prompt
 from ._contract_shapes import _instance
 from ._view import Hit, View, unique_inverse
 
@@ -34,15 +34,16 @@ def _prompts(view: View) -> list[Hit]:
     has = np.fromiter((p is not None for _, p in found), dtype=bool, count=len(found))
     at = np.flatnonzero(has[inverse])
     judged, which = judged[at], inverse[at]
-    # each distinct (prompt, arguments text) judged once: the prompts by identity (the
-    # lists keep their prompts), the texts by content
+    # each distinct (prompt, arguments text) judged once: the texts by content, the
+    # prompts by what a finding reads of them (:func:`_prompt_key`: sessions whose servers
+    # list the same arguments share one, whatever their descriptions)
     texts = args[judged].tolist()
     t_index: dict[bytes, int] = {}
     t_code = np.fromiter((t_index.setdefault(t, len(t_index)) for t in texts),
                          dtype=np.int64, count=len(texts))
-    p_index: dict[int, int] = {}
-    p_code = np.fromiter((p_index.setdefault(id(p), len(p_index)) for _, p in found),
-                         dtype=np.int64, count=len(found))
+    p_index: dict[Any, int] = {}
+    p_code = np.fromiter((p_index.setdefault(_prompt_key(n, p), len(p_index))
+                          for n, p in found), dtype=np.int64, count=len(found))
     uniq, inv = unique_inverse(p_code[which] * len(t_index) + t_code)
     first = np.full(len(uniq), len(inv), dtype=np.int64)  # where each pair is first met
     np.minimum.at(first, inv, np.arange(len(inv), dtype=np.int64))
@@ -54,6 +55,15 @@ def _prompts(view: View) -> list[Hit]:
     out.extend(Hit(seq, None, *got[u]) for seq, u in
                zip(gets[judged][at].tolist(), inv[at].tolist(), strict=True))
     return out
+
+
+def _prompt_key(name: str, prompt: Any) -> tuple[Any, ...]:
+    """What :func:`_prompt_finding` reads of a listed prompt, as a key: its name and the
+    text of its ``arguments`` member for a typed item (equal texts decode to equal
+    arguments), else the prompt itself by identity (the lists keep their prompts)."""
+    if prompt.__class__ is _Prompt:
+        return (1, name, bytes(prompt.arguments))
+    return (0, name, id(prompt))
 
 
 def _prompt_finding(name: str, prompt: dict[str, Any], args: bytes) -> tuple[str, str] | None:

@@ -5,13 +5,16 @@ hold, and ``structuredContent`` against the tool's ``outputSchema`` (not when
 
 from __future__ import annotations
 
+from functools import partial
+from itertools import repeat
+from operator import is_
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..fast.store import ArgTexts
 from ..protocol.envelope import bounded_recursion
-from ._contract_lists import _latest, _state_index
+from ._contract_lists import _latest, _state_index, _Tool
 from ._contract_shapes import (
     _accepts_all,
     _batch_errors,
@@ -37,7 +40,7 @@ class Calls(NamedTuple):
 
     def where(self, test: Any) -> np.ndarray:
         """The calls whose tool passes ``test`` (decided once per distinct look-up)."""
-        ok = np.fromiter((bool(test(t)) for t in self.tools), dtype=bool, count=len(self.tools))
+        ok = np.fromiter(map(test, self.tools), dtype=bool, count=len(self.tools))
         return np.flatnonzero(ok[self.which])
 
 
@@ -138,16 +141,29 @@ def _arguments_of(view: View) -> list[Hit]:
 
 def _not_listed(view: View) -> list[Hit]:
     calls = _tool_calls(view)
-    at = calls.where(lambda t: t is None)
-    return [Hit(seq, None, f"{name!r} was not in the latest tools/list")
-            for seq, name in zip(calls.seq[at].tolist(), calls.name[at].tolist(), strict=True)]
+    at = calls.where(partial(is_, None))
+    # the detail once per name (a capture of many calls names few tools)
+    detail: dict[str, str] = {}
+    details = [detail.get(n) or detail.setdefault(n, f"{n!r} was not in the latest tools/list")
+               for n in calls.name[at].tolist()]
+    return list(map(Hit, calls.seq[at].tolist(), repeat(None), details))
+
+
+def _declares_output(tool: Any) -> bool:
+    """Whether a listed tool declares an ``outputSchema`` (``tool.get("outputSchema") is
+    not None``): for a typed item from the text of the member, which only the tools whose
+    results are judged have decoded (absent or ``null``: none)."""
+    if tool.__class__ is _Tool:
+        raw = tool.outputSchema
+        return len(raw) > 0 and bytes(raw) != b"null"
+    return bool(tool) and tool.get("outputSchema") is not None
 
 
 def _output(view: View) -> list[Hit]:
     out: list[Hit] = []
     seen: dict[int, Any] = {}
     tc = _tool_calls(view)
-    at = tc.where(lambda t: t and t.get("outputSchema") is not None)
+    at = tc.where(_declares_output)
     calls = [(seq, tool, name, view.response_of[seq]) for seq, tool, name in
              zip(tc.seq[at].tolist(), tc.tool[at].tolist(), tc.name[at].tolist(), strict=True)
              if seq in view.response_of]

@@ -7,18 +7,23 @@ import pandas as pd
 
 from ..engine.pairing import OUTCOMES, PairTable
 from ..table import PAIR_COLUMNS, empty
-from .frames import categorical_used
+from .frames import categorical_used, times
 from .store import DIRS, Store
 
 __all__ = ["pairs_frame", "categorical_used"]
 
 
-def pairs_frame(pt: PairTable, store: Store, frames: pd.DataFrame) -> pd.DataFrame:
+def pairs_frame(pt: PairTable, store: Store, frames: pd.DataFrame | None = None
+                ) -> pd.DataFrame:
+    """The pairs table; its times are those of the frames table, ``frames`` when it was
+    built already, else made from the store's times as the frames table makes them (the
+    pairs need no frames table of their own)."""
     if not len(pt):
         return empty(PAIR_COLUMNS)
     req, resp = pt.request_seq, pt.response_seq
 
-    ts_ns = np.asarray(frames["ts"].array.asi8)  # the frames' times (ns; NaT as its int)
+    ts = frames["ts"] if frames is not None else times(store.ts)
+    ts_ns = np.asarray(ts.array.asi8)  # the frames' times (ns; NaT as its int)
     nat = np.iinfo(np.int64).min
 
     def at(seqs: np.ndarray) -> pd.Series:

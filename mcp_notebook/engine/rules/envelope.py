@@ -58,8 +58,12 @@ def _big_id(vi: VecInput) -> Hits:
     else:
         req = np.flatnonzero(vi.kind == REQUEST)
     keys = vi.id_key[req]
-    long = _native.str_lengths(keys.tolist()) > 15
-    req, long_keys = req[long], keys[long].tolist()
+    texts = keys.tolist()
+    long = _native.str_lengths(texts) > 15
+    if long.all():  # (a capture of long ids: no second copy of them all)
+        long_keys = texts
+    else:
+        req, long_keys = req[long], keys[long].tolist()
     native = _native.native
     verdict = np.frombuffer(native.big_ids(long_keys), dtype=np.uint8) if native is not None \
         else np.full(len(long_keys), 2, dtype=np.uint8)  # 1: big, 0: not, 2: Python decides
