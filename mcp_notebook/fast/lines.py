@@ -238,6 +238,12 @@ def line_spans(blk: Block, nonblank: np.ndarray) -> np.ndarray:
     return out
 
 
+def join_spans(spans: list[np.ndarray]) -> np.ndarray:
+    """The line spans of several blocks (:func:`line_spans`) end to end: one array of three
+    rows (lines, starts, ends)."""
+    return np.concatenate(spans, axis=1) if spans else np.empty((3, 0), dtype=np.int64)
+
+
 def _newlines(buf: bytearray, n: int) -> np.ndarray:
     """Offsets of the newline bytes of ``buf[:n]`` (int64)."""
     if _native.native is not None:

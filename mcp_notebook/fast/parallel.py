@@ -37,7 +37,7 @@ import numpy as np
 from ..engine import fallback
 from ..readers.base import open_bytes
 from . import progress
-from .lines import MAX_LINE_BYTES
+from .lines import MAX_LINE_BYTES, join_spans
 from .rows import Rows
 
 __all__ = ["read_file", "load_many", "MIN_PARALLEL_BYTES", "MIN_MANY_BYTES", "workers",
@@ -53,11 +53,6 @@ def _reader(fmt: str) -> Any:
     else:
         from .tap import read_part
     return read_part
-
-
-def _spans(spans: list[np.ndarray]) -> np.ndarray:
-    """The blocks' line spans (:func:`.lines.line_spans`) end to end: lines, starts, ends."""
-    return np.concatenate(spans, axis=1) if spans else np.empty((3, 0), dtype=np.int64)
 
 
 def workers() -> int:
@@ -106,7 +101,7 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
         with open_bytes(path) as f:
             rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text,
                                     max_line=max_line)
-        return [done(rows, _spans(spans), 0)]
+        return [done(rows, join_spans(spans), 0)]
     cut = _cut(path, size)
     if split_by(fmt) == "threads":
         return _two_threads(path, fmt, session, direction, cut, size, keep_text, max_line,
@@ -118,7 +113,7 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
             first, spans0 = read_part(f, path.name, session, direction, 0, cut, keep_text,
                                       max_line)
         first_lines = first.lines
-        parts = [done(first, _spans(spans0), 0)]
+        parts = [done(first, join_spans(spans0), 0)]
     except BaseException:
         if child is not None:  # not left blocked on a full pipe, nor as a zombie
             _abandon(child)
@@ -136,7 +131,7 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
             f.seek(cut)
             got = read_part(f, path.name, session, direction, cut, None, keep_text, max_line)
     second, spans1 = got
-    parts.append(done(second, _spans(spans1), first_lines))
+    parts.append(done(second, join_spans(spans1), first_lines))
     return parts
 
 
@@ -172,7 +167,7 @@ def _two_threads(path: Path, fmt: str, session: str, direction: str | None, cut:
         with open(path, "rb") as f:
             rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text,
                                     max_line=max_line)
-        return [done(rows, _spans(spans), 0)]
+        return [done(rows, join_spans(spans), 0)]
     box: dict[str, Any] = {}
 
     def second() -> None:
@@ -192,7 +187,7 @@ def _two_threads(path: Path, fmt: str, session: str, direction: str | None, cut:
             first, spans0 = read_part(f, path.name, session, direction, 0, cut, keep_text,
                                       max_line)
         first_lines = first.lines
-        parts = [done(first, _spans(spans0), 0)]
+        parts = [done(first, join_spans(spans0), 0)]
         del first, spans0
     finally:
         worker.join()
@@ -207,7 +202,7 @@ def _two_threads(path: Path, fmt: str, session: str, direction: str | None, cut:
             box["got"] = read_part(f, path.name, session, direction, cut, None, keep_text,
                                    max_line)
     second_rows, spans1 = box.pop("got")
-    parts.append(done(second_rows, _spans(spans1), first_lines))
+    parts.append(done(second_rows, join_spans(spans1), first_lines))
     return parts
 
 

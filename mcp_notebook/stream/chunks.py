@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..fast import to_part
-from ..fast.lines import MAX_LINE_BYTES
+from ..fast.lines import MAX_LINE_BYTES, join_spans
 from ..fast.store import Store
 
 __all__ = ["Chunk", "cuts", "read_chunk", "chunks", "CHUNK_BYTES"]
@@ -74,8 +74,7 @@ def read_chunk(path: Path, fmt: str, session: str, direction: str | None, start:
     rows.flush()
     line = rows.column("line", np.int64)
     rows.arrays["line"] = [line]
-    span = np.concatenate(spans) if spans else np.empty((0, 3), dtype=np.int64)
-    part = to_part(path, fmt, session, direction, rows, span, True, first_line)
+    part = to_part(path, fmt, session, direction, rows, join_spans(spans), True, first_line)
     return Chunk(start, stop, first_line, Store.from_parts([part]), line + (first_line + 1),
                  rows.lines)
 

@@ -385,3 +385,20 @@ def test_the_docstring_examples_run() -> None:
 
     got = doctest.testmod(mcp_notebook.stream)
     assert got.attempted and not got.failed
+
+
+@pytest.mark.parametrize("path", LINE_FILES[:4], ids=lambda p: p.name)
+def test_a_chunk_of_several_blocks(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk read in several blocks (a chunk of 64 MiB is eight blocks of 8 MiB) joins
+    their line spans end to end: blocks of 512 bytes here, so every chunk has many."""
+    from functools import partial
+
+    from mcp_notebook.fast import lines, ndjson, tap as tap_reader
+
+    small = partial(lines.blocks, block_bytes=512)
+    monkeypatch.setattr(ndjson, "blocks", small)
+    monkeypatch.setattr(tap_reader, "blocks", small)
+    assert path.stat().st_size > 4 * 512  # several blocks in a chunk
+    got, diff = differences(path, chunk_bytes=8192)
+    assert not diff, path.name
+    assert got["streaming"]["streamed"]
