@@ -393,7 +393,8 @@ def test_a_chunk_of_several_blocks(path: Path, monkeypatch: pytest.MonkeyPatch) 
     their line spans end to end: blocks of 512 bytes here, so every chunk has many."""
     from functools import partial
 
-    from mcp_notebook.fast import lines, ndjson, tap as tap_reader
+    from mcp_notebook.fast import lines, ndjson
+    from mcp_notebook.fast import tap as tap_reader
 
     small = partial(lines.blocks, block_bytes=512)
     monkeypatch.setattr(ndjson, "blocks", small)
