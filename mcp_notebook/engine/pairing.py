@@ -143,15 +143,10 @@ def _pair_native(native: Any, kind: np.ndarray, session: np.ndarray, direction: 
 def _refs_of(ref: Any, rows: list[int]) -> dict[int, Any]:
     """``ref.get(s)`` (a :class:`~mcp_notebook.fast.store.Sparse`) of each of ``rows``
     that has a value, by one search of them all instead of one a finding."""
-    if not rows or not len(ref.rows):
-        return {}
     r = np.asarray(rows, dtype=np.int64)
-    pos = np.searchsorted(ref.rows, r)
-    ok = pos < len(ref.rows)
-    ok[ok] = ref.rows[pos[ok]] == r[ok]
-    vals = ref.values[pos[ok]]
-    return dict(zip(r[ok].tolist(), [v.item() if isinstance(v, np.generic) else v
-                                     for v in vals], strict=True))
+    hit, pos = ref.where(r)
+    return dict(zip(r[hit].tolist(), [v.item() if isinstance(v, np.generic) else v
+                                      for v in ref.values[pos[hit]]], strict=True))
 
 
 def _detail(name: str, s: int, id_key: Any = None, kind: Any = None, ref: Any = None,

@@ -72,12 +72,19 @@ class Sparse:
             return v.item() if isinstance(v, np.generic) else v
         return default
 
+    def where(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which of ``rows`` have a value, and where it is in :attr:`values`: ``(hit,
+        position)``, both as long as ``rows`` (a position counts where ``hit`` is True)."""
+        if not len(self.rows):
+            return np.zeros(len(rows), dtype=bool), np.zeros(len(rows), dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.rows, rows), len(self.rows) - 1)
+        return self.rows[pos] == rows, pos
+
     def at(self, rows: np.ndarray, default: Any) -> np.ndarray:
         """The values of ``rows`` (``default`` where a row has none)."""
         out = np.full(len(rows), default, dtype=self.values.dtype)
-        if len(self.rows) and len(rows):
-            pos = np.minimum(np.searchsorted(self.rows, rows), len(self.rows) - 1)
-            hit = self.rows[pos] == rows
+        if len(rows):
+            hit, pos = self.where(rows)
             out[hit] = self.values[pos[hit]]
         return out
 
