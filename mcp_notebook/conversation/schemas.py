@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..protocol import versions as V
 from ..protocol.rules import Rule
@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["RULES", "CHECKS", "schema_errors", "definition_for", "validator"]
 
 _SCHEMA = "official schema.json of the negotiated version"
+T = TypeVar("T")
 
 RULES: tuple[Rule, ...] = (
     Rule("schema-params", "error", "Request and notification params match the schema",
@@ -121,9 +122,9 @@ def _hit(seq: int, related: int | None, version: str, definition: str,
 BATCH = 4096
 
 
-def _batches(seqs: list[int]) -> Iterator[list[int]]:
-    for k in range(0, len(seqs), BATCH):
-        yield seqs[k:k + BATCH]
+def _batches(items: list[T]) -> Iterator[list[T]]:
+    for k in range(0, len(items), BATCH):
+        yield items[k:k + BATCH]
 
 
 def _params(view: View) -> list[Hit]:
@@ -157,9 +158,7 @@ def _params_of(view: View, seqs: list[int]) -> list[Hit]:
 
 def _results(view: View) -> list[Hit]:
     out: list[Hit] = []
-    pairs = view.answered(kind="result")
-    for k in range(0, len(pairs), BATCH):
-        some = pairs[k:k + BATCH]
+    for some in _batches(view.answered(kind="result")):
         view.prefetch([seq for pair in some for seq in pair])
         out += _results_of(view, some)
     return out
