@@ -302,11 +302,16 @@ ONE_BY_ONE = {
 }
 
 
+def _third_changed(path, change):
+    """Four usual entries, the third changed by ``change``, written as a HAR at ``path``."""
+    entries = [_base(k) for k in range(4)]
+    change(entries[2])
+    return harkit.write(path, entries)
+
+
 @pytest.mark.parametrize("what", list(HANDED_OVER))
 def test_other_hars_are_handed_over(tmp_path, texts, what):
-    entries = [_base(k) for k in range(4)]
-    HANDED_OVER[what](entries[2])
-    path = harkit.write(tmp_path / "other.har", entries)
+    path = _third_changed(tmp_path / "other.har", HANDED_OVER[what])
     assert not _took_columns(path)
     _same_rows(path)
 
@@ -315,9 +320,7 @@ def test_other_hars_are_handed_over(tmp_path, texts, what):
 def test_entries_read_one_by_one_among_the_columns(tmp_path, texts, kept, what):
     """A DELETE, an HTTP error, a GET of no stream, stamped events, ...: the reader reads
     that entry, the column path the others, the rows those of the entry-by-entry path."""
-    entries = [_base(k) for k in range(4)]
-    ONE_BY_ONE[what](entries[2])
-    path = harkit.write(tmp_path / "one.har", entries)
+    path = _third_changed(tmp_path / "one.har", ONE_BY_ONE[what])
     assert _took_columns(path)
     assert _same_rows(path) >= 6
 
@@ -365,9 +368,7 @@ TAKEN = {
 
 @pytest.mark.parametrize("what", list(TAKEN))
 def test_the_usual_entries_take_the_column_path(tmp_path, texts, what):
-    entries = [_base(k) for k in range(4)]
-    TAKEN[what](entries[2])
-    path = harkit.write(tmp_path / "base.har", entries)
+    path = _third_changed(tmp_path / "base.har", TAKEN[what])
     assert _took_columns(path)
     assert _same_rows(path) >= 7
 
