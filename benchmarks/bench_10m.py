@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_10m.py                 # 100k, 1M, 10M (~3 min)
+    .venv/bin/python benchmarks/bench_10m.py                 # 100k, 1M, 10M, 3 reps (~5 min)
     .venv/bin/python benchmarks/bench_10m.py --sizes 100000,1000000   # a quicker look
     .venv/bin/python benchmarks/bench_10m.py --whole          # also mn.load whole (~10 min)
 
@@ -129,6 +129,8 @@ def run(path: Path, warm: Path, timeout: float, whole: bool = False) -> dict[str
 
 
 MODES = ("stream", "whole")
+#: lines of the warm-up file: more than one streaming chunk (``stream.chunks.CHUNK_BYTES``)
+WARM_LINES = 40_000
 MODE_NAMES = {"stream": "mn.summarize (streaming)",
               "whole": "mn.load + pairs + violations + summary()"}
 
@@ -137,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="100000,1000000,10485760",
                     help="comma-separated line counts (default 100k, 1M, 10,485,760)")
-    ap.add_argument("--reps", type=int, default=1, help="reps of each size (interleaved)")
+    ap.add_argument("--reps", type=int, default=3,
+                    help="reps of each size (interleaved; the median is reported)")
     ap.add_argument("--whole", action="store_true",
                     help="also time mn.load whole (at 10M: ~90 s and ~2 GB)")
     ap.add_argument("--out-dir", type=Path, default=HERE / "out")
@@ -148,8 +151,12 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(s) for s in a.sizes.split(",")]
     modes = MODES if a.whole else MODES[:1]
     a.out_dir.mkdir(parents=True, exist_ok=True)
+    # the warm-up: a little more than one chunk of the streaming path (40,000 tiny lines,
+    # 1.16 MB against 1 MiB chunks), so the allocator's first growth to a chunk's working
+    # set (about 7,000 fresh pages, paid once a process) falls outside the timing, as the
+    # imports do; a smaller warm-up left it in the smallest size's per-line cost alone
     warm = a.out_dir / "tiny-warmup.ndjson"
-    tiny_capture(warm, 400)
+    tiny_capture(warm, WARM_LINES)
     files = {}
     for n in sizes:
         path = a.out_dir / f"tiny-{n}.ndjson"
@@ -168,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"process, {r['peak_mb']:6.0f} MB peak, load {r['loadavg_before']:.1f}"
                     if "phases" in r else f"error {r['error']}"), flush=True)
     doc = {"started": started, "sizes": sizes, "reps": a.reps, "cpus": os.cpu_count(),
+           "warm_lines": WARM_LINES,
            "files": {str(n): m for n, (_, m) in files.items()},
            "runs": {m: {str(n): rs for n, rs in by.items()} for m, by in runs.items()}}
     # "summary": the streaming path's, by size (what bench_report.py reads); the whole
@@ -294,21 +302,19 @@ def markdown(doc: dict[str, Any]) -> str:
     lines = ["# Ten million frames (`benchmarks/bench_10m.py`)", "",
              f"Run on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(doc['started']))}, "
              f"{doc['reps']} rep(s) per size, each a fresh process (imports and a warm-up "
-             f"outside the timed region), {doc.get('cpus')} cores shared with other work "
+             f"call on {doc.get('warm_lines', 400):,} lines outside the timed region), {doc.get('cpus')} cores shared with other work "
              "(the load average column: the higher of before and after the run). Tiny "
              "NDJSON frames: a ping and its result, a notification of an undefined method "
              "(one finding each) and a blank line, repeated. Targets: peak RSS ≤ 0.6× the "
              "file's size; per-line cost within 15% across sizes. \"The interpreter's "
              "own\": the child's peak after its imports and a warm-up call (Python, numpy, "
-             "pandas, msgspec, the rule catalogue: about 110 MB whatever the file); \"above "
-             "the interpreter's own\": the peak minus it, over the file's size.", "",
+             "pandas, msgspec, the rule catalogue and the working set of one chunk: about "
+             "125 MB whatever the file); \"above the interpreter's own\": the peak minus "
+             "it, over the file's size.", "",
              "How the memory target is read: the whole-process peak over the file's size at "
              "ten million frames (the target's own size). At 100k and 1M frames the file is "
              "3 and 30 MB, less than the interpreter alone, so the whole-process ratio there "
-             "says nothing about the path; neither does the column above the interpreter's "
-             "own, which there is the fixed working set of one chunk (its columns and "
-             "objects, about 15 MB, and the scanner's 8 MB read buffer), more than the whole "
-             "file. Both columns are reported for every size; the verdicts are read at the "
+             "says nothing about the path. Both columns are reported for every size; the verdicts are read at the "
              "largest size.", "",
              "How the time target is read: the per-line cost of each size, over the "
              "smallest's. On a machine whose two cores other work shares (the load average "
