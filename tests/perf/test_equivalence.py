@@ -120,6 +120,17 @@ ODD_LINES = [
     '{"jsonrpc":"2.0","id":18,"method":"tools\\/call"}',
     '{"jsonrpc":"2.0","id":"caf\u00e9","method":"ping"}',
     '{"jsonrpc":"2.0","id":"del\x7f","method":"ping"}',
+    # long string ids: printable ASCII is checked 16 bytes at a time, the rest one at a time;
+    # a DEL or a non-ASCII byte in either part sends the line to the Python path
+    *('{"jsonrpc":"2.0","id":"' + i + '","method":"ping"}' for i in (
+        "a" * 16 + "~", "a" * 15 + "\x7f" + "b" * 8, "b" * 20 + "\x7f", "c" * 31 + "\u00e9",
+        "\x7f" + "d" * 33, "\u00e9" + "d" * 20, "e" * 40)),
+    *('{"jsonrpc":"2.0","id":"' + i + '","result":{}}' for i in (
+        "a" * 16 + "~", "a" * 15 + "\x7f" + "b" * 8, "\u00e9" + "d" * 20, "e" * 40)),
+    '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"'
+    + "a" * 15 + '\x7f' + "b" * 8 + '"}}',
+    '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"'
+    + "t" * 17 + '\x7f","progress":1}}',
     '{"jsonrpc":"2.0","id":"","method":"ping"}',
     '{"jsonrpc":"2.0","id":"","result":{}}',
     '{"jsonrpc":"2.0","id":' + "7" * 1001 + ',"method":"ping"}',

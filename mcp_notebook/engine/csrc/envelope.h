@@ -49,9 +49,7 @@ static int id_like(Cur *c, Span *v, int *keyed) {
     if (*c->p == '"') {
         c->p++;
         if (string(c, &s, &e, &esc)) return -1;
-        *keyed = !esc && all_ascii(s, e);
-        for (cptr q = s; q < e && *keyed; q++)
-            if (*q == 0x7F) *keyed = 0;
+        *keyed = !esc && printable_ascii(s, e);
     } else {
         if (number(c, &integer) || !integer) return -1;  /* msgspec: int | str only */
         cptr d = v->s + (*v->s == '-');
@@ -198,9 +196,8 @@ static int message_member(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
         ONCE(F_ID);
         m->id_s = c->p;
         if (c->p < c->end && *c->p == '"') {
-            if (str_value(c, &v) || v.esc || !all_ascii(v.s, v.e)) return -1;
-            for (cptr q = v.s; q < v.e; q++)
-                if (*q == 0x7F) return -1;  /* not printable: the Python path */
+            /* not printable ASCII: the Python path */
+            if (str_value(c, &v) || v.esc || !printable_ascii(v.s, v.e)) return -1;
             m->id_str = 1;
         } else {
             if (number(c, &integer) || !integer) return -1;

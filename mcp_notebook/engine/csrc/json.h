@@ -176,9 +176,18 @@ static inline int string(Cur *c, cptr *s, cptr *e, int *esc) {
     }
 }
 
-static inline int all_ascii(cptr s, cptr e) {
+/* Whether the bytes of a string's content are printable ASCII: none of 0x7F or above (a
+ * JSON string holds no byte below 0x20); 16 at a time, where a byte plus one (saturated)
+ * has its high bit set exactly when it is 0x7F or above. */
+static inline int printable_ascii(cptr s, cptr e) {
+#if MN_SSE2
+    const __m128i one = _mm_set1_epi8(1);
+    for (; e - s >= 16; s += 16)
+        if (_mm_movemask_epi8(_mm_adds_epu8(_mm_loadu_si128((const __m128i *)s), one)))
+            return 0;
+#endif
     for (; s < e; s++)
-        if (*s >= 0x80) return 0;
+        if (*s >= 0x7F) return 0;
     return 1;
 }
 
