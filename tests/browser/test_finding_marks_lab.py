@@ -41,7 +41,11 @@ def test_schema_finding_member_marked_in_the_tree(lab_page, lab_server, artifact
         f"import mcp_notebook as mn\nt = mn.load({TRACE.name!r})\nex = mn.explore(t)\nex"])
     set_theme(page, theme)  # waits for the theme's stylesheet to be applied
     ins = page.locator(".mn-explorer .mn-inspector")
-    ins.locator(".mnf-tr[data-seq='8']").click()
+    # the explorer's first rows can take long under a loaded CI box (three browser workers
+    # beside the kernels): wait for the row itself before the click's own 30 s
+    row = ins.locator(".mnf-tr[data-seq='8']")
+    row.wait_for(state="visible", timeout=90_000)
+    row.click()
     mark = ins.locator('.mn-detail .mnw-tree [data-pointer="/params/arguments/a"]')
     mark.wait_for(state="visible", timeout=20_000)
     assert "tool-arguments-schema" in mark.get_attribute("title")
