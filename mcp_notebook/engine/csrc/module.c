@@ -890,39 +890,44 @@ static PyObject *py_codes(PyObject *self, PyObject *args) {
     PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 4);
     if (!out) return NULL;
     int32_t *dst = (int32_t *)PyByteArray_AS_STRING(out);
+    /* the code a new value would take, made before the look-up: PyDict_SetDefault finds a
+     * value or puts it in one search of the table (a look-up then an insert searched
+     * twice); the int is kept for the next value when the value was there */
+    PyObject *next = NULL;
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *v = PyList_GET_ITEM(values, k);
         if (v == Py_None) {
             dst[k] = -1;
             continue;
         }
-        PyObject *c = PyDict_GetItemWithError(index, v);
-        if (c) {
-            long code = PyLong_AsLong(c);
-            if (code == -1 && PyErr_Occurred()) goto fail;
-            dst[k] = (int32_t)code;
-            PyObject *first = PyList_GET_ITEM(firsts, code);
-            Py_INCREF(first);
-            PyList_SetItem(values, k, first);
-            if (pair) {
-                PyObject *twin = PyList_GET_ITEM(twins, code);
-                Py_INCREF(twin);
-                PyList_SetItem(paired, k, twin);
-            }
+        Py_ssize_t fresh = PyList_GET_SIZE(firsts);
+        if (!next && !(next = PyLong_FromSsize_t(fresh))) goto fail;
+        PyObject *c = PyDict_SetDefault(index, v, next);  /* borrowed */
+        if (!c) goto fail;
+        if (c == next) {  /* a new value: it takes the next code */
+            Py_CLEAR(next);
+            if (PyList_Append(firsts, v) ||
+                (pair && PyList_Append(twins, PyList_GET_ITEM(paired, k))))
+                goto fail;
+            dst[k] = (int32_t)fresh;
             continue;
         }
-        if (PyErr_Occurred()) goto fail;
-        Py_ssize_t code = PyList_GET_SIZE(firsts);
-        PyObject *co = PyLong_FromSsize_t(code);
-        if (!co) goto fail;
-        int bad = PyDict_SetItem(index, v, co) || PyList_Append(firsts, v) ||
-                  (pair && PyList_Append(twins, PyList_GET_ITEM(paired, k)));
-        Py_DECREF(co);
-        if (bad) goto fail;
+        long code = PyLong_AsLong(c);
+        if (code == -1 && PyErr_Occurred()) goto fail;
         dst[k] = (int32_t)code;
+        PyObject *first = PyList_GET_ITEM(firsts, code);
+        Py_INCREF(first);
+        PyList_SetItem(values, k, first);
+        if (pair) {
+            PyObject *twin = PyList_GET_ITEM(twins, code);
+            Py_INCREF(twin);
+            PyList_SetItem(paired, k, twin);
+        }
     }
+    Py_XDECREF(next);
     return out;
 fail:
+    Py_XDECREF(next);
     Py_DECREF(out);
     return NULL;
 }
