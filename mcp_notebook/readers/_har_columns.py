@@ -51,17 +51,9 @@ from ._har_facts import entry_extras
 from ._har_facts import extras as record_extras
 from ._har_facts import spans as entry_spans
 from ._har_order import _Found
-from ._har_structs import (
-    _EMPTY,
-    _NO_TIMINGS,
-    _NULL,
-    _SSE,
-    _decode_doc,
-    _decode_headers,
-    _decode_raws,
-    _Entry,
-)
-from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _opens, _texts
+from ._har_parts import Parts, of_scan, of_structs
+from ._har_structs import _SSE, _decode_doc, _decode_headers, _decode_raws
+from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _opens
 from ._time import read_times
 from .base import Record
 
@@ -79,13 +71,15 @@ def columns(data: bytes, name: str, default: str, stateless: Any, escaped: Any,
     entries that are not read as columns (a method but POST or GET, an HTTP error, a GET
     of no stream, stamped events, ...: ``others`` and ``records_of``), whose records are
     placed among the others'; without it such a document gives None."""
-    try:
-        held = [_decode_doc(data).log.entries]
-    except (msgspec.DecodeError, RecursionError):
-        return None
+    parts = of_scan(data)
+    if parts is None:  # the C pass did not take it (or is not built): msgspec reads it
+        try:
+            parts = of_structs(_decode_doc(data).log.entries)
+        except (msgspec.DecodeError, RecursionError):
+            return None
     try:
         return _Columns(name, default, stateless, escaped, session_from_url, reader,
-                        data).read(held)
+                        data).read(parts)
     except (_HandOver, msgspec.DecodeError):
         return None
 
@@ -112,50 +106,24 @@ class _Columns:
                 tuple((k, v) for k in MCP_HEADERS if (v := rq.get(k)) is not None),
                 rs.get("content-type"))
 
-    def read(self, held: list[list[_Entry]]) -> _Found | None:
-        entries = held.pop()  # the structs are let go once read
-        n = len(entries)
+    def read(self, parts: Parts) -> _Found | None:
+        n = len(parts.methods)
         if not n:
             return None
-        reqs = [e.request for e in entries]
-        resps = [e.response for e in entries]
-        started = [e.startedDateTime for e in entries]
-        times = [e.time for e in entries]
-        tims = [e.timings or _NO_TIMINGS for e in entries]
-        incomplete = [bool(e.incomplete) for e in entries]
-        del entries
-        status = [r.status for r in resps]
-        urls = [r.url for r in reqs]
-        get = np.fromiter((r.method == "GET" for r in reqs), dtype=bool, count=n)
+        status, urls, methods = parts.status, parts.urls, parts.methods
+        get = np.fromiter((m == "GET" for m in methods), dtype=bool, count=n)
         # entries read one by one (``reader``): a method but POST or GET, a transport
         # error, a POST of no body, a GET with one, stamped events (and, below, a stream
         # of no body, a GET of no stream)
-        posts = [r.postData for r in reqs]
-        contents = [r.content for r in resps]
-        getl = get.tolist()
-        stamped = [c.sse_events for c in contents if c is not None]
-        if not {r.method for r in reqs} <= {"GET", "POST"} \
-                or any(s is not None and s >= 400 for s in set(status)) \
-                or [p is None for p in posts] != getl \
-                or stamped.count(_NULL) != len(stamped):
-            other = np.fromiter(
-                (r.method != "GET" and r.method != "POST" or (s is not None and s >= 400)
-                 or (r.postData is None) != g
-                 or (c is not None and c.sse_events != _NULL)
-                 for r, s, g, c in zip(reqs, status, getl, contents, strict=True)),
-                dtype=bool, count=n)
-        else:  # the usual: every entry read as columns (so far)
-            other = np.zeros(n, dtype=bool)
-        del stamped
-        hkeys = [(bytes(q.headers), bytes(r.headers)) for q, r in zip(reqs, resps,
-                                                                       strict=True)]
-        del reqs, resps
-        replies = [_NULL if c is None else c.text for c in contents]
-        mimes = ["" if c is None else c.mimeType for c in contents]
-        del contents
+        other = parts.stamped | (parts.post_none != get)
+        if not set(methods) <= {"GET", "POST"} \
+                or any(s is not None and s >= 400 for s in set(status)):
+            other |= np.fromiter(
+                (m != "GET" and m != "POST" or (s is not None and s >= 400)
+                 for m, s in zip(methods, status, strict=True)), dtype=bool, count=n)
         fcache: dict[tuple[bytes, bytes], tuple[Any, ...]] = {}
-        facts = [fcache.get(k) or fcache.setdefault(k, self.facts(k)) for k in hkeys]
-        del hkeys, fcache
+        facts = [fcache.get(k) or fcache.setdefault(k, self.facts(k)) for k in parts.hkeys]
+        del fcache
         mcache: dict[Any, bool] = {}
 
         def is_sse(mime: Any) -> bool:
@@ -166,33 +134,22 @@ class _Columns:
                     mcache[mime] = got
             return got
 
-        sse = np.fromiter(map(is_sse, [f[3] or m for f, m in zip(facts, mimes, strict=True)]),
+        sse = np.fromiter(map(is_sse, [f[3] or m for f, m in zip(facts, parts.mimes,
+                                                                  strict=True)]),
                           dtype=bool, count=n)
-        del mimes
-        has_reply = np.fromiter((r != _NULL for r in replies), dtype=bool, count=n)
-        empty = np.fromiter((r == _EMPTY for r in replies), dtype=bool, count=n)
-        other |= (sse & (~has_reply | empty)) | (get & ~sse)  # log rows
+        has_reply = parts.has_reply.copy()
+        other |= (sse & (~has_reply | parts.empty)) | (get & ~sse)  # log rows
         self.read_others(other, urls, get)
         if self.entries:
             sse &= ~other
             has_reply &= ~other
         post_at = np.flatnonzero(~get & ~other)
-        bodies = [posts[k].text for k in post_at.tolist()]  # type: ignore[union-attr]
-        del posts
         # the texts: the POSTs' bodies, the other replies, the streams' bodies
-        buf = bytearray()
-        b_ends = _texts(bodies, buf)
-        del bodies
         plain_at = np.flatnonzero(has_reply & ~sse)
-        r_ends = _texts([replies[k] for k in plain_at.tolist()], buf)
         sse_at = np.flatnonzero(sse)
-        s_base = len(buf)
-        s_ends = _texts([replies[k] for k in sse_at.tolist()], buf)
-        del replies
+        buf, (b_starts, b_ends), (r_starts, r_ends), (s_starts, s_ends) = parts.texts(
+            post_at, plain_at, sse_at)
         a = np.frombuffer(buf, dtype=np.uint8)
-        b_starts = np.concatenate(([0], b_ends[:-1]))
-        r_starts = np.concatenate(([b_ends[-1] if len(b_ends) else 0], r_ends[:-1])
-                                  )[:len(r_ends)]
         for k in np.flatnonzero(~_opens(a, b_starts, b_ends)).tolist():
             if not _looks_like_json(buf[b_starts[k]:b_ends[k]].decode()):
                 raise _HandOver  # a body that is not JSON: not this path
@@ -206,10 +163,12 @@ class _Columns:
                     json_reply[k] = True
                 else:
                     plain[int(plain_at[k])] = text[:200]
+        started, incomplete = parts.started, parts.incomplete
         start, problems = read_times(started, numbers=False)  # type: ignore[arg-type]
         if problems or np.isnan(start).any():
             raise _HandOver
-        first_byte, end = entry_spans(start, times, tims)
+        first_byte, end = entry_spans(start, parts.nums)
+        del parts
         c2s_extra, s2c_extra = entry_extras(facts, status, incomplete, plain, get)
         # the records: each entry's POST (sub 0), its JSON reply (sub 1), or the events
         # of its reply stream (sub 1 + the event's place in the body)
@@ -224,7 +183,7 @@ class _Columns:
         endpoints: dict[int, list[tuple[int, str]]] = {}  # a GET's endpoint events
         if len(sse_at):
             body, q, last, x, y, e_type, types = _events(  # type: ignore[assignment]
-                buf, s_base, s_ends, get[sse_at])
+                buf, s_starts, s_ends, get[sse_at])
             if len(types) > 1 and b"endpoint" in types:
                 point = np.flatnonzero(e_type == types.index(b"endpoint"))
                 for k in point.tolist():

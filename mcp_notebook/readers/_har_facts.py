@@ -64,12 +64,10 @@ def entry_extras(facts: list[tuple[Any, ...]], status: list[int | None],
                for h in ("POST", "GET") for x in codes]
     return c2s, base[status_code + len(codes) * get]
 
-def spans(start: np.ndarray, times: list[float | None], tims: list[Any]
-          ) -> tuple[np.ndarray, np.ndarray]:
-    """``Entry.span`` of every entry: its first byte and its end."""
-    cols = np.array([(t.blocked, t.dns, t.connect, t.send, t.wait, t.receive)
-                     for t in tims], dtype=np.float64).reshape(len(tims), 6).T
-    ms = _ms(cols)
+def spans(start: np.ndarray, nums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Entry.span`` of every entry: its first byte and its end. ``nums``: each entry's
+    time and six timings (blocked, dns, connect, send, wait, receive; NaN: none)."""
+    ms = _ms(nums[:, 1:].T)
     five = ms[:5]
     # a sum of one non-zero value is that value whatever the order of the additions;
     # the others are summed as ``Entry.span`` sums them (``sum``, from 0.0)
@@ -77,12 +75,11 @@ def spans(start: np.ndarray, times: list[float | None], tims: list[Any]
     several = np.flatnonzero((five != 0).sum(axis=0) > 1)
     if len(several):
         for k in several.tolist():
-            t = tims[k]
-            first[k] = sum((_ms1(v) for v in (t.blocked, t.dns, t.connect, t.send,
-                                               t.wait)), 0.0)
-    total = _ms(np.array(times, dtype=np.float64))
+            first[k] = sum((_ms1(v) for v in nums[k, 1:6].tolist()), 0.0)
+    total = _ms(nums[:, 0])
     total = np.where(total != 0.0, total, first + ms[5])
     return start + first, start + total
+
 
 def extras(entry: np.ndarray, sub: np.ndarray, ev: np.ndarray, type_of: np.ndarray,
            types: list[bytes], c2s_extra: np.ndarray, s2c_extra: np.ndarray,

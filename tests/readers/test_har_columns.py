@@ -39,15 +39,21 @@ def kept(request, monkeypatch):
     return request.param
 
 
-@pytest.fixture(params=["C", "Python"])
+@pytest.fixture(params=["C pass", "C", "Python"])
 def texts(request, monkeypatch):
-    """The bodies unescaped and the reply streams split by the C extension, or decoded
-    to strings by msgspec and split with numpy."""
+    """The document read by the C extension's one pass (``har_scan``), or decoded by
+    msgspec with the bodies unescaped and the reply streams split by the C extension, or
+    decoded to strings by msgspec and split with numpy."""
     if request.param == "Python":
         monkeypatch.setattr(_har_texts, "_native_fn", lambda name: None)
     else:  # the extension is built here
         assert _har_texts._native_fn("json_texts") is not None
         assert _har_texts._native_fn("sse_events") is not None
+        assert _har_texts._native_fn("har_scan") is not None
+        if request.param == "C":
+            native_fn = _har_texts._native_fn
+            monkeypatch.setattr(_har_texts, "_native_fn",
+                                lambda name: None if name == "har_scan" else native_fn(name))
     return request.param
 
 
