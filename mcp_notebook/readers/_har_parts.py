@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ._har_structs import _EMPTY, _NO_TIMINGS, _NULL, _Entry
 from . import _har_texts
+from ._har_structs import _EMPTY, _NO_TIMINGS, _NULL, _Entry
 from ._har_texts import _HandOver, _texts
 
 __all__ = ["COUNTS", "Parts", "of_scan", "of_structs"]
