@@ -124,19 +124,16 @@ class _Columns:
         fcache: dict[tuple[bytes, bytes], tuple[Any, ...]] = {}
         facts = [fcache.get(k) or fcache.setdefault(k, self.facts(k)) for k in parts.hkeys]
         del fcache
-        mcache: dict[Any, bool] = {}
-
-        def is_sse(mime: Any) -> bool:
-            got = mcache.get(mime) if mime.__class__ is str else None
-            if got is None:
-                got = _SSE in str(mime or "").lower()
-                if mime.__class__ is str:
-                    mcache[mime] = got
-            return got
-
-        sse = np.fromiter(map(is_sse, [f[3] or m for f, m in zip(facts, parts.mimes,
-                                                                  strict=True)]),
-                          dtype=bool, count=n)
+        # a stream: by the reply's Content-Type, else its content's mimeType (each
+        # distinct one looked at once; only a str can name the stream's type)
+        mimes = [f[3] or m for f, m in zip(facts, parts.mimes, strict=True)]
+        try:
+            is_sse = {m: _SSE in str(m or "").lower() for m in set(mimes)}
+            sse = np.fromiter(map(is_sse.__getitem__, mimes), dtype=bool, count=n)
+        except TypeError:  # a mimeType of a list or an object (msgspec's reading)
+            sse = np.fromiter((_SSE in str(m or "").lower() for m in mimes), dtype=bool,
+                              count=n)
+        del mimes
         has_reply = parts.has_reply.copy()
         other |= (sse & (~has_reply | parts.empty)) | (get & ~sse)  # log rows
         self.read_others(other, urls, get)

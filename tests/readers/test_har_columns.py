@@ -369,6 +369,14 @@ TAKEN = {
     "timings of null": _set("timings.wait", None),
     "a time of whole numbers": _set("time", 3),
     "no headers": _set("request.headers", None),
+    # a mimeType msgspec reads as any value (the C pass hands these over): a list is
+    # looked at one by one, a number among the others
+    "a mimeType of a list": lambda e: (_set("response.headers", [])(e), _set(
+        "response.content.mimeType", ["application/json"])(e)),
+    "a mimeType of a number": lambda e: (_set("response.headers", [])(e), _set(
+        "response.content.mimeType", 5)(e)),
+    "no mimeType": lambda e: (_set("response.headers", [])(e), _set(
+        "response.content.mimeType", _DROP)(e)),
 }
 
 
