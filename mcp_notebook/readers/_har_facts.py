@@ -27,12 +27,16 @@ def entry_extras(facts: list[tuple[Any, ...]], status: list[int | None],
     """The ``extra`` of each entry's POST and of its reply, as object arrays (one dict
     per distinct set of facts: the table copies one per row)."""
     n = len(facts)
-    codes: dict[Any, int] = {}
-    status_code = np.fromiter((codes.setdefault(x, len(codes)) for x in status),
-                              dtype=np.int64, count=n)
+    # each status and each entry's mcp_headers numbered in the order they first come
+    # (the facts are shared by the entries of the same header lists: each distinct one
+    # is looked at once)
+    codes = {x: k for k, x in enumerate(dict.fromkeys(status))}
+    status_code = np.fromiter(map(codes.__getitem__, status), dtype=np.int64, count=n)
     mcps: dict[tuple[Any, ...], int] = {}
-    mcp_code = np.fromiter((mcps.setdefault(f[2], len(mcps)) for f in facts),
-                           dtype=np.int64, count=n)
+    firsts = {id(f): f for f in facts}  # in the order each first comes
+    mcp_of = {i: mcps.setdefault(f[2], len(mcps)) for i, f in firsts.items()}
+    mcp_code = np.fromiter(map(mcp_of.__getitem__, map(id, facts)), dtype=np.int64,
+                           count=n)
     inc = np.fromiter(incomplete, dtype=bool, count=n)
     key = (mcp_code * len(codes) + status_code) * 2 + inc
     kinds, first, inverse = np.unique(key, return_index=True, return_inverse=True)
