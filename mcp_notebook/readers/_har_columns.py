@@ -281,6 +281,15 @@ class _Columns:
                 codes[session] = code
             return code
 
+        firsts = {id(f): f for f in facts}  # the distinct facts, in the order they come
+        if not read and not endpoints and all(f[0] is not None for f in firsts.values()):
+            # every entry names its session by a header: each distinct facts looked at
+            # once, the sessions coded in the order they first come, as below
+            code_by = {i: code_of(f[0]) for i, f in firsts.items()}
+            out = np.fromiter(map(code_by.__getitem__, map(id, facts)), dtype=np.int64,
+                              count=len(facts))[np.asarray(entry, dtype=np.int64)]
+            return out, tuple(names), others
+        del firsts
         getl = get.tolist()
         for i, f in enumerate(facts):
             if i in read:  # read by the reader, in file order (its endpoint events too)

@@ -170,6 +170,29 @@ def test_random_usual_hars_take_the_column_path(tmp_path, kept, texts, seed):
     assert _same_rows(path) > 0
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_every_session_named_by_a_header(tmp_path, texts, seed):
+    """Every entry names its session by a header (the sessions coded once per distinct
+    header lists): several sessions, interleaved, one named by the reply only."""
+    rng = random.Random(seed)
+    entries = []
+    for k in range(60):
+        e = _usual_entry(rng, k)
+        session = rng.choice(["s1", "s2", "\u00e9", "s1"])
+        if rng.random() < 0.2:
+            e["response"]["headers"].append({"name": "Mcp-Session-Id", "value": "r" + session})
+            e["request"]["headers"] = [h for h in e["request"]["headers"]
+                                       if h["name"].lower() != "mcp-session-id"]
+        else:
+            e["request"]["headers"] = [h for h in e["request"]["headers"]
+                                       if h["name"].lower() != "mcp-session-id"]
+            e["request"]["headers"].append({"name": "Mcp-Session-Id", "value": session})
+        entries.append(e)
+    path = harkit.write(tmp_path / "named.har", entries)
+    assert _took_columns(path)
+    assert _same_rows(path) > 0
+
+
 def test_a_session_named_by_the_caller(tmp_path, kept):
     entries = [harkit.entry("POST", at=k, body=harkit.js(harkit.msg(id=k, method="ping")),
                             mime="application/json",
