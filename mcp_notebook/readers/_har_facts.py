@@ -98,9 +98,9 @@ def extras(entry: np.ndarray, sub: np.ndarray, ev: np.ndarray, type_of: np.ndarr
     at = np.flatnonzero(ev)
     if len(at):
         # an event's: its entry's reply extra with the event's type, estimated time
-        codes: dict[Any, int] = {}
-        status_code = np.array([codes.setdefault(s, len(codes)) for s in status],
-                               dtype=np.int64)
+        codes = {x: k for k, x in enumerate(dict.fromkeys(status))}  # as they first come
+        status_code = np.fromiter(map(codes.__getitem__, status), dtype=np.int64,
+                                  count=len(status))
         which = (status_code[entry[at]] * 2 + get[entry[at]]) * len(types) \
             + type_of[at]
         kinds, first = np.unique(which, return_index=True)
