@@ -153,13 +153,23 @@ class _Columns:
         # a reply: JSON (a record), a short text (a fact of the POST), or nothing
         json_reply = _opens(a, r_starts, r_ends)
         plain: list[str | None] = [None] * n
-        for k in np.flatnonzero(~json_reply).tolist():
-            text = buf[r_starts[k]:r_ends[k]].decode()
-            if text and not text.isspace():
-                if _looks_like_json(text):
-                    json_reply[k] = True
-                else:
-                    plain[int(plain_at[k])] = text[:200]
+        odd = np.flatnonzero(~json_reply)
+        # each distinct short reply (``Accepted``, say) looked at once: JSON (True), a
+        # text kept (its first 200 characters) or nothing (None)
+        seen: dict[bytes, str | bool | None] = {}
+        for k, x, y, i in zip(odd.tolist(), r_starts[odd].tolist(), r_ends[odd].tolist(),
+                              plain_at[odd].tolist(), strict=True):
+            raw = bytes(buf[x:y])
+            got = seen.get(raw, False)
+            if got is False:
+                text = raw.decode()
+                got = None if not text or text.isspace() else \
+                    True if _looks_like_json(text) else text[:200]
+                seen[raw] = got
+            if got is True:
+                json_reply[k] = True
+            elif got is not None:
+                plain[i] = got  # type: ignore[assignment]
         started, incomplete = parts.started, parts.incomplete
         start, problems = read_times(started, numbers=False)  # type: ignore[arg-type]
         if problems or np.isnan(start).any():
