@@ -652,3 +652,22 @@ def test_other_streams_are_handed_over(tmp_path, texts, what):
     path = harkit.write(tmp_path / "sse.har", entries)
     assert not _took_columns(path)
     _same_rows(path)
+
+
+def test_old_transport_answers_of_no_id(tmp_path, texts):
+    """Requests and an untimed answer whose id is null (twice: the first request sent
+    places it), beside an id of a number: placed as the reference places them."""
+    base = "http://127.0.0.1:3001"
+    post = f"{base}/messages?sessionId=n1"
+    null_ask = {"jsonrpc": "2.0", "id": None, "method": "tools/call"}
+    stream = harkit.sse("event: endpoint\ndata: /messages?sessionId=n1",
+                        "data: " + harkit.js({"jsonrpc": "2.0", "id": None, "result": {}}),
+                        "data: " + harkit.js({"jsonrpc": "2.0", "id": 7, "result": {}}))
+    entries = [harkit.entry("GET", f"{base}/sse", at=0.0, mime="text/event-stream",
+                            receive_ms=9000, reply=stream)]
+    entries += [harkit.entry("POST", post, at=1 + k, body=json.dumps(body), status=202,
+                             reply="Accepted")
+                for k, body in enumerate([null_ask, {**null_ask, "id": 7}, null_ask])]
+    path = harkit.write(tmp_path / "null.har", entries)
+    assert _took_columns(path)
+    _same_rows(path)
