@@ -244,3 +244,36 @@ def test_the_bundled_and_wild_hars():
     assert len(paths) >= 4
     for path in paths:
         assert _same(path.read_bytes()), path
+
+
+def test_texts_of_entries_read_one_by_one_are_left_out(tmp_path, monkeypatch):
+    """The texts of the entries the reader reads one by one (an HTTP error's large reply)
+    are not in the buffer of the records' texts: its bytes (whose size decides whether
+    the table keeps them as a lazy column) are those of the msgspec path."""
+    from mcp_notebook.readers import _har_columns, har
+
+    big = harkit.js({"jsonrpc": "2.0", "id": 9, "error": {"code": 1, "message": "x" * 5000}})
+    entries = [harkit.entry("POST", at=k, body=harkit.js(harkit.msg(id=k, method="ping")),
+                            mime="application/json",
+                            reply=harkit.js(harkit.msg(id=k, result={})))
+               for k in range(3)]
+    entries.insert(1, harkit.entry("POST", at=0.5, body=big, status=500,
+                                   mime="application/json", reply=big))
+    path = harkit.write(tmp_path / "err.har", entries)
+    data = path.read_bytes()
+
+    def buf() -> bytes:
+        found = _har_columns.columns(data, path.name, path.name, har._stateless,
+                                     har._escaped, har._session_from_url,
+                                     har._Reader(path, None))
+        assert found is not None
+        return bytes(found.cols.buf)
+
+    before = _har_parts.COUNTS["c"]
+    got = buf()
+    assert _har_parts.COUNTS["c"] == before + 1  # the C pass read it
+    native_fn = _har_texts._native_fn
+    monkeypatch.setattr(_har_texts, "_native_fn",
+                        lambda name: None if name == "har_scan" else native_fn(name))
+    assert got == buf()
+    assert b"xxxxx" not in got and b"ping" in got
