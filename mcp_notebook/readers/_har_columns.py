@@ -9,11 +9,16 @@ transport, GET streams of usual events (an ``endpoint`` event naming the session
 the server's messages, which have no time). For such a document, :func:`columns` gives
 the same records, as :class:`~._docspans.Columns` and the order the table takes them in:
 
-- the document is decoded into strict typed structs whose bodies and header lists are
-  :class:`msgspec.Raw` (places in the file's bytes, mapped, no string);
-- the bodies are unescaped into one buffer as UTF-8 by the C extension
-  (``json_texts``; without it, decoded by msgspec ``RUN`` at a time), the SSE bodies
-  split there (``sse_events``; without it, with numpy);
+- the document is read in one pass by the C extension (``har_scan``,
+  ``csrc/harscan.h``): each entry's members as columns, the bodies unescaped into one
+  buffer as UTF-8 as they are passed; a document that pass does not take (counted in
+  ``_har_parts.COUNTS``), or without the extension, is decoded into strict typed structs
+  whose bodies and header lists are :class:`msgspec.Raw` (places in the file's bytes,
+  mapped, no string), the bodies then unescaped by ``json_texts`` (without the
+  extension, decoded by msgspec ``RUN`` at a time): both give the same ``_har_parts``
+  columns;
+- the SSE bodies are split in the buffer (``sse_events``; without the extension, with
+  numpy);
 - a header list is read once per distinct pair of lists, the times and timings a column
   at a time with numpy, the records' extras shared by records of the same facts (the
   table copies one per row);
@@ -33,8 +38,8 @@ unexpected type, an entry that is not MCP traffic, an untimed event among the en
 read one by one) gives None: the reader's entry-by-entry path reads it, so the records
 are always what that path gives (``tests/readers/test_har_columns.py``).
 
-The structs are in ``_har_structs``, the texts in ``_har_texts``, the extras and spans in
-``_har_facts``, the order in ``_har_order``.
+The two readings are in ``_har_parts`` (the structs in ``_har_structs``), the texts in
+``_har_texts``, the extras and spans in ``_har_facts``, the order in ``_har_order``.
 """
 
 from __future__ import annotations
