@@ -234,14 +234,13 @@ def test_no_document_but_an_object():
     assert _same(b'{"log": {"entries": [], "entries2": 1}, "log2": null}')
 
 
-def test_the_bundled_and_wild_hars():
+def test_the_bundled_and_captured_hars():
     from mcp_notebook import bundled
 
     paths = sorted(bundled.data_dir().glob("*.har"))
-    wild = Path("/work/shared/fixtures/wild")
-    if wild.is_dir():
-        paths += sorted(wild.rglob("*.har"))
-    assert len(paths) >= 4
+    # the HARs captured from real clients and servers (peers) and found in the wild
+    paths += sorted((Path(__file__).parent.parent / "fixtures").rglob("*.har"))
+    assert len(paths) >= 12
     for path in paths:
         assert _same(path.read_bytes()), path
 
