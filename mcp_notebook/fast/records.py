@@ -277,12 +277,15 @@ class _Builder:
         ctx.size = ends - starts
         rows.blank += sp.blank
         if sp.extras:
-            line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
-            first = np.searchsorted(line, np.arange(n + 1)).tolist()
             base = rows.base + r0
-            for k, extra in sp.extras.items():
-                for r in range(first[k], first[k + 1]):
-                    rows.extra[base + r] = dict(extra)
+            line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
+            if np.array_equal(line, np.arange(n)):  # one row a record: row k is record k's
+                rows.extra.update({base + k: dict(extra) for k, extra in sp.extras.items()})
+            else:
+                first = np.searchsorted(line, np.arange(n + 1)).tolist()
+                for k, extra in sp.extras.items():
+                    for r in range(first[k], first[k + 1]):
+                        rows.extra[base + r] = dict(extra)
         if sp.local_time:
             base = rows.base + r0
             rows.sparse["local_time"].update(dict.fromkeys(range(base, base + len(rows.kind)

@@ -158,7 +158,8 @@ class Columns:
                             names[0] if names else "", name, False, None, None,
                             streams=self.streams or ("http",), stream=self.stream_of[u],
                             extras=ex or None, sessions=names, session_of=self.session_of[u],
-                            labels=labels[c:d] if plain else [labels[j] for j in u.tolist()])
+                            labels=labels[c:d] if plain else list(map(labels.__getitem__,
+                                                                  u.tolist())))
             done = b
         for k in range(done, n):
             yield others[int(order[k])]  # type: ignore[index]

@@ -9,11 +9,16 @@ transport, GET streams of usual events (an ``endpoint`` event naming the session
 the server's messages, which have no time). For such a document, :func:`columns` gives
 the same records, as :class:`~._docspans.Columns` and the order the table takes them in:
 
-- the document is decoded into strict typed structs whose bodies and header lists are
-  :class:`msgspec.Raw` (places in the file's bytes, mapped, no string);
-- the bodies are unescaped into one buffer as UTF-8 by the C extension
-  (``json_texts``; without it, decoded by msgspec ``RUN`` at a time), the SSE bodies
-  split there (``sse_events``; without it, with numpy);
+- the document is read in one pass by the C extension (``har_scan``,
+  ``csrc/harscan.h``): each entry's members as columns, the bodies unescaped into one
+  buffer as UTF-8 as they are passed; a document that pass does not take (counted in
+  ``_har_parts.COUNTS``), or without the extension, is decoded into strict typed structs
+  whose bodies and header lists are :class:`msgspec.Raw` (places in the file's bytes,
+  mapped, no string), the bodies then unescaped by ``json_texts`` (without the
+  extension, decoded by msgspec ``RUN`` at a time): both give the same ``_har_parts``
+  columns;
+- the SSE bodies are split in the buffer (``sse_events``; without the extension, with
+  numpy);
 - a header list is read once per distinct pair of lists, the times and timings a column
   at a time with numpy, the records' extras shared by records of the same facts (the
   table copies one per row);
@@ -33,8 +38,8 @@ unexpected type, an entry that is not MCP traffic, an untimed event among the en
 read one by one) gives None: the reader's entry-by-entry path reads it, so the records
 are always what that path gives (``tests/readers/test_har_columns.py``).
 
-The structs are in ``_har_structs``, the texts in ``_har_texts``, the extras and spans in
-``_har_facts``, the order in ``_har_order``.
+The two readings are in ``_har_parts`` (the structs in ``_har_structs``), the texts in
+``_har_texts``, the extras and spans in ``_har_facts``, the order in ``_har_order``.
 """
 
 from __future__ import annotations
@@ -51,17 +56,9 @@ from ._har_facts import entry_extras
 from ._har_facts import extras as record_extras
 from ._har_facts import spans as entry_spans
 from ._har_order import _Found
-from ._har_structs import (
-    _EMPTY,
-    _NO_TIMINGS,
-    _NULL,
-    _SSE,
-    _decode_doc,
-    _decode_headers,
-    _decode_raws,
-    _Entry,
-)
-from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _opens, _texts
+from ._har_parts import Parts, of_scan, of_structs
+from ._har_structs import _SSE, _decode_doc, _decode_headers, _decode_raws
+from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _opens
 from ._time import read_times
 from .base import Record
 
@@ -79,13 +76,15 @@ def columns(data: bytes, name: str, default: str, stateless: Any, escaped: Any,
     entries that are not read as columns (a method but POST or GET, an HTTP error, a GET
     of no stream, stamped events, ...: ``others`` and ``records_of``), whose records are
     placed among the others'; without it such a document gives None."""
-    try:
-        held = [_decode_doc(data).log.entries]
-    except (msgspec.DecodeError, RecursionError):
-        return None
+    parts = of_scan(data)
+    if parts is None:  # the C pass did not take it (or is not built): msgspec reads it
+        try:
+            parts = of_structs(_decode_doc(data).log.entries)
+        except (msgspec.DecodeError, RecursionError):
+            return None
     try:
         return _Columns(name, default, stateless, escaped, session_from_url, reader,
-                        data).read(held)
+                        data).read(parts)
     except (_HandOver, msgspec.DecodeError):
         return None
 
@@ -112,104 +111,76 @@ class _Columns:
                 tuple((k, v) for k in MCP_HEADERS if (v := rq.get(k)) is not None),
                 rs.get("content-type"))
 
-    def read(self, held: list[list[_Entry]]) -> _Found | None:
-        entries = held.pop()  # the structs are let go once read
-        n = len(entries)
+    def read(self, parts: Parts) -> _Found | None:
+        n = len(parts.methods)
         if not n:
             return None
-        reqs = [e.request for e in entries]
-        resps = [e.response for e in entries]
-        started = [e.startedDateTime for e in entries]
-        times = [e.time for e in entries]
-        tims = [e.timings or _NO_TIMINGS for e in entries]
-        incomplete = [bool(e.incomplete) for e in entries]
-        del entries
-        status = [r.status for r in resps]
-        urls = [r.url for r in reqs]
-        get = np.fromiter((r.method == "GET" for r in reqs), dtype=bool, count=n)
+        status, urls, methods = parts.status, parts.urls, parts.methods
+        get = np.fromiter((m == "GET" for m in methods), dtype=bool, count=n)
         # entries read one by one (``reader``): a method but POST or GET, a transport
         # error, a POST of no body, a GET with one, stamped events (and, below, a stream
         # of no body, a GET of no stream)
-        posts = [r.postData for r in reqs]
-        contents = [r.content for r in resps]
-        getl = get.tolist()
-        stamped = [c.sse_events for c in contents if c is not None]
-        if not {r.method for r in reqs} <= {"GET", "POST"} \
-                or any(s is not None and s >= 400 for s in set(status)) \
-                or [p is None for p in posts] != getl \
-                or stamped.count(_NULL) != len(stamped):
-            other = np.fromiter(
-                (r.method != "GET" and r.method != "POST" or (s is not None and s >= 400)
-                 or (r.postData is None) != g
-                 or (c is not None and c.sse_events != _NULL)
-                 for r, s, g, c in zip(reqs, status, getl, contents, strict=True)),
-                dtype=bool, count=n)
-        else:  # the usual: every entry read as columns (so far)
-            other = np.zeros(n, dtype=bool)
-        del stamped
-        hkeys = [(bytes(q.headers), bytes(r.headers)) for q, r in zip(reqs, resps,
-                                                                       strict=True)]
-        del reqs, resps
-        replies = [_NULL if c is None else c.text for c in contents]
-        mimes = ["" if c is None else c.mimeType for c in contents]
-        del contents
+        other = parts.stamped | (parts.post_none != get)
+        if not set(methods) <= {"GET", "POST"} \
+                or any(s is not None and s >= 400 for s in set(status)):
+            other |= np.fromiter(
+                (m != "GET" and m != "POST" or (s is not None and s >= 400)
+                 for m, s in zip(methods, status, strict=True)), dtype=bool, count=n)
         fcache: dict[tuple[bytes, bytes], tuple[Any, ...]] = {}
-        facts = [fcache.get(k) or fcache.setdefault(k, self.facts(k)) for k in hkeys]
-        del hkeys, fcache
-        mcache: dict[Any, bool] = {}
-
-        def is_sse(mime: Any) -> bool:
-            got = mcache.get(mime) if mime.__class__ is str else None
-            if got is None:
-                got = _SSE in str(mime or "").lower()
-                if mime.__class__ is str:
-                    mcache[mime] = got
-            return got
-
-        sse = np.fromiter(map(is_sse, [f[3] or m for f, m in zip(facts, mimes, strict=True)]),
-                          dtype=bool, count=n)
+        facts = [fcache.get(k) or fcache.setdefault(k, self.facts(k)) for k in parts.hkeys]
+        del fcache
+        # a stream: by the reply's Content-Type, else its content's mimeType (each
+        # distinct one looked at once; only a str can name the stream's type)
+        mimes = [f[3] or m for f, m in zip(facts, parts.mimes, strict=True)]
+        try:
+            is_sse = {m: _SSE in str(m or "").lower() for m in set(mimes)}
+            sse = np.fromiter(map(is_sse.__getitem__, mimes), dtype=bool, count=n)
+        except TypeError:  # a mimeType of a list or an object (msgspec's reading)
+            sse = np.fromiter((_SSE in str(m or "").lower() for m in mimes), dtype=bool,
+                              count=n)
         del mimes
-        has_reply = np.fromiter((r != _NULL for r in replies), dtype=bool, count=n)
-        empty = np.fromiter((r == _EMPTY for r in replies), dtype=bool, count=n)
-        other |= (sse & (~has_reply | empty)) | (get & ~sse)  # log rows
+        has_reply = parts.has_reply.copy()
+        other |= (sse & (~has_reply | parts.empty)) | (get & ~sse)  # log rows
         self.read_others(other, urls, get)
         if self.entries:
             sse &= ~other
             has_reply &= ~other
         post_at = np.flatnonzero(~get & ~other)
-        bodies = [posts[k].text for k in post_at.tolist()]  # type: ignore[union-attr]
-        del posts
         # the texts: the POSTs' bodies, the other replies, the streams' bodies
-        buf = bytearray()
-        b_ends = _texts(bodies, buf)
-        del bodies
         plain_at = np.flatnonzero(has_reply & ~sse)
-        r_ends = _texts([replies[k] for k in plain_at.tolist()], buf)
         sse_at = np.flatnonzero(sse)
-        s_base = len(buf)
-        s_ends = _texts([replies[k] for k in sse_at.tolist()], buf)
-        del replies
+        buf, (b_starts, b_ends), (r_starts, r_ends), (s_starts, s_ends) = parts.texts(
+            post_at, plain_at, sse_at)
         a = np.frombuffer(buf, dtype=np.uint8)
-        b_starts = np.concatenate(([0], b_ends[:-1]))
-        r_starts = np.concatenate(([b_ends[-1] if len(b_ends) else 0], r_ends[:-1])
-                                  )[:len(r_ends)]
         for k in np.flatnonzero(~_opens(a, b_starts, b_ends)).tolist():
             if not _looks_like_json(buf[b_starts[k]:b_ends[k]].decode()):
                 raise _HandOver  # a body that is not JSON: not this path
         # a reply: JSON (a record), a short text (a fact of the POST), or nothing
         json_reply = _opens(a, r_starts, r_ends)
         plain: list[str | None] = [None] * n
-        for k in np.flatnonzero(~json_reply).tolist():
-            text = buf[r_starts[k]:r_ends[k]].decode()
-            if text and not text.isspace():
-                if _looks_like_json(text):
-                    json_reply[k] = True
-                else:
-                    plain[int(plain_at[k])] = text[:200]
+        odd = np.flatnonzero(~json_reply)
+        # each distinct short reply (``Accepted``, say) looked at once: JSON (True), a
+        # text kept (its first 200 characters) or nothing (None)
+        seen: dict[bytes, str | bool | None] = {}
+        for k, x, y, i in zip(odd.tolist(), r_starts[odd].tolist(), r_ends[odd].tolist(),
+                              plain_at[odd].tolist(), strict=True):
+            raw = bytes(buf[x:y])
+            got = seen.get(raw, False)
+            if got is False:
+                text = raw.decode()
+                got = None if not text or text.isspace() else \
+                    True if _looks_like_json(text) else text[:200]
+                seen[raw] = got
+            if got is True:
+                json_reply[k] = True
+            elif got is not None:
+                plain[i] = got  # type: ignore[assignment]
+        started, incomplete = parts.started, parts.incomplete
         start, problems = read_times(started, numbers=False)  # type: ignore[arg-type]
         if problems or np.isnan(start).any():
             raise _HandOver
-        first_byte, end = entry_spans(start, times, tims)
+        first_byte, end = entry_spans(start, parts.nums)
+        del parts
         c2s_extra, s2c_extra = entry_extras(facts, status, incomplete, plain, get)
         # the records: each entry's POST (sub 0), its JSON reply (sub 1), or the events
         # of its reply stream (sub 1 + the event's place in the body)
@@ -224,7 +195,7 @@ class _Columns:
         endpoints: dict[int, list[tuple[int, str]]] = {}  # a GET's endpoint events
         if len(sse_at):
             body, q, last, x, y, e_type, types = _events(  # type: ignore[assignment]
-                buf, s_base, s_ends, get[sse_at])
+                buf, s_starts, s_ends, get[sse_at])
             if len(types) > 1 and b"endpoint" in types:
                 point = np.flatnonzero(e_type == types.index(b"endpoint"))
                 for k in point.tolist():
@@ -325,6 +296,15 @@ class _Columns:
                 codes[session] = code
             return code
 
+        firsts = {id(f): f for f in facts}  # the distinct facts, in the order they come
+        if not read and not endpoints and all(f[0] is not None for f in firsts.values()):
+            # every entry names its session by a header: each distinct facts looked at
+            # once, the sessions coded in the order they first come, as below
+            code_by = {i: code_of(f[0]) for i, f in firsts.items()}
+            out = np.fromiter(map(code_by.__getitem__, map(id, facts)), dtype=np.int64,
+                              count=len(facts))[np.asarray(entry, dtype=np.int64)]
+            return out, tuple(names), others
+        del firsts
         getl = get.tolist()
         for i, f in enumerate(facts):
             if i in read:  # read by the reader, in file order (its endpoint events too)

@@ -27,12 +27,16 @@ def entry_extras(facts: list[tuple[Any, ...]], status: list[int | None],
     """The ``extra`` of each entry's POST and of its reply, as object arrays (one dict
     per distinct set of facts: the table copies one per row)."""
     n = len(facts)
-    codes: dict[Any, int] = {}
-    status_code = np.fromiter((codes.setdefault(x, len(codes)) for x in status),
-                              dtype=np.int64, count=n)
+    # each status and each entry's mcp_headers numbered in the order they first come
+    # (the facts are shared by the entries of the same header lists: each distinct one
+    # is looked at once)
+    codes = {x: k for k, x in enumerate(dict.fromkeys(status))}
+    status_code = np.fromiter(map(codes.__getitem__, status), dtype=np.int64, count=n)
     mcps: dict[tuple[Any, ...], int] = {}
-    mcp_code = np.fromiter((mcps.setdefault(f[2], len(mcps)) for f in facts),
-                           dtype=np.int64, count=n)
+    firsts = {id(f): f for f in facts}  # in the order each first comes
+    mcp_of = {i: mcps.setdefault(f[2], len(mcps)) for i, f in firsts.items()}
+    mcp_code = np.fromiter(map(mcp_of.__getitem__, map(id, facts)), dtype=np.int64,
+                           count=n)
     inc = np.fromiter(incomplete, dtype=bool, count=n)
     key = (mcp_code * len(codes) + status_code) * 2 + inc
     kinds, first, inverse = np.unique(key, return_index=True, return_inverse=True)
@@ -64,12 +68,10 @@ def entry_extras(facts: list[tuple[Any, ...]], status: list[int | None],
                for h in ("POST", "GET") for x in codes]
     return c2s, base[status_code + len(codes) * get]
 
-def spans(start: np.ndarray, times: list[float | None], tims: list[Any]
-          ) -> tuple[np.ndarray, np.ndarray]:
-    """``Entry.span`` of every entry: its first byte and its end."""
-    cols = np.array([(t.blocked, t.dns, t.connect, t.send, t.wait, t.receive)
-                     for t in tims], dtype=np.float64).reshape(len(tims), 6).T
-    ms = _ms(cols)
+def spans(start: np.ndarray, nums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Entry.span`` of every entry: its first byte and its end. ``nums``: each entry's
+    time and six timings (blocked, dns, connect, send, wait, receive; NaN: none)."""
+    ms = _ms(nums[:, 1:].T)
     five = ms[:5]
     # a sum of one non-zero value is that value whatever the order of the additions;
     # the others are summed as ``Entry.span`` sums them (``sum``, from 0.0)
@@ -77,12 +79,11 @@ def spans(start: np.ndarray, times: list[float | None], tims: list[Any]
     several = np.flatnonzero((five != 0).sum(axis=0) > 1)
     if len(several):
         for k in several.tolist():
-            t = tims[k]
-            first[k] = sum((_ms1(v) for v in (t.blocked, t.dns, t.connect, t.send,
-                                               t.wait)), 0.0)
-    total = _ms(np.array(times, dtype=np.float64))
+            first[k] = sum((_ms1(v) for v in nums[k, 1:6].tolist()), 0.0)
+    total = _ms(nums[:, 0])
     total = np.where(total != 0.0, total, first + ms[5])
     return start + first, start + total
+
 
 def extras(entry: np.ndarray, sub: np.ndarray, ev: np.ndarray, type_of: np.ndarray,
            types: list[bytes], c2s_extra: np.ndarray, s2c_extra: np.ndarray,
@@ -97,9 +98,9 @@ def extras(entry: np.ndarray, sub: np.ndarray, ev: np.ndarray, type_of: np.ndarr
     at = np.flatnonzero(ev)
     if len(at):
         # an event's: its entry's reply extra with the event's type, estimated time
-        codes: dict[Any, int] = {}
-        status_code = np.array([codes.setdefault(s, len(codes)) for s in status],
-                               dtype=np.int64)
+        codes = {x: k for k, x in enumerate(dict.fromkeys(status))}  # as they first come
+        status_code = np.fromiter(map(codes.__getitem__, status), dtype=np.int64,
+                                  count=len(status))
         which = (status_code[entry[at]] * 2 + get[entry[at]]) * len(types) \
             + type_of[at]
         kinds, first = np.unique(which, return_index=True)

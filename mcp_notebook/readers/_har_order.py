@@ -70,31 +70,30 @@ class _Found(NamedTuple):
         asked = np.flatnonzero(untimed | ((usual >= 0) & (cols.direction[usual] == 0)))
         kind, id_key, first = _meaning(cols, usual[asked], name)
         session = cols.session_of[usual[asked]]
-        sent: dict[tuple[int, str], float] = {}
         kinds = np.asarray(kind, dtype=np.int64)
         record = np.repeat(np.arange(len(asked)), np.diff(first))  # each frame's record
         c2s = cols.direction[usual[asked]] == 0
-        asked_ts = slot_ts[asked]
-        # (plain lists: no numpy scalar read per frame)
-        session_l, ts_l, record_l = session.tolist(), asked_ts.tolist(), record.tolist()
-        for r in np.flatnonzero(c2s[record] & (kinds == KINDS.index("request"))).tolist():
-            key = id_key[r]
-            if key is not None:
-                j = record_l[r]
-                sent.setdefault((session_l[j], key), ts_l[j])
+        # each request sent: (session, id key) -> the time of the first to name it (the
+        # pairs given in reverse, the first of each wins); no id key names nothing
+        req = np.flatnonzero(c2s[record] & (kinds == KINDS.index("request")))
+        req_keys = list(map(id_key.__getitem__, req.tolist()))
+        req_sessions = session[record[req]].tolist()
+        sent = dict(zip(zip(req_sessions[::-1], req_keys[::-1], strict=True),
+                        slot_ts[asked][record[req]].tolist()[::-1], strict=True))
+        for s in set(req_sessions):
+            sent.pop((s, None), None)
         key1 = np.where(np.isnan(slot_ts), np.inf, slot_ts)
         key2 = np.zeros(len(slot_ts), dtype=np.int64)
         key1[untimed] = first_byte[entry_of[untimed]]
         heads = first[:-1]
         answer = untimed[asked] & np.isin(kinds[heads], [KINDS.index("result"),
                                                          KINDS.index("error")])
-        found_at, found_ts = [], []
-        heads_l = heads.tolist()
-        for j in np.flatnonzero(answer).tolist():
-            got = sent.get((session_l[j], id_key[heads_l[j]]))  # type: ignore[arg-type]
-            if got is not None:
-                found_at.append(j)
-                found_ts.append(got)
+        ans = np.flatnonzero(answer)
+        got = list(map(sent.get, zip(session[ans].tolist(),
+                                     map(id_key.__getitem__, heads[ans].tolist()),
+                                     strict=True)))
+        found_at = [j for j, g in zip(ans.tolist(), got, strict=True) if g is not None]
+        found_ts = [g for g in got if g is not None]
         if found_at:
             placed_at = asked[np.array(found_at, dtype=np.int64)]
             key1[placed_at] = found_ts

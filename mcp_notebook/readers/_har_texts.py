@@ -59,9 +59,9 @@ _EVENT = np.frombuffer(b"event:", dtype=np.uint8)
 _MESSAGE = np.frombuffer(b"message", dtype=np.uint8)
 
 
-def _events(buf: bytearray, base: int, ends: np.ndarray, get: np.ndarray
+def _events(buf: bytearray, starts: np.ndarray, ends: np.ndarray, get: np.ndarray
             ) -> tuple[np.ndarray, ...]:
-    """The events with data of SSE bodies (``buf`` from ``base``, each ending at ``ends``) made
+    """The events with data of SSE bodies (``buf[starts[k]:ends[k]]``, not empty) made
     only of usual events, as :func:`~._sse.simple_spans` reads them and the reader keeps
     them: ``(body, q, last, start, end, type, types)`` of each kept event (its body, its
     place among the body's events, whether it is the body's last, its data's bounds in
@@ -70,7 +70,10 @@ def _events(buf: bytearray, base: int, ends: np.ndarray, get: np.ndarray
     raises :class:`_HandOver`; an ``endpoint`` event is kept whatever its data."""
     fn = _native_fn("sse_events")
     if fn is not None:
-        return _c_events(fn, buf, base, ends, get)
+        return _c_events(fn, buf, starts, ends, get)
+    base = int(starts[0])
+    if (starts[1:] != ends[:-1]).any():  # never: the bodies are one run without the C pass
+        raise _HandOver
     sbuf = memoryview(buf)[base:]
     ends = ends - base
     a = np.frombuffer(sbuf, dtype=np.uint8)
@@ -149,11 +152,11 @@ def _events(buf: bytearray, base: int, ends: np.ndarray, get: np.ndarray
 _OPEN_BYTES = np.frombuffer(b"{[", dtype=np.uint8)
 
 
-def _c_events(fn: Any, buf: bytearray, base: int, ends: np.ndarray, get: np.ndarray
-              ) -> tuple[np.ndarray, ...]:
+def _c_events(fn: Any, buf: bytearray, starts: np.ndarray, ends: np.ndarray,
+              get: np.ndarray) -> tuple[np.ndarray, ...]:
     """:func:`_events` by the C extension's ``sse_events``."""
-    starts = np.concatenate((np.array([base], dtype=np.int64), ends[:-1]))
-    got = fn(buf, starts, ends)
+    got = fn(buf, np.ascontiguousarray(starts, dtype=np.int64),
+             np.ascontiguousarray(ends, dtype=np.int64))
     if isinstance(got, int):
         raise _HandOver  # a body of anything but usual events
     rows = np.frombuffer(got[0], dtype=np.int64).reshape(-1, 6)

@@ -39,15 +39,21 @@ def kept(request, monkeypatch):
     return request.param
 
 
-@pytest.fixture(params=["C", "Python"])
+@pytest.fixture(params=["C pass", "C", "Python"])
 def texts(request, monkeypatch):
-    """The bodies unescaped and the reply streams split by the C extension, or decoded
-    to strings by msgspec and split with numpy."""
+    """The document read by the C extension's one pass (``har_scan``), or decoded by
+    msgspec with the bodies unescaped and the reply streams split by the C extension, or
+    decoded to strings by msgspec and split with numpy."""
     if request.param == "Python":
         monkeypatch.setattr(_har_texts, "_native_fn", lambda name: None)
     else:  # the extension is built here
         assert _har_texts._native_fn("json_texts") is not None
         assert _har_texts._native_fn("sse_events") is not None
+        assert _har_texts._native_fn("har_scan") is not None
+        if request.param == "C":
+            native_fn = _har_texts._native_fn
+            monkeypatch.setattr(_har_texts, "_native_fn",
+                                lambda name: None if name == "har_scan" else native_fn(name))
     return request.param
 
 
@@ -160,6 +166,29 @@ def test_random_usual_hars_take_the_column_path(tmp_path, kept, texts, seed):
     entries = [_usual_entry(rng, k) for k in range(150)]
     rng.shuffle(entries)  # not in time order in the file
     path = harkit.write(tmp_path / "usual.har", entries)
+    assert _took_columns(path)
+    assert _same_rows(path) > 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_session_named_by_a_header(tmp_path, texts, seed):
+    """Every entry names its session by a header (the sessions coded once per distinct
+    header lists): several sessions, interleaved, one named by the reply only."""
+    rng = random.Random(seed)
+    entries = []
+    for k in range(60):
+        e = _usual_entry(rng, k)
+        session = rng.choice(["s1", "s2", "\u00e9", "s1"])
+        if rng.random() < 0.2:
+            e["response"]["headers"].append({"name": "Mcp-Session-Id", "value": "r" + session})
+            e["request"]["headers"] = [h for h in e["request"]["headers"]
+                                       if h["name"].lower() != "mcp-session-id"]
+        else:
+            e["request"]["headers"] = [h for h in e["request"]["headers"]
+                                       if h["name"].lower() != "mcp-session-id"]
+            e["request"]["headers"].append({"name": "Mcp-Session-Id", "value": session})
+        entries.append(e)
+    path = harkit.write(tmp_path / "named.har", entries)
     assert _took_columns(path)
     assert _same_rows(path) > 0
 
@@ -363,6 +392,14 @@ TAKEN = {
     "timings of null": _set("timings.wait", None),
     "a time of whole numbers": _set("time", 3),
     "no headers": _set("request.headers", None),
+    # a mimeType msgspec reads as any value (the C pass hands these over): a list is
+    # looked at one by one, a number among the others
+    "a mimeType of a list": lambda e: (_set("response.headers", [])(e), _set(
+        "response.content.mimeType", ["application/json"])(e)),
+    "a mimeType of a number": lambda e: (_set("response.headers", [])(e), _set(
+        "response.content.mimeType", 5)(e)),
+    "no mimeType": lambda e: (_set("response.headers", [])(e), _set(
+        "response.content.mimeType", _DROP)(e)),
 }
 
 
@@ -614,4 +651,23 @@ def test_other_streams_are_handed_over(tmp_path, texts, what):
         _stream(post, "event: endpoint\ndata: /m\n\n")
     path = harkit.write(tmp_path / "sse.har", entries)
     assert not _took_columns(path)
+    _same_rows(path)
+
+
+def test_old_transport_answers_of_no_id(tmp_path, texts):
+    """Requests and an untimed answer whose id is null (twice: the first request sent
+    places it), beside an id of a number: placed as the reference places them."""
+    base = "http://127.0.0.1:3001"
+    post = f"{base}/messages?sessionId=n1"
+    null_ask = {"jsonrpc": "2.0", "id": None, "method": "tools/call"}
+    stream = harkit.sse("event: endpoint\ndata: /messages?sessionId=n1",
+                        "data: " + harkit.js({"jsonrpc": "2.0", "id": None, "result": {}}),
+                        "data: " + harkit.js({"jsonrpc": "2.0", "id": 7, "result": {}}))
+    entries = [harkit.entry("GET", f"{base}/sse", at=0.0, mime="text/event-stream",
+                            receive_ms=9000, reply=stream)]
+    entries += [harkit.entry("POST", post, at=1 + k, body=json.dumps(body), status=202,
+                             reply="Accepted")
+                for k, body in enumerate([null_ask, {**null_ask, "id": 7}, null_ask])]
+    path = harkit.write(tmp_path / "null.har", entries)
+    assert _took_columns(path)
     _same_rows(path)

@@ -24,6 +24,7 @@
 #include "pair.h"
 #include "docscan.h"
 #include "har.h"
+#include "harscan.h"
 #include "claude.h"
 
 #define LIST_CACHE 16      /* list texts remembered per scan() call */
@@ -1290,6 +1291,7 @@ static PyMethodDef METHODS[] = {
     {"doc_labels", py_doc_labels, METH_VARARGS, LABELS_DOC},
     {"json_texts", py_json_texts, METH_VARARGS, JSON_TEXTS_DOC},
     {"sse_events", py_sse_events, METH_VARARGS, SSE_EVENTS_DOC},
+    {"har_scan", py_har_scan, METH_O, HAR_SCAN_DOC},
     {"claude_lines", py_claude_lines, METH_VARARGS, CLAUDE_LINES_DOC},
     {NULL, NULL, 0, NULL},
 };

@@ -1,0 +1,278 @@
+"""The C extension's one pass over a HAR (``har_scan``, ``readers._har_parts``) gives
+what msgspec's typed decoding into ``_har_structs`` and ``json_texts`` give, or hands the
+document over to them (counted): on random documents, on the bundled and wild HARs, and
+on hostile ones (cut short, bytes changed, escapes, bytes that are not UTF-8, duplicate
+members, huge numbers, values of unexpected types)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import msgspec
+import numpy as np
+import pytest
+
+from mcp_notebook.readers import _har_parts, _har_texts
+from mcp_notebook.readers._har_structs import _decode_doc
+from mcp_notebook.readers._har_texts import _HandOver
+
+from . import harkit
+from .test_har_columns import _sse_body, _usual_entry
+
+pytestmark = pytest.mark.skipif(_har_texts._native_fn("har_scan") is None,
+                                reason="the C extension is not built")
+
+_FIELDS = ["methods", "urls", "started", "status", "mimes", "hkeys", "incomplete"]
+_ARRAYS = ["post_none", "stamped", "has_reply", "empty"]
+
+
+def _texts_of(parts: _har_parts.Parts, post_at: np.ndarray, plain_at: np.ndarray,
+              sse_at: np.ndarray) -> tuple[int, list[list[bytes]]] | str:
+    try:
+        buf, *spans = parts.texts(post_at, plain_at, sse_at)
+    except _HandOver:
+        return "handed over"
+    return len(buf), [[bytes(buf[a:b]) for a, b in zip(s.tolist(), e.tolist(), strict=True)]
+                      for s, e in spans]
+
+
+def _reference(data: bytes) -> _har_parts.Parts | None:
+    try:
+        return _har_parts.of_structs(_decode_doc(data).log.entries)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _same(data: bytes) -> bool:
+    """Assert the C pass gives the reference's parts and texts, or hands over; whether
+    it took the document."""
+    before = dict(_har_parts.COUNTS)
+    got = _har_parts.of_scan(data)
+    counts = _har_parts.COUNTS
+    if got is None:  # handed over, and counted
+        assert counts["handed over"] == before.get("handed over", 0) + 1
+        assert counts["c"] == before.get("c", 0)
+        return False
+    assert counts["c"] == before.get("c", 0) + 1
+    ref = _reference(data)
+    assert ref is not None, "the C pass took a document msgspec refuses"
+    for name in _FIELDS:
+        assert getattr(got, name) == getattr(ref, name), name
+    for name in _ARRAYS:
+        assert np.array_equal(getattr(got, name), getattr(ref, name)), name
+    assert np.array_equal(got.nums, ref.nums, equal_nan=True)
+    # np.array_equal takes -0.0 for 0.0: the signs too
+    assert np.array_equal(np.signbit(got.nums), np.signbit(ref.nums))
+    n = len(ref.methods)
+    texts = np.flatnonzero(~got.post_none & (got.at[:, 0] >= 0))  # type: ignore[attr-defined]
+    replies = np.flatnonzero(ref.has_reply)
+    for post_at, plain_at, sse_at in [(texts, replies[::2], replies[1::2]),
+                                      (texts[1:], replies[:1], replies[2:]),
+                                      (np.arange(n)[~ref.post_none], replies, replies[:0])]:
+        got_again = _har_parts.of_scan(data)
+        ref_again = _reference(data)
+        assert got_again is not None and ref_again is not None
+        assert _texts_of(got_again, post_at, plain_at, sse_at) == \
+            _texts_of(ref_again, post_at, plain_at, sse_at)
+    return True
+
+
+def _entry(rng: random.Random, k: int) -> dict:
+    """An entry of any kind the column path meets (and some it hands over)."""
+    e = _usual_entry(rng, k)
+    kind = rng.random()
+    if kind < 0.15:
+        e = harkit.entry("GET", harkit.URL, at=k, mime="text/event-stream",
+                         reply=_sse_body(rng, k))
+    elif kind < 0.2:
+        e = harkit.entry(rng.choice(["DELETE", "OPTIONS"]), at=k, status=rng.choice([200, 404]))
+    elif kind < 0.25:
+        e["response"]["content"]["_sseEvents"] = rng.choice([[], [{"data": "x"}], None])
+    elif kind < 0.3:
+        e["unknown"] = {"deep": [1, 2.5e-3, "é", None, True]}
+        e["request"]["postData"]["_truncated"] = None
+        e["response"]["content"]["encoding"] = None
+    elif kind < 0.35:
+        e["response"]["content"] = None
+        e["timings"] = None
+    items = list(e.items())
+    rng.shuffle(items)  # any order of the members
+    return dict(items)
+
+
+def _doc(rng: random.Random, n: int) -> bytes:
+    doc = {"log": {"version": "1.2", "entries": [_entry(rng, k) for k in range(n)]}}
+    if rng.random() < 0.3:
+        doc = {"extra": [1, {"log": 2}], **doc}
+    how = rng.random()
+    if how < 0.3:
+        text = json.dumps(doc, ensure_ascii=True)  # every non-ASCII character escaped
+    elif how < 0.6:
+        text = json.dumps(doc, ensure_ascii=False, indent=rng.choice([1, "\t", " \r\n "]))
+    else:
+        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    return (rng.choice(["", " \n"]) + text + rng.choice(["", "\n", " \t\r\n"])).encode()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_hars_read_as_msgspec_reads_them(seed):
+    rng = random.Random(seed)
+    data = _doc(rng, rng.randint(0, 30))
+    assert _same(data)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_changed_bytes_are_read_as_msgspec_reads_them_or_handed_over(seed):
+    """A byte changed, removed or doubled anywhere: either both readings give the same
+    parts, or the C pass hands the document over (never a document msgspec refuses)."""
+    rng = random.Random(seed)
+    data = _doc(rng, 6)
+    taken = 0
+    for _ in range(150):
+        at = rng.randrange(len(data))
+        how = rng.random()
+        if how < 0.4:
+            bad = data[:at] + bytes([rng.choice(b'{}[]",:0-.e\\ \xff\x80\x01ntf')]) + data[at + 1:]
+        elif how < 0.7:
+            bad = data[:at] + data[at + 1:]
+        else:
+            bad = data[:at] + data[at:at + rng.randint(1, 8)] + data[at:]
+        taken += _same(bad)
+    assert taken < 150  # some of the changes were refused
+
+
+def test_documents_cut_short_are_handed_over():
+    data = _doc(random.Random(1), 4)
+    for cut in range(0, len(data), 7):
+        if data[:cut].strip() != data.strip():
+            assert not _same(data[:cut])
+
+
+def _one(entry_text: str) -> bytes:
+    return ('{"log": {"entries": [' + entry_text + "]}}").encode()
+
+
+_GOOD = ('{"startedDateTime": "2025-06-18T12:00:00.000Z", "time": 6, '
+         '"request": {"method": "POST", "url": "http://h/mcp", "headers": [], '
+         '"postData": {"mimeType": "application/json", "text": "{\\"id\\": 1}"}}, '
+         '"response": {"status": 200, "headers": [], '
+         '"content": {"mimeType": "application/json", "text": "{}"}}, '
+         '"timings": {"send": 0, "wait": 5, "receive": 1}}')
+
+#: a change of the usual entry: whether the C pass takes it
+HOSTILE = {
+    "as is": ('"time": 6', '"time": 6', True),
+    "a duplicate member": ('"time": 6', '"time": 6, "time": 7', False),
+    "a duplicate method": ('"method": "POST"', '"method": "POST", "method": "GET"', False),
+    "a duplicate unknown member": ('"time": 6', '"time": 6, "x": 1, "x": 2', True),
+    "a huge status": ('"status": 200', '"status": 200000000000000000000000', False),
+    "a status of 15 digits": ('"status": 200', '"status": -123456789012345', True),
+    "a status of 16 digits": ('"status": 200', '"status": 1234567890123456', False),
+    "a status as a float": ('"status": 200', '"status": 200.0', False),
+    "a status as text": ('"status": 200', '"status": "200"', False),
+    "a huge time": ('"time": 6', '"time": 1e400', False),
+    "a long integer time": ('"time": 6', '"time": 12345678901234567890', False),
+    "a time of many digits": ('"time": 6', '"time": 0.1000000000000000055511151231257827', True),
+    "an exponent time": ('"time": 6', '"time": 25E-1', True),
+    "minus zero": ('"time": 6', '"time": -0', True),
+    "minus zero point zero": ('"time": 6', '"time": -0.0', True),
+    "a time as text": ('"time": 6', '"time": "6"', False),
+    "a timing as a literal": ('"wait": 5', '"wait": true', False),
+    "an escaped member name": ('"method"', '"met\\u0068od"', False),
+    "an escaped url": ('"url": "http://h/mcp"', '"url": "http:\\/\\/h\\/mcp\\u00e9"', True),
+    "a url of a lone surrogate": ('"url": "http://h/mcp"', '"url": "\\ud800"', False),
+    "a mimeType of a number": ('"mimeType": "application/json", "text": "{}"',
+                               '"mimeType": 5, "text": "{}"', False),
+    "a postData of a mimeType of null": ('"mimeType": "application/json", "text": "{\\"',
+                                         '"mimeType": null, "text": "{\\"', True),
+    "a text of a number": ('"text": "{}"', '"text": 5', False),
+    "a text of null": ('"text": "{}"', '"text": null', True),
+    "a body of a lone surrogate": ('"text": "{}"', '"text": "\\udc00"', False),
+    "a body of a pair": ('"text": "{}"', '"text": "\\ud83d\\ude00 \\u00e9\\n"', True),
+    "an encoding": ('"text": "{}"', '"text": "{}", "encoding": "base64"', False),
+    "an encoding of null": ('"text": "{}"', '"text": "{}", "encoding": null', True),
+    "a proxy error": ('"time": 6', '"time": 6, "_proxyError": "refused"', False),
+    "incomplete": ('"time": 6', '"time": 6, "_incomplete": true', True),
+    "incomplete as a number": ('"time": 6', '"time": 6, "_incomplete": 1', False),
+    "no url": ('"url": "http://h/mcp", ', '', False),
+    "no startedDateTime": ('"startedDateTime": "2025-06-18T12:00:00.000Z", ', '', False),
+    "a request of null": ('"request": {', '"request": null, "r": {', False),
+    "headers of anything": ('"headers": [], "postData"', '"headers": {"a": [1]} , "postData"',
+                            True),
+    "a trailing comma": ('"receive": 1}', '"receive": 1,}', False),
+    "a deep unknown member": ('"time": 6', '"time": 6, "x": ' + "[" * 70 + "]" * 70, False),
+}
+
+
+@pytest.mark.parametrize("what", list(HOSTILE))
+def test_hostile_entries(what):
+    old, new, taken = HOSTILE[what]
+    assert old in _GOOD
+    assert _same(_one(_GOOD.replace(old, new, 1))) is taken
+
+
+@pytest.mark.parametrize("bad", [b"\xff", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"])
+@pytest.mark.parametrize("where", ["url", "body", "unknown member", "header"])
+def test_bytes_that_are_not_utf8_are_handed_over(bad, where):
+    old = {"url": b"h/mcp", "body": b"{}", "unknown member": b'"time": 6',
+           "header": b'"headers": []'}[where]
+    new = {"url": b"h/mcp" + bad, "body": b"{" + bad + b"}",
+           "unknown member": b'"time": 6, "x": "' + bad + b'"',
+           "header": b'"headers": ["' + bad + b'"]'}[where]
+    data = _one(_GOOD).replace(old, new, 1)
+    assert not _same(data)
+
+
+def test_no_document_but_an_object():
+    for text in [b"", b"[]", b"null", b'{"log": {}}', b'{"log": {"entries": {}}}',
+                 b'{"log": {"entries": []}} x', b'{"log": {"entries": [1]}}',
+                 b'\xef\xbb\xbf{"log": {"entries": []}}']:
+        assert not _same(text), text
+    assert _same(b'{"log": {"entries": []}}')
+    assert _same(b'{"log": {"entries": [], "entries2": 1}, "log2": null}')
+
+
+def test_the_bundled_and_captured_hars():
+    from mcp_notebook import bundled
+
+    paths = sorted(bundled.data_dir().glob("*.har"))
+    # the HARs captured from real clients and servers (peers) and found in the wild
+    paths += sorted((Path(__file__).parent.parent / "fixtures").rglob("*.har"))
+    assert len(paths) >= 12
+    for path in paths:
+        assert _same(path.read_bytes()), path
+
+
+def test_texts_of_entries_read_one_by_one_are_left_out(tmp_path, monkeypatch):
+    """The texts of the entries the reader reads one by one (an HTTP error's large reply)
+    are not in the buffer of the records' texts: its bytes (whose size decides whether
+    the table keeps them as a lazy column) are those of the msgspec path."""
+    from mcp_notebook.readers import _har_columns, har
+
+    big = harkit.js({"jsonrpc": "2.0", "id": 9, "error": {"code": 1, "message": "x" * 5000}})
+    entries = [harkit.entry("POST", at=k, body=harkit.js(harkit.msg(id=k, method="ping")),
+                            mime="application/json",
+                            reply=harkit.js(harkit.msg(id=k, result={})))
+               for k in range(3)]
+    entries.insert(1, harkit.entry("POST", at=0.5, body=big, status=500,
+                                   mime="application/json", reply=big))
+    path = harkit.write(tmp_path / "err.har", entries)
+    data = path.read_bytes()
+
+    def buf() -> bytes:
+        found = _har_columns.columns(data, path.name, path.name, har._stateless,
+                                     har._escaped, har._session_from_url,
+                                     har._Reader(path, None))
+        assert found is not None
+        return bytes(found.cols.buf)
+
+    before = _har_parts.COUNTS["c"]
+    got = buf()
+    assert _har_parts.COUNTS["c"] == before + 1  # the C pass read it
+    native_fn = _har_texts._native_fn
+    monkeypatch.setattr(_har_texts, "_native_fn",
+                        lambda name: None if name == "har_scan" else native_fn(name))
+    assert got == buf()
+    assert b"xxxxx" not in got and b"ping" in got
