@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
@@ -202,10 +202,11 @@ class _Reader(LineReader):
         self.ex = _Exchange()
         self.cmd: list[tuple[int, str]] = []  # a command continued with backslashes
 
-    def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
+    def block(self, block: bytes, n: int, offset: int | None
+              ) -> Generator[Record | Spans, None, int]:
         """The records of one block of whole lines (``n`` lines before it), its runs of
         usual exchanges (a one-line ``curl ... -d '<json>'`` and its ``event: message`` /
-        ``data: <json>`` events) as :class:`Spans`."""
+        ``data: <json>`` events) as :class:`Spans`; returns how many lines the block has."""
         a, st, en = lines_of(block)
         sl, el = st.tolist(), en.tolist()
         runs = self._usual_runs(block, a, st, en)
@@ -224,6 +225,7 @@ class _Reader(LineReader):
         for k in range(at, len(sl)):
             yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode("utf-8",
                                                                        "surrogateescape"))
+        return len(sl)  # the block's lines, counted once
 
     def _usual_runs(self, block: bytes, a: np.ndarray, st: np.ndarray, en: np.ndarray
                     ) -> list[tuple[int, int, Any]]:
@@ -236,17 +238,18 @@ class _Reader(LineReader):
         got = self._usual_head(block, st, en)
         if got is None:
             return []
-        head, quotes, session, url = got
+        head, _quotes, session, url = got
         h = len(head)
         n = len(st)
         length = en - st
-        q = np.flatnonzero(a == 0x27)  # where the single quotes are
         cand = np.flatnonzero(length > h + 1)
-        ok = (gather(a, st[cand], h) == np.frombuffer(head, dtype=np.uint8)).all(axis=1)
-        ok &= a[en[cand] - 1] == 0x27
-        ok &= (np.searchsorted(q, en[cand]) - np.searchsorted(q, st[cand])) == quotes + 1
+        cand = cand[a[en[cand] - 1] == 0x27]  # ends with a quote
+        # opens with the head (its `quotes` quotes) and holds no quote between the head
+        # and the last byte: the line's quotes are the head's and that last one
+        starts, ends = st[cand].tolist(), en[cand].tolist()
         is_cmd = np.zeros(n, dtype=bool)
-        is_cmd[cand[ok]] = True
+        is_cmd[cand[[block.startswith(head, s) and block.find(b"'", s + h, e - 1) < 0
+                     for s, e in zip(starts, ends, strict=True)]]] = True
         ev = np.zeros(n, dtype=bool)
         c = np.flatnonzero(length == len(_EVENT))
         ev[c[(gather(a, st[c], len(_EVENT)) == np.frombuffer(_EVENT, np.uint8)).all(axis=1)]] \

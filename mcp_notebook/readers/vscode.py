@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -138,15 +138,17 @@ class _Reader(LineReader):
         """A log whose stamps need a time zone is read line by line."""
         return self.zone is not None or super().by_lines()
 
-    def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
-        """The records of one block of whole lines (``n`` lines before it)."""
+    def block(self, block: bytes, n: int, offset: int | None
+              ) -> Generator[Record | Spans, None, int]:
+        """The records of one block of whole lines (``n`` lines before it); returns how
+        many lines the block has."""
         a, st, en = lines_of(block)
         fast, direction, ts = _usual(block, a, st, en)
         idx = np.flatnonzero(fast)
         if not len(idx):
             for k, (s, e) in enumerate(zip(st.tolist(), en.tolist(), strict=True)):
                 yield from self.step(n + 1 + k, block[s:e].decode("utf-8", "surrogateescape"))
-            return
+            return len(st)  # the block's lines, counted once
         cut = np.flatnonzero(np.diff(idx) > 1) + 1
         runs = zip(np.concatenate(([0], cut)).tolist(),
                    np.concatenate((cut, [len(idx)])).tolist(), strict=True)
@@ -166,6 +168,7 @@ class _Reader(LineReader):
         for k in range(at, len(sl)):
             yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode("utf-8",
                                                                        "surrogateescape"))
+        return len(sl)
 
     def step(self, n: int, line: str) -> list[Record]:
         """The records line ``n`` completes (an entry ends where the next one starts)."""

@@ -103,3 +103,30 @@ def test_usual_exchanges_come_as_spans(tmp_path):
     items = list(readers.read(path, format="curl").blocks())
     # every exchange but the last (the next command closes an exchange)
     assert sum(len(x) for x in items if type(x) is _spans.Spans) == 58
+
+
+@pytest.mark.parametrize("odd", [
+    '{"jsonrpc":"2.0","id":1,"params":{"q":"it' + "'\\''" + 's"}}' + "'",  # a quote inside
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}' + "' -H 'x-other: 1'",  # a word after it
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}' + "''",  # an empty word after it
+    "'",  # an empty body
+])
+def test_a_command_with_other_quotes_is_not_usual(tmp_path, odd):
+    """Among usual exchanges, a command with the usual head whose line holds quotes other
+    than the body's two: read by shell rules (the line by line code), not as a span, and
+    the rows are the records' rows."""
+    lines = []
+    for k in range(12):
+        body = json.dumps({"jsonrpc": "2.0", "id": k, "method": "ping"}) + "'"
+        lines.append(HEAD + (odd if k == 6 else body))
+        lines += ["event: message", "data: " + json.dumps({"jsonrpc": "2.0", "id": k,
+                                                           "result": {}}), ""]
+    path = tmp_path / "t.txt"
+    path.write_text("\n".join(lines) + "\n")
+    assert_spans_give_the_records_rows(path, "curl")
+    items = list(readers.read(path, format="curl").blocks())
+    spans = [x for x in items if type(x) is _spans.Spans]
+    # the usual exchanges before and after the odd one (whose exchange is read by lines)
+    assert [len(x) for x in spans] == [10, 8]
+    assert all(HEAD.encode() + odd.encode() not in x.buf[a:b]
+               for x in spans for a, b in zip(x.starts, x.ends, strict=True))
