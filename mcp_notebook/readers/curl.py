@@ -185,6 +185,29 @@ def _command(text: str) -> tuple[str | None, str | None, str | None]:
     return body, session, url
 
 
+def _exchange_runs(is_cmd: np.ndarray, triple: np.ndarray) -> list[tuple[int, int]]:
+    """The runs of usual exchanges of a block, (first line, end line): an exchange from a
+    usual command (``is_cmd``) to the next one is usual when the lines between are whole
+    ``event`` / ``data`` / blank triples (``triple``: one starts at that line); runs of
+    consecutive usual exchanges are merged.
+
+    Triples never overlap (a triple's second and third lines, ``data:`` and blank, cannot
+    start one), so the lines between two commands, ``3m`` of them, are ``m`` triples
+    exactly when ``m`` triples start among the first ``3m - 2``: one count by a cumulative
+    sum for every exchange at once."""
+    cmds = np.flatnonzero(is_cmd)
+    if len(cmds) < 2:
+        return []
+    c0, c1 = cmds[:-1], cmds[1:]
+    gap = c1 - c0 - 1
+    starts = np.concatenate(([0], np.cumsum(triple, dtype=np.int64)))
+    found = starts[np.maximum(c1 - 2, c0 + 1)] - starts[c0 + 1]
+    ok = np.concatenate(([False], (gap % 3 == 0) & (found == gap // 3), [False]))
+    first = np.flatnonzero(ok[1:-1] & ~ok[:-2])  # the first exchange of each run
+    last = np.flatnonzero(ok[1:-1] & ~ok[2:])  # its last
+    return list(zip(c0[first].tolist(), c1[last].tolist(), strict=True))
+
+
 class _Exchange:
     def __init__(self) -> None:
         self.records: list[Record] = []
@@ -263,19 +286,7 @@ class _Reader(LineReader):
         triple = np.zeros(n, dtype=bool)
         if n >= 3:
             triple[:-2] = ev[:-2] & data[1:-1] & blank[2:]
-        tri = triple.tolist()
-        cmds = np.flatnonzero(is_cmd).tolist()
-        usual = []  # exchanges followed by a usual command: (first line, end line)
-        for c0, c1 in zip(cmds, cmds[1:], strict=False):
-            gap = c1 - c0 - 1
-            if gap % 3 == 0 and all(tri[c0 + 1:c1:3]):
-                usual.append((c0, c1))
-        runs: list[tuple[int, int, Any]] = []
-        for c0, c1 in usual:
-            if runs and runs[-1][1] == c0:
-                runs[-1] = (runs[-1][0], c1, None)
-            else:
-                runs.append((c0, c1, None))
+        runs = [(lo, hi, None) for lo, hi in _exchange_runs(is_cmd, triple)]
         sess = session or self.default
         extra = {"url": url} if url else None
 

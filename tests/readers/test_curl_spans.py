@@ -10,6 +10,7 @@ import gzip
 import json
 import random
 
+import numpy as np
 import pytest
 
 from mcp_notebook import fast, readers
@@ -130,3 +131,40 @@ def test_a_command_with_other_quotes_is_not_usual(tmp_path, odd):
     assert [len(x) for x in spans] == [10, 8]
     assert all(HEAD.encode() + odd.encode() not in x.buf[a:b]
                for x in spans for a, b in zip(x.starts, x.ends, strict=True))
+
+
+def _runs_one_by_one(is_cmd: list[bool], triple: list[bool]) -> list[tuple[int, int]]:
+    """The reference: each pair of consecutive commands checked line by line."""
+    cmds = [k for k, c in enumerate(is_cmd) if c]
+    runs: list[tuple[int, int]] = []
+    for c0, c1 in zip(cmds, cmds[1:], strict=False):
+        if (c1 - c0 - 1) % 3 == 0 and all(triple[c0 + 1:c1:3]):
+            if runs and runs[-1][1] == c0:
+                runs[-1] = (runs[-1][0], c1)
+            else:
+                runs.append((c0, c1))
+    return runs
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_exchange_runs_equal_the_pairwise_check(seed):
+    """The runs of usual exchanges found at once are those found pair by pair, on random
+    blocks of commands, triples (never overlapping: a triple's lines are event, data,
+    blank) and other lines."""
+    from mcp_notebook.readers.curl import _exchange_runs
+
+    rng = random.Random(seed)
+    kinds: list[str] = []
+    while len(kinds) < rng.randint(0, 60):
+        pick = rng.random()
+        if pick < 0.35:
+            kinds.append("cmd")
+        elif pick < 0.8:
+            kinds += ["ev", "data", "blank"]
+        else:
+            kinds.append(rng.choice(["ev", "data", "blank", "other"]))
+    n = len(kinds)
+    is_cmd = [k == "cmd" for k in kinds]
+    triple = [k + 2 < n and kinds[k:k + 3] == ["ev", "data", "blank"] for k in range(n)]
+    got = _exchange_runs(np.array(is_cmd, dtype=bool), np.array(triple, dtype=bool))
+    assert got == _runs_one_by_one(is_cmd, triple)
