@@ -87,7 +87,7 @@ class Spans:
     sessions: tuple[str, ...] = ()
     session_of: np.ndarray | None = None
     #: the source label of each record, for a document format (None: ``<name>:<line>``)
-    labels: list[str] | None = None
+    labels: list[str] | Any | None = None  # or a document's DocLabels
 
     def __len__(self) -> int:
         return len(self.starts)
