@@ -79,7 +79,8 @@ class Spans:
     #: the stream of each record: ``streams[stream[k]]`` (None: ``streams[0]`` for all)
     streams: tuple[str, ...] = ("stdio",)
     stream: np.ndarray | None = None
-    #: the ``extra`` of the records that have one, by record (a copy for each)
+    #: the ``extra`` of the records that have one, by record (the table keeps a record's
+    #: dict as its row's, read only; a record of several rows: a copy each)
     extras: dict[int, dict[str, Any]] | None = None
     #: blank lines among the spans' lines (counted, no record)
     blank: int = 0

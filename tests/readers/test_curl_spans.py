@@ -168,3 +168,24 @@ def test_exchange_runs_equal_the_pairwise_check(seed):
     triple = [k + 2 < n and kinds[k:k + 3] == ["ev", "data", "blank"] for k in range(n)]
     got = _exchange_runs(np.array(is_cmd, dtype=bool), np.array(triple, dtype=bool))
     assert got == _runs_one_by_one(is_cmd, triple)
+
+
+def test_a_shared_extra_is_given_out_as_copies(tmp_path):
+    """The usual commands of a run share one ``extra`` dict in the table (the store's
+    extras are read only); what a user is given is a copy: changing it changes no row."""
+    import mcp_notebook as mn
+
+    path = tmp_path / "t.txt"
+    lines = []
+    for k in range(20):
+        lines.append(HEAD.replace("http://127.0.0.1:3001/mcp", "http://h/mcp") + json.dumps(
+            {"jsonrpc": "2.0", "id": k, "method": "ping"}) + "'")
+        lines += ["event: message", "data: " + json.dumps({"jsonrpc": "2.0", "id": k,
+                                                           "result": {}}), ""]
+    path.write_text("\n".join(lines) + "\n")
+    trace = mn.load(path, format="curl", progress=False)
+    cmds = [s for s, e in trace.contexts().items() if e.get("url")]
+    assert len(cmds) == 20
+    trace.extra(cmds[0])["url"] = "changed"
+    trace.contexts()[cmds[1]]["url"] = "changed"
+    assert {trace.extra(s)["url"] for s in cmds} == {"http://h/mcp"}
