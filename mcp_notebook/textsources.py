@@ -16,7 +16,7 @@ import msgspec
 import numpy as np
 
 __all__ = ["TextSource", "ListSource", "BufferSource", "FileSource", "LabelSource",
-           "MultiSource", "StaleCaptureError"]
+           "DocLabelSource", "MultiSource", "StaleCaptureError"]
 
 _READ_GAP = 1 << 16  # rows closer than this in the file are read in one piece
 
@@ -222,6 +222,39 @@ class LabelSource(TextSource):
     def text(self, row: int) -> str | None:
         got = self.overrides.get(row)
         return got if got is not None else f"{self.name}:{int(self.lines[row])}"
+
+
+class DocLabelSource(TextSource):
+    """A document's record labels made on demand: ``prefix + str(entry)``, then
+    ``"/response"`` where ``response`` (``<file>#entry<i>``, ``<file>#interaction<i>/response``),
+    with explicit labels for some rows (``overrides``)."""
+
+    def __init__(self, prefix: str, entry: np.ndarray, response: np.ndarray,
+                 overrides: dict[int, str] | None = None) -> None:
+        self.prefix = prefix
+        self.entry = entry
+        self.response = response
+        self.overrides = overrides or {}
+
+    def __len__(self) -> int:
+        return len(self.entry)
+
+    def texts(self, rows: np.ndarray) -> list[str | None]:
+        rows = np.asarray(rows, dtype=np.int64)
+        p, over = self.prefix, self.overrides
+        got = [f"{p}{e}/response" if r else f"{p}{e}" for e, r in zip(
+            self.entry[rows].tolist(), self.response[rows].tolist(), strict=True)]
+        if over:
+            mine = np.fromiter(over, dtype=np.int64, count=len(over))
+            for k in np.flatnonzero(np.isin(rows, mine)).tolist():
+                got[k] = over[int(rows[k])]
+        return got  # type: ignore[return-value]
+
+    def text(self, row: int) -> str | None:
+        if row in self.overrides:
+            return self.overrides[row]
+        return f"{self.prefix}{int(self.entry[row])}" + (
+            "/response" if self.response[row] else "")
 
 
 class MultiSource(TextSource):

@@ -30,9 +30,10 @@ from ..engine.fallback import fell_back
 from ..engine.gcpause import gc_paused
 from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..protocol.envelope import Envelope, classify
+from ..readers._docspans import DocLabels
 from ..readers._spans import Spans
 from ..readers.base import Record
-from ..textsources import BufferSource
+from ..textsources import BufferSource, DocLabelSource
 from .message import decoder, scan
 from .rows import DIR_CODE, KIND_CODE, KINDS, SPARSE, LineContext, Rows
 from .store import Part, Sparse, call_column, list_column
@@ -144,6 +145,7 @@ class _Builder:
         # a document's spans whose texts stay in their buffer: (first record, offsets,
         # lengths), all of the one buffer ``kept``
         self.kept_spans: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self.doc_labels: list[tuple[int, DocLabels]] = []  # spans' records: a document's
         self.kept: bytes | None = None
         self.n = 0  # records so far
         self.scanned: set[int] = set()  # records whose frames the scanner's rows gave
@@ -277,15 +279,7 @@ class _Builder:
         ctx.size = ends - starts
         rows.blank += sp.blank
         if sp.extras:
-            base = rows.base + r0
-            line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
-            if np.array_equal(line, np.arange(n)):  # one row a record: row k is record k's
-                rows.extra.update({base + k: dict(extra) for k, extra in sp.extras.items()})
-            else:
-                first = np.searchsorted(line, np.arange(n + 1)).tolist()
-                for k, extra in sp.extras.items():
-                    for r in range(first[k], first[k + 1]):
-                        rows.extra[base + r] = dict(extra)
+            _spread_extras(rows, sp.extras, line0, r0, n)
         if sp.local_time:
             base = rows.base + r0
             rows.sparse["local_time"].update(dict.fromkeys(range(base, base + len(rows.kind)
@@ -303,7 +297,10 @@ class _Builder:
         else:
             self.raw.extend([None] * n)
             self.spans.append((line0, starts + sp.offset, ends - starts))
-        if sp.labels is not None:  # a document's: its own labels, in memory
+        if type(sp.labels) is DocLabels:  # a document's, made when asked
+            self.source.extend([None] * n)
+            self.doc_labels.append((line0, sp.labels))
+        elif sp.labels is not None:  # a document's: its own labels, in memory
             self.source.extend(sp.labels)
         else:
             self.source.extend([None] * n)
@@ -508,6 +505,7 @@ class _Builder:
         """The text and the source label of each row (of record ``line[row]``): in memory,
         or, for the records of spans, read from the file / made when asked."""
         n = len(line)
+        lazy_doc = self._doc_labels_lazily()
         raw = np.fromiter(self.raw, dtype=object, count=len(self.raw))[line] if n else \
             np.empty(0, dtype=object)
         source = np.fromiter(self.source, dtype=object, count=len(self.source))[line] if n \
@@ -536,7 +534,59 @@ class _Builder:
                         self.source[r0 + k] = f"{name}:{line_no}"
                 label = ListSource(np.fromiter(self.source, dtype=object,
                                                count=len(self.source))[line])
+        if lazy_doc and n:
+            label = self._doc_label_source(line, source)
         return text, label
+
+    def _doc_labels_lazily(self) -> bool:
+        """Whether the documents' labels stay made when asked: one large document (its
+        texts kept as its buffer's bytes, as a large NDJSON file's labels are made when
+        asked), one prefix, no line format's labels beside them. Else they are made
+        here, into ``source`` (texts in memory: so are the labels)."""
+        if not self.doc_labels:
+            return False
+        if self.kept_spans and not self.spans and not self.labels and \
+                len({d.prefix for _, d in self.doc_labels}) == 1:
+            return True
+        for r0, labels in self.doc_labels:
+            self.source[r0:r0 + len(labels)] = labels.tolist()
+        self.doc_labels = []
+        return False
+
+    def _doc_label_source(self, line: np.ndarray, source: np.ndarray) -> DocLabelSource:
+        """The label of each row (of record ``line[row]``) from the documents' labels; a
+        row of another record keeps its own (``source``)."""
+        entry = np.full(self.n, -1, dtype=np.int64)
+        response = np.zeros(self.n, dtype=bool)
+        for r0, labels in self.doc_labels:
+            entry[r0:r0 + len(labels)] = labels.entry
+            response[r0:r0 + len(labels)] = labels.response
+        entry, response = entry[line], response[line]
+        own = np.flatnonzero(entry < 0)
+        return DocLabelSource(self.doc_labels[0][1].prefix, entry, response,
+                              overrides=dict(zip(own.tolist(), source[own].tolist(),
+                                                 strict=True)))
+
+
+def _spread_extras(rows: Rows, extras: dict[int, dict[str, Any]], line0: int, r0: int,
+                   n: int) -> None:
+    """Each record's ``extra`` on each of its rows (the ``n`` records of a run of spans,
+    numbered from ``line0``, their rows from ``r0`` on), record by record in the order of
+    ``extras``. Where every record with one has one row (the usual), the record's dict is
+    the row's, put in by one ``update``: the store's extras are read, never changed in
+    place (``Trace.extra`` and ``contexts`` give copies), and a million copies cost 0.2 GB
+    of fresh memory at 1M messages. A record of several rows (a batch) gives each a copy."""
+    line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
+    first = np.searchsorted(line, np.arange(n + 1))
+    base = rows.base + r0
+    keys = np.fromiter(extras, dtype=np.int64, count=len(extras))
+    lo, hi = first[keys], first[keys + 1]
+    if bool((hi - lo == 1).all()):
+        rows.extra.update(zip((lo + base).tolist(), extras.values(), strict=True))
+        return
+    for a, b, extra in zip(lo.tolist(), hi.tolist(), extras.values(), strict=True):
+        for r in range(a, b):
+            rows.extra[base + r] = dict(extra)
 
 
 def _codes_of(codes: Any, values: list[Any]) -> np.ndarray:

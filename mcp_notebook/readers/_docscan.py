@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from ._docspans import Columns
+from ._docspans import Columns, DocLabels
 from ._jsondoc import read_mapped
 from ._time import read_time
 
@@ -94,7 +94,7 @@ def inspector_columns(path: Path, sess: str, name: str) -> Columns | None:
         k = int(kind[i])
         extras[int(slots[i])] = ({"entry_kind": kinds[k], "ts_error": problem} if k >= 0
                                  else {"ts_error": problem})
-    labels = _scanner("doc_labels")(f"{name}#entry", answered)
+    labels = DocLabels.of_pairs(f"{name}#entry", answered)
     return Columns(flat, starts, ends, ts, direction, np.zeros(m, dtype=np.int64), (sess,),
                    np.zeros(m, dtype=np.int64), ("stdio",), labels, extras)
 
@@ -120,7 +120,7 @@ def recorder_columns(path: Path, sess: str, name: str) -> Columns | None:
     extras: dict[int, dict[str, Any]] = got[5]  # by record, as the column path's
     stream = np.zeros(m, dtype=np.int64)  # 1: the response came as an event stream
     stream[second] = sse[answered] == 1
-    labels = _scanner("doc_labels")(f"{name}#interaction", answered)
+    labels = DocLabels.of_pairs(f"{name}#interaction", answered)
     direction = np.ones(m, dtype=np.int8)
     direction[first] = 0
     return Columns(flat, starts, ends, np.full(m, np.nan), direction,

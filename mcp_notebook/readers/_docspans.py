@@ -23,11 +23,58 @@ import numpy as np
 from ._spans import Spans
 from .base import Record
 
-__all__ = ["Doc", "Columns", "DocRecords", "time_order", "stamp_order"]
+__all__ = ["Doc", "Columns", "DocLabels", "DocRecords", "time_order", "stamp_order"]
 
 _DIR = {"c2s": 0, "s2c": 1, None: -1}
 #: the longest run of usual records given as one :class:`Spans`
 RUN = 1 << 16
+
+
+class DocLabels:
+    """The labels of a document's records, made when asked: record ``k``'s is ``prefix``
+    and ``entry[k]``, then ``/response`` where ``response[k]`` (``<file>#entry<i>``,
+    ``<file>#interaction<i>/response``). Indexed like the list of them (a record's label, or
+    the labels of a slice or of an index array, as labels again); the table keeps them
+    as they are (:class:`~mcp_notebook.textsources.DocLabelSource`), not as a million
+    strings."""
+
+    __slots__ = ("prefix", "entry", "response")
+
+    def __init__(self, prefix: str, entry: np.ndarray, response: np.ndarray) -> None:
+        self.prefix, self.entry, self.response = prefix, entry, response
+
+    @classmethod
+    def of_pairs(cls, prefix: str, answered: np.ndarray) -> DocLabels:
+        """Entry ``i``'s record, then its response's where ``answered[i]``, in that order."""
+        reps = 1 + answered.astype(np.int64)
+        entry = np.repeat(np.arange(len(answered), dtype=np.int64), reps)
+        response = np.zeros(len(entry), dtype=bool)
+        response[np.cumsum(reps)[answered] - 1] = True
+        return cls(prefix, entry, response)
+
+    def __len__(self) -> int:
+        return len(self.entry)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, (slice, np.ndarray)):
+            return DocLabels(self.prefix, self.entry[k], self.response[k])
+        return f"{self.prefix}{int(self.entry[k])}" + ("/response" if self.response[k] else "")
+
+    def tolist(self) -> list[str]:
+        p = self.prefix
+        return [f"{p}{e}/response" if r else f"{p}{e}"
+                for e, r in zip(self.entry.tolist(), self.response.tolist(), strict=True)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tolist())
+
+    def __eq__(self, other: object) -> bool:
+        """The same labels (as a list of them, or labels made another way)."""
+        if isinstance(other, DocLabels):
+            other = other.tolist()
+        return isinstance(other, list) and self.tolist() == other
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class Doc:
@@ -113,8 +160,8 @@ class Columns:
 
     def __init__(self, buf: bytes, starts: np.ndarray, ends: np.ndarray, ts: np.ndarray,
                  direction: np.ndarray, session_of: np.ndarray, sessions: tuple[str, ...],
-                 stream_of: np.ndarray, streams: tuple[str, ...], labels: list[str],
-                 extras: dict[int, dict[str, Any]]) -> None:
+                 stream_of: np.ndarray, streams: tuple[str, ...],
+                 labels: list[str] | DocLabels, extras: dict[int, dict[str, Any]]) -> None:
         self.buf, self.starts, self.ends, self.ts = buf, starts, ends, ts
         self.direction, self.session_of, self.sessions = direction, session_of, sessions
         self.stream_of, self.streams, self.labels, self.extras = stream_of, streams, labels, \
@@ -158,8 +205,9 @@ class Columns:
                             names[0] if names else "", name, False, None, None,
                             streams=self.streams or ("http",), stream=self.stream_of[u],
                             extras=ex or None, sessions=names, session_of=self.session_of[u],
-                            labels=labels[c:d] if plain else list(map(labels.__getitem__,
-                                                                  u.tolist())))
+                            labels=labels[c:d] if plain else labels[u]
+                            if type(labels) is DocLabels
+                            else list(map(labels.__getitem__, u.tolist())))
             done = b
         for k in range(done, n):
             yield others[int(order[k])]  # type: ignore[index]

@@ -79,7 +79,8 @@ class Spans:
     #: the stream of each record: ``streams[stream[k]]`` (None: ``streams[0]`` for all)
     streams: tuple[str, ...] = ("stdio",)
     stream: np.ndarray | None = None
-    #: the ``extra`` of the records that have one, by record (a copy for each)
+    #: the ``extra`` of the records that have one, by record (the table keeps a record's
+    #: dict as its row's, read only; a record of several rows: a copy each)
     extras: dict[int, dict[str, Any]] | None = None
     #: blank lines among the spans' lines (counted, no record)
     blank: int = 0
@@ -87,7 +88,7 @@ class Spans:
     sessions: tuple[str, ...] = ()
     session_of: np.ndarray | None = None
     #: the source label of each record, for a document format (None: ``<name>:<line>``)
-    labels: list[str] | None = None
+    labels: list[str] | Any | None = None  # or a document's DocLabels
 
     def __len__(self) -> int:
         return len(self.starts)

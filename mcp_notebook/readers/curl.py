@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
@@ -185,6 +185,29 @@ def _command(text: str) -> tuple[str | None, str | None, str | None]:
     return body, session, url
 
 
+def _exchange_runs(is_cmd: np.ndarray, triple: np.ndarray) -> list[tuple[int, int]]:
+    """The runs of usual exchanges of a block, (first line, end line): an exchange from a
+    usual command (``is_cmd``) to the next one is usual when the lines between are whole
+    ``event`` / ``data`` / blank triples (``triple``: one starts at that line); runs of
+    consecutive usual exchanges are merged.
+
+    Triples never overlap (a triple's second and third lines, ``data:`` and blank, cannot
+    start one), so the lines between two commands, ``3m`` of them, are ``m`` triples
+    exactly when ``m`` triples start among the first ``3m - 2``: one count by a cumulative
+    sum for every exchange at once."""
+    cmds = np.flatnonzero(is_cmd)
+    if len(cmds) < 2:
+        return []
+    c0, c1 = cmds[:-1], cmds[1:]
+    gap = c1 - c0 - 1
+    starts = np.concatenate(([0], np.cumsum(triple, dtype=np.int64)))
+    found = starts[np.maximum(c1 - 2, c0 + 1)] - starts[c0 + 1]
+    ok = np.concatenate(([False], (gap % 3 == 0) & (found == gap // 3), [False]))
+    first = np.flatnonzero(ok[1:-1] & ~ok[:-2])  # the first exchange of each run
+    last = np.flatnonzero(ok[1:-1] & ~ok[2:])  # its last
+    return list(zip(c0[first].tolist(), c1[last].tolist(), strict=True))
+
+
 class _Exchange:
     def __init__(self) -> None:
         self.records: list[Record] = []
@@ -202,10 +225,11 @@ class _Reader(LineReader):
         self.ex = _Exchange()
         self.cmd: list[tuple[int, str]] = []  # a command continued with backslashes
 
-    def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
+    def block(self, block: bytes, n: int, offset: int | None
+              ) -> Generator[Record | Spans, None, int]:
         """The records of one block of whole lines (``n`` lines before it), its runs of
         usual exchanges (a one-line ``curl ... -d '<json>'`` and its ``event: message`` /
-        ``data: <json>`` events) as :class:`Spans`."""
+        ``data: <json>`` events) as :class:`Spans`; returns how many lines the block has."""
         a, st, en = lines_of(block)
         sl, el = st.tolist(), en.tolist()
         runs = self._usual_runs(block, a, st, en)
@@ -224,6 +248,7 @@ class _Reader(LineReader):
         for k in range(at, len(sl)):
             yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode("utf-8",
                                                                        "surrogateescape"))
+        return len(sl)  # the block's lines, counted once
 
     def _usual_runs(self, block: bytes, a: np.ndarray, st: np.ndarray, en: np.ndarray
                     ) -> list[tuple[int, int, Any]]:
@@ -236,17 +261,18 @@ class _Reader(LineReader):
         got = self._usual_head(block, st, en)
         if got is None:
             return []
-        head, quotes, session, url = got
+        head, _quotes, session, url = got
         h = len(head)
         n = len(st)
         length = en - st
-        q = np.flatnonzero(a == 0x27)  # where the single quotes are
         cand = np.flatnonzero(length > h + 1)
-        ok = (gather(a, st[cand], h) == np.frombuffer(head, dtype=np.uint8)).all(axis=1)
-        ok &= a[en[cand] - 1] == 0x27
-        ok &= (np.searchsorted(q, en[cand]) - np.searchsorted(q, st[cand])) == quotes + 1
+        cand = cand[a[en[cand] - 1] == 0x27]  # ends with a quote
+        # opens with the head (its `quotes` quotes) and holds no quote between the head
+        # and the last byte: the line's quotes are the head's and that last one
+        starts, ends = st[cand].tolist(), en[cand].tolist()
         is_cmd = np.zeros(n, dtype=bool)
-        is_cmd[cand[ok]] = True
+        is_cmd[cand[[block.startswith(head, s) and block.find(b"'", s + h, e - 1) < 0
+                     for s, e in zip(starts, ends, strict=True)]]] = True
         ev = np.zeros(n, dtype=bool)
         c = np.flatnonzero(length == len(_EVENT))
         ev[c[(gather(a, st[c], len(_EVENT)) == np.frombuffer(_EVENT, np.uint8)).all(axis=1)]] \
@@ -260,19 +286,7 @@ class _Reader(LineReader):
         triple = np.zeros(n, dtype=bool)
         if n >= 3:
             triple[:-2] = ev[:-2] & data[1:-1] & blank[2:]
-        tri = triple.tolist()
-        cmds = np.flatnonzero(is_cmd).tolist()
-        usual = []  # exchanges followed by a usual command: (first line, end line)
-        for c0, c1 in zip(cmds, cmds[1:], strict=False):
-            gap = c1 - c0 - 1
-            if gap % 3 == 0 and all(tri[c0 + 1:c1:3]):
-                usual.append((c0, c1))
-        runs: list[tuple[int, int, Any]] = []
-        for c0, c1 in usual:
-            if runs and runs[-1][1] == c0:
-                runs[-1] = (runs[-1][0], c1, None)
-            else:
-                runs.append((c0, c1, None))
+        runs = [(lo, hi, None) for lo, hi in _exchange_runs(is_cmd, triple)]
         sess = session or self.default
         extra = {"url": url} if url else None
 

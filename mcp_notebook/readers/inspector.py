@@ -37,7 +37,7 @@ import numpy as np
 
 from ..engine.gcpause import gc_paused
 from ._docscan import inspector_columns
-from ._docspans import Columns, Doc, DocRecords, time_order
+from ._docspans import Columns, Doc, DocLabels, DocRecords, time_order
 from ._jsondoc import compact, compacted, is_null, joined, nulls, salvage, text_of
 from ._time import read_time, read_times
 from .base import Record, in_time_order
@@ -183,12 +183,7 @@ def _columns(usual: list[_Usual], flat: bytes, sess: str, name: str) -> Columns 
     for k, d in zip((slots[answered] + 1).tolist(), durations[answered].tolist(), strict=True):
         if d == d:
             extras[k] = {"duration_ms": d}
-    labels: list[str] = []
-    add = labels.append
-    for i, a in enumerate(answered.tolist()):
-        add(f"{name}#entry{i}")
-        if a:
-            add(f"{name}#entry{i}/response")
+    labels = DocLabels.of_pairs(f"{name}#entry", answered)
     m = len(entry)
     return Columns(buf, starts, ends, ts, direction, np.zeros(m, dtype=np.int64), (sess,),
                    np.zeros(m, dtype=np.int64), ("stdio",), labels, extras)

@@ -30,7 +30,7 @@ import msgspec
 import numpy as np
 
 from ._docscan import recorder_columns
-from ._docspans import Columns, Doc, DocRecords
+from ._docspans import Columns, Doc, DocLabels, DocRecords
 from ._jsondoc import compact, compacted, is_null, joined, nulls, places, salvage, text_of
 from ._spans import Spans
 from .base import Record
@@ -216,15 +216,12 @@ def _columns(interactions: list[_UsualInteraction], flat: bytes, sess: str,
     stream = np.zeros(m, dtype=np.int64)  # 1: the response came as an event stream
     stream[second] = np.fromiter(map(bool, compress(sse, answered.tolist())), dtype=bool,
                                  count=len(second))
-    labels = np.empty(m, dtype=object)
-    labels[first] = [f"{name}#interaction{i}" for i in range(n)]
-    labels[second] = [f"{name}#interaction{i}/response" for i in np.flatnonzero(
-        answered).tolist()]
+    labels = DocLabels.of_pairs(f"{name}#interaction", answered)
     direction = np.ones(m, dtype=np.int8)
     direction[first] = 0
     return Columns(buf, starts, ends, np.full(m, np.nan), direction,
                    np.zeros(m, dtype=np.int64), (sess,), stream, ("http", "sse"),
-                   labels.tolist(), extras)
+                   labels, extras)
 
 
 _REQUEST, _RESPONSE = attrgetter("request"), attrgetter("response")

@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ._logtext import local_stamp
-from ._spans import Blocks, LineReader, Spans, gather, lines_of, matches, stamps
+from ._spans import Blocks, LineReader, Spans, gather, lines_of, stamps
 from .base import BLANK, Record
 
 __all__ = ["name", "description", "sniff", "read"]
@@ -59,6 +59,9 @@ _USUAL = tuple((f"0000-00-00 00:00:00.000 [{level}] {marker}".encode(), code)
                (("[editor -> server] ", 0), ("[server -> editor] ", 1)))
 _HEAD = len(_USUAL[0][0])
 _DIGITS = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22)
+#: the other columns of the head, and each template's bytes there
+_FIXED = [k for k in range(_HEAD) if k not in _DIGITS]
+_WANT = tuple((np.frombuffer(t, dtype=np.uint8)[_FIXED], code) for t, code in _USUAL)
 
 
 def _usual(block: bytes, a: np.ndarray, st: np.ndarray,
@@ -70,8 +73,11 @@ def _usual(block: bytes, a: np.ndarray, st: np.ndarray,
     cand = np.flatnonzero(en - st > _HEAD)
     heads = gather(a, st[cand], _HEAD)
     which = np.full(len(cand), -1, dtype=np.int8)
-    for template, code in _USUAL:
-        which[matches(heads, template, _DIGITS)] = code
+    d = heads[:, _DIGITS]  # as _spans.matches for each template, the digits checked once
+    digits = ((d >= 48) & (d <= 57)).all(axis=1)
+    fixed = heads[:, _FIXED]
+    for want, code in _WANT:
+        which[digits & (fixed == want).all(axis=1)] = code
     sel = np.flatnonzero(which >= 0)
     ts_sel, ok = stamps(heads[sel], 0, 11)
     fast = np.zeros(n, dtype=bool)
@@ -138,15 +144,17 @@ class _Reader(LineReader):
         """A log whose stamps need a time zone is read line by line."""
         return self.zone is not None or super().by_lines()
 
-    def block(self, block: bytes, n: int, offset: int | None) -> Iterator[Record | Spans]:
-        """The records of one block of whole lines (``n`` lines before it)."""
+    def block(self, block: bytes, n: int, offset: int | None
+              ) -> Generator[Record | Spans, None, int]:
+        """The records of one block of whole lines (``n`` lines before it); returns how
+        many lines the block has."""
         a, st, en = lines_of(block)
         fast, direction, ts = _usual(block, a, st, en)
         idx = np.flatnonzero(fast)
         if not len(idx):
             for k, (s, e) in enumerate(zip(st.tolist(), en.tolist(), strict=True)):
                 yield from self.step(n + 1 + k, block[s:e].decode("utf-8", "surrogateescape"))
-            return
+            return len(st)  # the block's lines, counted once
         cut = np.flatnonzero(np.diff(idx) > 1) + 1
         runs = zip(np.concatenate(([0], cut)).tolist(),
                    np.concatenate((cut, [len(idx)])).tolist(), strict=True)
@@ -166,6 +174,7 @@ class _Reader(LineReader):
         for k in range(at, len(sl)):
             yield from self.step(n + 1 + k, block[sl[k]:el[k]].decode("utf-8",
                                                                        "surrogateescape"))
+        return len(sl)
 
     def step(self, n: int, line: str) -> list[Record]:
         """The records line ``n`` completes (an entry ends where the next one starts)."""

@@ -10,6 +10,7 @@ import gzip
 import json
 import random
 
+import numpy as np
 import pytest
 
 from mcp_notebook import fast, readers
@@ -103,3 +104,88 @@ def test_usual_exchanges_come_as_spans(tmp_path):
     items = list(readers.read(path, format="curl").blocks())
     # every exchange but the last (the next command closes an exchange)
     assert sum(len(x) for x in items if type(x) is _spans.Spans) == 58
+
+
+@pytest.mark.parametrize("odd", [
+    '{"jsonrpc":"2.0","id":1,"params":{"q":"it' + "'\\''" + 's"}}' + "'",  # a quote inside
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}' + "' -H 'x-other: 1'",  # a word after it
+    '{"jsonrpc":"2.0","id":1,"method":"ping"}' + "''",  # an empty word after it
+    "'",  # an empty body
+])
+def test_a_command_with_other_quotes_is_not_usual(tmp_path, odd):
+    """Among usual exchanges, a command with the usual head whose line holds quotes other
+    than the body's two: read by shell rules (the line by line code), not as a span, and
+    the rows are the records' rows."""
+    lines = []
+    for k in range(12):
+        body = json.dumps({"jsonrpc": "2.0", "id": k, "method": "ping"}) + "'"
+        lines.append(HEAD + (odd if k == 6 else body))
+        lines += ["event: message", "data: " + json.dumps({"jsonrpc": "2.0", "id": k,
+                                                           "result": {}}), ""]
+    path = tmp_path / "t.txt"
+    path.write_text("\n".join(lines) + "\n")
+    assert_spans_give_the_records_rows(path, "curl")
+    items = list(readers.read(path, format="curl").blocks())
+    spans = [x for x in items if type(x) is _spans.Spans]
+    # the usual exchanges before and after the odd one (whose exchange is read by lines)
+    assert [len(x) for x in spans] == [10, 8]
+    assert all(HEAD.encode() + odd.encode() not in x.buf[a:b]
+               for x in spans for a, b in zip(x.starts, x.ends, strict=True))
+
+
+def _runs_one_by_one(is_cmd: list[bool], triple: list[bool]) -> list[tuple[int, int]]:
+    """The reference: each pair of consecutive commands checked line by line."""
+    cmds = [k for k, c in enumerate(is_cmd) if c]
+    runs: list[tuple[int, int]] = []
+    for c0, c1 in zip(cmds, cmds[1:], strict=False):
+        if (c1 - c0 - 1) % 3 == 0 and all(triple[c0 + 1:c1:3]):
+            if runs and runs[-1][1] == c0:
+                runs[-1] = (runs[-1][0], c1)
+            else:
+                runs.append((c0, c1))
+    return runs
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_exchange_runs_equal_the_pairwise_check(seed):
+    """The runs of usual exchanges found at once are those found pair by pair, on random
+    blocks of commands, triples (never overlapping: a triple's lines are event, data,
+    blank) and other lines."""
+    from mcp_notebook.readers.curl import _exchange_runs
+
+    rng = random.Random(seed)
+    kinds: list[str] = []
+    while len(kinds) < rng.randint(0, 60):
+        pick = rng.random()
+        if pick < 0.35:
+            kinds.append("cmd")
+        elif pick < 0.8:
+            kinds += ["ev", "data", "blank"]
+        else:
+            kinds.append(rng.choice(["ev", "data", "blank", "other"]))
+    n = len(kinds)
+    is_cmd = [k == "cmd" for k in kinds]
+    triple = [k + 2 < n and kinds[k:k + 3] == ["ev", "data", "blank"] for k in range(n)]
+    got = _exchange_runs(np.array(is_cmd, dtype=bool), np.array(triple, dtype=bool))
+    assert got == _runs_one_by_one(is_cmd, triple)
+
+
+def test_a_shared_extra_is_given_out_as_copies(tmp_path):
+    """The usual commands of a run share one ``extra`` dict in the table (the store's
+    extras are read only); what a user is given is a copy: changing it changes no row."""
+    import mcp_notebook as mn
+
+    path = tmp_path / "t.txt"
+    lines = []
+    for k in range(20):
+        lines.append(HEAD.replace("http://127.0.0.1:3001/mcp", "http://h/mcp") + json.dumps(
+            {"jsonrpc": "2.0", "id": k, "method": "ping"}) + "'")
+        lines += ["event: message", "data: " + json.dumps({"jsonrpc": "2.0", "id": k,
+                                                           "result": {}}), ""]
+    path.write_text("\n".join(lines) + "\n")
+    trace = mn.load(path, format="curl", progress=False)
+    cmds = [s for s, e in trace.contexts().items() if e.get("url")]
+    assert len(cmds) == 20
+    trace.extra(cmds[0])["url"] = "changed"
+    trace.contexts()[cmds[1]]["url"] = "changed"
+    assert {trace.extra(s)["url"] for s in cmds} == {"http://h/mcp"}

@@ -123,3 +123,21 @@ def test_stamps_equal_the_line_stamps():
             assert not good, t
             continue
         assert good and got == want, t
+
+
+@pytest.mark.parametrize("at", [0, 3, 5, 9, 11, 15, 18, 22])
+@pytest.mark.parametrize("level", ["debug", "trace"])
+def test_a_head_with_a_letter_for_a_digit_is_not_usual(tmp_path, at, level):
+    """Among usual lines, one whose stamp has a letter where a digit goes (the rest of
+    its head usual) is no entry of its own (the line by line code: a continuation of
+    the entry above), not a span; the rows are the records' rows."""
+    stamp = "2025-03-23 16:38:00.970"
+    odd = stamp[:at] + "x" + stamp[at + 1:]
+    lines = [f"{odd if k == 5 else stamp} [{level}] [server -> editor] "
+             f'{{"jsonrpc":"2.0","id":{k},"result":{{}}}}' for k in range(12)]
+    path = tmp_path / "out.log"
+    path.write_text("\n".join(lines) + "\n")
+    assert_spans_give_the_records_rows(path, "vscode")
+    items = list(readers.read(path, format="vscode").blocks())
+    # lines 0-3 and 6-10: line 4 and its continuation, line 5, are read as lines
+    assert sum(len(x) for x in items if type(x) is _spans.Spans) == 9

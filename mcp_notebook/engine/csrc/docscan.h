@@ -61,13 +61,38 @@ static PyObject *grow_bytes(Grow *g) {
 typedef struct {
     Cur c;
     unsigned char *o, *o0;
+    unsigned char *filled, *oend;  /* the output's pages made ahead up to filled; its end */
     cptr in0, kept;  /* the input's start; the start of the pages still held */
     int release;
 } Pass;
 
 #define DS_RELEASE (64u << 20)  /* the input given back 64 MB at a time */
+#define DS_AHEAD (16u << 20)  /* the output's fresh pages made 16 MB at a time */
+
+/* The output's next pages made in one call (MADV_POPULATE_WRITE) before the pass writes
+ * them, instead of one page fault per 4 KB page: a 1 GB document's compacted copy is a
+ * quarter of a million fresh pages. Where the call is not known or refused, the pages
+ * come by faults as before (the same bytes either way). */
+static void ds_ahead(Pass *ps) {
+#if defined(MADV_POPULATE_WRITE)
+    if (ps->o + DS_AHEAD / 2 < ps->filled || ps->filled >= ps->oend) return;
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0) {
+        ps->filled = ps->oend;
+        return;
+    }
+    uintptr_t a = ((uintptr_t)ps->filled + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    uintptr_t b = a + DS_AHEAD, end = (uintptr_t)ps->oend & ~((uintptr_t)page - 1);
+    if (b > end) b = end;
+    if (b > a && madvise((void *)a, b - a, MADV_POPULATE_WRITE) != 0) b = (uintptr_t)ps->oend;
+    ps->filled = b > a ? (unsigned char *)b : ps->oend;
+#else
+    (void)ps;
+#endif
+}
 
 static void ds_release(Pass *ps) {
+    ds_ahead(ps);
     if (!ps->release || ps->c.p - ps->kept < (ptrdiff_t)DS_RELEASE) return;
 #ifdef MADV_DONTNEED
     long page = sysconf(_SC_PAGESIZE);
@@ -285,7 +310,8 @@ static int ds_begin(Pass *ps, const Py_buffer *bb, PyObject **out, int release) 
     ps->c.end = (cptr)bb->buf + bb->len;
     ps->c.hi = 0;
     ps->c.gil = NULL;
-    ps->o = ps->o0 = (unsigned char *)PyBytes_AS_STRING(*out);
+    ps->o = ps->o0 = ps->filled = (unsigned char *)PyBytes_AS_STRING(*out);
+    ps->oend = ps->o0 + (bb->len ? bb->len : 1);
     ps->release = release;
     return 0;
 }
