@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -45,14 +46,15 @@ def _walk(view: View, method: str, member: str, key: str
     items_of: dict[bytes, dict[str, Any] | None] = view.__dict__.setdefault(
         f"_items:{method}", {})
     keyed: list[dict[str, Any] | None] = []
-    for items in found:
-        if items.__class__ is bytes:  # the member's text (the list column): once per text
-            one = items_of.get(items, _UNSEEN)
-            if one is _UNSEEN:
-                one = items_of[items] = _keyed_text(view, items, member, key)
-        else:
-            one = _keyed(items, key)
-        keyed.append(one)
+    with bounded_recursion():  # once for every text decoded here
+        for items in found:
+            if items.__class__ is bytes:  # the member's text (the list column): once per text
+                one = items_of.get(items, _UNSEEN)
+                if one is _UNSEEN:
+                    one = items_of[items] = _keyed_text(view, items, member, key)
+            else:
+                one = _keyed(items, key)
+            keyed.append(one)
     out_resp: list[int] = []
     out_scope: list[int] = []
     out_state: list[dict[str, Any]] = []
@@ -133,14 +135,21 @@ def _keyed_text(view: View, text: bytes, member: str, key: str) -> dict[str, Any
     decode) the general way, the decoded items as :func:`_keyed` keeps them."""
     dec = _TYPED.get((member, key))
     if dec is not None:
-        try:
-            with bounded_recursion():
-                items = dec.decode(text)
+        try:  # (the caller bounds the recursion: :func:`_walk`, once for all texts)
+            items = dec.decode(text)
         except (msgspec.DecodeError, RecursionError):  # (a ValidationError is one)
             pass
         else:
-            return {k: item for item in items if (k := getattr(item, key)).__class__ is str}
+            keys = list(map(_KEY_OF[key], items))
+            if set(map(type, keys)) <= _STR:  # every key a str: the dict made in C
+                return dict(zip(keys, items, strict=True))
+            return {k: item for k, item in zip(keys, items, strict=True) if k.__class__ is str}
     return _keyed(view.parsed(text), key)
+
+
+#: the key member of a typed item, read without a Python function per item
+_KEY_OF = {key: attrgetter(key) for key in ("name", "uri", "uriTemplate")}
+_STR = {str}
 
 
 def _keyed(items: Any, key: str) -> dict[str, Any] | None:
