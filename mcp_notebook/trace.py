@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .engine.checks import VecInput, load_rule_modules, run_vec_columns, session_versions_vec
+from .engine.messages import messages
 from .engine.pairing import PairTable, pair_arrays
 from .fast import release_memory
 from .fast.frames import frames_frame
@@ -144,19 +145,8 @@ class Trace:
         def per_rule(values: list[Any]) -> np.ndarray:
             return np.asarray(values, dtype=object)[h.rule]
         sev_names = ["error", "warning", "info"]
-        # each message once per (rule, detail): the rule's title before the detail and its
-        # advice after it, looked up by the detail in a table per rule (no tuple per finding)
-        heads = [f"{r.title}: " for r in rules]
-        tails = [f". {r.advice}" for r in rules]
-        seen: list[dict[str, str]] = [{"": _message(r, "")} for r in rules]
-        msg: list[str] = []
-        add = msg.append
-        for k, d in zip(h.rule.tolist(), h.detail, strict=True):
-            table = seen[k]
-            m = table.get(d)
-            if m is None:
-                m = table[d] = heads[k] + d + tails[k]
-            add(m)
+        # each message once per (rule, detail), the rules' details taken together
+        msg = messages(rules, h.rule, h.detail)
         return _released(pd.DataFrame({
             "rule": pd.Series(per_rule([r.code for r in rules]), dtype=object),
             "severity": pd.Categorical.from_codes(
@@ -164,7 +154,7 @@ class Trace:
                            dtype=np.int8)[h.rule], categories=sev_names),
             "seq": pd.array(h.seq, dtype="Int64"),
             "related_seq": pd.arrays.IntegerArray(h.related, h.related < 0),
-            "message": pd.Series(msg, dtype=object),
+            "message": pd.Series(msg, dtype=object, copy=False),
             "spec": pd.Series(per_rule([r.cite for r in rules]), dtype=object),
             "versions": pd.Series(per_rule([", ".join(r.versions) for r in rules]),
                                   dtype=object),
@@ -465,6 +455,3 @@ def _released(value: Any) -> Any:
     release_memory()
     return value
 
-
-def _message(rule: Any, detail: str) -> str:
-    return f"{rule.title}: {detail}. {rule.advice}" if detail else f"{rule.title}. {rule.advice}"
