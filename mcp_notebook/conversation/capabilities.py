@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -294,8 +295,8 @@ def _all(view: View) -> dict[str, list[Hit]]:
         rows, which = rows[order], which[order]
         first = np.concatenate(([True], rows[1:] != rows[:-1]))
         details = [d for _, d in mine]
-        out[code].extend(Hit(r, None, details[w]) for r, w in
-                         zip(rows[first].tolist(), which[first].tolist(), strict=True))
+        out[code].extend(map(Hit, rows[first].tolist(), repeat(None),
+                             map(details.__getitem__, which[first].tolist())))
     return out
 
 

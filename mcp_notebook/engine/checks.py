@@ -379,6 +379,6 @@ def run_vec_columns(vi: VecInput, rules: Sequence[Rule] | None = None) -> VecHit
     seq_all = np.concatenate(seqs)
     order = np.argsort(seq_all, kind="stable")
     if (order[1:] < order[:-1]).any():  # not already in frame order
-        dets = [dets[i] for i in order.tolist()]
+        dets = list(map(dets.__getitem__, order.tolist()))
         return VecHits(used, rule[order], seq_all[order], np.concatenate(rels)[order], dets)
     return VecHits(used, rule, seq_all, np.concatenate(rels), dets)
