@@ -1,0 +1,199 @@
+"""The checks' per-finding and per-item Python steps taken as columns (checks round 2),
+each held to the plain step it replaces:
+
+- the violations table's messages (:func:`mcp_notebook.engine.messages.messages`): each
+  finding worded alone by :func:`~mcp_notebook.engine.messages.message`;
+- a list answer's items keyed in C (``_keyed_text``): the dict comprehension over the
+  typed items, keys that are no string left out, the last of equal keys kept;
+- each ``tools/call``'s tool (``_walk_calls``): the list its scope's latest answer left,
+  looked up call by call; ``tool-not-listed``'s details worded call by call;
+- the capability rules' hits: each row once, with the first detail found for it.
+
+Inputs: the sessions, meta2026 and default payload profiles, a capture of many sessions
+with lists of their own, the edge captures (tap and NDJSON, raised anomaly rates) and
+every bundled trace.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+import pytest
+from conftest import _gen_capture
+from test_checks_keys import BUNDLED, _many_lists, _view
+
+import mcp_notebook as mn
+from mcp_notebook.conversation._contract_lists import _TYPED, _at, _keyed_text, _latest
+from mcp_notebook.conversation._contract_tools import _not_listed, _walk_calls
+from mcp_notebook.conversation._view import Hit
+from mcp_notebook.engine.checks import run_vec_columns
+from mcp_notebook.engine.messages import message, messages
+from mcp_notebook.protocol.rules import RULES
+
+_GEN = _gen_capture()
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory,
+           edge_captures: dict[str, Path]) -> list[Path]:
+    out = tmp_path_factory.mktemp("columns")
+    files = []
+    for profile in ("sessions", "meta2026", "default"):
+        path = out / f"{profile}.ndjson"
+        _GEN.generate(path, 6000, "ndjson", seed=5, anomaly_scale=5.0, profile=profile)
+        files.append(path)
+    files.append(_many_lists(out / "lists.jsonl", 200))
+    return [*files, *edge_captures.values(), *BUNDLED]
+
+
+# -- messages ---------------------------------------------------------------------------------
+
+def _plain_messages(rules: list[Any], rule: np.ndarray, detail: list[str]) -> list[str]:
+    return [message(rules[k], d) for k, d in zip(rule.tolist(), detail, strict=True)]
+
+
+def test_messages_of_repeated_distinct_and_empty_details() -> None:
+    rules = list(RULES)[:4]
+    rule = np.asarray([0, 1, 0, 2, 2, 0, 3, 1, 0, 3], dtype=np.int32)
+    detail = ["a", "", "a", "x", "y", "", "only", "", "b", "z"]
+    got = messages(rules, rule, detail)
+    assert got.dtype == object
+    assert got.tolist() == _plain_messages(rules, rule, detail)
+    assert got[0] is got[2]  # equal (rule, detail): one string
+    assert got[1] == f"{rules[1].title}. {rules[1].advice}"  # no detail: no colon
+    assert messages(rules, np.empty(0, dtype=np.int32), []).tolist() == []
+    # a rule with no finding among others
+    rule = np.asarray([3, 0, 3], dtype=np.int32)
+    assert messages(rules, rule, ["p", "q", "p"]).tolist() == _plain_messages(
+        rules, rule, ["p", "q", "p"])
+
+
+def test_messages_of_every_finding_are_the_findings_worded_one_by_one(
+        inputs: list[Path]) -> None:
+    found = 0
+    for path in inputs:
+        t = mn.load(path)
+        h = run_vec_columns(t._check_input(t.versions))
+        got = messages(h.rules, h.rule, h.detail).tolist()
+        assert got == _plain_messages(h.rules, h.rule, h.detail), path.name
+        if len(h):
+            assert t.violations["message"].tolist() == got, path.name
+        found += len(h)
+    assert found > 1000
+
+
+# -- list items -------------------------------------------------------------------------------
+
+ITEM_TEXTS = [
+    '[{"name":"a"},{"name":"b","inputSchema":{"type":"object"}}]',
+    '[{"name":"a","description":"1"},{"name":"a","description":"2"},{"name":"c"}]',
+    '[{"name":1},{"name":"b"},{"name":null},{},{"name":"b","outputSchema":null}]',
+    '[{"name":["x"]},{"name":{"y":1}}]', "[]", '[{"name":"\\u00e9t\\u00e9"}]',
+]
+
+
+def _plain_keyed(text: bytes, member: str, key: str) -> list[tuple[str, bytes]]:
+    items = _TYPED[member, key].decode(text)
+    kept = {k: item for item in items if (k := getattr(item, key)).__class__ is str}
+    return [(k, msgspec.json.encode(v)) for k, v in kept.items()]
+
+
+@pytest.mark.parametrize("text", ITEM_TEXTS)
+def test_list_items_keyed_as_the_plain_comprehension(text: str, inputs: list[Path]) -> None:
+    view = _view(mn.load(inputs[0]))
+    got = _keyed_text(view, text.encode(), "tools", "name")
+    assert got is not None
+    assert [(k, msgspec.json.encode(v)) for k, v in got.items()] == \
+        _plain_keyed(text.encode(), "tools", "name")
+
+
+def test_list_items_of_every_list_answer(inputs: list[Path]) -> None:
+    texts = 0
+    for path in inputs:
+        view = _view(mn.load(path))
+        listed = view.vi.listed
+        if listed is None or not len(listed):
+            continue
+        for member, key in _TYPED:
+            for value in listed.values.tolist():
+                text = value.get(member)
+                if text.__class__ is not bytes:
+                    continue
+                got = _keyed_text(view, text, member, key)
+                assert got is not None
+                assert [(k, msgspec.json.encode(v)) for k, v in got.items()] == \
+                    _plain_keyed(text, member, key), (path.name, member)
+                texts += 1
+    assert texts > 500
+
+
+# -- tools/call look-ups ----------------------------------------------------------------------
+
+def test_each_calls_tool_is_the_look_up_of_its_scopes_latest_list(inputs: list[Path]) -> None:
+    calls_seen = unlisted = 0
+    for path in inputs:
+        for columns in (True, False):
+            view = _view(mn.load(path), columns)
+            calls = _walk_calls(view)
+            lists = _latest(view, "tools/list", "tools", "name")
+            names = calls.name.tolist()
+            for k, (seq, scope) in enumerate(zip(calls.seq.tolist(),
+                                                 view.scopes(calls.seq.tolist()), strict=True)):
+                listed = _at(lists, scope, seq)
+                assert listed is not None
+                assert calls.tool[k] is listed.get(names[k]), (path.name, seq)
+                assert calls.tools[calls.which[k]] is calls.tool[k]
+            want = [Hit(int(s), None, f"{n!r} was not in the latest tools/list")
+                    for s, n, tool in zip(calls.seq.tolist(), names, calls.tool.tolist(),
+                                          strict=True) if tool is None]
+            assert _not_listed(view) == want, path.name
+            calls_seen += len(calls.seq)
+            unlisted += len(want)
+    assert calls_seen > 1000 and unlisted > 20
+
+
+def test_capability_hits_are_each_row_once_with_its_first_detail(inputs: list[Path]) -> None:
+    """The capability rules' hits in frame order, each row once; the lifecycle and
+    capability fixtures among the bundled traces have findings of them."""
+    from mcp_notebook.conversation.capabilities import _all
+
+    found = 0
+    for path in inputs:
+        view = _view(mn.load(path))
+        for code, hits in _all(view).items():
+            seqs = [h.seq for h in hits if code != "capability-client-undeclared"
+                    or h.related is None]
+            assert seqs == sorted(set(seqs)), (path.name, code)
+            assert all(isinstance(h, Hit) and isinstance(h.detail, str) and h.detail
+                       for h in hits)
+            found += len(hits)
+    assert found > 50
+
+
+def test_tool_calls_of_a_planted_list(tmp_path: Path) -> None:
+    """Two lists in one session, a call before any list (left out), calls of listed and
+    unlisted tools, and a name that is no string."""
+    rows = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "a"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "a"}, {"name": 3}]}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "a"}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "b"}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": 3}},
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 6, "result": {"tools": [{"name": "b"}]}},
+        {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "a"}},
+        {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "b"}},
+    ]
+    path = tmp_path / "calls.ndjson"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    view = _view(mn.load(path))
+    calls = _walk_calls(view)
+    assert calls.seq.tolist() == [3, 4, 8, 9]
+    assert [None if t is None else t.get("name") for t in calls.tool.tolist()] == \
+        ["a", None, None, "b"]
+    assert [h.seq for h in _not_listed(view)] == [4, 8]
