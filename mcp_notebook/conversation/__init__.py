@@ -111,19 +111,10 @@ def _vec(code: str) -> Callable[[Any], tuple[np.ndarray, np.ndarray, list[str]]]
 
 
 def _columns_of(hits: list[Hit]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """The frames, related frames (-1: none) and details of ``hits`` as columns (each
-    member of every hit taken by ``zip``, with no Python step per hit: a rule can find
-    tens of thousands)."""
-    if not hits:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), []
-    seqs, related, details = list(zip(*hits, strict=True))[:3]
-    seq = np.fromiter(seqs, dtype=np.int64, count=len(hits))
-    # None -> -1, any other value as it is: the value itself is the default of its look-up
-    rel = np.fromiter(map(_NO_RELATED.get, related, related), dtype=np.int64, count=len(hits))
-    return seq, rel, list(details)
-
-
-_NO_RELATED = {None: -1}
+    """The frames, related frames (-1: none) and details of ``hits`` as columns."""
+    seq = np.asarray([h.seq for h in hits], dtype=np.int64)
+    rel = np.asarray([-1 if h.related is None else h.related for h in hits], dtype=np.int64)
+    return seq, rel, [h.detail for h in hits]
 
 
 VEC_CHECKS = {code: _vec(code) for code in _CHECKS}
