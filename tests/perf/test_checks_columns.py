@@ -197,3 +197,27 @@ def test_tool_calls_of_a_planted_list(tmp_path: Path) -> None:
     assert [None if t is None else t.get("name") for t in calls.tool.tolist()] == \
         ["a", None, None, "b"]
     assert [h.seq for h in _not_listed(view)] == [4, 8]
+
+
+# -- the collector's pause --------------------------------------------------------------------
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["enabled", "disabled"])
+def test_checks_leave_the_collector_as_found_and_no_cycle_behind(
+        inputs: list[Path], enabled: bool) -> None:
+    """``t.pairs`` and ``t.violations`` pause the cyclic collector: they must leave it as
+    they found it, and leave no cycle for it to free (their one cycle, the conversation
+    view and its input, is broken before the pause ends)."""
+    import gc
+
+    for path in inputs:
+        _ = mn.load(path).violations  # first use: the rule modules imported, caches filled
+        t = mn.load(path)
+        gc.collect()
+        (gc.enable if enabled else gc.disable)()
+        try:
+            _ = t.pairs
+            _ = t.violations
+            assert gc.isenabled() == enabled
+        finally:
+            gc.enable()
+        assert gc.collect() == 0, path.name
