@@ -17,6 +17,7 @@ every bundled trace.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,51 @@ def inputs(tmp_path_factory: pytest.TempPathFactory,
         _GEN.generate(path, 6000, "ndjson", seed=5, anomaly_scale=5.0, profile=profile)
         files.append(path)
     files.append(_many_lists(out / "lists.jsonl", 200))
+    # a tap of many sessions (a group of frames per session and method)
+    path = out / "sessions.tap.jsonl"
+    _GEN.generate(path, 8000, "tap", seed=5, sessions=150, anomaly_scale=5.0,
+                  profile="sessions")
+    files.append(path)
+    files.append(_conditioned(out / "conditions.jsonl", 40))
     return [*files, *edge_captures.values(), *BUNDLED]
+
+
+def _conditioned(path: Path, sessions: int) -> Path:
+    """Sessions of 2025-11-25 whose clients declare sampling and elicitation with or
+    without ``tools`` and ``url``, and servers that ask with and without them (some
+    members spelled with escapes: the text prefilter keeps those)."""
+    rnd = random.Random(8)
+    lines = []
+    for s in range(sessions):
+        sid = f"s{s}"
+        caps: dict[str, Any] = {"sampling": rnd.choice([{}, {"tools": {}}]),
+                                "elicitation": rnd.choice([{}, {"url": {}}, {"form": {}}])}
+        lines.append(("c2s", json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                         "params": {"protocolVersion": "2025-11-25",
+                                                    "capabilities": caps,
+                                                    "clientInfo": {"name": "c", "version": "1"}}}),
+                      sid))
+        lines.append(("s2c", json.dumps({"jsonrpc": "2.0", "id": 0, "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "serverInfo": {"name": "s", "version": "1"}}}), sid))
+        for k in range(rnd.randint(1, 6)):
+            params = rnd.choice([
+                '{"messages":[],"maxTokens":5}', '{"messages":[],"tools":[]}',
+                '{"messages":[],"toolChoice":{"mode":"auto"}}', '{"messages":[],"\\u0074ools":[]}',
+                '{"messages":[{"content":{"text":"\\"tools\\""}}]}'])
+            method = "sampling/createMessage"
+            if rnd.random() < 0.5:
+                method = "elicitation/create"
+                params = rnd.choice(['{"mode":"url","url":"https://x"}', '{"mode":"form"}',
+                                     '{"message":"m"}', '{"\\u006dode":"url"}',
+                                     '{"message":"\\"mode\\""}'])
+            lines.append(("s2c", f'{{"jsonrpc":"2.0","id":{k + 1},"method":"{method}",'
+                                 f'"params":{params}}}', sid))
+    with open(path, "w", encoding="utf-8") as f:
+        for k, (d, raw, sid) in enumerate(lines):
+            json.loads(raw)
+            f.write(json.dumps({"ts": 1.0 + k, "dir": d, "session": sid, "raw": raw}) + "\n")
+    return path
 
 
 # -- messages ---------------------------------------------------------------------------------
@@ -221,3 +266,59 @@ def test_checks_leave_the_collector_as_found_and_no_cycle_behind(
         finally:
             gc.enable()
         assert gc.collect() == 0, path.name
+
+
+# -- initialize and the capability conditions, a pass over many sessions ------------------------
+
+def _plain_initialize(view: Any) -> dict[int, Any]:
+    """The first initialize request of each session and its answer, frame by frame."""
+    out: dict[int, Any] = {}
+    for seq in view.rows(["initialize"], (0,)):
+        s = view.session(seq)
+        if s in out:
+            continue
+        resp = view.response_of.get(seq)
+        result = view.result(resp) if resp is not None else None
+        out[s] = (view.params(seq), result, seq, resp if result is not None else None)
+    return out
+
+
+def test_initialize_of_each_session_is_the_frame_by_frame_walk(inputs: list[Path]) -> None:
+    sessions = 0
+    for path in inputs:
+        t = mn.load(path)
+        got = _view(t).initialize
+        want = _plain_initialize(_view(t))
+        assert list(got.items()) == list(want.items()), path.name  # the same order too
+        sessions += len(got)
+    assert sessions > 150
+
+
+def test_capability_conditions_are_every_row_decoded(
+        inputs: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The capability rules with the rows that meet a condition found by the text
+    prefilter, in one pass over every group, equal those rules with every row of the
+    groups decoded and judged plainly."""
+    from mcp_notebook.conversation import capabilities as cp
+
+    met = 0
+    for path in inputs:
+        t = mn.load(path)
+        got = cp._all(_view(t))
+
+        def plain(view: Any, groups: Any, firing: Any) -> dict[str, set[int]]:
+            nonlocal met
+            out: dict[str, set[int]] = {}
+            for values, group in groups:
+                for n, _ in firing(values):
+                    if n.when in ("tools", "url"):
+                        rows = group.tolist()
+                        view.prefetch(rows)
+                        out.setdefault(n.when, set()).update(
+                            r for r in rows if cp._WHEN[n.when](view.params(r)))
+            met += sum(map(len, out.values()))
+            return out
+        monkeypatch.setattr(cp, "_conditions", plain)
+        assert cp._all(_view(t)) == got, path.name
+        monkeypatch.undo()
+    assert met > 0  # some rows meet a condition
