@@ -193,18 +193,31 @@ def _at(lists: Lists, scope: int, seq: int) -> dict[str, Any] | None:
 
 def _state_index(lists: Lists, scopes: np.ndarray, seqs: np.ndarray) -> np.ndarray:
     """For each frame, the index of the list its scope's latest answer before it left, in
-    the states of ``lists`` end to end (-1: none yet): :func:`_at` of many frames at once."""
-    out = np.full(len(seqs), -1, dtype=np.int64)
-    base = 0
-    for scope, (answers, states) in lists.items():
-        where = np.flatnonzero(scopes == scope)
-        if len(where):
-            idx = np.searchsorted(np.asarray(answers, dtype=np.int64), seqs[where],
-                                  side="right") - 1
-            out[where] = np.where(idx >= 0, idx + base, -1)
-        base += len(states)
-    return out
+    the states of ``lists`` end to end (-1: none yet): :func:`_at` of many frames at once.
 
+    One search of every frame among every answer, not one pass over the frames per scope
+    (a capture of thousands of sessions): the answers keyed by (rank of their scope in
+    ``lists``, seq), ascending as ``lists`` holds them, the frames by the same key; the
+    latest answer at or before a frame's key is its list when it is of the frame's scope.
+    """
+    out = np.full(len(seqs), -1, dtype=np.int64)
+    if not lists or not len(seqs):
+        return out
+    seqs = np.asarray(seqs, dtype=np.int64)
+    answers = [np.asarray(a, dtype=np.int64) for a, _ in lists.values()]
+    a_rank = np.repeat(np.arange(len(answers), dtype=np.int64), [len(a) for a in answers])
+    a_seq = np.concatenate(answers)
+    width = int(max(a_seq.max(initial=0), seqs.max())) + 1
+    keys = np.asarray(list(lists), dtype=np.int64)  # the scopes, by rank
+    by_key = np.argsort(keys, kind="stable")
+    pos = np.minimum(np.searchsorted(keys[by_key], scopes), len(keys) - 1)
+    rank = np.where(keys[by_key][pos] == scopes, by_key[pos], -1)
+    listed = np.flatnonzero(rank >= 0)  # frames whose scope has answers
+    at = np.searchsorted(a_rank * width + a_seq, rank[listed] * width + seqs[listed],
+                         side="right") - 1
+    ok = (at >= 0) & (a_rank[np.maximum(at, 0)] == rank[listed])
+    out[listed[ok]] = at[ok]
+    return out
 
 
 def _latest_at(view: View, lists: Lists, rows: np.ndarray) -> list[dict[str, Any] | None]:

@@ -322,3 +322,24 @@ def test_capability_conditions_are_every_row_decoded(
         assert cp._all(_view(t)) == got, path.name
         monkeypatch.undo()
     assert met > 0  # some rows meet a condition
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_state_index_is_the_latest_answer_of_each_frames_scope(seed: int) -> None:
+    """Scopes with and without answers (-2: the capture's scope, 2026-07-28), frames
+    before, between, on and after their scope's answers."""
+    from mcp_notebook.conversation._contract_lists import _state_index
+
+    rnd = random.Random(seed)
+    lists: dict[int, tuple[list[int], list[dict[str, Any]]]] = {}
+    for scope in rnd.sample([-2, *range(40)], rnd.randint(1, 25)):
+        answers = sorted(rnd.sample(range(2000), rnd.randint(1, 30)))
+        lists[scope] = (answers, [{"scope": scope, "at": a} for a in answers])
+    flat = [s for _, states in lists.values() for s in states]
+    scopes = np.asarray([rnd.choice([-2, -1, *range(45)]) for _ in range(3000)], dtype=np.int64)
+    seqs = np.asarray([rnd.randrange(2100) for _ in range(3000)], dtype=np.int64)
+    got = _state_index(lists, scopes, seqs)
+    want = [_at(lists, s, q) for s, q in zip(scopes.tolist(), seqs.tolist(), strict=True)]
+    assert [None if k < 0 else flat[k] for k in got.tolist()] == want
+    assert sum(w is not None for w in want) > 100 and sum(w is None for w in want) > 100
+    assert not len(_state_index({}, scopes, seqs)[_state_index({}, scopes, seqs) >= 0])
