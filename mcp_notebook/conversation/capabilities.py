@@ -212,6 +212,16 @@ def _session_caps(view: View) -> dict[int, tuple[Any, Any]]:
 
 
 _METHODS = sorted({n.method for n in TABLE})
+
+
+def _text(caps: Any) -> Any:
+    """A capabilities object (decoded JSON) as a key: equal keys, equal verdicts of
+    :func:`declared` (``repr`` tells every JSON value apart, ``inf`` from ``null`` too);
+    one nested past the recursion limit is a key of its own."""
+    try:
+        return repr(caps)
+    except RecursionError:
+        return object()
 #: up to this many (session, method) pairs, the methods that can break a row of the table are
 #: found first and only their rows read; above it, every row of a method of the table is
 #: grouped by (session, method, direction, kind)
@@ -231,17 +241,30 @@ def _all(view: View) -> dict[str, list[Hit]]:
     found: list[tuple[str, np.ndarray, str]] = []  # (code, rows, detail)
     versions: dict[int, str] = {}
 
-    fired: dict[tuple[int, ...], list[tuple[Need, bool]]] = {}
+    fired: dict[tuple[Any, ...], list[tuple[Need, bool]]] = {}
+    alike: dict[int, Any] = {}  # session code -> what its verdicts depend on
 
     def firing(values: tuple[int, ...]) -> list[tuple[Need, bool]]:
         """The rows of the table a group of these (session, method, direction, kind)
         codes breaks (a condition on the params aside), each with whether the server's
-        capabilities judge it (once per group: asked when the groups are picked, then
-        when each is judged)."""
-        got = fired.get(values)
+        capabilities judge it. Decided once per (version and capabilities of the session,
+        method, direction, kind): a capture of thousands of sessions has a group per
+        session, most of them alike."""
+        s_code = values[0]
+        like = alike.get(s_code)
+        if like is None:
+            like = alike[s_code] = _alike(s_code)
+        key = (like, *values[1:])
+        got = fired.get(key)
         if got is None:
-            got = fired[values] = _firing(values)
+            got = fired[key] = _firing(values)
         return got
+
+    def _alike(s_code: int) -> Any:
+        if s_code not in caps:
+            return ()
+        client, server = caps[s_code]
+        return (vi.version_of(s_code), _text(client), _text(server))
 
     def _firing(values: tuple[int, ...]) -> list[tuple[Need, bool]]:
         s_code, m_code, d_code, kind = values
