@@ -67,14 +67,24 @@ def _conditioned(path: Path, sessions: int) -> Path:
         sid = f"s{s}"
         caps: dict[str, Any] = {"sampling": rnd.choice([{}, {"tools": {}}]),
                                 "elicitation": rnd.choice([{}, {"url": {}}, {"form": {}}])}
+        version = rnd.choice(["2025-11-25"] * 3 + ["2024-11-05", "2025-03-26", "2025-06-18"])
         lines.append(("c2s", json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                                         "params": {"protocolVersion": "2025-11-25",
+                                         "params": {"protocolVersion": version,
                                                     "capabilities": caps,
                                                     "clientInfo": {"name": "c", "version": "1"}}}),
                       sid))
+        server = rnd.choice([{}, {"tools": {}}, {"prompts": {}, "tools": {"listChanged": True}}])
         lines.append(("s2c", json.dumps({"jsonrpc": "2.0", "id": 0, "result": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
+            "protocolVersion": version, "capabilities": server,
             "serverInfo": {"name": "s", "version": "1"}}}), sid))
+        # methods the server's capabilities, the version or the direction judge
+        for k, (d, method) in enumerate(rnd.sample([
+                ("c2s", "tools/list"), ("c2s", "prompts/list"), ("c2s", "foo/bar"),
+                ("s2c", "tools/call"), ("c2s", "sampling/createMessage"),
+                ("c2s", "elicitation/create"), ("s2c", "ping"), ("c2s", "resources/read")],
+                4)):
+            lines.append((d, json.dumps({"jsonrpc": "2.0", "id": 100 + k, "method": method}),
+                          sid))
         for k in range(rnd.randint(1, 6)):
             params = rnd.choice([
                 '{"messages":[],"maxTokens":5}', '{"messages":[],"tools":[]}',
@@ -343,3 +353,71 @@ def test_state_index_is_the_latest_answer_of_each_frames_scope(seed: int) -> Non
     assert [None if k < 0 else flat[k] for k in got.tolist()] == want
     assert sum(w is not None for w in want) > 100 and sum(w is None for w in want) > 100
     assert not len(_state_index({}, scopes, seqs)[_state_index({}, scopes, seqs) >= 0])
+
+
+# -- per-session verdicts decided once per alike sessions ---------------------------------------
+
+def _plain_methods(vi: Any, want: str) -> tuple[list[int], list[str]]:
+    """unknown-method / wrong-direction judged per (session, method, direction) seen."""
+    from mcp_notebook.engine.checks import DIRS
+    from mcp_notebook.protocol import versions as V
+
+    out = []
+    kinds, methods = vi.kind.tolist(), vi.method.tolist()
+    notif = {i for i, m in enumerate(vi.method_cats) if m.startswith("notifications/")}
+    for r, (k, m) in enumerate(zip(kinds, methods, strict=True)):
+        if m < 0 or not (k == 0 and m not in notif or k == 1):
+            continue
+        version, name = vi.version_of(int(vi.session[r])), vi.method_cats[m]
+        d = int(vi.direction[r])
+        entry = V.methods(version).get(name)
+        if entry is None:
+            if want == "unknown" and V.removed_in(name, version) is None:
+                out.append((r, f"{name} is not a {version} method"))
+        elif want == "direction" and d >= 0 and entry[1] not in ("both", DIRS[d + 1]):
+            side = "client" if entry[1] == "c2s" else "server"
+            out.append((r, f"{name} is sent by the {side} in {version}"))
+    return [r for r, _ in out], [d for _, d in out]
+
+
+def test_method_rules_are_each_frame_judged_by_its_sessions_version(inputs: list[Path]) -> None:
+    from mcp_notebook.engine.checks import CHECKS, load_rule_modules
+
+    load_rule_modules()
+    found = 0
+    for path in inputs:
+        t = mn.load(path)
+        for code, want in (("unknown-method", "unknown"), ("wrong-direction", "direction")):
+            vi = t._check_input(t.versions)
+            seq, _, det = CHECKS[code](vi)
+            assert (seq.tolist(), list(det)) == _plain_methods(vi, want), (path.name, code)
+            found += len(seq)
+    assert found > 50
+
+
+def test_capability_verdicts_shared_by_alike_sessions_are_each_sessions_own(
+        inputs: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions of one version with equal capabilities share their groups' verdicts: equal
+    to every session judged on its own (each session's capabilities a key of its own)."""
+    from mcp_notebook.conversation import capabilities as cp
+
+    found = 0
+    for path in inputs:
+        t = mn.load(path)
+        got = cp._all(_view(t))
+        monkeypatch.setattr(cp, "_text", lambda caps: object())
+        assert cp._all(_view(t)) == got, path.name
+        monkeypatch.undo()
+        found += sum(map(len, got.values()))
+    assert found > 100
+
+
+@pytest.mark.parametrize("caps", [{"a": float("inf")}, {"a": None}, {"a": 1}, {"a": True},
+                                  {"a": "True"}, {"a": [1]}, {"a": {}}])
+def test_capability_keys_tell_values_apart(caps: dict[str, Any]) -> None:
+    from mcp_notebook.conversation.capabilities import _text
+
+    others = [{"a": float("inf")}, {"a": None}, {"a": 1}, {"a": True}, {"a": "True"},
+              {"a": [1]}, {"a": {}}]
+    same = [o for o in others if _text(o) == _text(caps)]
+    assert same == [caps] and type(same[0]["a"]) is type(caps["a"])  # itself only
