@@ -174,11 +174,16 @@ def _latest(view: View, method: str, member: str, key: str) -> Lists:
     ss = sc[order]
     starts = np.flatnonzero(np.concatenate(([True], ss[1:] != ss[:-1])))
     bounds = np.append(starts, len(ss)).tolist()
-    rs = np.asarray(resps, dtype=np.int64)
+    # the answers and lists in scope order once, each scope's a slice of them (a capture
+    # of thousands of sessions: no array taken and listed per scope)
+    by_scope = order.tolist()
+    rs = np.asarray(resps, dtype=np.int64)[order].tolist()
+    st = [states[k] for k in by_scope]
+    scope_of = ss[starts].tolist()
     # the scopes in the order of their first answer
     for g in np.argsort(order[starts], kind="stable").tolist():
-        idx = order[bounds[g]:bounds[g + 1]]
-        out[int(ss[bounds[g]])] = (rs[idx].tolist(), [states[k] for k in idx.tolist()])
+        a, b = bounds[g], bounds[g + 1]
+        out[scope_of[g]] = (rs[a:b], st[a:b])
     return out
 
 
