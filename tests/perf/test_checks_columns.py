@@ -421,3 +421,47 @@ def test_capability_keys_tell_values_apart(caps: dict[str, Any]) -> None:
               {"a": [1]}, {"a": {}}]
     same = [o for o in others if _text(o) == _text(caps)]
     assert same == [caps] and type(same[0]["a"]) is type(caps["a"])  # itself only
+
+
+def _plain_removed(view: Any) -> list[Hit]:
+    """removed-method judged per (session, method) group, every group made."""
+    from mcp_notebook.protocol import versions as V
+
+    vi, out = view.vi, []
+    rows = view.row_array([m for m in vi.method_cats if isinstance(m, str)])
+    for (s_code, m_code), group in view.groups(rows, vi.session, vi.method):
+        m, version = vi.method_cats[m_code], V.normalise(vi.version_of(s_code))
+        removed = V.removed_in(m, version)
+        if removed is not None:
+            out += [Hit(int(seq), None, f"{m} was removed in {removed[0]} (last in "
+                        f"{removed[1]}; this session is {version})") for seq in group.tolist()]
+    return sorted(out)
+
+
+def test_removed_methods_are_each_group_judged(inputs: list[Path], tmp_path: Path) -> None:
+    from mcp_notebook.conversation.rev2026 import _removed
+
+    lines = []
+    for s in range(30):
+        version = ["2025-06-18", "2025-11-25", "2026-07-28"][s % 3]
+        for k, method in enumerate(["initialize", "ping", "tools/list", "initialize"]):
+            raw = {"jsonrpc": "2.0", "id": k, "method": method,
+                   "params": {"protocolVersion": version, "capabilities": {},
+                              "clientInfo": {"name": "c", "version": "1"}}}
+            lines.append(json.dumps({"ts": 1.0 + len(lines), "dir": "c2s", "session": f"s{s}",
+                                     "raw": json.dumps(raw)}))
+            if k == 0:
+                lines.append(json.dumps({"ts": 1.0 + len(lines), "dir": "s2c",
+                                         "session": f"s{s}", "raw": json.dumps({
+                                             "jsonrpc": "2.0", "id": 0, "result": {
+                                                 "protocolVersion": version,
+                                                 "capabilities": {}}})}))
+    path = tmp_path / "removed.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    found = 0
+    for p in [path, *inputs]:
+        view = _view(mn.load(p))
+        got = _removed(view)
+        assert got == _plain_removed(_view(mn.load(p))), p.name
+        found += len(got)
+    assert found >= 20
