@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 
 from .engine.checks import VecInput, load_rule_modules, run_vec_columns, session_versions_vec
+from .engine.gcpause import gc_paused
+from .engine.messages import messages
 from .engine.pairing import PairTable, pair_arrays
 from .fast import release_memory
 from .fast.frames import frames_frame
@@ -67,9 +69,10 @@ class Trace:
         s = self._store
         # the body of an HTTP error reply (4xx/5xx) pairs as any other message: by its id,
         # and with a null id as an orphan, as on stdio (its status stays in the context)
-        pt = pair_arrays(s.kind, s.session[0], s.direction, s.id_key, s.id_code[0],
-                         s.id_code[1], s.method[0], s.method[1], s.is_tool_error, s.ref,
-                         s.progress, id_index=s.id_index)
+        with gc_paused():  # its findings and arrays hold no cycle: no collection walks them
+            pt = pair_arrays(s.kind, s.session[0], s.direction, s.id_key, s.id_code[0],
+                             s.id_code[1], s.method[0], s.method[1], s.is_tool_error, s.ref,
+                             s.progress, id_index=s.id_index)
         s.id_index = None  # only the pairing reads it
         return _released(pt)
 
@@ -127,14 +130,19 @@ class Trace:
         if self.payload_free:
             return empty(VIOLATION_COLUMNS)
         vi = self._check_input(self.versions)
-        try:
-            h = run_vec_columns(vi)
-        finally:
-            # the conversation rules' view of the input refers back to it: a cycle holding
-            # every message those rules decoded, which only the cyclic collector would
-            # free (at the user's next collection, or at exit); the run is over: let it go
-            vi.__dict__.clear()
-            del vi
+        # the collector paused: the checks make many objects (decoded lists, hits) and no
+        # cycle but the one cleared below, before the collector runs again (a collection
+        # would walk them all, and the first one after the pause every one still held)
+        with gc_paused():
+            try:
+                h = run_vec_columns(vi)
+            finally:
+                # the conversation rules' view of the input refers back to it: a cycle
+                # holding every message those rules decoded, which only the cyclic
+                # collector would free (at the user's next collection, or at exit); the
+                # run is over: let it go
+                vi.__dict__.clear()
+                del vi
         if not len(h):
             return empty(VIOLATION_COLUMNS)
         # columns by rule index: one string per rule (or per rule and detail) for what
@@ -144,19 +152,8 @@ class Trace:
         def per_rule(values: list[Any]) -> np.ndarray:
             return np.asarray(values, dtype=object)[h.rule]
         sev_names = ["error", "warning", "info"]
-        # each message once per (rule, detail): the rule's title before the detail and its
-        # advice after it, looked up by the detail in a table per rule (no tuple per finding)
-        heads = [f"{r.title}: " for r in rules]
-        tails = [f". {r.advice}" for r in rules]
-        seen: list[dict[str, str]] = [{"": _message(r, "")} for r in rules]
-        msg: list[str] = []
-        add = msg.append
-        for k, d in zip(h.rule.tolist(), h.detail, strict=True):
-            table = seen[k]
-            m = table.get(d)
-            if m is None:
-                m = table[d] = heads[k] + d + tails[k]
-            add(m)
+        # each message once per (rule, detail), the rules' details taken together
+        msg = messages(rules, h.rule, h.detail)
         return _released(pd.DataFrame({
             "rule": pd.Series(per_rule([r.code for r in rules]), dtype=object),
             "severity": pd.Categorical.from_codes(
@@ -164,7 +161,7 @@ class Trace:
                            dtype=np.int8)[h.rule], categories=sev_names),
             "seq": pd.array(h.seq, dtype="Int64"),
             "related_seq": pd.arrays.IntegerArray(h.related, h.related < 0),
-            "message": pd.Series(msg, dtype=object),
+            "message": pd.Series(msg, dtype=object, copy=False),
             "spec": pd.Series(per_rule([r.cite for r in rules]), dtype=object),
             "versions": pd.Series(per_rule([", ".join(r.versions) for r in rules]),
                                   dtype=object),
@@ -465,6 +462,3 @@ def _released(value: Any) -> Any:
     release_memory()
     return value
 
-
-def _message(rule: Any, detail: str) -> str:
-    return f"{rule.title}: {detail}. {rule.advice}" if detail else f"{rule.title}. {rule.advice}"

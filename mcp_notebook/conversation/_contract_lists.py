@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -45,14 +46,15 @@ def _walk(view: View, method: str, member: str, key: str
     items_of: dict[bytes, dict[str, Any] | None] = view.__dict__.setdefault(
         f"_items:{method}", {})
     keyed: list[dict[str, Any] | None] = []
-    for items in found:
-        if items.__class__ is bytes:  # the member's text (the list column): once per text
-            one = items_of.get(items, _UNSEEN)
-            if one is _UNSEEN:
-                one = items_of[items] = _keyed_text(view, items, member, key)
-        else:
-            one = _keyed(items, key)
-        keyed.append(one)
+    with bounded_recursion():  # once for every text decoded here
+        for items in found:
+            if items.__class__ is bytes:  # the member's text (the list column): once per text
+                one = items_of.get(items, _UNSEEN)
+                if one is _UNSEEN:
+                    one = items_of[items] = _keyed_text(view, items, member, key)
+            else:
+                one = _keyed(items, key)
+            keyed.append(one)
     out_resp: list[int] = []
     out_scope: list[int] = []
     out_state: list[dict[str, Any]] = []
@@ -133,14 +135,21 @@ def _keyed_text(view: View, text: bytes, member: str, key: str) -> dict[str, Any
     decode) the general way, the decoded items as :func:`_keyed` keeps them."""
     dec = _TYPED.get((member, key))
     if dec is not None:
-        try:
-            with bounded_recursion():
-                items = dec.decode(text)
+        try:  # (the caller bounds the recursion: :func:`_walk`, once for all texts)
+            items = dec.decode(text)
         except (msgspec.DecodeError, RecursionError):  # (a ValidationError is one)
             pass
         else:
-            return {k: item for item in items if (k := getattr(item, key)).__class__ is str}
+            keys = list(map(_KEY_OF[key], items))
+            if set(map(type, keys)) <= _STR:  # every key a str: the dict made in C
+                return dict(zip(keys, items, strict=True))
+            return {k: item for k, item in zip(keys, items, strict=True) if k.__class__ is str}
     return _keyed(view.parsed(text), key)
+
+
+#: the key member of a typed item, read without a Python function per item
+_KEY_OF = {key: attrgetter(key) for key in ("name", "uri", "uriTemplate")}
+_STR = {str}
 
 
 def _keyed(items: Any, key: str) -> dict[str, Any] | None:
@@ -165,11 +174,16 @@ def _latest(view: View, method: str, member: str, key: str) -> Lists:
     ss = sc[order]
     starts = np.flatnonzero(np.concatenate(([True], ss[1:] != ss[:-1])))
     bounds = np.append(starts, len(ss)).tolist()
-    rs = np.asarray(resps, dtype=np.int64)
+    # the answers and lists in scope order once, each scope's a slice of them (a capture
+    # of thousands of sessions: no array taken and listed per scope)
+    by_scope = order.tolist()
+    rs = np.asarray(resps, dtype=np.int64)[order].tolist()
+    st = [states[k] for k in by_scope]
+    scope_of = ss[starts].tolist()
     # the scopes in the order of their first answer
     for g in np.argsort(order[starts], kind="stable").tolist():
-        idx = order[bounds[g]:bounds[g + 1]]
-        out[int(ss[bounds[g]])] = (rs[idx].tolist(), [states[k] for k in idx.tolist()])
+        a, b = bounds[g], bounds[g + 1]
+        out[scope_of[g]] = (rs[a:b], st[a:b])
     return out
 
 
@@ -184,18 +198,31 @@ def _at(lists: Lists, scope: int, seq: int) -> dict[str, Any] | None:
 
 def _state_index(lists: Lists, scopes: np.ndarray, seqs: np.ndarray) -> np.ndarray:
     """For each frame, the index of the list its scope's latest answer before it left, in
-    the states of ``lists`` end to end (-1: none yet): :func:`_at` of many frames at once."""
-    out = np.full(len(seqs), -1, dtype=np.int64)
-    base = 0
-    for scope, (answers, states) in lists.items():
-        where = np.flatnonzero(scopes == scope)
-        if len(where):
-            idx = np.searchsorted(np.asarray(answers, dtype=np.int64), seqs[where],
-                                  side="right") - 1
-            out[where] = np.where(idx >= 0, idx + base, -1)
-        base += len(states)
-    return out
+    the states of ``lists`` end to end (-1: none yet): :func:`_at` of many frames at once.
 
+    One search of every frame among every answer, not one pass over the frames per scope
+    (a capture of thousands of sessions): the answers keyed by (rank of their scope in
+    ``lists``, seq), ascending as ``lists`` holds them, the frames by the same key; the
+    latest answer at or before a frame's key is its list when it is of the frame's scope.
+    """
+    out = np.full(len(seqs), -1, dtype=np.int64)
+    if not lists or not len(seqs):
+        return out
+    seqs = np.asarray(seqs, dtype=np.int64)
+    answers = [np.asarray(a, dtype=np.int64) for a, _ in lists.values()]
+    a_rank = np.repeat(np.arange(len(answers), dtype=np.int64), [len(a) for a in answers])
+    a_seq = np.concatenate(answers)
+    width = int(max(a_seq.max(initial=0), seqs.max())) + 1
+    keys = np.asarray(list(lists), dtype=np.int64)  # the scopes, by rank
+    by_key = np.argsort(keys, kind="stable")
+    pos = np.minimum(np.searchsorted(keys[by_key], scopes), len(keys) - 1)
+    rank = np.where(keys[by_key][pos] == scopes, by_key[pos], -1)
+    listed = np.flatnonzero(rank >= 0)  # frames whose scope has answers
+    at = np.searchsorted(a_rank * width + a_seq, rank[listed] * width + seqs[listed],
+                         side="right") - 1
+    ok = (at >= 0) & (a_rank[np.maximum(at, 0)] == rank[listed])
+    out[listed[ok]] = at[ok]
+    return out
 
 
 def _latest_at(view: View, lists: Lists, rows: np.ndarray) -> list[dict[str, Any] | None]:

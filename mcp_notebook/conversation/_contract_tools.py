@@ -81,9 +81,10 @@ def _walk_calls(view: View) -> Calls:
     pair = shared[at[keep]] * len(distinct) + codes
     uniq, which = unique_inverse(pair)
     tools = np.empty(len(uniq), dtype=object)
-    tools[:] = [reps[k].get(distinct[c]) for k, c in
-                zip((uniq // len(distinct)).tolist(), (uniq % len(distinct)).tolist(),
-                    strict=True)]
+    # each look-up's list and name, then dict.get of each (no Python function per look-up)
+    states = map(reps.__getitem__, (uniq // len(distinct)).tolist())
+    wanted = map(distinct.__getitem__, (uniq % len(distinct)).tolist())
+    tools[:] = list(map(dict.get, states, wanted))
     return Calls(calls[keep], tools[which], names, args, which, tools.tolist())
 
 
@@ -143,10 +144,11 @@ def _not_listed(view: View) -> list[Hit]:
     calls = _tool_calls(view)
     at = calls.where(partial(is_, None))
     # the detail once per name (a capture of many calls names few tools)
-    detail: dict[str, str] = {}
-    details = [detail.get(n) or detail.setdefault(n, f"{n!r} was not in the latest tools/list")
-               for n in calls.name[at].tolist()]
-    return list(map(Hit, calls.seq[at].tolist(), repeat(None), details))
+    names = calls.name[at].tolist()
+    detail: dict[str, Any] = dict.fromkeys(names)
+    for n in detail:
+        detail[n] = f"{n!r} was not in the latest tools/list"
+    return list(map(Hit, calls.seq[at].tolist(), repeat(None), map(detail.__getitem__, names)))
 
 
 def _declares_output(tool: Any) -> bool:

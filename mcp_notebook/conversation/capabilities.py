@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -179,9 +181,12 @@ def declared(caps: Any, path: tuple[str, ...]) -> bool:
     return node is not False and node is not None
 
 
-def _rows(version: str, method: str, sender: str) -> list[Need]:
-    return [n for n in TABLE if n.method == method and n.sender == sender
-            and version in n.versions]
+@lru_cache(maxsize=1024)
+def _rows(version: str, method: str, sender: str) -> tuple[Need, ...]:
+    """The rows of :data:`TABLE` of a method sent by ``sender`` in ``version`` (asked once
+    per group of frames: a capture of thousands of sessions has thousands of groups)."""
+    return tuple(n for n in TABLE if n.method == method and n.sender == sender
+                 and version in n.versions)
 
 
 def _detail(n: Need, who: str) -> str:
@@ -197,7 +202,9 @@ def _session_caps(view: View) -> dict[int, tuple[Any, Any]]:
         client = params.get("capabilities") if isinstance(params, dict) else None
         server = result.get("capabilities") if isinstance(result, dict) else None
         out[s] = (client, server)
-    for req, resp in view.answered(["server/discover"], kind="result"):
+    discover = view.answered(["server/discover"], kind="result")
+    view.prefetch([resp for _, resp in discover])  # their texts read in one pass
+    for req, resp in discover:
         res = view.result(resp) or {}
         if isinstance(res.get("capabilities"), dict):
             out.setdefault(view.session(req), (None, res["capabilities"]))
@@ -205,6 +212,16 @@ def _session_caps(view: View) -> dict[int, tuple[Any, Any]]:
 
 
 _METHODS = sorted({n.method for n in TABLE})
+
+
+def _text(caps: Any) -> Any:
+    """A capabilities object (decoded JSON) as a key: equal keys, equal verdicts of
+    :func:`declared` (``repr`` tells every JSON value apart, ``inf`` from ``null`` too);
+    one nested past the recursion limit is a key of its own."""
+    try:
+        return repr(caps)
+    except RecursionError:
+        return object()
 #: up to this many (session, method) pairs, the methods that can break a row of the table are
 #: found first and only their rows read; above it, every row of a method of the table is
 #: grouped by (session, method, direction, kind)
@@ -224,10 +241,32 @@ def _all(view: View) -> dict[str, list[Hit]]:
     found: list[tuple[str, np.ndarray, str]] = []  # (code, rows, detail)
     versions: dict[int, str] = {}
 
+    fired: dict[tuple[Any, ...], list[tuple[Need, bool]]] = {}
+    alike: dict[int, Any] = {}  # session code -> what its verdicts depend on
+
     def firing(values: tuple[int, ...]) -> list[tuple[Need, bool]]:
         """The rows of the table a group of these (session, method, direction, kind)
         codes breaks (a condition on the params aside), each with whether the server's
-        capabilities judge it."""
+        capabilities judge it. Decided once per (version and capabilities of the session,
+        method, direction, kind): a capture of thousands of sessions has a group per
+        session, most of them alike."""
+        s_code = values[0]
+        like = alike.get(s_code)
+        if like is None:
+            like = alike[s_code] = _alike(s_code)
+        key = (like, *values[1:])
+        got = fired.get(key)
+        if got is None:
+            got = fired[key] = _firing(values)
+        return got
+
+    def _alike(s_code: int) -> Any:
+        if s_code not in caps:
+            return ()
+        client, server = caps[s_code]
+        return (vi.version_of(s_code), _text(client), _text(server))
+
+    def _firing(values: tuple[int, ...]) -> list[tuple[Need, bool]]:
         s_code, m_code, d_code, kind = values
         if s_code not in caps or m_code < 0:
             return []
@@ -261,8 +300,10 @@ def _all(view: View) -> dict[str, list[Hit]]:
         rows = view.row_array(_METHODS)
     if not len(rows):
         return out
-    for values, group in view.groups(rows, vi.session, vi.method, vi.direction, vi.kind,
-                                     want=lambda v: bool(firing(v))):
+    groups = view.groups(rows, vi.session, vi.method, vi.direction, vi.kind,
+                         want=lambda v: bool(firing(v)))
+    meets = _conditions(view, groups, firing)
+    for values, group in groups:
         members = group.tolist()
         done: set[str] = set()
         for n, judge in firing(values):
@@ -274,10 +315,7 @@ def _all(view: View) -> dict[str, list[Hit]]:
             if n.when == "task":  # the loader's call column (the tools/call rules' too)
                 hit_rows = group[view.call_flags(group) & 1 > 0].tolist()
             elif n.when:
-                # only a frame whose text names the member the condition reads is decoded
-                maybe = view.containing(members, _NEEDLES[n.when])
-                view.prefetch(maybe)
-                hit_rows = [r for r in maybe if _WHEN[n.when](view.params(r))]
+                hit_rows = [r for r in members if r in meets[n.when]]
             code = n.code
             found.append((code, np.asarray(hit_rows, dtype=np.int64),
                           _detail(n, "server" if judge else "client")))
@@ -294,9 +332,30 @@ def _all(view: View) -> dict[str, list[Hit]]:
         rows, which = rows[order], which[order]
         first = np.concatenate(([True], rows[1:] != rows[:-1]))
         details = [d for _, d in mine]
-        out[code].extend(Hit(r, None, details[w]) for r, w in
-                         zip(rows[first].tolist(), which[first].tolist(), strict=True))
+        out[code].extend(map(Hit, rows[first].tolist(), repeat(None),
+                             map(details.__getitem__, which[first].tolist())))
     return out
+
+
+def _conditions(view: View, groups: list[tuple[tuple[int, ...], np.ndarray]],
+                firing: Callable[[tuple[int, ...]], list[tuple[Need, bool]]]
+                ) -> dict[str, set[int]]:
+    """For each condition on the params (``tools``, ``url``) some group's rows are judged
+    by, the rows of those groups that meet it: only a frame whose text names the member
+    the condition reads is decoded, and the texts of every group are read in one pass (a
+    capture of thousands of sessions has a group per session and method)."""
+    asked: dict[str, list[np.ndarray]] = {}
+    if not view.light:  # (light: the conditions are deferred)
+        for values, group in groups:
+            for when in {n.when for n, _ in firing(values) if n.when and n.when != "task"}:
+                asked.setdefault(when, []).append(group)
+    meets: dict[str, set[int]] = {}
+    for when, parts in asked.items():
+        rows = np.unique(np.concatenate(parts)).tolist()
+        maybe = view.containing(rows, _NEEDLES[when])
+        view.prefetch(maybe)
+        meets[when] = {r for r in maybe if _WHEN[when](view.params(r))}
+    return meets
 
 
 def _input_requests(view: View) -> list[Hit]:

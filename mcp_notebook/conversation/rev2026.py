@@ -235,15 +235,26 @@ def _removed(view: View) -> list[Hit]:
     if not len(rows):
         return []
     out = []
-    for (s_code, m_code), group in view.groups(rows, vi.session, vi.method):
-        m = vi.method_cats[m_code]
+    # the verdict of each (version, method) once, and only the groups it condemns made
+    # (a capture of thousands of sessions has a group per session and method)
+    details: dict[tuple[str, int], str | None] = {}
+
+    def detail_of(s_code: int, m_code: int) -> str | None:
         version = V.normalise(vi.version_of(s_code))
-        removed = V.removed_in(m, version)
-        if removed is None:
-            continue
-        gone, last = removed
-        detail = f"{m} was removed in {gone} (last in {last}; this session is {version})"
-        out += [Hit(int(seq), None, detail) for seq in group.tolist()]
+        key = (version, m_code)
+        if key not in details:
+            m = vi.method_cats[m_code]
+            removed = V.removed_in(m, version)
+            details[key] = None if removed is None else (
+                f"{m} was removed in {removed[0]} (last in {removed[1]}; "
+                f"this session is {version})")
+        return details[key]
+
+    for (s_code, m_code), group in view.groups(
+            rows, vi.session, vi.method, want=lambda v: detail_of(*v) is not None):
+        detail = detail_of(s_code, m_code)
+        if detail is not None:  # (always: the groups made are those it condemns)
+            out += [Hit(int(seq), None, detail) for seq in group.tolist()]
     return sorted(out)
 
 

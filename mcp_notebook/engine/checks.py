@@ -342,19 +342,24 @@ def run_vec_columns(vi: VecInput, rules: Sequence[Rule] | None = None) -> VecHit
     millions of findings)."""
     load_rule_modules()
     present = distinct_codes(vi.session)
-    checked = {c: V.normalise(vi.version_of(c)) for c in present}
+    # each present session's checked version, as a code into the distinct versions (a
+    # capture of thousands of sessions names a few): a rule's sessions are then a table
+    # made from its verdict on each version, not on each session
+    checked: dict[str, int] = {}
+    v_code = np.asarray([checked.setdefault(V.normalise(vi.version_of(c)), len(checked))
+                         for c in present], dtype=np.int64)
+    where = np.asarray(present, dtype=np.int64)  # code -1 lands in the last slot
     used: list[Rule] = []
     seqs: list[np.ndarray] = []
     rels: list[np.ndarray] = []
     dets: list[str] = []
     # by code: one stable sort by seq at the end then orders by (seq, code)
     for r in sorted(RULES if rules is None else rules, key=lambda rule: rule.code):
-        applies_by = {c: v in r.versions for c, v in checked.items()}
-        if not any(applies_by.values()):
+        applies = np.asarray([v in r.versions for v in checked], dtype=bool)
+        if not applies.any():
             continue
         table = np.zeros(len(vi.session_cats) + 1, dtype=bool)
-        for c, ok in applies_by.items():
-            table[c] = ok  # code -1 lands in the last slot
+        table[where] = applies[v_code]
         if r.code in ROW_CHECKS:
             seq, rel, det = ROW_CHECKS[r.code](vi, np.flatnonzero(table[vi.session]))
         elif r.code in CHECKS:
@@ -379,6 +384,6 @@ def run_vec_columns(vi: VecInput, rules: Sequence[Rule] | None = None) -> VecHit
     seq_all = np.concatenate(seqs)
     order = np.argsort(seq_all, kind="stable")
     if (order[1:] < order[:-1]).any():  # not already in frame order
-        dets = [dets[i] for i in order.tolist()]
+        dets = list(map(dets.__getitem__, order.tolist()))
         return VecHits(used, rule[order], seq_all[order], np.concatenate(rels)[order], dets)
     return VecHits(used, rule, seq_all, np.concatenate(rels), dets)

@@ -17,22 +17,21 @@ def _methods(want: str) -> Callable[[VecInput], Hits]:
             vi.cache["method_combos"] = _method_combos(vi)
         sel, flat, uniq = vi.cache["method_combos"]
         m1 = len(vi.method_cats) + 1
-        bad: dict[int, str] = {}
-        for c in uniq.tolist():
-            d, m, s = c % 3 - 1, (c // 3) % m1, (c // 3) // m1 - 1
-            version = vi.version_of(s)
-            name = vi.method_cats[m]
-            entry = V.methods(version).get(name)
-            if entry is None:
-                # a method the version removed is reported once, as removed-method
-                if want == "unknown" and V.removed_in(name, version) is None:
-                    bad[c] = f"{name} is not a {version} method"
-            elif want == "direction" and d >= 0 and entry[1] != "both" and entry[1] != DIRS[d + 1]:
-                side = "client" if entry[1] == "c2s" else "server"
-                bad[c] = f"{name} is sent by the {side} in {version}"
-        if not bad:
+        # each (session, method, direction) judged by its (version, method, direction):
+        # a capture of thousands of sessions names a few versions
+        versions, of_session = _session_versions(vi)
+        key = (of_session[(uniq // 3) // m1] * m1 + (uniq // 3) % m1) * 3 + uniq % 3
+        ukey, inverse = np.unique(key, return_inverse=True)
+        verdicts = [_verdict(want, vi, versions[(k // 3) // m1], (k // 3) % m1, k % 3 - 1)
+                    for k in ukey.tolist()]
+        bad_key = np.fromiter((v is not None for v in verdicts), dtype=bool,
+                              count=len(verdicts))
+        at = np.flatnonzero(bad_key[inverse.ravel()])
+        if not len(at):
             return hits(NONE)
-        codes = np.fromiter(bad, dtype=np.int64, count=len(bad))
+        codes = uniq[at]
+        bad = dict(zip(codes.tolist(), [verdicts[i] for i in inverse.ravel()[at].tolist()],
+                       strict=True))
         size = (len(vi.session_cats) + 1) * m1 * 3
         if size <= _DENSE:
             table = np.zeros(size, dtype=bool)
@@ -42,6 +41,33 @@ def _methods(want: str) -> Callable[[VecInput], Hits]:
             hit = np.flatnonzero(sel & np.isin(flat, codes))
         return hits(hit, None, [bad[c] for c in flat[hit].tolist()])
     return check
+
+
+def _verdict(want: str, vi: VecInput, version: str, m: int, d: int) -> str | None:
+    """The detail of a method ``m`` sent in direction ``d`` (-1: none) in ``version`` for
+    rule ``want`` (unknown, direction), or None when it is fine."""
+    name = vi.method_cats[m]
+    entry = V.methods(version).get(name)
+    if entry is None:
+        # a method the version removed is reported once, as removed-method
+        if want == "unknown" and V.removed_in(name, version) is None:
+            return f"{name} is not a {version} method"
+    elif want == "direction" and d >= 0 and entry[1] != "both" and entry[1] != DIRS[d + 1]:
+        side = "client" if entry[1] == "c2s" else "server"
+        return f"{name} is sent by the {side} in {version}"
+    return None
+
+
+def _session_versions(vi: VecInput) -> tuple[list[str], np.ndarray]:
+    """The distinct versions sessions are checked against, and the code of each session's
+    (by session code + 1: code -1 first)."""
+    got = vi.cache.get("session_versions")
+    if got is None:
+        versions: dict[str, int] = {}
+        codes = np.asarray([versions.setdefault(vi.version_of(s), len(versions))
+                            for s in range(-1, len(vi.session_cats))], dtype=np.int64)
+        got = vi.cache["session_versions"] = (list(versions), codes)
+    return got  # type: ignore[no-any-return]
 
 
 _DENSE = 1 << 22  # combinations of (session, method, direction) held in a table
