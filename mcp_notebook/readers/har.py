@@ -52,13 +52,15 @@ import mmap
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import SplitResult, parse_qs, urljoin, urlsplit
+from urllib.parse import urljoin
 
 import msgspec
 
 from ._docspans import Doc, stamp_order
 from ._har_columns import columns as _columns
 from ._har_entry import MCP_HEADERS, Entry, UsualEntry, decode_usual
+from ._har_session import STATELESS_FROM as STATELESS_FROM
+from ._har_session import _endpoint, _session_from_url, _stateless
 from ._jsondoc import array_items
 from ._logtext import looks_like_json
 from ._spans import Blocks, Spans
@@ -71,47 +73,12 @@ __all__ = ["name", "description", "sniff", "read"]
 name = "har"
 description = "HAR 1.2 of MCP over HTTP (Streamable HTTP and 2024-11-05 HTTP+SSE)"
 
-_SESSION_PARAMS = ("sessionId", "session_id", "sessionid")
-
 
 def sniff(head: str, filename: str) -> int:
     text = head.lstrip()
     if text.startswith("{") and '"log"' in head[:4096] and '"entries"' in head:
         return 95 if filename.lower().endswith(".har") else 90
     return 30 if filename.lower().endswith(".har") else 0
-
-
-def _split(url: str) -> SplitResult | None:
-    """The parts of a URL; None for one that cannot be parsed (``http://[::1``)."""
-    try:
-        return urlsplit(url)
-    except ValueError:
-        return None
-
-
-def _session_from_url(url: str) -> str | None:
-    parts = _split(url)
-    query = parse_qs(parts.query) if parts is not None else {}
-    for key in _SESSION_PARAMS:
-        if query.get(key):
-            return query[key][0]
-    return None
-
-
-def _endpoint(url: str) -> str:
-    parts = _split(url)
-    return url if parts is None else f"{parts.scheme}://{parts.netloc}{parts.path}"
-
-
-#: the first revision without sessions: each request stands alone
-STATELESS_FROM = "2026-07-28"
-
-
-def _stateless(version: str | None) -> bool:
-    """Whether an ``MCP-Protocol-Version`` header names the stateless revision or a later
-    one (versions are dates: ``YYYY-MM-DD`` compares as text)."""
-    v = (version or "").strip()
-    return len(v) == 10 and v[4] == "-" and v[7] == "-" and v >= STATELESS_FROM
 
 
 class _Entry(Entry):
