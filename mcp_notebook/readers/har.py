@@ -61,6 +61,7 @@ from ._har_columns import columns as _columns
 from ._har_entry import MCP_HEADERS, Entry, UsualEntry, decode_usual
 from ._har_session import STATELESS_FROM as STATELESS_FROM
 from ._har_session import _endpoint, _session_from_url, _stateless
+from ._har_unicode import _escaped, _sessions_checked, _unicode_checked
 from ._jsondoc import array_items
 from ._logtext import looks_like_json
 from ._spans import Blocks, Spans
@@ -497,48 +498,6 @@ class _Reader:
 
 #: the first bytes of an event's data that cannot be blank
 _OPENS = frozenset(b"{[")
-
-
-def _escaped(text: str) -> str:
-    """``text``, with any lone surrogate (not Unicode, not a kept byte) as ``\\udxxx``."""
-    try:
-        text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
-
-
-def _sessions_checked() -> Callable[[Record], Record]:
-    """:func:`_unicode_checked` of the session alone, once per session name."""
-    done: dict[str, str] = {}
-
-    def check(rec: Record) -> Record:
-        s = rec.session
-        if s is not None:
-            e = done.get(s)
-            if e is None:
-                e = done[s] = _escaped(s)
-            rec.session = e
-        return rec
-
-    return check
-
-
-def _unicode_checked(rec: Record) -> Record:
-    """The record, or an invalid one when its text holds a lone surrogate (a ``\\ud800``
-    escape in the HAR): such a text is no Unicode and was never on the wire."""
-    if rec.session is not None:
-        rec.session = _escaped(rec.session)
-    try:
-        rec.raw.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError as exc:
-        bad = rec.raw[exc.start]
-        rec.raw = _escaped(rec.raw)
-        if rec.kind is None:
-            rec.kind, rec.reason = "invalid", (
-                f"the HAR text holds a lone surrogate (U+{ord(bad):04X} at character "
-                f"{exc.start}): not Unicode, so not what was sent; shown escaped")
-    return rec
 
 
 inf = float("inf")
