@@ -59,6 +59,7 @@ import msgspec
 from ._docspans import Doc, stamp_order
 from ._har_columns import columns as _columns
 from ._har_entry import MCP_HEADERS, Entry, UsualEntry, decode_usual
+from ._har_order import _in_time_order as _in_time_order
 from ._har_session import STATELESS_FROM as STATELESS_FROM
 from ._har_session import _endpoint, _session_from_url, _stateless
 from ._har_unicode import _escaped, _sessions_checked, _unicode_checked
@@ -498,48 +499,6 @@ class _Reader:
 
 #: the first bytes of an event's data that cannot be blank
 _OPENS = frozenset(b"{[")
-
-
-inf = float("inf")
-
-
-def _in_time_order(records: list[Record], untimed: dict[int, float | None],
-                   meaning: Any = None) -> list[Record]:
-    """Sort by time, stably; place events of a GET stream that have no time causally.
-
-    Such an event that answers a request sent by POST goes right after that request;
-    any other (a server request or notification) at the opening of its stream, before
-    the POSTs that answer it. The event keeps ``ts`` None: only its place is inferred.
-    What a frame is (``frames``) the table decides (``meaning``), for the records whose
-    place it decides: the timed client messages and the untimed events, when there are
-    untimed events; with none, the order is the times' alone.
-    """
-    if not untimed:
-        return sorted(records, key=lambda r: inf if r.ts is None else r.ts)
-    asked = [r for r in records if id(r) in untimed or (
-        r.direction == "c2s" and r.kind is None and r.ts is not None)]
-    if meaning is not None:
-        meaning(asked)
-    sent: dict[tuple[object, str | None], float] = {}
-    for r in records:
-        if r.direction == "c2s" and r.kind is None and r.ts is not None:
-            for env in r.frames or ():
-                if env.kind == "request" and env.id_key is not None:
-                    sent.setdefault((r.session, env.id_key), r.ts)
-    def place(r: Record) -> tuple[float, int]:
-        if r.ts is not None:
-            return r.ts, 0
-        if id(r) not in untimed:
-            return inf, 0
-        env = r.frames[0] if r.frames else None
-        if env is not None and env.kind in ("result", "error") and (r.session, env.id_key) in sent:
-            return sent[(r.session, env.id_key)], 1  # just after its request
-        start = untimed[id(r)]
-        return (start if start is not None else inf), 0
-
-    keyed = [(place(r), i, r) for i, r in enumerate(records)]
-    keyed.sort(key=lambda k: (k[0], k[1]))
-    return [r for _, _, r in keyed]
 
 
 _decode_entry = msgspec.json.Decoder(UsualEntry).decode
