@@ -46,9 +46,6 @@ stream, before the POST that answers it) and keeps no time.
 
 from __future__ import annotations
 
-import io
-import json
-import mmap
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -58,17 +55,17 @@ import msgspec
 
 from ._docspans import Doc, stamp_order
 from ._har_columns import columns as _columns
-from ._har_entry import MCP_HEADERS, Entry, UsualEntry, decode_usual
+from ._har_entry import MCP_HEADERS
+from ._har_load import _decode_entry, _Entry, _Loader
 from ._har_order import _in_time_order as _in_time_order
 from ._har_session import STATELESS_FROM as STATELESS_FROM
 from ._har_session import _endpoint, _session_from_url, _stateless
 from ._har_unicode import _escaped, _sessions_checked, _unicode_checked
-from ._jsondoc import array_items
 from ._logtext import looks_like_json
 from ._spans import Blocks, Spans
 from ._sse import SSEEvent, parse_sse, simple_spans
 from ._time import read_time
-from .base import UTF8_BOM, Record, open_bytes
+from .base import Record
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -83,120 +80,14 @@ def sniff(head: str, filename: str) -> int:
     return 30 if filename.lower().endswith(".har") else 0
 
 
-class _Entry(Entry):
-    """The facts of one HAR entry the records need, with its times read."""
-
-    __slots__ = ("start", "ts_error", "first_byte", "end")
-
-    def __init__(self, index: int, e: Any) -> None:
-        super().__init__(index, e)
-        self.start, self.ts_error = read_time(self.started, numbers=False)
-        self.first_byte, self.end = self.span(self.start)
-
-    def session_header(self) -> str | None:
-        return (self.req_headers.get("mcp-session-id")
-                or self.resp_headers.get("mcp-session-id"))
-
-    def is_mcp(self, endpoints: set[str]) -> bool:
-        if self.method == "POST" and self.body is not None and looks_like_json(self.body):
-            return True
-        if self.sse or self.session_header() is not None:
-            return True
-        return self.method in ("GET", "DELETE") and _endpoint(self.url) in endpoints
-
-
-class _Reader:
+class _Reader(_Loader):
     def __init__(self, path: Path, session: str | None) -> None:
-        self.name = path.name
-        self.path = path
-        self.default = session or path.name
+        super().__init__(path, session)
         self.old_sessions: dict[str, str] = {}  # endpoint URL (with query) -> session
         self.untimed: dict[int, float | None] = {}  # GET-stream event -> its stream's start
-        self.bad: list[Record] = []  # entries that cannot be read, one row each
-        self.typed = False  # decoded by the typed structs (msgspec: valid Unicode only)
         #: the usual records of a typed decoding, as places in one buffer (None: records)
         self.doc: Doc | None = None
         self._checked: Callable[[Record], Record] = _unicode_checked
-
-    def mapped(self) -> Any:
-        """The file's bytes (decompressed), without an editor's byte order mark: through a
-        read-only ``mmap`` of a plain file (no copy of it in memory; unmapped once nothing
-        refers to it)."""
-        with open_bytes(self.path) as f:
-            if isinstance(f, io.BufferedReader):
-                try:
-                    view = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-                except (OSError, ValueError):  # empty, or a file the system cannot map
-                    view = None
-                if view is not None:
-                    return memoryview(view)[3:] if view[:3] == UTF8_BOM else view
-            return f.read().removeprefix(UTF8_BOM)
-
-    def load(self, held: list[Any] | None = None) -> tuple[list[_Entry] | None, str | None]:
-        """The entries (None, and the problem, for a file that is not a HAR). ``held``: a
-        list holding the file's bytes from :meth:`mapped` when the caller read them already
-        (taken out of it, so that they are let go once decoded; a compressed file is not
-        decompressed twice)."""
-        data = held.pop() if held else self.mapped()
-        usual = decode_usual(data)
-        if usual is not None:  # typed: only the members used, and no lone surrogate
-            del data  # the file's bytes are not kept beside its entries
-            self.typed = True
-            return self.entries(enumerate(usual)), None
-        data = bytes(data)  # a mapped file: its bytes, for the decoders that need them
-        try:
-            doc = _decode(data)
-        except (ValueError, RecursionError) as exc:
-            return self.salvage(data.decode("utf-8", "surrogateescape"), exc)
-        entries = doc.get("log", {}).get("entries") if isinstance(doc, dict) and isinstance(
-            doc.get("log"), dict) else None
-        if not isinstance(entries, list):
-            return None, "not a HAR file (no log.entries array)"
-        return self.entries(enumerate(entries)), None
-
-    def entries(self, items: Iterable[tuple[int, Any]]) -> list[_Entry]:
-        out = []
-        for i, e in items:
-            if not isinstance(e, (dict, UsualEntry)):
-                self.bad.append(Record(raw=str(e)[:2000], session=self.default, stream="http",
-                                       source=f"{self.name}#entry{i}", kind="invalid",
-                                       reason="a HAR entry that is not an object"))
-                continue
-            try:
-                out.append(_Entry(i, e))
-            except (ValueError, TypeError, OverflowError) as exc:
-                self.bad.append(Record(raw="", session=self.default, stream="http",
-                                       source=f"{self.name}#entry{i}", kind="invalid",
-                                       reason=f"a HAR entry that cannot be read: {exc}"))
-        return out
-
-    def salvage(self, text: str, exc: Exception) -> tuple[list[_Entry] | None, str | None]:
-        """The entries of a HAR the JSON decoder refused, one at a time: a bad or cut
-        entry costs itself only."""
-        found, problem = array_items(text, ("log", "entries"))
-        if not found:
-            return None, f"not a HAR file (not valid JSON: {exc})"
-        items = []
-        for item in found:
-            src = f"{self.name}#entry{item.position}"
-            if not item.complete:
-                self.bad.append(Record(raw=item.text[:2000], session=self.default,
-                                       stream="http", source=src, kind="invalid",
-                                       reason=f"the file ends inside this HAR entry (cut "
-                                       f"after {len(item.text)} characters of it)" + (
-                                           f"; {exc}" if isinstance(exc, RecursionError)
-                                           else "")))
-                continue
-            try:
-                items.append((item.position, json.loads(item.text)))
-            except (ValueError, RecursionError) as why:
-                self.bad.append(Record(raw=item.text[:2000], session=self.default,
-                                       stream="http", source=src, kind="invalid",
-                                       reason=f"a HAR entry that is not valid JSON: {why}"))
-        if problem:
-            self.bad.append(Record(raw=problem, session=self.default, stream="http",
-                                   source=self.name, kind="log"))
-        return self.entries(items), None
 
     def blocks(self) -> Iterator[Record | Spans]:
         """The records of :meth:`run`, the usual ones of a typed decoding as spans of one
@@ -499,21 +390,6 @@ class _Reader:
 
 #: the first bytes of an event's data that cannot be blank
 _OPENS = frozenset(b"{[")
-
-
-_decode_entry = msgspec.json.Decoder(UsualEntry).decode
-
-
-def _decode(data: bytes) -> Any:
-    """The JSON document (the file's bytes): by msgspec (several times faster; it refuses
-    bytes that are not UTF-8, surrogates and overlong forms included), or, for what msgspec
-    refuses and Python's decoder takes (``NaN``, ``1e400``, an escaped lone surrogate,
-    bytes that are not UTF-8, kept as surrogate escapes), by Python's from the text, so
-    the result is always ``json.loads``'s."""
-    try:
-        return msgspec.json.decode(data)
-    except Exception:  # noqa: BLE001 - anything refused: the reference decoder decides
-        return json.loads(data.decode("utf-8", "surrogateescape"))
 
 
 def _from_proxy(index: int, x: dict[str, Any]) -> SSEEvent:
