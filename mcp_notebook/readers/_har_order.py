@@ -1,12 +1,14 @@
-"""The order in which the table takes the records of a HAR read a column at a time
-(``_har_columns``): the times', and, for the untimed events of a GET stream, the place
-``har._in_time_order`` gives them (an answer right after the request it answers, any
-other at its stream's opening), from the table's own classification."""
+"""The order in which the table takes the records of a HAR: the times', and, for the
+untimed events of a GET stream, a place decided from the table's own classification (an
+answer right after the request it answers, any other at its stream's opening).
+:func:`_in_time_order` places the records of the entry-by-entry reader so, and
+:class:`_Found` the records of a HAR read a column at a time (``_har_columns``) the same
+way."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -16,7 +18,7 @@ from ._har_texts import _HandOver
 from ._spans import Spans
 from .base import Record
 
-__all__ = ["_Found"]
+__all__ = ["_Found", "_in_time_order"]
 
 
 class _Found(NamedTuple):
@@ -65,7 +67,7 @@ class _Found(NamedTuple):
             return _Found(cols, at, recs, stamp_order(slot_ts))
         if read:  # entries read one by one: their requests would place untimed answers
             raise _HandOver
-        # as ``har._in_time_order``: an event of a GET stream answering a request sent
+        # as ``_in_time_order``: an event of a GET stream answering a request sent
         # by POST right after it, any other at the opening of its stream
         asked = np.flatnonzero(untimed | ((usual >= 0) & (cols.direction[usual] == 0)))
         kind, id_key, first = _meaning(cols, usual[asked], name)
@@ -122,3 +124,45 @@ def _meaning(cols: Columns, which: np.ndarray, name: str
         raise _HandOver  # a record of no frame, or of several without a batch
     return (np.asarray(part.kind).tolist(), list(part.id_key),
             np.append(first, part.n))
+
+
+inf = float("inf")
+
+
+def _in_time_order(records: list[Record], untimed: dict[int, float | None],
+                   meaning: Any = None) -> list[Record]:
+    """Sort by time, stably; place events of a GET stream that have no time causally.
+
+    Such an event that answers a request sent by POST goes right after that request;
+    any other (a server request or notification) at the opening of its stream, before
+    the POSTs that answer it. The event keeps ``ts`` None: only its place is inferred.
+    What a frame is (``frames``) the table decides (``meaning``), for the records whose
+    place it decides: the timed client messages and the untimed events, when there are
+    untimed events; with none, the order is the times' alone.
+    """
+    if not untimed:
+        return sorted(records, key=lambda r: inf if r.ts is None else r.ts)
+    asked = [r for r in records if id(r) in untimed or (
+        r.direction == "c2s" and r.kind is None and r.ts is not None)]
+    if meaning is not None:
+        meaning(asked)
+    sent: dict[tuple[object, str | None], float] = {}
+    for r in records:
+        if r.direction == "c2s" and r.kind is None and r.ts is not None:
+            for env in r.frames or ():
+                if env.kind == "request" and env.id_key is not None:
+                    sent.setdefault((r.session, env.id_key), r.ts)
+    def place(r: Record) -> tuple[float, int]:
+        if r.ts is not None:
+            return r.ts, 0
+        if id(r) not in untimed:
+            return inf, 0
+        env = r.frames[0] if r.frames else None
+        if env is not None and env.kind in ("result", "error") and (r.session, env.id_key) in sent:
+            return sent[(r.session, env.id_key)], 1  # just after its request
+        start = untimed[id(r)]
+        return (start if start is not None else inf), 0
+
+    keyed = [(place(r), i, r) for i, r in enumerate(records)]
+    keyed.sort(key=lambda k: (k[0], k[1]))
+    return [r for _, _, r in keyed]

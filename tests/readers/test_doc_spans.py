@@ -18,7 +18,7 @@ import mcp_notebook.fast as fast
 from mcp_notebook import readers
 from mcp_notebook.fast.records import part_of
 from mcp_notebook.fast.store import Store
-from mcp_notebook.readers import har, inspector, recorder
+from mcp_notebook.readers import _har_load, inspector, recorder
 from mcp_notebook.readers._spans import Spans
 from mcp_notebook.readers._time import read_time, read_times
 from mcp_notebook.table import collect
@@ -56,7 +56,7 @@ def _same_rows(path: Path, fmt: str) -> int:
     new = Store.from_parts([part_of(items)])
     with pytest.MonkeyPatch.context() as mp:
         if fmt == "har":
-            mp.setattr(har, "decode_usual", lambda data: None)
+            mp.setattr(_har_load, "decode_usual", lambda data: None)
         else:
             mp.setattr(inspector if fmt == "inspector" else recorder, "_decode_usual",
                        _refuse)

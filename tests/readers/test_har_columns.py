@@ -23,7 +23,7 @@ import mcp_notebook.fast as fast
 from mcp_notebook import readers
 from mcp_notebook.fast.records import part_of
 from mcp_notebook.fast.store import Store
-from mcp_notebook.readers import _har_columns, _har_texts, _sse, har
+from mcp_notebook.readers import _har_columns, _har_reader, _har_texts, _sse, har
 from mcp_notebook.readers._spans import Spans
 from mcp_notebook.table import collect
 
@@ -76,7 +76,7 @@ def _same_rows(path: Path, session: str | None = None) -> int:
     ref = Store.from_columns(collect(readers.read(path, format="har", session=session)))
     assert_same_store(new, ref)
     with pytest.MonkeyPatch.context() as mp:  # the blocks of the entry-by-entry path
-        mp.setattr(har, "_columns", lambda *a: None)
+        mp.setattr(_har_reader, "_columns", lambda *a: None)
         old = Store.from_parts([part_of(list(readers.read(path, format="har",
                                                           session=session).blocks()))])
     assert_same_store(new, old)
@@ -525,13 +525,13 @@ def test_the_file_read_mapped_or_decompressed(tmp_path, monkeypatch, how):
     path = tmp_path / ("c.har.gz" if "gzip" in how else "c.har")
     path.write_bytes(gzip.compress(doc) if "gzip" in how else doc)
     took = []
-    real = har._columns
+    real = _har_reader._columns
 
     def spy(*args):
         took.append(real(*args) is not None)
         return real(*args)
 
-    monkeypatch.setattr(har, "_columns", spy)
+    monkeypatch.setattr(_har_reader, "_columns", spy)
     assert _same_rows(path) == 10
     assert took[0] is True
 
@@ -596,7 +596,7 @@ def test_old_transport_raw_column(tmp_path, kept, monkeypatch, seed):
     got = mn.load(path, format="har")
     assert str(got.frames["raw"].dtype) == ("lazytext" if kept == "buffer" else "object")
     with monkeypatch.context() as mp:
-        mp.setattr(har, "_columns", lambda *a: None)
+        mp.setattr(_har_reader, "_columns", lambda *a: None)
         ref = mn.load(path, format="har")
     assert str(ref.frames["raw"].dtype) == "object"
     assert len(ref.frames) > 60

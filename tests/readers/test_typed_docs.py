@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_notebook.readers import _docscan, _har_entry, har, inspector, recorder
+from mcp_notebook.readers import _docscan, _har_entry, _har_load, har, inspector, recorder
 
 ROOT = Path(__file__).resolve().parents[2]
 HARS = sorted([*ROOT.glob("data/*.har"), *ROOT.glob("tests/fixtures/peers/*.har"),
@@ -32,7 +32,7 @@ def _records(path: Path, module) -> list[tuple]:
 
 def _generic(monkeypatch, module) -> None:
     if module is har:
-        monkeypatch.setattr(har, "decode_usual", lambda data: None)
+        monkeypatch.setattr(_har_load, "decode_usual", lambda data: None)
     else:
         monkeypatch.setattr(module, "_decode_usual", _refuse)
         # and no C pass over the document (it does not use the typed decoding)
