@@ -12,6 +12,42 @@
 #define HAR_LITTLE_ENDIAN 0
 #endif
 
+/* Copies the plain bytes at *pp to *dd eight at a time (none a control byte, quote,
+ * backslash or above 0x7F: the bit tricks of "Bit Twiddling Hacks", S. E. Anderson), up to
+ * the first byte that is not plain or the last seven; both pointers moved past the copy.
+ * It may write up to eight bytes past what it copies: the caller's buffer has room, and
+ * what follows is written over. */
+static inline void copy_plain8(cptr *pp, cptr end, unsigned char **dd) {
+    cptr p = *pp;
+    unsigned char *dst = *dd;
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        uint64_t special = ((w - ones * 0x20) | (q - ones) | (b - ones) | w) & high;
+        /* (x - ones) & high flags a zero byte only where x has no high bit: w's own
+         * high bytes are flagged by | w, which also covers q and b of them */
+        if (special) {
+#if HAR_LITTLE_ENDIAN
+            /* the plain bytes before the first special one (the lowest flagged byte: a
+             * false flag only ever follows a true one) */
+            uint32_t lo = (uint32_t)special;
+            int k = lo ? mn_ctz(lo) >> 3 : 4 + (mn_ctz((uint32_t)(special >> 32)) >> 3);
+            memcpy(dst, p, 8);
+            dst += k;
+            p += k;
+#endif
+            break;
+        }
+        memcpy(dst, p, 8);
+        dst += 8;
+        p += 8;
+    }
+    *pp = p;
+    *dd = dst;
+}
+
 /* Append the text of the JSON string literal [p, end) to dst; the end of what was
  * written, or NULL when [p, end) is not one JSON string of Unicode text (no quotes
  * around it, a control character, bytes that are not UTF-8, an unknown escape, an
@@ -22,32 +58,7 @@ static unsigned char *json_string_text(cptr p, cptr end, unsigned char *dst) {
     p++;
     end--;
     while (p < end) {
-        /* eight plain bytes at a time: none a control byte, quote, backslash or above
-         * 0x7F (the bit tricks of "Bit Twiddling Hacks", S. E. Anderson) */
-        while (end - p >= 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-            uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-            uint64_t special = ((w - ones * 0x20) | (q - ones) | (b - ones) | w) & high;
-            /* (x - ones) & high flags a zero byte only where x has no high bit: w's own
-             * high bytes are flagged by | w, which also covers q and b of them */
-            if (special) {
-#if HAR_LITTLE_ENDIAN
-                /* the plain bytes before the first special one (the lowest flagged
-                 * byte: a false flag only ever follows a true one) */
-                uint32_t lo = (uint32_t)special;
-                int k = lo ? mn_ctz(lo) >> 3 : 4 + (mn_ctz((uint32_t)(special >> 32)) >> 3);
-                memcpy(dst, p, 8);  /* what follows the k bytes is written over */
-                dst += k;
-                p += k;
-#endif
-                break;
-            }
-            memcpy(dst, p, 8);
-            dst += 8;
-            p += 8;
-        }
+        copy_plain8(&p, end, &dst);
         if (p >= end) break;
         unsigned char c = *p;
         if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {

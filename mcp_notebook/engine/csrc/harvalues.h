@@ -28,26 +28,7 @@ static int hs_text(HarPass *h) {
     cptr p = h->c.p + 1, end = h->c.end;
     unsigned char *dst = h->t;
     for (;;) {
-        while (end - p >= 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-            uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-            uint64_t special = ((w - ones * 0x20) | (q - ones) | (b - ones) | w) & high;
-            if (special) {
-#if HAR_LITTLE_ENDIAN
-                uint32_t lo = (uint32_t)special;
-                int k = lo ? mn_ctz(lo) >> 3 : 4 + (mn_ctz((uint32_t)(special >> 32)) >> 3);
-                memcpy(dst, p, 8);  /* within the buffer: see py_har_scan */
-                dst += k;
-                p += k;
-#endif
-                break;
-            }
-            memcpy(dst, p, 8);
-            dst += 8;
-            p += 8;
-        }
+        copy_plain8(&p, end, &dst);  /* its overrun is within the buffer: see py_har_scan */
         if (p >= end) return -1;
         unsigned char c = *p;
         if (c == '"') {
