@@ -225,36 +225,32 @@ class LabelSource(TextSource):
 
 
 class DocLabelSource(TextSource):
-    """A document's record labels made on demand: ``prefix + str(entry)``, then
-    ``"/response"`` where ``response`` (``<file>#entry<i>``, ``<file>#interaction<i>/response``),
-    with explicit labels for some rows (``overrides``)."""
+    """A document's record labels made on demand from ``labels`` (the reader's
+    ``readers._docspans.DocLabels``: ``<file>#entry<i>``, ``<file>#interaction<i>/response``;
+    indexed by a row or an index array, as labels again, with ``tolist``), with explicit
+    labels for some rows (``overrides``)."""
 
-    def __init__(self, prefix: str, entry: np.ndarray, response: np.ndarray,
-                 overrides: dict[int, str] | None = None) -> None:
-        self.prefix = prefix
-        self.entry = entry
-        self.response = response
+    def __init__(self, labels: Any, overrides: dict[int, str] | None = None) -> None:
+        self.labels = labels
         self.overrides = overrides or {}
 
     def __len__(self) -> int:
-        return len(self.entry)
+        return len(self.labels)
 
     def texts(self, rows: np.ndarray) -> list[str | None]:
         rows = np.asarray(rows, dtype=np.int64)
-        p, over = self.prefix, self.overrides
-        got = [f"{p}{e}/response" if r else f"{p}{e}" for e, r in zip(
-            self.entry[rows].tolist(), self.response[rows].tolist(), strict=True)]
+        got: list[str | None] = self.labels[rows].tolist()
+        over = self.overrides
         if over:
             mine = np.fromiter(over, dtype=np.int64, count=len(over))
             for k in np.flatnonzero(np.isin(rows, mine)).tolist():
                 got[k] = over[int(rows[k])]
-        return got  # type: ignore[return-value]
+        return got
 
     def text(self, row: int) -> str | None:
         if row in self.overrides:
             return self.overrides[row]
-        return f"{self.prefix}{int(self.entry[row])}" + (
-            "/response" if self.response[row] else "")
+        return self.labels[row]  # type: ignore[no-any-return]
 
 
 class MultiSource(TextSource):

@@ -563,7 +563,7 @@ class _Builder:
             response[r0:r0 + len(labels)] = labels.response
         entry, response = entry[line], response[line]
         own = np.flatnonzero(entry < 0)
-        return DocLabelSource(self.doc_labels[0][1].prefix, entry, response,
+        return DocLabelSource(DocLabels(self.doc_labels[0][1].prefix, entry, response),
                               overrides=dict(zip(own.tolist(), source[own].tolist(),
                                                  strict=True)))
 

@@ -1,6 +1,6 @@
 """A document's record labels made when asked (``_docspans.DocLabels`` on the reader's
 side, ``textsources.DocLabelSource`` in the table): the labels the list of them gives,
-the C pass's ``doc_labels`` included, and the same source column in the table, with rows
+and the same source column in the table, with rows
 of other records among them."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from mcp_notebook import fast
-from mcp_notebook.engine.native import native
 from mcp_notebook.fast.records import part_of
 from mcp_notebook.fast.store import Store
 from mcp_notebook.readers._docspans import DocLabels
@@ -39,8 +38,6 @@ def test_labels_of_pairs_are_the_listed_ones(seed):
     want = _listed(prefix, answered)
     assert labels.tolist() == want and list(labels) == want and len(labels) == len(want)
     assert labels == want and labels == DocLabels.of_pairs(prefix, np.array(answered, bool))
-    if native is not None:  # the C pass's labels, which these replace
-        assert native.doc_labels(prefix, np.array(answered, dtype=np.uint8)) == want
     for _ in range(20):
         if not want:
             break
@@ -60,7 +57,7 @@ def test_label_source_gives_the_labels(seed):
     labels = DocLabels.of_pairs("f#entry", np.array(answered, dtype=bool))
     want = labels.tolist()
     over = {k: f"other{k}" for k in range(len(want)) if rng.random() < 0.2}
-    src = DocLabelSource("f#entry", labels.entry, labels.response, overrides=over)
+    src = DocLabelSource(labels, overrides=over)
     rows = np.array([rng.randrange(len(want)) for _ in range(50)], dtype=np.int64)
     expect = [over.get(r, want[r]) for r in rows.tolist()]
     assert src.texts(rows) == expect

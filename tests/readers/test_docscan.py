@@ -16,6 +16,7 @@ import pytest
 import mcp_notebook as mn
 from helpers import need_native
 from mcp_notebook.readers import _docscan, _jsondoc, inspector, recorder
+from mcp_notebook.readers._docspans import DocLabels
 
 from .test_jsondoc_places import _usual_cassette, _usual_export
 
@@ -347,11 +348,11 @@ def test_a_mapped_file_and_a_compressed_one_give_the_same(tmp_path, monkeypatch)
 
 
 def test_labels_are_those_of_the_f_strings():
-    need_native()
+    # the labels the C pass's records take (DocLabels.of_pairs, made when asked)
     answered = np.array([True, False, False, True, True], dtype=bool)
     for prefix in ("x.json#entry", "caf\u00e9 \U0001f680.json#interaction", ""):
         want = []
         for i, a in enumerate(answered.tolist()):
             want += [f"{prefix}{i}"] + ([f"{prefix}{i}/response"] if a else [])
-        assert _docscan._scanner("doc_labels")(prefix, answered) == want
-    assert _docscan._scanner("doc_labels")("p", np.zeros(0, dtype=bool)) == []
+        assert DocLabels.of_pairs(prefix, answered).tolist() == want
+    assert DocLabels.of_pairs("p", np.zeros(0, dtype=bool)).tolist() == []

@@ -1288,7 +1288,6 @@ static PyMethodDef METHODS[] = {
     {"directions", py_directions, METH_VARARGS, DIRECTIONS_DOC},
     {"inspector_doc", py_inspector_doc, METH_VARARGS, INSPECTOR_DOC},
     {"recorder_doc", py_recorder_doc, METH_VARARGS, RECORDER_DOC},
-    {"doc_labels", py_doc_labels, METH_VARARGS, LABELS_DOC},
     {"json_texts", py_json_texts, METH_VARARGS, JSON_TEXTS_DOC},
     {"sse_events", py_sse_events, METH_VARARGS, SSE_EVENTS_DOC},
     {"har_scan", py_har_scan, METH_O, HAR_SCAN_DOC},
