@@ -10,6 +10,7 @@ import numpy as np
 
 from ..engine.checks import PeerClosed, VecInput, load_rule_modules, run_vec_columns, tap_event
 from ..engine.gcpause import gc_paused
+from ..engine.messages import message
 from ..engine.pairing import PairTable
 from ..engine.rules.exchange import unanswered_after_close
 from ..lazytext import texts_of
@@ -47,7 +48,7 @@ def _message(code: str, detail: str) -> str:
     """A finding's message, as ``Trace.violations`` words it."""
     r = RULES.get(code)
     assert r is not None, code
-    return f"{r.title}: {detail}. {r.advice}" if detail else f"{r.title}. {r.advice}"
+    return message(r, detail)
 
 
 class _Run:

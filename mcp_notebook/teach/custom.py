@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..engine.messages import message
 from ..protocol.rules import Rule
 from ..table import VIOLATION_COLUMNS, empty
 
@@ -35,10 +36,9 @@ def run_rule(trace: Any, rule: Rule, check: Check) -> pd.DataFrame:
         version = V.normalise(trace.versions.get(sessions.iloc[int(seq)]))
         if version not in rule.versions:
             continue
-        head = f"{rule.title}: {detail}" if detail else rule.title
         rows.append({"rule": rule.code, "severity": rule.severity, "seq": int(seq),
                      "related_seq": None if related is None else int(related),
-                     "message": f"{head}. {rule.advice}", "spec": rule.cite,
+                     "message": message(rule, detail), "spec": rule.cite,
                      "versions": ", ".join(rule.versions)})
     if not rows:
         return empty(VIOLATION_COLUMNS)
