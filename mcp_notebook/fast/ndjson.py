@@ -29,13 +29,14 @@ _DecodeErrors = (msgspec.DecodeError, RecursionError)
 
 def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start: int = 0,
               stop: int | None = None, keep_text: bool = False,
-              max_line: int = MAX_LINE_BYTES) -> tuple[Rows, list[np.ndarray]]:
+              max_line: int = MAX_LINE_BYTES, pipe: int = 0) -> tuple[Rows, list[np.ndarray]]:
     """The rows of lines from byte ``start`` to ``stop``, and the line spans of each block
     (:func:`.lines.line_spans`: the line, start and end in the file of each non-blank line).
 
     Line indices in the rows are relative to the first line read. With ``keep_text`` the
     rows also hold each frame's text (``rows.raw``). A line longer than ``max_line`` bytes
-    is one invalid row holding its first bytes (:func:`.lines.blocks`).
+    is one invalid row holding its first bytes (:func:`.lines.blocks`). ``pipe``: the C
+    scanner's (:func:`.cores.scan_pipe`; 0: no worker thread).
     """
     rows = Rows(per_row_context=False)
     rows.raw = [] if keep_text else None
@@ -78,11 +79,11 @@ def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start
             n = len(starts)
             base = blk.offset if in_file else -1
             i = native.scan(buf, starts, ends, 0, n, line0, _native.out_lists(rows),
-                            file_base=base)
+                            file_base=base, pipe=pipe)
             while i < n:
                 _one(mv[st[i]:en[i]], line0 + i, rows, escaped, slow)
                 i = native.scan(buf, starts, ends, i + 1, n, line0, _native.out_lists(rows),
-                                file_base=base)
+                                file_base=base, pipe=pipe)
         else:
             _segments(nonblank.tolist(), bad_utf8(buf, starts, ends), mv, st, en, line0,
                       rows, escaped, slow)

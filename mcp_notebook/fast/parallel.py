@@ -36,7 +36,7 @@ import numpy as np
 
 from ..engine import fallback
 from ..readers.base import open_bytes
-from . import progress
+from . import cores, progress
 from .lines import MAX_LINE_BYTES, join_spans
 from .rows import Rows
 
@@ -98,10 +98,20 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
     read_part = _reader(fmt)
     size = path.stat().st_size
     if gz or size < MIN_PARALLEL_BYTES or workers() < 2 or split_by(fmt) is None:
+        pipe = {"pipe": cores.scan_pipe()} if fmt == "ndjson" else {}  # a core to spare?
         with open_bytes(path) as f:
             rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text,
-                                    max_line=max_line)
+                                    max_line=max_line, **pipe)
         return [done(rows, join_spans(spans), 0)]
+    with cores.split():  # each half has a core: the scanner starts no worker thread
+        return _split_read(path, fmt, session, direction, size, keep_text, max_line, done)
+
+
+def _split_read(path: Path, fmt: str, session: str, direction: str | None, size: int,
+                keep_text: bool, max_line: int,
+                done: Callable[[Rows, np.ndarray, int], Any]) -> list[Any]:
+    """:func:`read_file` of a file split in two at the line nearest its middle."""
+    read_part = _reader(fmt)
     cut = _cut(path, size)
     if split_by(fmt) == "threads":
         return _two_threads(path, fmt, session, direction, cut, size, keep_text, max_line,
@@ -390,6 +400,12 @@ def load_many(jobs: list[Job], load: Any) -> dict[Path, Any]:
     if (len(small) < 2 or sum(sizes.values()) < MIN_MANY_BYTES or workers() < 2
             or not can_fork()):
         return {}
+    with cores.split():  # each process has a core: the scanner starts no worker thread
+        return _share(small, sizes, load)
+
+
+def _share(small: list[Job], sizes: dict[Path, int], load: Any) -> dict[Path, Any]:
+    """:func:`load_many` of the files it shares out."""
     # the largest first, each to the lighter side
     mine: list[Job] = []
     theirs: list[Job] = []

@@ -34,6 +34,7 @@ from ..readers._docspans import DocLabels
 from ..readers._spans import Spans
 from ..readers.base import Record
 from ..textsources import BufferSource, DocLabelSource
+from .cores import scan_pipe
 from .message import decoder, scan
 from .rows import DIR_CODE, KIND_CODE, KINDS, SPARSE, LineContext, Rows
 from .store import Part, Sparse, call_column, list_column
@@ -188,6 +189,7 @@ class _Builder:
         starts = ends - lens
         buf = b"\n".join(enc)
         native = _native.native if self.scanner else None
+        pipe = scan_pipe()  # a worker thread reads the lines where a core is free
         mv = memoryview(buf)
         st, en = starts.tolist(), ends.tolist()
         i = 0
@@ -212,7 +214,7 @@ class _Builder:
                     if native is not None:
                         try:
                             k = native.scan(buf, starts, ends, k, stop, line0,
-                                            _native.out_lists(rows))
+                                            _native.out_lists(rows), pipe=pipe)
                         except Exception as exc:  # a C bug must not cost the capture
                             fell_back("the C scanner failed on a reader's records; the "
                                       "Python path read them instead (same rows, slower); "
@@ -245,12 +247,14 @@ class _Builder:
         n = len(sp)
         buf, starts, ends = sp.buf, sp.starts, sp.ends
         native = _native.native if self.scanner else None
+        pipe = scan_pipe()  # a worker thread reads the lines where a core is free
         mv = memoryview(buf)
         k = 0
         while k < n:
             if native is not None:
                 try:
-                    k = native.scan(buf, starts, ends, k, n, line0, _native.out_lists(rows))
+                    k = native.scan(buf, starts, ends, k, n, line0, _native.out_lists(rows),
+                                    pipe=pipe)
                 except Exception as exc:  # a C bug must not cost the capture
                     fell_back("the C scanner failed on a reader's records; the Python "
                               "path read them instead (same rows, slower); please report "

@@ -26,6 +26,7 @@
 #include "har.h"
 #include "harscan.h"
 #include "claude.h"
+#include "scanpipe.h"
 
 #define LIST_CACHE 16      /* list texts remembered per scan() call */
 #define CODE_CACHE 64      /* call column strings remembered per scan() call */
@@ -612,63 +613,105 @@ static int pending_flush(Out *o) {
     return bad ? -1 : 0;
 }
 
-/* ---- NDJSON lines: read without the GIL, rows made with it ---- */
+/* ---- NDJSON lines: read without the GIL (scanpipe.h), rows made with it ---- */
 
-#define BATCH 4096  /* lines read per release of the GIL */
+/* The rows of batch b, then of the line it halted at when that line only needs the GIL
+ * (read again with it here); returns the index of the next line to read. *end is set
+ * when the scan ends (a line not taken: its index is returned; or a row that could not
+ * be made: *failed set, an exception set). */
+static Py_ssize_t batch_rows(Out *o, const Lines *L, const Batch *b, long long line0,
+                             Scratch *tmp, int *failed, int *end) {
+    for (Py_ssize_t k = 0; k < b->n; k++)
+        if (add_row(o, &b->ms[k], line0 + b->at[k], tmp)) {
+            *failed = *end = 1;
+            return b->from;
+        }
+    Py_ssize_t i = b->stop;
+    if (b->halted) {
+        Msg m;
+        if (!b->gil || message(L->base + L->st[i], L->base + L->en[i], &m, 1)) {
+            *end = 1;  /* not taken */
+            return i;
+        }
+        if (add_row(o, &m, line0 + i, tmp)) {
+            *failed = *end = 1;
+            return i;
+        }
+        i++;
+    }
+    return i;
+}
 
-/* The rows of lines i..hi-1 (blank ones skipped) until the first line not taken; returns
- * its index (hi when all were taken). Each batch of lines is read with the GIL released
- * (message() touches no Python object: the buffers are held by the caller, and a number
- * that needs Python's conversion makes the line be read again with the GIL), then its rows
- * are made with the GIL held, so another thread runs Python (or its own batch) meanwhile.
- * *failed is set when a row could not be made (an exception is set). */
-static Py_ssize_t scan_lines(Out *o, cptr base, Py_ssize_t len, const int64_t *st,
-                             const int64_t *en, Py_ssize_t i, Py_ssize_t hi, long long line0,
-                             Scratch *tmp, int *failed) {
-    Py_ssize_t want = hi - i < BATCH ? hi - i : BATCH;
-    if (want <= 0) return i;
-    Msg *ms = malloc(sizeof(Msg) * (size_t)want);
-    Py_ssize_t *at = malloc(sizeof(Py_ssize_t) * (size_t)want);
-    if (!ms || !at) {
-        free(ms);
-        free(at);
+/* scan_lines() with a worker thread sharing the reading of the batches (scanpipe.h). */
+static Py_ssize_t scan_piped(Out *o, Pipe *p, Py_ssize_t i, long long line0, Scratch *tmp,
+                             int *failed) {
+    const Lines *L = &p->L;
+    for (Py_ssize_t k = 0; k < p->nbatch; k++) {
+        Py_ssize_t a, z;
+        pipe_range(p, k, &a, &z);
+        const Batch *b = pipe_take(p, k);
+        if (b->from != i || a != i) {
+            PyErr_SetString(PyExc_SystemError, "scan: a batch read by the worker does not "
+                            "follow the rows made (please report it)");
+            *failed = 1;
+            break;
+        }
+        int end = 0;
+        i = batch_rows(o, L, b, line0, tmp, failed, &end);
+        while (!end && i < z) {  /* after a line that needed the GIL: the rest, here */
+            Py_BEGIN_ALLOW_THREADS
+            read_batch(L, &p->own, i, z);
+            Py_END_ALLOW_THREADS
+            i = batch_rows(o, L, &p->own, line0, tmp, failed, &end);
+        }
+        if (end) break;
+        pipe_release(p, k);
+    }
+    pipe_stop(p);
+    return i;
+}
+
+/* The rows of lines i..L->hi-1 (blank ones skipped) until the first line not taken;
+ * returns its index (hi when all were taken). The lines are read in batches with the GIL
+ * released (message_gil() touches no Python object: the buffers are held by the caller,
+ * and a number that needs Python's conversion makes the line be read again with the
+ * GIL), their rows made with the GIL held. With `pipe` (1: from PIPE_MIN lines on; 2: any
+ * number, for tests) a worker thread reads batches ahead while this thread makes the
+ * rows (scanpipe.h); else this thread reads each batch, and another Python thread runs
+ * meanwhile. *failed is set when a row could not be made (an exception is
+ * set). */
+static Py_ssize_t scan_lines(Out *o, const Lines *L, Py_ssize_t i, long long line0,
+                             Scratch *tmp, int *failed, int pipe) {
+    if (i >= L->hi) return i;
+    if (pipe > 0 && L->hi - i >= (pipe > 1 ? 1 : PIPE_MIN)) {
+        Pipe *p = pipe_start(L, i);
+        if (p) {
+            pipe_runs++;
+            return scan_piped(o, p, i, line0, tmp, failed);
+        }
+        pipe_fallbacks++;  /* no thread here, or none could be started: on this one */
+    }
+    Py_ssize_t want = L->hi - i < BATCH ? L->hi - i : BATCH;  /* lines per batch */
+    Batch b;
+    b.ms = malloc(sizeof(Msg) * (size_t)want);
+    b.at = malloc(sizeof(Py_ssize_t) * (size_t)want);
+    if (!b.ms || !b.at) {
+        free(b.ms);
+        free(b.at);
         PyErr_NoMemory();
         *failed = 1;
         return i;
     }
-    while (i < hi) {
-        Py_ssize_t n = 0, stop = i;
-        int gil = 0, halted = 0;
+    while (i < L->hi) {
         Py_BEGIN_ALLOW_THREADS
-        for (; stop < hi && n < want; stop++) {
-            int64_t a = st[stop], z = en[stop];
-            if (a >= z) continue;  /* blank */
-            if (a < 0 || z > len || message_gil(base + a, base + z, &ms[n], 1, &gil)) {
-                halted = 1;
-                break;
-            }
-            at[n++] = stop;
-        }
+        read_batch(L, &b, i, L->hi - i < want ? L->hi : i + want);
         Py_END_ALLOW_THREADS
-        for (Py_ssize_t k = 0; k < n; k++)
-            if (add_row(o, &ms[k], line0 + at[k], tmp)) {
-                *failed = 1;
-                break;
-            }
-        if (*failed) break;
-        i = stop;
-        if (halted) {
-            Msg m;
-            if (!gil || message(base + st[i], base + en[i], &m, 1)) break;  /* not taken */
-            if (add_row(o, &m, line0 + i, tmp)) {
-                *failed = 1;
-                break;
-            }
-            i++;
-        }
+        int end = 0;
+        i = batch_rows(o, L, &b, line0, tmp, failed, &end);
+        if (end) break;
     }
-    free(ms);
-    free(at);
+    free(b.ms);
+    free(b.at);
     return i;
 }
 
@@ -679,7 +722,7 @@ static int get_buffer(PyObject *o, Py_buffer *b) {
 }
 
 static const char SCAN_DOC[] =
-    "scan(buf, starts, ends, lo, hi, line0, out, tap=None, file_base=-1) -> int\n\n"
+    "scan(buf, starts, ends, lo, hi, line0, out, tap=None, file_base=-1, pipe=0) -> int\n\n"
     "Append the rows of lines lo.. of a block (starts/ends: int64 buffers of line bounds in\n"
     "buf; blank lines are skipped) to ``out`` = (kind, id, id_key, method, line (arrays\n"
     "'b', lists, 'i', 'q'), error_code, error_message, is_tool_error, version (dicts),\n"
@@ -693,17 +736,33 @@ static const char SCAN_DOC[] =
     "stream code[, stderr stream code]) reads tap records instead (stderr records only\n"
     "with a stderr code). Bare NDJSON lines are read in batches with the GIL released,\n"
     "their rows made with it held. ``file_base``: the file offset of buf[0] when buf holds\n"
-    "the file's own bytes (the call column then points into the file instead of copying).";
+    "the file's own bytes (the call column then points into the file instead of copying).\n"
+    "``pipe``: 1 to have a worker thread read the bare NDJSON lines (without the GIL) while\n"
+    "this one makes their rows, when PIPE_MIN lines or more are left (2: whatever their\n"
+    "number, for tests); for a read that has a core to itself. The rows are the same.";
+
+static const char PIPE_STATS_DOC[] =
+    "pipe_stats() -> (int, int)\n\n"
+    "The scan() calls whose lines a worker thread read, and those that asked for one but\n"
+    "read their lines on the calling thread (no threads in this build, or none could be\n"
+    "started), since the module was loaded. For tests.";
+
+static PyObject *py_pipe_stats(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    return Py_BuildValue("nn", pipe_runs, pipe_fallbacks);
+}
 
 static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"buf", "starts", "ends", "lo", "hi", "line0", "out", "tap",
-                            "file_base", NULL};
+                            "file_base", "pipe", NULL};
     long long file_base = -1;
+    int pipe = 0;
     PyObject *bufo, *so, *eo, *outo, *tapo = Py_None;
     Py_ssize_t lo, hi;
     long long line0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOnnLO!|OL", names, &bufo, &so, &eo, &lo, &hi,
-                                     &line0, &PyTuple_Type, &outo, &tapo, &file_base))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOnnLO!|OLi", names, &bufo, &so, &eo, &lo, &hi,
+                                     &line0, &PyTuple_Type, &outo, &tapo, &file_base, &pipe))
         return NULL;
     Out o;
     o.call_recs = o.call_blob = o.call_index = o.call_strs = NULL;
@@ -719,6 +778,10 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
     memset(&o.prog_add, 0, sizeof(Items));
     memset(&o.prog_val_add, 0, sizeof(Items));
     memset(&o.empty_add, 0, sizeof(Items));
+    if (lo < 0) {
+        PyErr_SetString(PyExc_ValueError, "scan: lo must not be negative");
+        return NULL;
+    }
     if (!PyArg_ParseTuple(outo, "OO!O!OOO!O!O!O!OO!O!OOOO!O!n|O!O!O!O!O!O!O!", &o.kind,
                           &PyList_Type, &o.id, &PyList_Type, &o.id_key,
                           &o.method, &o.line, &PyDict_Type, &o.code_d,
@@ -794,7 +857,10 @@ static PyObject *py_scan(PyObject *self, PyObject *args, PyObject *kw) {
         int32_t code;
     } cache[SESSION_CACHE];
     int ncache = 0;
-    if (!tap) i = scan_lines(&o, base, b.len, st, en, lo, hi, line0, &tmp, &failed);
+    if (!tap) {
+        Lines L = {base, b.len, st, en, hi};
+        i = scan_lines(&o, &L, lo, line0, &tmp, &failed, pipe);
+    }
     for (; tap && i < hi; i++) {
         int64_t a = st[i], z = en[i];
         if (a >= z) continue;  /* blank */
@@ -1278,6 +1344,7 @@ static PyObject *py_big_ids(PyObject *self, PyObject *args) {
 
 static PyMethodDef METHODS[] = {
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS, SCAN_DOC},
+    {"pipe_stats", py_pipe_stats, METH_NOARGS, PIPE_STATS_DOC},
     {"codes", py_codes, METH_VARARGS, CODES_DOC},
     {"newlines", py_newlines, METH_VARARGS, NEWLINES_DOC},
     {"utf8_valid", py_utf8_valid, METH_VARARGS, UTF8_DOC},
@@ -1311,5 +1378,13 @@ PyMODINIT_FUNC PyInit__native(void) {
         LISTED_KEY[k] = PyUnicode_InternFromString(LISTED[k]);
         if (!LISTED_KEY[k]) return NULL;
     }
-    return PyModule_Create(&MODULE);
+    PyObject *mod = PyModule_Create(&MODULE);
+    if (mod && (PyModule_AddIntConstant(mod, "PIPE_BATCH", PIPE_BATCH) ||
+                PyModule_AddIntConstant(mod, "PIPE_MIN", PIPE_MIN) ||
+                PyModule_AddIntConstant(mod, "BATCH", BATCH) ||
+                PyModule_AddIntConstant(mod, "THREADS", MN_THREADS))) {
+        Py_DECREF(mod);
+        return NULL;
+    }
+    return mod;
 }

@@ -1,0 +1,269 @@
+/* The lines of a scan() call read in batches without the GIL: on one core by the calling
+ * thread between its batches of rows; on two by a worker thread too (the pipe).
+ *
+ * A batch is what message_gil() makes of the lines of a range (blank lines skipped): the
+ * messages of the lines taken, and whether it halted at line `stop`, not taken (`gil`:
+ * only because a number there needs Python's conversion, so the calling thread reads
+ * that line again with the GIL and goes on after it). A line's message depends on its
+ * bytes alone, so where the ranges are cut changes no row.
+ *
+ * The pipe: the lines of the call are cut in ranges of PIPE_BATCH lines, batch k being
+ * range k. The calling thread makes the rows of batch 0, 1, 2, ... in order (GIL held);
+ * the worker thread claims the next batch not yet claimed and reads it into one of
+ * PIPE_SLOTS slots, up to PIPE_SLOTS batches ahead. When the batch the calling thread
+ * needs next is not claimed yet (reading is the slower half), it claims and reads it
+ * itself (GIL released), so the two threads share the reading; when it is claimed, it
+ * waits for it. After a line that only needed the GIL, the calling thread reads the rest
+ * of that range itself. The worker stops after a batch that halted at a line not taken
+ * (the scan ends there); what was read past the line where the scan stops is never used.
+ *
+ * The worker touches no Python object and only reads the line buffers, which the caller
+ * holds for the call's duration: pipe_stop(), on every path out of the call, asks it to
+ * end and joins it before the call returns, so it never outlives them. Where there are no
+ * POSIX threads (MN_THREADS 0, or built with -DMN_NO_THREADS) pipe_start() gives NULL and
+ * the calling thread reads every batch, as on one core.
+ */
+#ifndef MCP_NOTEBOOK_SCANPIPE_H
+#define MCP_NOTEBOOK_SCANPIPE_H
+#include "envelope.h"
+
+#if !defined(MN_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
+#include <pthread.h>
+#define MN_THREADS 1
+#else
+#define MN_THREADS 0
+#endif
+
+#define BATCH 4096       /* lines read per release of the GIL (one core) */
+#define PIPE_BATCH 1024  /* lines per batch of the pipe (two cores) */
+#define PIPE_SLOTS 4     /* batches read ahead of the rows, at most */
+#define PIPE_MIN 4096    /* fewer lines: no worker (starting one costs ~50 us) */
+
+/* The lines of a block: [base + st[i], base + en[i]) for i < hi, inside len bytes. */
+typedef struct {
+    cptr base;
+    Py_ssize_t len;
+    const int64_t *st, *en;
+    Py_ssize_t hi;
+} Lines;
+
+typedef struct {
+    Msg *ms;               /* the messages of the lines taken ... */
+    Py_ssize_t *at;        /* ... and their line indices (room for the range's lines) */
+    Py_ssize_t n;          /* how many */
+    Py_ssize_t from, stop; /* lines from..stop-1 read; halted: line stop not taken */
+    int halted, gil;
+} Batch;
+
+/* Read lines from..to-1 into b (to <= L->hi), without the GIL. */
+static void read_batch(const Lines *L, Batch *b, Py_ssize_t from, Py_ssize_t to) {
+    Py_ssize_t n = 0, stop = from;
+    int gil = 0, halted = 0;
+    for (; stop < to; stop++) {
+        int64_t a = L->st[stop], z = L->en[stop];
+        if (a >= z) continue;  /* blank */
+        if (a < 0 || z > L->len || message_gil(L->base + a, L->base + z, &b->ms[n], 1, &gil)) {
+            halted = 1;
+            break;
+        }
+        b->at[n++] = stop;
+    }
+    b->from = from;
+    b->n = n;
+    b->stop = stop;
+    b->halted = halted;
+    b->gil = gil;
+}
+
+/* Calls of scan() with a worker thread, and calls that asked for one but read their lines
+ * on the calling thread alone (no threads in this build, no memory, no thread could be
+ * started). Counted with the GIL held (_native.pipe_stats()). */
+static Py_ssize_t pipe_runs, pipe_fallbacks;
+
+#if MN_THREADS
+
+enum { SLOT_FREE, SLOT_READING, SLOT_FULL };
+
+typedef struct {
+    Lines L;
+    Py_ssize_t start;           /* the first line of batch 0 */
+    Py_ssize_t nbatch;          /* batches in all */
+    Batch slot[PIPE_SLOTS];     /* batch k in slot k % PIPE_SLOTS */
+    Batch own;                  /* the calling thread's, for the rest of a range */
+    Msg *msgs;                  /* the slots' messages and line indices, one allocation */
+    Py_ssize_t *ats;            /* each */
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t filled;      /* the worker filled a slot */
+    pthread_cond_t freed;       /* the caller handed a slot back, or asked it to end */
+    int state[PIPE_SLOTS];      /* SLOT_* */
+    Py_ssize_t claim;           /* the first batch nobody claimed yet */
+    int quit;                   /* the caller asks the worker to end */
+} Pipe;
+
+/* The lines of batch k: [*a, *z). */
+static void pipe_range(const Pipe *p, Py_ssize_t k, Py_ssize_t *a, Py_ssize_t *z) {
+    *a = p->start + k * PIPE_BATCH;
+    *z = p->L.hi - *a < PIPE_BATCH ? p->L.hi : *a + PIPE_BATCH;
+}
+
+static void *pipe_work(void *arg) {
+    Pipe *p = arg;
+    for (;;) {
+        Py_ssize_t k = -1;
+        pthread_mutex_lock(&p->mu);
+        while (!p->quit && p->claim < p->nbatch) {
+            if (p->state[p->claim % PIPE_SLOTS] == SLOT_FREE) {
+                k = p->claim++;
+                p->state[k % PIPE_SLOTS] = SLOT_READING;
+                break;
+            }
+            pthread_cond_wait(&p->freed, &p->mu);
+        }
+        pthread_mutex_unlock(&p->mu);
+        if (k < 0) break;
+        Batch *b = &p->slot[k % PIPE_SLOTS];
+        Py_ssize_t a, z;
+        pipe_range(p, k, &a, &z);
+        read_batch(&p->L, b, a, z);
+        int last = b->halted && !b->gil;  /* the scan ends at that line */
+        pthread_mutex_lock(&p->mu);
+        p->state[k % PIPE_SLOTS] = SLOT_FULL;
+        pthread_cond_signal(&p->filled);
+        pthread_mutex_unlock(&p->mu);
+        if (last) break;
+    }
+    return NULL;
+}
+
+static void pipe_free(Pipe *p) {
+    free(p->msgs);
+    free(p->ats);
+    free(p);
+}
+
+/* A worker for lines start..L->hi-1 of L (GIL held); NULL when none could be started (no
+ * memory or no thread: no exception set, the caller reads the lines itself). */
+static Pipe *pipe_start(const Lines *L, Py_ssize_t start) {
+    Pipe *p = calloc(1, sizeof(Pipe));
+    if (!p) return NULL;
+    p->L = *L;
+    p->start = start;
+    p->nbatch = (L->hi - start + PIPE_BATCH - 1) / PIPE_BATCH;
+    p->msgs = malloc(sizeof(Msg) * (PIPE_SLOTS + 1) * PIPE_BATCH);
+    p->ats = malloc(sizeof(Py_ssize_t) * (PIPE_SLOTS + 1) * PIPE_BATCH);
+    if (!p->msgs || !p->ats) {
+        pipe_free(p);
+        return NULL;
+    }
+    for (int k = 0; k <= PIPE_SLOTS; k++) {
+        Batch *b = k < PIPE_SLOTS ? &p->slot[k] : &p->own;
+        b->ms = p->msgs + (size_t)k * PIPE_BATCH;
+        b->at = p->ats + (size_t)k * PIPE_BATCH;
+    }
+    int made = 0;  /* mutex, conditions made */
+    if (!pthread_mutex_init(&p->mu, NULL)) made++;
+    if (made == 1 && !pthread_cond_init(&p->filled, NULL)) made++;
+    if (made == 2 && !pthread_cond_init(&p->freed, NULL)) made++;
+    int bad = made < 3;
+    if (!bad) {
+        pthread_attr_t attr;
+        bad = pthread_attr_init(&attr);
+        if (!bad) {
+            pthread_attr_setstacksize(&attr, 1 << 20);  /* the JSON check nests 64 deep */
+            bad = pthread_create(&p->th, &attr, pipe_work, p);
+            pthread_attr_destroy(&attr);
+        }
+    }
+    if (bad) {
+        if (made > 2) pthread_cond_destroy(&p->freed);
+        if (made > 1) pthread_cond_destroy(&p->filled);
+        if (made > 0) pthread_mutex_destroy(&p->mu);
+        pipe_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* Batch k, the next the caller makes rows of (GIL held; released while reading or
+ * waiting): read here when the worker has not claimed it, else once the worker filled
+ * it. */
+static Batch *pipe_take(Pipe *p, Py_ssize_t k) {
+    Batch *b = &p->slot[k % PIPE_SLOTS];
+    pthread_mutex_lock(&p->mu);
+    if (p->claim == k) {  /* the worker is behind: read it here */
+        p->claim++;
+        p->state[k % PIPE_SLOTS] = SLOT_READING;
+        pthread_mutex_unlock(&p->mu);
+        Py_ssize_t a, z;
+        pipe_range(p, k, &a, &z);
+        Py_BEGIN_ALLOW_THREADS
+        read_batch(&p->L, b, a, z);
+        Py_END_ALLOW_THREADS
+        return b;
+    }
+    int full = p->state[k % PIPE_SLOTS] == SLOT_FULL;
+    pthread_mutex_unlock(&p->mu);
+    if (!full) {
+        Py_BEGIN_ALLOW_THREADS
+        pthread_mutex_lock(&p->mu);
+        while (p->state[k % PIPE_SLOTS] != SLOT_FULL) pthread_cond_wait(&p->filled, &p->mu);
+        pthread_mutex_unlock(&p->mu);
+        Py_END_ALLOW_THREADS
+    }
+    return b;
+}
+
+/* Hand batch k's slot back. */
+static void pipe_release(Pipe *p, Py_ssize_t k) {
+    pthread_mutex_lock(&p->mu);
+    p->state[k % PIPE_SLOTS] = SLOT_FREE;
+    pthread_cond_signal(&p->freed);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* End the worker (after the batch it is reading), join it and free everything (GIL held;
+ * released while joining). */
+static void pipe_stop(Pipe *p) {
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_signal(&p->freed);
+    pthread_mutex_unlock(&p->mu);
+    Py_BEGIN_ALLOW_THREADS
+    pthread_join(p->th, NULL);
+    Py_END_ALLOW_THREADS
+    pthread_cond_destroy(&p->freed);
+    pthread_cond_destroy(&p->filled);
+    pthread_mutex_destroy(&p->mu);
+    pipe_free(p);
+}
+
+#else /* no threads: the calling thread reads every batch */
+
+typedef struct {
+    Lines L;
+    Py_ssize_t start, nbatch;
+    Batch own;
+} Pipe;
+static Pipe *pipe_start(const Lines *L, Py_ssize_t start) {
+    (void)L;
+    (void)start;
+    return NULL;
+}
+static void pipe_range(const Pipe *p, Py_ssize_t k, Py_ssize_t *a, Py_ssize_t *z) {
+    (void)p;
+    (void)k;
+    *a = *z = 0;
+}
+static Batch *pipe_take(Pipe *p, Py_ssize_t k) {
+    (void)k;
+    return &p->own;
+}
+static void pipe_release(Pipe *p, Py_ssize_t k) {
+    (void)p;
+    (void)k;
+}
+static void pipe_stop(Pipe *p) { (void)p; }
+
+#endif /* MN_THREADS */
+#endif /* MCP_NOTEBOOK_SCANPIPE_H */
