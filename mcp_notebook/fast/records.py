@@ -34,7 +34,7 @@ from ..readers._docspans import DocLabels
 from ..readers._spans import Spans
 from ..readers.base import Record
 from ..textsources import BufferSource, DocLabelSource
-from .cores import scan_pipe
+from . import cores
 from .message import decoder, scan
 from .rows import DIR_CODE, KIND_CODE, KINDS, SPARSE, LineContext, Rows
 from .store import Part, Sparse, call_column, list_column
@@ -189,7 +189,7 @@ class _Builder:
         starts = ends - lens
         buf = b"\n".join(enc)
         native = _native.native if self.scanner else None
-        pipe = scan_pipe()  # a worker thread reads the lines where a core is free
+        pipe = cores.scan_pipe()  # a worker thread reads the lines where a core is free
         mv = memoryview(buf)
         st, en = starts.tolist(), ends.tolist()
         i = 0
@@ -247,7 +247,7 @@ class _Builder:
         n = len(sp)
         buf, starts, ends = sp.buf, sp.starts, sp.ends
         native = _native.native if self.scanner else None
-        pipe = scan_pipe()  # a worker thread reads the lines where a core is free
+        pipe = cores.scan_pipe()  # a worker thread reads the lines where a core is free
         mv = memoryview(buf)
         k = 0
         while k < n:

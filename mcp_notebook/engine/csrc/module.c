@@ -676,7 +676,7 @@ static Py_ssize_t scan_piped(Out *o, Pipe *p, Py_ssize_t i, long long line0, Scr
  * released (message_gil() touches no Python object: the buffers are held by the caller,
  * and a number that needs Python's conversion makes the line be read again with the
  * GIL), their rows made with the GIL held. With `pipe` (1: from PIPE_MIN lines on; 2: any
- * number, for tests) a worker thread reads batches ahead while this thread makes the
+ * number, for tests; 3: as where no thread can be started, for tests) a worker thread reads batches ahead while this thread makes the
  * rows (scanpipe.h); else this thread reads each batch, and another Python thread runs
  * meanwhile. *failed is set when a row could not be made (an exception is
  * set). */
@@ -684,7 +684,7 @@ static Py_ssize_t scan_lines(Out *o, const Lines *L, Py_ssize_t i, long long lin
                              Scratch *tmp, int *failed, int pipe) {
     if (i >= L->hi) return i;
     if (pipe > 0 && L->hi - i >= (pipe > 1 ? 1 : PIPE_MIN)) {
-        Pipe *p = pipe_start(L, i);
+        Pipe *p = pipe < 3 ? pipe_start(L, i) : NULL;  /* 3: as if none could start */
         if (p) {
             pipe_runs++;
             return scan_piped(o, p, i, line0, tmp, failed);
@@ -739,7 +739,8 @@ static const char SCAN_DOC[] =
     "the file's own bytes (the call column then points into the file instead of copying).\n"
     "``pipe``: 1 to have a worker thread read the bare NDJSON lines (without the GIL) while\n"
     "this one makes their rows, when PIPE_MIN lines or more are left (2: whatever their\n"
-    "number, for tests); for a read that has a core to itself. The rows are the same.";
+    "number; 3: as where no worker can be started; 2 and 3 are for tests); for a read that\n"
+    "has a core to itself. The rows are the same.";
 
 static const char PIPE_STATS_DOC[] =
     "pipe_stats() -> (int, int)\n\n"
