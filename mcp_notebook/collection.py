@@ -393,7 +393,9 @@ def load_many(paths: Any, format: str = "auto", *, workers: int | None = None,
     if workers > 1 and len(args) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(workers) as pool:
+        from .fast.cores import share  # each worker has a core: no scanner thread in it
+
+        with ProcessPoolExecutor(workers, initializer=share) as pool:
             results = list(pool.map(_one, args, chunksize=max(1, len(args) // (4 * workers))))
     else:
         results = [_one(a) for a in args]

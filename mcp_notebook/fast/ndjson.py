@@ -17,6 +17,7 @@ import numpy as np
 from ..engine import native as _native
 from ..readers.base import Record
 from ..table import collect
+from . import cores
 from .lines import MAX_LINE_BYTES, Bounds, bad_utf8, blocks, bounds, line_spans, too_long
 from .message import decoder, scan
 from .rows import Rows
@@ -29,20 +30,21 @@ _DecodeErrors = (msgspec.DecodeError, RecursionError)
 
 def read_part(f: BinaryIO, name: str, session: str, direction: str | None, start: int = 0,
               stop: int | None = None, keep_text: bool = False,
-              max_line: int = MAX_LINE_BYTES, pipe: int = 0) -> tuple[Rows, list[np.ndarray]]:
+              max_line: int = MAX_LINE_BYTES) -> tuple[Rows, list[np.ndarray]]:
     """The rows of lines from byte ``start`` to ``stop``, and the line spans of each block
     (:func:`.lines.line_spans`: the line, start and end in the file of each non-blank line).
 
     Line indices in the rows are relative to the first line read. With ``keep_text`` the
     rows also hold each frame's text (``rows.raw``). A line longer than ``max_line`` bytes
-    is one invalid row holding its first bytes (:func:`.lines.blocks`). ``pipe``: the C
-    scanner's (:func:`.cores.scan_pipe`; 0: no worker thread).
+    is one invalid row holding its first bytes (:func:`.lines.blocks`). The C scanner reads
+    the lines with a worker thread where a core is free (:func:`.cores.scan_pipe`).
     """
     rows = Rows(per_row_context=False)
     rows.raw = [] if keep_text else None
     spans: list[np.ndarray] = []
     label = f"{name}:?"  # the reader's source label: the line number is set by the store
     native = _native.native
+    pipe = cores.scan_pipe()  # not in a split half: the other half has the other core
     # the file is the store of the text (a plain file read lazily): the call column points
     # into it (fast.store.CallColumn) instead of copying the arguments texts
     in_file = not keep_text and isinstance(f, io.BufferedReader)

@@ -98,12 +98,11 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
     read_part = _reader(fmt)
     size = path.stat().st_size
     if gz or size < MIN_PARALLEL_BYTES or workers() < 2 or split_by(fmt) is None:
-        pipe = {"pipe": cores.scan_pipe()} if fmt == "ndjson" else {}  # a core to spare?
         with open_bytes(path) as f:
             rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text,
-                                    max_line=max_line, **pipe)
+                                    max_line=max_line)
         return [done(rows, join_spans(spans), 0)]
-    with cores.split():  # each half has a core: the scanner starts no worker thread
+    with cores.split():  # each half has a core: the scanners start no worker thread
         return _split_read(path, fmt, session, direction, size, keep_text, max_line, done)
 
 

@@ -270,8 +270,8 @@ def test_the_worker_is_asked_for_only_where_a_core_is_free(
 def test_a_split_read_starts_no_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                        how: str) -> None:
     """An NDJSON file read whole asks for the worker; split over two processes or two
-    threads, neither half does (the forked half's calls are not counted here: it runs
-    scan_pipe() under the parent's mark, checked by the threads case)."""
+    threads, neither half does (the forked half asks in its own process, under the mark
+    it inherits: not seen here; the threads case sees both halves ask)."""
     path = tmp_path / "c.ndjson"
     _GEN.generate(path, 3 * native.native.PIPE_MIN, "ndjson", seed=2, clean=True)
     monkeypatch.setattr(parallel, "workers", lambda: 2)
@@ -295,4 +295,23 @@ def test_a_split_read_starts_no_worker(tmp_path: Path, monkeypatch: pytest.Monke
     if how == "none":
         assert asked == [1] and native.native.pipe_stats()[0] > runs
     else:
-        assert asked == [] and native.native.pipe_stats()[0] == runs
+        assert asked == [0] * (2 if how == "threads" else 1)
+        assert native.native.pipe_stats()[0] == runs
+
+
+def _asked_in_worker() -> int:
+    from mcp_notebook.fast import parallel as par
+
+    par.workers = lambda: 2  # type: ignore[assignment]  # (this worker process only)
+    return cores.scan_pipe()
+
+
+def test_a_process_pool_worker_starts_no_worker_thread() -> None:
+    """mn.load_many's process pool marks each of its workers (cores.share): they read
+    their files side by side, a core each."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1) as pool:
+        assert pool.submit(_asked_in_worker).result() == cores.PIPE
+    with ProcessPoolExecutor(1, initializer=cores.share) as pool:
+        assert pool.submit(_asked_in_worker).result() == 0
