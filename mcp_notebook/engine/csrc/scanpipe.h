@@ -11,10 +11,10 @@
  * range k. The calling thread makes the rows of batch 0, 1, 2, ... in order (GIL held);
  * the worker thread claims the next batch not yet claimed and reads it into one of
  * PIPE_SLOTS slots, up to PIPE_SLOTS batches ahead. When the batch the calling thread
- * needs next is not claimed yet (reading is the slower half), it claims and reads it
- * itself (GIL released), so the two threads share the reading; when it is claimed, it
- * waits for it. After a line that only needed the GIL, the calling thread reads the rest
- * of that range itself. The worker stops after a batch that halted at a line not taken
+ * needs next is not read yet, it reads batches too, GIL released (pipe_take): so the two
+ * threads share the reading when it is the slower half, and a worker that gets no core
+ * (a busy machine) delays the rows by about one batch. After a line that only needed
+ * the GIL, the calling thread reads the rest of that range itself. The worker stops after a batch that halted at a line not taken
  * (the scan ends there); what was read past the line where the scan stops is never used.
  *
  * The worker touches no Python object and only reads the line buffers, which the caller
@@ -29,6 +29,7 @@
 
 #if !defined(MN_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
 #include <pthread.h>
+#include <signal.h>
 #define MN_THREADS 1
 #else
 #define MN_THREADS 0
@@ -36,7 +37,7 @@
 
 #define BATCH 4096       /* lines read per release of the GIL (one core) */
 #define PIPE_BATCH 1024  /* lines per batch of the pipe (two cores) */
-#define PIPE_SLOTS 4     /* batches read ahead of the rows, at most */
+#define PIPE_SLOTS 8     /* batches read ahead of the rows, at most */
 #define PIPE_MIN 4096    /* fewer lines: no worker (starting one costs ~50 us) */
 
 /* The lines of a block: [base + st[i], base + en[i]) for i < hi, inside len bytes. */
@@ -170,8 +171,13 @@ static Pipe *pipe_start(const Lines *L, Py_ssize_t start) {
         pthread_attr_t attr;
         bad = pthread_attr_init(&attr);
         if (!bad) {
+            /* signals go to Python's threads, not to the worker (it inherits this mask) */
+            sigset_t all, was;
+            sigfillset(&all);
+            int masked = !pthread_sigmask(SIG_BLOCK, &all, &was);
             pthread_attr_setstacksize(&attr, 1 << 20);  /* the JSON check nests 64 deep */
             bad = pthread_create(&p->th, &attr, pipe_work, p);
+            if (masked) pthread_sigmask(SIG_SETMASK, &was, NULL);
             pthread_attr_destroy(&attr);
         }
     }
@@ -186,31 +192,36 @@ static Pipe *pipe_start(const Lines *L, Py_ssize_t start) {
 }
 
 /* Batch k, the next the caller makes rows of (GIL held; released while reading or
- * waiting): read here when the worker has not claimed it, else once the worker filled
- * it. */
+ * waiting). Unless the worker filled it already, this thread reads batches itself, the
+ * GIL released: batch k when the worker has not claimed it (it is behind); while the
+ * worker reads batch k, the next unclaimed ones while slots are free (so a worker the
+ * system has descheduled holds this thread up by one batch, not by all that is left);
+ * it waits only when the worker holds batch k and no slot is free. */
 static Batch *pipe_take(Pipe *p, Py_ssize_t k) {
     Batch *b = &p->slot[k % PIPE_SLOTS];
     pthread_mutex_lock(&p->mu);
-    if (p->claim == k) {  /* the worker is behind: read it here */
-        p->claim++;
-        p->state[k % PIPE_SLOTS] = SLOT_READING;
-        pthread_mutex_unlock(&p->mu);
-        Py_ssize_t a, z;
-        pipe_range(p, k, &a, &z);
-        Py_BEGIN_ALLOW_THREADS
-        read_batch(&p->L, b, a, z);
-        Py_END_ALLOW_THREADS
-        return b;
-    }
     int full = p->state[k % PIPE_SLOTS] == SLOT_FULL;
     pthread_mutex_unlock(&p->mu);
-    if (!full) {
-        Py_BEGIN_ALLOW_THREADS
-        pthread_mutex_lock(&p->mu);
-        while (p->state[k % PIPE_SLOTS] != SLOT_FULL) pthread_cond_wait(&p->filled, &p->mu);
-        pthread_mutex_unlock(&p->mu);
-        Py_END_ALLOW_THREADS
+    if (full) return b;
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&p->mu);
+    while (p->state[k % PIPE_SLOTS] != SLOT_FULL) {
+        Py_ssize_t j = p->claim;  /* >= k: batches are claimed in order */
+        if (j < p->nbatch && p->state[j % PIPE_SLOTS] == SLOT_FREE) {
+            p->claim++;
+            p->state[j % PIPE_SLOTS] = SLOT_READING;
+            pthread_mutex_unlock(&p->mu);
+            Py_ssize_t a, z;
+            pipe_range(p, j, &a, &z);
+            read_batch(&p->L, &p->slot[j % PIPE_SLOTS], a, z);
+            pthread_mutex_lock(&p->mu);
+            p->state[j % PIPE_SLOTS] = SLOT_FULL;
+        } else {
+            pthread_cond_wait(&p->filled, &p->mu);
+        }
     }
+    pthread_mutex_unlock(&p->mu);
+    Py_END_ALLOW_THREADS
     return b;
 }
 
