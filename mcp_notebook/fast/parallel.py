@@ -148,7 +148,8 @@ def _split_read(path: Path, fmt: str, session: str, direction: str | None, size:
 #: scanner reading lines with the GIL released), or "auto": a fork when this process may
 #: fork (it overlaps all of the work; two threads only the line reading, about a quarter
 #: of it: benchmarks/FLOOR.md), else two threads for bare NDJSON with the C scanner (a Jupyter
-#: kernel: threaded, so no fork), else one thread
+#: kernel: threaded, so no fork), else one thread; "none": one core (no split, and no
+#: worker thread in the C scanner either: :mod:`.cores`)
 SPLIT = os.environ.get("MCP_NOTEBOOK_SPLIT", "auto").strip() or "auto"
 
 
