@@ -315,3 +315,13 @@ def test_a_process_pool_worker_starts_no_worker_thread() -> None:
         assert pool.submit(_asked_in_worker).result() == cores.PIPE
     with ProcessPoolExecutor(1, initializer=cores.share) as pool:
         assert pool.submit(_asked_in_worker).result() == 0
+
+
+def test_a_negative_first_line_is_refused() -> None:
+    """lo < 0 would read before the line arrays: a clear error, nothing added."""
+    buf = _lines(3, {})
+    starts, ends = _bounds(buf)
+    rows = Rows(per_row_context=False)
+    with pytest.raises(ValueError, match="lo must not be negative"):
+        native.native.scan(buf, starts, ends, -1, 3, 0, native.out_lists(rows), pipe=2)
+    assert len(rows.kind) == 0
