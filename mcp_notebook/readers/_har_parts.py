@@ -140,13 +140,20 @@ def of_structs(entries: list[_Entry]) -> Parts:
     return _Structs(entries)
 
 
-def of_scan(data: Any) -> Parts | None:
+def of_scan(data: Any, two: bool | None = None) -> Parts | None:
     """The :class:`Parts` of the C pass over the document's bytes; None where the
-    extension is not built, or the pass does not take the document (counted)."""
+    extension is not built, or the pass does not take the document (counted). ``two``:
+    whether the pass may run on two threads (None: when the document is large and a
+    second core is free, :func:`~..fast.parallel.second_thread`); the answer is the
+    same."""
     fn = _har_texts._native_fn("har_scan")
     if fn is None:
         return None
-    got = fn(data)
+    if two is None:
+        from ..fast.parallel import second_thread
+
+        two = second_thread(len(data))
+    got = fn(data, two)
     if isinstance(got, int):
         COUNTS["handed over"] += 1
         return None
