@@ -55,7 +55,7 @@ def _halves_agree(data: bytes) -> None:
     if isinstance(one, int):
         assert one == two
         return
-    assert len(one) == len(two) == 10
+    assert len(one) == len(two) == 11
     for k, (a, b) in enumerate(zip(one, two, strict=True)):
         assert type(a) is type(b) and a == b, k
 
@@ -79,6 +79,10 @@ def _same(data: bytes) -> bool:
     for name in _ARRAYS:
         assert np.array_equal(getattr(got, name), getattr(ref, name)), name
     assert np.array_equal(got.nums, ref.nums, equal_nan=True)
+    # the start stamps the C pass reads, to the same doubles and problems as read_times
+    got_ts, got_problems = got.start_times()
+    ref_ts, ref_problems = ref.start_times()
+    assert np.array_equal(got_ts, ref_ts, equal_nan=True) and got_problems == ref_problems
     # np.array_equal takes -0.0 for 0.0: the signs too
     assert np.array_equal(np.signbit(got.nums), np.signbit(ref.nums))
     n = len(ref.methods)
@@ -220,6 +224,37 @@ HOSTILE = {
     "a trailing comma": ('"receive": 1}', '"receive": 1,}', False),
     "a deep unknown member": ('"time": 6', '"time": 6, "x": ' + "[" * 70 + "]" * 70, False),
 }
+
+
+#: a start stamp, and whether the C pass reads it itself (the usual shape, a real date)
+STAMPS = {"2025-06-18T12:00:00.000Z": True, "2024-02-29T23:59:60.999Z": True,
+          "0001-01-01T00:00:00.000Z": True, "9999-12-31T23:59:59.999Z": True,
+          "1969-12-31T23:59:59.999Z": True, "2000-02-29T00:00:00.000Z": True,
+          "2023-02-29T00:00:00.000Z": False, "0000-01-01T00:00:00.000Z": False,
+          "2025-13-01T00:00:00.000Z": False, "2025-06-18T24:00:00.000Z": False,
+          "2025-06-18T12:60:00.000Z": False, "2025-06-18T12:00:61.000Z": False,
+          "2025-06-31T12:00:00.000Z": False, "2025-06-18 12:00:00.000Z": False,
+          "2025-06-18T12:00:00.000+00:00": False, "2025-06-18T12:00:00Z": False,
+          "2025-06-18T12:00:00.1234Z": False, "\\u0032025-06-18T12:00:00.000Z": False,
+          "2025-06-18T12:00:00.000z": False, "２025-06-18T12:00:00.000Z": False,
+          "2100-02-29T00:00:00.000Z": False}
+
+
+@pytest.mark.parametrize("stamp", STAMPS)
+def test_start_stamps_read_as_read_times_reads_them(stamp):
+    """The usual stamps the C pass reads itself, any other (or a date that is not one)
+    Python: the times and problems are read_times' either way."""
+    data = _one(_GOOD.replace("2025-06-18T12:00:00.000Z", stamp, 1))
+    assert _same(data)
+    got = _har_parts.of_scan(data)
+    assert got is not None
+    from mcp_notebook.readers._time import read_times
+
+    ts, problems = got.start_times()
+    ref_ts, ref_problems = read_times(got.started, numbers=False)
+    assert np.array_equal(ts, ref_ts, equal_nan=True) and problems == ref_problems
+    # which the C pass read itself: the usual stamps written without escapes
+    assert bool(got.stamps[0] == got.stamps[0]) is STAMPS[stamp]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("what", list(HOSTILE))

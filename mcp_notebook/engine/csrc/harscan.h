@@ -31,6 +31,7 @@ typedef struct {
     int64_t at[4];  /* post text start, end; reply text start, end (-2: no postData or
                      * no content, -1: a text absent or null) */
     double num[7];  /* time, then blocked, dns, connect, send, wait, receive (NaN: none) */
+    double stamp;  /* startedDateTime in Unix seconds (NaN: not the usual stamp) */
     int incomplete, stamped, body;  /* body: 0 postData, 1 content */
 } HarEntry;
 
@@ -152,7 +153,14 @@ static int hs_entry(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
     int sub = 0;
     if (NAME_IS("startedDateTime")) {
         ONCE(1);
-        return hs_span(h, &en->ref, HS_STARTED);
+        if (hs_span(h, &en->ref, HS_STARTED)) return -1;
+        /* the usual stamp read here (docscan.h's ds_stamp, as _time.read_times reads it);
+         * any other text by Python */
+        HarRef *f = &en->ref;
+        if (f->esc[HS_STARTED] ||
+            ds_stamp(h->base + f->s[HS_STARTED], h->base + f->e[HS_STARTED], &en->stamp))
+            en->stamp = NAN;
+        return 0;
     }
     if (NAME_IS("request")) {
         ONCE(2);
@@ -197,11 +205,13 @@ static int hs_one(HarPass *h) {
     en.ref.rq_s = en.ref.rq_e = en.ref.rs_s = en.ref.rs_e = -1;
     for (int k = 0; k < 4; k++) en.at[k] = -2;
     for (int k = 0; k < 7; k++) en.num[k] = NAN;
+    en.stamp = NAN;
     int seen = 0;
     if (members(&h->c, 4, &en, hs_entry, &seen) || (seen & 7) != 7) return -1;
     unsigned char fl[2] = {(unsigned char)en.incomplete, (unsigned char)en.stamped};
     if (grow_put(&h->pos, en.at, sizeof en.at) || grow_put(&h->tim, en.num, sizeof en.num) ||
-        grow_put(&h->flags, fl, 2) || grow_put(&h->refs, &en.ref, sizeof en.ref))
+        grow_put(&h->flags, fl, 2) || grow_put(&h->refs, &en.ref, sizeof en.ref) ||
+        grow_put(&h->stamps, &en.stamp, sizeof en.stamp))
         return -2;
     return 0;
 }
@@ -333,6 +343,8 @@ static void hs_drop_second(HarPass *h, HsSecond *sec) {
     free(sec->b.tim.data);
     free(sec->b.flags.data);
     free(sec->b.refs.data);
+    free(sec->b.stamps.data);
+    memset(&sec->b.stamps, 0, sizeof sec->b.stamps);
     memset(&sec->b.pos, 0, sizeof sec->b.pos);
     memset(&sec->b.tim, 0, sizeof sec->b.tim);
     memset(&sec->b.flags, 0, sizeof sec->b.flags);
@@ -360,7 +372,7 @@ static int hs_entries(HarPass *h) {
 #endif
         cptr p0 = c->p;
         unsigned char *t = h->t;
-        size_t lens[4] = {h->pos.len, h->tim.len, h->flags.len, h->refs.len};
+        size_t lens[5] = {h->pos.len, h->tim.len, h->flags.len, h->refs.len, h->stamps.len};
         int r = hs_one(h);
         if (!r && h->cand && p0 < h->cand && c->p > h->cand) {
             /* the candidate was inside this entry: not the second half's start. Once it
@@ -372,6 +384,7 @@ static int hs_entries(HarPass *h) {
             h->tim.len = lens[1];
             h->flags.len = lens[2];
             h->refs.len = lens[3];
+            h->stamps.len = lens[4];
             r = hs_one(h);
         }
         if (r) return r;
@@ -416,7 +429,9 @@ static const char HAR_SCAN_DOC[] =
     "absent), seven float64 (time, then the six timings; NaN: none), two bytes\n"
     "(_incomplete, stamped events), and lists of the method, url, startedDateTime, status\n"
     "(int or None), content mimeType ('' without content, None without a mimeType) and\n"
-    "the pair of header lists' bytes (b'null' when absent). For any other document, the\n"
+    "the pair of header lists' bytes (b'null' when absent), then the startedDateTime of\n"
+    "each as float64 Unix seconds where it is the usual stamp (NaN: Python reads it, as\n"
+    "_time.read_times). For any other document, the\n"
     "offset where the pass stopped. The pass runs without the GIL; ``two``: on two threads\n"
     "where the document has a place to split at (the same answer).";
 
@@ -434,7 +449,8 @@ static int hs_join(HarPass *h, HarPass *b, cptr cand) {
     if (grow_put(&h->pos, b->pos.data, b->pos.len) ||
         grow_put(&h->tim, b->tim.data, b->tim.len) ||
         grow_put(&h->flags, b->flags.data, b->flags.len) ||
-        grow_put(&h->refs, b->refs.data, b->refs.len))
+        grow_put(&h->refs, b->refs.data, b->refs.len) ||
+        grow_put(&h->stamps, b->stamps.data, b->stamps.len))
         return -1;
     h->c.p = b->c.p;
     h->c.hi |= b->c.hi;
@@ -505,17 +521,21 @@ static PyObject *py_har_scan(PyObject *self, PyObject *args) {
     }
     if (PyByteArray_Resize(texts, (Py_ssize_t)(h.t - h.t0))) goto done;
     PyObject *at = grow_bytes(&h.pos), *nums = grow_bytes(&h.tim), *fl = grow_bytes(&h.flags);
-    if (at && nums && fl)
-        res = PyTuple_Pack(10, texts, at, nums, fl, lists[0], lists[1], lists[2], lists[3],
-                           lists[4], lists[5]);
+    PyObject *stamps = grow_bytes(&h.stamps);
+    if (at && nums && fl && stamps)
+        res = PyTuple_Pack(11, texts, at, nums, fl, lists[0], lists[1], lists[2], lists[3],
+                           lists[4], lists[5], stamps);
     Py_XDECREF(at);
     Py_XDECREF(nums);
     Py_XDECREF(fl);
+    Py_XDECREF(stamps);
 done:
     free(h.pos.data);
     free(h.tim.data);
     free(h.flags.data);
     free(h.refs.data);
+    free(h.stamps.data);
+    free(sec.b.stamps.data);
     free(sec.b.pos.data);
     free(sec.b.tim.data);
     free(sec.b.flags.data);

@@ -27,7 +27,7 @@ typedef struct {
     Cur c;
     cptr base;  /* the input's start */
     unsigned char *t0, *t;  /* the texts' buffer and where the next one goes */
-    Grow pos, tim, flags, refs;
+    Grow pos, tim, flags, refs, stamps;
     /* the two halves: where the second one starts (NULL: none runs), whether the first
      * stopped on it, and the flag that stops the second */
     cptr cand;
