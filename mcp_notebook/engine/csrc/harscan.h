@@ -231,6 +231,7 @@ typedef struct {
     int started, dropped;  /* counted in HS_COUNTS once the GIL is held again */
 } HsSecond;
 
+#if MN_THREADS
 /* Where the second half may start: an entry's '{' near the middle of the input, found
  * by the bytes the first entry (at `first`) opens with: its '{', the blanks, its first
  * member's name and colon. A '{' followed by blanks and '"' is never inside a string (a
@@ -258,6 +259,7 @@ static cptr hs_candidate(cptr first, cptr end, cptr from) {
     }
     return NULL;
 }
+#endif
 
 static int hs_entries(HarPass *h);
 static int hs_log(Cur *c, cptr name, size_t n, void *ctx, int *seen);
