@@ -59,7 +59,6 @@ from ._har_order import _Found
 from ._har_parts import Parts, of_scan, of_structs
 from ._har_structs import _SSE, _decode_doc, _decode_headers, _decode_raws
 from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _opens
-from ._time import read_times
 from .base import Record
 
 __all__ = ["columns", "RUN"]
@@ -175,8 +174,8 @@ class _Columns:
                 json_reply[k] = True
             elif got is not None:
                 plain[i] = got  # type: ignore[assignment]
-        started, incomplete = parts.started, parts.incomplete
-        start, problems = read_times(started, numbers=False)  # type: ignore[arg-type]
+        incomplete = parts.incomplete
+        start, problems = parts.start_times()
         if problems or np.isnan(start).any():
             raise _HandOver
         first_byte, end = entry_spans(start, parts.nums)

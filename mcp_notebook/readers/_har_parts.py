@@ -16,6 +16,7 @@ import numpy as np
 from . import _har_texts
 from ._har_structs import _EMPTY, _NO_TIMINGS, _NULL, _Entry
 from ._har_texts import _HandOver, _texts
+from ._time import read_times
 
 __all__ = ["COUNTS", "Parts", "of_scan", "of_structs"]
 
@@ -45,6 +46,11 @@ class Parts:
     stamped: np.ndarray
     has_reply: np.ndarray
     empty: np.ndarray
+
+    def start_times(self) -> tuple[np.ndarray, dict[int, str]]:
+        """Each entry's startedDateTime as Unix seconds (NaN: none) and the problems by
+        position, as :func:`~._time.read_times` reads them."""
+        return read_times(self.started, numbers=False)  # type: ignore[arg-type]
 
     def texts(self, post_at: np.ndarray, plain_at: np.ndarray, sse_at: np.ndarray
               ) -> tuple[bytearray, _Span, _Span, _Span]:
@@ -99,7 +105,7 @@ class _Structs(Parts):
 class _Scan(Parts):
     def __init__(self, got: tuple[Any, ...]) -> None:
         (self.buf, at, nums, flags, self.methods, self.urls, self.started, self.status,
-         self.mimes, self.hkeys) = got
+         self.mimes, self.hkeys, stamps) = got
         n = len(self.methods)
         self.at = np.frombuffer(at, dtype=np.int64).reshape(n, 4)
         self.nums = np.frombuffer(nums, dtype=np.float64).reshape(n, 7)
@@ -109,6 +115,17 @@ class _Scan(Parts):
         self.post_none = self.at[:, 0] == -2
         self.has_reply = self.at[:, 2] >= 0
         self.empty = self.has_reply & (self.at[:, 3] == self.at[:, 2])
+        self.stamps = np.frombuffer(stamps, dtype=np.float64)
+
+    def start_times(self) -> tuple[np.ndarray, dict[int, str]]:
+        # the usual stamps were read by the C pass (to the same doubles); the rest here
+        out = self.stamps.copy()
+        rest = np.flatnonzero(np.isnan(out))
+        if not len(rest):
+            return out, {}
+        got, problems = read_times([self.started[k] for k in rest.tolist()], numbers=False)
+        out[rest] = got
+        return out, {int(rest[k]): p for k, p in problems.items()}
 
     def texts(self, post_at: np.ndarray, plain_at: np.ndarray, sse_at: np.ndarray
               ) -> tuple[bytearray, _Span, _Span, _Span]:
@@ -140,13 +157,20 @@ def of_structs(entries: list[_Entry]) -> Parts:
     return _Structs(entries)
 
 
-def of_scan(data: Any) -> Parts | None:
+def of_scan(data: Any, two: bool | None = None) -> Parts | None:
     """The :class:`Parts` of the C pass over the document's bytes; None where the
-    extension is not built, or the pass does not take the document (counted)."""
+    extension is not built, or the pass does not take the document (counted). ``two``:
+    whether the pass may run on two threads (None: when the document is large and a
+    second core is free, :func:`~..fast.parallel.second_thread`); the answer is the
+    same."""
     fn = _har_texts._native_fn("har_scan")
     if fn is None:
         return None
-    got = fn(data)
+    if two is None:
+        from ..fast.parallel import second_thread
+
+        two = second_thread(len(data))
+    got = fn(data, two)
     if isinstance(got, int):
         COUNTS["handed over"] += 1
         return None

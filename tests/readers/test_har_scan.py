@@ -45,9 +45,25 @@ def _reference(data: bytes) -> _har_parts.Parts | None:
         return None
 
 
+def _halves_agree(data: bytes) -> None:
+    """Assert the pass on two threads answers as on one, byte for byte (the texts, every
+    array and list; for a document not taken, the same offset)."""
+    from mcp_notebook.engine import _native
+
+    one, two = _native.har_scan(data, False), _native.har_scan(data, True)
+    assert type(one) is type(two)
+    if isinstance(one, int):
+        assert one == two
+        return
+    assert len(one) == len(two) == 11
+    for k, (a, b) in enumerate(zip(one, two, strict=True)):
+        assert type(a) is type(b) and a == b, k
+
+
 def _same(data: bytes) -> bool:
-    """Assert the C pass gives the reference's parts and texts, or hands over; whether
-    it took the document."""
+    """Assert the C pass gives the reference's parts and texts, or hands over, on one
+    thread and on two; whether it took the document."""
+    _halves_agree(data)
     before = dict(_har_parts.COUNTS)
     got = _har_parts.of_scan(data)
     counts = _har_parts.COUNTS
@@ -63,6 +79,10 @@ def _same(data: bytes) -> bool:
     for name in _ARRAYS:
         assert np.array_equal(getattr(got, name), getattr(ref, name)), name
     assert np.array_equal(got.nums, ref.nums, equal_nan=True)
+    # the start stamps the C pass reads, to the same doubles and problems as read_times
+    got_ts, got_problems = got.start_times()
+    ref_ts, ref_problems = ref.start_times()
+    assert np.array_equal(got_ts, ref_ts, equal_nan=True) and got_problems == ref_problems
     # np.array_equal takes -0.0 for 0.0: the signs too
     assert np.array_equal(np.signbit(got.nums), np.signbit(ref.nums))
     n = len(ref.methods)
@@ -206,6 +226,37 @@ HOSTILE = {
 }
 
 
+#: a start stamp, and whether the C pass reads it itself (the usual shape, a real date)
+STAMPS = {"2025-06-18T12:00:00.000Z": True, "2024-02-29T23:59:60.999Z": True,
+          "0001-01-01T00:00:00.000Z": True, "9999-12-31T23:59:59.999Z": True,
+          "1969-12-31T23:59:59.999Z": True, "2000-02-29T00:00:00.000Z": True,
+          "2023-02-29T00:00:00.000Z": False, "0000-01-01T00:00:00.000Z": False,
+          "2025-13-01T00:00:00.000Z": False, "2025-06-18T24:00:00.000Z": False,
+          "2025-06-18T12:60:00.000Z": False, "2025-06-18T12:00:61.000Z": False,
+          "2025-06-31T12:00:00.000Z": False, "2025-06-18 12:00:00.000Z": False,
+          "2025-06-18T12:00:00.000+00:00": False, "2025-06-18T12:00:00Z": False,
+          "2025-06-18T12:00:00.1234Z": False, "\\u0032025-06-18T12:00:00.000Z": False,
+          "2025-06-18T12:00:00.000z": False, "２025-06-18T12:00:00.000Z": False,
+          "2100-02-29T00:00:00.000Z": False}
+
+
+@pytest.mark.parametrize("stamp", STAMPS)
+def test_start_stamps_read_as_read_times_reads_them(stamp):
+    """The usual stamps the C pass reads itself, any other (or a date that is not one)
+    Python: the times and problems are read_times' either way."""
+    data = _one(_GOOD.replace("2025-06-18T12:00:00.000Z", stamp, 1))
+    assert _same(data)
+    got = _har_parts.of_scan(data)
+    assert got is not None
+    from mcp_notebook.readers._time import read_times
+
+    ts, problems = got.start_times()
+    ref_ts, ref_problems = read_times(got.started, numbers=False)
+    assert np.array_equal(ts, ref_ts, equal_nan=True) and problems == ref_problems
+    # which the C pass read itself: the usual stamps written without escapes
+    assert bool(got.stamps[0] == got.stamps[0]) is STAMPS[stamp]  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("what", list(HOSTILE))
 def test_hostile_entries(what):
     old, new, taken = HOSTILE[what]
@@ -276,3 +327,151 @@ def test_texts_of_entries_read_one_by_one_are_left_out(tmp_path, monkeypatch):
                         lambda name: None if name == "har_scan" else native_fn(name))
     assert got == buf()
     assert b"xxxxx" not in got and b"ping" in got
+
+
+# ---- the pass on two threads ----
+
+def _counts() -> tuple[int, int, int]:
+    from mcp_notebook.engine import _native
+
+    return _native.har_scan_counts()
+
+
+def _split(data: bytes) -> tuple[int, int, int]:
+    """How the two halves went on ``data`` (started, met, dropped), their answers equal."""
+    before = _counts()
+    _halves_agree(data)
+    after = _counts()
+    return after[0] - before[0], after[1] - before[1], after[2] - before[2]
+
+
+def _entries_doc(entries: list[dict], indent: int | None = None, **log: object) -> bytes:
+    return json.dumps({"log": {"version": "1.2", "entries": entries, **log}},
+                      indent=indent, ensure_ascii=False).encode()
+
+
+def _many(rng: random.Random, n: int) -> list[dict]:
+    return [_usual_entry(rng, k) for k in range(n)]
+
+
+@pytest.mark.parametrize("indent", [None, 1, 2])
+def test_two_halves_meet_between_two_entries(indent):
+    """On a document of many entries the second half starts on one near the middle and
+    the first lands on it: its work is used, the answer the one-thread pass's."""
+    data = _entries_doc(_many(random.Random(indent or 0), 80), indent)
+    assert _split(data) == (1, 1, 0)
+    assert _same(data)
+
+
+def test_a_lookalike_inside_an_entry_is_not_a_start():
+    """The middle falls inside an entry holding objects that open as an entry does (the
+    same first member, after a comma): the second half starts there, the first passes
+    it inside that entry, stops it and reads the entry again, then the rest alone."""
+    rng = random.Random(3)
+    entries = _many(rng, 6)
+    lookalike = {"startedDateTime": "x", "request": 1}
+    entries[3] = {"startedDateTime": entries[3]["startedDateTime"], **entries[3],
+                  "_x": [lookalike] * 2000}
+    data = _entries_doc(entries)
+    assert data.find(b'{"startedDateTime": "x"', len(data) // 2) > 0
+    assert _split(data) == (1, 0, 1)
+    assert _same(data)
+
+
+def test_a_lookalike_after_the_entries_is_not_a_start():
+    """Objects that open as an entry, in another array after the entries: the first half
+    ends the entries before the place, stops the second and reads on alone."""
+    rng = random.Random(4)
+    pages = [{"startedDateTime": "p", "id": k} for k in range(3000)]
+    data = _entries_doc(_many(rng, 10), None, pages=pages)
+    assert _split(data) == (1, 0, 1)
+    assert _same(data)
+
+
+@pytest.mark.parametrize("what", ["a broken last entry", "a second entries member",
+                                  "a second log", "bytes after the document",
+                                  "a duplicate member in the second half",
+                                  "an unknown member's deep value"])
+def test_a_document_refused_in_the_second_half(what):
+    """Whatever the one-thread pass refuses after the middle, the two refuse at the same
+    place (the second half's own answer)."""
+    rng = random.Random(5)
+    entries = _many(rng, 60)
+    if what == "a duplicate member in the second half":
+        text = _entries_doc(entries).decode()
+        at = text.rindex('"time": ')
+        data = (text[:at] + '"time": 1, ' + text[at:]).encode()
+    elif what == "an unknown member's deep value":
+        entries[-2]["x"] = json.loads("[" * 70 + "]" * 70)
+        data = _entries_doc(entries)
+    else:
+        data = _entries_doc(entries)
+        if what == "a broken last entry":
+            data = data[:data.rindex(b"}", 0, len(data) - 3)] + b",}]}}"
+        elif what == "a second entries member":
+            data = data[:-2] + b', "entries": []}}'
+        elif what == "a second log":
+            data = data[:-1] + b', "log": {}}'
+        else:
+            data += b" x"
+    assert _split(data)[:2] == (1, 1)
+    assert not _same(data)
+
+
+def test_a_document_refused_in_the_first_half():
+    rng = random.Random(6)
+    entries = _many(rng, 60)
+    entries[2]["time"] = "6"  # a time of text: refused
+    data = _entries_doc(entries)
+    started, met, dropped = _split(data)
+    assert started == 1 and met == 0 and dropped == 1
+    assert not _same(data)
+
+
+def test_numbers_only_python_reads_in_both_halves():
+    """A time only Python's conversion reads correctly rounded, in each half: the GIL is
+    taken for it from either thread."""
+    rng = random.Random(7)
+    entries = _many(rng, 60)
+    for k in (1, 58):
+        entries[k]["time"] = 0.1000000000000000055511151231257827  # placeholder
+    text = _entries_doc(entries).decode().replace(
+        "0.1", "0.1000000000000000055511151231257827")
+    data = text.encode()
+    assert data.count(b"0.1000000000000000055511151231257827") >= 2
+    assert _split(data) == (1, 1, 0)
+    assert _same(data)
+
+
+def test_one_thread_where_there_is_no_place_to_split():
+    for data in [_entries_doc(_many(random.Random(8), 1)),  # one entry: no second
+                 _entries_doc([{}] + _many(random.Random(8), 30))]:  # an empty first entry
+        assert _split(data) == (0, 0, 0)
+        _same(data)
+
+
+def test_the_pass_on_two_threads_for_a_large_document(monkeypatch):
+    """of_scan asks for two threads on a large document only, and never when the split
+    is turned off."""
+    from mcp_notebook.fast import parallel
+
+    calls = []
+    native_fn = _har_texts._native_fn
+
+    def spy(name):
+        fn = native_fn(name)
+        return (lambda data, two: calls.append(two) or fn(data, two)) if name == "har_scan" \
+            else fn
+
+    monkeypatch.setattr(_har_texts, "_native_fn", spy)
+    data = _entries_doc(_many(random.Random(9), 20))
+    _har_parts.of_scan(data)
+    monkeypatch.setattr(parallel, "MIN_SECOND_THREAD", 1)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    _har_parts.of_scan(data)
+    monkeypatch.setattr(parallel, "SPLIT", "none")
+    _har_parts.of_scan(data)
+    monkeypatch.setattr(parallel, "SPLIT", "auto")
+    monkeypatch.setattr(parallel, "workers", lambda: 1)
+    _har_parts.of_scan(data)
+    assert calls == [False, True, False, False]

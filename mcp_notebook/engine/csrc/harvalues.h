@@ -9,17 +9,31 @@
 #include "har.h"
 #include "utf8.h"
 
-/* The whole pass. */
+/* What an entry's members are, as the pass finds them: places in the input (offsets from
+ * its start; -1: absent or null), the Python objects made after the pass (hs_objects),
+ * with the GIL, so that the pass itself runs without it, on one thread or two. */
+enum { HS_METHOD, HS_URL, HS_STARTED, HS_MIME, HS_NSTR };
+
+typedef struct {
+    int64_t s[HS_NSTR], e[HS_NSTR];  /* the strings' text between the quotes */
+    int64_t rq_s, rq_e, rs_s, rs_e;  /* the header lists' values */
+    int64_t status;
+    uint8_t esc[HS_NSTR];
+    uint8_t has_status, content;  /* content: the entry has a response content (mime "" if not) */
+} HarRef;
+
+/* The whole pass, or one of its two halves (harscan.h). */
 typedef struct {
     Cur c;
+    cptr base;  /* the input's start */
     unsigned char *t0, *t;  /* the texts' buffer and where the next one goes */
-    Scratch sc;
-    Grow pos, tim, flags;
-    PyObject *methods, *urls, *started, *status, *mimes, *hkeys;
-    PyObject *last_url, *last_status, *last_mime, *last_rq, *last_rs;
-    cptr last_url_s, last_mime_s, last_rq_s, last_rs_s;
-    size_t last_url_n, last_mime_n, last_rq_n, last_rs_n;
-    long long last_status_v;
+    Grow pos, tim, flags, refs, stamps;
+    /* the two halves: where the second one starts (NULL: none runs), whether the first
+     * stopped on it, and the flag that stops the second */
+    cptr cand;
+    int met;
+    int *stop;  /* the second half's: set when it is to stop */
+    void *sec;  /* the first half's: its second (HsSecond), NULL on one thread */
 } HarPass;
 
 /* A body's text, c.p at its opening quote: unescaped into h->t as json_string_text
@@ -77,36 +91,39 @@ static int hs_text(HarPass *h) {
     }
 }
 
-/* A string member as a str (new reference), c.p at its value; NULL (no error set) for
- * anything but a string of Unicode text. `last`: the previous one of the same member,
- * given again when its bytes are the same. */
-static PyObject *hs_str(HarPass *h, PyObject **last, cptr *last_s, size_t *last_n) {
+/* A string member, c.p at its value: its place noted in `ref` (slot k). -1 for anything
+ * but a string (its UTF-8 is checked with the document's, its escapes by string()). */
+static int hs_span(HarPass *h, HarRef *ref, int k) {
     Span v;
-    if (str_value(&h->c, &v)) return NULL;
-    size_t n = (size_t)(v.e - v.s);
-    if (last && *last && !v.esc && n == *last_n && !memcmp(v.s, *last_s, n)) {
-        Py_INCREF(*last);
-        return *last;
+    if (str_value(&h->c, &v)) return -1;
+    if (ref) {
+        ref->s[k] = (int64_t)(v.s - h->base);
+        ref->e[k] = (int64_t)(v.e - h->base);
+        ref->esc[k] = (uint8_t)v.esc;
     }
-    PyObject *o;
-    if (!v.esc) {
-        o = PyUnicode_DecodeUTF8((const char *)v.s, (Py_ssize_t)n, NULL);
-    } else {
-        if (reserve(&h->sc, n + 1)) return NULL;
-        size_t k = unescape(v.s, v.e, h->sc.data);
-        o = PyUnicode_DecodeUTF8((const char *)h->sc.data, (Py_ssize_t)k, NULL);
+    return 0;
+}
+
+/* A number of the few only Python's conversion reads correctly rounded: read with the
+ * GIL taken for the call (the pass runs without it). As json.h's float_value. */
+static int hs_float(Cur *c, double *out) {
+    int integer;
+    cptr a = c->p;
+    if (number(c, &integer)) return -1;
+    if (quick_double(a, c->p, out)) {
+        size_t n = (size_t)(c->p - a);
+        if (n > 300) return -1;  /* left to the Python path */
+        char tmp[320];
+        memcpy(tmp, a, n);
+        tmp[n] = 0;
+        PyGILState_STATE g = PyGILState_Ensure();
+        *out = PyOS_string_to_double(tmp, NULL, NULL);  /* locale-free, correctly rounded */
+        int bad = PyErr_Occurred() != NULL;
+        if (bad) PyErr_Clear();
+        PyGILState_Release(g);
+        if (bad) return -1;
     }
-    if (!o) {
-        PyErr_Clear();
-        return NULL;
-    }
-    if (last && !v.esc) {
-        Py_XSETREF(*last, o);
-        Py_INCREF(o);
-        *last_s = v.s;
-        *last_n = n;
-    }
-    return o;
+    return isfinite(*out) ? 0 : -1;
 }
 
 /* A number as a double (NaN for null): -1 for anything else, an integer of more than
@@ -118,7 +135,7 @@ static int hs_num(Cur *c, double *out) {
         return literal(c, "null", 4);
     }
     cptr a = c->p;
-    if (float_value(c, out)) return -1;
+    if (hs_float(c, out)) return -1;
     int integer = 1;
     for (cptr q = a; q < c->p; q++)
         if (*q == '.' || *q == 'e' || *q == 'E') integer = 0;
@@ -134,38 +151,155 @@ static int hs_null(Cur *c) {
     return literal(c, "null", 4);
 }
 
-/* A header list: any value, kept as its bytes. */
-static int hs_raw(Cur *c, cptr *s, cptr *e) {
-    *s = c->p;
+/* A header list: any value, kept as its place (offsets from base). */
+static int hs_raw(Cur *c, cptr base, int64_t *s, int64_t *e) {
+    *s = (int64_t)(c->p - base);
     if (value(c, 6)) return -1;
-    *e = c->p;
+    *e = (int64_t)(c->p - base);
     return 0;
 }
 
-/* A header list's bytes (b"null" when absent), the previous entry's object when its
- * bytes are the same. */
-static PyObject *hs_hkey(cptr s, cptr e, PyObject **last, cptr *last_s, size_t *last_n) {
-    if (!s) {
-        s = (cptr) "null";
-        e = s + 4;
-    }
+/* ---- the objects, made after the pass ---- */
+
+/* the previous entry's object of a member and its bytes */
+typedef struct {
+    PyObject *o;
+    cptr s;
+    size_t n;
+} HsLast;
+
+/* A str of a string's text [s, e) (esc: unescaped first), the previous one's object when
+ * its bytes are the same (texts without escapes); NULL, with no error set, for one that
+ * is not Unicode text (or no memory to unescape it). */
+static PyObject *hs_str_of(cptr s, cptr e, int esc, HsLast *last, Scratch *sc) {
     size_t n = (size_t)(e - s);
-    if (*last && n == *last_n && !memcmp(s, *last_s, n)) {
-        Py_INCREF(*last);
-        return *last;
+    if (last && last->o && !esc && n == last->n && !memcmp(s, last->s, n)) {
+        Py_INCREF(last->o);
+        return last->o;
     }
-    PyObject *o = PyBytes_FromStringAndSize((const char *)s, (Py_ssize_t)n);
-    if (!o) return NULL;
-    Py_INCREF(o);
-    Py_XSETREF(*last, o);
-    *last_s = s;
-    *last_n = n;
+    PyObject *o;
+    if (!esc) {
+        o = PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, NULL);
+    } else {
+        if (reserve(sc, n + 1)) return NULL;
+        size_t k = unescape(s, e, sc->data);
+        o = PyUnicode_DecodeUTF8((const char *)sc->data, (Py_ssize_t)k, NULL);
+    }
+    if (!o) {
+        PyErr_Clear();
+        return NULL;
+    }
+    if (last && !esc) {
+        Py_INCREF(o);
+        Py_XSETREF(last->o, o);
+        last->s = s;
+        last->n = n;
+    }
     return o;
 }
 
-static int hs_append(PyObject *list, PyObject *o) {
-    if (!o) o = Py_None;
-    return PyList_Append(list, o);
+/* A header list's bytes (b"null" when absent: s < 0), the previous entry's object when
+ * its bytes are the same. */
+static PyObject *hs_hkey(cptr base, int64_t s, int64_t e, HsLast *last) {
+    cptr a = s < 0 ? (cptr) "null" : base + s;
+    size_t n = s < 0 ? 4 : (size_t)(e - s);
+    if (last->o && n == last->n && !memcmp(a, last->s, n)) {
+        Py_INCREF(last->o);
+        return last->o;
+    }
+    PyObject *o = PyBytes_FromStringAndSize((const char *)a, (Py_ssize_t)n);
+    if (!o) return NULL;
+    Py_INCREF(o);
+    Py_XSETREF(last->o, o);
+    last->s = a;
+    last->n = n;
+    return o;
+}
+
+/* The six lists of har_scan's answer (methods, urls, started, status, mimes, hkeys) of
+ * the entries' places: 0; -1 for a string that is not Unicode text (*bad: its offset);
+ * -2 with an exception set. */
+static int hs_objects(cptr base, const HarRef *refs, Py_ssize_t n, PyObject **lists,
+                      int64_t *bad) {
+    enum { L_METHOD, L_URL, L_STARTED, L_STATUS, L_MIME, L_HKEY };
+    static const int STR_OF[] = {HS_METHOD, HS_URL, HS_STARTED};
+    HsLast last[HS_NSTR] = {{0}}, rq = {0}, rs = {0};
+    PyObject *last_status = NULL, *empty = NULL;
+    long long last_status_v = 0;
+    Scratch sc = {0};
+    int r = -2;
+    for (int k = 0; k < 6; k++) lists[k] = NULL;
+    for (int k = 0; k < 6; k++)
+        if (!(lists[k] = PyList_New(n))) goto done;
+    if (!(empty = PyUnicode_FromStringAndSize("", 0))) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const HarRef *f = &refs[i];
+        for (int k = 0; k < 3; k++) {
+            int m = STR_OF[k];
+            /* the method and the start stamp: one object each, as their own */
+            PyObject *o = hs_str_of(base + f->s[m], base + f->e[m], f->esc[m],
+                                    m == HS_URL ? &last[m] : NULL, &sc);
+            if (!o) {
+                if (PyErr_Occurred()) goto done;
+                *bad = f->s[m];
+                r = -1;
+                goto done;
+            }
+            PyList_SET_ITEM(lists[k], i, o);
+        }
+        PyObject *st;
+        if (!f->has_status) {
+            st = Py_None;
+            Py_INCREF(st);
+        } else if (last_status && f->status == last_status_v) {
+            st = last_status;
+            Py_INCREF(st);
+        } else {
+            if (!(st = PyLong_FromLongLong(f->status))) goto done;
+            Py_INCREF(st);
+            Py_XSETREF(last_status, st);
+            last_status_v = f->status;
+        }
+        PyList_SET_ITEM(lists[L_STATUS], i, st);
+        /* no content: ""; a content of no mimeType: None */
+        PyObject *mime;
+        if (!f->content) {
+            mime = empty;
+            Py_INCREF(mime);
+        } else if (f->s[HS_MIME] < 0) {
+            mime = Py_None;
+            Py_INCREF(mime);
+        } else {
+            mime = hs_str_of(base + f->s[HS_MIME], base + f->e[HS_MIME], f->esc[HS_MIME],
+                             &last[HS_MIME], &sc);
+            if (!mime) {
+                if (PyErr_Occurred()) goto done;
+                *bad = f->s[HS_MIME];
+                r = -1;
+                goto done;
+            }
+        }
+        PyList_SET_ITEM(lists[L_MIME], i, mime);
+        PyObject *a = hs_hkey(base, f->rq_s, f->rq_e, &rq);
+        PyObject *b = a ? hs_hkey(base, f->rs_s, f->rs_e, &rs) : NULL;
+        PyObject *t = b ? PyTuple_Pack(2, a, b) : NULL;
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        if (!t) goto done;
+        PyList_SET_ITEM(lists[L_HKEY], i, t);
+    }
+    r = 0;
+done:
+    /* a list left with empty places is let go whole (a NULL item is allowed there) */
+    if (r)
+        for (int k = 0; k < 6; k++) Py_CLEAR(lists[k]);
+    for (int k = 0; k < HS_NSTR; k++) Py_XDECREF(last[k].o);
+    Py_XDECREF(rq.o);
+    Py_XDECREF(rs.o);
+    Py_XDECREF(last_status);
+    Py_XDECREF(empty);
+    free(sc.data);
+    return r;
 }
 
 #endif

@@ -1358,7 +1358,8 @@ static PyMethodDef METHODS[] = {
     {"recorder_doc", py_recorder_doc, METH_VARARGS, RECORDER_DOC},
     {"json_texts", py_json_texts, METH_VARARGS, JSON_TEXTS_DOC},
     {"sse_events", py_sse_events, METH_VARARGS, SSE_EVENTS_DOC},
-    {"har_scan", py_har_scan, METH_O, HAR_SCAN_DOC},
+    {"har_scan", py_har_scan, METH_VARARGS, HAR_SCAN_DOC},
+    {"har_scan_counts", py_har_scan_counts, METH_NOARGS, HAR_SCAN_COUNTS_DOC},
     {"claude_lines", py_claude_lines, METH_VARARGS, CLAUDE_LINES_DOC},
     {NULL, NULL, 0, NULL},
 };
