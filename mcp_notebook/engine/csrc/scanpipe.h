@@ -26,14 +26,7 @@
 #ifndef MCP_NOTEBOOK_SCANPIPE_H
 #define MCP_NOTEBOOK_SCANPIPE_H
 #include "envelope.h"
-
-#if !defined(MN_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
-#include <pthread.h>
-#include <signal.h>
-#define MN_THREADS 1
-#else
-#define MN_THREADS 0
-#endif
+#include "threads.h"
 
 #define BATCH 4096       /* lines read per release of the GIL (one core) */
 #define PIPE_BATCH 1024  /* lines per batch of the pipe (two cores) */
@@ -93,7 +86,7 @@ typedef struct {
     Batch own;                  /* the calling thread's, for the rest of a range */
     Msg *msgs;                  /* the slots' messages and line indices, one allocation */
     Py_ssize_t *ats;            /* each */
-    pthread_t th;
+    mn_thread th;
     pthread_mutex_t mu;
     pthread_cond_t filled;      /* the worker filled a slot */
     pthread_cond_t freed;       /* the caller handed a slot back, or asked it to end */
@@ -168,18 +161,7 @@ static Pipe *pipe_start(const Lines *L, Py_ssize_t start) {
     if (made == 2 && !pthread_cond_init(&p->freed, NULL)) made++;
     int bad = made < 3;
     if (!bad) {
-        pthread_attr_t attr;
-        bad = pthread_attr_init(&attr);
-        if (!bad) {
-            /* signals go to Python's threads, not to the worker (it inherits this mask) */
-            sigset_t all, was;
-            sigfillset(&all);
-            int masked = !pthread_sigmask(SIG_BLOCK, &all, &was);
-            pthread_attr_setstacksize(&attr, 1 << 20);  /* the JSON check nests 64 deep */
-            bad = pthread_create(&p->th, &attr, pipe_work, p);
-            if (masked) pthread_sigmask(SIG_SETMASK, &was, NULL);
-            pthread_attr_destroy(&attr);
-        }
+        bad = mn_thread_start(&p->th, pipe_work, p);
     }
     if (bad) {
         if (made > 2) pthread_cond_destroy(&p->freed);
