@@ -479,7 +479,6 @@ static PyObject *py_har_scan(PyObject *self, PyObject *args) {
     texts = PyByteArray_FromStringAndSize(NULL, b.len + 32);
     if (!texts) goto done;
     h.t0 = h.t = (unsigned char *)PyByteArray_AS_STRING(texts);
-    mn_huge(h.t0, (size_t)b.len + 32);  /* a fault per 2 MB, not per 4 KB */
     int seen = 0, r;
     Py_BEGIN_ALLOW_THREADS
     ws(&h.c);

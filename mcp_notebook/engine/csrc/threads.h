@@ -44,22 +44,4 @@ static inline int mn_flag_get(const int *f) {
 #define MN_THREADS 0
 #endif
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
-/* A large buffer about to be written once from end to end: its pages asked for as huge
- * pages where the kernel leaves that to the program (transparent huge pages on
- * "madvise"), one fault per 2 MB instead of per 4 KB. A hint: refused, nothing changes. */
-static inline void mn_huge(void *p, size_t n) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + n) & ~(huge - 1);
-    if (b > a) madvise((void *)a, b - a, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)n;
-#endif
-}
-
 #endif
