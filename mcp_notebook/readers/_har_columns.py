@@ -24,7 +24,7 @@ the same records, as :class:`~._docspans.Columns` and the order the table takes 
   table copies one per row);
 - the untimed events of a GET stream are placed as ``har._in_time_order`` places them
   (an answer right after the request it answers, any other at the stream's opening),
-  from the kinds and id keys the table's own classification gives (:func:`_meaning`);
+  from the kinds and id keys the table's own classification gives (``_har_kinds.meaning``);
   such a HAR's records are given as spans like any other (a document whose texts come
   to 16 MB or more then gets a ``lazytext`` ``raw`` column, as every large document).
 
@@ -50,11 +50,13 @@ from urllib.parse import urljoin
 import msgspec
 import numpy as np
 
+from ..engine import native as _native
 from ._docspans import Columns
 from ._har_entry import MCP_HEADERS, headers_of
 from ._har_facts import entry_extras
 from ._har_facts import extras as record_extras
 from ._har_facts import spans as entry_spans
+from ._har_kinds import Early
 from ._har_order import _Found
 from ._har_parts import Parts, of_scan, of_structs
 from ._har_structs import _SSE, _decode_doc, _decode_headers, _decode_raws
@@ -225,7 +227,12 @@ class _Columns:
         # reply stream at its first byte, the last one at its end; a GET stream's: none
         ts = np.where(sub == 0, start[entry],
                       np.where(~ev | last_ev, end[entry], first_byte[entry]))
-        ts[get[entry]] = np.nan
+        on_get = get[entry]
+        ts[on_get] = np.nan
+        # events of a GET stream (no time): their place needs what the table makes of
+        # them and of the requests sent (``_Found.of``), read meanwhile in a thread
+        early = Early(buf, starts, ends, np.flatnonzero(on_get | (sub == 0))) \
+            if _native.native is not None and not self.entries and on_get.any() else None
         extras = record_extras(entry, sub, ev, type_of, types, c2s_extra, s2c_extra, status,
                              get)
         el, sl, evl = entry.tolist(), sub.tolist(), ev.tolist()
@@ -248,7 +255,7 @@ class _Columns:
                        ev.astype(np.int64), ("http", "sse") if ev.any() else ("http",),
                        labels, dict(enumerate(extras)))
         return _Found.of(cols, entry, sub, others, get, first_byte, self.name,
-                         bool(self.entries))
+                         bool(self.entries), early)
 
     def read_others(self, other: np.ndarray, urls: list[str], get: np.ndarray) -> None:
         """The entries ``other`` as the reader reads them (``self.entries``), or

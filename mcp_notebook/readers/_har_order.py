@@ -14,8 +14,8 @@ import numpy as np
 
 from ..protocol.vocab import KINDS
 from ._docspans import Columns, stamp_order
+from ._har_kinds import Early, meaning
 from ._har_texts import _HandOver
-from ._spans import Spans
 from .base import Record
 
 __all__ = ["_Found", "_in_time_order"]
@@ -38,7 +38,7 @@ class _Found(NamedTuple):
     @staticmethod
     def of(cols: Columns, entry: np.ndarray, sub: np.ndarray,
            others: list[tuple[int, int, Record]], get: np.ndarray, first_byte: np.ndarray,
-           name: str, read: bool = False) -> _Found:
+           name: str, read: bool = False, early: Early | None = None) -> _Found:
         n = len(entry)
         ts = cols.ts
         if others:
@@ -70,9 +70,8 @@ class _Found(NamedTuple):
         # as ``_in_time_order``: an event of a GET stream answering a request sent
         # by POST right after it, any other at the opening of its stream
         asked = np.flatnonzero(untimed | ((usual >= 0) & (cols.direction[usual] == 0)))
-        kind, id_key, first = _meaning(cols, usual[asked], name)
+        kinds, id_key, first = meaning(cols, usual[asked], name, early)
         session = cols.session_of[usual[asked]]
-        kinds = np.asarray(kind, dtype=np.int64)
         record = np.repeat(np.arange(len(asked)), np.diff(first))  # each frame's record
         c2s = cols.direction[usual[asked]] == 0
         # each request sent: (session, id key) -> the time of the first to name it (the
@@ -101,29 +100,6 @@ class _Found(NamedTuple):
             key1[placed_at] = found_ts
             key2[placed_at] = 1
         return _Found(cols, at, recs, np.lexsort((np.arange(len(key1)), key2, key1)))
-
-
-def _meaning(cols: Columns, which: np.ndarray, name: str
-             ) -> tuple[list[int], list[str | None], np.ndarray]:
-    """The kind (a code of ``KINDS``) and id key of every frame of the usual records
-    ``which``, as the table classifies them, and where each record's frames start (one
-    more: the end)."""
-    from ..fast.records import part_of
-
-    k = len(which)
-    sp = Spans(cols.buf, cols.starts[which], cols.ends[which], np.zeros(k, dtype=np.int64),
-               np.full(k, np.nan), cols.direction[which], "", name, False, None, None,
-               labels=[""] * k)  # labelled as a document's: its texts are not decoded
-    part = part_of([sp])  # type: ignore[list-item]
-    batch = np.full(part.n, -1, dtype=np.int64)  # a frame's place in its batch
-    inside = part.sparse.get("batch") or {}
-    if inside:
-        batch[np.fromiter(inside, dtype=np.int64, count=len(inside))] = list(inside.values())
-    first = np.flatnonzero(batch <= 0)
-    if len(first) != k:
-        raise _HandOver  # a record of no frame, or of several without a batch
-    return (np.asarray(part.kind).tolist(), list(part.id_key),
-            np.append(first, part.n))
 
 
 inf = float("inf")

@@ -26,6 +26,7 @@
 #include "har.h"
 #include "harscan.h"
 #include "claude.h"
+#include "kinds.h"
 
 #define LIST_CACHE 16      /* list texts remembered per scan() call */
 #define CODE_CACHE 64      /* call column strings remembered per scan() call */
@@ -1291,6 +1292,7 @@ static PyMethodDef METHODS[] = {
     {"json_texts", py_json_texts, METH_VARARGS, JSON_TEXTS_DOC},
     {"sse_events", py_sse_events, METH_VARARGS, SSE_EVENTS_DOC},
     {"har_scan", py_har_scan, METH_O, HAR_SCAN_DOC},
+    {"frame_kinds", py_frame_kinds, METH_VARARGS, FRAME_KINDS_DOC},
     {"claude_lines", py_claude_lines, METH_VARARGS, CLAUDE_LINES_DOC},
     {NULL, NULL, 0, NULL},
 };

@@ -1,0 +1,148 @@
+"""What the table makes of the records a HAR's order depends on: the kind and id key of
+each of their frames, exactly as the table's classification gives them.
+
+``_har_order`` places the untimed events of a GET stream from the kinds and id keys of
+the records (an answer right after the request it answers). The table classifies the
+records again when it makes its rows, so this is a second reading of the same records,
+made cheap:
+
+- the records the C scanner takes (one usual message each) are read by its
+  ``frame_kinds``: the scanner's own reading of the message (``csrc/envelope.h``,
+  ``message``), giving the kind and the id key scan() would give (the id's text), without
+  making the row (no id object, method code, sparse columns, call or list column, text);
+- those it does not take (a batch, a line the scanner leaves to the Python path: an id
+  of another shape, escapes, a line that is not JSON...) and every record where the
+  extension is not built are read by :func:`meaning_part`, the table's own part of those
+  records (as all of them were before), counted in :data:`COUNTS`;
+- :class:`Early` reads the records in a thread while the reader makes the rest of the
+  columns (``frame_kinds`` runs without the GIL), so the second core does it.
+
+``tests/readers/test_har_kinds.py`` holds :func:`meaning` equal to :func:`meaning_part`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from ..engine import native as _native
+from ._docspans import Columns
+from ._har_texts import _HandOver
+from ._spans import Spans
+
+__all__ = ["COUNTS", "Early", "meaning", "meaning_part"]
+
+#: the records :func:`meaning` read: by ``frame_kinds`` (``"c"``), by the table's part
+#: (``"part"``: not taken by the scanner, or no extension), and the readings of
+#: :class:`Early` not used (``"early unused"``: asked for other records)
+COUNTS: Counter[str] = Counter()
+
+Kinds = tuple[np.ndarray, list[str | None], np.ndarray]
+
+
+class Early:
+    """``frame_kinds`` of the usual records ``which`` of ``buf`` (``starts``, ``ends``),
+    read in a thread from now on; :meth:`result` waits for it. Only made when the
+    extension is built."""
+
+    def __init__(self, buf: Any, starts: np.ndarray, ends: np.ndarray,
+                 which: np.ndarray) -> None:
+        assert _native.native is not None
+        self.which = which
+        self._got: tuple[bytearray, list[str | None]] | None = None
+        self._exc: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, name="har-kinds", daemon=True,
+            args=(buf, np.ascontiguousarray(starts[which], dtype=np.int64),
+                  np.ascontiguousarray(ends[which], dtype=np.int64)))
+        self._thread.start()
+
+    def _run(self, buf: Any, starts: np.ndarray, ends: np.ndarray) -> None:
+        try:
+            self._got = _native.native.frame_kinds(buf, starts, ends)  # type: ignore[union-attr]
+        except BaseException as exc:  # noqa: BLE001 - raised again by result()
+            self._exc = exc
+
+    def result(self) -> tuple[bytearray, list[str | None]]:
+        self._thread.join()
+        if self._exc is not None:
+            raise self._exc
+        assert self._got is not None
+        return self._got
+
+
+def meaning(cols: Columns, which: np.ndarray, name: str, early: Early | None = None
+            ) -> Kinds:
+    """The kind (a code of ``KINDS``, int64) and id key of every frame of the usual
+    records ``which``, as the table classifies them, and where each record's frames
+    start (one more: the end). ``early``: the ``frame_kinds`` of these records begun
+    before (used when it read the same records)."""
+    native = _native.native
+    k = len(which)
+    if native is None:
+        COUNTS["part"] += k
+        return meaning_part(cols, which, name)
+    if early is not None and np.array_equal(early.which, which):
+        got, keys = early.result()
+    else:
+        if early is not None:
+            COUNTS["early unused"] += 1
+        got, keys = native.frame_kinds(
+            cols.buf, np.ascontiguousarray(cols.starts[which], dtype=np.int64),
+            np.ascontiguousarray(cols.ends[which], dtype=np.int64))
+    kind = np.frombuffer(got, dtype=np.int8).astype(np.int64)
+    left = np.flatnonzero(kind < 0)
+    COUNTS["c"] += k - len(left)
+    COUNTS["part"] += len(left)
+    if not len(left):
+        return kind, keys, np.arange(k + 1, dtype=np.int64)
+    return _merged(kind, keys, left, meaning_part(cols, which[left], name))
+
+
+def _merged(kind: np.ndarray, keys: list[str | None], left: np.ndarray, part: Kinds
+            ) -> Kinds:
+    """The frames of records read by ``frame_kinds`` (one each: ``kind``, ``keys``) and
+    of the records ``left`` it did not take (``part``: theirs, as :func:`meaning_part`
+    gives them), in record order."""
+    l_kind, l_key, l_first = part
+    count = np.ones(len(kind), dtype=np.int64)
+    count[left] = np.diff(l_first)
+    first = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(count)))
+    n = int(first[-1])
+    taken = np.flatnonzero(kind >= 0)
+    out_kind = np.empty(n, dtype=np.int64)
+    out_kind[first[taken]] = kind[taken]
+    # the frames of the records left: each at its record's first plus its place in it
+    at = np.repeat(first[left] - l_first[:-1], count[left]) + np.arange(int(l_first[-1]))
+    out_kind[at] = l_kind
+    out_key: list[str | None] = [None] * n
+    for j, key in zip(first[taken].tolist(), map(keys.__getitem__, taken.tolist()),
+                      strict=True):
+        out_key[j] = key
+    for j, key in zip(at.tolist(), l_key, strict=True):
+        out_key[j] = key
+    return out_kind, out_key, first
+
+
+def meaning_part(cols: Columns, which: np.ndarray, name: str) -> Kinds:
+    """:func:`meaning` of the records ``which`` by the table's own part of them (every
+    record, whatever its shape: a batch, a line the C scanner leaves to Python)."""
+    from ..fast.records import part_of
+
+    k = len(which)
+    sp = Spans(cols.buf, cols.starts[which], cols.ends[which], np.zeros(k, dtype=np.int64),
+               np.full(k, np.nan), cols.direction[which], "", name, False, None, None,
+               labels=[""] * k)  # labelled as a document's: its texts are not decoded
+    part = part_of([sp])  # type: ignore[list-item]
+    batch = np.full(part.n, -1, dtype=np.int64)  # a frame's place in its batch
+    inside = part.sparse.get("batch") or {}
+    if inside:
+        batch[np.fromiter(inside, dtype=np.int64, count=len(inside))] = list(inside.values())
+    first = np.flatnonzero(batch <= 0)
+    if len(first) != k:
+        raise _HandOver  # a record of no frame, or of several without a batch
+    return (np.asarray(part.kind, dtype=np.int64), list(part.id_key),
+            np.append(first, part.n))
