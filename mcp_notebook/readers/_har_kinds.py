@@ -110,6 +110,13 @@ def _merged(kind: np.ndarray, keys: list[str | None], left: np.ndarray, part: Ki
     l_kind, l_key, l_first = part
     count = np.ones(len(kind), dtype=np.int64)
     count[left] = np.diff(l_first)
+    if bool((count[left] == 1).all()):  # one frame each (the usual): in their places
+        out_kind = kind.copy()
+        out_kind[left] = l_kind
+        out_key = list(keys)
+        for j, key in zip(left.tolist(), l_key, strict=True):
+            out_key[j] = key
+        return out_kind, out_key, np.arange(len(kind) + 1, dtype=np.int64)
     first = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(count)))
     n = int(first[-1])
     taken = np.flatnonzero(kind >= 0)
@@ -118,13 +125,10 @@ def _merged(kind: np.ndarray, keys: list[str | None], left: np.ndarray, part: Ki
     # the frames of the records left: each at its record's first plus its place in it
     at = np.repeat(first[left] - l_first[:-1], count[left]) + np.arange(int(l_first[-1]))
     out_kind[at] = l_kind
-    out_key: list[str | None] = [None] * n
-    for j, key in zip(first[taken].tolist(), map(keys.__getitem__, taken.tolist()),
-                      strict=True):
-        out_key[j] = key
-    for j, key in zip(at.tolist(), l_key, strict=True):
-        out_key[j] = key
-    return out_kind, out_key, first
+    keyed = np.empty(n, dtype=object)
+    keyed[first[taken]] = np.fromiter(keys, dtype=object, count=len(keys))[taken]
+    keyed[at] = np.fromiter(l_key, dtype=object, count=len(l_key))
+    return out_kind, keyed.tolist(), first
 
 
 def meaning_part(cols: Columns, which: np.ndarray, name: str) -> Kinds:

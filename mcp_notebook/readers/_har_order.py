@@ -16,6 +16,7 @@ from ..protocol.vocab import KINDS
 from ._docspans import Columns, stamp_order
 from ._har_kinds import Early, meaning
 from ._har_texts import _HandOver
+from ._spans import Spans
 from .base import Record
 
 __all__ = ["_Found", "_in_time_order"]
