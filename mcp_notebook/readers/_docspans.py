@@ -32,16 +32,18 @@ RUN = 1 << 16
 
 class DocLabels:
     """The labels of a document's records, made when asked: record ``k``'s is ``prefix``
-    and ``entry[k]``, then ``/response`` where ``response[k]`` (``<file>#entry<i>``,
-    ``<file>#interaction<i>/response``). Indexed like the list of them (a record's label, or
-    the labels of a slice or of an index array, as labels again); the table keeps them
-    as they are (:class:`~mcp_notebook.textsources.DocLabelSource`), not as a million
-    strings."""
+    and ``entry[k]``, then ``/response`` where ``response[k]``, or ``/event<q>`` where
+    ``event[k]`` is ``q >= 0`` (``<file>#entry<i>``, ``<file>#interaction<i>/response``,
+    ``<file>#entry<i>/event<q>``; ``event`` None: no event). Indexed like the list of
+    them (a record's label, or the labels of a slice or of an index array, as labels
+    again); the table keeps them as they are
+    (:class:`~mcp_notebook.textsources.DocLabelSource`), not as a million strings."""
 
-    __slots__ = ("prefix", "entry", "response")
+    __slots__ = ("prefix", "entry", "response", "event")
 
-    def __init__(self, prefix: str, entry: np.ndarray, response: np.ndarray) -> None:
-        self.prefix, self.entry, self.response = prefix, entry, response
+    def __init__(self, prefix: str, entry: np.ndarray, response: np.ndarray,
+                 event: np.ndarray | None = None) -> None:
+        self.prefix, self.entry, self.response, self.event = prefix, entry, response, event
 
     @classmethod
     def of_pairs(cls, prefix: str, answered: np.ndarray) -> DocLabels:
@@ -56,14 +58,22 @@ class DocLabels:
         return len(self.entry)
 
     def __getitem__(self, k: Any) -> Any:
+        ev = self.event
         if isinstance(k, (slice, np.ndarray)):
-            return DocLabels(self.prefix, self.entry[k], self.response[k])
+            return DocLabels(self.prefix, self.entry[k], self.response[k],
+                             None if ev is None else ev[k])
+        if ev is not None and ev[k] >= 0:
+            return f"{self.prefix}{int(self.entry[k])}/event{int(ev[k])}"
         return f"{self.prefix}{int(self.entry[k])}" + ("/response" if self.response[k] else "")
 
     def tolist(self) -> list[str]:
         p = self.prefix
-        return [f"{p}{e}/response" if r else f"{p}{e}"
-                for e, r in zip(self.entry.tolist(), self.response.tolist(), strict=True)]
+        if self.event is None or not (self.event >= 0).any():
+            return [f"{p}{e}/response" if r else f"{p}{e}"
+                    for e, r in zip(self.entry.tolist(), self.response.tolist(), strict=True)]
+        return [f"{p}{e}/event{q}" if q >= 0 else f"{p}{e}/response" if r else f"{p}{e}"
+                for e, r, q in zip(self.entry.tolist(), self.response.tolist(),
+                                   self.event.tolist(), strict=True)]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.tolist())

@@ -51,7 +51,7 @@ import msgspec
 import numpy as np
 
 from ..engine import native as _native
-from ._docspans import Columns
+from ._docspans import Columns, DocLabels
 from ._har_entry import MCP_HEADERS, headers_of
 from ._har_facts import entry_extras
 from ._har_facts import extras as record_extras
@@ -235,21 +235,16 @@ class _Columns:
             if _native.native is not None and not self.entries and on_get.any() else None
         extras = record_extras(entry, sub, ev, type_of, types, c2s_extra, s2c_extra, status,
                              get)
-        el, sl, evl = entry.tolist(), sub.tolist(), ev.tolist()
+        el, sl = entry.tolist(), sub.tolist()
         session_of, names, others = self.sessions(facts, urls, get, endpoints, el, sl,
                                                   status, first_byte)
         del facts, urls
         if self.entries and self.reader.untimed:
             raise _HandOver  # events of no time among the entries read one by one
-        name = self.name
-        # each entry's label made once, a reply's and an event's by adding its part
-        # (``/response``; ``/event{s - 1}``, made once for each place in a stream)
-        entry_label = [f"{name}#entry{i}" for i in range(len(get))]
-        part = ["/response", *(f"/event{q}" for q in range(max(sl, default=0)))]
-        labels = [entry_label[i] if s == 0 else entry_label[i] + (part[s] if e else
-                                                                  "/response")
-                  for i, s, e in zip(el, sl, evl, strict=True)]
-        del entry_label, part
+        # the labels, made when asked: ``<name>#entry<i>``, then ``/response`` (a JSON
+        # reply) or ``/event<q>`` (the event of a stream at ``sub`` q + 1)
+        labels = DocLabels(f"{self.name}#entry", entry, (sub != 0) & ~ev,
+                           np.where(ev, sub - 1, -1))
         cols = Columns(buf, starts, ends, ts,  # type: ignore[arg-type]
                        (sub != 0).astype(np.int8), session_of, names,
                        ev.astype(np.int64), ("http", "sse") if ev.any() else ("http",),
