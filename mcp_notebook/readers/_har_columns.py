@@ -39,13 +39,13 @@ read one by one) gives None: the reader's entry-by-entry path reads it, so the r
 are always what that path gives (``tests/readers/test_har_columns.py``).
 
 The two readings are in ``_har_parts`` (the structs in ``_har_structs``), the texts in
-``_har_texts``, the extras and spans in ``_har_facts``, the order in ``_har_order``.
+``_har_texts``, the extras and spans in ``_har_facts``, the sessions in ``_har_sessions``,
+the order in ``_har_order`` (the kinds it reads in ``_har_kinds``).
 """
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urljoin
 
 import msgspec
 import numpy as np
@@ -59,10 +59,10 @@ from ._har_facts import spans as entry_spans
 from ._har_kinds import Early
 from ._har_order import _Found
 from ._har_parts import Parts, of_scan, of_structs
+from ._har_sessions import sessions
 from ._har_structs import _SSE, _decode_doc, _decode_headers, _decode_raws
 from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _opens
 from ._time import read_times
-from .base import Record
 
 __all__ = ["columns", "RUN"]
 
@@ -236,7 +236,7 @@ class _Columns:
         extras = record_extras(entry, sub, ev, type_of, types, c2s_extra, s2c_extra, status,
                              get)
         el, sl = entry.tolist(), sub.tolist()
-        session_of, names, others = self.sessions(facts, urls, get, endpoints, el, sl,
+        session_of, names, others = sessions(self, facts, urls, get, endpoints, el, sl,
                                                   status, first_byte)
         del facts, urls
         if self.entries and self.reader.untimed:
@@ -267,95 +267,3 @@ class _Columns:
         if got is None:
             raise _HandOver
         self.entries = got
-
-    def sessions(self, facts: list[tuple[Any, ...]], urls: list[str], get: np.ndarray,
-                 endpoints: dict[int, list[tuple[int, str]]], entry: list[int],
-                 sub: list[int], status: list[int | None], first_byte: np.ndarray
-                 ) -> tuple[np.ndarray, tuple[str, ...], list[tuple[int, int, Record]]]:
-        """The session of each record (as ``_Reader.session_of`` and ``events`` name
-        them, in file order: a GET stream's ``endpoint`` event names the session of the
-        events after it and of the POSTs to that URL after it) as codes, the names (made
-        valid Unicode, in the order they first come), and the endpoint events' records
-        (each with its entry and its place in the stream)."""
-        url_sessions: dict[str, str] = {}
-        # an endpoint URL (with query) -> its session (the reader's, for the entries it
-        # reads one by one)
-        old: dict[str, str] = self.reader.old_sessions if self.entries else {}
-        read = self.entries
-        names: dict[str, int] = {}  # a session as valid Unicode -> its code
-        codes: dict[str, int] = {}  # a session -> its code
-        others: list[tuple[int, int, Record]] = []
-        by_entry: list[int] = []
-        switch: dict[int, list[tuple[int, int]]] = {}  # GET entry -> (event, code) changes
-
-        def code_of(session: str) -> int:
-            code = codes.get(session)
-            if code is None:
-                named = self.escaped(session)
-                code = names.get(named)
-                if code is None:
-                    code = names[named] = len(names)
-                codes[session] = code
-            return code
-
-        firsts = {id(f): f for f in facts}  # the distinct facts, in the order they come
-        if not read and not endpoints and all(f[0] is not None for f in firsts.values()):
-            # every entry names its session by a header: each distinct facts looked at
-            # once, the sessions coded in the order they first come, as below
-            code_by = {i: code_of(f[0]) for i, f in firsts.items()}
-            out = np.fromiter(map(code_by.__getitem__, map(id, facts)), dtype=np.int64,
-                              count=len(facts))[np.asarray(entry, dtype=np.int64)]
-            return out, tuple(names), others
-        del firsts
-        getl = get.tolist()
-        for i, f in enumerate(facts):
-            if i in read:  # read by the reader, in file order (its endpoint events too)
-                others.extend((i, q, rec) for q, rec in enumerate(self.reader.records_of(
-                    read[i])))
-                by_entry.append(-1)
-                continue
-            session = f[0]
-            if session is None:
-                url = urls[i]
-                if f[1] and not getl[i]:
-                    session = f"{self.default} entry {i}"
-                elif url in old:
-                    session = old[url]
-                else:
-                    session = url_sessions.get(url)  # type: ignore[assignment]
-                    if session is None:
-                        session = url_sessions[url] = self.session_from_url(url) \
-                            or self.default
-            code = codes.get(session)
-            by_entry.append(code_of(session) if code is None else code)
-            if i not in endpoints:
-                continue
-            for q, data in endpoints[i]:
-                try:
-                    url = urljoin(urls[i], data.strip())
-                except ValueError:  # a URL that cannot be parsed: taken as written
-                    url = data.strip()
-                session = self.session_from_url(url) or url
-                old[url] = session
-                switch.setdefault(i, []).append((q, code_of(session)))
-                st = status[i]
-                base: dict[str, Any] = {"http": "GET"} if st is None else \
-                    {"http": "GET", "status": st}
-                others.append((i, q, Record(
-                    raw=data, ts=float(first_byte[i]) if q == 0 else None,
-                    session=self.escaped(session), stream="sse",
-                    source=f"{self.name}#entry{i}/event{q}", kind="log",
-                    extra={**base, "sse_event": "endpoint", "endpoint": url})))
-        ent = np.asarray(entry, dtype=np.int64)
-        out = np.array(by_entry, dtype=np.int64)[ent]
-        if switch:  # the events after an endpoint event: its session
-            # the records are in entry order: each GET's are one run of them; within
-            # it, a later endpoint event's session wins, as it is applied after
-            sb = np.asarray(sub, dtype=np.int64)
-            for i, changes in switch.items():
-                lo, hi = np.searchsorted(ent, (i, i + 1)).tolist()
-                event = sb[lo:hi] - 1  # -1: the request (sub 0), never switched
-                run = out[lo:hi]
-                for q, code in changes:
-                    run[event > q] = code
-        return out, tuple(names), others
