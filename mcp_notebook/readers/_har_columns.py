@@ -61,7 +61,7 @@ from ._har_order import _Found
 from ._har_parts import Parts, of_scan, of_structs
 from ._har_sessions import sessions
 from ._har_structs import _SSE, _decode_doc, _decode_headers, _decode_raws
-from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _opens
+from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _opens, distinct
 from ._time import read_times
 
 __all__ = ["columns", "RUN"]
@@ -159,31 +159,32 @@ class _Columns:
                 raise _HandOver  # a body that is not JSON: not this path
         # a reply: JSON (a record), a short text (a fact of the POST), or nothing
         json_reply = _opens(a, r_starts, r_ends)
-        plain: list[str | None] = [None] * n
         odd = np.flatnonzero(~json_reply)
         # each distinct short reply (``Accepted``, say) looked at once: JSON (True), a
-        # text kept (its first 200 characters) or nothing (None)
-        seen: dict[bytes, str | bool | None] = {}
-        for k, x, y, i in zip(odd.tolist(), r_starts[odd].tolist(), r_ends[odd].tolist(),
-                              plain_at[odd].tolist(), strict=True):
-            raw = bytes(buf[x:y])
-            got = seen.get(raw, False)
-            if got is False:
-                text = raw.decode()
-                got = None if not text or text.isspace() else \
-                    True if _looks_like_json(text) else text[:200]
-                seen[raw] = got
-            if got is True:
-                json_reply[k] = True
-            elif got is not None:
-                plain[i] = got  # type: ignore[assignment]
+        # text kept (its first 200 characters: ``plain`` numbers each entry's, -1 none)
+        # or nothing (None)
+        code, raws = distinct(a, r_starts[odd], r_ends[odd])
+        said: list[str | bool | None] = []
+        for raw in raws:
+            text = raw.decode()
+            said.append(None if not text or text.isspace() else
+                        True if _looks_like_json(text) else text[:200])
+        json_reply[odd[np.fromiter((g is True for g in said), dtype=bool,
+                                   count=len(said))[code]]] = True
+        kept = {t: k for k, t in enumerate(dict.fromkeys(
+            t for t in said if type(t) is str))}  # each text once
+        text_of = np.fromiter((kept[t] if type(t) is str else -1 for t in said),
+                              dtype=np.int64, count=len(said))
+        plain = np.full(n, -1, dtype=np.int64)
+        plain[plain_at[odd]] = text_of[code]
         started, incomplete = parts.started, parts.incomplete
         start, problems = read_times(started, numbers=False)  # type: ignore[arg-type]
         if problems or np.isnan(start).any():
             raise _HandOver
         first_byte, end = entry_spans(start, parts.nums)
         del parts
-        c2s_extra, s2c_extra = entry_extras(facts, status, incomplete, plain, get)
+        c2s_extra, s2c_extra = entry_extras(facts, status, incomplete, plain, list(kept),
+                                            get)
         # the records: each entry's POST (sub 0), its JSON reply (sub 1), or the events
         # of its reply stream (sub 1 + the event's place in the body)
         m = len(post_at)
