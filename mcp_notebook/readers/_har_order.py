@@ -8,6 +8,7 @@ way."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import repeat
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -75,15 +76,19 @@ class _Found(NamedTuple):
         session = cols.session_of[usual[asked]]
         record = np.repeat(np.arange(len(asked)), np.diff(first))  # each frame's record
         c2s = cols.direction[usual[asked]] == 0
-        # each request sent: (session, id key) -> the time of the first to name it (the
-        # pairs given in reverse, the first of each wins); no id key names nothing
+        # each request sent: (session, id key) -> the first to name it (the pairs given
+        # in reverse, the first of each wins); no id key names nothing. With one
+        # session (the usual), the id key alone
         req = np.flatnonzero(c2s[record] & (kinds == KINDS.index("request")))
-        req_keys = list(map(id_key.__getitem__, req.tolist()))
-        req_sessions = session[record[req]].tolist()
-        sent = dict(zip(zip(req_sessions[::-1], req_keys[::-1], strict=True),
-                        slot_ts[asked][record[req]].tolist()[::-1], strict=True))
-        for s in set(req_sessions):
-            sent.pop((s, None), None)
+        keys = np.fromiter(id_key, dtype=object, count=len(id_key))
+        one = not len(session) or bool(session.min() == session.max())
+        req_at = req[::-1]
+        sent: dict[Any, int] = dict(zip(
+            keys[req_at].tolist() if one else
+            zip(session[record[req_at]].tolist(), keys[req_at].tolist(), strict=True),
+            range(len(req) - 1, -1, -1), strict=True))
+        for s in [None] if one else set(session[record[req]].tolist()):
+            sent.pop(None if one else (s, None), None)
         key1 = np.where(np.isnan(slot_ts), np.inf, slot_ts)
         key2 = np.zeros(len(slot_ts), dtype=np.int64)
         key1[untimed] = first_byte[entry_of[untimed]]
@@ -91,14 +96,13 @@ class _Found(NamedTuple):
         answer = untimed[asked] & np.isin(kinds[heads], [KINDS.index("result"),
                                                          KINDS.index("error")])
         ans = np.flatnonzero(answer)
-        got = list(map(sent.get, zip(session[ans].tolist(),
-                                     map(id_key.__getitem__, heads[ans].tolist()),
-                                     strict=True)))
-        found_at = [j for j, g in zip(ans.tolist(), got, strict=True) if g is not None]
-        found_ts = [g for g in got if g is not None]
-        if found_at:
-            placed_at = asked[np.array(found_at, dtype=np.int64)]
-            key1[placed_at] = found_ts
+        asking = keys[heads[ans]].tolist() if one else zip(
+            session[ans].tolist(), keys[heads[ans]].tolist(), strict=True)
+        got = np.fromiter(map(sent.get, asking, repeat(-1)), dtype=np.int64, count=len(ans))
+        found = got >= 0
+        if found.any():
+            placed_at = asked[ans[found]]
+            key1[placed_at] = slot_ts[asked][record[req]][got[found]]
             key2[placed_at] = 1
         return _Found(cols, at, recs, np.lexsort((np.arange(len(key1)), key2, key1)))
 

@@ -85,7 +85,7 @@ def sessions(c: Any, facts: list[tuple[Any, ...]], urls: list[str], get: np.ndar
                 source=f"{c.name}#entry{i}/event{q}", kind="log",
                 extra={**base, "sse_event": "endpoint", "endpoint": url})))
 
-    firsts = {id(f): f for f in facts}  # the distinct facts, in the order they come
+    firsts = dict(zip(map(id, facts), facts, strict=True))  # the distinct facts, in order
     ent = np.asarray(entry, dtype=np.int64)
     if not read and not endpoints and all(f[0] is not None for f in firsts.values()):
         # every entry names its session by a header: each distinct facts looked at
@@ -136,9 +136,8 @@ def _by_runs(facts: list[tuple[Any, ...]], firsts: dict[int, tuple[Any, ...]],
     n = len(facts)
     fcode = {i: k for k, i in enumerate(firsts)}
     f_of = np.fromiter(map(fcode.__getitem__, map(id, facts)), dtype=np.int64, count=n)
-    ucode: dict[str, int] = {}
-    u_of = np.fromiter((ucode.setdefault(u, len(ucode)) for u in urls), dtype=np.int64,
-                       count=n)
+    ucode = {u: k for k, u in enumerate(dict.fromkeys(urls))}
+    u_of = np.fromiter(map(ucode.__getitem__, urls), dtype=np.int64, count=n)
     alone = np.fromiter((f[1] for f in firsts.values()), dtype=bool,
                         count=len(firsts))[f_of] & ~get
     run = np.searchsorted(np.asarray(points, dtype=np.int64), np.arange(n), side="left")
