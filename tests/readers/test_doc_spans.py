@@ -206,3 +206,29 @@ def test_buffer_source():
                        overrides={3: "kept"})
     assert src.texts(np.array([1, 0, 3, 2])) == ["é", "ab", "kept", "cd\udcff"]
     assert [src.text(k) for k in range(4)] == ["ab", "é", "cd\udcff", "kept"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_read_times_of_texts_of_24_characters(seed):
+    """Values all str of 24 characters (the rows of their bytes joined: every stamp of a
+    HAR, say), usual or not, one not ASCII or of another length among them or not."""
+    rng = random.Random(seed)
+    values: list[object] = []
+    for _ in range(3000):
+        y = rng.choice([1, 1970, 2000, 2024, 2026, 2100, 9999])
+        values.append(f"{y:04d}-{rng.randint(0, 13):02d}-{rng.randint(0, 32):02d}T"
+                      f"{rng.randint(0, 25):02d}:{rng.randint(0, 60):02d}:"
+                      f"{rng.randint(0, 61):02d}.{rng.randint(0, 999):03d}Z")
+    values += ["x" * 24, "2025-06-18T12:00:00.100+", "2025-06-18 12:00:00.100Z",
+               "0000-01-01T00:00:00.000Z", "2025-0a-18T12:00:00.100Z"]
+    odd = rng.choice([(), ("２025-06-18T12:00:00.100Z",), ("2025-06-18T12:00:00.1000Z",),
+                      ("2025-06-18T12:00:00Z",),  # lengths that sum to 24 a value:
+                      ("2025-06-18T12:00:00.1000Z", "2025-06-18T12:00:00.10Z"),
+                      ("2025-06-18T12:00:00.100Z" * 2, "")])
+    for v in odd:
+        values.insert(rng.randrange(len(values)), v)
+    ts, problems = read_times(values, False)
+    for k, v in enumerate(values):
+        t, problem = read_time(v, False)
+        assert (t is None and ts[k] != ts[k]) or t == ts[k], v
+        assert problems.get(k) == problem, v
