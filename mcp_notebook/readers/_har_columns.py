@@ -118,7 +118,8 @@ class _Columns:
         if not n:
             return None
         status, urls, methods = parts.status, parts.urls, parts.methods
-        get = np.fromiter((m == "GET" for m in methods), dtype=bool, count=n)
+        is_get = {m: m == "GET" for m in set(methods)}  # each distinct method once
+        get = np.fromiter(map(is_get.__getitem__, methods), dtype=bool, count=n)
         # entries read one by one (``reader``): a method but POST or GET, a transport
         # error, a POST of no body, a GET with one, stamped events (and, below, a stream
         # of no body, a GET of no stream)
@@ -128,8 +129,9 @@ class _Columns:
             other |= np.fromiter(
                 (m != "GET" and m != "POST" or (s is not None and s >= 400)
                  for m, s in zip(methods, status, strict=True)), dtype=bool, count=n)
-        fcache: dict[tuple[bytes, bytes], tuple[Any, ...]] = {}
-        facts = [fcache.get(k) or fcache.setdefault(k, self.facts(k)) for k in parts.hkeys]
+        # each distinct pair of header lists read once, in the order they first come
+        fcache = {k: self.facts(k) for k in dict.fromkeys(parts.hkeys)}
+        facts = list(map(fcache.__getitem__, parts.hkeys))
         del fcache
         # a stream: by the reply's Content-Type, else its content's mimeType (each
         # distinct one looked at once; only a str can name the stream's type)
