@@ -104,7 +104,7 @@ class _Found(NamedTuple):
             placed_at = asked[ans[found]]
             key1[placed_at] = slot_ts[asked][record[req]][got[found]]
             key2[placed_at] = 1
-        return _Found(cols, at, recs, np.lexsort((np.arange(len(key1)), key2, key1)))
+        return _Found(cols, at, recs, np.lexsort((key2, key1)))  # stable: ties in slot order
 
 
 inf = float("inf")
