@@ -50,7 +50,6 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from ..engine import native as _native
 from ._docspans import Columns, DocLabels
 from ._har_entry import MCP_HEADERS, headers_of
 from ._har_facts import entry_extras
@@ -61,7 +60,7 @@ from ._har_order import _Found
 from ._har_parts import Parts, of_scan, of_structs
 from ._har_sessions import sessions
 from ._har_structs import _SSE, _decode_doc, _decode_headers, _decode_raws
-from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _opens, distinct
+from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _native_fn, _opens, distinct
 from ._time import read_times
 
 __all__ = ["columns", "RUN"]
@@ -235,7 +234,7 @@ class _Columns:
         # events of a GET stream (no time): their place needs what the table makes of
         # them and of the requests sent (``_Found.of``), read meanwhile in a thread
         early = Early(buf, starts, ends, np.flatnonzero(on_get | (sub == 0))) \
-            if _native.native is not None and not self.entries and on_get.any() else None
+            if _native_fn("frame_kinds") and not self.entries and on_get.any() else None
         extras = record_extras(entry, sub, ev, type_of, types, c2s_extra, s2c_extra, status,
                              get)
         el, sl = entry.tolist(), sub.tolist()

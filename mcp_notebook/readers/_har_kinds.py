@@ -28,9 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import native as _native
 from ._docspans import Columns
-from ._har_texts import _HandOver
+from ._har_texts import _HandOver, _native_fn
 from ._spans import Spans
 
 __all__ = ["COUNTS", "Early", "meaning", "meaning_part"]
@@ -46,11 +45,12 @@ Kinds = tuple[np.ndarray, list[str | None], np.ndarray]
 class Early:
     """``frame_kinds`` of the usual records ``which`` of ``buf`` (``starts``, ``ends``),
     read in a thread from now on; :meth:`result` waits for it. Only made when the
-    extension is built."""
+    extension (with ``frame_kinds``) is built."""
 
     def __init__(self, buf: Any, starts: np.ndarray, ends: np.ndarray,
                  which: np.ndarray) -> None:
-        assert _native.native is not None
+        self.fn = _native_fn("frame_kinds")
+        assert self.fn is not None
         self.which = which
         self._got: tuple[bytearray, list[str | None]] | None = None
         self._exc: BaseException | None = None
@@ -62,7 +62,7 @@ class Early:
 
     def _run(self, buf: Any, starts: np.ndarray, ends: np.ndarray) -> None:
         try:
-            self._got = _native.native.frame_kinds(buf, starts, ends)  # type: ignore[union-attr]
+            self._got = self.fn(buf, starts, ends)
         except BaseException as exc:  # noqa: BLE001 - raised again by result()
             self._exc = exc
 
@@ -80,9 +80,9 @@ def meaning(cols: Columns, which: np.ndarray, name: str, early: Early | None = N
     records ``which``, as the table classifies them, and where each record's frames
     start (one more: the end). ``early``: the ``frame_kinds`` of these records begun
     before (used when it read the same records)."""
-    native = _native.native
+    fn = _native_fn("frame_kinds")
     k = len(which)
-    if native is None:
+    if fn is None:
         COUNTS["part"] += k
         return meaning_part(cols, which, name)
     if early is not None and np.array_equal(early.which, which):
@@ -90,7 +90,7 @@ def meaning(cols: Columns, which: np.ndarray, name: str, early: Early | None = N
     else:
         if early is not None:
             COUNTS["early unused"] += 1
-        got, keys = native.frame_kinds(
+        got, keys = fn(
             cols.buf, np.ascontiguousarray(cols.starts[which], dtype=np.int64),
             np.ascontiguousarray(cols.ends[which], dtype=np.int64))
     kind = np.frombuffer(got, dtype=np.int8).astype(np.int64)

@@ -202,7 +202,7 @@ def test_without_the_extension_the_part_reads_every_record(monkeypatch):
     cols = _columns(texts)
     which = np.arange(len(texts), dtype=np.int64)
     want = _har_kinds.meaning_part(cols, which, "t.har")
-    monkeypatch.setattr(_native, "native", None)
+    monkeypatch.setattr(_har_kinds, "_native_fn", lambda name: None)
     before = _har_kinds.COUNTS["part"]
     got = _har_kinds.meaning(cols, which, "t.har")
     assert _har_kinds.COUNTS["part"] == before + len(texts)
@@ -278,3 +278,15 @@ def test_generated_http_sse_traffic(tmp_path, monkeypatch, seed):
     trace = mn.load(path, format="har", progress=False)
     assert len(trace.frames) >= 3000 and calls and sum(calls) > 2900
     assert _har_kinds.COUNTS["c"] - before.get("c", 0) > 2900
+
+
+def test_the_early_readings_failure_is_raised(monkeypatch):
+    """A failure of the thread's reading is the caller's, not a silent other path."""
+    def broken(buf, starts, ends):
+        raise MemoryError("no room")
+
+    monkeypatch.setattr(_har_kinds, "_native_fn", lambda name: broken)
+    cols = _columns([b'{"jsonrpc":"2.0","id":1,"method":"ping"}'])
+    early = _har_kinds.Early(cols.buf, cols.starts, cols.ends, np.arange(1))
+    with pytest.raises(MemoryError):
+        _har_kinds.meaning(cols, np.arange(1), "t.har", early)
