@@ -166,12 +166,14 @@ class Columns:
     """The usual records of a document as columns: record ``j``'s text is
     ``buf[starts[j]:ends[j]]``, its session ``sessions[session_of[j]]``, its stream
     ``streams[stream_of[j]]``, its direction a code (0 c2s, 1 s2c, -1 none), its time NaN
-    where it has none, ``extras`` the ``extra`` of those that have one."""
+    where it has none, ``extras`` the ``extra`` of those that have one (by record, or,
+    where every record has one, a list of them)."""
 
     def __init__(self, buf: bytes, starts: np.ndarray, ends: np.ndarray, ts: np.ndarray,
                  direction: np.ndarray, session_of: np.ndarray, sessions: tuple[str, ...],
                  stream_of: np.ndarray, streams: tuple[str, ...],
-                 labels: list[str] | DocLabels, extras: dict[int, dict[str, Any]]) -> None:
+                 labels: list[str] | DocLabels,
+                 extras: dict[int, dict[str, Any]] | list[dict[str, Any]]) -> None:
         self.buf, self.starts, self.ends, self.ts = buf, starts, ends, ts
         self.direction, self.session_of, self.sessions = direction, session_of, sessions
         self.stream_of, self.streams, self.labels, self.extras = stream_of, streams, labels, \
@@ -192,7 +194,9 @@ class Columns:
         edges = np.flatnonzero(np.diff(np.concatenate(([False], use, [False])).astype(
             np.int8)))
         extras, labels, names = self.extras, self.labels, self.sessions
-        if extras:  # which usual records have an extra (one look-up per run, not per record)
+        if isinstance(extras, list):  # every record's: those not empty have one
+            has = np.fromiter(map(bool, extras), dtype=bool, count=len(extras))
+        elif extras:  # which usual records have an extra (one look-up per run, not per record)
             has = np.zeros(len(self.starts), dtype=bool)
             full = all(extras.values())  # the usual: no empty extra (no test per key)
             has[np.fromiter(extras if full else (j for j, e in extras.items() if e),

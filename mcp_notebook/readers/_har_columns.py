@@ -237,9 +237,8 @@ class _Columns:
             if _native_fn("frame_kinds") and not self.entries and on_get.any() else None
         extras = record_extras(entry, sub, ev, type_of, types, c2s_extra, s2c_extra, status,
                              get)
-        el, sl = entry.tolist(), sub.tolist()
-        session_of, names, others = sessions(self, facts, urls, get, endpoints, el, sl,
-                                                  status, first_byte)
+        session_of, names, others = sessions(self, facts, urls, get, endpoints, entry, sub,
+                                             status, first_byte)
         del facts, urls
         if self.entries and self.reader.untimed:
             raise _HandOver  # events of no time among the entries read one by one
@@ -250,7 +249,7 @@ class _Columns:
         cols = Columns(buf, starts, ends, ts,  # type: ignore[arg-type]
                        (sub != 0).astype(np.int8), session_of, names,
                        ev.astype(np.int64), ("http", "sse") if ev.any() else ("http",),
-                       labels, dict(enumerate(extras)))
+                       labels, extras)
         return _Found.of(cols, entry, sub, others, get, first_byte, self.name,
                          bool(self.entries), early)
 

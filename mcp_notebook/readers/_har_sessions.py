@@ -25,8 +25,8 @@ __all__ = ["sessions"]
 
 
 def sessions(c: Any, facts: list[tuple[Any, ...]], urls: list[str], get: np.ndarray,
-             endpoints: dict[int, list[tuple[int, str]]], entry: list[int],
-             sub: list[int], status: list[int | None], first_byte: np.ndarray
+             endpoints: dict[int, list[tuple[int, str]]], entry: np.ndarray,
+             sub: np.ndarray, status: list[int | None], first_byte: np.ndarray
              ) -> tuple[np.ndarray, tuple[str, ...], list[tuple[int, int, Record]]]:
     """The session of each record (``entry``, ``sub``: its entry and place, in file
     order) as codes, the names (made valid Unicode, in the order they first come), and

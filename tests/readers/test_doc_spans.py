@@ -232,3 +232,42 @@ def test_read_times_of_texts_of_24_characters(seed):
         t, problem = read_time(v, False)
         assert (t is None and ts[k] != ts[k]) or t == ts[k], v
         assert problems.get(k) == problem, v
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_columns_extras_as_a_list_as_by_record(seed, monkeypatch):
+    """Every record's extra as a list (some empty) gives the runs the extras of the same
+    records by number, in any order, with other records among them."""
+    from mcp_notebook.readers import _docspans
+    from mcp_notebook.readers._docspans import Columns
+    from mcp_notebook.readers.base import Record
+
+    monkeypatch.setattr(_docspans, "RUN", 7)  # several runs
+    rng = random.Random(seed)
+    n = rng.randint(1, 60)
+    extras = [rng.choice([{}, {"http": "POST"}, {"http": "GET", "status": 200}])
+              for _ in range(n)]
+    ends = np.arange(1, n + 1, dtype=np.int64) * 2
+    z = np.zeros(n, dtype=np.int64)
+
+    def cols(ex):
+        return Columns(b"{}" * n, ends - 2, ends, np.zeros(n), z.astype(np.int8), z, ("s",),
+                       z, ("http",), [f"l{k}" for k in range(n)], ex)
+
+    at = np.arange(n, dtype=np.int64)
+    others = {}
+    for k in rng.sample(range(n), rng.randint(0, n // 3)):
+        at[k] = -1
+        others[k] = Record(raw="x", kind="log")
+    order = np.array(rng.sample(range(n), n), dtype=np.int64)
+    by_list = list(cols(extras).blocks("f", at, others or None, order))
+    by_record = list(cols({k: e for k, e in enumerate(extras) if e}).blocks(
+        "f", at, others or None, order))
+    assert len(by_list) == len(by_record)
+    for a, b in zip(by_list, by_record, strict=True):
+        assert type(a) is type(b)
+        if isinstance(a, Spans):
+            assert a.extras == b.extras and a.labels == b.labels
+            assert a.starts.tolist() == b.starts.tolist()
+        else:
+            assert a is b

@@ -40,7 +40,8 @@ def _case(rng: random.Random):
             entry.append(i)
             sub.append(q)
     status = [rng.choice([None, 200]) for _ in range(n)]
-    return facts, url, get, endpoints, entry, sub, status, np.arange(n, dtype=np.float64)
+    return (facts, url, get, endpoints, np.array(entry, dtype=np.int64),
+            np.array(sub, dtype=np.int64), status, np.arange(n, dtype=np.float64))
 
 
 def _reader(walk: bool):
