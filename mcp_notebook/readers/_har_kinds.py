@@ -42,36 +42,70 @@ COUNTS: Counter[str] = Counter()
 Kinds = tuple[np.ndarray, list[str | None], np.ndarray]
 
 
+#: the pieces :class:`Early` reads the records in (the caller, once it needs them,
+#: reads the pieces not begun yet from the end while the thread reads on)
+PIECES = 16
+
+
 class Early:
     """``frame_kinds`` of the usual records ``which`` of ``buf`` (``starts``, ``ends``),
-    read in a thread from now on; :meth:`result` waits for it. Only made when the
-    extension (with ``frame_kinds``) is built."""
+    read in a thread from now on, a piece at a time from the first; :meth:`result`
+    reads the pieces left from the last (the two meet), then waits for the thread's
+    piece. Only made when the extension (with ``frame_kinds``) is built."""
 
     def __init__(self, buf: Any, starts: np.ndarray, ends: np.ndarray,
                  which: np.ndarray) -> None:
-        self.fn = _native_fn("frame_kinds")
-        assert self.fn is not None
-        self.which = which
-        self._got: tuple[bytearray, list[str | None]] | None = None
+        fn = _native_fn("frame_kinds")
+        assert fn is not None
+        self.fn, self.buf, self.which = fn, buf, which
+        self.starts = np.ascontiguousarray(starts[which], dtype=np.int64)
+        self.ends = np.ascontiguousarray(ends[which], dtype=np.int64)
+        cuts = np.linspace(0, len(which), min(PIECES, max(len(which), 1)) + 1)
+        self.cuts = cuts.astype(np.int64).tolist()
+        n = len(self.cuts) - 1
+        self._got: list[tuple[bytearray, list[str | None]] | None] = [None] * n
+        self._front, self._back = 0, n - 1  # the next piece of the thread, of the caller
+        self._lock = threading.Lock()
         self._exc: BaseException | None = None
-        self._thread = threading.Thread(
-            target=self._run, name="har-kinds", daemon=True,
-            args=(buf, np.ascontiguousarray(starts[which], dtype=np.int64),
-                  np.ascontiguousarray(ends[which], dtype=np.int64)))
+        self._thread = threading.Thread(target=self._run, name="har-kinds", daemon=True)
         self._thread.start()
 
-    def _run(self, buf: Any, starts: np.ndarray, ends: np.ndarray) -> None:
+    def _piece(self, k: int) -> None:
+        a, b = self.cuts[k], self.cuts[k + 1]
+        self._got[k] = self.fn(self.buf, self.starts[a:b], self.ends[a:b])
+
+    def _run(self) -> None:
         try:
-            self._got = self.fn(buf, starts, ends)
+            while True:
+                with self._lock:
+                    if self._front > self._back:
+                        return
+                    k = self._front
+                    self._front += 1
+                self._piece(k)
         except BaseException as exc:  # noqa: BLE001 - raised again by result()
             self._exc = exc
 
     def result(self) -> tuple[bytearray, list[str | None]]:
+        while True:
+            with self._lock:
+                if self._front > self._back:
+                    break
+                k = self._back
+                self._back -= 1
+            self._piece(k)
         self._thread.join()
         if self._exc is not None:
             raise self._exc
-        assert self._got is not None
-        return self._got
+        got = self._got
+        assert all(g is not None for g in got)
+        if len(got) == 1:
+            return got[0]  # type: ignore[return-value]
+        kinds = bytearray().join(g[0] for g in got)  # type: ignore[index]
+        keys: list[str | None] = []
+        for g in got:
+            keys += g[1]  # type: ignore[index]
+        return kinds, keys
 
 
 def meaning(cols: Columns, which: np.ndarray, name: str, early: Early | None = None

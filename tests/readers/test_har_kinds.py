@@ -290,3 +290,18 @@ def test_the_early_readings_failure_is_raised(monkeypatch):
     early = _har_kinds.Early(cols.buf, cols.starts, cols.ends, np.arange(1))
     with pytest.raises(MemoryError):
         _har_kinds.meaning(cols, np.arange(1), "t.har", early)
+
+
+@needs_c
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 500])
+def test_early_pieces_join_as_one_reading(n):
+    """The thread's pieces and the caller's, however they meet, give one reading's."""
+    rng = random.Random(n)
+    texts = [json.dumps(_random_message(rng, k)).encode() for k in range(n)]
+    cols = _columns(texts) if n else _columns([b"{}"])
+    which = np.arange(n, dtype=np.int64)
+    want = _native.native.frame_kinds(cols.buf, cols.starts[which], cols.ends[which])
+    for _ in range(3):
+        early = _har_kinds.Early(cols.buf, cols.starts, cols.ends, which)
+        got = early.result()
+        assert bytes(got[0]) == bytes(want[0]) and got[1] == want[1]
