@@ -562,12 +562,17 @@ class _Builder:
         row of another record keeps its own (``source``)."""
         entry = np.full(self.n, -1, dtype=np.int64)
         response = np.zeros(self.n, dtype=bool)
+        events = any(labels.event is not None for _, labels in self.doc_labels)
+        event = np.full(self.n if events else 0, -1, dtype=np.int64)
         for r0, labels in self.doc_labels:
             entry[r0:r0 + len(labels)] = labels.entry
             response[r0:r0 + len(labels)] = labels.response
+            if labels.event is not None:
+                event[r0:r0 + len(labels)] = labels.event
         entry, response = entry[line], response[line]
         own = np.flatnonzero(entry < 0)
-        return DocLabelSource(DocLabels(self.doc_labels[0][1].prefix, entry, response),
+        return DocLabelSource(DocLabels(self.doc_labels[0][1].prefix, entry, response,
+                                        event[line] if events else None),
                               overrides=dict(zip(own.tolist(), source[own].tolist(),
                                                  strict=True)))
 

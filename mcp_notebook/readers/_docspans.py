@@ -32,16 +32,18 @@ RUN = 1 << 16
 
 class DocLabels:
     """The labels of a document's records, made when asked: record ``k``'s is ``prefix``
-    and ``entry[k]``, then ``/response`` where ``response[k]`` (``<file>#entry<i>``,
-    ``<file>#interaction<i>/response``). Indexed like the list of them (a record's label, or
-    the labels of a slice or of an index array, as labels again); the table keeps them
-    as they are (:class:`~mcp_notebook.textsources.DocLabelSource`), not as a million
-    strings."""
+    and ``entry[k]``, then ``/response`` where ``response[k]``, or ``/event<q>`` where
+    ``event[k]`` is ``q >= 0`` (``<file>#entry<i>``, ``<file>#interaction<i>/response``,
+    ``<file>#entry<i>/event<q>``; ``event`` None: no event). Indexed like the list of
+    them (a record's label, or the labels of a slice or of an index array, as labels
+    again); the table keeps them as they are
+    (:class:`~mcp_notebook.textsources.DocLabelSource`), not as a million strings."""
 
-    __slots__ = ("prefix", "entry", "response")
+    __slots__ = ("prefix", "entry", "response", "event")
 
-    def __init__(self, prefix: str, entry: np.ndarray, response: np.ndarray) -> None:
-        self.prefix, self.entry, self.response = prefix, entry, response
+    def __init__(self, prefix: str, entry: np.ndarray, response: np.ndarray,
+                 event: np.ndarray | None = None) -> None:
+        self.prefix, self.entry, self.response, self.event = prefix, entry, response, event
 
     @classmethod
     def of_pairs(cls, prefix: str, answered: np.ndarray) -> DocLabels:
@@ -56,14 +58,22 @@ class DocLabels:
         return len(self.entry)
 
     def __getitem__(self, k: Any) -> Any:
+        ev = self.event
         if isinstance(k, (slice, np.ndarray)):
-            return DocLabels(self.prefix, self.entry[k], self.response[k])
+            return DocLabels(self.prefix, self.entry[k], self.response[k],
+                             None if ev is None else ev[k])
+        if ev is not None and ev[k] >= 0:
+            return f"{self.prefix}{int(self.entry[k])}/event{int(ev[k])}"
         return f"{self.prefix}{int(self.entry[k])}" + ("/response" if self.response[k] else "")
 
     def tolist(self) -> list[str]:
         p = self.prefix
-        return [f"{p}{e}/response" if r else f"{p}{e}"
-                for e, r in zip(self.entry.tolist(), self.response.tolist(), strict=True)]
+        if self.event is None or not (self.event >= 0).any():
+            return [f"{p}{e}/response" if r else f"{p}{e}"
+                    for e, r in zip(self.entry.tolist(), self.response.tolist(), strict=True)]
+        return [f"{p}{e}/event{q}" if q >= 0 else f"{p}{e}/response" if r else f"{p}{e}"
+                for e, r, q in zip(self.entry.tolist(), self.response.tolist(),
+                                   self.event.tolist(), strict=True)]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.tolist())
@@ -156,12 +166,14 @@ class Columns:
     """The usual records of a document as columns: record ``j``'s text is
     ``buf[starts[j]:ends[j]]``, its session ``sessions[session_of[j]]``, its stream
     ``streams[stream_of[j]]``, its direction a code (0 c2s, 1 s2c, -1 none), its time NaN
-    where it has none, ``extras`` the ``extra`` of those that have one."""
+    where it has none, ``extras`` the ``extra`` of those that have one (by record, or,
+    where every record has one, a list of them)."""
 
     def __init__(self, buf: bytes, starts: np.ndarray, ends: np.ndarray, ts: np.ndarray,
                  direction: np.ndarray, session_of: np.ndarray, sessions: tuple[str, ...],
                  stream_of: np.ndarray, streams: tuple[str, ...],
-                 labels: list[str] | DocLabels, extras: dict[int, dict[str, Any]]) -> None:
+                 labels: list[str] | DocLabels,
+                 extras: dict[int, dict[str, Any]] | list[dict[str, Any]]) -> None:
         self.buf, self.starts, self.ends, self.ts = buf, starts, ends, ts
         self.direction, self.session_of, self.sessions = direction, session_of, sessions
         self.stream_of, self.streams, self.labels, self.extras = stream_of, streams, labels, \
@@ -182,7 +194,9 @@ class Columns:
         edges = np.flatnonzero(np.diff(np.concatenate(([False], use, [False])).astype(
             np.int8)))
         extras, labels, names = self.extras, self.labels, self.sessions
-        if extras:  # which usual records have an extra (one look-up per run, not per record)
+        if isinstance(extras, list):  # every record's: those not empty have one
+            has = np.fromiter(map(bool, extras), dtype=bool, count=len(extras))
+        elif extras:  # which usual records have an extra (one look-up per run, not per record)
             has = np.zeros(len(self.starts), dtype=bool)
             full = all(extras.values())  # the usual: no empty extra (no test per key)
             has[np.fromiter(extras if full else (j for j, e in extras.items() if e),

@@ -24,7 +24,7 @@ the same records, as :class:`~._docspans.Columns` and the order the table takes 
   table copies one per row);
 - the untimed events of a GET stream are placed as ``har._in_time_order`` places them
   (an answer right after the request it answers, any other at the stream's opening),
-  from the kinds and id keys the table's own classification gives (:func:`_meaning`);
+  from the kinds and id keys the table's own classification gives (``_har_kinds.meaning``);
   such a HAR's records are given as spans like any other (a document whose texts come
   to 16 MB or more then gets a ``lazytext`` ``raw`` column, as every large document).
 
@@ -39,27 +39,28 @@ read one by one) gives None: the reader's entry-by-entry path reads it, so the r
 are always what that path gives (``tests/readers/test_har_columns.py``).
 
 The two readings are in ``_har_parts`` (the structs in ``_har_structs``), the texts in
-``_har_texts``, the extras and spans in ``_har_facts``, the order in ``_har_order``.
+``_har_texts``, the extras and spans in ``_har_facts``, the sessions in ``_har_sessions``,
+the order in ``_har_order`` (the kinds it reads in ``_har_kinds``).
 """
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urljoin
 
 import msgspec
 import numpy as np
 
-from ._docspans import Columns
+from ._docspans import Columns, DocLabels
 from ._har_entry import MCP_HEADERS, headers_of
 from ._har_facts import entry_extras
 from ._har_facts import extras as record_extras
 from ._har_facts import spans as entry_spans
+from ._har_kinds import Early
 from ._har_order import _Found
 from ._har_parts import Parts, of_scan, of_structs
+from ._har_sessions import sessions
 from ._har_structs import _SSE, _decode_doc, _decode_headers, _decode_raws
-from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _opens
-from .base import Record
+from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _native_fn, _opens, distinct
 
 __all__ = ["columns", "RUN"]
 
@@ -115,7 +116,8 @@ class _Columns:
         if not n:
             return None
         status, urls, methods = parts.status, parts.urls, parts.methods
-        get = np.fromiter((m == "GET" for m in methods), dtype=bool, count=n)
+        is_get = {m: m == "GET" for m in set(methods)}  # each distinct method once
+        get = np.fromiter(map(is_get.__getitem__, methods), dtype=bool, count=n)
         # entries read one by one (``reader``): a method but POST or GET, a transport
         # error, a POST of no body, a GET with one, stamped events (and, below, a stream
         # of no body, a GET of no stream)
@@ -125,8 +127,9 @@ class _Columns:
             other |= np.fromiter(
                 (m != "GET" and m != "POST" or (s is not None and s >= 400)
                  for m, s in zip(methods, status, strict=True)), dtype=bool, count=n)
-        fcache: dict[tuple[bytes, bytes], tuple[Any, ...]] = {}
-        facts = [fcache.get(k) or fcache.setdefault(k, self.facts(k)) for k in parts.hkeys]
+        # each distinct pair of header lists read once, in the order they first come
+        fcache = {k: self.facts(k) for k in dict.fromkeys(parts.hkeys)}
+        facts = list(map(fcache.__getitem__, parts.hkeys))
         del fcache
         # a stream: by the reply's Content-Type, else its content's mimeType (each
         # distinct one looked at once; only a str can name the stream's type)
@@ -156,31 +159,32 @@ class _Columns:
                 raise _HandOver  # a body that is not JSON: not this path
         # a reply: JSON (a record), a short text (a fact of the POST), or nothing
         json_reply = _opens(a, r_starts, r_ends)
-        plain: list[str | None] = [None] * n
         odd = np.flatnonzero(~json_reply)
         # each distinct short reply (``Accepted``, say) looked at once: JSON (True), a
-        # text kept (its first 200 characters) or nothing (None)
-        seen: dict[bytes, str | bool | None] = {}
-        for k, x, y, i in zip(odd.tolist(), r_starts[odd].tolist(), r_ends[odd].tolist(),
-                              plain_at[odd].tolist(), strict=True):
-            raw = bytes(buf[x:y])
-            got = seen.get(raw, False)
-            if got is False:
-                text = raw.decode()
-                got = None if not text or text.isspace() else \
-                    True if _looks_like_json(text) else text[:200]
-                seen[raw] = got
-            if got is True:
-                json_reply[k] = True
-            elif got is not None:
-                plain[i] = got  # type: ignore[assignment]
+        # text kept (its first 200 characters: ``plain`` numbers each entry's, -1 none)
+        # or nothing (None)
+        code, raws = distinct(a, r_starts[odd], r_ends[odd])
+        said: list[str | bool | None] = []
+        for raw in raws:
+            text = raw.decode()
+            said.append(None if not text or text.isspace() else
+                        True if _looks_like_json(text) else text[:200])
+        json_reply[odd[np.fromiter((g is True for g in said), dtype=bool,
+                                   count=len(said))[code]]] = True
+        kept = {t: k for k, t in enumerate(dict.fromkeys(
+            t for t in said if type(t) is str))}  # each text once
+        text_of = np.fromiter((kept[t] if type(t) is str else -1 for t in said),
+                              dtype=np.int64, count=len(said))
+        plain = np.full(n, -1, dtype=np.int64)
+        plain[plain_at[odd]] = text_of[code]
         incomplete = parts.incomplete
         start, problems = parts.start_times()
         if problems or np.isnan(start).any():
             raise _HandOver
         first_byte, end = entry_spans(start, parts.nums)
         del parts
-        c2s_extra, s2c_extra = entry_extras(facts, status, incomplete, plain, get)
+        c2s_extra, s2c_extra = entry_extras(facts, status, incomplete, plain, list(kept),
+                                            get)
         # the records: each entry's POST (sub 0), its JSON reply (sub 1), or the events
         # of its reply stream (sub 1 + the event's place in the body)
         m = len(post_at)
@@ -224,30 +228,29 @@ class _Columns:
         # reply stream at its first byte, the last one at its end; a GET stream's: none
         ts = np.where(sub == 0, start[entry],
                       np.where(~ev | last_ev, end[entry], first_byte[entry]))
-        ts[get[entry]] = np.nan
+        on_get = get[entry]
+        ts[on_get] = np.nan
+        # events of a GET stream (no time): their place needs what the table makes of
+        # them and of the requests sent (``_Found.of``), read meanwhile in a thread
+        early = Early(buf, starts, ends, np.flatnonzero(on_get | (sub == 0))) \
+            if _native_fn("frame_kinds") and not self.entries and on_get.any() else None
         extras = record_extras(entry, sub, ev, type_of, types, c2s_extra, s2c_extra, status,
                              get)
-        el, sl, evl = entry.tolist(), sub.tolist(), ev.tolist()
-        session_of, names, others = self.sessions(facts, urls, get, endpoints, el, sl,
-                                                  status, first_byte)
+        session_of, names, others = sessions(self, facts, urls, get, endpoints, entry, sub,
+                                             status, first_byte)
         del facts, urls
         if self.entries and self.reader.untimed:
             raise _HandOver  # events of no time among the entries read one by one
-        name = self.name
-        # each entry's label made once, a reply's and an event's by adding its part
-        # (``/response``; ``/event{s - 1}``, made once for each place in a stream)
-        entry_label = [f"{name}#entry{i}" for i in range(len(get))]
-        part = ["/response", *(f"/event{q}" for q in range(max(sl, default=0)))]
-        labels = [entry_label[i] if s == 0 else entry_label[i] + (part[s] if e else
-                                                                  "/response")
-                  for i, s, e in zip(el, sl, evl, strict=True)]
-        del entry_label, part
+        # the labels, made when asked: ``<name>#entry<i>``, then ``/response`` (a JSON
+        # reply) or ``/event<q>`` (the event of a stream at ``sub`` q + 1)
+        labels = DocLabels(f"{self.name}#entry", entry, (sub != 0) & ~ev,
+                           np.where(ev, sub - 1, -1))
         cols = Columns(buf, starts, ends, ts,  # type: ignore[arg-type]
                        (sub != 0).astype(np.int8), session_of, names,
                        ev.astype(np.int64), ("http", "sse") if ev.any() else ("http",),
-                       labels, dict(enumerate(extras)))
+                       labels, extras)
         return _Found.of(cols, entry, sub, others, get, first_byte, self.name,
-                         bool(self.entries))
+                         bool(self.entries), early)
 
     def read_others(self, other: np.ndarray, urls: list[str], get: np.ndarray) -> None:
         """The entries ``other`` as the reader reads them (``self.entries``), or
@@ -264,95 +267,3 @@ class _Columns:
         if got is None:
             raise _HandOver
         self.entries = got
-
-    def sessions(self, facts: list[tuple[Any, ...]], urls: list[str], get: np.ndarray,
-                 endpoints: dict[int, list[tuple[int, str]]], entry: list[int],
-                 sub: list[int], status: list[int | None], first_byte: np.ndarray
-                 ) -> tuple[np.ndarray, tuple[str, ...], list[tuple[int, int, Record]]]:
-        """The session of each record (as ``_Reader.session_of`` and ``events`` name
-        them, in file order: a GET stream's ``endpoint`` event names the session of the
-        events after it and of the POSTs to that URL after it) as codes, the names (made
-        valid Unicode, in the order they first come), and the endpoint events' records
-        (each with its entry and its place in the stream)."""
-        url_sessions: dict[str, str] = {}
-        # an endpoint URL (with query) -> its session (the reader's, for the entries it
-        # reads one by one)
-        old: dict[str, str] = self.reader.old_sessions if self.entries else {}
-        read = self.entries
-        names: dict[str, int] = {}  # a session as valid Unicode -> its code
-        codes: dict[str, int] = {}  # a session -> its code
-        others: list[tuple[int, int, Record]] = []
-        by_entry: list[int] = []
-        switch: dict[int, list[tuple[int, int]]] = {}  # GET entry -> (event, code) changes
-
-        def code_of(session: str) -> int:
-            code = codes.get(session)
-            if code is None:
-                named = self.escaped(session)
-                code = names.get(named)
-                if code is None:
-                    code = names[named] = len(names)
-                codes[session] = code
-            return code
-
-        firsts = {id(f): f for f in facts}  # the distinct facts, in the order they come
-        if not read and not endpoints and all(f[0] is not None for f in firsts.values()):
-            # every entry names its session by a header: each distinct facts looked at
-            # once, the sessions coded in the order they first come, as below
-            code_by = {i: code_of(f[0]) for i, f in firsts.items()}
-            out = np.fromiter(map(code_by.__getitem__, map(id, facts)), dtype=np.int64,
-                              count=len(facts))[np.asarray(entry, dtype=np.int64)]
-            return out, tuple(names), others
-        del firsts
-        getl = get.tolist()
-        for i, f in enumerate(facts):
-            if i in read:  # read by the reader, in file order (its endpoint events too)
-                others.extend((i, q, rec) for q, rec in enumerate(self.reader.records_of(
-                    read[i])))
-                by_entry.append(-1)
-                continue
-            session = f[0]
-            if session is None:
-                url = urls[i]
-                if f[1] and not getl[i]:
-                    session = f"{self.default} entry {i}"
-                elif url in old:
-                    session = old[url]
-                else:
-                    session = url_sessions.get(url)  # type: ignore[assignment]
-                    if session is None:
-                        session = url_sessions[url] = self.session_from_url(url) \
-                            or self.default
-            code = codes.get(session)
-            by_entry.append(code_of(session) if code is None else code)
-            if i not in endpoints:
-                continue
-            for q, data in endpoints[i]:
-                try:
-                    url = urljoin(urls[i], data.strip())
-                except ValueError:  # a URL that cannot be parsed: taken as written
-                    url = data.strip()
-                session = self.session_from_url(url) or url
-                old[url] = session
-                switch.setdefault(i, []).append((q, code_of(session)))
-                st = status[i]
-                base: dict[str, Any] = {"http": "GET"} if st is None else \
-                    {"http": "GET", "status": st}
-                others.append((i, q, Record(
-                    raw=data, ts=float(first_byte[i]) if q == 0 else None,
-                    session=self.escaped(session), stream="sse",
-                    source=f"{self.name}#entry{i}/event{q}", kind="log",
-                    extra={**base, "sse_event": "endpoint", "endpoint": url})))
-        ent = np.asarray(entry, dtype=np.int64)
-        out = np.array(by_entry, dtype=np.int64)[ent]
-        if switch:  # the events after an endpoint event: its session
-            # the records are in entry order: each GET's are one run of them; within
-            # it, a later endpoint event's session wins, as it is applied after
-            sb = np.asarray(sub, dtype=np.int64)
-            for i, changes in switch.items():
-                lo, hi = np.searchsorted(ent, (i, i + 1)).tolist()
-                event = sb[lo:hi] - 1  # -1: the request (sub 0), never switched
-                run = out[lo:hi]
-                for q, code in changes:
-                    run[event > q] = code
-        return out, tuple(names), others

@@ -22,10 +22,11 @@ def _ms1(value: float | None) -> float:
 
 
 def entry_extras(facts: list[tuple[Any, ...]], status: list[int | None],
-                 incomplete: list[bool], plain: list[str | None], get: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:
+                 incomplete: list[bool], plain: np.ndarray, texts: list[str],
+                 get: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The ``extra`` of each entry's POST and of its reply, as object arrays (one dict
-    per distinct set of facts: the table copies one per row)."""
+    per distinct set of facts: the table copies one per row). ``plain``: the short
+    reply text of each entry, as its number in ``texts`` (-1: none)."""
     n = len(facts)
     # each status and each entry's mcp_headers numbered in the order they first come
     # (the facts are shared by the entries of the same header lists: each distinct one
@@ -33,7 +34,7 @@ def entry_extras(facts: list[tuple[Any, ...]], status: list[int | None],
     codes = {x: k for k, x in enumerate(dict.fromkeys(status))}
     status_code = np.fromiter(map(codes.__getitem__, status), dtype=np.int64, count=n)
     mcps: dict[tuple[Any, ...], int] = {}
-    firsts = {id(f): f for f in facts}  # in the order each first comes
+    firsts = dict(zip(map(id, facts), facts, strict=True))  # in the order each first comes
     mcp_of = {i: mcps.setdefault(f[2], len(mcps)) for i, f in firsts.items()}
     mcp_code = np.fromiter(map(mcp_of.__getitem__, map(id, facts)), dtype=np.int64,
                            count=n)
@@ -57,12 +58,14 @@ def entry_extras(facts: list[tuple[Any, ...]], status: list[int | None],
     c2s = np.empty(len(kinds), dtype=object)
     c2s[:] = [made(k, None) for k in first.tolist()]
     c2s = c2s[inverse.reshape(-1)]
-    texts: dict[tuple[int, str], dict[str, Any]] = {}  # a short reply: a fact of it
-    for k in (k for k, t in enumerate(plain) if t is not None):
-        t = plain[k]
-        assert t is not None
-        c2s[k] = texts.get((int(key[k]), t)) or texts.setdefault((int(key[k]), t),
-                                                                  made(k, t))
+    said = np.flatnonzero(plain >= 0)  # a short reply: a fact of the POST
+    if len(said):  # one dict per distinct (facts, text)
+        _, at, again = np.unique(key[said] * len(texts) + plain[said], return_index=True,
+                                 return_inverse=True)
+        with_text = np.empty(len(at), dtype=object)
+        with_text[:] = [made(k, texts[t]) for k, t in zip(
+            said[at].tolist(), plain[said[at]].tolist(), strict=True)]
+        c2s[said] = with_text[again.reshape(-1)]
     base = np.empty(2 * len(codes), dtype=object)
     base[:] = [{"http": h} if x is None else {"http": h, "status": x}
                for h in ("POST", "GET") for x in codes]

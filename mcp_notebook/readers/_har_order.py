@@ -8,12 +8,14 @@ way."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import repeat
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..protocol.vocab import KINDS
 from ._docspans import Columns, stamp_order
+from ._har_kinds import Early, meaning
 from ._har_texts import _HandOver
 from ._spans import Spans
 from .base import Record
@@ -38,7 +40,7 @@ class _Found(NamedTuple):
     @staticmethod
     def of(cols: Columns, entry: np.ndarray, sub: np.ndarray,
            others: list[tuple[int, int, Record]], get: np.ndarray, first_byte: np.ndarray,
-           name: str, read: bool = False) -> _Found:
+           name: str, read: bool = False, early: Early | None = None) -> _Found:
         n = len(entry)
         ts = cols.ts
         if others:
@@ -70,20 +72,23 @@ class _Found(NamedTuple):
         # as ``_in_time_order``: an event of a GET stream answering a request sent
         # by POST right after it, any other at the opening of its stream
         asked = np.flatnonzero(untimed | ((usual >= 0) & (cols.direction[usual] == 0)))
-        kind, id_key, first = _meaning(cols, usual[asked], name)
+        kinds, id_key, first = meaning(cols, usual[asked], name, early)
         session = cols.session_of[usual[asked]]
-        kinds = np.asarray(kind, dtype=np.int64)
         record = np.repeat(np.arange(len(asked)), np.diff(first))  # each frame's record
         c2s = cols.direction[usual[asked]] == 0
-        # each request sent: (session, id key) -> the time of the first to name it (the
-        # pairs given in reverse, the first of each wins); no id key names nothing
+        # each request sent: (session, id key) -> the first to name it (the pairs given
+        # in reverse, the first of each wins); no id key names nothing. With one
+        # session (the usual), the id key alone
         req = np.flatnonzero(c2s[record] & (kinds == KINDS.index("request")))
-        req_keys = list(map(id_key.__getitem__, req.tolist()))
-        req_sessions = session[record[req]].tolist()
-        sent = dict(zip(zip(req_sessions[::-1], req_keys[::-1], strict=True),
-                        slot_ts[asked][record[req]].tolist()[::-1], strict=True))
-        for s in set(req_sessions):
-            sent.pop((s, None), None)
+        keys = np.fromiter(id_key, dtype=object, count=len(id_key))
+        one = not len(session) or bool(session.min() == session.max())
+        req_at = req[::-1]
+        sent: dict[Any, int] = dict(zip(
+            keys[req_at].tolist() if one else
+            zip(session[record[req_at]].tolist(), keys[req_at].tolist(), strict=True),
+            range(len(req) - 1, -1, -1), strict=True))
+        for s in [None] if one else set(session[record[req]].tolist()):
+            sent.pop(None if one else (s, None), None)
         key1 = np.where(np.isnan(slot_ts), np.inf, slot_ts)
         key2 = np.zeros(len(slot_ts), dtype=np.int64)
         key1[untimed] = first_byte[entry_of[untimed]]
@@ -91,39 +96,15 @@ class _Found(NamedTuple):
         answer = untimed[asked] & np.isin(kinds[heads], [KINDS.index("result"),
                                                          KINDS.index("error")])
         ans = np.flatnonzero(answer)
-        got = list(map(sent.get, zip(session[ans].tolist(),
-                                     map(id_key.__getitem__, heads[ans].tolist()),
-                                     strict=True)))
-        found_at = [j for j, g in zip(ans.tolist(), got, strict=True) if g is not None]
-        found_ts = [g for g in got if g is not None]
-        if found_at:
-            placed_at = asked[np.array(found_at, dtype=np.int64)]
-            key1[placed_at] = found_ts
+        asking = keys[heads[ans]].tolist() if one else zip(
+            session[ans].tolist(), keys[heads[ans]].tolist(), strict=True)
+        got = np.fromiter(map(sent.get, asking, repeat(-1)), dtype=np.int64, count=len(ans))
+        found = got >= 0
+        if found.any():
+            placed_at = asked[ans[found]]
+            key1[placed_at] = slot_ts[asked][record[req]][got[found]]
             key2[placed_at] = 1
-        return _Found(cols, at, recs, np.lexsort((np.arange(len(key1)), key2, key1)))
-
-
-def _meaning(cols: Columns, which: np.ndarray, name: str
-             ) -> tuple[list[int], list[str | None], np.ndarray]:
-    """The kind (a code of ``KINDS``) and id key of every frame of the usual records
-    ``which``, as the table classifies them, and where each record's frames start (one
-    more: the end)."""
-    from ..fast.records import part_of
-
-    k = len(which)
-    sp = Spans(cols.buf, cols.starts[which], cols.ends[which], np.zeros(k, dtype=np.int64),
-               np.full(k, np.nan), cols.direction[which], "", name, False, None, None,
-               labels=[""] * k)  # labelled as a document's: its texts are not decoded
-    part = part_of([sp])  # type: ignore[list-item]
-    batch = np.full(part.n, -1, dtype=np.int64)  # a frame's place in its batch
-    inside = part.sparse.get("batch") or {}
-    if inside:
-        batch[np.fromiter(inside, dtype=np.int64, count=len(inside))] = list(inside.values())
-    first = np.flatnonzero(batch <= 0)
-    if len(first) != k:
-        raise _HandOver  # a record of no frame, or of several without a batch
-    return (np.asarray(part.kind).tolist(), list(part.id_key),
-            np.append(first, part.n))
+        return _Found(cols, at, recs, np.lexsort((key2, key1)))  # stable: ties in slot order
 
 
 inf = float("inf")

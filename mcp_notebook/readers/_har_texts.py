@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-__all__ = ["RUN"]
+__all__ = ["RUN", "distinct"]
 
 #: how many bodies are decoded into strings at once
 RUN = 1 << 14
@@ -52,6 +52,50 @@ def _opens(a: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     first = a[np.minimum(starts, max(len(a) - 1, 0))] if len(a) else np.zeros(len(starts),
                                                                                np.uint8)
     return (ends > starts) & ((first == 123) | (first == 91))
+
+
+#: the texts :func:`distinct` compares a column at a time: at most this many bytes,
+#: and as many rounds (each the texts equal to the first left)
+_SHORT = 32
+_ROUNDS = 4
+
+
+def distinct(a: np.ndarray, starts: np.ndarray, ends: np.ndarray
+             ) -> tuple[np.ndarray, list[bytes]]:
+    """The distinct texts ``a[starts[k]:ends[k]]`` in the order they first come, and the
+    number of each text's among them. The texts equal to the first one left (a short
+    one) are found together, for a few rounds (most short replies are the same few:
+    ``Accepted``, nothing); the rest one by one."""
+    n = len(starts)
+    code = np.full(n, -1, dtype=np.int64)
+    out: list[bytes] = []
+    lens = ends - starts
+    rest = np.arange(n, dtype=np.int64)
+    for _ in range(_ROUNDS):
+        if not len(rest):
+            break
+        k = int(rest[0])
+        size = int(lens[k])
+        if size > _SHORT:
+            break
+        text = a[int(starts[k]):int(ends[k])]
+        same = rest[lens[rest] == size]
+        if size:
+            same = same[(a[starts[same, None] + np.arange(size)] == text).all(axis=1)]
+        code[same] = len(out)
+        out.append(text.tobytes())
+        rest = rest[code[rest] < 0]
+    if len(rest):
+        seen = {t: c for c, t in enumerate(out)}
+        for k, x, y in zip(rest.tolist(), starts[rest].tolist(), ends[rest].tolist(),
+                           strict=True):
+            raw = a[x:y].tobytes()
+            c = seen.get(raw)
+            if c is None:
+                c = seen[raw] = len(out)
+                out.append(raw)
+            code[k] = c
+    return code, out
 
 
 _DATA = np.frombuffer(b"data:", dtype=np.uint8)

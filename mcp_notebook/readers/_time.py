@@ -141,6 +141,26 @@ _SHAPE = np.frombuffer(b"0000-00-00T00:00:00.000Z", dtype=np.uint8)
 _DIGIT = _SHAPE == ord("0")
 
 
+def _heads(values: list[object]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The values that may be usual stamps (str of 24 characters): their places, their
+    characters as bytes (a row each) and which are ASCII (the others' rows are no text).
+    Where every value is an ASCII str of 24 characters (the usual), the rows are the
+    bytes of the values joined, no array of them as text."""
+    n = len(values)
+    if n and set(map(type, values)) == {str}:
+        joined = "".join(values)  # type: ignore[arg-type]
+        if len(joined) == 24 * n and joined.isascii() and bool(
+                (np.fromiter(map(len, values), dtype=np.int64, count=n) == 24).all()):  # type: ignore[arg-type]
+            return (np.arange(n, dtype=np.int64),
+                    np.frombuffer(joined.encode("ascii"), dtype=np.uint8).reshape(n, 24),
+                    np.ones(n, dtype=bool))
+    usual = [k for k, v in enumerate(values) if type(v) is str and len(v) == 24]
+    text = np.array([values[k] for k in usual], dtype="U24").view(np.uint32).reshape(
+        len(usual), 24)
+    ascii_ = np.asarray((text < 128).all(axis=1), dtype=bool)
+    return np.asarray(usual, dtype=np.int64), text.astype(np.uint8), ascii_
+
+
 def read_times(values: list[object], numbers: bool = True
                ) -> tuple[np.ndarray, dict[int, str]]:
     """:func:`read_time` of many values at once: the times (NaN: none) and the problems
@@ -157,40 +177,39 @@ def read_times(values: list[object], numbers: bool = True
     n = len(values)
     out = np.full(n, np.nan)
     problems: dict[int, str] = {}
-    usual = [k for k, v in enumerate(values) if type(v) is str and len(v) == 24]
+    usual, heads, ok = _heads(values)
     done = np.zeros(n, dtype=bool)
-    if usual:
-        text = np.array([values[k] for k in usual], dtype="U24").view(np.uint32).reshape(
-            len(usual), 24)
-        ok = (text < 128).all(axis=1)
-        heads = text.astype(np.uint8)
+    if len(usual):
         ok &= (heads[:, ~_DIGIT] == _SHAPE[~_DIGIT]).all(axis=1)
         d = heads[:, _DIGIT]
         ok &= ((d >= 48) & (d <= 57)).all(axis=1)
-        num = heads.astype(np.int64) - 48
 
         def field(a: int, b: int) -> np.ndarray:
             v = np.zeros(len(heads), dtype=np.int64)
             for c in range(a, b):
-                v = v * 10 + num[:, c]
+                v = v * 10 + (heads[:, c].astype(np.int64) - 48)
             return v
 
         h, mi, sec, frac = field(11, 13), field(14, 16), field(17, 19), field(20, 23)
         ok &= (h <= 23) & (mi <= 59) & (sec <= 60)
-        dates = np.ascontiguousarray(heads[:, :10]).view("S10").ravel()
+        # each distinct date (its digits as a number; no date where they are not all
+        # digits: those stamps are not usual already) looked at once
+        dates = np.where(ok, field(0, 4) * 10000 + field(5, 7) * 100 + field(8, 10),
+                         19700101)
         uniq, inv = np.unique(dates, return_inverse=True)
+        inv = inv.reshape(-1)
         day = np.zeros(len(uniq), dtype=np.int64)
         good = np.ones(len(uniq), dtype=bool)
         for k, t in enumerate(uniq.tolist()):
             try:
-                day[k] = _day(int(t[0:4]), int(t[5:7]), int(t[8:10]))
+                day[k] = _day(t // 10000, t // 100 % 100, t % 100)
             except ValueError:
                 good[k] = False
         ok &= good[inv]
         whole = day[inv] + h * 3600 + mi * 60 + sec
         # as parse_iso: the whole seconds, plus the fraction's nanoseconds / 1e9
         seconds = whole.astype(np.float64) + (frac * 1_000_000).astype(np.float64) / 1e9
-        at = np.asarray(usual, dtype=np.int64)[ok]
+        at = usual[ok]
         out[at] = seconds[ok]
         done[at] = True
     for k in np.flatnonzero(~done).tolist():

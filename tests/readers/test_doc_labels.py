@@ -101,3 +101,59 @@ def test_a_small_documents_labels_are_in_memory(monkeypatch):
     store = Store.from_parts([part_of(_items(labels))])
     assert store.source.dtype == object
     assert store.values("source") == ["doc.json#head", *labels.tolist(), "doc.json#tail"]
+
+
+def _with_events(rng: random.Random, n: int) -> tuple[DocLabels, list[str]]:
+    """Labels of HAR records (a POST, a JSON reply, the events of a stream) and the
+    reference list of them."""
+    entry, response, event, want = [], [], [], []
+    for i in range(n):
+        entry.append(i), response.append(False), event.append(-1)
+        want.append(f"h.har#entry{i}")
+        shape = rng.choice(["post", "reply", "stream"])
+        if shape == "reply":
+            entry.append(i), response.append(True), event.append(-1)
+            want.append(f"h.har#entry{i}/response")
+        elif shape == "stream":
+            for q in range(rng.randint(0, 12)):
+                entry.append(i), response.append(False), event.append(q)
+                want.append(f"h.har#entry{i}/event{q}")
+    return DocLabels("h.har#entry", np.array(entry, dtype=np.int64),
+                     np.array(response, dtype=bool), np.array(event, dtype=np.int64)), want
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_labels_of_events_are_the_listed_ones(seed):
+    rng = random.Random(seed)
+    labels, want = _with_events(rng, rng.randint(0, 120))
+    assert labels.tolist() == want and labels == want and len(labels) == len(want)
+    for _ in range(30):
+        if not want:
+            break
+        k = rng.randrange(len(want))
+        a, b = sorted((rng.randrange(len(want) + 1), rng.randrange(len(want) + 1)))
+        idx = np.array([rng.randrange(len(want)) for _ in range(rng.randint(0, 9))],
+                       dtype=np.int64)
+        assert labels[k] == want[k]
+        assert labels[a:b].tolist() == want[a:b]
+        assert labels[idx].tolist() == [want[j] for j in idx.tolist()]
+    over = {k: f"other{k}" for k in range(len(want)) if rng.random() < 0.2}
+    src = DocLabelSource(labels, overrides=over)
+    rows = np.array([rng.randrange(len(want)) for _ in range(50)] if want else [],
+                    dtype=np.int64)
+    expect = [over.get(r, want[r]) for r in rows.tolist()]
+    assert src.texts(rows) == expect and [src.text(r) for r in rows.tolist()] == expect
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_the_table_keeps_event_labels(monkeypatch, lazy):
+    """Event labels beside plain ones (two runs of spans, one without events) in the
+    table's source column, made when asked or in memory."""
+    monkeypatch.setattr(fast, "LAZY_TEXT_MIN_BYTES", 0 if lazy else 1 << 62)
+    labels, want = _with_events(random.Random(3), 40)
+    plain = DocLabels.of_pairs("h.har#entry", np.array([True, False, True], dtype=bool))
+    items = _items(labels) + _items(plain)[1:2]
+    got = Store.from_parts([part_of(items)])
+    assert got.values("source") == ["doc.json#head", *want, "doc.json#tail",
+                                    *plain.tolist()]
+    assert isinstance(getattr(got.source, "source", None), DocLabelSource) == lazy

@@ -206,3 +206,68 @@ def test_buffer_source():
                        overrides={3: "kept"})
     assert src.texts(np.array([1, 0, 3, 2])) == ["é", "ab", "kept", "cd\udcff"]
     assert [src.text(k) for k in range(4)] == ["ab", "é", "cd\udcff", "kept"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_read_times_of_texts_of_24_characters(seed):
+    """Values all str of 24 characters (the rows of their bytes joined: every stamp of a
+    HAR, say), usual or not, one not ASCII or of another length among them or not."""
+    rng = random.Random(seed)
+    values: list[object] = []
+    for _ in range(3000):
+        y = rng.choice([1, 1970, 2000, 2024, 2026, 2100, 9999])
+        values.append(f"{y:04d}-{rng.randint(0, 13):02d}-{rng.randint(0, 32):02d}T"
+                      f"{rng.randint(0, 25):02d}:{rng.randint(0, 60):02d}:"
+                      f"{rng.randint(0, 61):02d}.{rng.randint(0, 999):03d}Z")
+    values += ["x" * 24, "2025-06-18T12:00:00.100+", "2025-06-18 12:00:00.100Z",
+               "0000-01-01T00:00:00.000Z", "2025-0a-18T12:00:00.100Z"]
+    odd = rng.choice([(), ("２025-06-18T12:00:00.100Z",), ("2025-06-18T12:00:00.1000Z",),
+                      ("2025-06-18T12:00:00Z",),  # lengths that sum to 24 a value:
+                      ("2025-06-18T12:00:00.1000Z", "2025-06-18T12:00:00.10Z"),
+                      ("2025-06-18T12:00:00.100Z" * 2, "")])
+    for v in odd:
+        values.insert(rng.randrange(len(values)), v)
+    ts, problems = read_times(values, False)
+    for k, v in enumerate(values):
+        t, problem = read_time(v, False)
+        assert (t is None and ts[k] != ts[k]) or t == ts[k], v
+        assert problems.get(k) == problem, v
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_columns_extras_as_a_list_as_by_record(seed, monkeypatch):
+    """Every record's extra as a list (some empty) gives the runs the extras of the same
+    records by number, in any order, with other records among them."""
+    from mcp_notebook.readers import _docspans
+    from mcp_notebook.readers._docspans import Columns
+    from mcp_notebook.readers.base import Record
+
+    monkeypatch.setattr(_docspans, "RUN", 7)  # several runs
+    rng = random.Random(seed)
+    n = rng.randint(1, 60)
+    extras = [rng.choice([{}, {"http": "POST"}, {"http": "GET", "status": 200}])
+              for _ in range(n)]
+    ends = np.arange(1, n + 1, dtype=np.int64) * 2
+    z = np.zeros(n, dtype=np.int64)
+
+    def cols(ex):
+        return Columns(b"{}" * n, ends - 2, ends, np.zeros(n), z.astype(np.int8), z, ("s",),
+                       z, ("http",), [f"l{k}" for k in range(n)], ex)
+
+    at = np.arange(n, dtype=np.int64)
+    others = {}
+    for k in rng.sample(range(n), rng.randint(0, n // 3)):
+        at[k] = -1
+        others[k] = Record(raw="x", kind="log")
+    order = np.array(rng.sample(range(n), n), dtype=np.int64)
+    by_list = list(cols(extras).blocks("f", at, others or None, order))
+    by_record = list(cols({k: e for k, e in enumerate(extras) if e}).blocks(
+        "f", at, others or None, order))
+    assert len(by_list) == len(by_record)
+    for a, b in zip(by_list, by_record, strict=True):
+        assert type(a) is type(b)
+        if isinstance(a, Spans):
+            assert a.extras == b.extras and a.labels == b.labels
+            assert a.starts.tolist() == b.starts.tolist()
+        else:
+            assert a is b

@@ -27,6 +27,7 @@
 #include "harscan.h"
 #include "claude.h"
 #include "scanpipe.h"
+#include "kinds.h"
 
 #define LIST_CACHE 16      /* list texts remembered per scan() call */
 #define CODE_CACHE 64      /* call column strings remembered per scan() call */
@@ -1360,6 +1361,7 @@ static PyMethodDef METHODS[] = {
     {"sse_events", py_sse_events, METH_VARARGS, SSE_EVENTS_DOC},
     {"har_scan", py_har_scan, METH_VARARGS, HAR_SCAN_DOC},
     {"har_scan_counts", py_har_scan_counts, METH_NOARGS, HAR_SCAN_COUNTS_DOC},
+    {"frame_kinds", py_frame_kinds, METH_VARARGS, FRAME_KINDS_DOC},
     {"claude_lines", py_claude_lines, METH_VARARGS, CLAUDE_LINES_DOC},
     {NULL, NULL, 0, NULL},
 };

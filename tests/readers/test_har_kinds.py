@@ -1,0 +1,307 @@
+"""``_har_kinds.meaning`` (the C ``frame_kinds``, the records it does not take read by
+the table's part) against ``meaning_part`` (the table's part of every record, the
+reference): the same kind and id key of every frame, byte for byte, and the same
+records of no frame handed over. On hostile records one by one and mixed, on the
+bundled and captured HARs, and on generated HTTP+SSE traffic (the benchmark's)."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mcp_notebook as mn
+from mcp_notebook.engine import native as _native
+from mcp_notebook.readers import _har_kinds, _har_order
+from mcp_notebook.readers._docspans import Columns
+from mcp_notebook.readers._har_texts import _HandOver
+
+needs_c = pytest.mark.skipif(_native.native is None, reason="the C extension is not built")
+
+_BIG = "18446744073709551617"
+#: one record each: every id shape, kind, batch and broken line the table meets
+HOSTILE = [
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}',
+    '{"jsonrpc":"2.0","id":-7,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":"abc","method":"ping"}',
+    '{"jsonrpc":"2.0","id":"a\\"b","method":"ping"}',
+    '{"jsonrpc":"2.0","id":"\\u0061","result":{}}',
+    '{"jsonrpc":"2.0","id":"é","result":{}}',
+    '{"jsonrpc":"2.0","id":"","result":{}}',
+    '{"jsonrpc":"2.0","id":" x ","result":{}}',
+    '{"jsonrpc":"2.0","id":0,"result":{}}',
+    '{"jsonrpc":"2.0","id":-0,"result":{}}',
+    '{"jsonrpc":"2.0","id":1.0,"result":{}}',
+    '{"jsonrpc":"2.0","id":1e3,"result":{}}',
+    '{"jsonrpc":"2.0","id":' + _BIG + ',"result":{}}',
+    '{"jsonrpc":"2.0","id":-' + _BIG + ',"result":{}}',
+    '{"jsonrpc":"2.0","id":' + "9" * 1200 + ',"result":{}}',
+    '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m"}}',
+    '{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no such"}}',
+    '{"jsonrpc":"2.0","id":3,"error":{"code":' + _BIG + ',"message":"big"}}',
+    '{"jsonrpc":"2.0","id":true,"result":{}}',
+    '{"jsonrpc":"2.0","id":[1],"result":{}}',
+    '{"jsonrpc":"2.0","result":{}}',
+    '{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"both"}}',
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    '{"jsonrpc":"2.0","method":"notifications/progress",'
+    '"params":{"progressToken":"t","progress":0.123456789012345678}}',
+    '{"jsonrpc":"2.0","method":"notifications/progress",'
+    '"params":{"progressToken":"\\u0074","progress":1}}',
+    '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}',
+    '{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}',
+    '{"jsonrpc":"2.0","id":7,"method":"rpc.x"}',
+    '{"jsonrpc":"1.0","id":8,"method":"ping"}',
+    '{"id":9,"method":"ping"}',
+    '{"jsonrpc":"2.0","id":10,"method":"ping","id":11}',
+    '{"jsonrpc":"2.0","id":12,"method":"a\\u0062"}',
+    '{"jsonrpc":"2.0","id":13,"result":{"content":[{"type":"text","text":"\\ud83d\\ude00"}]}}',
+    '{"jsonrpc":"2.0","id":14,"result":{"text":"\\ud800"}}',
+    '{"jsonrpc":"2.0","id":15,"result":{"isError":true}}',
+    '{"jsonrpc":"2.0","id":16,"result":{"tools":[{"name":"t"}]}}',
+    '[{"jsonrpc":"2.0","id":17,"method":"a"},{"jsonrpc":"2.0","method":"b"}]',
+    '[{"jsonrpc":"2.0","id":18,"result":{}},{"jsonrpc":"2.0","id":"18","error":'
+    '{"code":1,"message":"x"}},{"jsonrpc":"2.0","id":19.5,"result":{}}]',
+    '[]',
+    '[1, "two"]',
+    '{"jsonrpc":"2.0","id":20,"method":"ping"',
+    '{"jsonrpc":"2.0","id":21,"method":"ping"} trailing',
+    'not json at all',
+    '"a string"',
+    '42',
+    'null',
+    '{}',
+    '   ',
+    '  {"jsonrpc":"2.0","id":22,"method":"ping"}  ',
+    '{"jsonrpc" : "2.0" , "id" : 23 , "method" : "ping"}',
+    '{"jsonrpc":"2.0","id":24,"method":"ping","params":{"_meta":{"progressToken":25}}}',
+    '{"jsonrpc":"2.0","id":26,"method":"ping","params":{"_meta":{"progressToken":1.5}}}',
+]
+BAD_BYTES = [b'{"jsonrpc":"2.0","id":27,"result":{"t":"\xff"}}',
+             b'{"jsonrpc":"2.0","id":"\xc3\xa9","result":{}}',
+             b'{"jsonrpc":"2.0","id":28,"result":{"t":"\xed\xa0\x80"}}']
+
+
+def _columns(texts: list[bytes], directions: list[int] | None = None) -> Columns:
+    buf = b"".join(texts)
+    ends = np.cumsum([len(t) for t in texts]).astype(np.int64)
+    starts = np.concatenate(([0], ends[:-1])).astype(np.int64)
+    n = len(texts)
+    direction = np.asarray(directions if directions is not None else
+                           [k % 2 for k in range(n)], dtype=np.int8)
+    return Columns(buf, starts, ends, np.full(n, np.nan), direction,
+                   np.zeros(n, dtype=np.int64), ("s",), np.zeros(n, dtype=np.int64),
+                   ("sse",), [""] * n, {})
+
+
+def _same(cols: Columns, which: np.ndarray | None = None,
+          early: _har_kinds.Early | None = None) -> tuple:
+    """meaning and meaning_part of the records ``which`` (all): equal, or both hand over."""
+    if which is None:
+        which = np.arange(len(cols.starts), dtype=np.int64)
+    try:
+        want = _har_kinds.meaning_part(cols, which, "t.har")
+    except _HandOver:
+        with pytest.raises(_HandOver):
+            _har_kinds.meaning(cols, which, "t.har", early)
+        return ()
+    got = _har_kinds.meaning(cols, which, "t.har", early)
+    assert got[0].dtype == np.int64 and got[2].dtype == np.int64
+    assert got[0].tolist() == want[0].tolist()
+    assert got[1] == want[1]
+    assert all(type(a) is type(b) for a, b in zip(got[1], want[1], strict=True))
+    assert got[2].tolist() == want[2].tolist()
+    return got
+
+
+@needs_c
+@pytest.mark.parametrize("text", [t.encode() for t in HOSTILE] + BAD_BYTES)
+def test_each_hostile_record(text):
+    usual = b'{"jsonrpc":"2.0","id":"u","method":"ping"}'
+    _same(_columns([text]))
+    _same(_columns([usual, text, usual]))  # among records the C reading takes
+
+
+@needs_c
+def test_hostile_records_mixed():
+    """All of them in one call (records left to the part among the others, batches of
+    several frames and of none shifting the frames after them), several orders."""
+    rng = random.Random(5)
+    texts = [t.encode() for t in HOSTILE] + BAD_BYTES
+    for _ in range(20):
+        rng.shuffle(texts)
+        got = _same(_columns(texts))
+        assert got and len(got[0]) > len(texts)  # batches: more frames than records
+    before = dict(_har_kinds.COUNTS)
+    _same(_columns(texts))
+    assert _har_kinds.COUNTS["part"] > before.get("part", 0)  # some were left
+    assert _har_kinds.COUNTS["c"] > before.get("c", 0)  # ... and most taken
+
+
+@needs_c
+def test_a_record_of_no_frame_hands_over():
+    usual = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    cols = _columns([usual, b"", usual])  # an empty text: no row at all
+    with pytest.raises(_HandOver):
+        _har_kinds.meaning_part(cols, np.arange(3), "t.har")
+    with pytest.raises(_HandOver):
+        _har_kinds.meaning(cols, np.arange(3), "t.har")
+
+
+def _random_message(rng: random.Random, k: int) -> object:
+    ident = rng.choice([k, -k - 1, f"r{k}", str(k), f"é{k}", f"a\"{k}", int(_BIG) + k,
+                        k + 0.5, None, f" {k}"])
+    return rng.choice([
+        {"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+         "params": {"name": "n", "arguments": {"x": rng.random()}}},
+        {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text",
+                                                                "text": "é\u2028"}]}},
+        {"jsonrpc": "2.0", "id": ident, "error": {"code": -1, "message": "m"}},
+        {"jsonrpc": "2.0", "method": "notifications/progress",
+         "params": {"progressToken": ident, "progress": rng.random()}},
+        {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info"}},
+        [{"jsonrpc": "2.0", "id": ident, "method": "ping"}] * rng.randint(1, 3),
+    ])
+
+
+@needs_c
+@pytest.mark.parametrize("seed", range(4))
+def test_random_records(seed):
+    """Random messages (ids of every type, escaped or not, batches), with and without
+    ``ensure_ascii``, a subset of them asked for, as ``_Found.of`` asks."""
+    rng = random.Random(seed)
+    texts = [json.dumps(_random_message(rng, k), ensure_ascii=rng.random() < 0.5,
+                        separators=rng.choice([(",", ":"), (", ", ": ")])).encode()
+             for k in range(400)]
+    cols = _columns(texts)
+    _same(cols)
+    which = np.flatnonzero(np.asarray([rng.random() < 0.6 for _ in texts]))
+    _same(cols, which)
+
+
+@needs_c
+def test_early_reading_used_only_for_the_same_records():
+    texts = [t.encode() for t in HOSTILE] * 3
+    cols = _columns(texts)
+    which = np.arange(len(texts), dtype=np.int64)
+    early = _har_kinds.Early(cols.buf, cols.starts, cols.ends, which)
+    unused = _har_kinds.COUNTS["early unused"]
+    _same(cols, which, early)
+    assert _har_kinds.COUNTS["early unused"] == unused
+    other = _har_kinds.Early(cols.buf, cols.starts, cols.ends, which[1:])
+    _same(cols, which, other)  # read for other records: read again, the same
+    assert _har_kinds.COUNTS["early unused"] == unused + 1
+
+
+def test_without_the_extension_the_part_reads_every_record(monkeypatch):
+    texts = [t.encode() for t in HOSTILE]
+    cols = _columns(texts)
+    which = np.arange(len(texts), dtype=np.int64)
+    want = _har_kinds.meaning_part(cols, which, "t.har")
+    monkeypatch.setattr(_har_kinds, "_native_fn", lambda name: None)
+    before = _har_kinds.COUNTS["part"]
+    got = _har_kinds.meaning(cols, which, "t.har")
+    assert _har_kinds.COUNTS["part"] == before + len(texts)
+    assert got[0].tolist() == want[0].tolist() and got[1] == want[1]
+
+
+@needs_c
+def test_frame_kinds_refuses_bad_bounds():
+    fk = _native.native.frame_kinds
+    with pytest.raises(ValueError):
+        fk(b"{}", np.zeros(2, dtype=np.int64), np.zeros(1, dtype=np.int64))
+    kinds, keys = fk(b'{"jsonrpc":"2.0","id":1,"result":{}}',
+                     np.array([-1, 0, 5, 0], dtype=np.int64),
+                     np.array([3, 99, 2, 36], dtype=np.int64))
+    assert list(np.frombuffer(kinds, dtype=np.int8)) == [-1, -1, -1, 2] and \
+        keys == [None, None, None, "1"]
+
+
+def _compared(monkeypatch) -> list[int]:
+    """Every call of ``meaning`` while loading also compared with ``meaning_part``."""
+    calls: list[int] = []
+    real = _har_order.meaning
+
+    def both(cols, which, name, early=None):
+        got = real(cols, which, name, early)
+        want = _har_kinds.meaning_part(cols, which, name)
+        assert got[0].tolist() == want[0].tolist()
+        assert got[1] == want[1]
+        assert got[2].tolist() == want[2].tolist()
+        calls.append(len(which))
+        return got
+
+    monkeypatch.setattr(_har_order, "meaning", both)
+    return calls
+
+
+@needs_c
+def test_the_bundled_and_captured_hars(monkeypatch):
+    """Every record of each HAR the column path reads, and the records each load asks
+    about (few of these HARs have untimed events the column path places)."""
+    from mcp_notebook import bundled
+    from mcp_notebook.readers import _har_columns, har
+
+    _compared(monkeypatch)
+    paths = sorted(bundled.data_dir().glob("*.har"))
+    paths += sorted((Path(__file__).parent.parent / "fixtures").rglob("*.har"))
+    assert len(paths) >= 12
+    read = 0
+    for path in paths:
+        mn.load(path, format="har", progress=False)
+        found = _har_columns.columns(path.read_bytes(), path.name, path.name,
+                                     har._stateless, har._escaped, har._session_from_url,
+                                     har._Reader(path, None))
+        if found is not None:
+            read += 1
+            assert _same(found.cols)  # not handed over: compared
+    assert read >= 10, read
+
+
+@needs_c
+@pytest.mark.parametrize("seed", [7, 8])
+def test_generated_http_sse_traffic(tmp_path, monkeypatch, seed):
+    """The benchmark's HTTP+SSE HAR (``gen_formats``), at 3,000 messages."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    try:
+        import gen_formats
+    finally:
+        sys.path.pop(0)
+    path = tmp_path / "sse.har"
+    gen_formats.write_har_sse(gen_formats.messages(3000, seed=seed), path)
+    calls = _compared(monkeypatch)
+    before = dict(_har_kinds.COUNTS)
+    trace = mn.load(path, format="har", progress=False)
+    assert len(trace.frames) >= 3000 and calls and sum(calls) > 2900
+    assert _har_kinds.COUNTS["c"] - before.get("c", 0) > 2900
+
+
+def test_the_early_readings_failure_is_raised(monkeypatch):
+    """A failure of the thread's reading is the caller's, not a silent other path."""
+    def broken(buf, starts, ends):
+        raise MemoryError("no room")
+
+    monkeypatch.setattr(_har_kinds, "_native_fn", lambda name: broken)
+    cols = _columns([b'{"jsonrpc":"2.0","id":1,"method":"ping"}'])
+    early = _har_kinds.Early(cols.buf, cols.starts, cols.ends, np.arange(1))
+    with pytest.raises(MemoryError):
+        _har_kinds.meaning(cols, np.arange(1), "t.har", early)
+
+
+@needs_c
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 500])
+def test_early_pieces_join_as_one_reading(n):
+    """The thread's pieces and the caller's, however they meet, give one reading's."""
+    rng = random.Random(n)
+    texts = [json.dumps(_random_message(rng, k)).encode() for k in range(n)]
+    cols = _columns(texts) if n else _columns([b"{}"])
+    which = np.arange(n, dtype=np.int64)
+    want = _native.native.frame_kinds(cols.buf, cols.starts[which], cols.ends[which])
+    for _ in range(3):
+        early = _har_kinds.Early(cols.buf, cols.starts, cols.ends, which)
+        got = early.result()
+        assert bytes(got[0]) == bytes(want[0]) and got[1] == want[1]
