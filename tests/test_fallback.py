@@ -20,7 +20,7 @@ from helpers import INIT, need_native, ok, req, tap
 from mcp_notebook import fast
 from mcp_notebook.engine import native
 from mcp_notebook.engine.fallback import STRICT_ENV, FallbackWarning, FastPathError
-from mcp_notebook.fast import parallel
+from mcp_notebook.fast import cores, parallel
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 ROWS = INIT + [("c2s", req(i, "tools/list")) for i in range(1, 40)] + \
@@ -139,7 +139,7 @@ def test_switching_a_path_off_is_not_a_fallback(files, monkeypatch):
 def two_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     if not hasattr(os, "fork"):
         pytest.skip("no fork here: the loader reads in one process")
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "workers", lambda: 2)
     monkeypatch.setattr(parallel, "can_fork", lambda: True)  # whatever threads others left
 
 

@@ -11,10 +11,28 @@ which, each time a reader calls the scanner.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["PIPE", "scan_pipe", "split", "share"]
+__all__ = ["PIPE", "SPLIT", "scan_pipe", "share", "split", "workers"]
+
+#: how a large file is split: "fork" (a forked child), "threads" (two threads, the C
+#: scanner reading lines with the GIL released), or "auto": a fork when this process may
+#: fork (it overlaps all of the work; two threads only the line reading, about a quarter
+#: of it: benchmarks/FLOOR.md), else two threads for bare NDJSON with the C scanner (a Jupyter
+#: kernel: threaded, so no fork), else one thread; "none": one core (no split, and no
+#: worker thread in the C scanner either); read by :mod:`.parallel` too
+SPLIT = os.environ.get("MCP_NOTEBOOK_SPLIT", "auto").strip() or "auto"
+
+
+def workers() -> int:
+    """Cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
 
 #: what ``_native.scan`` is asked for where a core is free: 1, a worker thread for calls
 #: of ``_native.PIPE_MIN`` lines or more (the tests set 2: whatever the number of lines)
@@ -45,8 +63,6 @@ def share() -> None:
 def scan_pipe() -> int:
     """``_native.scan``'s ``pipe`` for a read in this process now: :data:`PIPE` when a
     core is free for the scanner's worker thread, else 0."""
-    from . import parallel
-
-    if parallel.SPLIT == "none" or _split or parallel.workers() < 2:
+    if SPLIT == "none" or _split or workers() < 2:
         return 0
     return PIPE

@@ -40,8 +40,8 @@ from . import cores, progress
 from .lines import MAX_LINE_BYTES, join_spans
 from .rows import Rows
 
-__all__ = ["read_file", "load_many", "MIN_PARALLEL_BYTES", "MIN_MANY_BYTES", "workers",
-           "can_fork", "split_by", "SPLIT", "second_thread", "MIN_SECOND_THREAD"]
+__all__ = ["read_file", "load_many", "MIN_PARALLEL_BYTES", "MIN_MANY_BYTES",
+           "can_fork", "split_by", "second_thread", "MIN_SECOND_THREAD"]
 
 #: files at least this large are split over two processes (when two cores are usable)
 MIN_PARALLEL_BYTES = 64 << 20
@@ -53,14 +53,6 @@ def _reader(fmt: str) -> Any:
     else:
         from .tap import read_part
     return read_part
-
-
-def workers() -> int:
-    """Cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def can_fork() -> bool:
@@ -97,7 +89,7 @@ def read_file(path: Path, fmt: str, session: str, direction: str | None, *, gz: 
     done = finish or (lambda rows, spans, line0: (rows, spans, line0))
     read_part = _reader(fmt)
     size = path.stat().st_size
-    if gz or size < MIN_PARALLEL_BYTES or workers() < 2 or split_by(fmt) is None:
+    if gz or size < MIN_PARALLEL_BYTES or cores.workers() < 2 or split_by(fmt) is None:
         with open_bytes(path) as f:
             rows, spans = read_part(f, path.name, session, direction, keep_text=keep_text,
                                     max_line=max_line)
@@ -144,13 +136,6 @@ def _split_read(path: Path, fmt: str, session: str, direction: str | None, size:
     return parts
 
 
-#: how a large file is split: "fork" (a forked child), "threads" (two threads, the C
-#: scanner reading lines with the GIL released), or "auto": a fork when this process may
-#: fork (it overlaps all of the work; two threads only the line reading, about a quarter
-#: of it: benchmarks/FLOOR.md), else two threads for bare NDJSON with the C scanner (a Jupyter
-#: kernel: threaded, so no fork), else one thread; "none": one core (no split, and no
-#: worker thread in the C scanner either: :mod:`.cores`)
-SPLIT = os.environ.get("MCP_NOTEBOOK_SPLIT", "auto").strip() or "auto"
 
 
 #: inputs at least this large are read by the C passes that can use a second thread
@@ -161,18 +146,18 @@ def second_thread(size: int) -> bool:
     """Whether a C pass over ``size`` bytes that can run on two threads (the HAR pass)
     should: the input is large enough to repay the thread, two cores are usable, and
     the split is not turned off (``MCP_NOTEBOOK_SPLIT=none``)."""
-    return size >= MIN_SECOND_THREAD and SPLIT != "none" and workers() >= 2
+    return size >= MIN_SECOND_THREAD and cores.SPLIT != "none" and cores.workers() >= 2
 
 
 def split_by(fmt: str) -> str | None:
     """How a large file of ``fmt`` is read on two cores here; None: on one."""
     from ..engine import native as _native
 
-    if SPLIT == "threads":
+    if cores.SPLIT == "threads":
         return "threads"
-    if SPLIT in ("fork", "auto") and can_fork():
+    if cores.SPLIT in ("fork", "auto") and can_fork():
         return "fork"
-    if SPLIT == "auto" and fmt == "ndjson" and _native.native is not None:
+    if cores.SPLIT == "auto" and fmt == "ndjson" and _native.native is not None:
         return "threads"
     return None
 
@@ -408,7 +393,7 @@ def load_many(jobs: list[Job], load: Any) -> dict[Path, Any]:
         if size < MIN_PARALLEL_BYTES:
             sizes[job[0]] = size
     small = [j for j in jobs if j[0] in sizes]
-    if (len(small) < 2 or sum(sizes.values()) < MIN_MANY_BYTES or workers() < 2
+    if (len(small) < 2 or sum(sizes.values()) < MIN_MANY_BYTES or cores.workers() < 2
             or not can_fork()):
         return {}
     with cores.split():  # each process has a core: the scanner starts no worker thread

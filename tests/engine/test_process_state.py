@@ -17,7 +17,7 @@ import pytest
 import mcp_notebook as mn
 from helpers import INIT, ok, req, tap
 from mcp_notebook import fast
-from mcp_notebook.fast import parallel
+from mcp_notebook.fast import cores, parallel
 
 
 def _capture(tmp_path: Path) -> Path:
@@ -55,7 +55,7 @@ def test_no_fork_while_other_threads_run(tmp_path: Path, monkeypatch: pytest.Mon
     with the same frames as when it is split over two processes."""
     path = _capture(tmp_path)
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
-    if parallel.workers() < 2 or not hasattr(os, "fork"):
+    if cores.workers() < 2 or not hasattr(os, "fork"):
         pytest.skip("one core or no fork: never split here")
     split = mn.load(path).frames
 
@@ -110,8 +110,8 @@ def test_two_threads_where_no_fork(tmp_path: Path, monkeypatch: pytest.MonkeyPat
                             INIT + [("", req(i + 1, "tools/list")) for i in range(300)]))
     one = mn.load(path).frames
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
-    monkeypatch.setattr(parallel, "SPLIT", "auto")
+    monkeypatch.setattr(cores, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "SPLIT", "auto")
     used: list[str] = []
     real = parallel._two_threads
 

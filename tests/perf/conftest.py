@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcp_notebook import fast
-from mcp_notebook.fast import parallel
+from mcp_notebook.fast import cores, parallel
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -53,8 +53,8 @@ def split(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> st
     earlier test left a thread running: the loader would rightly not; these test the split,
     the guard is tests/engine/test_process_state.py's), then over two threads."""
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
-    monkeypatch.setattr(parallel, "SPLIT", request.param)
+    monkeypatch.setattr(cores, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "SPLIT", request.param)
     if request.param == "fork":
         if not hasattr(os, "fork"):
             pytest.skip("no fork here")

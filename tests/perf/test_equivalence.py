@@ -296,7 +296,7 @@ def test_lazy_text_reads_the_file_and_sees_it_change(tmp_path: Path,
 def test_split_over_two_processes(edge_captures: dict[str, Path], text_mode: str, split: str,
                                   scanner: str, monkeypatch: pytest.MonkeyPatch,
                                   name: str, transfer: str) -> None:
-    from mcp_notebook.fast import parallel
+    from mcp_notebook.fast import cores, parallel
 
     if scanner == "python" and split == "threads":
         pytest.skip("the Python path reads a half as in the fork case (the same read_part "
@@ -315,7 +315,7 @@ def test_split_over_two_processes(edge_captures: dict[str, Path], text_mode: str
         return real_read(fd, where)
 
     monkeypatch.setattr(parallel, "_read_shared", read_shared)
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "workers", lambda: 2)
     parts = parallel.read_file(edge_captures[name], "ndjson" if "ndjson" in name else "tap",
                                name, None, gz=False, keep_text=False)
     assert len(parts) == 2 and len(parts[1][0]) > 0  # the child's half came back
@@ -333,7 +333,7 @@ def test_a_child_that_cannot_write_shared_memory_sends_through_its_pipe(
         edge_captures: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """A shared memory file the child cannot fill (a full memory cgroup, say) is no failure:
     the child sends its rows through the pipe, and nothing is noted (strict mode is on)."""
-    from mcp_notebook.fast import parallel
+    from mcp_notebook.fast import cores, parallel
 
     if parallel._shared_file() is None:
         pytest.skip("no shared memory file here (memfd_create)")
@@ -342,8 +342,8 @@ def test_a_child_that_cannot_write_shared_memory_sends_through_its_pipe(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(parallel, "SPLIT", "fork")
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "SPLIT", "fork")
+    monkeypatch.setattr(cores, "workers", lambda: 2)
     monkeypatch.setattr(parallel, "can_fork", lambda: True)
     monkeypatch.setattr(parallel, "_write_shared", full)
     parts = parallel.read_file(edge_captures["edge.ndjson"], "ndjson", "edge", None, gz=False,
@@ -381,7 +381,7 @@ def test_rows_mapped_from_shared_memory_are_writable_and_equal(tmp_path: Path) -
 
 def test_split_falls_back_when_the_child_fails(edge_captures: dict[str, Path], split: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcp_notebook.fast import parallel
+    from mcp_notebook.fast import cores, parallel
 
     if split == "threads":
         pytest.skip("the worker thread's failure: test_split_falls_back_when_the_thread_fails")
@@ -390,7 +390,7 @@ def test_split_falls_back_when_the_child_fails(edge_captures: dict[str, Path], s
         parallel._abandon(child)
         return None, "made to fail"
 
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "workers", lambda: 2)
     monkeypatch.setattr(parallel, "_finish", fail)
     monkeypatch.delenv(STRICT_ENV)  # noted and warned (strict: raised, see tests/test_fallback.py)
     with pytest.warns(FallbackWarning, match="made to fail"):
@@ -405,11 +405,11 @@ def test_split_falls_back_when_the_thread_fails(edge_captures: dict[str, Path],
     import threading
 
     from mcp_notebook.engine.fallback import FastPathError
-    from mcp_notebook.fast import ndjson, parallel
+    from mcp_notebook.fast import cores, ndjson, parallel
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
-    monkeypatch.setattr(parallel, "SPLIT", "threads")
+    monkeypatch.setattr(cores, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "SPLIT", "threads")
     real = ndjson.read_part
 
     def read_part(*args, **kw):  # noqa: ANN002, ANN003, ANN202
@@ -432,11 +432,11 @@ def test_split_by_threads_at_hostile_lines(tmp_path: Path, monkeypatch: pytest.M
     """Two threads over two byte ranges: every odd line (and blank lines, a \r\n, a line
     without a newline at the end) placed right at the cut, in turn, gives the reference's
     tables."""
-    from mcp_notebook.fast import parallel
+    from mcp_notebook.fast import cores, parallel
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
-    monkeypatch.setattr(parallel, "SPLIT", "threads")
+    monkeypatch.setattr(cores, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "SPLIT", "threads")
     usual = [json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/list"}) for i in range(6)]
     cuts = []
     for k, odd in enumerate(ODD_LINES[:24]):
@@ -456,9 +456,9 @@ def test_several_files_over_two_processes(edge_captures: dict[str, Path], text_m
     reference's, and it does not depend on the child (a failed child's files are read here)."""
     import os
 
-    from mcp_notebook.fast import parallel
+    from mcp_notebook.fast import cores, parallel
 
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "workers", lambda: 2)
     monkeypatch.setattr(parallel, "MIN_MANY_BYTES", 0)
     monkeypatch.setattr(parallel, "can_fork", lambda: True)  # whatever threads others left
     forks: list[int] = []
@@ -524,12 +524,12 @@ def test_runs_of_blank_lines(edge_captures: dict[str, Path], tmp_path: Path, tex
     start and end of a file and across the cut of a split file included."""
     import random
 
-    from mcp_notebook.fast import lines, parallel
+    from mcp_notebook.fast import cores, lines, parallel
 
     monkeypatch.setattr(lines, "BLANK_RUN", 3)
     if parts == "split":
         monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
-        monkeypatch.setattr(parallel, "workers", lambda: 2)
+        monkeypatch.setattr(cores, "workers", lambda: 2)
     rng = random.Random(7)
     name = "edge.ndjson" if fmt == "ndjson" else "edge.tap.jsonl"
     src = edge_captures[name].read_bytes().split(b"\n")[:400]
@@ -548,11 +548,11 @@ def test_split_by_threads_of_one_long_line(tmp_path: Path, monkeypatch: pytest.M
                                            ) -> None:
     """A file whose middle falls in its last line (no line starts after it): one part, the
     reference's tables."""
-    from mcp_notebook.fast import parallel
+    from mcp_notebook.fast import cores, parallel
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
-    monkeypatch.setattr(parallel, "SPLIT", "threads")
+    monkeypatch.setattr(cores, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "SPLIT", "threads")
     path = _write_ndjson(tmp_path / "one.ndjson", [
         json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
         json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"text": "x" * 5000}})])

@@ -69,13 +69,13 @@ def test_profile_split_over_two_threads(profile_captures: dict[tuple[str, str], 
                                         monkeypatch: pytest.MonkeyPatch, profile: str) -> None:
     """Each profile's NDJSON capture read by two threads over two byte ranges (the C scan
     without the GIL) gives the reference's tables, and the same store as one thread."""
-    from mcp_notebook.fast import parallel
+    from mcp_notebook.fast import cores, parallel
 
     path = profile_captures[(profile, "ndjson")]
     one = mn.load(path)
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
-    monkeypatch.setattr(parallel, "SPLIT", "threads")
+    monkeypatch.setattr(cores, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "SPLIT", "threads")
     reads: list[int] = []
     real = parallel._two_threads
 

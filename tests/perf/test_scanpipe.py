@@ -128,7 +128,7 @@ def test_reader_formats_load_alike_with_the_worker(path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Each reader's 100k file (benchmarks/gen_formats.py) loads to the same frames and
     pairs with the worker (forced on every call) as without."""
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "workers", lambda: 2)
     monkeypatch.setattr(cores, "PIPE", 0)
     base = mn.load(path, progress=False)
     monkeypatch.setattr(cores, "PIPE", 2)
@@ -253,16 +253,16 @@ def test_a_row_that_cannot_be_made_stops_the_scan_with_its_error() -> None:
 
 def test_the_worker_is_asked_for_only_where_a_core_is_free(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
-    monkeypatch.setattr(parallel, "SPLIT", "auto")
+    monkeypatch.setattr(cores, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "SPLIT", "auto")
     assert cores.scan_pipe() == cores.PIPE == 1
     with cores.split():  # a read split in two: each half has its core
         assert cores.scan_pipe() == 0
     assert cores.scan_pipe() == 1
-    monkeypatch.setattr(parallel, "SPLIT", "none")
+    monkeypatch.setattr(cores, "SPLIT", "none")
     assert cores.scan_pipe() == 0
-    monkeypatch.setattr(parallel, "SPLIT", "auto")
-    monkeypatch.setattr(parallel, "workers", lambda: 1)
+    monkeypatch.setattr(cores, "SPLIT", "auto")
+    monkeypatch.setattr(cores, "workers", lambda: 1)
     assert cores.scan_pipe() == 0
 
 
@@ -274,8 +274,8 @@ def test_a_split_read_starts_no_worker(tmp_path: Path, monkeypatch: pytest.Monke
     it inherits: not seen here; the threads case sees both halves ask)."""
     path = tmp_path / "c.ndjson"
     _GEN.generate(path, 3 * native.native.PIPE_MIN, "ndjson", seed=2, clean=True)
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
-    monkeypatch.setattr(parallel, "SPLIT", "auto")
+    monkeypatch.setattr(cores, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "SPLIT", "auto")
     asked: list[int] = []
     real = cores.scan_pipe
 
@@ -286,7 +286,7 @@ def test_a_split_read_starts_no_worker(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(cores, "scan_pipe", spy)
     if how != "none":
         monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)
-        monkeypatch.setattr(parallel, "SPLIT", how)
+        monkeypatch.setattr(cores, "SPLIT", how)
         if how == "fork":
             monkeypatch.setattr(parallel, "can_fork", lambda: True)
     runs = native.native.pipe_stats()[0]
@@ -300,9 +300,8 @@ def test_a_split_read_starts_no_worker(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def _asked_in_worker() -> int:
-    from mcp_notebook.fast import parallel as par
 
-    par.workers = lambda: 2  # type: ignore[assignment]  # (this worker process only)
+    cores.workers = lambda: 2  # type: ignore[assignment]  # (this worker process only)
     return cores.scan_pipe()
 
 

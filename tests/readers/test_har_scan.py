@@ -453,7 +453,7 @@ def test_one_thread_where_there_is_no_place_to_split():
 def test_the_pass_on_two_threads_for_a_large_document(monkeypatch):
     """of_scan asks for two threads on a large document only, and never when the split
     is turned off."""
-    from mcp_notebook.fast import parallel
+    from mcp_notebook.fast import cores, parallel
 
     calls = []
     native_fn = _har_texts._native_fn
@@ -467,11 +467,11 @@ def test_the_pass_on_two_threads_for_a_large_document(monkeypatch):
     data = _entries_doc(_many(random.Random(9), 20))
     _har_parts.of_scan(data)
     monkeypatch.setattr(parallel, "MIN_SECOND_THREAD", 1)
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "workers", lambda: 2)
     _har_parts.of_scan(data)
-    monkeypatch.setattr(parallel, "SPLIT", "none")
+    monkeypatch.setattr(cores, "SPLIT", "none")
     _har_parts.of_scan(data)
-    monkeypatch.setattr(parallel, "SPLIT", "auto")
-    monkeypatch.setattr(parallel, "workers", lambda: 1)
+    monkeypatch.setattr(cores, "SPLIT", "auto")
+    monkeypatch.setattr(cores, "workers", lambda: 1)
     _har_parts.of_scan(data)
     assert calls == [False, True, False, False]
