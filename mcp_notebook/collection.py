@@ -384,8 +384,8 @@ def load_many(paths: Any, format: str = "auto", *, workers: int | None = None,
     if engine != "local":
         raise ValueError(f"engine must be 'local' or 'dask', not {engine!r}")
     if workers is None:
-        from .fast.parallel import MIN_MANY_BYTES
         from .fast.cores import workers as usable
+        from .fast.parallel import MIN_MANY_BYTES
 
         total = sum(f.stat().st_size for f, _ in jobs)
         workers = min(usable(), len(jobs)) if total >= MIN_MANY_BYTES else 1
