@@ -168,62 +168,49 @@ static int ins_join(Part *a, Split *sp) {
     return 0;
 }
 
-/* The extras of the column path, by record (each entry's message, then its response where
- * it has one): the message's the one dict of its kind, the response's its duration (a new
- * dict each). */
-static PyObject *ins_extras(const Part *a) {
-    PyObject *extras = PyDict_New(), *kdicts[DS_KINDS] = {NULL};
-    PyObject *k_kind = PyUnicode_InternFromString("entry_kind");
-    PyObject *k_dur = PyUnicode_InternFromString("duration_ms");
+/* The extras of the column path for the entries after those done, by record (each
+ * entry's message, then its response where it has one): the message's the one dict of
+ * its kind, the response's its duration (a new dict each). -1 with an exception set. */
+static int ins_extras(Extras *x, const Part *a) {
     const int8_t *kd = (const int8_t *)a->col[I_KD].data;
     const int64_t *rl = (const int64_t *)a->col[I_RL].data;
     const double *du = (const double *)a->col[I_DU].data;
     size_t n = a->col[I_MS].len / sizeof(int64_t);
-    Py_ssize_t record = 0;  /* the record of the entry's message */
-    if (!extras || !k_kind || !k_dur) goto error;
-    for (size_t i = 0; i < n; i++) {
+    for (; x->done < n; x->done++) {
+        size_t i = x->done;
         int kind = kd[i];
         if (kind >= 0) {
-            if (!kdicts[kind]) {
+            if (!x->kdicts[kind]) {
                 PyObject *t = PyUnicode_FromStringAndSize(
                     (const char *)a->kinds[kind], a->kinds_end[kind] - a->kinds[kind]);
-                if (!t || !(kdicts[kind] = PyDict_New()) ||
-                    PyDict_SetItem(kdicts[kind], k_kind, t)) {
+                if (!t || !(x->kdicts[kind] = PyDict_New()) ||
+                    PyDict_SetItem(x->kdicts[kind], x->keys[0], t)) {
                     Py_XDECREF(t);
-                    goto error;
+                    return -1;
                 }
                 Py_DECREF(t);
             }
-            PyObject *key = PyLong_FromSsize_t(record);
-            if (!key || PyDict_SetItem(extras, key, kdicts[kind])) {
+            PyObject *key = PyLong_FromSsize_t(x->record);
+            if (!key || PyDict_SetItem(x->extras, key, x->kdicts[kind])) {
                 Py_XDECREF(key);
-                goto error;
+                return -1;
             }
             Py_DECREF(key);
         }
         double dur = du[i];
         if (rl[i] > 0 && dur == dur) {
             PyObject *d = PyDict_New(), *f = PyFloat_FromDouble(dur);
-            PyObject *key = PyLong_FromSsize_t(record + 1);
-            int bad = !d || !f || !key || PyDict_SetItem(d, k_dur, f) ||
-                      PyDict_SetItem(extras, key, d);
+            PyObject *key = PyLong_FromSsize_t(x->record + 1);
+            int bad = !d || !f || !key || PyDict_SetItem(d, x->keys[1], f) ||
+                      PyDict_SetItem(x->extras, key, d);
             Py_XDECREF(d);
             Py_XDECREF(f);
             Py_XDECREF(key);
-            if (bad) goto error;
+            if (bad) return -1;
         }
-        record += 1 + (rl[i] > 0);
+        x->record += 1 + (rl[i] > 0);
     }
-    for (int k = 0; k < DS_KINDS; k++) Py_XDECREF(kdicts[k]);
-    Py_DECREF(k_kind);
-    Py_DECREF(k_dur);
-    return extras;
-error:
-    for (int k = 0; k < DS_KINDS; k++) Py_XDECREF(kdicts[k]);
-    Py_XDECREF(k_kind);
-    Py_XDECREF(k_dur);
-    Py_XDECREF(extras);
-    return NULL;
+    return 0;
 }
 
 static const char INSPECTOR_DOC[] =
@@ -244,16 +231,16 @@ static const char INSPECTOR_DOC[] =
     "this offset, not at a guessed entry start.";
 
 static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
-    PyObject *base, *flat = NULL, *res = NULL;
-    int release, r, rb = 0, joined = 0;
-    long long min_split = -1;
+    PyObject *base, *flat = NULL, *res = NULL, *names = NULL;
+    int release, r, rb = 0, joined = 0, bad = 0;
+    long long min_split = -1, at = -1;
     Py_buffer bb;
     (void)self;
-    long long at = -1;
     if (!PyArg_ParseTuple(args, "Op|LL", &base, &release, &min_split, &at)) return NULL;
     if (PyObject_GetBuffer(base, &bb, PyBUF_SIMPLE)) return NULL;
     Part a;
     Split sp;
+    Extras x;
     memset(&a, 0, sizeof a);
     memset(&sp, 0, sizeof sp);
     a.n_cols = I_N;
@@ -261,46 +248,42 @@ static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
     sp.min_split = min_split;
     sp.at = at;
     sp.tail = ins_tail;
-    if (ds_begin(&a.ps, &bb, &flat, release)) goto error;
+    if (extras_begin(&x, "entry_kind", "duration_ms", NULL) ||
+        ds_begin(&a.ps, &bb, &flat, release))
+        goto error;
     Py_BEGIN_ALLOW_THREADS
     r = ins_doc(&a, &sp);
+    if (r == 1) split_fill(&sp, &a);
+    Py_END_ALLOW_THREADS
     if (r == 1) {
-        rb = split_wait(&sp, &a);
+        bad = ins_extras(&x, &a);  /* A's entries' while B reads */
+        Py_BEGIN_ALLOW_THREADS
+        rb = split_wait(&sp);
         joined = rb == 0 ? ins_join(&a, &sp) : -1;
         part_free(&sp.b);
+        Py_END_ALLOW_THREADS
+        if (bad) goto error;
     }
-    Py_END_ALLOW_THREADS
     split_note(&sp, r, rb, joined);
     if (r == 1) r = joined;
     if (r < 0) {  /* not the usual export (or no memory for the arrays): the general path */
         PyBuffer_Release(&bb);
         part_free(&a);
+        extras_free(&x);
         Py_XDECREF(flat);
         Py_RETURN_NONE;
     }
-    PyObject *names = PyList_New(a.n_kinds), *extras = names ? ins_extras(&a) : NULL;
-    if (!extras) {
-        Py_XDECREF(names);
-        goto error;
-    }
+    if (ins_extras(&x, &a) || !(names = PyList_New(a.n_kinds))) goto error;
     for (int k = 0; k < a.n_kinds; k++) {
         PyObject *t = PyUnicode_FromStringAndSize((const char *)a.kinds[k],
                                                   a.kinds_end[k] - a.kinds[k]);
-        if (!t) {
-            Py_DECREF(names);
-            Py_DECREF(extras);
-            goto error;
-        }
+        if (!t) goto error;
         PyList_SET_ITEM(names, k, t);
     }
-    res = PyTuple_New(I_N + 3);
-    if (!res) {
-        Py_DECREF(names);
-        Py_DECREF(extras);
-        goto error;
-    }
+    if (!(res = PyTuple_New(I_N + 3))) goto error;
     PyTuple_SET_ITEM(res, I_N + 1, names);
-    PyTuple_SET_ITEM(res, I_N + 2, extras);
+    PyTuple_SET_ITEM(res, I_N + 2, x.extras);
+    names = x.extras = NULL;
     for (int k = 0; k < I_N; k++) {
         PyObject *o = grow_bytes(&a.col[k]);
         if (!o) goto error;
@@ -309,10 +292,13 @@ static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
     if (!ds_done(&flat, &a.ps)) goto error;
     PyTuple_SET_ITEM(res, 0, flat);
     PyBuffer_Release(&bb);
+    extras_free(&x);
     return res;
 error:
     PyBuffer_Release(&bb);
     part_free(&a);
+    extras_free(&x);
+    Py_XDECREF(names);
     Py_XDECREF(res);
     Py_XDECREF(flat);  /* never in res: it goes in last, just before the return */
     return NULL;

@@ -143,23 +143,19 @@ static int rec_join(Part *a, Split *sp) {
     return 0;
 }
 
-/* The extras of the column path, by record (each interaction's request, then its response
- * where it has one): a dict of status, latency_ms and sse, each where the cassette has it
- * (not null), one per interaction that has any, its two records sharing it. */
-static PyObject *rec_extras(const Part *a) {
-    PyObject *extras = PyDict_New();
-    PyObject *keys[3] = {PyUnicode_InternFromString("status"),
-                         PyUnicode_InternFromString("latency_ms"),
-                         PyUnicode_InternFromString("sse")};
+/* The extras of the column path for the interactions after those done, by record (each
+ * interaction's request, then its response where it has one): a dict of status,
+ * latency_ms and sse, each where the cassette has it (not null), one per interaction that
+ * has any, its two records sharing it. -1 with an exception set. */
+static int rec_extras(Extras *x, const Part *a) {
     const int8_t *st = (const int8_t *)a->col[R_ST].data, *lt = (const int8_t *)a->col[R_LT].data;
     const int8_t *sf = (const int8_t *)a->col[R_SF].data;
     const int64_t *sv = (const int64_t *)a->col[R_SV].data, *li = (const int64_t *)a->col[R_LI].data;
     const int64_t *rl = (const int64_t *)a->col[R_RL].data;
     const double *lf = (const double *)a->col[R_LF].data;
     size_t n = a->col[R_QS].len / sizeof(int64_t);
-    Py_ssize_t record = 0;  /* the record of the interaction's request */
-    if (!extras || !keys[0] || !keys[1] || !keys[2]) goto error;
-    for (size_t i = 0; i < n; i++) {
+    for (; x->done < n; x->done++) {
+        size_t i = x->done;
         PyObject *d = NULL;
         for (int k = 0; k < 3; k++) {
             PyObject *o;
@@ -173,33 +169,28 @@ static PyObject *rec_extras(const Part *a) {
             }
             if (!d && !(d = PyDict_New())) {
                 Py_DECREF(o);
-                goto error;
+                return -1;
             }
-            int bad = PyDict_SetItem(d, keys[k], o);
+            int bad = PyDict_SetItem(d, x->keys[k], o);
             Py_DECREF(o);
             if (bad) goto error_d;
         }
         /* the request's record and the response's share the dict, as in _columns */
         for (int k = 0; k < 1 + (rl[i] > 0) && d; k++) {
-            PyObject *key = PyLong_FromSsize_t(record + k);
+            PyObject *key = PyLong_FromSsize_t(x->record + k);
             if (!key) goto error_d;
-            int bad = PyDict_SetItem(extras, key, d);
+            int bad = PyDict_SetItem(x->extras, key, d);
             Py_DECREF(key);
             if (bad) goto error_d;
         }
-        record += 1 + (rl[i] > 0);
+        x->record += 1 + (rl[i] > 0);
         Py_XDECREF(d);
         continue;
     error_d:
         Py_XDECREF(d);
-        goto error;
+        return -1;
     }
-    for (int k = 0; k < 3; k++) Py_DECREF(keys[k]);
-    return extras;
-error:
-    for (int k = 0; k < 3; k++) Py_XDECREF(keys[k]);
-    Py_XDECREF(extras);
-    return NULL;
+    return 0;
 }
 
 static const char RECORDER_DOC[] =
@@ -215,15 +206,15 @@ static const char RECORDER_DOC[] =
 
 static PyObject *py_recorder_doc(PyObject *self, PyObject *args) {
     PyObject *base, *flat = NULL, *res = NULL;
-    int release, r, rb = 0, joined = 0;
-    long long min_split = -1;
+    int release, r, rb = 0, joined = 0, bad = 0;
+    long long min_split = -1, at = -1;
     Py_buffer bb;
     (void)self;
-    long long at = -1;
     if (!PyArg_ParseTuple(args, "Op|LL", &base, &release, &min_split, &at)) return NULL;
     if (PyObject_GetBuffer(base, &bb, PyBUF_SIMPLE)) return NULL;
     Part a;
     Split sp;
+    Extras x;
     memset(&a, 0, sizeof a);
     memset(&sp, 0, sizeof sp);
     a.n_cols = R_N;
@@ -231,29 +222,34 @@ static PyObject *py_recorder_doc(PyObject *self, PyObject *args) {
     sp.min_split = min_split;
     sp.at = at;
     sp.tail = rec_tail;
-    if (ds_begin(&a.ps, &bb, &flat, release)) goto error;
+    if (extras_begin(&x, "status", "latency_ms", "sse") ||
+        ds_begin(&a.ps, &bb, &flat, release))
+        goto error;
     Py_BEGIN_ALLOW_THREADS
     r = rec_doc(&a, &sp);
+    if (r == 1) split_fill(&sp, &a);
+    Py_END_ALLOW_THREADS
     if (r == 1) {
-        rb = split_wait(&sp, &a);
+        bad = rec_extras(&x, &a);  /* A's interactions' while B reads */
+        Py_BEGIN_ALLOW_THREADS
+        rb = split_wait(&sp);
         joined = rb == 0 ? rec_join(&a, &sp) : -1;
         part_free(&sp.b);
+        Py_END_ALLOW_THREADS
+        if (bad) goto error;
     }
-    Py_END_ALLOW_THREADS
     split_note(&sp, r, rb, joined);
     if (r == 1) r = joined;
     if (r < 0) {  /* not the usual cassette (or no memory for the arrays): the general path */
         PyBuffer_Release(&bb);
         part_free(&a);
+        extras_free(&x);
         Py_XDECREF(flat);
         Py_RETURN_NONE;
     }
-    PyObject *extras = rec_extras(&a);
-    if (!extras || !(res = PyTuple_New(R_OUT + 2))) {
-        Py_XDECREF(extras);
-        goto error;
-    }
-    PyTuple_SET_ITEM(res, R_OUT + 1, extras);
+    if (rec_extras(&x, &a) || !(res = PyTuple_New(R_OUT + 2))) goto error;
+    PyTuple_SET_ITEM(res, R_OUT + 1, x.extras);
+    x.extras = NULL;
     for (int k = 0; k < R_OUT; k++) {
         PyObject *o = grow_bytes(&a.col[k]);
         if (!o) goto error;
@@ -263,10 +259,12 @@ static PyObject *py_recorder_doc(PyObject *self, PyObject *args) {
     PyTuple_SET_ITEM(res, 0, flat);
     PyBuffer_Release(&bb);
     part_free(&a);
+    extras_free(&x);
     return res;
 error:
     PyBuffer_Release(&bb);
     part_free(&a);
+    extras_free(&x);
     Py_XDECREF(res);
     Py_XDECREF(flat);  /* never in res: it goes in last, just before the return */
     return NULL;

@@ -210,18 +210,21 @@ static void split_stop(Split *sp, Part *a) {
 #endif
 }
 
-/* After A landed on B's start: the output's pages between A's end and B's start made
- * while B reads (the memmove writes them), then B joined. B's answer. */
-static int split_wait(Split *sp, Part *a) {
-#if DS_THREADS
+/* After A landed on B's start, while B reads: the output's pages between A's end and
+ * B's start made (the memmove after the join writes them). */
+static void split_fill(Split *sp, Part *a) {
     ds_fill(a->ps.filled > a->ps.o ? a->ps.filled : a->ps.o,
             sp->b.ps.o0 + (sp->b_start - a->ps.in0));
+}
+
+/* B joined: its answer (0 read to the end, -1 refused). */
+static int split_wait(Split *sp) {
+#if DS_THREADS
     pthread_join(sp->th, NULL);
     sp->running = 0;
     return sp->b_result;
 #else
     (void)sp;
-    (void)a;
     return -1;
 #endif
 }
@@ -287,6 +290,32 @@ static int run_entries(Part *t, Split *sp, int *quit) {
         if (quit && __atomic_load_n(quit, __ATOMIC_RELAXED)) return 2;
         if (!more) return 0;
     }
+}
+
+/* ---- the extras (with the GIL) ---- */
+
+/* The extras dict of a pass, made a part at a time: A's entries' while B reads, then the
+ * rest after the join. */
+typedef struct {
+    PyObject *extras, *keys[3], *kdicts[DS_KINDS];
+    size_t done;          /* the entries whose extras are made */
+    Py_ssize_t record;    /* the first record of the next entry */
+} Extras;
+
+/* -1 with an exception set (no memory). */
+static int extras_begin(Extras *x, const char *k0, const char *k1, const char *k2) {
+    const char *names[3] = {k0, k1, k2};
+    memset(x, 0, sizeof *x);
+    if (!(x->extras = PyDict_New())) return -1;
+    for (int k = 0; k < 3; k++)
+        if (names[k] && !(x->keys[k] = PyUnicode_InternFromString(names[k]))) return -1;
+    return 0;
+}
+
+static void extras_free(Extras *x) {
+    Py_CLEAR(x->extras);
+    for (int k = 0; k < 3; k++) Py_CLEAR(x->keys[k]);
+    for (int k = 0; k < DS_KINDS; k++) Py_CLEAR(x->kdicts[k]);
 }
 
 /* ---- the join ---- */
