@@ -110,14 +110,14 @@ def _cassette(rng: random.Random, n: int, minified: bool) -> bytes:
 @pytest.mark.parametrize("minified", [False, True], ids=["indented", "minified"])
 @pytest.mark.parametrize("seed", range(3))
 def test_the_guess_lands_on_an_entry(seed, minified):
-    """B's guess (the first entry's opening bytes after the middle) is an entry start: A
-    lands on it and B's part is taken."""
+    """B's guess (the first entry's opening bytes after 15/32 of the document) is an entry
+    start: A lands on it and B's part is taken."""
     rng = random.Random(seed)
     for fmt, data in (("inspector", _export(rng, 400, minified)),
                       ("recorder", _cassette(rng, 400, minified))):
         at, how = _two(fmt, data)
         assert how == LANDED and data[at:at + 1] == b"{", (fmt, how)
-        assert len(data) // 2 <= at < len(data) // 2 + len(data) // 8
+        assert len(data) // 32 * 15 <= at < len(data) // 32 * 15 + len(data) // 8
 
 
 def _entry_text(i: int, **over) -> dict:
@@ -169,7 +169,8 @@ def test_a_guess_inside_a_string():
 def test_failing_before_at_and_after_b():
     """A document the pass refuses, the bad entry before B's start (A fails while B reads:
     B stopped), at it (B's first entry) and after it (B refuses); and one with more than
-    16 kinds, 10 in each half (the join refuses): None as on one thread."""
+    16 kinds, 10 before B's start and 10 others after it (the join refuses): None as on
+    one thread."""
     rng = random.Random(7)
     good = _usual_export(rng, 400, False)
     text = json.dumps(good, indent=2).encode()
@@ -187,13 +188,13 @@ def test_failing_before_at_and_after_b():
         assert how == want, (bad, how)
         if bad == k:
             assert got_at == at
-    doc = [dict(e, direction=f"k{i % 10}" if i < 200 else f"j{i % 10}")
+    doc = [dict(e, direction=f"k{i % 10}" if i < k else f"j{i % 10}")
            for i, e in enumerate(good)]
     data = json.dumps(doc, indent=2).encode()
     assert _pass("inspector")(data, False) is None
     assert _two("inspector", data)[1] == JOIN_REFUSED
     # 14 kinds in all, some in both halves: B's codes renumbered in order of first sight
-    doc = [dict(e, direction=f"k{i % 10}" if i < 200 else f"k{4 + i % 10}")
+    doc = [dict(e, direction=f"k{i % 10}" if i < k else f"k{4 + i % 10}")
            for i, e in enumerate(good)]
     data = json.dumps(doc, indent=2).encode()
     assert _pass("inspector")(data, False) is not None
