@@ -148,9 +148,11 @@ static int rec_join(Part *a, Split *sp) {
  * latency_ms and sse, each where the cassette has it (not null), one per interaction that
  * has any, its two records sharing it. -1 with an exception set. */
 static int rec_extras(Extras *x, const Part *a) {
-    const int8_t *st = (const int8_t *)a->col[R_ST].data, *lt = (const int8_t *)a->col[R_LT].data;
+    const int8_t *st = (const int8_t *)a->col[R_ST].data;
+    const int8_t *lt = (const int8_t *)a->col[R_LT].data;
     const int8_t *sf = (const int8_t *)a->col[R_SF].data;
-    const int64_t *sv = (const int64_t *)a->col[R_SV].data, *li = (const int64_t *)a->col[R_LI].data;
+    const int64_t *sv = (const int64_t *)a->col[R_SV].data;
+    const int64_t *li = (const int64_t *)a->col[R_LI].data;
     const int64_t *rl = (const int64_t *)a->col[R_RL].data;
     const double *lf = (const double *)a->col[R_LF].data;
     size_t n = a->col[R_QS].len / sizeof(int64_t);

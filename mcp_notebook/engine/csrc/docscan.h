@@ -43,9 +43,6 @@ static int grow_put(Grow *g, const void *v, size_t n) {
     return 0;
 }
 
-#define PUT(g, type, v) do { type tmp_ = (v); if (grow_put(&(g), &tmp_, sizeof tmp_)) goto fail; } \
-    while (0)
-
 static PyObject *grow_bytes(Grow *g) {
     PyObject *o = PyByteArray_FromStringAndSize(g->data ? g->data : "", (Py_ssize_t)g->len);
     free(g->data);

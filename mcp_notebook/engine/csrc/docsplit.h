@@ -2,24 +2,27 @@
  * GIL (docinspector.h, docrecorder.h).
  *
  * Thread A (the caller's) reads the document from its start, as the one-thread pass.
- * Thread B starts at a guessed entry start near the middle (split_point) and reads the
- * entries from there, then what follows them (the array's close, the rest of the
- * document, its end) with every check of the one-thread pass. The guess is verified: A
- * stops when its place after an entry (past the comma) is B's start exactly, and B's
+ * Thread B starts at a guessed entry start a little before the middle (split_point) and
+ * reads the entries from there, then what follows them (the array's close, the rest of
+ * the document, its end) with every check of the one-thread pass. The guess is verified:
+ * A stops when its place after an entry (past the comma) is B's start exactly, and B's
  * entries are the rest of the array; if A passes B's start without landing on it, B is
  * told to stop, its work is thrown away, and A reads on alone (split_stop). The answer is
  * the one-thread pass's either way: A's entries and B's read the same bytes with the same
- * per-entry rules; only where they are written differs (split_join puts them together).
+ * per-entry rules; only where they are written differs (the join, ins_join / rec_join,
+ * puts them together: kinds renumbered, offsets shifted).
  *
  * Output: a compacted prefix is never longer than its input, so B writes at the offset of
  * its input start in the one output buffer, behind anything A can write while A's input
  * is before B's start; after the join, one memmove closes the gap and B's offsets are
  * shifted by it. A's one entry that may cross B's start (or that fails while B runs) is
- * read again after B stopped: it may have read or written bytes B wrote.
+ * read again after B stopped: it may have read or written bytes B wrote. Each thread lets
+ * its own input pages go behind it and makes its own output pages ahead (ds_release).
  *
- * No Python object is made on either thread (the extras are made after the join, from the
- * arrays). Where there are no threads (not a POSIX system, or thread creation fails), or
- * the document is small, A reads it all: the one-thread pass. */
+ * No Python object is made on B, nor on A without the GIL: the extras are made from the
+ * arrays, A's entries' while B reads on, the rest after the join. Where there are no
+ * threads (not a POSIX system, or thread creation fails), or the document is small, A
+ * reads it all: the one-thread pass. */
 #ifndef MCP_NOTEBOOK_DOCSPLIT_H
 #define MCP_NOTEBOOK_DOCSPLIT_H
 #include "docscan.h"
@@ -133,7 +136,8 @@ static cptr split_point(cptr first, cptr open, cptr in0, cptr end) {
     if (q < end && *q == '"') {
         cptr z = q + 1;
         while (z < end && *z != '"' && *z != '\\') z++;
-        if (z < end && *z == '"' && (size_t)(first - open) + (size_t)(z + 1 - first) < sizeof pat) {
+        if (z < end && *z == '"' &&
+            (size_t)(first - open) + (size_t)(z + 1 - first) < sizeof pat) {
             pat[n++] = ',';
             memcpy(pat + n, open, (size_t)(first - open));
             n += (size_t)(first - open);
