@@ -16,6 +16,8 @@
  * raw or unknown member). */
 #ifndef MCP_NOTEBOOK_DOCSCAN_H
 #define MCP_NOTEBOOK_DOCSCAN_H
+#include <stddef.h>
+
 #include "json.h"
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/mman.h>

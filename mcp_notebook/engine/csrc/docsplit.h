@@ -16,8 +16,11 @@
  * its input start in the one output buffer, behind anything A can write while A's input
  * is before B's start; after the join, one memmove closes the gap and B's offsets are
  * shifted by it. A's one entry that may cross B's start (or that fails while B runs) is
- * read again after B stopped: it may have read or written bytes B wrote. Each thread lets
- * its own input pages go behind it and makes its own output pages ahead (ds_release).
+ * read again after B stopped: it may have read or written bytes B wrote (a race the answer
+ * does not depend on: whatever A read there, that entry ends past B's start or fails, and
+ * both lead to B stopped and the entry read again; an entry that ends on B's start never
+ * passed it, in input or output). Each thread lets its own input pages go behind it and
+ * makes its own output pages ahead (ds_release).
  *
  * No Python object is made on B, nor on A without the GIL: the extras are made from the
  * arrays, A's entries' while B reads on, the rest after the join. Where there are no
