@@ -12,11 +12,11 @@ say None too: the reader goes on with that compaction and decoding. Without the
 extension they say None as well (a switch, not a different result: the tests compare
 both ways).
 
-A document of at least :data:`MIN_SPLIT_BYTES` is read on two threads where two cores
-are usable (``csrc/docsplit.h``: the second starts at an entry near the middle, verified
-by the first; the answer is the one-thread pass's, byte for byte).
-``MCP_NOTEBOOK_SPLIT=none`` keeps every document on one thread, ``MCP_NOTEBOOK_SPLIT=threads``
-reads any document on two (as the tests do).
+A document of at least :data:`MIN_SPLIT_BYTES` is read on two threads where a second
+core is free (:func:`.cores.free`; ``csrc/docsplit.h``: the second starts at an entry a
+little before the middle, verified by the first; the answer is the one-thread pass's,
+byte for byte). ``MCP_NOTEBOOK_SPLIT=none`` keeps every document on one thread,
+``MCP_NOTEBOOK_SPLIT=threads`` reads any document on two (as the tests do).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from ._docspans import Columns, DocLabels
 from ._jsondoc import read_mapped
 from ._time import read_time
 
-__all__ = ["inspector_columns", "recorder_columns", "MIN_SPLIT_BYTES"]
+__all__ = ["inspector_columns", "recorder_columns", "min_split", "MIN_SPLIT_BYTES"]
 
-#: documents at least this large are read on two threads (where two cores are usable)
+#: documents at least this large are read on two threads (where a second core is free)
 MIN_SPLIT_BYTES = 16 << 20
 
 
@@ -44,16 +44,15 @@ def _scanner(name: str) -> Any:
 
 
 def min_split() -> int:
-    """The least document the C passes read on two threads (``-1``: none): as
-    ``MCP_NOTEBOOK_SPLIT`` says (``none``: none, ``threads``: any), else
-    :data:`MIN_SPLIT_BYTES` where two cores are usable."""
-    from ..fast.parallel import SPLIT, workers
+    """The least document the C passes read on two threads (``-1``: none): none where no
+    core is free (:func:`.cores.free`: ``MCP_NOTEBOOK_SPLIT=none``, one usable core, a
+    read already split or a pool's worker), any under ``MCP_NOTEBOOK_SPLIT=threads``,
+    else :data:`MIN_SPLIT_BYTES`."""
+    from ..fast import cores, parallel
 
-    if SPLIT == "none":
+    if not cores.free():
         return -1
-    if SPLIT == "threads":
-        return 0
-    return MIN_SPLIT_BYTES if workers() >= 2 else -1
+    return 0 if parallel.SPLIT == "threads" else MIN_SPLIT_BYTES
 
 
 def _scan(path: Path, name: str) -> Any:

@@ -21,7 +21,7 @@ import pytest
 import mcp_notebook as mn
 from helpers import need_native
 from mcp_notebook.engine import native
-from mcp_notebook.fast import parallel
+from mcp_notebook.fast import cores, parallel
 from mcp_notebook.readers import _docscan
 
 from .test_docscan import CASSETTES as MADE_CASSETTES
@@ -37,6 +37,9 @@ PASSES = {"inspector": "inspector_doc", "recorder": "recorder_doc"}
 
 def _pass(fmt: str):
     need_native()
+    if not native.native.THREADS:
+        pytest.skip("the extension is built without threads (MN_NO_THREADS): every pass "
+                    "runs on one thread, which test_docscan.py covers")
     return getattr(native.native, PASSES[fmt])
 
 
@@ -214,18 +217,21 @@ def test_a_cassette_failing_after_its_interactions():
 
 
 def test_small_documents_stay_on_one_thread(monkeypatch):
-    """Under MIN_SPLIT_BYTES (auto), with MCP_NOTEBOOK_SPLIT=none, or one usable core: one
-    thread; MCP_NOTEBOOK_SPLIT=threads: two on any size."""
+    """Under MIN_SPLIT_BYTES (auto), with MCP_NOTEBOOK_SPLIT=none, one usable core, or in
+    a read already split in two: one thread; MCP_NOTEBOOK_SPLIT=threads: two on any
+    size."""
     data = _export(random.Random(1), 300, False)
     scan = _pass("inspector")
     scan(data, False, _docscan.MIN_SPLIT_BYTES)
     assert native.native.doc_split_last() == (-1, ONE)
-    for split, cores, want in (("auto", 2, _docscan.MIN_SPLIT_BYTES), ("none", 2, -1),
+    for split, n_cores, want in (("auto", 2, _docscan.MIN_SPLIT_BYTES), ("none", 2, -1),
                                ("threads", 2, 0), ("auto", 1, -1), ("fork", 2,
                                                                     _docscan.MIN_SPLIT_BYTES)):
         monkeypatch.setattr(parallel, "SPLIT", split)
-        monkeypatch.setattr(parallel, "workers", lambda cores=cores: cores)
+        monkeypatch.setattr(parallel, "workers", lambda n=n_cores: n)
         assert _docscan.min_split() == want, split
+        with cores.split():
+            assert _docscan.min_split() == -1
 
 
 def _load(path: Path, fmt: str, split: str, monkeypatch) -> mn.Trace:
@@ -236,7 +242,7 @@ def _load(path: Path, fmt: str, split: str, monkeypatch) -> mn.Trace:
 
 def test_the_load_on_two_threads_is_the_load_on_one(tmp_path, monkeypatch):
     """Through the readers (a mapped file): frames, pairs and findings equal."""
-    need_native()
+    _pass("inspector")
     rng = random.Random(9)
     for fmt, data, name in (("inspector", _export(rng, 500, False),
                              "inspector-protocol-t.json"),
@@ -254,7 +260,6 @@ def test_the_load_on_two_threads_is_the_load_on_one(tmp_path, monkeypatch):
 def test_a_large_mapped_document_lets_its_pages_go_on_both_threads(tmp_path):
     """Larger than two of the 64 MB steps in which each thread lets the input's pages go
     (and makes the output's ahead): the same answer from a map of the file."""
-    need_native()
     entry = _entry(message={"jsonrpc": "2.0", "method": "m", "params": {"pad": "x" * 4000}})
     path = tmp_path / "inspector-protocol-big.json"
     path.write_bytes(json.dumps([entry] * 36000, indent=1).encode())

@@ -24,17 +24,12 @@
  *
  * No Python object is made on B, nor on A without the GIL: the extras are made from the
  * arrays, A's entries' while B reads on, the rest after the join. Where there are no
- * threads (not a POSIX system, or thread creation fails), or the document is small, A
- * reads it all: the one-thread pass. */
+ * threads (threads.h: MN_THREADS 0, or thread creation fails), or the document is small,
+ * A reads it all: the one-thread pass. */
 #ifndef MCP_NOTEBOOK_DOCSPLIT_H
 #define MCP_NOTEBOOK_DOCSPLIT_H
 #include "docscan.h"
-#if (defined(__unix__) || defined(__APPLE__)) && (defined(__GNUC__) || defined(__clang__))
-#include <pthread.h>
-#define DS_THREADS 1
-#else
-#define DS_THREADS 0
-#endif
+#include "threads.h"
 
 #define DS_COLS 12  /* the most arrays a pass keeps per entry */
 #define DS_KINDS 16  /* distinct entry kinds (the Inspector's "direction") taken */
@@ -57,15 +52,15 @@ typedef struct Split {
     int tried;         /* whether B's start was looked for (once, at A's first entry) */
     int running;       /* B started and not joined */
     int b_result;      /* B's answer: 0 read to the document's end, -1 not taken, 2 stopped */
-    int quit;          /* set by A (atomically): B stops after its current entry */
+    int quit;          /* set by A (mn_flag_set): B stops after its current entry */
     long long min_split;  /* the least input length read on two threads; -1: never */
     long long b_off;   /* B's start as an offset in the input */
     long long at;      /* where B starts (an offset in the input, for the tests); -1: guessed */
     int outcome;       /* SPLIT_ONE, ... (doc_split_last) */
     /* B's reading after its entries' array is closed: 0 to the document's end, or -1 */
     int (*tail)(Part *t);
-#if DS_THREADS
-    pthread_t th;
+#if MN_THREADS
+    mn_thread th;
 #endif
 } Split;
 
@@ -157,7 +152,7 @@ static cptr split_point(cptr first, cptr open, cptr in0, cptr end) {
 
 /* ---- the two threads ---- */
 
-#if DS_THREADS
+#if MN_THREADS
 static void *split_b(void *arg) {
     Split *sp = arg;
     int r = run_entries(&sp->b, NULL, &sp->quit);
@@ -172,7 +167,7 @@ static void *split_b(void *arg) {
 static void split_start(Split *sp, Part *a, cptr open) {
     sp->tried = 1;
     sp->b_start = NULL;
-#if DS_THREADS
+#if MN_THREADS
     Pass *pa = &a->ps;
     cptr end = pa->c.end;
     if (sp->min_split < 0 || (long long)(end - pa->in0) < sp->min_split) return;
@@ -191,7 +186,7 @@ static void split_start(Split *sp, Part *a, cptr open) {
     sp->quit = 0;
     sp->b_result = -1;
     pa->oend = b->ps.o;  /* A makes its output's pages ahead up to B's only */
-    if (pthread_create(&sp->th, NULL, split_b, sp)) {  /* no thread: one */
+    if (mn_thread_start(&sp->th, split_b, sp)) {  /* no thread: one */
         sp->b_start = NULL;
         pa->oend = b->ps.oend;
         return;
@@ -206,9 +201,9 @@ static void split_start(Split *sp, Part *a, cptr open) {
 
 /* B told to stop and joined; its work thrown away (A reads on alone). */
 static void split_stop(Split *sp, Part *a) {
-#if DS_THREADS
-    __atomic_store_n(&sp->quit, 1, __ATOMIC_RELAXED);
-    pthread_join(sp->th, NULL);
+#if MN_THREADS
+    mn_flag_set(&sp->quit);
+    mn_thread_join(sp->th);
     sp->running = 0;
     sp->outcome = SPLIT_STOPPED;
     a->ps.oend = sp->b.ps.oend;
@@ -228,8 +223,8 @@ static void split_fill(Split *sp, Part *a) {
 
 /* B joined: its answer (0 read to the end, -1 refused). */
 static int split_wait(Split *sp) {
-#if DS_THREADS
-    pthread_join(sp->th, NULL);
+#if MN_THREADS
+    mn_thread_join(sp->th);
     sp->running = 0;
     return sp->b_result;
 #else
@@ -296,7 +291,11 @@ static int run_entries(Part *t, Split *sp, int *quit) {
         }
         if (more < 0) return -1;
         ds_release(&t->ps);
-        if (quit && __atomic_load_n(quit, __ATOMIC_RELAXED)) return 2;
+#if MN_THREADS
+        if (quit && mn_flag_get(quit)) return 2;
+#else
+        (void)quit;
+#endif
         if (!more) return 0;
     }
 }
