@@ -3,11 +3,12 @@
 ``_native.scan(..., pipe=1)`` has a worker thread read the lines of bare NDJSON (without
 the GIL) while the calling thread makes their rows (``engine/csrc/scanpipe.h``), and
 ``_native.inspector_doc`` / ``recorder_doc`` read a large document's entries on two
-threads (``engine/csrc/docsplit.h``); the answers are the same either way. That pays only where a core is free: not while a read of this
-process is split over two processes or two threads (:mod:`.parallel`: each half has a
-core already), not in a worker of a process pool (:func:`share`), not on one usable core,
-and not under ``MCP_NOTEBOOK_SPLIT=none`` (one core asked for). :func:`free` says which,
-each time a reader calls the scanner (:func:`scan_pipe`) or a document pass.
+threads (``engine/csrc/docsplit.h``); the answers are the same either way. That pays
+only where a core is free: not while a read of this process is split over two processes
+or two threads (:mod:`.parallel`: each half has a core already), not in a worker of a
+process pool (:func:`share`), not on one usable core, and not under
+``MCP_NOTEBOOK_SPLIT=none`` (one core asked for). :func:`free` says which, each time a
+reader calls the scanner (:func:`scan_pipe`) or a document pass.
 """
 
 from __future__ import annotations
