@@ -1,4 +1,4 @@
-"""Whether a read may put a second core to work inside the C scanner.
+"""Whether a read may put a second core to work inside the C scanner or document passes.
 
 ``_native.scan(..., pipe=1)`` has a worker thread read the lines of bare NDJSON (without
 the GIL) while the calling thread makes their rows (``engine/csrc/scanpipe.h``), and
