@@ -41,7 +41,7 @@ from .lines import MAX_LINE_BYTES, join_spans
 from .rows import Rows
 
 __all__ = ["read_file", "load_many", "MIN_PARALLEL_BYTES", "MIN_MANY_BYTES",
-           "can_fork", "split_by", "second_thread", "MIN_SECOND_THREAD"]
+           "can_fork", "split_by"]
 
 #: files at least this large are split over two processes (when two cores are usable)
 MIN_PARALLEL_BYTES = 64 << 20
@@ -136,17 +136,6 @@ def _split_read(path: Path, fmt: str, session: str, direction: str | None, size:
     return parts
 
 
-
-
-#: inputs at least this large are read by the C passes that can use a second thread
-MIN_SECOND_THREAD = 16 << 20
-
-
-def second_thread(size: int) -> bool:
-    """Whether a C pass over ``size`` bytes that can run on two threads (the HAR pass)
-    should: the input is large enough to repay the thread, two cores are usable, and
-    the split is not turned off (``MCP_NOTEBOOK_SPLIT=none``)."""
-    return size >= MIN_SECOND_THREAD and cores.SPLIT != "none" and cores.workers() >= 2
 
 
 def split_by(fmt: str) -> str | None:

@@ -11,6 +11,12 @@ for any other they say None, and :func:`inspector_columns` / :func:`recorder_col
 say None too: the reader goes on with that compaction and decoding. Without the
 extension they say None as well (a switch, not a different result: the tests compare
 both ways).
+
+A document of at least :data:`~..fast.cores.MIN_SECOND_THREAD` is read on two threads
+where a second core is free (:func:`.cores.free`; ``csrc/docsplit.h``: the second starts at an entry a
+little before the middle, verified by the first; the answer is the one-thread pass's,
+byte for byte). ``MCP_NOTEBOOK_SPLIT=none`` keeps every document on one thread,
+``MCP_NOTEBOOK_SPLIT=threads`` reads any document on two (as the tests do).
 """
 
 from __future__ import annotations
@@ -25,13 +31,21 @@ from ._docspans import Columns, DocLabels
 from ._jsondoc import read_mapped
 from ._time import read_time
 
-__all__ = ["inspector_columns", "recorder_columns"]
+__all__ = ["inspector_columns", "recorder_columns", "min_split"]
 
 
 def _scanner(name: str) -> Any:
     from ..engine.native import native
 
     return getattr(native, name, None) if native is not None else None
+
+
+def min_split() -> int:
+    """The least document the C passes read on two threads (``-1``: none):
+    :func:`.cores.min_second_thread`."""
+    from ..fast import cores
+
+    return cores.min_second_thread()
 
 
 def _scan(path: Path, name: str) -> Any:
@@ -41,7 +55,8 @@ def _scan(path: Path, name: str) -> Any:
     scan = _scanner(name)
     if scan is None:
         return None
-    return read_mapped(path, scan)
+    least = min_split()
+    return read_mapped(path, lambda data, mapped: scan(data, mapped, least))
 
 
 _I64, _F64, _I8 = np.int64, np.float64, np.int8

@@ -161,15 +161,16 @@ def of_scan(data: Any, two: bool | None = None) -> Parts | None:
     """The :class:`Parts` of the C pass over the document's bytes; None where the
     extension is not built, or the pass does not take the document (counted). ``two``:
     whether the pass may run on two threads (None: when the document is large and a
-    second core is free, :func:`~..fast.parallel.second_thread`); the answer is the
+    second core is free, :func:`~..fast.cores.min_second_thread`); the answer is the
     same."""
     fn = _har_texts._native_fn("har_scan")
     if fn is None:
         return None
     if two is None:
-        from ..fast.parallel import second_thread
+        from ..fast.cores import min_second_thread
 
-        two = second_thread(len(data))
+        least = min_second_thread()
+        two = 0 <= least <= len(data)
     got = fn(data, two)
     if isinstance(got, int):
         COUNTS["handed over"] += 1

@@ -451,9 +451,10 @@ def test_one_thread_where_there_is_no_place_to_split():
 
 
 def test_the_pass_on_two_threads_for_a_large_document(monkeypatch):
-    """of_scan asks for two threads on a large document only, and never when the split
-    is turned off."""
-    from mcp_notebook.fast import cores, parallel
+    """of_scan asks for two threads on a large document only (any under
+    MCP_NOTEBOOK_SPLIT=threads), and never when the split is turned off, on one core, or
+    in a read already split over two processes or threads."""
+    from mcp_notebook.fast import cores
 
     calls = []
     native_fn = _har_texts._native_fn
@@ -466,12 +467,18 @@ def test_the_pass_on_two_threads_for_a_large_document(monkeypatch):
     monkeypatch.setattr(_har_texts, "_native_fn", spy)
     data = _entries_doc(_many(random.Random(9), 20))
     _har_parts.of_scan(data)
-    monkeypatch.setattr(parallel, "MIN_SECOND_THREAD", 1)
+    monkeypatch.setattr(cores, "MIN_SECOND_THREAD", 1)
     monkeypatch.setattr(cores, "workers", lambda: 2)
     _har_parts.of_scan(data)
     monkeypatch.setattr(cores, "SPLIT", "none")
     _har_parts.of_scan(data)
     monkeypatch.setattr(cores, "SPLIT", "auto")
+    with cores.split():
+        _har_parts.of_scan(data)
     monkeypatch.setattr(cores, "workers", lambda: 1)
     _har_parts.of_scan(data)
-    assert calls == [False, True, False, False]
+    monkeypatch.setattr(cores, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "MIN_SECOND_THREAD", 1 << 30)
+    monkeypatch.setattr(cores, "SPLIT", "threads")
+    _har_parts.of_scan(data)
+    assert calls == [False, True, False, False, False, True]

@@ -16,6 +16,8 @@
  * raw or unknown member). */
 #ifndef MCP_NOTEBOOK_DOCSCAN_H
 #define MCP_NOTEBOOK_DOCSCAN_H
+#include <stddef.h>
+
 #include "json.h"
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/mman.h>
@@ -42,9 +44,6 @@ static int grow_put(Grow *g, const void *v, size_t n) {
     g->len += n;
     return 0;
 }
-
-#define PUT(g, type, v) do { type tmp_ = (v); if (grow_put(&(g), &tmp_, sizeof tmp_)) goto fail; } \
-    while (0)
 
 static PyObject *grow_bytes(Grow *g) {
     PyObject *o = PyByteArray_FromStringAndSize(g->data ? g->data : "", (Py_ssize_t)g->len);
@@ -88,6 +87,20 @@ static void ds_ahead(Pass *ps) {
     ps->filled = b > a ? (unsigned char *)b : ps->oend;
 #else
     (void)ps;
+#endif
+}
+
+/* The whole pages of [a, b) made at once, as ds_ahead makes them (where it can). */
+static void ds_fill(unsigned char *a, unsigned char *b) {
+#if defined(MADV_POPULATE_WRITE)
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0) return;
+    uintptr_t x = ((uintptr_t)a + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    uintptr_t y = (uintptr_t)b & ~((uintptr_t)page - 1);
+    if (y > x) (void)madvise((void *)x, y - x, MADV_POPULATE_WRITE);
+#else
+    (void)a;
+    (void)b;
 #endif
 }
 
@@ -296,10 +309,6 @@ static int ds_stamp(cptr s, cptr e, double *out) {
     return 0;
 }
 
-/* ---- the Inspector's export ---- */
-
-#define DS_KINDS 16  /* distinct entry kinds (the export's "direction") taken */
-
 /* The start of a pass over `base` (a buffer the caller holds), the compacted document
  * written into *out (a new bytes object as long as the input: a compacted document is
  * never longer). -1 with an exception set (no memory). */
@@ -322,437 +331,6 @@ static inline int ds_copy_scalar(Pass *ps, Scalar *v) {
     if (ds_scalar(&ps->c, v)) return -1;
     ds_put(ps, a, (size_t)(ps->c.p - a));
     return 0;
-}
-
-static const char INSPECTOR_DOC[] =
-    "inspector_doc(data, release) -> tuple | None\n\n"
-    "The usual Inspector export (a JSON array of entries, each with a message and no client\n"
-    "error) compacted and read in one pass: (the compacted export as msgspec.json.format\n"
-    "(indent=-1) gives it; in it, message starts, message lengths, response starts,\n"
-    "response lengths (0: none) as int64; stamps (NaN: none or not the usual stamp),\n"
-    "durations (NaN: none or not a number) as float64; stamp state as int8 (0 none, 1 read,\n"
-    "2 to be read by Python from the stamp's place); stamp starts and lengths as int64;\n"
-    "origin codes (0 client, 1 server, -1 other) and kind codes (-1: not a text, or empty)\n"
-    "as int8; the kinds as a list of str; the extras by record number (each entry's message,\n"
-    "then its response where it has one): a message's {'entry_kind': kind}, one dict per\n"
-    "kind, a response's {'duration_ms': duration} where it has one). None for any other\n"
-    "document. ``release``: data is a read-only map of a file, whose pages passed may be\n"
-    "let go.";
-
-static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
-    PyObject *base, *flat = NULL;
-    int release;
-    Py_buffer bb;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "Op", &base, &release)) return NULL;
-    if (PyObject_GetBuffer(base, &bb, PyBUF_SIMPLE)) return NULL;
-    Grow ms = {0}, ml = {0}, rs = {0}, rl = {0}, ts = {0}, du = {0}, st = {0}, ss = {0},
-         sl = {0}, og = {0}, kd = {0};
-    Grow *all[] = {&ms, &ml, &rs, &rl, &ts, &du, &st, &ss, &sl, &og, &kd};
-    const int n_all = 11;
-    cptr kinds[DS_KINDS], kinds_end[DS_KINDS];
-    int n_kinds = 0;
-    PyObject *res = NULL, *kdicts[DS_KINDS] = {NULL};
-    PyObject *extras = PyDict_New();
-    PyObject *k_kind = PyUnicode_InternFromString("entry_kind");
-    PyObject *k_dur = PyUnicode_InternFromString("duration_ms");
-    Py_ssize_t record = 0;  /* the record of the entry's message */
-    Pass pass;
-    Pass *ps = &pass;
-    Cur *c = &pass.c;
-    if (!extras || !k_kind || !k_dur || ds_begin(ps, &bb, &flat, release)) goto error;
-    ws(c);
-    if (c->p >= c->end || *c->p != '[') goto fail;
-    c->p++;
-    *ps->o++ = '[';
-    ws(c);
-    if (c->p < c->end && *c->p == ']') goto fail;  /* empty: the general path */
-    for (;;) {
-        if (c->p >= c->end || *c->p != '{') goto fail;
-        c->p++;
-        *ps->o++ = '{';
-        ws(c);
-        int seen = 0;
-        int64_t m0 = 0, m1 = -1, r0 = 0, r1 = 0, s0 = 0, s1 = 0;
-        double stamp = NAN, dur = NAN;
-        int8_t state = 0, origin = -1, kind = -1;
-        if (c->p < c->end && *c->p == '}') goto fail;  /* no message */
-        int more;
-        do {
-            cptr s, e;
-            int esc;
-            if (ds_copy_name(ps, &s, &e, &esc) || esc) goto fail;
-            size_t len = (size_t)(e - s);
-            int bit = 0;
-#define IS(lit) (len == sizeof(lit) - 1 && !memcmp(s, lit, sizeof(lit) - 1))
-            if (IS("message")) bit = 1;
-            else if (IS("response")) bit = 2;
-            else if (IS("timestamp")) bit = 4;
-            else if (IS("direction")) bit = 8;
-            else if (IS("origin")) bit = 16;
-            else if (IS("duration")) bit = 32;
-            else if (IS("clientError")) bit = 64;
-#undef IS
-            if (bit & seen) goto fail;  /* a known member twice */
-            seen |= bit;
-            unsigned char *at = ps->o;
-            if (bit == 1 || bit == 2 || bit == 64 || !bit) {
-                if (ds_copy(ps, 1)) goto fail;
-                int null = ps->o - at == 4 && !memcmp(at, "null", 4);
-                if (bit == 1) {
-                    if (null) goto fail;
-                    m0 = at - ps->o0;
-                    m1 = ps->o - at;
-                } else if (bit == 2 && !null) {
-                    r0 = at - ps->o0;
-                    r1 = ps->o - at;
-                } else if (bit == 64 && !null) goto fail;  /* a client error */
-            } else {
-                Scalar v;
-                if (ds_copy_scalar(ps, &v)) goto fail;
-                if (bit == 4) {
-                    if (v.type == DS_NULL) state = 0;
-                    else if (v.type == DS_STR && !ds_stamp(v.s, v.e, &stamp)) state = 1;
-                    else {
-                        state = 2;
-                        s0 = at - ps->o0;
-                        s1 = ps->o - at;
-                        stamp = NAN;
-                    }
-                } else if (bit == 8) {
-                    kind = -1;
-                    if (v.type == DS_STR && v.e > v.s) {
-                        int k = 0;
-                        size_t kl = (size_t)(v.e - v.s);
-                        while (k < n_kinds && !((size_t)(kinds_end[k] - kinds[k]) == kl &&
-                                                !memcmp(kinds[k], v.s, kl)))
-                            k++;
-                        if (k == n_kinds) {
-                            if (n_kinds == DS_KINDS) goto fail;
-                            /* kept in the output (the input's pages may be let go) */
-                            kinds[k] = at + 1;
-                            kinds_end[k] = at + 1 + kl;
-                            n_kinds++;
-                        }
-                        kind = (int8_t)k;
-                    }
-                } else if (bit == 16) {
-                    origin = -1;
-                    if (v.type == DS_STR) {
-                        size_t ol = (size_t)(v.e - v.s);
-                        if (ol == 6 && !memcmp(v.s, "client", 6)) origin = 0;
-                        else if (ol == 6 && !memcmp(v.s, "server", 6)) origin = 1;
-                    }
-                } else {  /* duration */
-                    dur = v.type == DS_INT || v.type == DS_FLOAT ? v.num : NAN;
-                }
-            }
-        } while ((more = ds_after(ps, '}')) > 0);
-        if (more < 0 || m1 < 0) goto fail;
-        PUT(ms, int64_t, m0);
-        PUT(ml, int64_t, m1);
-        PUT(rs, int64_t, r0);
-        PUT(rl, int64_t, r1);
-        PUT(ts, double, stamp);
-        PUT(du, double, dur);
-        PUT(st, int8_t, state);
-        PUT(ss, int64_t, s0);
-        PUT(sl, int64_t, s1);
-        PUT(og, int8_t, origin);
-        PUT(kd, int8_t, kind);
-        ds_release(ps);
-        /* the extras of the column path: the message's the one dict of its kind, the
-         * response's its duration (a new dict each) */
-        if (kind >= 0) {
-            if (!kdicts[kind]) {
-                PyObject *t = PyUnicode_FromStringAndSize((const char *)kinds[kind],
-                                                          kinds_end[kind] - kinds[kind]);
-                if (!t || !(kdicts[kind] = PyDict_New()) ||
-                    PyDict_SetItem(kdicts[kind], k_kind, t)) {
-                    Py_XDECREF(t);
-                    goto error;
-                }
-                Py_DECREF(t);
-            }
-            PyObject *key = PyLong_FromSsize_t(record);
-            if (!key || PyDict_SetItem(extras, key, kdicts[kind])) {
-                Py_XDECREF(key);
-                goto error;
-            }
-            Py_DECREF(key);
-        }
-        if (r1 > 0 && dur == dur) {
-            PyObject *d = PyDict_New(), *f = PyFloat_FromDouble(dur);
-            PyObject *key = PyLong_FromSsize_t(record + 1);
-            int bad = !d || !f || !key || PyDict_SetItem(d, k_dur, f) ||
-                      PyDict_SetItem(extras, key, d);
-            Py_XDECREF(d);
-            Py_XDECREF(f);
-            Py_XDECREF(key);
-            if (bad) goto error;
-        }
-        record += 1 + (r1 > 0);
-        more = ds_after(ps, ']');
-        if (more < 0) goto fail;
-        if (!more) break;
-    }
-    ws(c);
-    if (c->p != c->end) goto fail;
-    {
-        PyObject *names = PyList_New(n_kinds);
-        if (!names) goto error;
-        for (int k = 0; k < n_kinds; k++) {
-            PyObject *t = PyUnicode_FromStringAndSize((const char *)kinds[k],
-                                                      kinds_end[k] - kinds[k]);
-            if (!t) {
-                Py_DECREF(names);
-                goto error;
-            }
-            PyList_SET_ITEM(names, k, t);
-        }
-        res = PyTuple_New(n_all + 3);
-        if (!res) {
-            Py_DECREF(names);
-            goto error;
-        }
-        PyTuple_SET_ITEM(res, n_all + 1, names);
-        PyTuple_SET_ITEM(res, n_all + 2, extras);
-        extras = NULL;
-        for (int k = 0; k < n_all; k++) {
-            PyObject *o = grow_bytes(all[k]);
-            if (!o) goto error;
-            PyTuple_SET_ITEM(res, k + 1, o);
-        }
-        if (!ds_done(&flat, ps)) goto error;
-        PyTuple_SET_ITEM(res, 0, flat);
-    }
-    PyBuffer_Release(&bb);
-    for (int k = 0; k < DS_KINDS; k++) Py_XDECREF(kdicts[k]);
-    Py_DECREF(k_kind);
-    Py_DECREF(k_dur);
-    return res;
-fail:  /* not the usual export (or no memory for the arrays): the general path */
-    PyBuffer_Release(&bb);
-    for (int k = 0; k < n_all; k++) free(all[k]->data);
-    for (int k = 0; k < DS_KINDS; k++) Py_XDECREF(kdicts[k]);
-    Py_XDECREF(flat);
-    Py_XDECREF(extras);
-    Py_XDECREF(k_kind);
-    Py_XDECREF(k_dur);
-    Py_RETURN_NONE;
-error:
-    PyBuffer_Release(&bb);
-    for (int k = 0; k < n_all; k++) free(all[k]->data);
-    for (int k = 0; k < DS_KINDS; k++) Py_XDECREF(kdicts[k]);
-    Py_XDECREF(res);
-    Py_XDECREF(flat);  /* never in res: it goes in last, just before the return */
-    Py_XDECREF(extras);
-    Py_XDECREF(k_kind);
-    Py_XDECREF(k_dur);
-    return NULL;
-}
-
-/* ---- the mcp-recorder cassette ---- */
-
-static const char RECORDER_DOC[] =
-    "recorder_doc(data, release) -> tuple | None\n\n"
-    "The usual cassette (a JSON object whose interactions all have a request) compacted and\n"
-    "read in one pass: (the compacted cassette as msgspec.json.format(indent=-1) gives it;\n"
-    "in it, request starts, request lengths, response starts, response lengths (0: none) as\n"
-    "int64; the sse flags as int8 (-1 none, 0 false, 1 true); the extras by record number\n"
-    "(each interaction's request, then its response where it has one): a dict of status,\n"
-    "latency_ms and sse, each where the cassette has it (not null), one per interaction\n"
-    "that has any, its two records sharing it). None for any other document. ``release``:\n"
-    "as for inspector_doc.";
-
-/* a member of a cassette's interaction as _extra reads it: a Python value, or NULL for
- * none (absent or null) */
-static PyObject *ds_py(const Scalar *v) {
-    switch (v->type) {
-    case DS_TRUE: Py_RETURN_TRUE;
-    case DS_FALSE: Py_RETURN_FALSE;
-    case DS_INT: return PyLong_FromLongLong(v->integer);
-    case DS_FLOAT: return PyFloat_FromDouble(v->num);
-    default: return NULL;
-    }
-}
-
-static PyObject *py_recorder_doc(PyObject *self, PyObject *args) {
-    PyObject *base, *flat = NULL;
-    int release;
-    Py_buffer bb;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "Op", &base, &release)) return NULL;
-    if (PyObject_GetBuffer(base, &bb, PyBUF_SIMPLE)) return NULL;
-    Grow qs = {0}, ql = {0}, rs = {0}, rl = {0}, sf = {0};
-    Grow *all[] = {&qs, &ql, &rs, &rl, &sf};
-    const int n_all = 5;
-    PyObject *extras = PyDict_New(), *res = NULL;
-    Py_ssize_t record = 0;  /* the record of the interaction's request */
-    PyObject *k_status = PyUnicode_InternFromString("status");
-    PyObject *k_latency = PyUnicode_InternFromString("latency_ms");
-    PyObject *k_sse = PyUnicode_InternFromString("sse");
-    Pass pass;
-    Pass *ps = &pass;
-    Cur *c = &pass.c;
-    if (!extras || !k_status || !k_latency || !k_sse) goto error;
-    if (ds_begin(ps, &bb, &flat, release)) goto error;
-    int found = 0, more;
-    ws(c);
-    if (c->p >= c->end || *c->p != '{') goto fail;
-    c->p++;
-    *ps->o++ = '{';
-    ws(c);
-    if (c->p < c->end && *c->p == '}') goto fail;
-    do {
-        cptr s, e;
-        int esc;
-        if (ds_copy_name(ps, &s, &e, &esc) || esc) goto fail;
-        if (!KEY_IS(s, e, "interactions")) {  /* the metadata, the version: raw */
-            if (ds_copy(ps, 1)) goto fail;
-            continue;
-        }
-        if (found++) goto fail;
-        if (c->p >= c->end || *c->p != '[') goto fail;
-        c->p++;
-        *ps->o++ = '[';
-        ws(c);
-        if (c->p < c->end && *c->p == ']') goto fail;  /* none: the general path */
-        int again;
-        do {
-            if (c->p >= c->end || *c->p != '{') goto fail;
-            c->p++;
-            *ps->o++ = '{';
-            ws(c);
-            if (c->p < c->end && *c->p == '}') goto fail;  /* no request */
-            int seen = 0;
-            int64_t q0 = 0, q1 = -1, r0 = 0, r1 = 0;
-            Scalar status = {DS_NULL}, latency = {DS_NULL}, sse = {DS_NULL};
-            do {
-                int es;
-                if (ds_copy_name(ps, &s, &e, &es) || es) goto fail;
-                size_t len = (size_t)(e - s);
-                int bit = 0;
-#define IS(lit) (len == sizeof(lit) - 1 && !memcmp(s, lit, sizeof(lit) - 1))
-                if (IS("request")) bit = 1;
-                else if (IS("response")) bit = 2;
-                else if (IS("type")) bit = 4;
-                else if (IS("response_is_sse")) bit = 8;
-                else if (IS("response_status")) bit = 16;
-                else if (IS("latency_ms")) bit = 32;
-                else if (IS("http_method")) bit = 64;
-                else if (IS("http_path")) bit = 128;
-#undef IS
-                if (bit & seen) goto fail;
-                seen |= bit;
-                unsigned char *at = ps->o;
-                if (bit == 1 || bit == 2 || !bit) {
-                    if (ds_copy(ps, 3)) goto fail;
-                    int null = ps->o - at == 4 && !memcmp(at, "null", 4);
-                    if (bit == 1) {
-                        if (null) goto fail;
-                        q0 = at - ps->o0;
-                        q1 = ps->o - at;
-                    } else if (bit == 2 && !null) {
-                        r0 = at - ps->o0;
-                        r1 = ps->o - at;
-                    }
-                } else {
-                    Scalar v;
-                    if (ds_copy_scalar(ps, &v)) goto fail;
-                    if (bit == 8) {  /* sse: a boolean or nothing */
-                        if (v.type != DS_NULL && v.type != DS_TRUE && v.type != DS_FALSE)
-                            goto fail;
-                        sse = v;
-                    } else if (bit == 16) {  /* status: an integer or nothing */
-                        if (v.type != DS_NULL && v.type != DS_INT) goto fail;
-                        status = v;
-                    } else if (bit == 32) {  /* latency: a number or nothing */
-                        if (v.type != DS_NULL && v.type != DS_INT && v.type != DS_FLOAT)
-                            goto fail;
-                        latency = v;
-                    }  /* the type, the method and the path: checked, not kept */
-                }
-            } while ((more = ds_after(ps, '}')) > 0);
-            if (more < 0 || q1 < 0) goto fail;
-            PUT(qs, int64_t, q0);
-            PUT(ql, int64_t, q1);
-            PUT(rs, int64_t, r0);
-            PUT(rl, int64_t, r1);
-            PUT(sf, int8_t, sse.type == DS_NULL ? -1 : sse.type == DS_TRUE);
-            ds_release(ps);
-            PyObject *d = NULL;
-            const Scalar *vals[3] = {&status, &latency, &sse};
-            PyObject *keys[3] = {k_status, k_latency, k_sse};
-            for (int k = 0; k < 3; k++) {
-                PyObject *o = ds_py(vals[k]);
-                if (!o) {
-                    if (PyErr_Occurred()) goto error_d;
-                    continue;
-                }
-                if (!d && !(d = PyDict_New())) {
-                    Py_DECREF(o);
-                    goto error;
-                }
-                int bad = PyDict_SetItem(d, keys[k], o);
-                Py_DECREF(o);
-                if (bad) goto error_d;
-            }
-            /* the request's record and the response's share the dict, as in _columns */
-            for (int k = 0; k < 1 + (r1 > 0) && d; k++) {
-                PyObject *key = PyLong_FromSsize_t(record + k);
-                if (!key) goto error_d;
-                int bad = PyDict_SetItem(extras, key, d);
-                Py_DECREF(key);
-                if (bad) goto error_d;
-            }
-            record += 1 + (r1 > 0);
-            Py_XDECREF(d);
-            continue;
-        error_d:
-            Py_XDECREF(d);
-            goto error;
-        } while ((again = ds_after(ps, ']')) > 0);
-        if (again < 0) goto fail;
-    } while ((more = ds_after(ps, '}')) > 0);
-    if (more < 0 || !found) goto fail;
-    ws(c);
-    if (c->p != c->end) goto fail;
-    res = PyTuple_New(n_all + 2);
-    if (!res) goto error;
-    PyTuple_SET_ITEM(res, n_all + 1, extras);
-    extras = NULL;
-    for (int k = 0; k < n_all; k++) {
-        PyObject *o = grow_bytes(all[k]);
-        if (!o) goto error;
-        PyTuple_SET_ITEM(res, k + 1, o);
-    }
-    if (!ds_done(&flat, ps)) goto error;
-    PyTuple_SET_ITEM(res, 0, flat);
-    PyBuffer_Release(&bb);
-    Py_DECREF(k_status);
-    Py_DECREF(k_latency);
-    Py_DECREF(k_sse);
-    return res;
-fail:  /* not the usual cassette (or no memory for the arrays): the general path */
-    PyBuffer_Release(&bb);
-    for (int k = 0; k < n_all; k++) free(all[k]->data);
-    Py_XDECREF(flat);
-    Py_XDECREF(extras);
-    Py_XDECREF(k_status);
-    Py_XDECREF(k_latency);
-    Py_XDECREF(k_sse);
-    Py_RETURN_NONE;
-error:
-    PyBuffer_Release(&bb);
-    for (int k = 0; k < n_all; k++) free(all[k]->data);
-    Py_XDECREF(res);
-    Py_XDECREF(flat);  /* never in res: it goes in last, just before the return */
-    Py_XDECREF(extras);
-    Py_XDECREF(k_status);
-    Py_XDECREF(k_latency);
-    Py_XDECREF(k_sse);
-    return NULL;
 }
 
 #endif

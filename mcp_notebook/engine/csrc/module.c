@@ -22,7 +22,7 @@
  */
 #include "tap.h"
 #include "pair.h"
-#include "docscan.h"
+#include "docrecorder.h"
 #include "har.h"
 #include "harscan.h"
 #include "claude.h"
@@ -1357,6 +1357,7 @@ static PyMethodDef METHODS[] = {
     {"directions", py_directions, METH_VARARGS, DIRECTIONS_DOC},
     {"inspector_doc", py_inspector_doc, METH_VARARGS, INSPECTOR_DOC},
     {"recorder_doc", py_recorder_doc, METH_VARARGS, RECORDER_DOC},
+    {"doc_split_last", py_doc_split_last, METH_NOARGS, DOC_SPLIT_LAST_DOC},
     {"json_texts", py_json_texts, METH_VARARGS, JSON_TEXTS_DOC},
     {"sse_events", py_sse_events, METH_VARARGS, SSE_EVENTS_DOC},
     {"har_scan", py_har_scan, METH_VARARGS, HAR_SCAN_DOC},
