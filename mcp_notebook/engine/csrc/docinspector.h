@@ -232,7 +232,7 @@ static const char INSPECTOR_DOC[] =
 
 static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
     PyObject *base, *flat = NULL, *res = NULL, *names = NULL;
-    int release, r, rb = 0, joined = 0, bad = 0;
+    int release, r;
     long long min_split = -1, at = -1;
     Py_buffer bb;
     (void)self;
@@ -251,21 +251,8 @@ static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
     if (extras_begin(&x, "entry_kind", "duration_ms", NULL) ||
         ds_begin(&a.ps, &bb, &flat, release))
         goto error;
-    Py_BEGIN_ALLOW_THREADS
-    r = ins_doc(&a, &sp);
-    if (r == 1) split_fill(&sp, &a);
-    Py_END_ALLOW_THREADS
-    if (r == 1) {
-        bad = ins_extras(&x, &a);  /* A's entries' while B reads */
-        Py_BEGIN_ALLOW_THREADS
-        rb = split_wait(&sp);
-        joined = rb == 0 ? ins_join(&a, &sp) : -1;
-        part_free(&sp.b);
-        Py_END_ALLOW_THREADS
-        if (bad) goto error;
-    }
-    split_note(&sp, r, rb, joined);
-    if (r == 1) r = joined;
+    r = split_run(&a, &sp, &x, ins_doc, ins_extras, ins_join);
+    if (r == SPLIT_PY_ERROR) goto error;
     if (r < 0) {  /* not the usual export (or no memory for the arrays): the general path */
         PyBuffer_Release(&bb);
         part_free(&a);

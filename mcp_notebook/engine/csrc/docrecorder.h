@@ -208,7 +208,7 @@ static const char RECORDER_DOC[] =
 
 static PyObject *py_recorder_doc(PyObject *self, PyObject *args) {
     PyObject *base, *flat = NULL, *res = NULL;
-    int release, r, rb = 0, joined = 0, bad = 0;
+    int release, r;
     long long min_split = -1, at = -1;
     Py_buffer bb;
     (void)self;
@@ -227,21 +227,8 @@ static PyObject *py_recorder_doc(PyObject *self, PyObject *args) {
     if (extras_begin(&x, "status", "latency_ms", "sse") ||
         ds_begin(&a.ps, &bb, &flat, release))
         goto error;
-    Py_BEGIN_ALLOW_THREADS
-    r = rec_doc(&a, &sp);
-    if (r == 1) split_fill(&sp, &a);
-    Py_END_ALLOW_THREADS
-    if (r == 1) {
-        bad = rec_extras(&x, &a);  /* A's interactions' while B reads */
-        Py_BEGIN_ALLOW_THREADS
-        rb = split_wait(&sp);
-        joined = rb == 0 ? rec_join(&a, &sp) : -1;
-        part_free(&sp.b);
-        Py_END_ALLOW_THREADS
-        if (bad) goto error;
-    }
-    split_note(&sp, r, rb, joined);
-    if (r == 1) r = joined;
+    r = split_run(&a, &sp, &x, rec_doc, rec_extras, rec_join);
+    if (r == SPLIT_PY_ERROR) goto error;
     if (r < 0) {  /* not the usual cassette (or no memory for the arrays): the general path */
         PyBuffer_Release(&bb);
         part_free(&a);

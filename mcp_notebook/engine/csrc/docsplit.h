@@ -326,6 +326,32 @@ static void extras_free(Extras *x) {
     for (int k = 0; k < DS_KINDS; k++) Py_CLEAR(x->kdicts[k]);
 }
 
+/* split_run's answer where the extras could not be made (an exception is set) */
+#define SPLIT_PY_ERROR (-100)
+
+/* The pass `doc` over the document (A), on two threads where it starts B: A's entries'
+ * extras made while B reads, then B waited for and its part joined to A's. The pass's
+ * answer (0: taken, < 0: not), or SPLIT_PY_ERROR. */
+static int split_run(Part *a, Split *sp, Extras *x, int (*doc)(Part *, Split *),
+                     int (*extras)(Extras *, const Part *), int (*join)(Part *, Split *)) {
+    int r, rb = 0, joined = 0, bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    r = doc(a, sp);
+    if (r == 1) split_fill(sp, a);
+    Py_END_ALLOW_THREADS
+    if (r == 1) {
+        bad = extras(x, a);  /* A's entries' while B reads */
+        Py_BEGIN_ALLOW_THREADS
+        rb = split_wait(sp);
+        joined = rb == 0 ? join(a, sp) : -1;
+        part_free(&sp->b);
+        Py_END_ALLOW_THREADS
+        if (bad) return SPLIT_PY_ERROR;
+    }
+    split_note(sp, r, rb, joined);
+    return r == 1 ? joined : r;
+}
+
 /* ---- the join ---- */
 
 /* After A landed and B read to the end: B's output moved down to A's end (one memmove);

@@ -104,25 +104,13 @@ static int hs_span(HarPass *h, HarRef *ref, int k) {
     return 0;
 }
 
-/* A number of the few only Python's conversion reads correctly rounded: read with the
- * GIL taken for the call (the pass runs without it). As json.h's float_value. */
+/* A number as json.h's float_value reads it, the pass running without the GIL: the few
+ * only Python's conversion reads are read with the GIL taken for the call. */
 static int hs_float(Cur *c, double *out) {
     int integer;
     cptr a = c->p;
     if (number(c, &integer)) return -1;
-    if (quick_double(a, c->p, out)) {
-        size_t n = (size_t)(c->p - a);
-        if (n > 300) return -1;  /* left to the Python path */
-        char tmp[320];
-        memcpy(tmp, a, n);
-        tmp[n] = 0;
-        PyGILState_STATE g = PyGILState_Ensure();
-        *out = PyOS_string_to_double(tmp, NULL, NULL);  /* locale-free, correctly rounded */
-        int bad = PyErr_Occurred() != NULL;
-        if (bad) PyErr_Clear();
-        PyGILState_Release(g);
-        if (bad) return -1;
-    }
+    if (quick_double(a, c->p, out) && py_decimal(a, (size_t)(c->p - a), out, 1)) return -1;
     return isfinite(*out) ? 0 : -1;
 }
 

@@ -351,6 +351,23 @@ static int quick_double(cptr a, cptr z, double *out) {
     return 0;
 }
 
+/* A number quick_double does not read, [a, a + n), by Python's conversion (locale-free,
+ * correctly rounded): 0, or -1 for one of more than 300 bytes (left to the Python path)
+ * or refused. PyOS_string_to_double allocates: `take_gil` when the caller runs without
+ * the GIL, which is then taken for the call. */
+static int py_decimal(cptr a, size_t n, double *out, int take_gil) {
+    if (n > 300) return -1;
+    char tmp[320];
+    memcpy(tmp, a, n);
+    tmp[n] = 0;
+    PyGILState_STATE g = take_gil ? PyGILState_Ensure() : PyGILState_UNLOCKED;
+    *out = PyOS_string_to_double(tmp, NULL, NULL);
+    int bad = PyErr_Occurred() != NULL;
+    if (bad) PyErr_Clear();
+    if (take_gil) PyGILState_Release(g);
+    return bad ? -1 : 0;
+}
+
 /* A number as a finite double, correctly rounded (-1: not a number, or not finite). */
 static int float_value(Cur *c, double *out) {
     int integer;
@@ -359,18 +376,11 @@ static int float_value(Cur *c, double *out) {
     if (quick_double(a, c->p, out)) {
         size_t n = (size_t)(c->p - a);
         if (n > 300) return -1;  /* left to the Python path */
-        if (c->gil) {  /* PyOS_string_to_double allocates: not without the GIL */
+        if (c->gil) {  /* not without the GIL: the line is read again with it */
             *c->gil = 1;
             return -1;
         }
-        char tmp[320];
-        memcpy(tmp, a, n);
-        tmp[n] = 0;
-        *out = PyOS_string_to_double(tmp, NULL, NULL);  /* locale-free, correctly rounded */
-        if (PyErr_Occurred()) {
-            PyErr_Clear();
-            return -1;
-        }
+        if (py_decimal(a, n, out, 0)) return -1;
     }
     return isfinite(*out) ? 0 : -1;
 }
