@@ -231,9 +231,13 @@ class _Columns:
         on_get = get[entry]
         ts[on_get] = np.nan
         # events of a GET stream (no time): their place needs what the table makes of
-        # them and of the requests sent (``_Found.of``), read meanwhile in a thread
+        # them and of the requests sent (``_Found.of``), read meanwhile in a thread where
+        # a core is free (else when asked)
+        from ..fast import cores
+
         early = Early(buf, starts, ends, np.flatnonzero(on_get | (sub == 0))) \
-            if _native_fn("frame_kinds") and not self.entries and on_get.any() else None
+            if _native_fn("frame_kinds") and not self.entries and on_get.any() \
+            and cores.free() else None
         extras = record_extras(entry, sub, ev, type_of, types, c2s_extra, s2c_extra, status,
                              get)
         session_of, names, others = sessions(self, facts, urls, get, endpoints, entry, sub,

@@ -305,3 +305,38 @@ def test_early_pieces_join_as_one_reading(n):
         early = _har_kinds.Early(cols.buf, cols.starts, cols.ends, which)
         got = early.result()
         assert bytes(got[0]) == bytes(want[0]) and got[1] == want[1]
+
+
+@needs_c
+def test_the_early_reading_only_where_a_core_is_free(tmp_path, monkeypatch):
+    """The thread reads the kinds ahead only where a second core is free: under
+    MCP_NOTEBOOK_SPLIT=none (or on one core) they are read when asked, to the same
+    frames."""
+    from mcp_notebook.fast import cores
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    try:
+        import gen_formats
+    finally:
+        sys.path.pop(0)
+    path = tmp_path / "sse.har"
+    gen_formats.write_har_sse(gen_formats.messages(600, seed=3), path)
+    made: list[int] = []
+    real = _har_kinds.Early
+
+    class Spy(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args, **kw):
+            made.append(1)
+            super().__init__(*args, **kw)
+
+    from mcp_notebook.readers import _har_columns
+
+    monkeypatch.setattr(_har_columns, "Early", Spy)
+    monkeypatch.setattr(cores, "workers", lambda: 2)
+    frames = {}
+    for split in ("auto", "none"):
+        monkeypatch.setattr(cores, "SPLIT", split)
+        made.clear()
+        frames[split] = mn.load(path, format="har", progress=False).frames
+        assert len(made) == (split == "auto"), split
+    assert frames["auto"].equals(frames["none"])
