@@ -37,8 +37,9 @@ from gen_formats import FORMATS, write_all  # noqa: E402
 
 LIMIT = 2.0
 
-CHILD = r"""
-import json, resource, sys, time
+#: the start of each child script: its peak memory
+PEAK = r"""
+import resource
 
 def _peak_mb():
     # this process's peak resident memory in MB: VmHWM, the high-water mark of its own
@@ -52,6 +53,10 @@ def _peak_mb():
     except OSError:
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+"""
+
+CHILD = PEAK + r"""
+import json, sys, time
 t0 = time.perf_counter()
 import mcp_notebook as mn
 t1 = time.perf_counter()
@@ -70,21 +75,8 @@ print(json.dumps({"frames": n, "pairs": p, "violations": v, "import": t1 - t0,
 #: (reading the format, decoding it, making the records or spans), the table's part
 #: (classification, the settle / arrange steps, the columns), the store, then pairs and
 #: violations of a trace loaded again as ``mn.load`` does
-PHASES = r"""
-import gc, json, resource, sys, time
-
-def _peak_mb():
-    # this process's peak resident memory in MB: VmHWM, the high-water mark of its own
-    # address space (ru_maxrss would be the harness's: Linux carries a vforked child's
-    # pre-exec peak over the exec)
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+PHASES = PEAK + r"""
+import gc, json, sys, time
 from pathlib import Path
 import mcp_notebook as mn
 from mcp_notebook import readers
