@@ -220,39 +220,128 @@ def test_the_scanner_takes_the_usual_lines(tmp_path: Path) -> None:
     assert len(rows.kind) == 6 and rows.ref_rows.tolist() == [2]
 
 
-def test_tap_raw_escapes_at_every_alignment(tmp_path: Path) -> None:
+def _tap_escape_records() -> list[str]:
     """Tap records whose raw frame is dense with escapes (quotes, backslash runs, slashes,
-    control and \\u escapes, non-ASCII), shifted through every offset of a 16-byte chunk:
-    the unescaped frames are the reference's."""
+    control and \\u escapes, non-ASCII), shifted through every offset of the unescaping
+    loop's 16-byte chunk and on over eight of them."""
     pieces = ['a"b', "c\\\\d", "\\", '\\"', "e/f", "g\nh", "\u00e9", "\\u0041", "\t",
-              '""', "\\\\\\", "x" * 15]
+              '""', "\\\\\\", "x" * 15, "y" * 63]
     rnd = random.Random(7)
     recs = []
-    for pad in range(34):
+    for pad in range(131):
         for _ in range(3):
             text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 12)))
-            frame = json.dumps({"jsonrpc": "2.0", "id": pad, "method": "tools/call",
+            frame = json.dumps({"jsonrpc": "2.0", "id": pad + 1, "method": "tools/call",
                                 "params": {"p": "." * pad, "s": text}}, ensure_ascii=False)
             raw = json.dumps(frame, ensure_ascii=False)
             if rnd.random() < 0.3:
                 raw = raw.replace("/", "\\/")
             recs.append(f'{{"ts":1.5,"dir":"c2s","session":"a","raw":{raw}}}')
-    for pad in range(34):  # escaped whitespace between the frame's tokens: a valid frame
+    for pad in range(131):  # escaped whitespace between the frame's tokens: a valid frame
         ws = rnd.choice(["\\n", "\\t", "\\r", "\\n\\t"])
         recs.append('{"ts":1.5,"dir":"s2c","raw":"{\\"jsonrpc\\":\\"2.0\\",' + ws
-                    + '\\"id\\":' + str(pad) + ',' + ws + '\\"result\\":{\\"k\\":\\"'
+                    + '\\"id\\":' + str(pad + 1) + ',' + ws + '\\"result\\":{\\"k\\":\\"'
                     + "y" * pad + '\\/\\"}}"}')
-    for pad in range(34):  # a control escape inside a frame's string: an invalid frame
+    for pad in range(131):  # a control escape inside a frame's string: an invalid frame
         esc = rnd.choice(["\\n", "\\t", "\\b", "\\f", "\\r"])
         recs.append('{"ts":1.5,"dir":"c2s","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"'
                     + "x" * pad + esc + "y" * 20 + '\\"}"}')
-    recs.append('{"ts":1.5,"dir":"c2s","raw":"' + "\\\\" * 20 + '"}')
+    for pad in range(131):  # a run of backslashes across a chunk's end
+        frame = json.dumps({"jsonrpc": "2.0", "id": pad + 1, "method": "m",
+                            "params": {"s": "z" * pad + "\\" * 40}})
+        recs.append(f'{{"ts":1.5,"dir":"c2s","raw":{json.dumps(frame)}}}')
+    return recs
+
+
+def test_tap_raw_escapes_at_every_alignment(tmp_path: Path) -> None:
+    """The records of :func:`_tap_escape_records`: the unescaped frames are the
+    reference's."""
     path = tmp_path / "escapes.jsonl"
-    path.write_text("\n".join(recs) + "\n", encoding="utf-8")
+    path.write_text("\n".join(_tap_escape_records()) + "\n", encoding="utf-8")
     t = assert_same([path], "tap")
-    assert (t.frames["kind"] == "request").sum() >= 90  # the frames were read as frames
-    assert (t.frames["kind"] == "result").sum() == 34
-    assert (t.frames["kind"] == "invalid").sum() >= 34
+    assert (t.frames["kind"] == "request").sum() >= 390  # the frames were read as frames
+    assert (t.frames["kind"] == "result").sum() == 131
+    assert (t.frames["kind"] == "invalid").sum() >= 131
+
+
+def _control_in_a_string(frame: str) -> bool:
+    """Whether a frame's text holds a control character inside one of its strings (an
+    invalid frame, which the scanner leaves to the Python path)."""
+    inside = escaped = False
+    for ch in frame:
+        if inside and ord(ch) < 32:
+            return True
+        if escaped:
+            escaped = False
+        elif ch == "\\" and inside:
+            escaped = True
+        elif ch == '"':
+            inside = not inside
+    return False
+
+
+_TAP_FRAMES = r"""
+import json, sys
+import mcp_notebook as mn
+from mcp_notebook.engine import native
+t = mn.load(sys.argv[1], format="tap")
+# each record scanned alone by the C scanner: taken or not, and its frame's length
+import numpy as np
+from mcp_notebook.fast.rows import LineContext, Rows
+taken = []
+for rec in open(sys.argv[1], "rb").read().split(b"\n")[:-1]:
+    rows, ctx = Rows(per_row_context=True), LineContext(0, 1)
+    context = (ctx.ts, ctx.session, ctx.direction, ctx.stream, ctx.size, {"a": 0, "s": 1},
+               "s", 3, 7)
+    got = native.native.scan(rec, np.array([0]), np.array([len(rec)]), 0, 1, 0,
+                             native.out_lists(rows), context) if native.native else 0
+    taken.append(int(ctx.size[0]) if got == 1 else -1)
+print(json.dumps({"simd": native.native.simd() if native.native else None,
+                  "kind": t.frames["kind"].astype(str).tolist(),
+                  "raw": t.frames["raw"].tolist(), "taken": taken}))
+"""
+
+
+def test_tap_raw_escapes_alike_at_every_vector_width(tmp_path: Path) -> None:
+    """The same records read by each of the C scanner's vector levels (AVX2 and SSSE3 where
+    the CPU has them, SSE2: the level is chosen at import, so each is a child process) give
+    the frames of the Python path (a child without the extension), and the scanner takes
+    every record with a valid frame itself at each level: a record it declined would be
+    read right by the Python path and hide a fault of the unescaping."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "escapes.jsonl"
+    recs = _tap_escape_records()
+    path.write_text("\n".join(recs) + "\n", encoding="utf-8")
+    keys = ("MCP_NOTEBOOK_NO_AVX2", "MCP_NOTEBOOK_NO_SIMD", "MCP_NOTEBOOK_NO_NATIVE")
+    base = {k: v for k, v in os.environ.items() if k not in keys}
+
+    def frames(**env: str) -> dict:
+        out = subprocess.run([sys.executable, "-c", _TAP_FRAMES, str(path)],
+                             env={**base, **env}, capture_output=True, text=True,
+                             check=True).stdout
+        return json.loads(out)
+
+    want = frames(MCP_NOTEBOOK_NO_NATIVE="1")
+    assert want["simd"] is None and len(want["raw"]) == len(recs)  # a frame a record
+    levels = {"": frames(), "ssse3": frames(MCP_NOTEBOOK_NO_AVX2="1"),
+              "sse2": frames(MCP_NOTEBOOK_NO_SIMD="1")}
+    # the records the C scanner must take itself (no control character in a frame's
+    # string): each one taken at every level, its frame as long as json.loads makes it
+    sizes = [len(json.loads(r)["raw"].encode()) for r in recs]
+    must = [k for k, r in enumerate(recs) if not _control_in_a_string(json.loads(r)["raw"])]
+    assert len(must) == len(recs) - 131
+    for name, got in levels.items():
+        assert got["kind"] == want["kind"], name
+        assert got["raw"] == want["raw"], name
+        assert [got["taken"][k] for k in must] == [sizes[k] for k in must], name
+    assert [levels[k]["simd"] for k in ("ssse3", "sse2")] in (["ssse3", "sse2"],
+                                                              ["sse2", "sse2"])
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    if " avx2" in flags and " ssse3" in flags:  # the widest level ran
+        assert levels[""]["simd"] == "avx2"
 
 
 def test_the_scanner_takes_stderr_records_once_their_stream_has_a_code() -> None:

@@ -1344,7 +1344,24 @@ static PyObject *py_big_ids(PyObject *self, PyObject *args) {
     return out;
 }
 
+static const char SIMD_DOC[] =
+    "simd() -> str\n\n"
+    "The widest vector path chosen at import for the UTF-8 check and the tap records'\n"
+    "unescaping: 'avx2', 'ssse3' (MCP_NOTEBOOK_NO_AVX2 and MCP_NOTEBOOK_NO_SIMD step\n"
+    "down), 'sse2' or 'plain' (built without them).";
+
+static PyObject *py_simd(PyObject *self, PyObject *noargs) {
+    (void)self;
+    (void)noargs;
+#ifdef HAVE_SSSE3_PATH
+    if (use_avx2) return PyUnicode_FromString("avx2");
+    if (use_ssse3) return PyUnicode_FromString("ssse3");
+#endif
+    return PyUnicode_FromString(MN_SSE2 ? "sse2" : "plain");
+}
+
 static PyMethodDef METHODS[] = {
+    {"simd", py_simd, METH_NOARGS, SIMD_DOC},
     {"scan", (PyCFunction)(void (*)(void))py_scan, METH_VARARGS | METH_KEYWORDS, SCAN_DOC},
     {"pipe_stats", py_pipe_stats, METH_NOARGS, PIPE_STATS_DOC},
     {"codes", py_codes, METH_VARARGS, CODES_DOC},
