@@ -230,37 +230,21 @@ static const char INSPECTOR_DOC[] =
     "(the same answer); -1: one thread. ``at`` (for the tests): the second thread starts at\n"
     "this offset, not at a guessed entry start.";
 
+static const DocPass INSPECTOR = {I_N, ins_entry, ins_tail, ins_doc, ins_extras, ins_join,
+                                  {"entry_kind", "duration_ms", NULL}};
+
 static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
-    PyObject *base, *flat = NULL, *res = NULL, *names = NULL;
-    int release, r;
-    long long min_split = -1, at = -1;
+    PyObject *flat, *res = NULL, *names = NULL;
     Py_buffer bb;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "Op|LL", &base, &release, &min_split, &at)) return NULL;
-    if (PyObject_GetBuffer(base, &bb, PyBUF_SIMPLE)) return NULL;
     Part a;
-    Split sp;
     Extras x;
-    memset(&a, 0, sizeof a);
-    memset(&sp, 0, sizeof sp);
-    a.n_cols = I_N;
-    a.entry = ins_entry;
-    sp.min_split = min_split;
-    sp.at = at;
-    sp.tail = ins_tail;
-    if (extras_begin(&x, "entry_kind", "duration_ms", NULL) ||
-        ds_begin(&a.ps, &bb, &flat, release))
-        goto error;
-    r = split_run(&a, &sp, &x, ins_doc, ins_extras, ins_join);
-    if (r == SPLIT_PY_ERROR) goto error;
-    if (r < 0) {  /* not the usual export (or no memory for the arrays): the general path */
-        PyBuffer_Release(&bb);
-        part_free(&a);
-        extras_free(&x);
-        Py_XDECREF(flat);
+    (void)self;
+    int r = doc_pass(args, &INSPECTOR, &bb, &a, &x, &flat);
+    if (r <= 0) {
+        if (r < 0) return NULL;
         Py_RETURN_NONE;
     }
-    if (ins_extras(&x, &a) || !(names = PyList_New(a.n_kinds))) goto error;
+    if (!(names = PyList_New(a.n_kinds))) goto error;
     for (int k = 0; k < a.n_kinds; k++) {
         PyObject *t = PyUnicode_FromStringAndSize((const char *)a.kinds[k],
                                                   a.kinds_end[k] - a.kinds[k]);
@@ -278,13 +262,10 @@ static PyObject *py_inspector_doc(PyObject *self, PyObject *args) {
     }
     if (!ds_done(&flat, &a.ps)) goto error;
     PyTuple_SET_ITEM(res, 0, flat);
-    PyBuffer_Release(&bb);
-    extras_free(&x);
+    doc_pass_free(&bb, &a, &x);
     return res;
 error:
-    PyBuffer_Release(&bb);
-    part_free(&a);
-    extras_free(&x);
+    doc_pass_free(&bb, &a, &x);
     Py_XDECREF(names);
     Py_XDECREF(res);
     Py_XDECREF(flat);  /* never in res: it goes in last, just before the return */

@@ -206,37 +206,21 @@ static const char RECORDER_DOC[] =
     "that has any, its two records sharing it). None for any other document. ``release``,\n"
     "``min_split``, ``at``: as for inspector_doc.";
 
+static const DocPass RECORDER = {R_N, rec_entry, rec_tail, rec_doc, rec_extras, rec_join,
+                                 {"status", "latency_ms", "sse"}};
+
 static PyObject *py_recorder_doc(PyObject *self, PyObject *args) {
-    PyObject *base, *flat = NULL, *res = NULL;
-    int release, r;
-    long long min_split = -1, at = -1;
+    PyObject *flat, *res = NULL;
     Py_buffer bb;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "Op|LL", &base, &release, &min_split, &at)) return NULL;
-    if (PyObject_GetBuffer(base, &bb, PyBUF_SIMPLE)) return NULL;
     Part a;
-    Split sp;
     Extras x;
-    memset(&a, 0, sizeof a);
-    memset(&sp, 0, sizeof sp);
-    a.n_cols = R_N;
-    a.entry = rec_entry;
-    sp.min_split = min_split;
-    sp.at = at;
-    sp.tail = rec_tail;
-    if (extras_begin(&x, "status", "latency_ms", "sse") ||
-        ds_begin(&a.ps, &bb, &flat, release))
-        goto error;
-    r = split_run(&a, &sp, &x, rec_doc, rec_extras, rec_join);
-    if (r == SPLIT_PY_ERROR) goto error;
-    if (r < 0) {  /* not the usual cassette (or no memory for the arrays): the general path */
-        PyBuffer_Release(&bb);
-        part_free(&a);
-        extras_free(&x);
-        Py_XDECREF(flat);
+    (void)self;
+    int r = doc_pass(args, &RECORDER, &bb, &a, &x, &flat);
+    if (r <= 0) {
+        if (r < 0) return NULL;
         Py_RETURN_NONE;
     }
-    if (rec_extras(&x, &a) || !(res = PyTuple_New(R_OUT + 2))) goto error;
+    if (!(res = PyTuple_New(R_OUT + 2))) goto error;
     PyTuple_SET_ITEM(res, R_OUT + 1, x.extras);
     x.extras = NULL;
     for (int k = 0; k < R_OUT; k++) {
@@ -246,14 +230,10 @@ static PyObject *py_recorder_doc(PyObject *self, PyObject *args) {
     }
     if (!ds_done(&flat, &a.ps)) goto error;
     PyTuple_SET_ITEM(res, 0, flat);
-    PyBuffer_Release(&bb);
-    part_free(&a);
-    extras_free(&x);
+    doc_pass_free(&bb, &a, &x);
     return res;
 error:
-    PyBuffer_Release(&bb);
-    part_free(&a);
-    extras_free(&x);
+    doc_pass_free(&bb, &a, &x);
     Py_XDECREF(res);
     Py_XDECREF(flat);  /* never in res: it goes in last, just before the return */
     return NULL;

@@ -352,6 +352,59 @@ static int split_run(Part *a, Split *sp, Extras *x, int (*doc)(Part *, Split *),
     return r == 1 ? joined : r;
 }
 
+/* ---- an entry point ---- */
+
+/* What tells the document passes' entry points apart (docinspector.h, docrecorder.h). */
+typedef struct {
+    int n_cols;
+    int (*entry)(Part *t);
+    int (*tail)(Part *t);
+    int (*doc)(Part *, Split *);
+    int (*extras)(Extras *, const Part *);
+    int (*join)(Part *, Split *);
+    const char *keys[3];  /* the extras' member names (NULL: fewer) */
+} DocPass;
+
+/* What doc_pass holds once it read the usual document. */
+static void doc_pass_free(Py_buffer *bb, Part *a, Extras *x) {
+    PyBuffer_Release(bb);
+    part_free(a);
+    extras_free(x);
+}
+
+/* An entry point's arguments (data, release[, min_split, at]) read, and the pass `d` run
+ * over the document with every extra made. 1: the usual document, read (bb, a, x and
+ * *flat then held: the caller makes its answer, then doc_pass_free); 0: another document,
+ * left to the general path; -1: an exception is set. Nothing is held on 0 or -1. */
+static int doc_pass(PyObject *args, const DocPass *d, Py_buffer *bb, Part *a, Extras *x,
+                    PyObject **flat) {
+    PyObject *base;
+    int release, r;
+    long long min_split = -1, at = -1;
+    Split sp;
+    *flat = NULL;
+    if (!PyArg_ParseTuple(args, "Op|LL", &base, &release, &min_split, &at)) return -1;
+    if (PyObject_GetBuffer(base, bb, PyBUF_SIMPLE)) return -1;
+    memset(a, 0, sizeof *a);
+    memset(&sp, 0, sizeof sp);
+    a->n_cols = d->n_cols;
+    a->entry = d->entry;
+    sp.min_split = min_split;
+    sp.at = at;
+    sp.tail = d->tail;
+    if (extras_begin(x, d->keys[0], d->keys[1], d->keys[2]) ||
+        ds_begin(&a->ps, bb, flat, release))
+        r = SPLIT_PY_ERROR;
+    else
+        r = split_run(a, &sp, x, d->doc, d->extras, d->join);
+    if (r >= 0 && d->extras(x, a)) r = SPLIT_PY_ERROR;  /* the rest of the entries' */
+    if (r >= 0) return 1;
+    /* not the usual document (or no memory for the arrays): the general path */
+    doc_pass_free(bb, a, x);
+    Py_CLEAR(*flat);
+    return r == SPLIT_PY_ERROR ? -1 : 0;
+}
+
 /* ---- the join ---- */
 
 /* After A landed and B read to the end: B's output moved down to A's end (one memmove);

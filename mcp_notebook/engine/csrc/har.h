@@ -191,19 +191,11 @@ static const char SSE_EVENTS_DOC[] =
     "a body of anything else, its index.";
 
 static PyObject *py_sse_events(PyObject *self, PyObject *args) {
-    PyObject *o[3];
     Py_buffer b[3];
-    int nb = 0;
     PyObject *res = NULL, *ev = NULL, *counts = NULL;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2])) return NULL;
-    for (; nb < 3; nb++)
-        if (PyObject_GetBuffer(o[nb], &b[nb], PyBUF_SIMPLE)) goto done;
-    Py_ssize_t n = b[1].len / 8;
-    if (b[2].len / 8 != n) {
-        PyErr_SetString(PyExc_ValueError, "starts and ends differ in length");
-        goto done;
-    }
+    Py_ssize_t n = spans_args(args, b);
+    if (n < 0) return NULL;
     const int64_t *st = (const int64_t *)b[1].buf, *en = (const int64_t *)b[2].buf;
     cptr base = (cptr)b[0].buf;
     Py_ssize_t cap = 64, used = 0;
@@ -286,7 +278,7 @@ static PyObject *py_sse_events(PyObject *self, PyObject *args) {
 done:
     Py_XDECREF(ev);
     Py_XDECREF(counts);
-    while (nb > 0) PyBuffer_Release(&b[--nb]);
+    spans_release(b);
     return res;
 }
 

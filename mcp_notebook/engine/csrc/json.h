@@ -470,4 +470,22 @@ static size_t unescape(cptr s, cptr e, unsigned char *out) {
     return (size_t)(o - out);
 }
 
+/* An entry point's (buf, starts, ends) arguments: the three buffers held in b (let go
+ * with spans_release) and the number of spans, or -1 with an exception set (none held). */
+static Py_ssize_t spans_args(PyObject *args, Py_buffer b[3]) {
+    PyObject *o[3];
+    int nb = 0;
+    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2])) return -1;
+    for (; nb < 3; nb++)
+        if (PyObject_GetBuffer(o[nb], &b[nb], PyBUF_SIMPLE)) break;
+    if (nb == 3 && b[1].len / 8 == b[2].len / 8) return b[1].len / 8;
+    if (nb == 3) PyErr_SetString(PyExc_ValueError, "starts and ends differ in length");
+    while (nb > 0) PyBuffer_Release(&b[--nb]);
+    return -1;
+}
+
+static void spans_release(Py_buffer b[3]) {
+    for (int k = 0; k < 3; k++) PyBuffer_Release(&b[k]);
+}
+
 #endif /* MCP_NOTEBOOK_JSON_H */

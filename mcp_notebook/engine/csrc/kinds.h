@@ -21,20 +21,12 @@ static const char FRAME_KINDS_DOC[] =
     "records are read with the GIL released (another thread runs meanwhile).";
 
 static PyObject *py_frame_kinds(PyObject *self, PyObject *args) {
-    PyObject *o[3];
     Py_buffer b[3];
-    int nb = 0;
     PyObject *res = NULL, *kinds = NULL, *keys = NULL;
     int64_t *ids = NULL;  /* each record's id: its start and end in buf (-1: none) */
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2])) return NULL;
-    for (; nb < 3; nb++)
-        if (PyObject_GetBuffer(o[nb], &b[nb], PyBUF_SIMPLE)) goto done;
-    Py_ssize_t n = b[1].len / 8;
-    if (b[2].len / 8 != n) {
-        PyErr_SetString(PyExc_ValueError, "starts and ends differ in length");
-        goto done;
-    }
+    Py_ssize_t n = spans_args(args, b);
+    if (n < 0) return NULL;
     const int64_t *st = (const int64_t *)b[1].buf, *en = (const int64_t *)b[2].buf;
     cptr base = (cptr)b[0].buf;
     Py_ssize_t len = b[0].len;
@@ -102,7 +94,7 @@ done:
     free(ids);
     Py_XDECREF(kinds);
     Py_XDECREF(keys);
-    for (int k = 0; k < nb; k++) PyBuffer_Release(&b[k]);
+    spans_release(b);
     return res;
 }
 
