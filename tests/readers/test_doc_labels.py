@@ -38,7 +38,13 @@ def test_labels_of_pairs_are_the_listed_ones(seed):
     want = _listed(prefix, answered)
     assert labels.tolist() == want and list(labels) == want and len(labels) == len(want)
     assert labels == want and labels == DocLabels.of_pairs(prefix, np.array(answered, bool))
-    for _ in range(20):
+    _assert_indexed_alike(labels, want, rng, 20)
+
+
+def _assert_indexed_alike(labels, want, rng, times):
+    """``labels`` indexed as the list ``want`` is: at random places, slices and arrays of
+    places, ``times`` times."""
+    for _ in range(times):
         if not want:
             break
         k = rng.randrange(len(want))
@@ -127,16 +133,7 @@ def test_labels_of_events_are_the_listed_ones(seed):
     rng = random.Random(seed)
     labels, want = _with_events(rng, rng.randint(0, 120))
     assert labels.tolist() == want and labels == want and len(labels) == len(want)
-    for _ in range(30):
-        if not want:
-            break
-        k = rng.randrange(len(want))
-        a, b = sorted((rng.randrange(len(want) + 1), rng.randrange(len(want) + 1)))
-        idx = np.array([rng.randrange(len(want)) for _ in range(rng.randint(0, 9))],
-                       dtype=np.int64)
-        assert labels[k] == want[k]
-        assert labels[a:b].tolist() == want[a:b]
-        assert labels[idx].tolist() == [want[j] for j in idx.tolist()]
+    _assert_indexed_alike(labels, want, rng, 30)
     over = {k: f"other{k}" for k in range(len(want)) if rng.random() < 0.2}
     src = DocLabelSource(labels, overrides=over)
     rows = np.array([rng.randrange(len(want)) for _ in range(50)] if want else [],
