@@ -12,14 +12,14 @@ from __future__ import annotations
 import importlib
 import os
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
     from ..fast.rows import Rows
 
-__all__ = ["native", "IMPORT_ERROR", "NO_NATIVE_ENV", "missing", "out_lists", "str_lengths"]
+__all__ = ["native", "IMPORT_ERROR", "NO_NATIVE_ENV", "missing", "out_lists", "str_lengths", "extras_with"]
 
 #: set to 1 to run the Python path only, as where the extension is not built (on purpose:
 #: no fallback note; the test suite runs once so)
@@ -64,3 +64,12 @@ def str_lengths(values: list) -> np.ndarray:
         return np.frombuffer(native.lengths(values), dtype=np.int64)
     return np.fromiter((len(v) if isinstance(v, str) else -1 for v in values),
                        dtype=np.int64, count=len(values))
+
+
+def extras_with(extra: dict[int, Any], keys: tuple[str, ...]) -> list[tuple[int, Any]]:
+    """The ``(row, extra)`` items of a store's extras that hold any of ``keys``, in the
+    dict's order; in C when it is built (a HAR, recorder or Inspector capture has an extra
+    on every row: the Python walk took 0.08 to 0.12 s at 1M rows, each rule that asks)."""
+    if native is not None:
+        return native.extras_with(extra, keys)  # type: ignore[no-any-return]
+    return [(i, e) for i, e in extra.items() if any(k in e for k in keys)]

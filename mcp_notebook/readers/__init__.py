@@ -30,7 +30,9 @@ LINE_FORMATS = ("tap", "ndjson", "claude-desktop", "vscode", "curl")
 
 def time_notes(extra: dict[int, dict[str, Any]]) -> list[str]:
     """The trace notes on frames whose time a reader could not read (``ts_error``)."""
-    bad = [e["ts_error"] for e in extra.values() if "ts_error" in e]
+    from ..engine.native import extras_with
+
+    bad = [e["ts_error"] for _, e in extras_with(extra, ("ts_error",))]
     if not bad:
         return []
     return [f"{len(bad)} frame(s) carry a time that cannot be read and have no ts (the "

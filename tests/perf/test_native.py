@@ -497,3 +497,38 @@ def test_integer_ids_of_every_length_as_python_reads_them() -> None:
     assert rows.id == [int(t) for t in texts]
     assert all(type(v) is int for v in rows.id)
     assert rows.id_key == texts
+
+
+@seed(18)
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.lists(
+    st.sampled_from(["rule", "ambiguous", "sse_event", "ts_error", "entry_kind", "x"]),
+    max_size=3)), max_size=40), st.lists(st.sampled_from(
+        ["rule", "ambiguous", "sse_event", "ts_error", "zz"]), max_size=3, unique=True))
+def test_extras_with_is_the_python_walk(rows: list, keys: list[str]) -> None:
+    """``_native.extras_with`` gives the rows of the Python walk, in its order, with the
+    same objects: fresh dicts, one dict shared by runs of rows (as the Inspector pass
+    shares a kind's), and a non-dict extra (a key test by ``in``)."""
+    shared = [{"entry_kind": "request"}, {"rule": "stdout-noise"}, {"sse_event": "ping"}]
+    extra: dict = {}
+    for row, (pick, members) in enumerate(rows):
+        if pick < 3:
+            extra[row * 7] = shared[pick]
+        elif pick == 3:
+            extra[row * 7] = dict.fromkeys(members, 1)
+        else:
+            extra[row * 7] = list(members)
+    want = [(i, e) for i, e in extra.items() if any(k in e for k in keys)]
+    got = native.native.extras_with(extra, tuple(keys))
+    assert got == want
+    assert all(g[1] is w[1] for g, w in zip(got, want, strict=True))
+    assert native.extras_with(extra, tuple(keys)) == want
+
+
+def test_extras_with_refuses_what_is_not_its_input() -> None:
+    with pytest.raises(TypeError):
+        native.native.extras_with({1: {}}, ("rule", 2))
+    with pytest.raises(TypeError):
+        native.native.extras_with([(1, {})], ("rule",))
+    with pytest.raises(TypeError):  # an extra that is no container: as `in` raises
+        native.native.extras_with({1: 5}, ("rule",))

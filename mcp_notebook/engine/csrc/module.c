@@ -1299,6 +1299,57 @@ done:
     return res;
 }
 
+static const char EXTRAS_WITH_DOC[] =
+    "extras_with(extra, keys) -> list\n\n"
+    "The (row, extra) items of a store's extras (a dict of row -> dict) whose extra holds\n"
+    "any of ``keys`` (a tuple of str), in the dict's order: [(i, e) for i, e in\n"
+    "extra.items() if any(k in e for k in keys)], without a Python step per row. An extra\n"
+    "met again (the same object: a kind's one shared dict) is tested once.";
+
+static PyObject *py_extras_with(PyObject *self, PyObject *args) {
+    PyObject *extra, *keys, *out, *row, *e, *last = NULL;
+    Py_ssize_t pos = 0;
+    int last_has = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &extra, &PyTuple_Type, &keys))
+        return NULL;
+    Py_ssize_t nk = PyTuple_GET_SIZE(keys);
+    for (Py_ssize_t k = 0; k < nk; k++)
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(keys, k))) {
+            PyErr_SetString(PyExc_TypeError, "extras_with: the keys must be str");
+            return NULL;
+        }
+    if (!(out = PyList_New(0))) return NULL;
+    while (PyDict_Next(extra, &pos, &row, &e)) {
+        int has = 0;
+        if (e == last) {
+            has = last_has;
+        } else {
+            for (Py_ssize_t k = 0; k < nk && !has; k++) {
+                PyObject *key = PyTuple_GET_ITEM(keys, k);
+                has = PyDict_CheckExact(e) ? PyDict_Contains(e, key)
+                                           : PySequence_Contains(e, key);
+                if (has < 0) goto fail;
+            }
+            Py_INCREF(e); /* held: a key's __eq__ could change the dict */
+            Py_XSETREF(last, e);
+            last_has = has;
+        }
+        if (has) {
+            PyObject *item = PyTuple_Pack(2, row, e);
+            int bad = !item || PyList_Append(out, item);
+            Py_XDECREF(item);
+            if (bad) goto fail;
+        }
+    }
+    Py_XDECREF(last);
+    return out;
+fail:
+    Py_XDECREF(last);
+    Py_DECREF(out);
+    return NULL;
+}
+
 static const char BIG_IDS_DOC[] =
     "big_ids(keys) -> bytearray\n\n"
     "For each id key (the compact JSON text of an id) of a list: 1 when it is an integer\n"
@@ -1371,6 +1422,7 @@ static PyMethodDef METHODS[] = {
     {"lengths", py_lengths, METH_VARARGS, LENGTHS_DOC},
     {"offsets", py_offsets, METH_VARARGS, OFFSETS_DOC},
     {"big_ids", py_big_ids, METH_VARARGS, BIG_IDS_DOC},
+    {"extras_with", py_extras_with, METH_VARARGS, EXTRAS_WITH_DOC},
     {"directions", py_directions, METH_VARARGS, DIRECTIONS_DOC},
     {"inspector_doc", py_inspector_doc, METH_VARARGS, INSPECTOR_DOC},
     {"recorder_doc", py_recorder_doc, METH_VARARGS, RECORDER_DOC},

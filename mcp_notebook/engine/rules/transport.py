@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..checks import KINDS, Hits, VecInput, check, hits
+from ..native import extras_with
 
 #: the members of a row's extras these rules read
 _KEYS = ("ambiguous", "rule", "sse_event")
@@ -21,9 +22,7 @@ def _with(vi: VecInput, key: str) -> list[tuple[int, dict[str, Any]]]:
     found: dict[str, list[tuple[int, dict[str, Any]]]] | None = vi.cache.get(
         "transport-extras")
     if found is None:
-        # the members of _KEYS spelt out: one test each, no generator a row
-        some = [(i, e) for i, e in vi.extra.items()
-                if "ambiguous" in e or "rule" in e or "sse_event" in e]
+        some = extras_with(vi.extra, _KEYS)
         found = vi.cache["transport-extras"] = {k: [(i, e) for i, e in some if k in e]
                                                 for k in _KEYS}
     return found[key]
