@@ -523,6 +523,11 @@ def test_extras_with_is_the_python_walk(rows: list, keys: list[str]) -> None:
     assert got == want
     assert all(g[1] is w[1] for g, w in zip(got, want, strict=True))
     assert native.extras_with(extra, tuple(keys)) == want
+    built, native.native = native.native, None  # the path without the extension
+    try:
+        assert native.extras_with(extra, tuple(keys)) == want
+    finally:
+        native.native = built
 
 
 def test_extras_with_refuses_what_is_not_its_input() -> None:
