@@ -148,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=3600.0)
     ap.add_argument("--report", type=Path, default=HERE / "RESULTS-10m.md")
     a = ap.parse_args(argv)
+    from bench_load import compile_package
+
+    compile_package()  # as an installed wheel has it
     sizes = [int(s) for s in a.sizes.split(",")]
     modes = MODES if a.whole else MODES[:1]
     a.out_dir.mkdir(parents=True, exist_ok=True)

@@ -206,6 +206,18 @@ class TreeRss(threading.Thread):
             self.procs = max(self.procs, n - 1)  # minus /usr/bin/time itself
 
 
+def compile_package(tree: Path = HERE.parent) -> None:
+    """Write the bytecode of ``tree``'s package before any child starts, as ``pip
+    install`` of the wheel does. An editable install run with PYTHONDONTWRITEBYTECODE
+    set never writes it, so each child would compile every module changed since the last
+    write, and the whole-process times would carry that: importing the package with no
+    bytecode took 2.4 to 3.0 s here, against 0.4 to 0.5 s with it. Up-to-date files are
+    left as they are."""
+    import compileall
+
+    compileall.compile_dir(str(tree / "mcp_notebook"), quiet=1)
+
+
 def warm_cache(path: Path) -> None:
     """Read ``path`` through once, so that the child finds it in the page cache.
 
@@ -230,6 +242,7 @@ def run_child(approach: str, path: Path, manifest: Path, timeout: float,
     peak in ``ru_maxrss``), so small children would read high. Without it, ``os.wait4``.
     """
     cmd = [sys.executable, str(CHILD), approach, str(path), str(manifest)]
+    compile_package(pythonpath or HERE.parent)
     if path.is_file():
         warm_cache(path)
     with tempfile.TemporaryDirectory() as tmp:

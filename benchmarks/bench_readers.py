@@ -32,7 +32,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_load import warm_cache  # noqa: E402
+from bench_load import compile_package, warm_cache  # noqa: E402
 from gen_formats import FORMATS, write_all  # noqa: E402
 
 LIMIT = 2.0
@@ -259,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--phases", action="store_true",
                     help="time the phases of one load per format instead (CPU seconds)")
     a = ap.parse_args(argv)
+    compile_package()
     if a.phases:
         print(f"load average {[round(x, 1) for x in os.getloadavg()]}")
         print(phases(a.sizes, a.out, a.only, a.timeout))

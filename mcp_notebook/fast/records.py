@@ -19,7 +19,7 @@ values; ``tests/engine`` and ``tests/readers`` check it on every bundled capture
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -577,7 +577,7 @@ class _Builder:
                                                  strict=True)))
 
 
-def _spread_extras(rows: Rows, extras: dict[int, dict[str, Any]], line0: int, r0: int,
+def _spread_extras(rows: Rows, extras: Mapping[int, dict[str, Any]], line0: int, r0: int,
                    n: int) -> None:
     """Each record's ``extra`` on each of its rows (the ``n`` records of a run of spans,
     numbered from ``line0``, their rows from ``r0`` on), record by record in the order of
@@ -585,10 +585,17 @@ def _spread_extras(rows: Rows, extras: dict[int, dict[str, Any]], line0: int, r0
     the row's, put in by one ``update``: the store's extras are read, never changed in
     place (``Trace.extra`` and ``contexts`` give copies), and a million copies cost 0.2 GB
     of fresh memory at 1M messages. A record of several rows (a batch) gives each a copy."""
+    base = rows.base + r0
+    at = getattr(extras, "at", None)  # a document's run (readers._spans.RunExtras)
+    keys = at if at is not None else np.fromiter(extras, dtype=np.int64, count=len(extras))
+    lines = rows.line
+    if len(lines) - r0 == n and n and lines[r0] == line0 and lines[-1] == line0 + n - 1:
+        # n rows whose (ascending) lines run from the first record's to the last's: one
+        # row a record, record k's row is r0 + k
+        rows.extra.update(zip((keys + base).tolist(), extras.values(), strict=True))
+        return
     line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
     first = np.searchsorted(line, np.arange(n + 1))
-    base = rows.base + r0
-    keys = np.fromiter(extras, dtype=np.int64, count=len(extras))
     lo, hi = first[keys], first[keys + 1]
     if bool((hi - lo == 1).all()):
         rows.extra.update(zip((lo + base).tolist(), extras.values(), strict=True))

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ._spans import Spans
+from ._spans import RunExtras, Spans
 from .base import Record
 
 __all__ = ["Doc", "Columns", "DocLabels", "DocRecords", "time_order", "stamp_order"]
@@ -210,8 +210,8 @@ class Columns:
                 u = u_all[c:d]
                 if extras:
                     at_ex = np.flatnonzero(has[u])
-                    ex = dict(zip(at_ex.tolist(), map(extras.__getitem__, u[at_ex].tolist()),
-                                  strict=True))
+                    ex = RunExtras(at_ex, list(map(extras.__getitem__, u[at_ex].tolist()))) \
+                        if len(at_ex) else None
                 else:
                     ex = None
                 yield Spans(self.buf, self.starts[u], self.ends[u],

@@ -18,7 +18,7 @@ the tests compare the spans with.
 from __future__ import annotations
 
 import gzip
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -36,9 +36,56 @@ from .base import (
     wrapping,
 )
 
-__all__ = ["Spans", "LineReader", "lines_of", "stamps", "matches"]
+__all__ = ["Spans", "RunExtras", "LineReader", "lines_of", "stamps", "matches"]
 
 _DIRECTIONS = ("c2s", "s2c", None)  # by code: 0, 1, -1
+
+
+class RunExtras(Mapping):  # type: ignore[type-arg]
+    """The ``extra`` of the records of a run that have one, as a read-only mapping of
+    record number to dict, held as the numbers (``at``, int64, ascending) and the dicts
+    (``values``) side by side: the table puts them on their rows without a dict of the
+    run made and read again (a document of a million records has a million extras)."""
+
+    __slots__ = ("at", "vals", "_by")
+
+    def __init__(self, at: np.ndarray, vals: list[dict[str, Any]]) -> None:
+        self.at, self.vals = at, vals
+        self._by: dict[int, dict[str, Any]] | None = None
+
+    def _index(self) -> dict[int, dict[str, Any]]:
+        if self._by is None:
+            self._by = dict(zip(self.at.tolist(), self.vals, strict=True))
+        return self._by
+
+    def get(self, k: int, default: Any = None) -> Any:
+        return self._index().get(k, default)
+
+    def __getitem__(self, k: int) -> dict[str, Any]:
+        return self._index()[k]
+
+    def __contains__(self, k: object) -> bool:
+        return k in self._index()
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.at.tolist())
+
+    def __len__(self) -> int:
+        return len(self.vals)
+
+    def keys(self) -> list[int]:  # type: ignore[override]
+        return self.at.tolist()  # type: ignore[no-any-return]
+
+    def values(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        return self.vals
+
+    def items(self) -> Iterator[tuple[int, dict[str, Any]]]:  # type: ignore[override]
+        return zip(self.at.tolist(), self.vals, strict=True)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and self._index() == dict(other.items())
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(slots=True, eq=False)
@@ -81,7 +128,7 @@ class Spans:
     stream: np.ndarray | None = None
     #: the ``extra`` of the records that have one, by record (the table keeps a record's
     #: dict as its row's, read only; a record of several rows: a copy each)
-    extras: dict[int, dict[str, Any]] | None = None
+    extras: dict[int, dict[str, Any]] | RunExtras | None = None
     #: blank lines among the spans' lines (counted, no record)
     blank: int = 0
     #: the session of each record: ``sessions[session_of[k]]`` (None: ``session`` for all)
