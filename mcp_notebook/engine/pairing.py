@@ -9,7 +9,7 @@ PEP 399 pattern: the tests run both on the same cases).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,13 +125,20 @@ def _pair_native(native: Any, kind: np.ndarray, session: np.ndarray, direction: 
         uniq, (-2, *codes), _digits_twin, id_index)  # -2: the code of "null" found in C
     i64, i32, i8 = np.int64, np.int32, np.int8
     key_seq = np.frombuffer(got[8], i64)
-    findings: list[tuple[int, str, int | None, str]] = []
-    fv = np.frombuffer(got[9], i64).reshape(-1, 3).tolist()
-    fx = np.frombuffer(got[10], np.float64).reshape(-1, 2).tolist()
-    refs = _refs_of(ref, [s for s, _, _ in fv])  # what ref.get(s) gives, read at once
-    for (s, rule, rel), (a, b) in zip(fv, fx, strict=True):
-        findings.append((s, FINDINGS[rule], rel if rel >= 0 else None,
-                         _detail(FINDINGS[rule], s, id_key, kind, refs, a, b)))
+    fv = np.frombuffer(got[9], i64).reshape(-1, 3)
+    fx = np.frombuffer(got[10], np.float64).reshape(-1, 2)
+    seqs = fv[:, 0].tolist()
+    refs = _refs_of(ref, seqs)  # what ref.get(s) gives, read at once
+    rules = fv[:, 1]
+    details = np.empty(len(seqs), dtype=object)
+    for r in np.unique(rules).tolist():  # each rule's findings worded together
+        at = np.flatnonzero(rules == r)
+        details[at] = _WORDS.get(FINDINGS[r], _no_token)(
+            fv[at, 0].tolist(), id_key, kind, refs, fx[at, 0].tolist(), fx[at, 1].tolist())
+    rel = fv[:, 2]
+    findings = list(zip(seqs, np.array(FINDINGS, dtype=object)[rules].tolist(),
+                        [None if x < 0 else x for x in rel.tolist()], details.tolist(),
+                        strict=True))
     return PairTable(
         request_seq=np.frombuffer(got[0], i64), response_seq=np.frombuffer(got[1], i64),
         session=np.frombuffer(got[2], i32), requester=np.frombuffer(got[3], i8),
@@ -154,30 +161,46 @@ def _detail(name: str, s: int, id_key: Any = None, kind: Any = None, ref: Any = 
     """The text of pairing finding ``name`` on frame ``s``, as
     :func:`mcp_notebook.engine.walks.pair` words it (both walks here write it so): from the
     frame's id key, kind or ref, or the progress values ``a`` (after ``b``)."""
-    if name == "request-id-in-flight":
-        return f"id {id_key[s]} is still in flight"
-    if name == "request-id-reused":
-        return f"id {id_key[s]} was used before in this session"
-    if name == "response-after-cancel":
-        return (f"a {'error' if kind[s] == ERROR else 'result'} for id {id_key[s]} "
-                "after it was cancelled")
-    if name == "duplicate-response":
-        return f"a second response for id {id_key[s]}"
-    if name == "id-type-mismatch":
-        return f"response id {id_key[s]} but the request id was {_digits_twin(id_key[s])}"
-    if name == "orphan-response":
-        return f"no request with id {id_key[s]} from this side"
-    if name == "cancel-initialize":
-        return "initialize was cancelled"
-    if name == "cancel-after-response":
-        return f"request {ref.get(s)} had already been answered"
-    if name == "cancel-unknown-request":
-        return f"no request {ref.get(s)} from this side is known"
-    if name == "progress-not-increasing":
-        return f"progress {a:g} after {b:g}"
-    if name == "progress-after-response":
-        return f"progress for token {ref.get(s)} after the response"
-    return f"no request in flight carries token {ref.get(s)}"
+    return _WORDS.get(name, _no_token)([s], id_key, kind, ref, [a], [b])[0]
+
+
+_Words = Callable[[list[int], Any, Any, Any, list[float], list[float]], list[str]]
+
+
+def _no_token(ss: list[int], k: Any, kind: Any, ref: Any, a: list[float],
+              b: list[float]) -> list[str]:
+    return [f"no request in flight carries token {ref.get(s)}" for s in ss]
+
+
+#: the wording of the findings of each pairing rule, by name: the findings at frames
+#: ``ss`` (with their progress values ``a`` after ``b``) worded together (a capture can
+#: hold hundreds of thousands of findings: no function call each)
+_WORDS: dict[str, _Words] = {
+    "request-id-in-flight":
+        lambda ss, k, kind, ref, a, b: [f"id {k[s]} is still in flight" for s in ss],
+    "request-id-reused": lambda ss, k, kind, ref, a, b: [
+        f"id {k[s]} was used before in this session" for s in ss],
+    "response-after-cancel": lambda ss, k, kind, ref, a, b: [
+        f"a {'error' if kind[s] == ERROR else 'result'} for id {k[s]} after it was cancelled"
+        for s in ss],
+    "duplicate-response":
+        lambda ss, k, kind, ref, a, b: [f"a second response for id {k[s]}" for s in ss],
+    "id-type-mismatch": lambda ss, k, kind, ref, a, b: [
+        f"response id {k[s]} but the request id was {_digits_twin(k[s])}" for s in ss],
+    "orphan-response": lambda ss, k, kind, ref, a, b: [
+        f"no request with id {k[s]} from this side" for s in ss],
+    "cancel-initialize":
+        lambda ss, k, kind, ref, a, b: ["initialize was cancelled"] * len(ss),
+    "cancel-after-response": lambda ss, k, kind, ref, a, b: [
+        f"request {ref.get(s)} had already been answered" for s in ss],
+    "cancel-unknown-request": lambda ss, k, kind, ref, a, b: [
+        f"no request {ref.get(s)} from this side is known" for s in ss],
+    "progress-not-increasing": lambda ss, k, kind, ref, a, b: [
+        f"progress {x:g} after {y:g}" for x, y in zip(a, b, strict=True)],
+    "progress-after-response": lambda ss, k, kind, ref, a, b: [
+        f"progress for token {ref.get(s)} after the response" for s in ss],
+    "progress-unknown-token": _no_token,
+}
 
 
 def _index(cats: Sequence[Any], value: str) -> int:

@@ -12,9 +12,24 @@ from ..checks import DIRS, NONE, Hits, VecInput, check, hits
 from ..pairing import OUTCOMES
 
 
+def _by_rule(vi: VecInput) -> dict[str, list[tuple[int, str, int | None, str]]]:
+    """The pairing walk's findings by rule, in order: one pass for all the rules (a
+    capture can hold hundreds of thousands of them)."""
+    got: dict[str, list[tuple[int, str, int | None, str]]] | None = vi.cache.get(
+        "pair-findings")
+    if got is None:
+        got = vi.cache["pair-findings"] = {}
+        for f in vi.pairs.findings:
+            mine = got.get(f[1])
+            if mine is None:
+                mine = got[f[1]] = []
+            mine.append(f)
+    return got
+
+
 def _finding(code: str) -> Callable[[VecInput], Hits]:
     def check(vi: VecInput) -> Hits:
-        got = [f for f in vi.pairs.findings if f[1] == code]
+        got = _by_rule(vi).get(code, [])
         return hits([f[0] for f in got], [-1 if f[2] is None else f[2] for f in got],
                      [f[3] for f in got])
     return check
