@@ -7,6 +7,11 @@ LAB_ARGS ?=
 
 .PHONY: lab test test-fast fuzz bench bench-quick bench-10m data docs lint clean handouts
 
+# the package's bytecode, written as pip writes a wheel's: an editable install has none,
+# and where PYTHONDONTWRITEBYTECODE is set no process writes it, so every Python process
+# (each CLI call, kernel and tap of the tests) would compile the package again (~2 s)
+COMPILE := $(PY) -m compileall -q mcp_notebook >/dev/null
+
 $(STAMP): pyproject.toml setup.py $(wildcard mcp_notebook/engine/csrc/*)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip 'setuptools>=77'
@@ -15,6 +20,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard mcp_notebook/engine/csrc/*)
 
 # as root (containers, CI boxes) Jupyter refuses to start without --allow-root
 lab: $(STAMP)
+	$(COMPILE)
 	$(VENV)/bin/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS) notebooks/00-start.ipynb
 
 # one worker per core and one more (pytest-xdist); each test module is one unit of work, the
@@ -22,9 +28,11 @@ lab: $(STAMP)
 # process. No test collected: exit 5.
 TEST_WORKERS ?= auto
 test: $(STAMP)
+	$(COMPILE)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 test-fast: $(STAMP)
+	$(COMPILE)
 	$(PY) -m pytest -m "not browser and not live and not slow"
 
 fuzz: $(STAMP)
