@@ -23,7 +23,8 @@ the same records, as :class:`~._docspans.Columns` and the order the table takes 
   at a time with numpy, the records' extras shared by records of the same facts (the
   table copies one per row);
 - the untimed events of a GET stream are placed as ``har._in_time_order`` places them
-  (an answer right after the request it answers, any other at the stream's opening),
+  (an answer right after the request it answers, any other in its stream's order
+  between the answers around it),
   from the kinds and id keys the table's own classification gives (``_har_kinds.meaning``);
   such a HAR's records are given as spans like any other (a document whose texts come
   to 16 MB or more then gets a ``lazytext`` ``raw`` column, as every large document).

@@ -1,6 +1,7 @@
 """The order in which the table takes the records of a HAR: the times', and, for the
 untimed events of a GET stream, a place decided from the table's own classification (an
-answer right after the request it answers, any other at its stream's opening).
+answer right after the request it answers, any other in its stream's order between the
+answers around it: :func:`_untimed_keys`).
 :func:`_in_time_order` places the records of the entry-by-entry reader so, and
 :class:`_Found` the records of a HAR read a column at a time (``_har_columns``) the same
 way."""
@@ -70,53 +71,115 @@ class _Found(NamedTuple):
         if read:  # entries read one by one: their requests would place untimed answers
             raise _HandOver
         # as ``_in_time_order``: an event of a GET stream answering a request sent
-        # by POST right after it, any other at the opening of its stream
+        # by POST right after it, any other in its stream's order (_untimed_keys)
         asked = np.flatnonzero(untimed | ((usual >= 0) & (cols.direction[usual] == 0)))
         kinds, id_key, first = meaning(cols, usual[asked], name, early)
         session = cols.session_of[usual[asked]]
         record = np.repeat(np.arange(len(asked)), np.diff(first))  # each frame's record
         c2s = cols.direction[usual[asked]] == 0
-        # each request sent: (session, id key) -> the first to name it (the pairs given
-        # in reverse, the first of each wins); no id key names nothing. With one
-        # session (the usual), the id key alone
-        req = np.flatnonzero(c2s[record] & (kinds == KINDS.index("request")))
         keys = np.fromiter(id_key, dtype=object, count=len(id_key))
         one = not len(session) or bool(session.min() == session.max())
-        req_at = req[::-1]
-        sent: dict[Any, int] = dict(zip(
-            keys[req_at].tolist() if one else
-            zip(session[record[req_at]].tolist(), keys[req_at].tolist(), strict=True),
-            range(len(req) - 1, -1, -1), strict=True))
-        for s in [None] if one else set(session[record[req]].tolist()):
-            sent.pop(None if one else (s, None), None)
+        answer_kinds = [KINDS.index("result"), KINDS.index("error")]
+
+        def first_naming(frames: np.ndarray) -> dict[Any, int]:
+            """(session, id key) -> the first of ``frames`` to name it (the pairs given in
+            reverse, the first of each wins); no id key names nothing. With one session
+            (the usual), the id key alone."""
+            rev = frames[::-1]
+            out: dict[Any, int] = dict(zip(
+                keys[rev].tolist() if one else
+                zip(session[record[rev]].tolist(), keys[rev].tolist(), strict=True),
+                range(len(frames) - 1, -1, -1), strict=True))
+            for s in [None] if one else set(session[record[frames]].tolist()):
+                out.pop(None if one else (s, None), None)
+            return out
+
+        def times_of(which: np.ndarray, named: dict[Any, int], frames: np.ndarray
+                     ) -> np.ndarray:
+            """For each of the records ``which`` (of those asked), the time of the record
+            of the frame ``named`` gives for its first frame's id key (NaN: none)."""
+            out = np.full(len(asked), np.nan)
+            asking = head_key[which].tolist() if one else zip(
+                session[which].tolist(), head_key[which].tolist(), strict=True)
+            got = np.fromiter(map(named.get, asking, repeat(-1)), dtype=np.int64,
+                              count=len(which))
+            hit = got >= 0
+            out[which[hit]] = slot_ts[asked][record[frames]][got[hit]]
+            return out
+
+        heads = first[:-1]
+        head_kind, head_key = kinds[heads], keys[heads]
+        ev = untimed[asked]  # the untimed events among the records asked, in slot order
+        # an untimed answer: the time of the request it answers (sent by POST)
+        req = np.flatnonzero(c2s[record] & (kinds == KINDS.index("request")))
+        answers = times_of(np.flatnonzero(ev & np.isin(head_kind, answer_kinds)),
+                           first_naming(req), req)
+        # an untimed server request: the time of the POST that answered it
+        rep = np.flatnonzero(c2s[record] & np.isin(kinds, answer_kinds))
+        replied = times_of(np.flatnonzero(ev & (head_kind == KINDS.index("request"))),
+                           first_naming(rep), rep)
         key1 = np.where(np.isnan(slot_ts), np.inf, slot_ts)
         key2 = np.zeros(len(slot_ts), dtype=np.int64)
-        key1[untimed] = first_byte[entry_of[untimed]]
-        heads = first[:-1]
-        answer = untimed[asked] & np.isin(kinds[heads], [KINDS.index("result"),
-                                                         KINDS.index("error")])
-        ans = np.flatnonzero(answer)
-        asking = keys[heads[ans]].tolist() if one else zip(
-            session[ans].tolist(), keys[heads[ans]].tolist(), strict=True)
-        got = np.fromiter(map(sent.get, asking, repeat(-1)), dtype=np.int64, count=len(ans))
-        found = got >= 0
-        if found.any():
-            placed_at = asked[ans[found]]
-            key1[placed_at] = slot_ts[asked][record[req]][got[found]]
-            key2[placed_at] = 1
+        u = asked[ev]
+        k1, k2 = _untimed_keys(entry_of[u], answers[ev], replied[ev],
+                               first_byte[entry_of[u]])
+        key1[u], key2[u] = k1, k2
         return _Found(cols, at, recs, np.lexsort((key2, key1)))  # stable: ties in slot order
+
+
+def _untimed_keys(stream: np.ndarray, answers: np.ndarray, replied: np.ndarray,
+                  opening: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The places of the untimed events of GET streams, given in file order (``stream``:
+    the stream of each; a stream's events are together, in the order it sent them), as
+    ``(key1, key2)`` to sort with the timed records (their time, 0), ties in file order.
+
+    An event that answers a request sent by POST (``answers``: that request's time, NaN
+    for any other event) goes right after the request (key2 1). Any other event keeps its
+    place in its stream: just before the next answer of its stream (at that answer's
+    key), after the last one where none follows, at the stream's ``opening`` (key2 0) in
+    a stream with no answer placed. A server request the client answered by a POST
+    (``replied``: that POST's time, NaN none) comes no later than just before it (key2
+    -1). A server's progress and notifications so stay between the request they follow
+    and the answer after them, as the stream sent them."""
+    m = len(stream)
+    key1 = answers.astype(np.float64, copy=True)
+    key2 = np.ones(m, dtype=np.int8)
+    if not m:
+        return key1, key2
+    anchored = ~np.isnan(answers)
+    at = np.arange(m)
+    nxt = np.minimum.accumulate(np.where(anchored, at, m)[::-1])[::-1]
+    prv = np.maximum.accumulate(np.where(anchored, at, -1))
+    has_next = (nxt < m) & (stream[np.minimum(nxt, m - 1)] == stream)
+    has_prev = (prv >= 0) & (stream[np.maximum(prv, 0)] == stream)
+    free = ~anchored
+    sel = free & has_next
+    key1[sel] = answers[nxt[sel]]
+    sel = free & ~has_next & has_prev
+    key1[sel] = answers[prv[sel]]
+    sel = free & ~has_next & ~has_prev
+    key1[sel] = opening[sel]
+    key2[sel] = 0
+    with np.errstate(invalid="ignore"):
+        bound = free & (replied <= key1)  # (NaN: no reply, never)
+    key1[bound] = replied[bound]
+    key2[bound] = -1
+    return key1, key2
 
 
 inf = float("inf")
 
 
-def _in_time_order(records: list[Record], untimed: dict[int, float | None],
+def _in_time_order(records: list[Record], untimed: dict[int, tuple[int, float | None]],
                    meaning: Any = None) -> list[Record]:
     """Sort by time, stably; place events of a GET stream that have no time causally.
 
-    Such an event that answers a request sent by POST goes right after that request;
-    any other (a server request or notification) at the opening of its stream, before
-    the POSTs that answer it. The event keeps ``ts`` None: only its place is inferred.
+    ``untimed``: each such event's stream (its entry's number) and the stream's opening.
+    An event that answers a request sent by POST goes right after that request; any
+    other keeps its place in its stream, just before the next answer of the stream
+    (after the last, where none follows; at the stream's opening where the stream has no
+    answer placed), and a server request comes before the POST that answers it
+    (:func:`_untimed_keys`). The event keeps ``ts`` None: only its place is inferred.
     What a frame is (``frames``) the table decides (``meaning``), for the records whose
     place it decides: the timed client messages and the untimed events, when there are
     untimed events; with none, the order is the times' alone.
@@ -128,21 +191,37 @@ def _in_time_order(records: list[Record], untimed: dict[int, float | None],
     if meaning is not None:
         meaning(asked)
     sent: dict[tuple[object, str | None], float] = {}
+    replies: dict[tuple[object, str | None], float] = {}
     for r in records:
         if r.direction == "c2s" and r.kind is None and r.ts is not None:
             for env in r.frames or ():
-                if env.kind == "request" and env.id_key is not None:
+                if env.id_key is None:
+                    continue
+                if env.kind == "request":
                     sent.setdefault((r.session, env.id_key), r.ts)
+                elif env.kind in ("result", "error"):
+                    replies.setdefault((r.session, env.id_key), r.ts)
+    events = [r for r in records if id(r) in untimed]  # in file order: each stream's in order
+    answers = np.full(len(events), np.nan)
+    replied = np.full(len(events), np.nan)
+    for k, r in enumerate(events):
+        if not r.frames:
+            continue
+        head = r.frames[0]
+        if head.kind in ("result", "error") and (r.session, head.id_key) in sent:
+            answers[k] = sent[(r.session, head.id_key)]
+        elif head.kind == "request" and (r.session, head.id_key) in replies:
+            replied[k] = replies[(r.session, head.id_key)]
+    stream = np.array([untimed[id(r)][0] for r in events], dtype=np.int64)
+    opening = np.array([inf if (o := untimed[id(r)][1]) is None else o for r in events],
+                       dtype=np.float64)
+    k1, k2 = _untimed_keys(stream, answers, replied, opening)
+    placed = {id(r): (a, b) for r, a, b in zip(events, k1.tolist(), k2.tolist(), strict=True)}
+
     def place(r: Record) -> tuple[float, int]:
         if r.ts is not None:
             return r.ts, 0
-        if id(r) not in untimed:
-            return inf, 0
-        env = r.frames[0] if r.frames else None
-        if env is not None and env.kind in ("result", "error") and (r.session, env.id_key) in sent:
-            return sent[(r.session, env.id_key)], 1  # just after its request
-        start = untimed[id(r)]
-        return (start if start is not None else inf), 0
+        return placed.get(id(r), (inf, 0))
 
     keyed = [(place(r), i, r) for i, r in enumerate(records)]
     keyed.sort(key=lambda k: (k[0], k[1]))

@@ -33,7 +33,8 @@ class _Reader(_Loader):
     def __init__(self, path: Path, session: str | None) -> None:
         super().__init__(path, session)
         self.old_sessions: dict[str, str] = {}  # endpoint URL (with query) -> session
-        self.untimed: dict[int, float | None] = {}  # GET-stream event -> its stream's start
+        # GET-stream event -> its stream (the entry's number) and the stream's opening
+        self.untimed: dict[int, tuple[int, float | None]] = {}
         #: the usual records of a typed decoding, as places in one buffer (None: records)
         self.doc: Doc | None = None
         self._checked: Callable[[Record], Record] = _unicode_checked
@@ -291,7 +292,7 @@ class _Reader(_Loader):
             rec = Record(raw=ev.data or "", ts=ts, direction="s2c", session=session,
                          stream="sse", source=f"{src}/event{ev.index}", extra=extra)
             if ts is None and not estimated:
-                self.untimed[id(rec)] = start
+                self.untimed[id(rec)] = (e.index, start)
             yield rec
 
     def doc_events(self, e: _Entry, session: str, src: str, base: dict[str, Any],

@@ -39,9 +39,11 @@ stream are placed from the entry's timings (the last at the entry's end, the oth
 its first byte; ``extra["ts_estimated"]``), and the events of a GET stream, which may
 arrive at any time while it is open, get no time. Records come out sorted by time
 (stable), so with arrival times the events of a long GET stream fall between the POSTs
-they interleave with; without them, such an event is placed causally (a response right
-after the POST that asked, a server request or notification at the opening of its
-stream, before the POST that answers it) and keeps no time.
+they interleave with; without them, such an event is placed causally and keeps no time:
+a response right after the POST that asked; any other event in its stream's order, just
+before the next response of the stream (after the last one where none follows; at the
+stream's opening where no response is placed), and a server request before the POST
+that answers it. A call's progress so stays between the call and its result.
 """
 
 from __future__ import annotations

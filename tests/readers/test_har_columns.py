@@ -541,7 +541,7 @@ def test_the_file_read_mapped_or_decompressed(tmp_path, monkeypatch, how):
 def _old_transport(rng: random.Random, n: int) -> list[dict]:
     """POSTs to the endpoint a GET stream names, their answers on that stream (placed
     right after the request they answer), and server requests and notifications (placed
-    at the stream's opening)."""
+    in their stream's order between the answers around them)."""
     sid = rng.choice(["s1", "é2", "x y"])
     endpoint = rng.choice([f"/messages?sessionId={sid}", f"/messages/?session_id={sid}",
                            f"http://127.0.0.1:3001/messages?sessionId={sid}", "/messages"])
@@ -574,6 +574,71 @@ def _old_transport(rng: random.Random, n: int) -> list[dict]:
                           wait_ms=rng.choice([0, 2.5]))
     entries.insert(rng.choice([0, 0, 0, 1]), stream)
     return entries
+
+
+@pytest.mark.parametrize("opening", [0.5, 0.5 + 9.0])  # first byte at once, or at the end
+def test_untimed_events_keep_their_stream_order(tmp_path, monkeypatch, opening):
+    """A GET stream's events have no time: an answer goes right after its POST, any other
+    event just before the next answer of its stream (after the last where none follows),
+    a server request before the POST that answers it. The progress of a call so lands
+    between the call and its result, wherever the HAR puts the stream's first byte (a
+    browser: at once; a recorder that waits for the whole body: at its end), and the
+    pairing finds nothing wrong. Both paths place them so."""
+    url = "http://127.0.0.1:3001/messages?sessionId=s1"
+
+    def post(at, msg):
+        return harkit.entry("POST", url, at=at, body=json.dumps(msg), status=202,
+                            reply="Accepted")
+
+    def ev(msg):
+        return f"event: message\ndata: {json.dumps(msg)}"
+
+    prog = {"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": "p2", "progress": 1}}
+    note = {"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": "x"}}
+    call = {"name": "t", "arguments": {}}
+    entries = [
+        harkit.entry("GET", "http://127.0.0.1:3001/sse", at=0.5, mime="text/event-stream",
+                     wait_ms=(opening - 0.5) * 1000, reply=harkit.sse(
+                         "event: endpoint\ndata: /messages?sessionId=s1",
+                         ev({"jsonrpc": "2.0", "id": 1, "result": {}}),
+                         ev(prog), ev({**prog, "params": {"progressToken": "p2",
+                                                          "progress": 2}}),
+                         ev({"jsonrpc": "2.0", "id": 2, "result": {"content": []}}),
+                         ev({"jsonrpc": "2.0", "id": 900, "method": "ping"}),
+                         ev(note),
+                         ev({"jsonrpc": "2.0", "id": 3, "result": {"content": []}}),
+                         ev(note))),
+        post(1, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2024-11-05", "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"}}}),
+        post(2, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                 "params": {**call, "_meta": {"progressToken": "p2"}}}),
+        post(3, {"jsonrpc": "2.0", "id": 900, "result": {}}),
+        post(4, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}),
+    ]
+    path = harkit.write(tmp_path / "sse.har", entries)
+    want = [("request", "initialize", "1"), ("result", None, "1"),
+            ("request", "tools/call", "2"), ("notification", "notifications/progress", None),
+            ("notification", "notifications/progress", None), ("result", None, "2"),
+            ("request", "ping", "900"), ("result", None, "900"),
+            ("request", "tools/call", "3"), ("notification", "notifications/message", None),
+            ("result", None, "3"), ("notification", "notifications/message", None)]
+    for columns in (True, False):
+        with monkeypatch.context() as mp:
+            if not columns:
+                mp.setattr(_har_reader, "_columns", lambda *a: None)
+            t = mn.load(path, format="har")
+        f = t.frames[t.frames["kind"] != "log"]
+        got = [(k, m if isinstance(m, str) else None, None if i is None else str(i))
+               for k, m, i in zip(f["kind"], f["method"], f["id"], strict=True)]
+        assert got == want, columns
+        assert not set(t.violations["rule"]) & {
+            "progress-unknown-token", "progress-after-response", "orphan-response",
+            "unanswered-request"}, columns
+    assert _took_columns(path)
+    _same_rows(path)
 
 
 @pytest.mark.parametrize("seed", range(8))
