@@ -47,10 +47,14 @@ BLOCK = 8192
 
 class Meaning(NamedTuple):
     """What an ``arrange`` step reads of a frame the table classified for it (its
-    ``meaning`` argument): the kind and id key of each of the record's frames."""
+    ``meaning`` argument): the kind, id key, method and ref (a cancel's request, a
+    progress token: as :class:`~mcp_notebook.protocol.envelope.Envelope`) of each of the
+    record's frames."""
 
     kind: str
     id_key: str | None
+    method: str | None = None
+    ref: str | None = None
 _STDIO = "stdio"
 
 
@@ -393,7 +397,9 @@ class _Builder:
         line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
         first = np.searchsorted(line, np.arange(len(recs) + 1)).tolist()
         envelope_of = self._envelopes()
-        kind, key = rows.kind, rows.id_key
+        kind, key, method, methods = rows.kind, rows.id_key, rows.method, rows.methods.values
+        refs = dict(zip(rows.ref_rows, rows.ref_vals, strict=True)) if frames else {}
+        base = rows.base
         scanned = self.scanned
         for i, rec in enumerate(recs):
             step = rec.settle
@@ -402,7 +408,9 @@ class _Builder:
             if rec.frames is None:
                 a, b = first[i], first[i + 1]
                 if frames and step is None:  # a scout's, for an arrange step: what it reads
-                    light: Any = tuple(Meaning(KINDS[kind[k]], key[k])
+                    light: Any = tuple(Meaning(KINDS[kind[k]], key[k],
+                                               methods[method[k]] if method[k] >= 0 else None,
+                                               refs.get(base + k))
                                        for k in range(r0 + a, r0 + b))
                     rec.frames = light
                 else:
@@ -425,12 +433,18 @@ class _Builder:
         code, message, tool_error = sp["error_code"], sp["error_message"], sp["is_tool_error"]
         batch, reason, version = sp["batch"], sp["reason"], sp["version"]
 
+        refs: dict[int, str] | None = None
+
         def envelope_of(k: int) -> Envelope:
+            nonlocal refs
+            if refs is None:  # made once, when the first envelope is asked for
+                refs = dict(zip(rows.ref_rows, rows.ref_vals, strict=True))
             r = base + k
             mc = method[k]
             return Envelope(KINDS[kind[k]], ident[k], key[k], methods[mc] if mc >= 0 else None,
                             code.get(r), message.get(r), bool(tool_error.get(r, False)),
-                            batch.get(r), reason.get(r), (), None, None, version.get(r))
+                            batch.get(r), reason.get(r), (), refs.get(r), None,
+                            version.get(r))
 
         return envelope_of
 

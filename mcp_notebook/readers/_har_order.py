@@ -73,7 +73,7 @@ class _Found(NamedTuple):
         # as ``_in_time_order``: an event of a GET stream answering a request sent
         # by POST right after it, any other in its stream's order (_untimed_keys)
         asked = np.flatnonzero(untimed | ((usual >= 0) & (cols.direction[usual] == 0)))
-        kinds, id_key, first = meaning(cols, usual[asked], name, early)
+        kinds, id_key, tokens, first = meaning(cols, usual[asked], name, early)
         session = cols.session_of[usual[asked]]
         record = np.repeat(np.arange(len(asked)), np.diff(first))  # each frame's record
         c2s = cols.direction[usual[asked]] == 0
@@ -81,26 +81,29 @@ class _Found(NamedTuple):
         one = not len(session) or bool(session.min() == session.max())
         answer_kinds = [KINDS.index("result"), KINDS.index("error")]
 
-        def first_naming(frames: np.ndarray) -> dict[Any, int]:
-            """(session, id key) -> the first of ``frames`` to name it (the pairs given in
-            reverse, the first of each wins); no id key names nothing. With one session
-            (the usual), the id key alone."""
+        toks = np.fromiter(tokens, dtype=object, count=len(tokens))
+        has_tok = np.fromiter((t is not None for t in tokens), dtype=bool, count=len(tokens))
+
+        def first_naming(frames: np.ndarray, by: np.ndarray) -> dict[Any, int]:
+            """(session, key) -> the first of ``frames`` to name it by its key in ``by``
+            (an id key or a progress token; the pairs given in reverse, the first of each
+            wins); no key names nothing. With one session (the usual), the key alone."""
             rev = frames[::-1]
             out: dict[Any, int] = dict(zip(
-                keys[rev].tolist() if one else
-                zip(session[record[rev]].tolist(), keys[rev].tolist(), strict=True),
+                by[rev].tolist() if one else
+                zip(session[record[rev]].tolist(), by[rev].tolist(), strict=True),
                 range(len(frames) - 1, -1, -1), strict=True))
             for s in [None] if one else set(session[record[frames]].tolist()):
                 out.pop(None if one else (s, None), None)
             return out
 
-        def times_of(which: np.ndarray, named: dict[Any, int], frames: np.ndarray
-                     ) -> np.ndarray:
+        def times_of(which: np.ndarray, named: dict[Any, int], frames: np.ndarray,
+                     by: np.ndarray) -> np.ndarray:
             """For each of the records ``which`` (of those asked), the time of the record
-            of the frame ``named`` gives for its first frame's id key (NaN: none)."""
+            of the frame ``named`` gives for its first frame's key in ``by`` (NaN: none)."""
             out = np.full(len(asked), np.nan)
-            asking = head_key[which].tolist() if one else zip(
-                session[which].tolist(), head_key[which].tolist(), strict=True)
+            asking = by[which].tolist() if one else zip(
+                session[which].tolist(), by[which].tolist(), strict=True)
             got = np.fromiter(map(named.get, asking, repeat(-1)), dtype=np.int64,
                               count=len(which))
             hit = got >= 0
@@ -108,16 +111,22 @@ class _Found(NamedTuple):
             return out
 
         heads = first[:-1]
-        head_kind, head_key = kinds[heads], keys[heads]
+        head_kind, head_key, head_tok = kinds[heads], keys[heads], toks[heads]
         ev = untimed[asked]  # the untimed events among the records asked, in slot order
         # an untimed answer: the time of the request it answers (sent by POST)
         req = np.flatnonzero(c2s[record] & (kinds == KINDS.index("request")))
         answers = times_of(np.flatnonzero(ev & np.isin(head_kind, answer_kinds)),
-                           first_naming(req), req)
+                           first_naming(req, keys), req, head_key)
+        # an untimed progress notification: the time of the request that gave its token
+        told = req[has_tok[req]]
+        prog = np.flatnonzero(ev & (head_kind == KINDS.index("notification"))
+                              & has_tok[heads])
+        progress = times_of(prog, first_naming(told, toks), told, head_tok)
+        answers[prog] = progress[prog]
         # an untimed server request: the time of the POST that answered it
         rep = np.flatnonzero(c2s[record] & np.isin(kinds, answer_kinds))
         replied = times_of(np.flatnonzero(ev & (head_kind == KINDS.index("request"))),
-                           first_naming(rep), rep)
+                           first_naming(rep, keys), rep, head_key)
         key1 = np.where(np.isnan(slot_ts), np.inf, slot_ts)
         key2 = np.zeros(len(slot_ts), dtype=np.int64)
         u = asked[ev]
@@ -134,7 +143,9 @@ def _untimed_keys(stream: np.ndarray, answers: np.ndarray, replied: np.ndarray,
     ``(key1, key2)`` to sort with the timed records (their time, 0), ties in file order.
 
     An event that answers a request sent by POST (``answers``: that request's time, NaN
-    for any other event) goes right after the request (key2 1). Any other event keeps its
+    for any other event; a progress notification answers the request that gave its
+    token) goes right after the request (key2 1), or after an answer before it in its
+    stream that goes later (the stream sent them in this order). Any other event keeps its
     place in its stream: just before the next answer of its stream (at that answer's
     key), after the last one where none follows, at the stream's ``opening`` (key2 0) in
     a stream with no answer placed. A server request the client answered by a POST
@@ -142,11 +153,17 @@ def _untimed_keys(stream: np.ndarray, answers: np.ndarray, replied: np.ndarray,
     -1). A server's progress and notifications so stay between the request they follow
     and the answer after them, as the stream sent them."""
     m = len(stream)
-    key1 = answers.astype(np.float64, copy=True)
     key2 = np.ones(m, dtype=np.int8)
     if not m:
-        return key1, key2
+        return answers.astype(np.float64, copy=True), key2
     anchored = ~np.isnan(answers)
+    # an answer is sent after those before it in its stream: no earlier than theirs
+    lb = np.where(anchored, answers, -np.inf)
+    cuts = np.flatnonzero(np.diff(stream)) + 1
+    for a, b in zip([0, *cuts.tolist()], [*cuts.tolist(), m], strict=True):
+        np.maximum.accumulate(lb[a:b], out=lb[a:b])
+    answers = np.where(anchored, lb, np.nan)
+    key1 = answers.copy()
     at = np.arange(m)
     nxt = np.minimum.accumulate(np.where(anchored, at, m)[::-1])[::-1]
     prv = np.maximum.accumulate(np.where(anchored, at, -1))
@@ -191,10 +208,13 @@ def _in_time_order(records: list[Record], untimed: dict[int, tuple[int, float | 
     if meaning is not None:
         meaning(asked)
     sent: dict[tuple[object, str | None], float] = {}
+    told: dict[tuple[object, str | None], float] = {}  # progress tokens given
     replies: dict[tuple[object, str | None], float] = {}
     for r in records:
         if r.direction == "c2s" and r.kind is None and r.ts is not None:
             for env in r.frames or ():
+                if env.kind == "request" and env.ref is not None:
+                    told.setdefault((r.session, env.ref), r.ts)
                 if env.id_key is None:
                     continue
                 if env.kind == "request":
@@ -212,6 +232,8 @@ def _in_time_order(records: list[Record], untimed: dict[int, tuple[int, float | 
             answers[k] = sent[(r.session, head.id_key)]
         elif head.kind == "request" and (r.session, head.id_key) in replies:
             replied[k] = replies[(r.session, head.id_key)]
+        elif head.method == "notifications/progress" and (r.session, head.ref) in told:
+            answers[k] = told[(r.session, head.ref)]
     stream = np.array([untimed[id(r)][0] for r in events], dtype=np.int64)
     opening = np.array([inf if (o := untimed[id(r)][1]) is None else o for r in events],
                        dtype=np.float64)

@@ -641,6 +641,56 @@ def test_untimed_events_keep_their_stream_order(tmp_path, monkeypatch, opening):
     _same_rows(path)
 
 
+def test_untimed_progress_goes_with_the_call_that_gave_its_token(tmp_path, monkeypatch):
+    """Two calls in flight on an untimed GET stream: each progress notification goes
+    after the POST that gave its token (not before the next answer, which is another
+    call's), and an answer after one placed later in its stream goes after it. Both
+    paths; no finding."""
+    url = "http://127.0.0.1:3001/messages?sessionId=s1"
+
+    def post(at, msg):
+        return harkit.entry("POST", url, at=at, body=json.dumps(msg), status=202,
+                            reply="Accepted")
+
+    def ev(msg):
+        return f"event: message\ndata: {json.dumps(msg)}"
+
+    def prog(token, n):
+        return ev({"jsonrpc": "2.0", "method": "notifications/progress",
+                   "params": {"progressToken": token, "progress": n}})
+
+    def call(ident, token):
+        return {"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+                "params": {"name": "t", "arguments": {}, "_meta": {"progressToken": token}}}
+
+    done = {"content": []}
+    entries = [
+        harkit.entry("GET", "http://127.0.0.1:3001/sse", at=0.5, mime="text/event-stream",
+                     reply=harkit.sse("event: endpoint\ndata: /messages?sessionId=s1",
+                                      prog("pa", 1), prog("pb", 1),
+                                      ev({"jsonrpc": "2.0", "id": 1, "result": done}),
+                                      prog("pb", 2),
+                                      ev({"jsonrpc": "2.0", "id": 2, "result": done}))),
+        post(1, call(1, "pa")), post(2, call(2, "pb"))]
+    path = harkit.write(tmp_path / "sse.har", entries)
+    want = [("request", "1"), ("notification", '"pa"'), ("request", "2"),
+            ("notification", '"pb"'), ("result", "1"), ("notification", '"pb"'),
+            ("result", "2")]
+    for columns in (True, False):
+        with monkeypatch.context() as mp:
+            if not columns:
+                mp.setattr(_har_reader, "_columns", lambda *a: None)
+            t = mn.load(path, format="har")
+        f = t.frames[t.frames["kind"] != "log"]
+        got = [(k, i if k != "notification" else json.dumps(
+            json.loads(raw)["params"]["progressToken"]))
+            for k, i, raw in zip(f["kind"], f["id"].map(
+                lambda x: None if x is None else str(x)), f["raw"], strict=True)]
+        assert got == want, columns
+        assert t.violations.empty, (columns, t.violations["rule"].tolist())
+    _same_rows(path)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_random_old_transport_hars_take_the_column_path(tmp_path, kept, texts, seed):
     rng = random.Random(seed)

@@ -110,11 +110,12 @@ def _same(cols: Columns, which: np.ndarray | None = None,
             _har_kinds.meaning(cols, which, "t.har", early)
         return ()
     got = _har_kinds.meaning(cols, which, "t.har", early)
-    assert got[0].dtype == np.int64 and got[2].dtype == np.int64
+    assert got[0].dtype == np.int64 and got[3].dtype == np.int64
     assert got[0].tolist() == want[0].tolist()
-    assert got[1] == want[1]
-    assert all(type(a) is type(b) for a, b in zip(got[1], want[1], strict=True))
-    assert got[2].tolist() == want[2].tolist()
+    for k in (1, 2):  # the id keys, the progress tokens
+        assert got[k] == want[k]
+        assert all(type(a) is type(b) for a, b in zip(got[k], want[k], strict=True))
+    assert got[3].tolist() == want[3].tolist()
     return got
 
 
@@ -165,6 +166,11 @@ def _random_message(rng: random.Random, k: int) -> object:
          "params": {"progressToken": ident, "progress": rng.random()}},
         {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info"}},
         [{"jsonrpc": "2.0", "id": ident, "method": "ping"}] * rng.randint(1, 3),
+        # a request's progress token and a cancel's request: a token, then not one
+        {"jsonrpc": "2.0", "id": k, "method": "tools/call",
+         "params": {"name": "n", "_meta": {"progressToken": ident}}},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled",
+         "params": {"requestId": ident}},
     ])
 
 
@@ -214,11 +220,27 @@ def test_frame_kinds_refuses_bad_bounds():
     fk = _native.native.frame_kinds
     with pytest.raises(ValueError):
         fk(b"{}", np.zeros(2, dtype=np.int64), np.zeros(1, dtype=np.int64))
-    kinds, keys = fk(b'{"jsonrpc":"2.0","id":1,"result":{}}',
-                     np.array([-1, 0, 5, 0], dtype=np.int64),
-                     np.array([3, 99, 2, 36], dtype=np.int64))
+    kinds, keys, refs = fk(b'{"jsonrpc":"2.0","id":1,"result":{}}',
+                           np.array([-1, 0, 5, 0], dtype=np.int64),
+                           np.array([3, 99, 2, 36], dtype=np.int64))
     assert list(np.frombuffer(kinds, dtype=np.int8)) == [-1, -1, -1, 2] and \
-        keys == [None, None, None, "1"]
+        keys == [None, None, None, "1"] and refs == [None] * 4
+
+
+def test_frame_kinds_gives_progress_tokens_not_cancelled_ids():
+    """The third list: a progress notification's token and a request's _meta token, as
+    the table's ref column keys them; a cancel's request id is no token."""
+    texts = [b'{"jsonrpc":"2.0","method":"notifications/progress",'
+             b'"params":{"progressToken":"p1","progress":1}}',
+             b'{"jsonrpc":"2.0","id":3,"method":"tools/call",'
+             b'"params":{"name":"t","_meta":{"progressToken":7}}}',
+             b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}',
+             b'{"jsonrpc":"2.0","id":4,"method":"ping"}']
+    buf = b"".join(texts)
+    ends = np.cumsum([len(t) for t in texts]).astype(np.int64)
+    starts = np.concatenate(([0], ends[:-1])).astype(np.int64)
+    _, keys, refs = _native.native.frame_kinds(buf, starts, ends)
+    assert keys == [None, "3", None, "4"] and refs == ['"p1"', "7", None, None]
 
 
 def _compared(monkeypatch) -> list[int]:
@@ -230,8 +252,8 @@ def _compared(monkeypatch) -> list[int]:
         got = real(cols, which, name, early)
         want = _har_kinds.meaning_part(cols, which, name)
         assert got[0].tolist() == want[0].tolist()
-        assert got[1] == want[1]
-        assert got[2].tolist() == want[2].tolist()
+        assert got[1] == want[1] and got[2] == want[2]
+        assert got[3].tolist() == want[3].tolist()
         calls.append(len(which))
         return got
 
@@ -304,7 +326,7 @@ def test_early_pieces_join_as_one_reading(n):
     for _ in range(3):
         early = _har_kinds.Early(cols.buf, cols.starts, cols.ends, which)
         got = early.result()
-        assert bytes(got[0]) == bytes(want[0]) and got[1] == want[1]
+        assert bytes(got[0]) == bytes(want[0]) and got[1] == want[1] and got[2] == want[2]
 
 
 @needs_c
