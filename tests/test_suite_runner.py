@@ -21,10 +21,19 @@ ROOT = Path(__file__).resolve().parents[1]
 def _make_test_argv() -> list[str]:
     """The pytest arguments of the Makefile's ``test`` recipe, its variables filled in."""
     text = (ROOT / "Makefile").read_text(encoding="utf-8")
-    recipe = re.search(r"^test: .*\n\t\$\(PY\) -m pytest(.*)$", text, re.M)
+    recipe = re.search(r"^test: .*\n(?:\t.*\n)*?\t\$\(PY\) -m pytest(.*)$", text, re.M)
     assert recipe, "no `test:` target running `$(PY) -m pytest` in the Makefile"
     workers = re.search(r"^TEST_WORKERS \?= (\S+)$", text, re.M)
     return shlex.split(recipe[1].replace("$(TEST_WORKERS)", workers[1] if workers else ""))
+
+
+def test_make_test_and_lab_write_the_bytecode_first():
+    """Where PYTHONDONTWRITEBYTECODE is set, an editable install has no bytecode: every
+    process of the suite (each CLI call, kernel, tap) would compile the package again."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^COMPILE := \$\(PY\) -m compileall -q mcp_notebook", text, re.M)
+    for target in ("test", "lab"):
+        assert re.search(rf"^{target}: .*\n\t\$\(COMPILE\)\n", text, re.M), target
 
 
 def test_make_test_runs_on_every_core_by_module():
