@@ -82,7 +82,7 @@ class _Found(NamedTuple):
         answer_kinds = [KINDS.index("result"), KINDS.index("error")]
 
         toks = np.fromiter(tokens, dtype=object, count=len(tokens))
-        has_tok = np.fromiter((t is not None for t in tokens), dtype=bool, count=len(tokens))
+        has_tok = np.not_equal(toks, None)  # type: ignore[call-overload]
 
         def first_naming(frames: np.ndarray, by: np.ndarray) -> dict[Any, int]:
             """(session, key) -> the first of ``frames`` to name it by its key in ``by``
