@@ -10,7 +10,9 @@ import gzip
 import itertools
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -576,6 +578,28 @@ def _old_transport(rng: random.Random, n: int) -> list[dict]:
     return entries
 
 
+_SSE_POST = "http://127.0.0.1:3001/messages?sessionId=s1"
+
+
+def _post(at: float, msg: dict) -> dict:
+    """A POST of the HTTP+SSE transport, answered 202 (its answer comes on the stream)."""
+    return harkit.entry("POST", _SSE_POST, at=at, body=json.dumps(msg), status=202,
+                        reply="Accepted")
+
+
+def _ev(msg: dict) -> str:
+    return f"event: message\ndata: {json.dumps(msg)}"
+
+
+def _both_paths(path: Path, monkeypatch) -> Iterator[Any]:
+    """The trace of ``path`` by the column path, then by the entry-by-entry path."""
+    for columns in (True, False):
+        with monkeypatch.context() as mp:
+            if not columns:
+                mp.setattr(_har_reader, "_columns", lambda *a: None)
+            yield mn.load(path, format="har")
+
+
 @pytest.mark.parametrize("opening", [0.5, 0.5 + 9.0])  # first byte at once, or at the end
 def test_untimed_events_keep_their_stream_order(tmp_path, monkeypatch, opening):
     """A GET stream's events have no time: an answer goes right after its POST, any other
@@ -584,15 +608,7 @@ def test_untimed_events_keep_their_stream_order(tmp_path, monkeypatch, opening):
     between the call and its result, wherever the HAR puts the stream's first byte (a
     browser: at once; a recorder that waits for the whole body: at its end), and the
     pairing finds nothing wrong. Both paths place them so."""
-    url = "http://127.0.0.1:3001/messages?sessionId=s1"
-
-    def post(at, msg):
-        return harkit.entry("POST", url, at=at, body=json.dumps(msg), status=202,
-                            reply="Accepted")
-
-    def ev(msg):
-        return f"event: message\ndata: {json.dumps(msg)}"
-
+    post, ev = _post, _ev
     prog = {"jsonrpc": "2.0", "method": "notifications/progress",
             "params": {"progressToken": "p2", "progress": 1}}
     note = {"jsonrpc": "2.0", "method": "notifications/message",
@@ -625,18 +641,14 @@ def test_untimed_events_keep_their_stream_order(tmp_path, monkeypatch, opening):
             ("request", "ping", "900"), ("result", None, "900"),
             ("request", "tools/call", "3"), ("notification", "notifications/message", None),
             ("result", None, "3"), ("notification", "notifications/message", None)]
-    for columns in (True, False):
-        with monkeypatch.context() as mp:
-            if not columns:
-                mp.setattr(_har_reader, "_columns", lambda *a: None)
-            t = mn.load(path, format="har")
+    for t in _both_paths(path, monkeypatch):
         f = t.frames[t.frames["kind"] != "log"]
         got = [(k, m if isinstance(m, str) else None, None if i is None else str(i))
                for k, m, i in zip(f["kind"], f["method"], f["id"], strict=True)]
-        assert got == want, columns
+        assert got == want
         assert not set(t.violations["rule"]) & {
             "progress-unknown-token", "progress-after-response", "orphan-response",
-            "unanswered-request"}, columns
+            "unanswered-request"}
     assert _took_columns(path)
     _same_rows(path)
 
@@ -646,14 +658,7 @@ def test_untimed_progress_goes_with_the_call_that_gave_its_token(tmp_path, monke
     after the POST that gave its token (not before the next answer, which is another
     call's), and an answer after one placed later in its stream goes after it. Both
     paths; no finding."""
-    url = "http://127.0.0.1:3001/messages?sessionId=s1"
-
-    def post(at, msg):
-        return harkit.entry("POST", url, at=at, body=json.dumps(msg), status=202,
-                            reply="Accepted")
-
-    def ev(msg):
-        return f"event: message\ndata: {json.dumps(msg)}"
+    post, ev = _post, _ev
 
     def prog(token, n):
         return ev({"jsonrpc": "2.0", "method": "notifications/progress",
@@ -676,18 +681,14 @@ def test_untimed_progress_goes_with_the_call_that_gave_its_token(tmp_path, monke
     want = [("request", "1"), ("notification", '"pa"'), ("request", "2"),
             ("notification", '"pb"'), ("result", "1"), ("notification", '"pb"'),
             ("result", "2")]
-    for columns in (True, False):
-        with monkeypatch.context() as mp:
-            if not columns:
-                mp.setattr(_har_reader, "_columns", lambda *a: None)
-            t = mn.load(path, format="har")
+    for t in _both_paths(path, monkeypatch):
         f = t.frames[t.frames["kind"] != "log"]
         got = [(k, i if k != "notification" else json.dumps(
             json.loads(raw)["params"]["progressToken"]))
             for k, i, raw in zip(f["kind"], f["id"].map(
                 lambda x: None if x is None else str(x)), f["raw"], strict=True)]
-        assert got == want, columns
-        assert t.violations.empty, (columns, t.violations["rule"].tolist())
+        assert got == want
+        assert t.violations.empty, t.violations["rule"].tolist()
     _same_rows(path)
 
 
