@@ -156,14 +156,6 @@ def _refs_of(ref: Any, rows: list[int]) -> dict[int, Any]:
                                       for v in ref.values[pos[hit]]], strict=True))
 
 
-def _detail(name: str, s: int, id_key: Any = None, kind: Any = None, ref: Any = None,
-            a: float = 0.0, b: float = 0.0) -> str:
-    """The text of pairing finding ``name`` on frame ``s``, as
-    :func:`mcp_notebook.engine.walks.pair` words it (both walks here write it so): from the
-    frame's id key, kind or ref, or the progress values ``a`` (after ``b``)."""
-    return _WORDS.get(name, _no_token)([s], id_key, kind, ref, [a], [b])[0]
-
-
 _Words = Callable[[list[int], Any, Any, Any, list[float], list[float]], list[str]]
 
 
@@ -172,9 +164,11 @@ def _no_token(ss: list[int], k: Any, kind: Any, ref: Any, a: list[float],
     return [f"no request in flight carries token {ref.get(s)}" for s in ss]
 
 
-#: the wording of the findings of each pairing rule, by name: the findings at frames
-#: ``ss`` (with their progress values ``a`` after ``b``) worded together (a capture can
-#: hold hundreds of thousands of findings: no function call each)
+#: the wording of the findings of each pairing rule, by name, as
+#: :func:`mcp_notebook.engine.walks.pair` words them (both walks here write them so): the
+#: findings at frames ``ss`` (from their id keys ``k``, kinds or refs, or their progress
+#: values ``a`` after ``b``) worded together (a capture can hold hundreds of thousands of
+#: findings: no function call each)
 _WORDS: dict[str, _Words] = {
     "request-id-in-flight":
         lambda ss, k, kind, ref, a, b: [f"id {k[s]} is still in flight" for s in ss],

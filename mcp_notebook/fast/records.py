@@ -396,9 +396,11 @@ class _Builder:
         rows = self.rows
         line = np.asarray(rows.line[r0:], dtype=np.int64) - line0
         first = np.searchsorted(line, np.arange(len(recs) + 1)).tolist()
-        envelope_of = self._envelopes()
+        # each row's ref (a cancel's request, a progress token), for the envelopes and
+        # the scouts' meanings alike
+        refs = dict(zip(rows.ref_rows, rows.ref_vals, strict=True))
+        envelope_of = self._envelopes(refs)
         kind, key, method, methods = rows.kind, rows.id_key, rows.method, rows.methods.values
-        refs = dict(zip(rows.ref_rows, rows.ref_vals, strict=True)) if frames else {}
         base = rows.base
         scanned = self.scanned
         for i, rec in enumerate(recs):
@@ -422,9 +424,10 @@ class _Builder:
                 rec.settle = None
                 step(rec)
 
-    def _envelopes(self) -> Callable[[int], Envelope]:
+    def _envelopes(self, refs: dict[int, str]) -> Callable[[int], Envelope]:
         """The envelope of row ``k`` (of the current block's lists), as the scanner found
-        it: a function with the block's lists and sparse columns at hand."""
+        it: a function with the block's lists and sparse columns at hand (``refs``: the
+        rows' refs, by row)."""
         rows = self.rows
         base = rows.base
         kind, ident, key, method = rows.kind, rows.id, rows.id_key, rows.method
@@ -433,12 +436,7 @@ class _Builder:
         code, message, tool_error = sp["error_code"], sp["error_message"], sp["is_tool_error"]
         batch, reason, version = sp["batch"], sp["reason"], sp["version"]
 
-        refs: dict[int, str] | None = None
-
         def envelope_of(k: int) -> Envelope:
-            nonlocal refs
-            if refs is None:  # made once, when the first envelope is asked for
-                refs = dict(zip(rows.ref_rows, rows.ref_vals, strict=True))
             r = base + k
             mc = method[k]
             return Envelope(KINDS[kind[k]], ident[k], key[k], methods[mc] if mc >= 0 else None,

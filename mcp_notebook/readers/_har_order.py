@@ -97,6 +97,8 @@ class _Found(NamedTuple):
                 out.pop(None if one else (s, None), None)
             return out
 
+        asked_ts = slot_ts[asked]
+
         def times_of(which: np.ndarray, named: dict[Any, int], frames: np.ndarray,
                      by: np.ndarray) -> np.ndarray:
             """For each of the records ``which`` (of those asked), the time of the record
@@ -107,7 +109,7 @@ class _Found(NamedTuple):
             got = np.fromiter(map(named.get, asking, repeat(-1)), dtype=np.int64,
                               count=len(which))
             hit = got >= 0
-            out[which[hit]] = slot_ts[asked][record[frames]][got[hit]]
+            out[which[hit]] = asked_ts[record[frames[got[hit]]]]
             return out
 
         heads = first[:-1]
