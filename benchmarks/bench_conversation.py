@@ -11,7 +11,8 @@ in several shapes of traffic: ``default`` (the generator's mix: 12 concurrent se
 44% of the client's actions tool calls), ``tools`` (tool-call heavy: nine actions of ten
 are ``tools/call``) and ``sessions`` (many sessions: 400 concurrent slots, each session a
 few dozen actions long, so many ``initialize`` exchanges and ``tools/list`` answers, each
-a contract of its own). Each measurement is a fresh process; "without" runs the
+a contract of its own) and ``rev2026`` (every session at 2026-07-28, a ``_meta`` on each
+request: the 2026 rules read every request and result). Each measurement is a fresh process; "without" runs the
 catalogue minus the conversation rules (``run_vec_columns``' default rule set, which
 ``t.violations`` runs; the run fails if a conversation finding is left), "with" the whole
 catalogue as ``t.violations`` does by default, "args" the same with the whole argument
@@ -70,6 +71,9 @@ print(json.dumps({"mode": mode, "seconds": dt, "cpu": cpu, "all_cpu": cpu + work
 #: shape -> (generator options, client action weights replacing the generator's)
 SHAPES: dict[str, tuple[dict, list[tuple[str, float]] | None]] = {
     "default": ({}, None),
+    # every session negotiates 2026-07-28 and sends its _meta on each request: the 2026
+    # rules read every request and result (the generator's results have no resultType)
+    "rev2026": ({"profile": "meta2026"}, None),
     "tools": ({}, [("tools_call", 90), ("resources_read", 3), ("ping", 2), ("prompts_get", 2),
                    ("tools_list", 1), ("resources_list", 1), ("complete", 1)]),
     "sessions": ({"sessions": 400}, None),
@@ -85,14 +89,16 @@ def capture(shape: str, frames: int) -> Path:
     from gen_capture import generate
 
     opts, actions = SHAPES[shape]
-    saved = gen_traffic._ACTIONS
+    saved = gen_traffic._ACTIONS, gen_traffic._VERSIONS
     if actions is not None:
         gen_traffic._ACTIONS = actions
+    if shape == "rev2026":
+        gen_traffic._VERSIONS = ["2026-07-28"]
     try:
         out.parent.mkdir(exist_ok=True)
         generate(out, frames, "tap", **opts)
     finally:
-        gen_traffic._ACTIONS = saved
+        gen_traffic._ACTIONS, gen_traffic._VERSIONS = saved
     return out
 
 

@@ -365,9 +365,14 @@ def _input_requests(view: View) -> list[Hit]:
     s2026 = view.sessions_of("2026-07-28")
     if not s2026:
         return out
-    for req, resp in view.answered(["tools/call", "prompts/get", "resources/read"], "result"):
-        if int(view.vi.session[resp]) not in s2026 or view.vi.kind[resp] != RESULT:
-            continue
+    answered = [(req, resp) for req, resp
+                in view.answered(["tools/call", "prompts/get", "resources/read"], "result")
+                if int(view.vi.session[resp]) in s2026 and view.vi.kind[resp] == RESULT]
+    # only a result that names inputRequests can hold them: decode those, all at once
+    asking = set(view.containing([resp for _, resp in answered], ["inputRequests"]))
+    answered = [(req, resp) for req, resp in answered if resp in asking]
+    view.prefetch([resp for _, resp in answered])
+    for req, resp in answered:
         result = view.result(resp) or {}
         asks = result.get("inputRequests")
         if not isinstance(asks, dict):

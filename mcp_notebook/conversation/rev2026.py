@@ -102,10 +102,18 @@ def _rows_2026(view: View, kind: int) -> list[int]:
 def _result_type(view: View) -> list[Hit]:
     rows = _rows_2026(view, RESULT)
     texts = view.vi.texts(np.asarray(rows, dtype=np.int64)) if rows else []
-    out: list[Hit] = []
+    named = []  # the results that may name a resultType other than "complete"
     for seq, text in zip(rows, texts, strict=True):
-        if not text or '"resultType"' not in text or '"resultType":"complete"' in text:
+        if not text:
             continue
+        if "\\u" not in text:  # no name spelled with escapes: the text alone can tell
+            n = text.count('"resultType"')
+            if not n or (n == 1 and '"resultType":"complete"' in text):
+                continue
+        named.append(seq)
+    view.prefetch(named)
+    out: list[Hit] = []
+    for seq in named:
         rt = (view.result(seq) or {}).get("resultType", "complete")
         if rt not in ("complete", "input_required", "task"):
             out.append(Hit(seq, None, f"resultType {rt!r}", "/result/resultType"))

@@ -233,7 +233,9 @@ def _details(method: str, params: Raw, has_id: bool) -> tuple[str | None, float 
     wanted = method in ("notifications/cancelled", "notifications/progress", "initialize")
     if not wanted and len(params) < 1 << 16:
         text = bytes(params)
-        wanted = b"progressToken" in text or b"io.modelcontextprotocol/protocolVersion" in text
+        # a name may be spelled with escapes ("\\/", "\\u0054"): then only decoding tells
+        wanted = (b"progressToken" in text or b"io.modelcontextprotocol/protocolVersion" in text
+                  or b"\\u" in text or b"\\/" in text)
     elif not wanted:
         wanted = True  # a large params: decode the few members we want rather than search it
     if not wanted:

@@ -9,6 +9,7 @@ the protocol version of the frame's session.
 
 from __future__ import annotations
 
+import json
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -267,18 +268,36 @@ def _ping_result(ci: CheckInput) -> Iterator[Hit]:
                 yield r.response_seq, r.request_seq, f"ping answered with {sorted(result)}"
 
 
+def _message(ci: CheckInput, i: int) -> Any:
+    """The frame's message as json.loads gives it (its batch member in a batch)."""
+    try:
+        value = json.loads(ci.raw[i])
+    except (ValueError, RecursionError):
+        return None
+    b = ci.batch[i]
+    if b is not None:
+        return value[b] if isinstance(value, list) and b < len(value) else None
+    return value
+
+
 def _result_type(ci: CheckInput) -> Iterator[Hit]:
     for i, k in enumerate(ci.kind):
-        if k == "result" and '"resultType"' not in ci.raw[i]:
-            yield i, None, "no resultType"
+        if k == "result":
+            m = _message(ci, i)
+            result = m.get("result") if isinstance(m, dict) else None
+            if not isinstance(result, dict) or "resultType" not in result:
+                yield i, None, "no resultType"
 
 
 def _request_meta(ci: CheckInput) -> Iterator[Hit]:
     for i, k in enumerate(ci.kind):
         if k == "request":
-            raw = ci.raw[i]
-            if ("io.modelcontextprotocol/protocolVersion" not in raw
-                    or "io.modelcontextprotocol/clientCapabilities" not in raw):
+            m = _message(ci, i)
+            params = m.get("params") if isinstance(m, dict) else None
+            meta = params.get("_meta") if isinstance(params, dict) else None
+            if (not isinstance(meta, dict)
+                    or "io.modelcontextprotocol/protocolVersion" not in meta
+                    or "io.modelcontextprotocol/clientCapabilities" not in meta):
                 yield i, None, f"{ci.method[i]} without the 2026 _meta members"
 
 

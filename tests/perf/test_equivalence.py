@@ -589,3 +589,21 @@ def test_ids_and_tokens_met_again_in_one_scan(tmp_path: Path, text_mode: str) ->
     assert frames["id"].map(type).value_counts().to_dict() == {
         int: 2 * (n // 3), str: 2 * (n - n // 3), type(None): n + len(range(0, n, 7))}
     assert len(t.pairs) == n
+
+
+def test_the_2026_members_spelled_with_escapes(tmp_path: Path) -> None:
+    """Names spelled with escapes are the names (the session's version included), and a
+    name written elsewhere in a message is not its member: as the reference reads them."""
+    from protocol.test_rules import ESCAPED_META, ESCAPED_TYPE, MENTIONED_META, NESTED_TYPE
+
+    lines = [ESCAPED_META, ESCAPED_TYPE, MENTIONED_META, NESTED_TYPE,
+             '[{"jsonrpc":"2.0","id":3,"method":"ping"},' + ESCAPED_META.replace('"id":1', '"id":4')
+             + "]",
+             '{"jsonrpc":"2.0","id":4,"result":{"result\\u0054ype":"bogus"}}']
+    assert_same([_write_ndjson(tmp_path / "m.ndjson", lines)])
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps({"ts": 1.0 + i, "dir": ("c2s", "s2c")[i % 2],
+                                        "raw": ln}) + "\n" for i, ln in enumerate(lines)))
+    t = assert_same([path])
+    assert {"request-meta-missing", "result-type-missing", "result-type-value"} <= set(
+        t.violations["rule"])

@@ -1,5 +1,6 @@
 """Every rule in the catalogue breaks on one case and passes on its twin."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,34 @@ def test_an_http_error_body_with_a_null_id_is_an_orphan_as_on_stdio():
     assert t.pairs["outcome"].astype(str).tolist() == ["result", "orphan"]
     assert t.pairs["response_seq"].tolist() == [2, 1]
     assert "duplicate-response" not in set(t.violations["rule"])
+
+
+# The 2026 members, as JSON reads them: a name spelled with escapes is the same name, and a
+# name mentioned somewhere else in the message is not the member.
+ESCAPED_META = ('{"jsonrpc":"2.0","id":1,"method":"tools\\/list","params":{"_meta":'
+                '{"io.modelcontextprotocol\\/protocolVersion":"2026-07-28",'
+                '"io.modelcontextprotocol\\u002fclientCapabilities":{}}}}')
+MENTIONED_META = ('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo",'
+                  '"arguments":{"text":"\\"io.modelcontextprotocol/protocolVersion\\" and '
+                  '\\"io.modelcontextprotocol/clientCapabilities\\""}}}')
+ESCAPED_TYPE = '{"jsonrpc":"2.0","id":1,"result":{"tools":[],"result\\u0054ype":"complete"}}'
+NESTED_TYPE = ('{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text",'
+               '"text":"x"}],"structuredContent":{"resultType":"complete"}}}')
+
+
+@pytest.mark.parametrize("fmt", ["ndjson", "tap"])
+def test_the_2026_members_are_read_as_json_reads_them(tmp_path, fmt):
+    lines = [ESCAPED_META, ESCAPED_TYPE, MENTIONED_META, NESTED_TYPE]
+    if fmt == "tap":
+        path = tmp_path / "t.jsonl"
+        path.write_text("".join(json.dumps({"ts": 1.0 + i, "dir": ("c2s", "s2c")[i % 2],
+                                            "raw": ln}) + "\n" for i, ln in enumerate(lines)))
+    else:
+        path = tmp_path / "t.ndjson"
+        path.write_text("\n".join(lines) + "\n")
+    t = mn.load(path, format=fmt)
+    # the session's version comes from the escaped _meta, so the 2026 rules apply to it
+    found = t.violations[t.violations["rule"].isin(["request-meta-missing",
+                                                    "result-type-missing"])]
+    assert sorted(zip(found["rule"], found["seq"].tolist(), strict=True)) == [
+        ("request-meta-missing", 2), ("result-type-missing", 3)]

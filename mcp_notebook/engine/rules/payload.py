@@ -50,22 +50,90 @@ def _ping_result(vi: VecInput) -> Hits:
     return hits(out, rel, det)
 
 
-def _text_rule(kind: int, test: Callable[[str], bool],
+class _Frame(msgspec.Struct, gc=False):
+    """The members of a message the 2026 rules read (each kept as its JSON text)."""
+
+    params: msgspec.Raw | UnsetType = UNSET
+    result: msgspec.Raw | UnsetType = UNSET
+
+
+class _Meta2026(msgspec.Struct, gc=False,
+                rename={"version": "io.modelcontextprotocol/protocolVersion",
+                        "caps": "io.modelcontextprotocol/clientCapabilities"}):
+    version: msgspec.Raw | UnsetType = UNSET
+    caps: msgspec.Raw | UnsetType = UNSET
+
+
+class _Params2026(msgspec.Struct, gc=False):
+    _meta: _Meta2026 | None | UnsetType = UNSET
+
+
+_decode_frame = msgspec.json.Decoder(_Frame).decode
+_decode_batch = msgspec.json.Decoder(list[msgspec.Raw]).decode
+_decode_members = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
+_decode_params_2026 = msgspec.json.Decoder(_Params2026).decode
+
+
+def _escaped_name(text: str) -> bool:
+    """The text may spell a member name with escapes (the names these rules look for can
+    hold a ``\\uXXXX`` or a ``\\/``; ``\\n``, ``\\"`` and the like cannot be in them)."""
+    return "\\u" in text or "\\/" in text
+
+
+def _member(text: str, batch: int, name: str) -> msgspec.Raw | None:
+    """The JSON text of ``name`` (params or result) of the frame's message (its batch
+    member when ``batch`` >= 0), or None where the message has none or is not an object."""
+    try:
+        raw: object = text
+        if batch >= 0:
+            raw = _decode_batch(text)[batch]
+        value = getattr(_decode_frame(raw), name)  # type: ignore[arg-type]
+    except (msgspec.DecodeError, msgspec.ValidationError, IndexError, RecursionError):
+        return None
+    return None if value is UNSET else value
+
+
+def _no_result_type(text: str, batch: int) -> bool:
+    """The result is not an object with a resultType member."""
+    if '"resultType"' not in text and "\\u" not in text:
+        return True  # the name is nowhere, not even spelled with escapes
+    result = _member(text, batch, "result")
+    try:
+        return result is None or "resultType" not in _decode_members(result)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return True
+
+
+def _no_request_meta(text: str, batch: int) -> bool:
+    """params._meta lacks the protocol version or the client capabilities."""
+    if (not _escaped_name(text)
+            and ('"io.modelcontextprotocol/protocolVersion"' not in text
+                 or '"io.modelcontextprotocol/clientCapabilities"' not in text)):
+        return True
+    params = _member(text, batch, "params")
+    try:
+        meta = _decode_params_2026(params)._meta if params is not None else None
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return True
+    return not isinstance(meta, _Meta2026) or meta.version is UNSET or meta.caps is UNSET
+
+
+def _text_rule(kind: int, test: Callable[[str, int], bool],
                detail: Callable[[VecInput, int], str]) -> Callable[[VecInput, np.ndarray], Hits]:
     def check(vi: VecInput, rows: np.ndarray) -> Hits:
         rows = rows[vi.kind[rows] == kind]
-        hit = [r for r, t in zip(rows.tolist(), vi.texts(rows), strict=True)
-               if t is not None and test(t)]
+        hit = [r for r, t, b in zip(rows.tolist(), vi.texts(rows), vi.batch[rows].tolist(),
+                                    strict=True)
+               if t is not None and test(t, b)]
         return hits(hit, None, [detail(vi, r) for r in hit])
     return check
 
 
-_result_type = _text_rule(RESULT, lambda t: '"resultType"' not in t, lambda vi, r: "no resultType")
+_result_type = _text_rule(RESULT, _no_result_type, lambda vi, r: "no resultType")
 
 
 _request_meta = _text_rule(
-    REQUEST, lambda t: ("io.modelcontextprotocol/protocolVersion" not in t
-                        or "io.modelcontextprotocol/clientCapabilities" not in t),
+    REQUEST, _no_request_meta,
     lambda vi, r: f"{vi.name(int(vi.method[r]))} without the 2026 _meta members")
 
 
