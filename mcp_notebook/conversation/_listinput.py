@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.checks import text_marks
 from ..protocol import versions as V
 from ._frames import _DUPLICATE
 
@@ -39,9 +40,13 @@ class ListInput:
         self._raw = ci.raw
         self.versions = ci.versions
         self.pairs = _Pairs(ci.pairs, self.method, m_code)
+        self.cache: dict[str, Any] = {}
 
     def texts(self, rows: np.ndarray) -> list[str | None]:
         return [self._raw[i] for i in np.asarray(rows).tolist()]
+
+    def marks(self, rows: np.ndarray) -> np.ndarray:
+        return text_marks(self, rows)
 
     def version_of(self, code: int) -> str:
         s = self.session_cats[code] if code >= 0 else None

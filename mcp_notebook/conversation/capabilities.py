@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.checks import MARK, NO_TEXT
 from ..protocol import versions as V
 from ..protocol.rules import ALL, UP_TO_2025_11_25, Rule
 from ..protocol.versions import VERSIONS
@@ -368,8 +369,12 @@ def _input_requests(view: View) -> list[Hit]:
     answered = [(req, resp) for req, resp
                 in view.answered(["tools/call", "prompts/get", "resources/read"], "result")
                 if int(view.vi.session[resp]) in s2026 and view.vi.kind[resp] == RESULT]
-    # only a result that names inputRequests can hold them: decode those, all at once
-    asking = set(view.containing([resp for _, resp in answered], ["inputRequests"]))
+    # only a result that names inputRequests (or may spell it) can hold them: decode
+    # those, all at once
+    resps = np.asarray([resp for _, resp in answered], dtype=np.int64)
+    m = view.vi.marks(resps)
+    asking = set(resps[((m & NO_TEXT) == 0)
+                       & ((m & (MARK["inputRequests"] | MARK["\\u"])) != 0)].tolist())
     answered = [(req, resp) for req, resp in answered if resp in asking]
     view.prefetch([resp for _, resp in answered])
     for req, resp in answered:

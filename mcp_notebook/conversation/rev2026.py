@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..engine.checks import MARK, NO_TEXT, TWICE
 from ..protocol import versions as V
 from ..protocol.rules import Rule
 from ._view import ERROR, NOTIFICATION, RESULT, Hit, View
@@ -100,17 +101,13 @@ def _rows_2026(view: View, kind: int) -> list[int]:
 
 
 def _result_type(view: View) -> list[Hit]:
-    rows = _rows_2026(view, RESULT)
-    texts = view.vi.texts(np.asarray(rows, dtype=np.int64)) if rows else []
-    named = []  # the results that may name a resultType other than "complete"
-    for seq, text in zip(rows, texts, strict=True):
-        if not text:
-            continue
-        if "\\u" not in text:  # no name spelled with escapes: the text alone can tell
-            n = text.count('"resultType"')
-            if not n or (n == 1 and '"resultType":"complete"' in text):
-                continue
-        named.append(seq)
+    rows = np.asarray(_rows_2026(view, RESULT), dtype=np.int64)
+    m = view.vi.marks(rows)
+    # a result may name a resultType other than "complete" where its text names one more
+    # than once, or once not as "complete", or may spell the name with escapes
+    named = rows[((m & NO_TEXT) == 0) & (((m & MARK["\\u"]) != 0) | (
+        ((m & MARK['"resultType"']) != 0)
+        & (((m & TWICE) != 0) | ((m & MARK['"resultType":"complete"']) == 0))))].tolist()
     view.prefetch(named)
     out: list[Hit] = []
     for seq in named:
@@ -123,16 +120,18 @@ def _result_type(view: View) -> list[Hit]:
 def _input_required(view: View) -> list[tuple[int, int, dict[str, Any]]]:
     """``(request, response, result)`` of the input_required answers."""
     out: list[tuple[int, int, dict[str, Any]]] = []
-    rows = set(_rows_2026(view, RESULT))
-    if not rows:  # no 2026-07-28 session: no pair walked
+    rows = np.asarray(_rows_2026(view, RESULT), dtype=np.int64)
+    if not len(rows):  # no 2026-07-28 session: no pair walked
         return out
-    pairs = [(q, r) for q, r in view.answered(kind="result") if r in rows]
-    texts = view.vi.texts(np.asarray([r for _, r in pairs], dtype=np.int64)) if pairs else []
-    for (req, resp), text in zip(pairs, texts, strict=True):
-        if text and '"input_required"' in text:
-            result = view.result(resp) or {}
-            if result.get("resultType") == "input_required":
-                out.append((req, resp, result))
+    m = view.vi.marks(rows)
+    maybe = set(rows[((m & NO_TEXT) == 0)
+                     & ((m & (MARK['"input_required"'] | MARK["\\u"])) != 0)].tolist())
+    pairs = [(q, r) for q, r in view.answered(kind="result") if r in maybe]
+    view.prefetch([r for _, r in pairs])
+    for req, resp in pairs:
+        result = view.result(resp) or {}
+        if result.get("resultType") == "input_required":
+            out.append((req, resp, result))
     return out
 
 

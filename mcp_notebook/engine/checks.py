@@ -76,6 +76,58 @@ def load_rule_modules() -> None:
         _loaded.add(pkg)
 
 
+#: the names :meth:`VecInput.marks` looks for: a frame names a member only where its text
+#: holds the name, or an escape that may spell it (``\\u``, ``\\/``; no other escape can
+#: be in these names)
+MARKS = ('"resultType"', '"resultType":"complete"', '"input_required"', "inputRequests",
+         "\\u", "\\/")
+MARK = {m: 1 << i for i, m in enumerate(MARKS)}
+ESCAPED = MARK["\\u"] | MARK["\\/"]
+TWICE = 1 << len(MARKS)  # the text holds "resultType" more than once
+NO_TEXT = 1 << (len(MARKS) + 1)
+
+
+def text_marks(vi: Any, rows: np.ndarray) -> np.ndarray:
+    """What the texts of ``rows`` hold among :data:`MARKS` (bit ``1 << i`` for
+    ``MARKS[i]``, :data:`TWICE`, :data:`NO_TEXT` where a row has no text), aligned with
+    ``rows``; ``vi`` is a check input (its ``kind``, ``texts`` and ``cache``).
+
+    Several rules sift the same frames by the names in their text (the 2026 results:
+    resultType, input_required, inputRequests) before they decode the few that name them;
+    each row's text is read once for all of them."""
+    table = vi.cache.get("marks")
+    if table is None:
+        table = vi.cache["marks"] = np.full(len(vi.kind), -1, dtype=np.int16)
+    rows = np.asarray(rows, dtype=np.int64)
+    todo = rows[table[rows] < 0]
+    if len(todo):
+        table[todo] = list(map(_marks_of, vi.texts(todo)))
+    return table[rows]
+
+
+def _marks_of(t: str | None) -> int:
+    if t is None:
+        return NO_TEXT
+    m = 0
+    if '"resultType"' in t:
+        m = MARK['"resultType"']
+        if '"resultType":"complete"' in t:
+            m |= MARK['"resultType":"complete"']
+        if t.count('"resultType"') > 1:
+            m |= TWICE
+    if "input" in t:
+        if '"input_required"' in t:
+            m |= MARK['"input_required"']
+        if "inputRequests" in t:
+            m |= MARK["inputRequests"]
+    if "\\" in t:
+        if "\\u" in t:
+            m |= MARK["\\u"]
+        if "\\/" in t:
+            m |= MARK["\\/"]
+    return m
+
+
 @dataclass
 class VecInput:
     kind: np.ndarray  # int8 codes (KINDS)
@@ -134,6 +186,10 @@ class VecInput:
 
     def name(self, code: int) -> Any:
         return None if code < 0 else self.method_cats[code]
+
+    def marks(self, rows: np.ndarray) -> np.ndarray:
+        """:func:`text_marks` of ``rows``."""
+        return text_marks(self, rows)
 
     @cached_property
     def peer_closed(self) -> PeerClosed:

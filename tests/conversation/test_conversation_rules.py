@@ -386,3 +386,30 @@ def test_a_frame_decodes_from_its_str_as_from_its_bytes(text):
     except (msgspec.DecodeError, RecursionError):
         want = None
     assert _body(text) == want
+
+
+def _spelled(row: tuple[str, Any]) -> tuple[str, str]:
+    """The row with the 2026 names and values spelled with \\u escapes."""
+    text = json.dumps(row[1], separators=(",", ":"))
+    for plain, spelled in (("resultType", "result\\u0054ype"),
+                           ("input_required", "input\\u005frequired"),
+                           ("inputRequests", "input\\u0052equests")):
+        text = text.replace(plain, spelled)
+    return row[0], text
+
+
+def test_the_2026_results_spelled_with_escapes_give_the_same_findings(tmp_path):
+    meta = {**M26, "io.modelcontextprotocol/clientCapabilities": {}}
+    rows = [("c2s", req(1, "tools/call", {"name": "t", "_meta": meta})),
+            ir(1, inputRequests=ASK),
+            r26(2, "tools/list"), ir(2, inputRequests=ASK),  # not a method that may ask
+            r26(3, "tools/list"), ("s2c", ok(3, {"resultType": "bogus", "tools": []}))]
+    wanted = {"capability-client-undeclared", "input-required-method", "result-type-value"}
+
+    def found(rs: list) -> list[tuple[str, int, str]]:
+        return sorted((f.rule, f.seq, f.pointer) for f in
+                      conversation.check(load_rows(tmp_path, rs, **V26)) if f.rule in wanted)
+
+    plain = found(rows)
+    assert {r for r, _, _ in plain} == wanted
+    assert found([rows[0]] + [_spelled(r) if r[0] == "s2c" else r for r in rows[1:]]) == plain

@@ -8,7 +8,7 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, UnsetType
 
-from ..checks import REQUEST, RESULT, Hits, VecInput, check, hits
+from ..checks import MARK, NO_TEXT, REQUEST, RESULT, Hits, VecInput, check, hits
 from ..pairing import OUTCOMES
 
 
@@ -129,7 +129,19 @@ def _text_rule(kind: int, test: Callable[[str, int], bool],
     return check
 
 
-_result_type = _text_rule(RESULT, _no_result_type, lambda vi, r: "no resultType")
+def _result_type(vi: VecInput, rows: np.ndarray) -> Hits:
+    rows = rows[vi.kind[rows] == RESULT]
+    marks = vi.marks(rows)
+    has_text = (marks & NO_TEXT) == 0
+    # a text with neither the name nor an escape that could spell it has no resultType
+    unnamed = has_text & ((marks & (MARK['"resultType"'] | MARK["\\u"])) == 0)
+    named = rows[has_text & ~unnamed]
+    hit = np.concatenate([rows[unnamed], np.asarray(
+        [r for r, t, b in zip(named.tolist(), vi.texts(named), vi.batch[named].tolist(),
+                              strict=True) if t is not None and _no_result_type(t, b)],
+        dtype=np.int64)])
+    hit.sort()
+    return hits(hit, None, ["no resultType"] * len(hit))
 
 
 _request_meta = _text_rule(
