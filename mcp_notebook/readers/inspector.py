@@ -19,7 +19,13 @@ order kept; the original wire bytes are not in the export).
 Order: records come in time order (stable: equal times keep the export's order), not
 in the export's order: the export lists a request with its response in one entry, so
 the progress notifications sent while the request ran come after its response there.
-A response with no time (no ``duration``) stays right after its request.
+A response with no time (no ``duration``) stays right after its request. A response
+timed by its duration goes last among the records of its millisecond: the stamps and
+durations are whole milliseconds, so a notification stamped in the millisecond the
+response arrived in may have come before it or after it; in the export's order it would
+always come after (the response is part of its request's entry, earlier in the array),
+a ``progress-after-response`` the export cannot show. The order taken is the one in
+which the server kept the rules.
 
 A broken export costs only what is broken: each entry is decoded on its own, an entry
 that cannot be (a lone surrogate, not an object) is one ``invalid`` row, and a file cut
@@ -40,7 +46,7 @@ from ._docscan import inspector_columns
 from ._docspans import Columns, Doc, DocLabels, DocRecords, time_order
 from ._jsondoc import compact, compacted, is_null, joined, nulls, salvage, text_of
 from ._time import read_time, read_times
-from .base import Record, in_time_order
+from .base import Record
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -101,13 +107,37 @@ def read(path: Path, session: str | None = None, **options: Any) -> Iterator[Rec
         return _read(path, session or path.name)
 
 
+def _order(ts: np.ndarray, derived: np.ndarray) -> np.ndarray:
+    """The records' order (slots with times ``ts``, NaN: none), as
+    :func:`~._docspans.time_order`, the ``derived`` ones (responses timed by their
+    duration) last among the records of their millisecond (see the module's doc)."""
+    us = np.round(ts * 1e6)  # whole microseconds, exact in float64 (NaN stays NaN)
+    d = derived & ~np.isnan(us)
+    us[d] = np.floor(us[d] / 1000) * 1000 + 999
+    return time_order(us)
+
+
+def _responses(labels: list[str] | DocLabels) -> np.ndarray:
+    """Which slots are responses (their labels, ``.../response``)."""
+    if isinstance(labels, DocLabels):
+        return labels.response
+    return np.array([label.endswith("/response") for label in labels], dtype=bool)
+
+
+def _in_order(records: list[Record]) -> list[Record]:
+    """:func:`_order` of records (those of :func:`_entry`)."""
+    ts = np.array([np.nan if r.ts is None else r.ts for r in records], dtype=np.float64)
+    derived = np.array([r.source.endswith("/response") for r in records], dtype=bool)
+    return [records[k] for k in _order(ts, derived).tolist()]
+
+
 def _read(path: Path, sess: str) -> Iterator[Record]:
     out: list[Record] = []
     tail: list[Record] = []  # what is said of the file as a whole, after its frames
     # the usual export: compacted and read in one C pass, no typed decoding
     fast = inspector_columns(path, sess, path.name)
     if fast is not None:
-        return DocRecords(fast.blocks(path.name, order=time_order(fast.ts)))
+        return DocRecords(fast.blocks(path.name, order=_order(fast.ts, _responses(fast.labels))))
     # compacted first, as a whole: the messages' compact texts are then slices of it;
     # something unusual in some entry: each entry on its own (``data``)
     usual, data = compacted(path, _decode_usual)
@@ -115,10 +145,11 @@ def _read(path: Path, sess: str) -> Iterator[Record]:
         cols = _columns(usual, data, sess, path.name)
         if cols is not None:
             del usual
-            return DocRecords(cols.blocks(path.name, order=time_order(cols.ts)))
+            return DocRecords(cols.blocks(path.name, order=_order(cols.ts,
+                                                                  _responses(cols.labels))))
         doc = _doc(usual, sess, path.name)
         del usual
-        return DocRecords(doc.blocks(time_order(doc.times())))
+        return DocRecords(doc.blocks(_order(doc.times(), _responses(doc.labels))))
     try:
         items: list[Any] = list(enumerate(_decode(data)))
     except (msgspec.DecodeError, RecursionError) as exc:
@@ -126,7 +157,7 @@ def _read(path: Path, sess: str) -> Iterator[Record]:
                         name=path.name, sess=sess, exc=exc, tail=tail)
     for i, item in items:
         out.extend(_entry(i, item, sess, f"{path.name}#entry{i}"))
-    return iter(in_time_order(out) + tail)
+    return iter(_in_order(out) + tail)
 
 
 def _columns(usual: list[_Usual], flat: bytes, sess: str, name: str) -> Columns | None:

@@ -86,3 +86,36 @@ def test_untimed_response_stays_after_its_request_and_ties_keep_export_order(tmp
     path = _export(tmp_path / "e.json", [_progress(1000, 1), call, _progress(900, 2)])
     assert [r.source.split("#")[1] for r in inspector.read(path)] == [
         "entry2", "entry0", "entry1", "entry1/response"]
+
+
+def _path_forced(monkeypatch, path_name: str) -> None:
+    """Read exports by one of the reader's four paths: the C pass, the column path of
+    the compacted export, its records one by one (``doc``), or entry by entry."""
+    if path_name != "c":
+        monkeypatch.setattr(inspector, "inspector_columns", lambda *a: None)
+    if path_name in ("doc", "entries"):
+        monkeypatch.setattr(inspector, "_columns", lambda *a: None)
+    if path_name == "entries":
+        monkeypatch.setattr(inspector, "compacted",
+                            lambda path, decode: (None, Path(path).read_bytes()))
+
+
+@pytest.mark.parametrize("path_name", ["c", "columns", "doc", "entries"])
+def test_a_response_timed_by_its_duration_goes_last_in_its_millisecond(
+        tmp_path, monkeypatch, path_name):
+    # the response arrived in the millisecond 1500 (1000 + 500), as did the second
+    # progress notification: which came first the export cannot say, so no finding
+    _path_forced(monkeypatch, path_name)
+    ping = {"id": "q", "timestamp": _at(1500), "direction": "request", "origin": "client",
+            "message": {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+            "response": {"jsonrpc": "2.0", "id": 2, "result": {}}, "duration": 0}
+    late = _progress(1501, 3)
+    path = _export(tmp_path / "e.json", [CALL, _progress(1200, 1), _progress(1500, 2), ping,
+                                         late])
+    assert [r.source.split("#")[1] for r in inspector.read(path)] == [
+        "entry0", "entry1", "entry2", "entry3", "entry0/response", "entry3/response",
+        "entry4"]
+    t = mn.load(path)
+    # the notification a millisecond after the response is after it
+    assert t.violations[["rule", "seq"]].values.tolist() == [["progress-after-response", 6]]
+    assert t.frames.ts.is_monotonic_increasing
