@@ -34,8 +34,9 @@ class ListInput:
         self.size = np.asarray([len(r.encode("utf-8", "surrogateescape")) if r else 0
                                 for r in ci.raw], dtype=np.int64)
         self.id_key = np.asarray(ci.id_key, dtype=object)
-        self.error_code = np.asarray([np.nan if c is None else c for c in ci.error_code],
-                                     dtype=float)
+        # the codes as given (int or None): a float column would round those above 2**53
+        self.error_code = np.empty(len(ci.error_code), dtype=object)
+        self.error_code[:] = list(ci.error_code)
         self.extra = ci.extra
         self._raw = ci.raw
         self.versions = ci.versions

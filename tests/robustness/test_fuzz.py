@@ -15,7 +15,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from mcp_notebook import readers
@@ -104,6 +104,7 @@ def test_mutated_real_captures(sample: tuple[str, bytes, str], other: str, deep:
        st.sampled_from(["capture.jsonl", "capture.log", "x.har", "mcp-server-a.log",
                         "inspector.json"]),
        st.lists(st.sampled_from(FORMATS), min_size=2, max_size=2, unique=True))
+@example(b">\x00", "capture.jsonl", ["tap", "ndjson"])  # a quoted line: its quote taken off
 def test_random_input_any_reader(data: bytes, name: str, fmts: list[str]) -> None:
     _check(data, name, ["auto", *fmts])
 
