@@ -181,11 +181,13 @@ def array_items(doc: str, path: tuple[str, ...] = ()) -> tuple[list[Item], str |
     type) costs that member only, and a document cut inside a member (a crash, a full
     disk) keeps every member before it; the cut one comes back with ``complete=False``.
     Returns the members and, when no such array is found, why (or :data:`CUT` when the
-    document ends between two members).
+    document ends between two members, or right after the last one's closing bracket).
 
     >>> items, problem = array_items('{"a": [1, {"b": "]"}, [2, 3], {"cut": tr', ("a",))
     >>> [(i.text, i.complete) for i in items], problem
     ([('1', True), ('{"b": "]"}', True), ('[2, 3]', True), ('{"cut": tr', False)], None)
+    >>> array_items('[{"a": 1}, {"b": [2]}', ())[0][-1].complete
+    True
     >>> array_items('{"b": []}', ("a",))
     ([], 'no array at a')
     """
@@ -228,8 +230,10 @@ def array_items(doc: str, path: tuple[str, ...] = ()) -> tuple[list[Item], str |
     text = doc[after:].strip()
     if not text:
         return items, CUT
-    items.append(Item(len(items), after + _lead(doc, after), text, False))
-    return items, None
+    # a last member whose brackets all closed is whole: the file was cut after it
+    whole = len(stack) == target and text[:1] in "{[" and text[-1:] in "}]"
+    items.append(Item(len(items), after + _lead(doc, after), text, whole))
+    return items, CUT if whole else None
 
 
 def _lead(doc: str, at: int) -> int:

@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from readers import harkit
@@ -213,3 +214,19 @@ def test_recorder_one_bad_value_keeps_every_good_interaction(case):
     with tempfile.TemporaryDirectory() as d:
         _check_document(Path(d), recorder, _cassette, entries, k, cut, CASSETTE_INTACT,
                         "x.json")
+
+
+@pytest.mark.parametrize("which", ["har", "inspector", "recorder"])
+def test_a_document_cut_right_after_its_last_entry_keeps_it(tmp_path, which):
+    # found by a long random run: the last entry, whole, was read as cut through
+    module, wrap, entries, intact, name = {
+        "har": (har, _har_doc, HAR_ENTRIES, HAR_INTACT, "x.har"),
+        "inspector": (inspector, _same, INSPECTOR_ENTRIES, INSPECTOR_INTACT, "x.json"),
+        "recorder": (recorder, _cassette, CASSETTE_DOC["interactions"], CASSETTE_INTACT,
+                     "x.json")}[which]
+    text = json.dumps(wrap(entries), indent=1)
+    path = tmp_path / name
+    path.write_text(text[:_end(wrap, entries, len(entries) - 1)], encoding="utf-8")
+    records = list(module.read(path))
+    assert _frames(records, _entry_of) == intact
+    assert records[-1].kind == "log"  # the cut itself is said
