@@ -283,6 +283,22 @@ def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None
         bars.stop(bar)
 
 
+def _cut_read(path: Path, got: list[Store], merged: dict[Path, Any], fmt: str,
+              session: str | None, direction: str | None, options: dict[str, Any]) -> bool:
+    """Read a ``.gz`` capture whose compressed stream is cut short up to where it ends
+    (into ``got``); False where that fails too."""
+    if path in merged:
+        return False
+    try:
+        with bounded_recursion(), readers.base.reading_cut_gzip():
+            _collect(readers.read(path, format=fmt, session=session, direction=direction,
+                                  **options), got, path, session, scanner=True)
+    except (CaptureError, *_UNREADABLE):
+        got.clear()
+        return False
+    return True
+
+
 def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[str, str]],
           format: str, session: str | None, direction: str | None, version: str | None,
           max_line: int, options: dict[str, Any]) -> Trace:
@@ -331,9 +347,15 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[
             notes.append(skipped_note(path.name, str(exc)))
             continue
         except _UNREADABLE as exc:  # unreadable, or a gzip stream cut short or corrupt
-            if path in named and not got:
+            if isinstance(exc, EOFError) and not got and _cut_read(
+                    path, got, merged, formats.get(path, format), session, direction,
+                    options):
+                notes.append(f"{path.name}: the compressed file is cut short (it ends "
+                             "before the end of its gzip stream); read up to where it ends")
+            elif path in named and not got:
                 raise CaptureError(f"{path}: cannot be read ({exc})") from exc
-            notes.append(f"{path.name}: reading stopped early ({exc})")
+            else:
+                notes.append(f"{path.name}: reading stopped early ({exc})")
         pieces.extend(got)
         used.append(str(path))
     if last is not None:

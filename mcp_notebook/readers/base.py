@@ -13,8 +13,10 @@ from __future__ import annotations
 import gzip
 import io
 import re
+import threading
 import zlib
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -107,13 +109,72 @@ UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def open_bytes(path: Path) -> io.BufferedIOBase:
-    """Open a capture for reading bytes, decompressing ``.gz`` transparently."""
+    """Open a capture for reading bytes, decompressing ``.gz`` transparently (within
+    :func:`reading_cut_gzip`, a compressed stream cut short ends where it is cut)."""
     f = open(path, "rb")
     if f.read(2) == GZIP_MAGIC:
         f.close()
+        if getattr(_cut_gzip, "on", False):
+            return _CutGzipFile(path)
         return gzip.open(path, "rb")  # type: ignore[return-value]
     f.seek(0)
     return f
+
+
+_cut_gzip = threading.local()
+
+
+@contextmanager
+def reading_cut_gzip() -> Iterator[None]:
+    """Within it, :func:`open_bytes` reads a ``.gz`` file whose compressed stream is cut
+    short (a log still being written, a copy stopped) up to where it ends, instead of
+    failing at its end (``EOFError``); a corrupt stream still fails."""
+    was = getattr(_cut_gzip, "on", False)
+    _cut_gzip.on = True
+    try:
+        yield
+    finally:
+        _cut_gzip.on = was
+
+
+class _ToCut(io.RawIOBase):
+    """A gzip stream's decompressed bytes, ending where the compressed file ends."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+        self.cut = False  # the end was reached where the file is cut
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if self.cut:
+            return 0
+        try:
+            return self.raw.readinto(b)  # type: ignore[no-any-return]
+        except EOFError:  # the compressed file ends inside the stream: here it ends
+            self.cut = True
+            return 0
+
+    def seekable(self) -> bool:
+        return bool(self.raw.seekable())
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return self.raw.seek(offset, whence)  # type: ignore[no-any-return]
+
+    def tell(self) -> int:
+        return self.raw.tell()  # type: ignore[no-any-return]
+
+
+class _CutGzipFile(gzip.GzipFile):
+    """A GzipFile that ends where a cut compressed file ends (its reader wrapped in
+    :class:`_ToCut`; the GzipFile itself, so ``fileobj`` still says how far it read)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, "rb")
+        buffer = getattr(self, "_buffer", None)
+        if isinstance(buffer, io.BufferedReader):  # (detached: its end would close the raw)
+            self._buffer = io.BufferedReader(_ToCut(buffer.detach()))
 
 
 def open_text(path: Path) -> io.TextIOWrapper:

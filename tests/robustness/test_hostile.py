@@ -180,3 +180,35 @@ def test_load_keeps_a_reader_failure_as_an_invalid_row(fmt: str, tmp_path: Path)
     f = trace.frames
     assert list(f["kind"]) == ["invalid"]
     assert "recursion" in f["reason"][0].lower()
+
+
+# -- a .gz capture whose compressed stream is cut short -------------------------------------
+
+_CUT_GZ = ["data/everything-stdio-progress-cancel.jsonl", "data/everything-http.har",
+           "data/demo-sse.har", "tests/readers/data/inspector-protocol-everything-2026-05-20T"
+           "10-00-05.000Z.json",
+           "tests/fixtures/wild/claude-desktop-mcp-log/taptools-combined-mcp-log.txt"]
+
+
+@pytest.mark.parametrize("sample", _CUT_GZ, ids=lambda s: Path(s).name[:30])
+def test_a_gz_capture_cut_short_loads_what_it_holds(sample: str, tmp_path: Path) -> None:
+    """A compressed capture cut short (a log still being written, a copy stopped): what
+    decompresses before the cut loads, and the trace says the file is cut."""
+    import gzip
+
+    root = Path(__file__).resolve().parents[2]
+    data = (root / sample).read_bytes()
+    whole = mn.load(root / sample)
+    z = gzip.compress(data, mtime=0)
+    path = tmp_path / (Path(sample).name + ".gz")
+    path.write_bytes(z[:len(z) * 3 // 4])
+    t = mn.load(path)
+    assert any("cut short" in n for n in t.notes), t.notes
+    assert 0 < len(t.frames) <= len(whole.frames)
+    # what was read is what the file holds: the frames before the cut, word for word
+    usual = t.frames[t.frames["kind"] != "invalid"]
+    assert set(usual["raw"]) <= set(whole.frames["raw"])
+    # a corrupt stream (not a cut one) is still refused, with the reason
+    path.write_bytes(z[:20] + bytes(b ^ 0xFF for b in z[20:60]) + z[60:])
+    with pytest.raises(mn.CaptureError, match="cannot be read"):
+        mn.load(path)
