@@ -12,7 +12,9 @@ carried none); each element of a JSON array (a batch) is a frame. Requests pair 
 responses on (session, requesting side, id as exact JSON), the oldest open request first
 when an id is reused while in flight (a HAR POST without a session id whose reply is in
 its own body is a scope of its own: stateless HTTP); ``cancelled`` counts requests whose sender cancelled them while in flight
-(answered afterwards or not); ``unanswered`` counts requests that got no response;
+(answered afterwards or not); ``unanswered`` counts requests that got no response (a
+POST answered by an authorization challenge, 401 or 403 with ``WWW-Authenticate``, carried
+no message: its body and reply are log rows);
 ``orphans`` are responses to no request (a null id included); ``duplicates`` are the
 second and later responses to one request. A result whose ``isError`` is true is a
 ``tool_error`` (also counted in ``results``).
@@ -70,6 +72,17 @@ def rows_of_har(path: Path) -> list[tuple[str, str | None, str, str | None]]:
             # clients that number their ids alike are not taken for one.
             session = f"#exchange{i}"
         got = 0
+        challenged = resp["status"] == 401 or resp["status"] == 403 and any(
+            h["name"].lower() == "www-authenticate" for h in resp["headers"])
+        if challenged and req["method"] == "POST":
+            # an authorization challenge: the message was not read; body and reply are logs
+            timed.append((start, n, ("log", None, req.get("postData", {}).get("text", ""),
+                                     session)))
+            n += 1
+            if content.get("text", "").strip():
+                timed.append((end, n, ("log", None, content["text"], session)))
+                n += 1
+            continue
         if req["method"] == "POST" and req.get("postData", {}).get("text"):
             timed.append((start, n, ("frame", "c2s", req["postData"]["text"], session)))
             n += 1

@@ -59,6 +59,7 @@ from ._har_facts import spans as entry_spans
 from ._har_kinds import Early
 from ._har_order import _Found
 from ._har_parts import Parts, of_scan, of_structs
+from ._har_session import _endpoint
 from ._har_sessions import sessions
 from ._har_structs import _SSE, _decode_doc, _decode_headers, _decode_raws
 from ._har_texts import RUN, _events, _HandOver, _looks_like_json, _native_fn, _opens, distinct
@@ -88,6 +89,26 @@ def columns(data: bytes, name: str, default: str, stateless: Any, escaped: Any,
                         data).read(parts)
     except (_HandOver, msgspec.DecodeError):
         return None
+
+
+def _one_kind_of_endpoint(urls: list[Any], post_at: np.ndarray, buf: bytes | bytearray,
+                          starts: np.ndarray, ends: np.ndarray) -> None:
+    """Hand over (``_HandOver``) a document whose POSTs go to several endpoints, one of
+    which is sent no JSON-RPC (a body naming ``"jsonrpc"``): an OAuth registration, say,
+    whose JSON is not MCP; the entry-by-entry path leaves it out (``mcp_endpoints``)."""
+    distinct = set(urls)
+    if len(distinct) < 2:
+        return
+    ends_of = {u: _endpoint(u) if isinstance(u, str) else u for u in distinct}
+    if len(set(ends_of.values())) < 2:
+        return
+    seen: dict[Any, bool] = {}
+    for k, i in enumerate(post_at.tolist()):
+        where = ends_of[urls[i]]
+        if not seen.get(where):
+            seen[where] = b'"jsonrpc"' in buf[int(starts[k]):int(ends[k])]
+    if not all(seen.values()):
+        raise _HandOver
 
 
 class _Columns:
@@ -158,6 +179,7 @@ class _Columns:
         for k in np.flatnonzero(~_opens(a, b_starts, b_ends)).tolist():
             if not _looks_like_json(buf[b_starts[k]:b_ends[k]].decode()):
                 raise _HandOver  # a body that is not JSON: not this path
+        _one_kind_of_endpoint(urls, post_at, buf, b_starts, b_ends)
         # a reply: JSON (a record), a short text (a fact of the POST), or nothing
         json_reply = _opens(a, r_starts, r_ends)
         odd = np.flatnonzero(~json_reply)

@@ -20,7 +20,8 @@ __all__ = ["Entry", "UsualEntry", "decode_usual", "headers_of", "MCP_HEADERS"]
 
 #: the headers the records need (names in lower case)
 MCP_HEADERS = ("mcp-method", "mcp-name", "mcp-protocol-version")
-_WANTED = frozenset(("content-type", "mcp-session-id", *MCP_HEADERS))
+#: www-authenticate: a 403 that carries it is an authorization challenge (``_har_reader``)
+_WANTED = frozenset(("content-type", "mcp-session-id", "www-authenticate", *MCP_HEADERS))
 _TIMINGS_FIRST = ("blocked", "dns", "connect", "send", "wait")
 
 

@@ -21,7 +21,7 @@ from ._logtext import looks_like_json
 from ._time import read_time
 from .base import UTF8_BOM, Record, open_bytes
 
-__all__ = ["_Entry", "_Loader", "_decode", "_decode_entry"]
+__all__ = ["_Entry", "_Loader", "_decode", "_decode_entry", "mcp_endpoints"]
 
 
 class _Entry(Entry):
@@ -38,12 +38,28 @@ class _Entry(Entry):
         return (self.req_headers.get("mcp-session-id")
                 or self.resp_headers.get("mcp-session-id"))
 
+    def posts_json(self) -> bool:
+        """A POST of a JSON body."""
+        return self.method == "POST" and self.body is not None and looks_like_json(self.body)
+
     def is_mcp(self, endpoints: set[str]) -> bool:
-        if self.method == "POST" and self.body is not None and looks_like_json(self.body):
-            return True
+        """MCP traffic, given the endpoints MCP messages are POSTed to
+        (:func:`mcp_endpoints`)."""
+        if self.posts_json():
+            return _endpoint(self.url) in endpoints
         if self.sse or self.session_header() is not None:
             return True
         return self.method in ("GET", "DELETE") and _endpoint(self.url) in endpoints
+
+
+def mcp_endpoints(entries: Iterable[Entry], fallback: bool = True) -> set[str]:
+    """The endpoints MCP messages are POSTed to: those a POST's JSON body naming
+    ``"jsonrpc"`` goes to (an OAuth client registration, say, POSTs JSON that is not
+    MCP). Where none does and ``fallback``: every endpoint a JSON body is POSTed to."""
+    posts = [(e.url, e.body) for e in entries
+             if e.method == "POST" and e.body is not None and looks_like_json(e.body)]
+    rpc = {_endpoint(u) for u, b in posts if '"jsonrpc"' in b}
+    return rpc if rpc or not fallback else {_endpoint(u) for u, _ in posts}
 
 
 class _Loader:

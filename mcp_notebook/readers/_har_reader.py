@@ -16,7 +16,7 @@ import msgspec
 from ._docspans import Doc, stamp_order
 from ._har_columns import columns as _columns
 from ._har_entry import MCP_HEADERS
-from ._har_load import _decode_entry, _Entry, _Loader
+from ._har_load import _decode_entry, _Entry, _Loader, mcp_endpoints
 from ._har_order import _in_time_order
 from ._har_session import _endpoint, _session_from_url, _stateless
 from ._har_unicode import _escaped, _sessions_checked, _unicode_checked
@@ -58,8 +58,7 @@ class _Reader(_Loader):
             # place is decided from what they are, by the arrange step of the records
             yield from self.run(entries, problem)
             return
-        endpoints = {_endpoint(e.url) for e in entries
-                     if e.method == "POST" and e.body is not None and looks_like_json(e.body)}
+        endpoints = mcp_endpoints(entries)
         doc = self.doc = Doc(self.name)
         checked = _sessions_checked()
         skipped: list[_Entry] = []
@@ -97,9 +96,8 @@ class _Reader(_Loader):
                 out[i] = _Entry(i, _decode_entry(raw))
             except (msgspec.DecodeError, ValueError, TypeError, OverflowError):
                 return None
-        endpoints = {_endpoint(u) for u in set(post_urls)} | {
-            _endpoint(e.url) for e in out.values()
-            if e.method == "POST" and e.body is not None and looks_like_json(e.body)}
+        posted = {_endpoint(u) for u in set(post_urls)}
+        endpoints = posted | mcp_endpoints(out.values(), fallback=not posted)
         if not all(e.is_mcp(endpoints) for e in out.values()):
             return None
         self.typed = True
@@ -127,8 +125,7 @@ class _Reader(_Loader):
             yield Record(raw="", session=self.default, stream="http", source=self.name,
                          kind="invalid", reason=problem)
             return
-        endpoints = {_endpoint(e.url) for e in entries
-                     if e.method == "POST" and e.body is not None and looks_like_json(e.body)}
+        endpoints = mcp_endpoints(entries)
         out: list[Record] = []
         skipped: list[_Entry] = []
         for e in entries:
@@ -176,6 +173,9 @@ class _Reader(_Loader):
             base["ts_error"] = f"startedDateTime: {e.ts_error}"
         failed = e.status is not None and e.status >= 400
         text = e.reply if e.reply and not e.reply.isspace() else None  # strip: a copy
+        if e.method == "POST" and _challenged(e) and not e.sse:
+            yield from self.refused(e, session, src, base, text)
+            return
         note = e.proxy_error
         aborted = e.aborted
         unreachable = isinstance(note, str) and not aborted  # the 502 body is the proxy's
@@ -221,6 +221,24 @@ class _Reader(_Loader):
                 line += " (stream body not captured)"
             yield Record(raw=line, ts=e.start, session=session, stream="http", source=src,
                          kind="log", extra=dict(base))
+
+    @staticmethod
+    def refused(e: _Entry, session: str, src: str, base: dict[str, Any], text: str | None
+                ) -> Iterator[Record]:
+        """A POST answered by an authorization challenge (:func:`_challenged`): its message
+        never reached MCP, so it is no frame (no request left unanswered, none in flight
+        when the client sends it again once authorized). The body and the reply are
+        ``log`` rows that say so."""
+        why = ("authorization required" if e.status == 401 else
+               "a scope or permission is missing")
+        said = f"HTTP {e.status}: {why}; the message was not processed"
+        yield Record(raw=e.body or "", ts=e.start, session=session, stream="http", source=src,
+                     kind="log", reason=f"refused by the server ({said})",
+                     extra={**base, "refused": said})
+        if text is not None:
+            yield Record(raw=text, ts=e.end, session=session, stream="http",
+                         source=f"{src}/response", kind="log",
+                         extra={**base, "transport_error": e.status})
 
     @staticmethod
     def truncated(rec: Record, size: Any) -> Record:
@@ -337,6 +355,13 @@ class _Reader(_Loader):
                 f"{src}/event{i}", extra)
         return True
 
+
+def _challenged(e: _Entry) -> bool:
+    """The reply is an authorization challenge, so the server did not read the message:
+    401 (the MCP authorization spec: "when authorization is required"), or 403 with a
+    ``WWW-Authenticate`` header ("insufficient_scope", RFC 6750; a 403 without one, such
+    as a refused ``Origin``, is a transport error as any other)."""
+    return e.status == 401 or (e.status == 403 and "www-authenticate" in e.resp_headers)
 
 #: the first bytes of an event's data that cannot be blank
 _OPENS = frozenset(b"{[")
