@@ -11,7 +11,9 @@ What is read:
   server-to-client frames, one per event with data;
 - response headers (``HTTP/1.1 200 OK``, ``Mcp-Session-Id: ...``, ``Date: ...``, with or
   without curl ``-v``'s ``< `` prefix) name the session of that exchange and its time
-  (``Date``, whole seconds, given to the exchange's frames);
+  (``Date``, whole seconds, given to the exchange's frames); an authorization challenge
+  (401, or 403 with ``WWW-Authenticate``) makes the command's body a ``log`` row: the
+  server did not read it;
 - ``: ping`` SSE comments make no row; every other line (prose, code fences, curl ``*``
   notes) is a ``log`` row.
 
@@ -214,6 +216,7 @@ class _Exchange:
         self.session: str | None = None
         self.ts: float | None = None
         self.status: int | None = None
+        self.challenge = False  # a WWW-Authenticate header: an authorization challenge
         self.sse: list[tuple[int, str]] = []  # (line number, text) of the SSE block
 
 
@@ -425,6 +428,8 @@ class _Reader(LineReader):
             ex.status = int(status.group(1))
         elif header and header.group(1).lower() == "mcp-session-id":
             ex.session = ex.session or header.group(2).strip()
+        elif header and header.group(1).lower() == "www-authenticate":
+            ex.challenge = True
         elif header and header.group(1).lower() == "date":
             try:
                 ex.ts = parsedate_to_datetime(header.group(2).strip()).timestamp()
@@ -438,6 +443,15 @@ class _Reader(LineReader):
     def close(self, ex: _Exchange) -> Iterator[Record]:
         self.end_sse(ex)
         session = ex.session or self.default
+        if ex.status == 401 or (ex.status == 403 and ex.challenge):
+            # an authorization challenge: the server did not read the message (as in a HAR)
+            why = ("authorization required" if ex.status == 401 else
+                   "a scope or permission is missing")
+            for rec in ex.records:
+                if rec.kind is None and rec.direction == "c2s":
+                    rec.kind = "log"
+                    rec.reason = (f"refused by the server (HTTP {ex.status}: {why}; the "
+                                  "message was not processed)")
         for rec in ex.records:
             rec.session = session
             if ex.ts is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import mcp_notebook as mn
 from mcp_notebook.readers import curl, sniff
 
@@ -40,3 +42,36 @@ def test_verbose_curl_and_json_reply(tmp_path):
     recs = list(curl.read(p))
     assert [(r.direction, r.kind, r.session) for r in recs] == [
         ("c2s", None, "s1"), (None, "log", "s1"), (None, "log", "s1"), ("s2c", None, "s1")]
+
+
+CHALLENGED = """\
+$ curl -i -X POST http://localhost:8000/mcp -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+HTTP/1.1 {status}
+{header}Content-Type: application/json
+
+{{"error":"invalid_token","error_description":"Missing Authorization header"}}
+$ curl -i -X POST http://localhost:8000/mcp -H 'Authorization: Bearer abc' -d '{{"jsonrpc":"2.0","id":1,"method":"tools/list"}}'
+HTTP/1.1 200 OK
+Content-Type: application/json
+
+{{"jsonrpc":"2.0","id":1,"result":{{"tools":[]}}}}
+"""
+
+
+@pytest.mark.parametrize("status,header,refused", [
+    ("401 Unauthorized", "WWW-Authenticate: Bearer\n", True),
+    ("401 Unauthorized", "", True),
+    ("403 Forbidden", "WWW-Authenticate: Bearer error=\"insufficient_scope\"\n", True),
+    ("403 Forbidden", "", False)])  # a 403 of another cause (an Origin refused): a request
+def test_a_command_answered_by_an_authorization_challenge(tmp_path, status, header, refused):
+    path = tmp_path / "auth.txt"
+    path.write_text(CHALLENGED.replace("{status}", status).replace("{header}", header)
+                    .replace("{{", "{").replace("}}", "}"))
+    t = mn.load(path, format="curl")
+    first = t.frames.iloc[0]
+    assert (first["kind"] == "log") == refused
+    if refused:
+        assert "the message was not processed" in first["reason"]
+        assert t.violations.empty and t.pairs["outcome"].astype(str).tolist() == ["result"]
+    else:  # the request stays one, and its twin sent again is reported
+        assert first["kind"] == "request" and not t.violations.empty
