@@ -2,10 +2,11 @@
 
 Run as ``.venv/bin/python scripts/record_inspector_web.py``. The Inspector's web UI
 (npm ``@modelcontextprotocol/inspector``, pinned in ``scripts/npm-peers/``) is started on
-``@modelcontextprotocol/server-everything`` over stdio and driven in headless Chromium
-(Debian's ``chromium``, Playwright with ``executable_path``) as a user would: connect,
-call ``get-sum``, call ``trigger-long-running-operation`` (five progress notifications),
-then the Protocol tab's Export button. The file it downloads is kept as it is
+``@modelcontextprotocol/server-everything``, once over stdio and once over Streamable HTTP,
+and driven in headless Chromium (Debian's ``chromium``, Playwright with
+``executable_path``) as a user would: connect, call ``get-sum``, over stdio also call
+``trigger-long-running-operation`` (five progress notifications), then the Protocol tab's
+Export button. The file it downloads is kept as it is
 (``inspector-protocol-<server>-<time>.json``, ``JSON.stringify(entries, null, 2)``): the
 reader's first export not written by hand.
 """
@@ -29,7 +30,7 @@ OUT = ROOT / "tests" / "fixtures" / "inspector-web"
 CHROMIUM = "/usr/bin/chromium"
 
 
-async def _drive(url: str) -> Path:
+async def _drive(url: str, long_call: bool) -> Path:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
@@ -47,9 +48,10 @@ async def _drive(url: str) -> Path:
         await numbers.nth(1).fill("40")
         await page.get_by_role("button", name="Execute Tool").click()
         await page.wait_for_timeout(1500)
-        await page.get_by_text("Trigger Long Running Operation Tool", exact=True).first.click()
-        await page.get_by_role("button", name="Execute Tool").click()
-        await page.wait_for_timeout(13_000)  # ten seconds, five steps of progress
+        if long_call:
+            await page.get_by_text("Trigger Long Running Operation Tool", exact=True).first.click()
+            await page.get_by_role("button", name="Execute Tool").click()
+            await page.wait_for_timeout(13_000)  # ten seconds, five steps of progress
         await page.get_by_text("Protocol", exact=True).first.click()
         async with page.expect_download() as got:
             await page.get_by_role("button", name="Export").last.click()
@@ -65,11 +67,25 @@ def main() -> int:
     versions = ensure_npm()
     _rec.log(f"inspector {versions['@modelcontextprotocol/inspector']}")
     everything = NPM / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+    _record(["node", str(everything), "stdio"], long_call=True)
+    port = _rec.free_port()
+    server = subprocess.Popen(["node", str(everything), "streamableHttp"], cwd=ROOT,
+                              env={**os.environ, **NODE_ENV, "PORT": str(port)},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _rec._wait_port(port, server)
+        _record(["--transport", "http", "--server-url", f"http://127.0.0.1:{port}/mcp"],
+                long_call=False)
+    finally:
+        _stop(server)
+    return 0
+
+
+def _record(args: list[str], long_call: bool) -> None:
     inspector = NPM / "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
-    proc = subprocess.Popen(["node", str(inspector), "--web", "node", str(everything), "stdio"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env={**os.environ, **NODE_ENV,
-                                            "MCP_AUTO_OPEN_ENABLED": "false"})
+    proc = subprocess.Popen(["node", str(inspector), "--web", *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, **NODE_ENV, "MCP_AUTO_OPEN_ENABLED": "false"})
     try:
         assert proc.stdout is not None
         url = None
@@ -80,15 +96,18 @@ def main() -> int:
                 break
         if url is None:
             raise SystemExit("record_inspector_web: the Inspector did not start")
-        out = asyncio.run(_drive(url))
+        out = asyncio.run(_drive(url, long_call))
         _rec.log(f"  {out.relative_to(ROOT)}: {out.stat().st_size} bytes")
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-    return 0
+        _stop(proc)
+
+
+def _stop(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 if __name__ == "__main__":
