@@ -286,7 +286,7 @@ def _load(paths: PathLike | Iterable[PathLike], format: str, session: str | None
 def _cut_read(path: Path, got: list[Store], merged: dict[Path, Any], fmt: str,
               session: str | None, direction: str | None, options: dict[str, Any]) -> bool:
     """Read a ``.gz`` capture whose compressed stream is cut short up to where it ends
-    (into ``got``); False where that fails too."""
+    (into ``got``); False where that fails too, or leaves nothing to read."""
     if path in merged:
         return False
     try:
@@ -294,6 +294,9 @@ def _cut_read(path: Path, got: list[Store], merged: dict[Path, Any], fmt: str,
             _collect(readers.read(path, format=fmt, session=session, direction=direction,
                                   **options), got, path, session, scanner=True)
     except (CaptureError, *_UNREADABLE):
+        got.clear()
+        return False
+    if not any(len(store) or store.blank_lines for store in got):  # the cut left nothing
         got.clear()
         return False
     return True
