@@ -7,9 +7,12 @@ client against a FastMCP server, once over stdio through ``mcp-notebook record``
 JSONL) and once over Streamable HTTP through ``mcp-notebook proxy`` (HAR). FastMCP 4 speaks
 2026-07-28 (``server/discover``, no ``initialize``, each request stateless), so these are
 2026 captures from a second implementation. The scenario: tools (a sum, progress with log
-messages, an elicitation and a sampling call the 2026 wire refuses, a tool that raises, a
-call with a bad argument), a resource and a missing one, a prompt, a ``ping`` (removed in
-2026-07-28: the server answers -32601), two calls in flight together.
+messages, an elicitation the 2026 wire refuses, a tool that raises, a call with a bad
+argument), a resource and a missing one, a prompt, a ``ping`` (removed in 2026-07-28: the
+server answers -32601), two calls in flight together. Then the official TypeScript SDK
+client (``scripts/fastmcp_ts_client.cjs``, pinned in ``scripts/npm-peers/``) against the
+same server, over both transports: the handshake era (``initialize``, 2025-11-25), where
+the server's elicitation reaches the client.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _rec  # noqa: E402
 from _rec import PY, ROOT, free_port  # noqa: E402
+from record_peers import NODE_ENV, ensure_npm  # noqa: E402
 
 FASTMCP = "fastmcp==4.2.3"
 VENV = ROOT / "scripts" / ".fastmcp-venv"
@@ -138,6 +142,19 @@ def main() -> int:
     with _rec.http_recording([str(python), server, "http", str(port)], port,
                              OUT / "fastmcp-2026-http.har", env=env) as url:
         subprocess.run([str(python), client, url + "/mcp"], cwd=ROOT, env=env, check=True,
+                       timeout=120, capture_output=True)
+    ensure_npm()
+    ts = ["node", str(ROOT / "scripts" / "fastmcp_ts_client.cjs")]
+    ts_env = {**env, **NODE_ENV}
+    ts_stdio = OUT / "fastmcp-ts-client-stdio.jsonl"
+    ts_stdio.unlink(missing_ok=True)
+    subprocess.run([*ts, "stdio", PY, "-m", "mcp_notebook", "record", "--out", str(ts_stdio),
+                    "--", str(python), server],
+                   cwd=ROOT, env=ts_env, check=True, timeout=120, capture_output=True)
+    port = free_port()
+    with _rec.http_recording([str(python), server, "http", str(port)], port,
+                             OUT / "fastmcp-ts-client-http.har", env=env) as url:
+        subprocess.run([*ts, "http", url + "/mcp"], cwd=ROOT, env=ts_env, check=True,
                        timeout=120, capture_output=True)
     for path in sorted(OUT.iterdir()):
         n = _rec.redact(path, {str(VENV): "fastmcp-venv", str(ROOT): ".",
