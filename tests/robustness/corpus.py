@@ -162,7 +162,12 @@ def physical_lines(data: bytes) -> list[bytes]:
 
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error):
+        except EOFError:  # a stream cut short: the load reads what decompresses before the cut
+            try:
+                data = zlib.decompressobj(31).decompress(data)
+            except zlib.error:
+                return []
+        except (OSError, zlib.error):
             return []
     lines = data.split(b"\n")
     if lines[-1] == b"":

@@ -9,6 +9,7 @@ reader bug shows even where ``mn.load``'s safety net would keep it from escaping
 
 from __future__ import annotations
 
+import gzip
 import json
 import tempfile
 import zlib
@@ -92,6 +93,8 @@ def _check(data: bytes, name: str, fmts: list[str], deep: bool = False) -> None:
 
 @FUZZ
 @given(mutated(), st.sampled_from(FORMATS), st.booleans())
+@example(("cut.jsonl.gz", gzip.compress(b'{"ts":1,"dir":"c2s","raw":"{}"}\n' * 40)[:60], "tap"),
+         "tap", False)  # a gzip stream cut short: what decompresses before the cut is read
 def test_mutated_real_captures(sample: tuple[str, bytes, str], other: str, deep: bool) -> None:
     name, data, fmt = sample
     _check(data, name, ["auto", fmt, other], deep)
