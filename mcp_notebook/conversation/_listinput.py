@@ -11,6 +11,7 @@ from ..engine.checks import text_marks
 from ..protocol import versions as V
 from ._frames import _DUPLICATE
 
+_INT64 = (-(1 << 63), (1 << 63) - 1)
 _KINDS = ("request", "notification", "result", "error", "invalid", "stderr", "log")
 
 
@@ -34,9 +35,11 @@ class ListInput:
         self.size = np.asarray([len(r.encode("utf-8", "surrogateescape")) if r else 0
                                 for r in ci.raw], dtype=np.int64)
         self.id_key = np.asarray(ci.id_key, dtype=object)
-        # the codes as given (int or None): a float column would round those above 2**53
+        # the codes as given (int or None; a float column would round those above 2**53),
+        # but none outside int64, as the frames' Int64 column holds them
         self.error_code = np.empty(len(ci.error_code), dtype=object)
-        self.error_code[:] = list(ci.error_code)
+        self.error_code[:] = [None if isinstance(c, int) and not _INT64[0] <= c <= _INT64[1]
+                              else c for c in ci.error_code]
         self.extra = ci.extra
         self._raw = ci.raw
         self.versions = ci.versions

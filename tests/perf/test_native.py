@@ -136,6 +136,8 @@ _SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
 @seed(20261130)
 @_SETTINGS
 @given(captures())
+@example(['{"jsonrpc":"2.0","id":0,"method":"rpc.x","params":[]}',
+          '{"jsonrpc":"2.0","id":0,"error":{"code":9223372036854775808}}'])
 def test_ndjson_lines_as_the_reference(lines: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "fuzz.ndjson"
@@ -151,6 +153,9 @@ def test_ndjson_lines_as_the_reference(lines: list[str]) -> None:
 @example(['{{"method":"ping"}', '{"jsonrpc":"2.0","id":0,"method":"rpc.x"}',
           '{{"method":"ping"}', '{{"method":"ping"}',
           '{"jsonrpc":"2.0","id":0,"error":{"code":9007199254740993}}'], False)
+@example(['{"jsonrpc":"2.0","id":0,"method":"rpc.x","params":[]}', '{{"method":"ping"}',
+          '{{"method":"ping"}', '{"jsonrpc":"2.0","id":0,"error":{"code":9223372036854775808}}'],
+         False)  # and one beyond int64: no code, as the frames' column holds it
 def test_tap_lines_as_the_reference(lines: list[str], ascii_only: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "fuzz.jsonl"
