@@ -4,8 +4,9 @@
 //   node scripts/peers_ts_client.cjs SCENARIO stdio COMMAND [ARGS...]
 //   node scripts/peers_ts_client.cjs SCENARIO http URL
 //
-// SCENARIO is "demo" (scripts/demo_server.py, the Python SDK server) or "everything"
-// (@modelcontextprotocol/server-everything). Sampling and elicitation answers are canned.
+// SCENARIO is "demo" (scripts/demo_server.py, the Python SDK server), "everything"
+// (@modelcontextprotocol/server-everything) or "fastmcp" (the FastMCP server of
+// scripts/record_fastmcp.py). Sampling and elicitation answers are canned.
 "use strict";
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
@@ -76,6 +77,22 @@ async function everything(client) {
   await client.ping();
 }
 
+async function fastmcp(client) {
+  await client.listTools();
+  await client.callTool({ name: "add", arguments: { a: 2, b: 40 } });
+  await client.callTool({ name: "slow", arguments: { steps: 3 } }, undefined,
+    { onprogress: () => {} });
+  await attempt(client.callTool({ name: "ask", arguments: {} })); // elicitation on this wire
+  await attempt(client.callTool({ name: "fail", arguments: {} }));
+  await attempt(client.callTool({ name: "add", arguments: { a: "x", b: 1 } }));
+  await client.readResource({ uri: "demo://readme" });
+  await attempt(client.readResource({ uri: "demo://missing" }));
+  await client.getPrompt({ name: "greet", arguments: { name: "Bo" } });
+  await client.ping();
+}
+
+const SCENARIOS = { demo, everything, fastmcp };
+
 async function main() {
   const client = new Client({ name: "peers-ts-client", version: "1.0.0" },
     { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } });
@@ -93,7 +110,7 @@ async function main() {
     ? new StdioClientTransport({ command: rest[0], args: rest.slice(1), stderr: "inherit" })
     : new StreamableHTTPClientTransport(new URL(rest[0]));
   await client.connect(transport);
-  await (scenario === "demo" ? demo : everything)(client);
+  await SCENARIOS[scenario](client);
   if (kind === "http") await transport.terminateSession().catch(() => null);
   await client.close();
 }

@@ -10,7 +10,7 @@ JSONL) and once over Streamable HTTP through ``mcp-notebook proxy`` (HAR). FastM
 messages, an elicitation the 2026 wire refuses, a tool that raises, a call with a bad
 argument), a resource and a missing one, a prompt, a ``ping`` (removed in 2026-07-28: the
 server answers -32601), two calls in flight together. Then the official TypeScript SDK
-client (``scripts/fastmcp_ts_client.cjs``, pinned in ``scripts/npm-peers/``) against the
+client (``scripts/peers_ts_client.cjs fastmcp``, pinned in ``scripts/npm-peers/``) against the
 same server, over both transports: the handshake era (``initialize``, 2025-11-25), where
 the server's elicitation reaches the client.
 """
@@ -144,7 +144,7 @@ def main() -> int:
         subprocess.run([str(python), client, url + "/mcp"], cwd=ROOT, env=env, check=True,
                        timeout=120, capture_output=True)
     ensure_npm()
-    ts = ["node", str(ROOT / "scripts" / "fastmcp_ts_client.cjs")]
+    ts = ["node", str(ROOT / "scripts" / "peers_ts_client.cjs"), "fastmcp"]
     ts_env = {**env, **NODE_ENV}
     ts_stdio = OUT / "fastmcp-ts-client-stdio.jsonl"
     ts_stdio.unlink(missing_ok=True)
