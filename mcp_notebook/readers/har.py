@@ -24,6 +24,14 @@ answers a bad request with a JSON-RPC error and status 400 or 404) is paired lik
 other answer, its status beside it; one that names no id (``"id": null``) answers no
 request it can name and is an orphan, as on stdio.
 
+A POST answered by an authorization challenge (401, or 403 with ``WWW-Authenticate``: the
+MCP authorization spec's "authorization required" and "insufficient scope") carried no
+message the server read: its body and the reply are ``log`` rows (``reason``: refused by
+the server), so the request is not left unanswered, nor in flight when the client sends
+it again once authorized. An endpoint of the same origin that is never sent JSON-RPC (an
+OAuth client registration, say) is not MCP traffic: its entries are left out, named in
+one ``log`` row, as every other entry that is not MCP traffic.
+
 Sessions: the ``Mcp-Session-Id`` header (request, else response); for the old transport
 the ``sessionId`` / ``session_id`` query parameter of the endpoint URL given by the
 ``endpoint`` event; else the ``session`` argument or the file name. A POST of the
