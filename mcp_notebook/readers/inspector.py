@@ -111,9 +111,10 @@ def _order(ts: np.ndarray, derived: np.ndarray) -> np.ndarray:
     """The records' order (slots with times ``ts``, NaN: none), as
     :func:`~._docspans.time_order`, the ``derived`` ones (responses timed by their
     duration) last among the records of their millisecond (see the module's doc)."""
-    us = np.round(ts * 1e6)  # whole microseconds, exact in float64 (NaN stays NaN)
-    d = derived & ~np.isnan(us)
-    us[d] = np.floor(us[d] / 1000) * 1000 + 999
+    with np.errstate(over="ignore", invalid="ignore"):  # a time beyond 1e302 s: inf
+        us = np.round(ts * 1e6)  # whole microseconds, exact in float64 (NaN stays NaN)
+        d = derived & ~np.isnan(us)
+        us[d] = np.floor(us[d] / 1000) * 1000 + 999
     return time_order(us)
 
 

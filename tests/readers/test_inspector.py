@@ -119,3 +119,15 @@ def test_a_response_timed_by_its_duration_goes_last_in_its_millisecond(
     # the notification a millisecond after the response is after it
     assert t.violations[["rule", "seq"]].values.tolist() == [["progress-after-response", 6]]
     assert t.frames.ts.is_monotonic_increasing
+
+
+def test_the_order_of_times_out_of_any_range_warns_nothing():
+    import warnings
+
+    import numpy as np
+
+    ts = np.array([1e303, np.nan, -1e303, 1.5, np.inf])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        order = inspector._order(ts, np.array([False, True, True, False, True]))
+    assert order.tolist() == [2, 3, 0, 1, 4]
