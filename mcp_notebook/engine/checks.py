@@ -82,7 +82,6 @@ def load_rule_modules() -> None:
 MARKS = ('"resultType"', '"resultType":"complete"', '"input_required"', "inputRequests",
          "\\u", "\\/")
 MARK = {m: 1 << i for i, m in enumerate(MARKS)}
-ESCAPED = MARK["\\u"] | MARK["\\/"]
 TWICE = 1 << len(MARKS)  # the text holds "resultType" more than once
 NO_TEXT = 1 << (len(MARKS) + 1)
 

@@ -52,13 +52,12 @@ class _Entry(Entry):
         return self.method in ("GET", "DELETE") and _endpoint(self.url) in endpoints
 
 
-def mcp_endpoints(entries: Iterable[Entry], fallback: bool = True) -> set[str]:
+def mcp_endpoints(entries: Iterable[_Entry], fallback: bool = True) -> set[str]:
     """The endpoints MCP messages are POSTed to: those a POST's JSON body naming
     ``"jsonrpc"`` goes to (an OAuth client registration, say, POSTs JSON that is not
     MCP). Where none does and ``fallback``: every endpoint a JSON body is POSTed to."""
-    posts = [(e.url, e.body) for e in entries
-             if e.method == "POST" and e.body is not None and looks_like_json(e.body)]
-    rpc = {_endpoint(u) for u, b in posts if '"jsonrpc"' in b}
+    posts = [(e.url, e.body) for e in entries if e.posts_json()]
+    rpc = {_endpoint(u) for u, b in posts if b is not None and '"jsonrpc"' in b}
     return rpc if rpc or not fallback else {_endpoint(u) for u, _ in posts}
 
 

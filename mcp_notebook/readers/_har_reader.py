@@ -24,7 +24,7 @@ from ._logtext import looks_like_json
 from ._spans import Spans
 from ._sse import SSEEvent, parse_sse, simple_spans
 from ._time import read_time
-from .base import Record
+from .base import Record, refused
 
 __all__ = ["_Reader"]
 
@@ -173,8 +173,9 @@ class _Reader(_Loader):
             base["ts_error"] = f"startedDateTime: {e.ts_error}"
         failed = e.status is not None and e.status >= 400
         text = e.reply if e.reply and not e.reply.isspace() else None  # strip: a copy
-        if e.method == "POST" and _challenged(e) and not e.sse:
-            yield from self.refused(e, session, src, base, text)
+        said = refused(e.status, "www-authenticate" in e.resp_headers)
+        if e.method == "POST" and said and not e.sse:
+            yield from self.refused_records(e, session, src, base, text, said)
             return
         note = e.proxy_error
         aborted = e.aborted
@@ -223,15 +224,12 @@ class _Reader(_Loader):
                          kind="log", extra=dict(base))
 
     @staticmethod
-    def refused(e: _Entry, session: str, src: str, base: dict[str, Any], text: str | None
-                ) -> Iterator[Record]:
-        """A POST answered by an authorization challenge (:func:`_challenged`): its message
-        never reached MCP, so it is no frame (no request left unanswered, none in flight
-        when the client sends it again once authorized). The body and the reply are
-        ``log`` rows that say so."""
-        why = ("authorization required" if e.status == 401 else
-               "a scope or permission is missing")
-        said = f"HTTP {e.status}: {why}; the message was not processed"
+    def refused_records(e: _Entry, session: str, src: str, base: dict[str, Any],
+                        text: str | None, said: str) -> Iterator[Record]:
+        """A POST answered by an authorization challenge (``said``: why, from
+        :func:`.base.refused`): its message never reached MCP, so it is no frame (no
+        request left unanswered, none in flight when the client sends it again once
+        authorized). The body and the reply are ``log`` rows that say so."""
         yield Record(raw=e.body or "", ts=e.start, session=session, stream="http", source=src,
                      kind="log", reason=f"refused by the server ({said})",
                      extra={**base, "refused": said})
@@ -355,13 +353,6 @@ class _Reader(_Loader):
                 f"{src}/event{i}", extra)
         return True
 
-
-def _challenged(e: _Entry) -> bool:
-    """The reply is an authorization challenge, so the server did not read the message:
-    401 (the MCP authorization spec: "when authorization is required"), or 403 with a
-    ``WWW-Authenticate`` header ("insufficient_scope", RFC 6750; a 403 without one, such
-    as a refused ``Origin``, is a transport error as any other)."""
-    return e.status == 401 or (e.status == 403 and "www-authenticate" in e.resp_headers)
 
 #: the first bytes of an event's data that cannot be blank
 _OPENS = frozenset(b"{[")

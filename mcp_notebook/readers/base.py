@@ -104,6 +104,21 @@ def in_time_order(records: list[Record]) -> list[Record]:
     return [records[i] for i in order]
 
 
+def refused(status: int | None, challenge: bool) -> str | None:
+    """Why the server did not read a message it answered with an authorization challenge
+    (401: the MCP authorization spec's "authorization required"; 403 with a
+    ``WWW-Authenticate`` header, ``challenge``: "insufficient_scope", RFC 6750), or None
+    for any other answer (a 403 without one, such as a refused ``Origin``, is a transport
+    error as any other)."""
+    if status == 401:
+        why = "authorization required"
+    elif status == 403 and challenge:
+        why = "a scope or permission is missing"
+    else:
+        return None
+    return f"HTTP {status}: {why}; the message was not processed"
+
+
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
 

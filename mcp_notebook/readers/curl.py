@@ -36,7 +36,7 @@ import numpy as np
 
 from ._spans import Blocks, LineReader, Spans, gather, lines_of
 from ._sse import parse_sse_lines
-from .base import BLANK, Record
+from .base import BLANK, Record, refused
 
 __all__ = ["name", "description", "sniff", "read"]
 
@@ -443,15 +443,12 @@ class _Reader(LineReader):
     def close(self, ex: _Exchange) -> Iterator[Record]:
         self.end_sse(ex)
         session = ex.session or self.default
-        if ex.status == 401 or (ex.status == 403 and ex.challenge):
-            # an authorization challenge: the server did not read the message (as in a HAR)
-            why = ("authorization required" if ex.status == 401 else
-                   "a scope or permission is missing")
+        said = refused(ex.status, ex.challenge)
+        if said:  # an authorization challenge: the server did not read the message
             for rec in ex.records:
                 if rec.kind is None and rec.direction == "c2s":
                     rec.kind = "log"
-                    rec.reason = (f"refused by the server (HTTP {ex.status}: {why}; the "
-                                  "message was not processed)")
+                    rec.reason = f"refused by the server ({said})"
         for rec in ex.records:
             rec.session = session
             if ex.ts is not None:

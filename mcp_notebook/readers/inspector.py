@@ -128,7 +128,7 @@ def _responses(labels: list[str] | DocLabels) -> np.ndarray:
 def _in_order(records: list[Record]) -> list[Record]:
     """:func:`_order` of records (those of :func:`_entry`)."""
     ts = np.array([np.nan if r.ts is None else r.ts for r in records], dtype=np.float64)
-    derived = np.array([r.source.endswith("/response") for r in records], dtype=bool)
+    derived = _responses([r.source for r in records])
     return [records[k] for k in _order(ts, derived).tolist()]
 
 

@@ -94,9 +94,8 @@ def _member(text: str, batch: int, name: str) -> msgspec.Raw | None:
 
 
 def _no_result_type(text: str, batch: int) -> bool:
-    """The result is not an object with a resultType member."""
-    if '"resultType"' not in text and "\\u" not in text:
-        return True  # the name is nowhere, not even spelled with escapes
+    """The result is not an object with a resultType member (for a text that names it, or
+    may spell it: ``_result_type`` sifts the others out by their marks)."""
     result = _member(text, batch, "result")
     try:
         return result is None or "resultType" not in _decode_members(result)
