@@ -100,6 +100,10 @@ class FrameTable(StaticFallback, anywidget.AnyWidget):
     sel_index = traitlets.Int(-1).tag(sync=True)
     note = traitlets.Unicode("").tag(sync=True)
     clip = traitlets.Dict().tag(sync=True)
+    # counts the reorders that put the view back at the first row; it changes in the same
+    # update as the rows and the selection's index, so the page scrolls to the top rather
+    # than to the selected row (a separate message arrived after the rows were drawn)
+    tops = traitlets.Int(0).tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(columns=[h for _, h in TABLE_COLUMNS],
@@ -143,8 +147,8 @@ class FrameTable(StaticFallback, anywidget.AnyWidget):
                 f" · sorted by {key} {'↓' if direction == 'desc' else '↑'}" if key else "")
             self._send_window(0 if scroll_top else self.start, centre=False)
             self._update_index()
-        if scroll_top:
-            self.send({"type": "top"})
+            if scroll_top:
+                self.tops += 1
 
     @traitlets.observe("sort")
     def _on_sort(self, change: Any) -> None:

@@ -218,10 +218,21 @@ function render({ model, el }) {
   model.on("change:total", onTotal);
   model.on("change:note", onTotal);
   model.on("change:selected_seq", () => paint(true));
-  model.on("change:sel_index", reveal);
+  // one update from the kernel may both reorder the rows (tops) and move the selection's
+  // index: once all its attributes are set (a microtask: before the page is drawn), the view
+  // goes to the top, or else to the selection
+  let toTop = false, toReveal = false, settling = false;
+  const settle = () => {
+    settling = false;
+    if (toTop) { scroller.scrollTop = 0; paint(true); }
+    else if (toReveal) reveal();
+    toTop = toReveal = false;
+  };
+  const later = () => { if (!settling) { settling = true; queueMicrotask(settle); } };
+  model.on("change:tops", () => { toTop = true; later(); });
+  model.on("change:sel_index", () => { toReveal = true; later(); });
   model.on("msg:custom", (msg) => {
     if (msg && msg.type === "copy") copy(msg.what);
-    if (msg && msg.type === "top") { scroller.scrollTop = 0; paint(true); }
   });
   return () => {
     scroller.removeEventListener("scroll", onScroll);
