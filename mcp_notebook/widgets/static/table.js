@@ -231,9 +231,6 @@ function render({ model, el }) {
   const later = () => { if (!settling) { settling = true; queueMicrotask(settle); } };
   model.on("change:tops", () => { toTop = true; later(); });
   model.on("change:sel_index", () => { toReveal = true; later(); });
-  model.on("msg:custom", (msg) => {
-    if (msg && msg.type === "copy") copy(msg.what);
-  });
   return () => {
     scroller.removeEventListener("scroll", onScroll);
     wrap.removeEventListener("keydown", onKey);
