@@ -366,7 +366,7 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[
     if not used:  # only files found in folders, and none of them loads
         raise CaptureError(f"{paths}: nothing in it loads ({'; '.join(notes)})"[:2000])
     store = fast.combine(pieces)
-    notes.extend(readers.time_notes(store.extra))
+    notes.extend(readers.capture_notes(store.extra))
     if fast.infer_directions(store):  # as engine.walks.infer, on columns
         notes.append("directions inferred from the message flow (the capture does not say)")
     trace = Trace(store, version=version, notes=notes, paths=used)

@@ -1,14 +1,15 @@
-"""Record a real MCP Inspector v2 protocol export into ``tests/fixtures/inspector-web/``.
+"""Record real MCP Inspector v2 exports into ``tests/fixtures/inspector-web/``.
 
-Run as ``.venv/bin/python scripts/record_inspector_web.py``. The Inspector's web UI
-(npm ``@modelcontextprotocol/inspector``, pinned in ``scripts/npm-peers/``) is started on
-``@modelcontextprotocol/server-everything``, once over stdio and once over Streamable HTTP,
-and driven in headless Chromium (Debian's ``chromium``, Playwright with
-``executable_path``) as a user would: connect, call ``get-sum``, over stdio also call
-``trigger-long-running-operation`` (five progress notifications), then the Protocol tab's
-Export button. The file it downloads is kept as it is
-(``inspector-protocol-<server>-<time>.json``, ``JSON.stringify(entries, null, 2)``): the
-reader's first export not written by hand.
+Run as ``.venv/bin/python scripts/record_inspector_web.py [stdio|http]`` (both when none
+is named). The Inspector's web UI (npm ``@modelcontextprotocol/inspector``, pinned in
+``scripts/npm-peers/``) is started on ``@modelcontextprotocol/server-everything``, once
+over stdio and once over Streamable HTTP, and driven in headless Chromium (Debian's
+``chromium``, Playwright with ``executable_path``) as a user would: connect, call
+``get-sum``, then ``trigger-long-running-operation`` (five progress notifications), then
+the Protocol tab's Export button and, over HTTP, the Network tab's (the HTTP requests of
+the same session). The files it downloads are kept as they are
+(``inspector-protocol-<server>-<time>.json`` and ``inspector-network-...``,
+``JSON.stringify(entries, null, 2)``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ OUT = ROOT / "tests" / "fixtures" / "inspector-web"
 CHROMIUM = "/usr/bin/chromium"
 
 
-async def _drive(url: str, long_call: bool) -> Path:
+async def _drive(url: str, long_call: bool, tabs: tuple[str, ...]) -> list[Path]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
@@ -52,22 +53,29 @@ async def _drive(url: str, long_call: bool) -> Path:
             await page.get_by_text("Trigger Long Running Operation Tool", exact=True).first.click()
             await page.get_by_role("button", name="Execute Tool").click()
             await page.wait_for_timeout(13_000)  # ten seconds, five steps of progress
-        await page.get_by_text("Protocol", exact=True).first.click()
-        async with page.expect_download() as got:
-            await page.get_by_role("button", name="Export").last.click()
-        download = await got.value
-        OUT.mkdir(parents=True, exist_ok=True)
-        out = OUT / download.suggested_filename
-        await download.save_as(out)
+        saved = []
+        for tab in tabs:
+            await page.get_by_text(tab, exact=True).first.click()
+            await page.wait_for_timeout(500)
+            async with page.expect_download() as got:
+                await page.get_by_role("button", name="Export").last.click()
+            download = await got.value
+            OUT.mkdir(parents=True, exist_ok=True)
+            out = OUT / download.suggested_filename
+            await download.save_as(out)
+            saved.append(out)
         await browser.close()
-        return out
+        return saved
 
 
-def main() -> int:
+def main(which: tuple[str, ...] = ("stdio", "http")) -> int:
     versions = ensure_npm()
     _rec.log(f"inspector {versions['@modelcontextprotocol/inspector']}")
     everything = NPM / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-    _record(["node", str(everything), "stdio"], long_call=True)
+    if "stdio" in which:  # (no HTTP request: the Network tab has nothing to export)
+        _record(["node", str(everything), "stdio"], long_call=True, tabs=("Protocol",))
+    if "http" not in which:
+        return 0
     port = _rec.free_port()
     server = subprocess.Popen(["node", str(everything), "streamableHttp"], cwd=ROOT,
                               env={**os.environ, **NODE_ENV, "PORT": str(port)},
@@ -75,13 +83,13 @@ def main() -> int:
     try:
         _rec._wait_port(port, server)
         _record(["--transport", "http", "--server-url", f"http://127.0.0.1:{port}/mcp"],
-                long_call=False)
+                long_call=True, tabs=("Protocol", "Network"))
     finally:
         _stop(server)
     return 0
 
 
-def _record(args: list[str], long_call: bool) -> None:
+def _record(args: list[str], long_call: bool, tabs: tuple[str, ...]) -> None:
     inspector = NPM / "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
     proc = subprocess.Popen(["node", str(inspector), "--web", *args], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -96,8 +104,8 @@ def _record(args: list[str], long_call: bool) -> None:
                 break
         if url is None:
             raise SystemExit("record_inspector_web: the Inspector did not start")
-        out = asyncio.run(_drive(url, long_call))
-        _rec.log(f"  {out.relative_to(ROOT)}: {out.stat().st_size} bytes")
+        for out in asyncio.run(_drive(url, long_call, tabs)):
+            _rec.log(f"  {out.relative_to(ROOT)}: {out.stat().st_size} bytes")
     finally:
         _stop(proc)
 
@@ -111,4 +119,4 @@ def _stop(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(tuple(sys.argv[1:]) or ("stdio", "http")))

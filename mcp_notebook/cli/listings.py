@@ -41,6 +41,8 @@ def add_formats(sub: Any) -> None:
 def cmd_formats(args: argparse.Namespace) -> int:
     from ..readers import formats
 
-    for name, description in formats().items():
-        show(f"{name:<16} {description}")
+    known = formats()
+    width = max(map(len, known))
+    for name, description in known.items():
+        show(f"{name:<{width}}  {description}")
     return 0

@@ -11,16 +11,29 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from . import boundary, claude_desktop, curl, har, inspector, ndjson, otlp, recorder, tap, vscode
+from . import (
+    boundary,
+    claude_desktop,
+    curl,
+    har,
+    inspector,
+    inspector_network,
+    ndjson,
+    otlp,
+    recorder,
+    tap,
+    vscode,
+)
 from ._markdown import detect, unwrap
 from .base import BLANK, CaptureError, Record, head_lines, read_head, wrapping
 
 __all__ = ["REGISTRY", "Record", "CaptureError", "BLANK", "sniff", "read", "formats",
-           "time_notes", "wrapping", "LINE_FORMATS", "payload_free_note"]
+           "time_notes", "wrapping", "LINE_FORMATS", "payload_free_note", "capture_notes"]
 
 #: name -> reader module, in the order sniffing breaks ties.
 REGISTRY: dict[str, ModuleType] = {m.name: m for m in (tap, ndjson)}
-REGISTRY.update({m.name: m for m in (claude_desktop, vscode, har, inspector, recorder, curl)})
+REGISTRY.update({m.name: m for m in (claude_desktop, vscode, har, inspector, inspector_network,
+                                     recorder, curl)})
 REGISTRY.update({m.name: m for m in (boundary, otlp)})  # payload-free: envelopes only
 
 
@@ -37,6 +50,12 @@ def time_notes(extra: dict[int, dict[str, Any]]) -> list[str]:
         return []
     return [f"{len(bad)} frame(s) carry a time that cannot be read and have no ts (the "
             f"first: {bad[0]}); trace.extra(seq)['ts_error'] says why for each"]
+
+
+def capture_notes(extra: dict[int, dict[str, Any]]) -> list[str]:
+    """The trace notes on what the frames' extras say a capture left out or could not
+    read: times (:func:`time_notes`), streams an export does not hold."""
+    return time_notes(extra) + inspector_network.not_held_note(extra)
 
 
 def payload_free_note(files: list[str], of: int) -> str:

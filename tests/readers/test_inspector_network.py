@@ -1,0 +1,127 @@
+"""The MCP Inspector v2 network export: a real one (``scripts/record_inspector_web.py
+http``: the web UI on server-everything over Streamable HTTP, its Network tab exported
+beside its Protocol tab, the same session), held to the protocol export of the same
+traffic; and the export's odd entries (a failed request, not an object, a cut file)."""
+
+from __future__ import annotations
+
+import collections
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mcp_notebook as mn
+from mcp_notebook.readers import inspector_network, sniff
+
+WEB = Path(__file__).resolve().parents[1] / "fixtures" / "inspector-web"
+NETWORK = next(WEB.glob("inspector-network-*.json"))
+# the protocol export of the same session: the same server port in its name
+PROTOCOL = next(WEB.glob("inspector-protocol-" + NETWORK.name.split("-")[2] + "-*.json"))
+MESSAGES = ("request", "result", "error", "notification")
+
+
+def _messages(t: mn.Trace) -> collections.Counter[tuple[str, str]]:
+    f = t.frames[t.frames["kind"].isin(MESSAGES)]
+    return collections.Counter((d, json.dumps(json.loads(r), sort_keys=True))
+                               for d, r in zip(f["direction"], f["raw"], strict=True))
+
+
+def test_it_is_found_and_told_from_the_protocol_export():
+    assert sniff(NETWORK) == "inspector-network"
+    assert sniff(PROTOCOL) == "inspector"
+
+
+def test_it_holds_the_protocol_exports_messages_but_the_get_streams():
+    net, proto = mn.load(NETWORK), mn.load(PROTOCOL)
+    got, want = _messages(net), _messages(proto)
+    assert not got - want  # nothing the session did not send
+    missing = want - got
+    # what the export does not hold: the events of the GET stream, counted in its log row
+    held = net.frames[net.frames["kind"] == "log"]
+    counts = [net.extra(int(s)).get("events_not_held") for s in held["seq"]]
+    assert sum(c for c in counts if c) == sum(missing.values()) > 0
+    assert all(d == "s2c" for d, _ in missing)  # the server's messages on that stream
+    assert any("roots/list" in m for _, m in missing)
+    assert any("GET stream(s)" in n and "Protocol tab" in n for n in net.notes)
+
+
+def test_its_calls_pair_and_the_one_finding_is_the_missing_streams():
+    t = mn.load(NETWORK)
+    p = t.pairs
+    calls = p[p["method"] == "tools/call"]
+    assert len(calls) == 2 and set(calls["outcome"].astype(str)) == {"result"}
+    assert calls["progress_count"].tolist() == [0, 5]
+    # the client's answer to roots/list, asked on the GET stream the export does not hold
+    v = t.violations
+    assert v["rule"].tolist() == ["orphan-response"]
+    orphan = json.loads(t.frames["raw"].iat[int(v["seq"].iat[0])])
+    assert orphan["id"] == 0 and "roots" in orphan["result"]
+    # a reply stream's events are placed when its headers came, and say so
+    long_call = int(calls["response_seq"].iat[1])
+    assert t.extra(long_call).get("ts_estimated") is True
+
+
+def test_the_cli_checks_it(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "mcp_notebook", "check", str(NETWORK),
+                           "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [f["rule"] for f in report["violations"]] == ["orphan-response"]
+
+
+def _write(tmp_path: Path, entries: list, text: str | None = None) -> Path:
+    path = tmp_path / "inspector-network-x.json"
+    path.write_text(text if text is not None else json.dumps(entries, indent=2), "utf-8")
+    return path
+
+
+POST = {"id": "1", "timestamp": "2026-12-07T20:50:24.210Z", "method": "POST",
+        "url": "http://127.0.0.1:9/mcp", "requestHeaders": {"content-type": "application/json"},
+        "requestBody": json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})}
+
+
+def test_a_request_that_failed_is_sent_and_unanswered(tmp_path):
+    failed = {**POST, "error": "fetch failed", "duration": 3}
+    t = mn.load(_write(tmp_path, [failed]))
+    assert t.frames["kind"].tolist() == ["request", "log"]
+    assert t.extra(1)["fetch_error"] == "fetch failed"
+    assert "fetch failed" in t.frames["raw"].iat[1]
+    assert t.pairs["outcome"].astype(str).tolist() == ["unanswered"]
+
+
+def test_a_reply_in_json_is_paired(tmp_path):
+    ok = {**POST, "duration": 7, "responseStatus": 200, "responseStatusText": "OK",
+          "responseHeaders": {"content-type": "application/json"},
+          "responseBody": json.dumps({"jsonrpc": "2.0", "id": 1, "result": {}})}
+    t = mn.load(_write(tmp_path, [ok]))
+    assert t.frames["kind"].tolist() == ["request", "result"]
+    assert round(float(t.pairs["latency"].dt.total_seconds().iat[0]) * 1000) == 7
+
+
+def test_entries_that_are_no_object_or_cut_cost_only_themselves(tmp_path):
+    t = mn.load(_write(tmp_path, [POST, 5, POST]))
+    assert t.frames["kind"].tolist().count("request") == 2
+    bad = t.frames[t.frames["kind"] == "invalid"]
+    assert "not an object" in bad["reason"].iat[0]
+    text = json.dumps([POST, POST], indent=2)
+    cut = _write(tmp_path, [], text=text[: text.rindex('"requestBody"')])
+    t = mn.load(cut, format="inspector-network")
+    assert t.frames["kind"].tolist().count("request") == 1
+    assert "ends inside" in " ".join(t.frames["reason"].dropna())
+
+
+def test_the_note_counts_every_stream():
+    extra = {1: {"events_not_held": 2}, 4: {"events_not_held": 3}, 5: {"http": "GET"}}
+    (note,) = inspector_network.not_held_note(extra)
+    assert note.startswith("2 GET stream(s) of the server's messages (5 event(s))")
+    assert inspector_network.not_held_note({}) == []
+
+
+@pytest.mark.parametrize("text", ["", "[]", "{}", "[1, 2]", "not json", "[{\"url\": 1}]"])
+def test_odd_documents_load_or_say_why(tmp_path, text):
+    path = _write(tmp_path, [], text=text)
+    rows = list(inspector_network.read(path))  # the reader alone: no exception
+    assert all(r.kind in (None, "invalid", "log") for r in rows)
