@@ -482,3 +482,27 @@ def test_the_pass_on_two_threads_for_a_large_document(monkeypatch):
     monkeypatch.setattr(cores, "SPLIT", "threads")
     _har_parts.of_scan(data)
     assert calls == [False, True, False, False, False, True]
+
+
+#: one character of each class the texts' copy tells apart: plain, the quote, the backslash
+#: and the solidus (escaped), control characters, two-, three- and four-byte UTF-8
+_CLASSES = ["a", "Z", " ", '"', "\\", "/", "\n", "\t", "\x01", "\x1f", "\x7f", "é", "中",
+            "😀", "\u2028"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_texts_of_every_byte_class_at_every_length(seed):
+    """Bodies of every length up to 48 (the copy moves 16 bytes at a time, so every place
+    of an escape in and across its blocks), made of every class of character, written
+    with and without ``\\u`` escapes: read as msgspec reads them."""
+    rng = random.Random(seed)
+    entries = []
+    for k in range(49):
+        text = "".join(rng.choice(_CLASSES) for _ in range(k))
+        entries.append(harkit.entry("POST", at=k, body=text, mime="application/json",
+                                    reply=text[::-1]))
+    doc = {"log": {"version": "1.2", "entries": entries}}
+    for ascii_only in (True, False):
+        data = json.dumps(doc, ensure_ascii=ascii_only).encode()
+        assert _same(data)
+        assert _har_parts.of_scan(data) is not None  # the C pass took it

@@ -314,8 +314,10 @@ static void hs_begin_second(HarPass *h, HsSecond *sec) {
     b->c.end = h->c.end;
     b->base = h->base;
     /* its texts go from the candidate's offset on, 16 bytes after it: the first half's
-     * texts are never longer than its input, and copy_plain8 writes at most 8 bytes past
-     * them (the buffer has room for the second's overrun too: see py_har_scan) */
+     * texts are never longer than its input (a text's first byte is written at least one
+     * byte before the place it is read from: its opening quote is not copied), and
+     * copy_plain16 writes at most 16 bytes from there, so below the candidate's offset
+     * + 15 (the buffer has room for the second's overrun too: see py_har_scan) */
     b->t0 = h->t0;
     b->t = h->t0 + (cand - h->base) + 16;
     b->stop = &sec->stop;
@@ -474,8 +476,8 @@ static PyObject *py_har_scan(PyObject *self, PyObject *args) {
     h.c.p = h.base = (cptr)b.buf;
     h.c.end = h.c.p + b.len;
     h.sec = two && MN_THREADS ? &sec : NULL;
-    /* room for every text: a text is never longer than its literal, and copy_plain8 may
-     * write 8 bytes past a text's end; the second half writes its own 16 bytes further */
+    /* room for every text: a text is never longer than its literal, and copy_plain16 may
+     * write 16 bytes past a text's end; the second half writes its own 16 bytes further */
     texts = PyByteArray_FromStringAndSize(NULL, b.len + 32);
     if (!texts) goto done;
     h.t0 = h.t = (unsigned char *)PyByteArray_AS_STRING(texts);
