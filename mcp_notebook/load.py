@@ -308,6 +308,10 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[
     notes: list[str] = [skipped_note(*s) for s in skipped]
     used: list[str] = []
     formats = _formats(named + found, format)
+    for net, said in _inspector_twins(formats).items():  # two exports of one session
+        notes.append(skipped_note(net.name, said))
+        del formats[net]
+        named, found = [p for p in named if p != net], [p for p in found if p != net]
     merged = _deduplicated(formats, session, direction, options)
     wrapped = {p: w for p, fmt in formats.items() if fmt in readers.LINE_FORMATS
                and (w := readers.wrapping(p))}  # pasted into Markdown: the readers unwrap
@@ -401,6 +405,28 @@ def _collect(records: Iterable[Record], got: list[Store], path: Path,
         got.append(Store.from_parts([part]))
     if "exc" in state:
         raise state["exc"]
+
+
+def _inspector_twins(formats: dict[Path, str]) -> dict[Path, str]:
+    """The Inspector network exports loaded with the protocol export of the same session
+    (``inspector_network.same_session``): each left out, and why."""
+    nets = [p for p, f in formats.items() if f == "inspector-network"]
+    protos = [p for p, f in formats.items() if f == "inspector"]
+    out: dict[Path, str] = {}
+    if not nets or not protos:
+        return out
+    from .readers.inspector_network import same_session
+
+    for net in nets:
+        try:
+            with bounded_recursion():
+                twin = same_session(net, protos)
+        except (CaptureError, *_UNREADABLE):
+            continue  # the loop reads it and reports what fails
+        if twin is not None:
+            out[net] = (f"its messages are all in {twin.name}, the Protocol tab's export of "
+                        "the same session (each with its own time): not read twice")
+    return out
 
 
 def _formats(paths: list[Path], format: str) -> dict[Path, str]:

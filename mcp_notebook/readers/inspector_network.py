@@ -31,6 +31,11 @@ What the export holds differently from a HAR:
 - **A request that failed** (``error``: the connection refused, say) is its client frame
   and a ``log`` row with the error (``extra["fetch_error"]``); it has no answer.
 
+Loaded together with the Protocol tab's export of the same session (a folder of every
+export, say), the network export is left out, with a note: every message it holds is in
+the protocol export, with its own time (:func:`same_session`), and read twice each would
+be a duplicate.
+
 A broken export costs only what is broken: each entry is decoded on its own, an entry
 that cannot be (not an object, not valid JSON) is one ``invalid`` row, and a file cut
 inside an entry keeps the entries before the cut.
@@ -50,7 +55,7 @@ from ._har_reader import _Reader
 from ._jsondoc import salvage
 from .base import Record, open_bytes
 
-__all__ = ["name", "description", "sniff", "read", "not_held_note"]
+__all__ = ["name", "description", "sniff", "read", "not_held_note", "same_session"]
 
 name = "inspector-network"
 description = "MCP Inspector v2 network export (JSON array of HTTP requests)"
@@ -86,6 +91,46 @@ def not_held_note(extra: dict[int, dict[str, Any]]) -> list[str]:
             "not in the capture (the Inspector's network export keeps only how many events "
             "each had): an answer the client sent to a server request on such a stream has "
             "no request here; the Protocol tab's export holds those messages"]
+
+
+def same_session(network: Path, protocols: list[Path]) -> Path | None:
+    """The protocol export among ``protocols`` of the same session as the network export
+    ``network``, or None: one that holds every message of it (the same JSON values, as
+    many times each), the client's sent within :data:`SAME_TIME` seconds of when the
+    network export says their requests started (two sessions that said the same things,
+    as two runs of one script do, are told apart by when)."""
+    from . import inspector
+
+    def messages(records: Iterator[Record]) -> dict[str, list[tuple[str | None, float]]]:
+        out: dict[str, list[tuple[str | None, float]]] = {}
+        for rec in records:
+            if rec.kind is not None or not rec.raw:
+                continue
+            try:
+                value = json.loads(rec.raw)
+            except (ValueError, RecursionError):
+                continue
+            at = float("nan") if rec.ts is None else rec.ts
+            for one in value if isinstance(value, list) else [value]:
+                out.setdefault(json.dumps(one, sort_keys=True), []).append(
+                    (rec.direction, at))
+        return out
+
+    held = messages(read(network))
+    if not held:
+        return None
+    for proto in protocols:
+        there = messages(inspector.read(proto))
+        if all(len(sent) <= len(there.get(key, ())) and all(
+                any(abs(at - t) <= SAME_TIME for _, t in there[key])
+                for flow, at in sent if flow == "c2s")
+               for key, sent in held.items()):
+            return proto
+    return None
+
+
+#: how far apart (seconds) the two exports may stamp one message the client sent
+SAME_TIME = 2.0
 
 
 def _har_entry(e: dict[str, Any]) -> dict[str, Any]:

@@ -125,3 +125,27 @@ def test_odd_documents_load_or_say_why(tmp_path, text):
     path = _write(tmp_path, [], text=text)
     rows = list(inspector_network.read(path))  # the reader alone: no exception
     assert all(r.kind in (None, "invalid", "log") for r in rows)
+
+
+def test_with_the_protocol_export_of_its_session_it_is_not_read_twice(tmp_path):
+    """A folder of both exports (or both named): the protocol export's frames only, and a
+    note that says why the network export was left out."""
+    for path in (NETWORK, PROTOCOL):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    alone = mn.load(PROTOCOL)
+    for t in (mn.load(tmp_path), mn.load([tmp_path / NETWORK.name, tmp_path / PROTOCOL.name])):
+        assert t.frames["raw"].tolist() == alone.frames["raw"].tolist()
+        assert t.violations.empty
+        assert any(n.startswith(f"skipped {NETWORK.name}: its messages are all in "
+                                f"{PROTOCOL.name}") for n in t.notes)
+
+
+def test_with_the_protocol_export_of_another_session_both_are_read(tmp_path):
+    """The stdio session said every message the HTTP one did, word for word (the same
+    Inspector, server and calls): told apart by when the client sent them."""
+    other = WEB / "inspector-protocol-node-2026-12-07T18-40-58.367Z.json"  # over stdio
+    t = mn.load([NETWORK, other])
+    assert len(t.frames) == len(mn.load(NETWORK).frames) + len(mn.load(other).frames)
+    assert not any(n.startswith("skipped") for n in t.notes)
+    assert inspector_network.same_session(NETWORK, [other]) is None
+    assert inspector_network.same_session(NETWORK, [other, PROTOCOL]) == PROTOCOL
