@@ -163,14 +163,21 @@ class _Reader(_Loader):
             return self.old_sessions[e.url]
         return _session_from_url(e.url) or self.default
 
-    def entry(self, e: _Entry) -> Iterator[Record]:
-        src = f"{self.name}#entry{e.index}"
-        session = self.session_of(e)
+    #: the member an entry's start time is read from (``ts_error`` names it)
+    STAMP = "startedDateTime"
+
+    def heading(self, e: _Entry) -> tuple[str, str, dict[str, Any]]:
+        """``(source, session, extra)`` of the records of an entry: the HTTP facts every
+        one of them carries."""
         base: dict[str, Any] = {"http": e.method}
         if e.status is not None:
             base["status"] = e.status
         if e.ts_error:
-            base["ts_error"] = f"startedDateTime: {e.ts_error}"
+            base["ts_error"] = f"{self.STAMP}: {e.ts_error}"
+        return f"{self.name}#entry{e.index}", self.session_of(e), base
+
+    def entry(self, e: _Entry) -> Iterator[Record]:
+        src, session, base = self.heading(e)
         failed = e.status is not None and e.status >= 400
         text = e.reply if e.reply and not e.reply.isspace() else None  # strip: a copy
         said = refused(e.status, "www-authenticate" in e.resp_headers)

@@ -167,6 +167,8 @@ def _har_entry(e: dict[str, Any]) -> dict[str, Any]:
 class _NetworkReader(_Reader):
     """The HAR reader on the entries of a network export (see the module's doc)."""
 
+    STAMP = "timestamp"
+
     def __init__(self, path: Path, session: str | None) -> None:
         super().__init__(path, session)
         self.streams: dict[int, Any] = {}  # entry -> its ``stream`` (a GET stream's count)
@@ -209,13 +211,7 @@ class _NetworkReader(_Reader):
         return self.entries(entries), None
 
     def entry(self, e: _Entry) -> Iterator[Record]:
-        src = f"{self.name}#entry{e.index}"
-        session = self.session_of(e)
-        base: dict[str, Any] = {"http": e.method}
-        if e.status is not None:
-            base["status"] = e.status
-        if e.ts_error:
-            base["ts_error"] = f"timestamp: {e.ts_error}"
+        src, session, base = self.heading(e)
         error = self.errors.get(e.index)
         if error is not None:  # no response: the request as sent, and why it got none
             if e.method == "POST" and e.body is not None:
