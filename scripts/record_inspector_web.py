@@ -1,9 +1,9 @@
 """Record real MCP Inspector v2 exports into ``tests/fixtures/inspector-web/``.
 
-Run as ``.venv/bin/python scripts/record_inspector_web.py [stdio|http]`` (both when none
-is named). The Inspector's web UI (npm ``@modelcontextprotocol/inspector``, pinned in
-``scripts/npm-peers/``) is started on ``@modelcontextprotocol/server-everything``, once
-over stdio and once over Streamable HTTP, and driven in headless Chromium (Debian's
+Run as ``.venv/bin/python scripts/record_inspector_web.py [stdio] [http] [sse]`` (all
+when none is named). The Inspector's web UI (npm ``@modelcontextprotocol/inspector``, pinned in
+``scripts/npm-peers/``) is started on ``@modelcontextprotocol/server-everything``, over
+stdio, over Streamable HTTP and over the 2024-11-05 HTTP+SSE transport, and driven in headless Chromium (Debian's
 ``chromium``, Playwright with ``executable_path``) as a user would: connect, call
 ``get-sum``, then ``trigger-long-running-operation`` (five progress notifications), then
 the Protocol tab's Export button and, over HTTP, the Network tab's (the HTTP requests of
@@ -68,24 +68,29 @@ async def _drive(url: str, long_call: bool, tabs: tuple[str, ...]) -> list[Path]
         return saved
 
 
-def main(which: tuple[str, ...] = ("stdio", "http")) -> int:
+def main(which: tuple[str, ...] = ("stdio", "http", "sse")) -> int:
     versions = ensure_npm()
     _rec.log(f"inspector {versions['@modelcontextprotocol/inspector']}")
     everything = NPM / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
     if "stdio" in which:  # (no HTTP request: the Network tab has nothing to export)
         _record(["node", str(everything), "stdio"], long_call=True, tabs=("Protocol",))
-    if "http" not in which:
-        return 0
-    port = _rec.free_port()
-    server = subprocess.Popen(["node", str(everything), "streamableHttp"], cwd=ROOT,
-                              env={**os.environ, **NODE_ENV, "PORT": str(port)},
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _rec._wait_port(port, server)
-        _record(["--transport", "http", "--server-url", f"http://127.0.0.1:{port}/mcp"],
-                long_call=True, tabs=("Protocol", "Network"))
-    finally:
-        _stop(server)
+    # over Streamable HTTP, and over the 2024-11-05 HTTP+SSE transport (every server
+    # message on the GET stream, which the network export does not hold)
+    for name, mode, transport, path in (("http", "streamableHttp", "http", "/mcp"),
+                                        ("sse", "sse", "sse", "/sse")):
+        if name not in which:
+            continue
+        port = _rec.free_port()
+        server = subprocess.Popen(["node", str(everything), mode], cwd=ROOT,
+                                  env={**os.environ, **NODE_ENV, "PORT": str(port)},
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            _rec._wait_port(port, server)
+            _record(["--transport", transport, "--server-url",
+                     f"http://127.0.0.1:{port}{path}"], long_call=True,
+                    tabs=("Protocol", "Network"))
+        finally:
+            _stop(server)
     return 0
 
 
@@ -119,4 +124,4 @@ def _stop(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(tuple(sys.argv[1:]) or ("stdio", "http")))
+    raise SystemExit(main(tuple(sys.argv[1:]) or ("stdio", "http", "sse")))

@@ -21,10 +21,15 @@ What the export holds differently from a HAR:
   message.
 - **A GET stream's events are not in the file**: the export keeps how many there were
   (``stream.eventCount``). Such a stream is a ``log`` row that says so
-  (``extra["events_not_held"]``), and the trace's notes sum them up: the server's
-  requests and notifications sent on the stream are missing, so the client's answer to
-  such a request has no request in the trace (an unmatched response the capture causes,
-  not the server).
+  (``extra["events_not_held"]``), and the trace's notes sum them up. The server's
+  messages sent on it are missing: over Streamable HTTP its own requests and
+  notifications, over the 2024-11-05 HTTP+SSE transport every message it sent, answers
+  included. Where the export has such a stream, a POSTed request whose reply held no
+  message (``Accepted``) has its answer on it (``extra["answer_not_held"]``), and a
+  response the client POSTed may answer a request made on it
+  (``extra["request_not_held"]``): the pairs show them unanswered or unasked, as the
+  capture has them, but ``unanswered-request`` and ``orphan-response`` do not report
+  them (the capture, not the peers, left the other half out).
 - **Bodies as the Inspector wrote them again.** A JSON body was parsed and written
   again by JavaScript (sensitive members redacted), so the exact bytes, and numbers
   beyond 2^53, are not the wire's.
@@ -89,8 +94,9 @@ def not_held_note(extra: dict[int, dict[str, Any]]) -> list[str]:
     events = sum(c for c in counts if isinstance(c, int))
     return [f"{len(counts)} GET stream(s) of the server's messages ({events} event(s)) are "
             "not in the capture (the Inspector's network export keeps only how many events "
-            "each had): an answer the client sent to a server request on such a stream has "
-            "no request here; the Protocol tab's export holds those messages"]
+            "each had): the requests answered on them look unanswered, and the client's "
+            "answers to requests made on them unasked (neither is reported as a violation); "
+            "the Protocol tab's export holds those messages"]
 
 
 def same_session(network: Path, protocols: list[Path]) -> Path | None:
@@ -173,6 +179,8 @@ class _NetworkReader(_Reader):
         super().__init__(path, session)
         self.streams: dict[int, Any] = {}  # entry -> its ``stream`` (a GET stream's count)
         self.errors: dict[int, str] = {}  # entry -> the request's ``error``
+        self.unheld = False  # a stream whose events the export does not hold
+        self.only: str | None = None  # the one session the entries name, if one
 
     def load(self, held: list[Any] | None = None) -> tuple[list[_Entry] | None, str | None]:
         with open_bytes(self.path) as f:
@@ -204,11 +212,24 @@ class _NetworkReader(_Reader):
                 continue
             if e.get("stream") is not None:
                 self.streams[i] = e["stream"]
+                count = e["stream"].get("eventCount") if isinstance(e["stream"], dict) \
+                    else None
+                self.unheld |= e.get("responseBody") is None and count != 0
             if e.get("error") is not None:
                 self.errors[i] = str(e["error"])
             entries.append((i, _har_entry(e)))
         self.bad.extend(tail)
-        return self.entries(entries), None
+        out = self.entries(entries)
+        named = {super(_NetworkReader, self).session_of(e) for e in out} - {self.default}
+        self.only = named.pop() if len(named) == 1 else None
+        return out, None
+
+    def session_of(self, e: _Entry) -> str:
+        """As a HAR's; an entry that names no session (the 2024-11-05 transport's GET
+        stream, whose ``endpoint`` event the export does not hold) is in the one session
+        the others name, where they name one."""
+        session = super().session_of(e)
+        return self.only if session == self.default and self.only else session
 
     def entry(self, e: _Entry) -> Iterator[Record]:
         src, session, base = self.heading(e)
@@ -231,4 +252,29 @@ class _NetworkReader(_Reader):
                          session=session, stream="http", source=src, kind="log",
                          extra={**base, "events_not_held": n if n is not None else -1})
             return
-        yield from super().entry(e)
+        recs = list(super().entry(e))
+        if self.unheld and e.method == "POST" and e.body is not None:
+            sent = _kinds(e.body)
+            replied = any(r.direction == "s2c" for r in recs)  # a message in its reply
+            for r in recs:
+                if r.direction != "c2s" or r.kind is not None:
+                    continue
+                if "response" in sent:
+                    r.extra["request_not_held"] = True
+                if "request" in sent and not replied:
+                    r.extra["answer_not_held"] = True
+        yield from recs
+
+
+def _kinds(body: str) -> set[str]:
+    """Which of "request" and "response" a POST's JSON body holds (a batch: any of its
+    members); nothing for a body that is not JSON."""
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return set()
+    out = set()
+    for one in value if isinstance(value, list) else [value]:
+        if isinstance(one, dict) and "id" in one:
+            out.add("request" if "method" in one else "response")
+    return out

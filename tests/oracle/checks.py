@@ -57,9 +57,11 @@ def _flag(code: str) -> Callable[[CheckInput], Iterator[Hit]]:
 def _finding(code: str) -> Callable[[CheckInput], Iterator[Hit]]:
     def check(ci: CheckInput) -> Iterator[Hit]:
         for f in ci.findings:
-            if f.rule == code:
+            if f.rule == code and not (code == "orphan-response" and ci.extra.get(
+                    f.seq, {}).get("request_not_held")):
                 yield f.seq, f.related_seq, f.detail
-    check.__doc__ = f"Pairing findings {code!r}."
+    check.__doc__ = (f"Pairing findings {code!r} (an orphan response the capture says may "
+                     "answer a request it does not hold: none).")
     return check
 
 
@@ -192,6 +194,7 @@ def _unanswered(ci: CheckInput, after_close: bool = False) -> Iterator[Hit]:
     reused = {f.seq for f in ci.findings if f.rule == "request-id-in-flight"}
     for r in ci.pairs:
         if (r.outcome == "unanswered" and r.request_seq is not None
+                and not ci.extra.get(r.request_seq, {}).get("answer_not_held")
                 and r.method != "subscriptions/listen" and r.request_seq not in reused
                 and r.id_key != "null"
                 and not (isinstance(r.method, str) and r.method.startswith("notifications/"))):

@@ -1,7 +1,8 @@
-"""The MCP Inspector v2 network export: a real one (``scripts/record_inspector_web.py
-http``: the web UI on server-everything over Streamable HTTP, its Network tab exported
-beside its Protocol tab, the same session), held to the protocol export of the same
-traffic; and the export's odd entries (a failed request, not an object, a cut file)."""
+"""The MCP Inspector v2 network export: real ones (``scripts/record_inspector_web.py http
+sse``: the web UI on server-everything over Streamable HTTP and over the 2024-11-05
+HTTP+SSE transport, its Network tab exported beside its Protocol tab, the same session),
+each held to the protocol export of the same traffic; and the export's odd entries (a
+failed request, not an object, a cut file)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,21 @@ import mcp_notebook as mn
 from mcp_notebook.readers import inspector_network, sniff
 
 WEB = Path(__file__).resolve().parents[1] / "fixtures" / "inspector-web"
-NETWORK = next(WEB.glob("inspector-network-*.json"))
-# the protocol export of the same session: the same server port in its name
-PROTOCOL = next(WEB.glob("inspector-protocol-" + NETWORK.name.split("-")[2] + "-*.json"))
 MESSAGES = ("request", "result", "error", "notification")
+
+
+def _transport(network: Path) -> str:
+    """"sse" where the export's GET stream is the old transport's ``/sse``, else "http"."""
+    entries = json.loads(network.read_text("utf-8"))
+    return "sse" if any(e["url"].endswith("/sse") for e in entries) else "http"
+
+
+NETWORKS = {_transport(p): p for p in sorted(WEB.glob("inspector-network-*.json"))}
+# the protocol export of the same session: the same server port in its name
+PROTOCOLS = {t: next(WEB.glob(f"inspector-protocol-{p.name.split('-')[2]}-*.json"))
+             for t, p in NETWORKS.items()}
+NETWORK, PROTOCOL = NETWORKS["http"], PROTOCOLS["http"]
+BOTH = pytest.mark.parametrize("transport", ["http", "sse"])
 
 
 def _messages(t: mn.Trace) -> collections.Counter[tuple[str, str]]:
@@ -29,53 +41,90 @@ def _messages(t: mn.Trace) -> collections.Counter[tuple[str, str]]:
                                for d, r in zip(f["direction"], f["raw"], strict=True))
 
 
-def test_it_is_found_and_told_from_the_protocol_export():
-    assert sniff(NETWORK) == "inspector-network"
-    assert sniff(PROTOCOL) == "inspector"
+def test_both_transports_are_here():
+    assert sorted(NETWORKS) == ["http", "sse"]
 
 
-def test_it_holds_the_protocol_exports_messages_but_the_get_streams():
-    net, proto = mn.load(NETWORK), mn.load(PROTOCOL)
+@BOTH
+def test_it_is_found_and_told_from_the_protocol_export(transport):
+    assert sniff(NETWORKS[transport]) == "inspector-network"
+    assert sniff(PROTOCOLS[transport]) == "inspector"
+
+
+@BOTH
+def test_it_holds_the_protocol_exports_messages_but_the_get_streams(transport):
+    net, proto = mn.load(NETWORKS[transport]), mn.load(PROTOCOLS[transport])
     got, want = _messages(net), _messages(proto)
     assert not got - want  # nothing the session did not send
     missing = want - got
     # what the export does not hold: the events of the GET stream, counted in its log row
     held = net.frames[net.frames["kind"] == "log"]
     counts = [net.extra(int(s)).get("events_not_held") for s in held["seq"]]
-    assert sum(c for c in counts if c) == sum(missing.values()) > 0
+    assert sum(c for c in counts if c) >= sum(missing.values()) > 0
     assert all(d == "s2c" for d, _ in missing)  # the server's messages on that stream
     assert any("roots/list" in m for _, m in missing)
+    if transport == "sse":  # every message the server sent, answers included
+        assert not [d for d, _ in got if d == "s2c"]
     assert any("GET stream(s)" in n and "Protocol tab" in n for n in net.notes)
+    assert net.frames["session"].nunique() == 1
 
 
-def test_its_calls_pair_and_the_one_finding_is_the_missing_streams():
+def test_over_streamable_http_its_calls_pair_and_the_missing_stream_is_no_finding():
     t = mn.load(NETWORK)
     p = t.pairs
     calls = p[p["method"] == "tools/call"]
     assert len(calls) == 2 and set(calls["outcome"].astype(str)) == {"result"}
     assert calls["progress_count"].tolist() == [0, 5]
-    # the client's answer to roots/list, asked on the GET stream the export does not hold
-    v = t.violations
-    assert v["rule"].tolist() == ["orphan-response"]
-    orphan = json.loads(t.frames["raw"].iat[int(v["seq"].iat[0])])
-    assert orphan["id"] == 0 and "roots" in orphan["result"]
+    # the client's answer to roots/list, asked on the GET stream the export does not
+    # hold: unasked in the pairs, as the capture has it, and no violation
+    orphan = p[p["outcome"].astype(str) == "orphan"]
+    assert len(orphan) == 1
+    seq = int(orphan["response_seq"].iat[0])
+    assert json.loads(t.frames["raw"].iat[seq])["id"] == 0
+    assert t.extra(seq)["request_not_held"] is True
+    assert t.violations.empty
     # a reply stream's events are placed when its headers came, and say so
     long_call = int(calls["response_seq"].iat[1])
     assert t.extra(long_call).get("ts_estimated") is True
 
 
-def test_the_cli_checks_it(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "mcp_notebook", "check", str(NETWORK),
-                           "--json"], capture_output=True, text=True, timeout=120)
+def test_over_http_sse_every_answer_is_on_the_stream_and_none_is_missed_aloud():
+    t = mn.load(NETWORKS["sse"])
+    p = t.pairs
+    asked = p[p["requester"].astype(str) == "c2s"]
+    assert len(asked) >= 7 and set(asked["outcome"].astype(str)) == {"unanswered"}
+    assert all(t.extra(int(s))["answer_not_held"] is True for s in asked["request_seq"])
+    assert t.violations.empty
+
+
+@BOTH
+def test_the_cli_checks_it(transport):
+    done = subprocess.run([sys.executable, "-m", "mcp_notebook", "check",
+                           str(NETWORKS[transport]), "--json"], capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout)
-    assert [f["rule"] for f in report["violations"]] == ["orphan-response"]
+    assert json.loads(done.stdout)["violations"] == []
+
+
+def test_a_stream_not_held_makes_the_findings_go_only_where_they_are_the_captures():
+    """The same requests with no stream the export lacks: unanswered, and reported."""
+    entries = json.loads(NETWORKS["sse"].read_text("utf-8"))
+    posts = [e for e in entries if e["method"] == "POST"]
+    t = mn.load(_write_entries(posts))
+    assert set(t.violations["rule"]) == {"unanswered-request", "orphan-response"}
 
 
 def _write(tmp_path: Path, entries: list, text: str | None = None) -> Path:
     path = tmp_path / "inspector-network-x.json"
     path.write_text(text if text is not None else json.dumps(entries, indent=2), "utf-8")
     return path
+
+
+def _write_entries(entries: list) -> Path:
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="mcp-notebook-test-"))
+    return _write(folder, entries)
 
 
 POST = {"id": "1", "timestamp": "2026-12-07T20:50:24.210Z", "method": "POST",
@@ -127,17 +176,19 @@ def test_odd_documents_load_or_say_why(tmp_path, text):
     assert all(r.kind in (None, "invalid", "log") for r in rows)
 
 
-def test_with_the_protocol_export_of_its_session_it_is_not_read_twice(tmp_path):
+@BOTH
+def test_with_the_protocol_export_of_its_session_it_is_not_read_twice(tmp_path, transport):
     """A folder of both exports (or both named): the protocol export's frames only, and a
     note that says why the network export was left out."""
-    for path in (NETWORK, PROTOCOL):
+    network, protocol = NETWORKS[transport], PROTOCOLS[transport]
+    for path in (network, protocol):
         (tmp_path / path.name).write_bytes(path.read_bytes())
-    alone = mn.load(PROTOCOL)
-    for t in (mn.load(tmp_path), mn.load([tmp_path / NETWORK.name, tmp_path / PROTOCOL.name])):
+    alone = mn.load(protocol)
+    for t in (mn.load(tmp_path), mn.load([tmp_path / network.name, tmp_path / protocol.name])):
         assert t.frames["raw"].tolist() == alone.frames["raw"].tolist()
         assert t.violations.empty
-        assert any(n.startswith(f"skipped {NETWORK.name}: its messages are all in "
-                                f"{PROTOCOL.name}") for n in t.notes)
+        assert any(n.startswith(f"skipped {network.name}: its messages are all in "
+                                f"{protocol.name}") for n in t.notes)
 
 
 def test_with_the_protocol_export_of_another_session_both_are_read(tmp_path):

@@ -1,6 +1,7 @@
 """Real MCP Inspector v2 protocol exports (``scripts/record_inspector_web.py``: the web UI
-driven in headless Chromium against server-everything, over stdio and over Streamable
-HTTP, then its Protocol tab's Export), read by each of the reader's four paths."""
+driven in headless Chromium against server-everything, over stdio, Streamable HTTP and
+the 2024-11-05 HTTP+SSE transport, then its Protocol tab's Export), read by each of the
+reader's four paths."""
 
 from __future__ import annotations
 
@@ -15,13 +16,24 @@ from mcp_notebook.readers import inspector, sniff
 
 from .test_inspector import _path_forced
 
-EXPORTS = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "inspector-web").glob(
-    "inspector-protocol-*.json"))
-IDS = ["http" if "%3A" in p.name else "stdio" for p in EXPORTS]
+WEB = Path(__file__).resolve().parents[1] / "fixtures" / "inspector-web"
+EXPORTS = sorted(WEB.glob("inspector-protocol-*.json"))
 
 
-def test_both_are_here():
-    assert sorted(IDS) == ["http", "stdio"]
+def _transport(export: Path) -> str:
+    """stdio, or the transport of the network export of the same server (its port)."""
+    if "%3A" not in export.name:
+        return "stdio"
+    network = next(WEB.glob(f"inspector-network-{export.name.split('-')[2]}-*.json"))
+    entries = json.loads(network.read_text("utf-8"))
+    return "sse" if any(e["url"].endswith("/sse") for e in entries) else "http"
+
+
+IDS = [_transport(p) for p in EXPORTS]
+
+
+def test_every_transport_is_here():
+    assert sorted(IDS) == ["http", "sse", "stdio"]
 
 
 @pytest.mark.parametrize("export", EXPORTS, ids=IDS)

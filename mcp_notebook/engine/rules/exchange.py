@@ -27,9 +27,29 @@ def _by_rule(vi: VecInput) -> dict[str, list[tuple[int, str, int | None, str]]]:
     return got
 
 
+#: the extras by which a reader says what its capture cannot hold: on a request, that its
+#: answer would come on a stream the capture does not keep (``unanswered-request`` and
+#: ``unanswered-after-close`` do not report it); on a response, that the request it answers
+#: may have come on such a stream (``orphan-response`` does not report it)
+ANSWER_NOT_HELD, REQUEST_NOT_HELD = "answer_not_held", "request_not_held"
+
+
+def not_held(vi: VecInput, key: str) -> set[int]:
+    """The rows whose extra says ``key`` (:data:`ANSWER_NOT_HELD` or
+    :data:`REQUEST_NOT_HELD`)."""
+    got: set[int] | None = vi.cache.get(key)
+    if got is None:
+        from ..native import extras_with
+
+        got = vi.cache[key] = {seq for seq, e in extras_with(vi.extra, (key,)) if e[key]}
+    return got
+
+
 def _finding(code: str) -> Callable[[VecInput], Hits]:
     def check(vi: VecInput) -> Hits:
         got = _by_rule(vi).get(code, [])
+        if code == "orphan-response" and got and (skip := not_held(vi, REQUEST_NOT_HELD)):
+            got = [f for f in got if f[0] not in skip]
         return hits([f[0] for f in got], [-1 if f[2] is None else f[2] for f in got],
                      [f[3] for f in got])
     return check
@@ -71,6 +91,9 @@ def _unanswered(after_close: bool) -> Callable[[VecInput], Hits]:
         reused = [f[0] for f in p.findings if f[1] == "request-id-in-flight"]
         if reused and len(sel):
             sel = sel[~np.isin(p.request_seq[sel], np.asarray(reused, dtype=np.int64))]
+        if len(sel) and (skip := not_held(vi, ANSWER_NOT_HELD)):
+            sel = sel[~np.isin(p.request_seq[sel], np.fromiter(skip, dtype=np.int64,
+                                                               count=len(skip)))]
         closes = vi.peer_closed
         why: list[tuple[int, str] | None] = [None] * len(sel)
         if closes and len(sel):
