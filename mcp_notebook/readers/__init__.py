@@ -54,8 +54,22 @@ def time_notes(extra: dict[int, dict[str, Any]]) -> list[str]:
 
 def capture_notes(extra: dict[int, dict[str, Any]]) -> list[str]:
     """The trace notes on what the frames' extras say a capture left out or could not
-    read: times (:func:`time_notes`), streams an export does not hold."""
-    return time_notes(extra) + inspector_network.not_held_note(extra)
+    read: times (:func:`time_notes`), streams a capture does not hold."""
+    return time_notes(extra) + inspector_network.not_held_note(extra) + _unheld_note(extra)
+
+
+def _unheld_note(extra: dict[int, dict[str, Any]]) -> list[str]:
+    """The note on the messages whose other half is on a stream the capture lacks."""
+    from ..engine.native import extras_with
+
+    asked = sum(1 for _, e in extras_with(extra, ("answer_not_held",)) if e["answer_not_held"])
+    told = sum(1 for _, e in extras_with(extra, ("request_not_held",))
+               if e["request_not_held"])
+    if not asked and not told:
+        return []
+    return [f"{asked} request(s) may be answered, and {told} response(s) may answer "
+            "requests, on event streams the capture does not hold (extra answer_not_held / "
+            "request_not_held): unanswered-request and orphan-response do not report them"]
 
 
 def payload_free_note(files: list[str], of: int) -> str:

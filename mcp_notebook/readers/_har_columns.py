@@ -30,9 +30,9 @@ the same records, as :class:`~._docspans.Columns` and the order the table takes 
   to 16 MB or more then gets a ``lazytext`` ``raw`` column, as every large document).
 
 An entry of a few other kinds (a method but POST or GET, an HTTP error, a POST of no
-body, a GET of no stream or of a stream not captured, stamped SSE events) is read by the
-reader itself, one by one in file order among the columns (``reader``), its records
-placed among theirs. Any document with an entry of another kind (a body that is not JSON,
+body, a GET of no stream, stamped SSE events) is read by the reader itself, one by one in
+file order among the columns (``reader``), its records placed among theirs. Any document
+with an entry of another kind (an event stream the HAR does not hold, a body that is not JSON,
 an encoding, a truncation, a proxy's note, an SSE body that is not made of usual events,
 an ``endpoint`` event in a POST's reply stream, a time that cannot be read, a value of an
 unexpected type, an entry that is not MCP traffic, an untimed event among the entries
@@ -164,7 +164,11 @@ class _Columns:
                               count=n)
         del mimes
         has_reply = parts.has_reply.copy()
-        other |= (sse & (~has_reply | parts.empty)) | (get & ~sse)  # log rows
+        if (sse & ~parts.stamped & (~has_reply | parts.empty)).any():
+            # an event stream the HAR does not hold: the reader marks the requests whose
+            # answers it may have held (``_har_reader.entry``), entry by entry
+            raise _HandOver
+        other |= (get & ~sse)  # log rows
         self.read_others(other, urls, get)
         if self.entries:
             sse &= ~other

@@ -6,6 +6,7 @@ entries become records is described in ``har``'s docstring."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,8 @@ class _Reader(_Loader):
         #: the usual records of a typed decoding, as places in one buffer (None: records)
         self.doc: Doc | None = None
         self._checked: Callable[[Record], Record] = _unicode_checked
+        #: some entry's event stream is not in the capture (:meth:`not_held`)
+        self.unheld = False
 
     def blocks(self) -> Iterator[Record | Spans]:
         """The records of :meth:`run`, the usual ones of a typed decoding as spans of one
@@ -59,6 +62,7 @@ class _Reader(_Loader):
             yield from self.run(entries, problem)
             return
         endpoints = mcp_endpoints(entries)
+        self.unheld = any(map(self.not_held, entries))
         doc = self.doc = Doc(self.name)
         checked = _sessions_checked()
         skipped: list[_Entry] = []
@@ -126,6 +130,7 @@ class _Reader(_Loader):
                          kind="invalid", reason=problem)
             return
         endpoints = mcp_endpoints(entries)
+        self.unheld = any(map(self.not_held, entries))
         out: list[Record] = []
         skipped: list[_Entry] = []
         for e in entries:
@@ -176,7 +181,36 @@ class _Reader(_Loader):
             base["ts_error"] = f"{self.STAMP}: {e.ts_error}"
         return f"{self.name}#entry{e.index}", self.session_of(e), base
 
+    def not_held(self, e: _Entry) -> bool:
+        """Whether the entry is an event stream the capture does not hold (no body and no
+        stamped events: a browser's HAR keeps none of a stream's)."""
+        return e.sse and not e.reply and e.sse_events is None
+
     def entry(self, e: _Entry) -> Iterator[Record]:
+        """The records of an entry (:meth:`records`). Where the capture lacks some event
+        stream (:attr:`unheld`), a request POSTed whose reply held no message has its
+        answer on such a stream (``extra["answer_not_held"]``), and a response the client
+        POSTed may answer a request made on one (``extra["request_not_held"]``):
+        ``unanswered-request`` and ``orphan-response`` do not report them."""
+        if not self.unheld or e.method != "POST" or e.body is None:
+            yield from self.records(e)
+            return
+        recs = list(self.records(e))
+        sent = _kinds_sent(e.body)
+        # its reply holds messages: JSON, or an event stream the capture holds (read from
+        # the entry: the reader's document may take a stream's events without records)
+        reply = e.reply.strip() if e.reply else ""
+        replied = bool(reply) and (e.sse or looks_like_json(reply))
+        for r in recs:
+            if r.direction != "c2s" or r.kind is not None:
+                continue
+            if "response" in sent:
+                r.extra["request_not_held"] = True
+            if "request" in sent and not replied:
+                r.extra["answer_not_held"] = True
+        yield from recs
+
+    def records(self, e: _Entry) -> Iterator[Record]:
         src, session, base = self.heading(e)
         failed = e.status is not None and e.status >= 400
         text = e.reply if e.reply and not e.reply.isspace() else None  # strip: a copy
@@ -374,3 +408,17 @@ def _from_proxy(index: int, x: dict[str, Any]) -> SSEEvent:
                     int(retry) if isinstance(retry, str) and retry.isdigit() else None,
                     complete=not x.get("_unterminated"),
                     comment=x.get("comment") if isinstance(x.get("comment"), str) else None)
+
+
+def _kinds_sent(body: str) -> set[str]:
+    """Which of "request" and "response" a POST's JSON body holds (a batch: any of its
+    members); nothing for a body that is not JSON."""
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return set()
+    out = set()
+    for one in value if isinstance(value, list) else [value]:
+        if isinstance(one, dict) and "id" in one:
+            out.add("request" if "method" in one else "response")
+    return out

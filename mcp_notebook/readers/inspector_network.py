@@ -94,9 +94,7 @@ def not_held_note(extra: dict[int, dict[str, Any]]) -> list[str]:
     events = sum(c for c in counts if isinstance(c, int))
     return [f"{len(counts)} GET stream(s) of the server's messages ({events} event(s)) are "
             "not in the capture (the Inspector's network export keeps only how many events "
-            "each had): the requests answered on them look unanswered, and the client's "
-            "answers to requests made on them unasked (neither is reported as a violation); "
-            "the Protocol tab's export holds those messages"]
+            "each had); the Protocol tab's export holds those messages"]
 
 
 def same_session(network: Path, protocols: list[Path]) -> Path | None:
@@ -179,7 +177,6 @@ class _NetworkReader(_Reader):
         super().__init__(path, session)
         self.streams: dict[int, Any] = {}  # entry -> its ``stream`` (a GET stream's count)
         self.errors: dict[int, str] = {}  # entry -> the request's ``error``
-        self.unheld = False  # a stream whose events the export does not hold
         self.only: str | None = None  # the one session the entries name, if one
 
     def load(self, held: list[Any] | None = None) -> tuple[list[_Entry] | None, str | None]:
@@ -212,9 +209,6 @@ class _NetworkReader(_Reader):
                 continue
             if e.get("stream") is not None:
                 self.streams[i] = e["stream"]
-                count = e["stream"].get("eventCount") if isinstance(e["stream"], dict) \
-                    else None
-                self.unheld |= e.get("responseBody") is None and count != 0
             if e.get("error") is not None:
                 self.errors[i] = str(e["error"])
             entries.append((i, _har_entry(e)))
@@ -224,6 +218,13 @@ class _NetworkReader(_Reader):
         self.only = named.pop() if len(named) == 1 else None
         return out, None
 
+    def not_held(self, e: _Entry) -> bool:
+        """As a HAR's, but a stream the export counted no event of holds nothing missing."""
+        if not super().not_held(e):
+            return False
+        stream = self.streams.get(e.index)
+        return not (isinstance(stream, dict) and stream.get("eventCount") == 0)
+
     def session_of(self, e: _Entry) -> str:
         """As a HAR's; an entry that names no session (the 2024-11-05 transport's GET
         stream, whose ``endpoint`` event the export does not hold) is in the one session
@@ -232,6 +233,11 @@ class _NetworkReader(_Reader):
         return self.only if session == self.default and self.only else session
 
     def entry(self, e: _Entry) -> Iterator[Record]:
+        if e.index in self.errors:  # never reached the server: no answer was owed
+            return self.records(e)
+        return super().entry(e)
+
+    def records(self, e: _Entry) -> Iterator[Record]:
         src, session, base = self.heading(e)
         error = self.errors.get(e.index)
         if error is not None:  # no response: the request as sent, and why it got none
@@ -252,29 +258,4 @@ class _NetworkReader(_Reader):
                          session=session, stream="http", source=src, kind="log",
                          extra={**base, "events_not_held": n if n is not None else -1})
             return
-        recs = list(super().entry(e))
-        if self.unheld and e.method == "POST" and e.body is not None:
-            sent = _kinds(e.body)
-            replied = any(r.direction == "s2c" for r in recs)  # a message in its reply
-            for r in recs:
-                if r.direction != "c2s" or r.kind is not None:
-                    continue
-                if "response" in sent:
-                    r.extra["request_not_held"] = True
-                if "request" in sent and not replied:
-                    r.extra["answer_not_held"] = True
-        yield from recs
-
-
-def _kinds(body: str) -> set[str]:
-    """Which of "request" and "response" a POST's JSON body holds (a batch: any of its
-    members); nothing for a body that is not JSON."""
-    try:
-        value = json.loads(body)
-    except (ValueError, RecursionError):
-        return set()
-    out = set()
-    for one in value if isinstance(value, list) else [value]:
-        if isinstance(one, dict) and "id" in one:
-            out.add("request" if "method" in one else "response")
-    return out
+        yield from super().records(e)
