@@ -1,8 +1,8 @@
 """Seeds, mutations and invariants shared by the robustness tests.
 
 Seeds are real captures: the wild samples (``tests/fixtures/wild``), the reader tests'
-hand-made captures (``tests/readers/data``) and the project's own recorded traces
-(``data/``), plus a few built here for shapes no sample has (a batch, a HAR with SSE).
+hand-made captures (``tests/readers/data``), the project's own recorded traces
+(``data/``) and the real Inspector exports (``tests/fixtures/inspector-web``), plus a few built here for shapes no sample has (a batch, a HAR with SSE).
 Every check goes through the public surface: ``mn.load`` and what a Trace offers.
 """
 
@@ -22,7 +22,7 @@ from mcp_notebook import readers
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED_DIRS = (ROOT / "tests" / "fixtures" / "wild", ROOT / "tests" / "readers" / "data",
-             ROOT / "data")
+             ROOT / "data", ROOT / "tests" / "fixtures" / "inspector-web")
 FORMATS = tuple(readers.REGISTRY)
 LINE_FORMATS = ("tap", "ndjson")  # one row per line (batch members share a line)
 RANGE_FORMATS = ("claude-desktop", "vscode")  # rows cite the line ranges they came from
