@@ -65,7 +65,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                          "message": row.message, "spec": row.spec, "versions": row.versions})
         print(json_text({"fail_on": args.fail_on, "failing": int(len(failing)),
                          "protocol_version": trace.protocol_version, "violations": rows,
-                         "skipped": skipped(trace), "payload_free": trace.payload_free,
+                         "skipped": skipped(trace), "notes": _notes(trace),
+                         "payload_free": trace.payload_free,
                          "rules_not_run": not_run(trace)}))
     else:
         shown = v if args.all else v[v["severity"].astype(str).isin(SEVERITIES[: level + 1])]
@@ -76,6 +77,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                 show(f"    spec: {row.spec}")
         for line in skipped(trace):  # before the count, which stays the last line
             show(line)
+        for note in _notes(trace):
+            show(f"note: {note}")
         if trace.payload_free:
             show(not_run_line(trace))
         counts = v["severity"].astype(str).value_counts()
@@ -84,6 +87,14 @@ def cmd_check(args: argparse.Namespace) -> int:
              + f"; {len(failing)} at or above {args.fail_on}"
              + ("" if args.all or len(shown) == len(v) else " (--all shows the rest)"))
     return int(args.status)
+
+
+def _notes(trace: Any) -> list[str]:
+    """The trace's notes but the skipped files (said on their own lines): what the capture
+    lacks or could not read, which bears on what is found (a request whose answer is on a
+    stream the capture does not hold is not reported unanswered, say)."""
+    said = set(skipped(trace))
+    return [n for n in trace.notes if n not in said]
 
 
 def _missing(value: Any) -> bool:
