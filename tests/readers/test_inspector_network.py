@@ -103,7 +103,15 @@ def test_the_cli_checks_it(transport):
                            str(NETWORKS[transport]), "--json"], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["violations"] == []
+    report = json.loads(done.stdout)
+    assert report["violations"] == []
+    # what was passed over is said (and in the text output, a note: line before the count)
+    assert any("answer_not_held" in n for n in report["notes"])
+    text = subprocess.run([sys.executable, "-m", "mcp_notebook", "check",
+                           str(NETWORKS[transport])], capture_output=True, text=True,
+                          timeout=120).stdout.splitlines()
+    assert text[-1].startswith("0 finding(s)")
+    assert any(ln.startswith("note: ") and "Protocol tab" in ln for ln in text[:-1])
 
 
 def test_a_stream_not_held_makes_the_findings_go_only_where_they_are_the_captures():
