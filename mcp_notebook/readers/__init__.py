@@ -101,10 +101,23 @@ def sniff(path: Path) -> str:
         if s > score:
             best, score = name, s
     if best is None:
+        known = _not_a_capture(head)
+        if known is not None:
+            raise CaptureError(f"{path}: {known}")
         raise CaptureError(
             f"{path}: not a capture format mcp_notebook knows. Known formats: {_known()}. "
             "Pass format=NAME (or --format NAME) if you know what it is.")
     return best
+
+
+def _not_a_capture(head: str) -> str | None:
+    """What a file known not to be a capture is, and what to load instead (None: not
+    one of them)."""
+    text = head.lstrip()
+    if text.startswith("[") and '"receivedAt"' in text[:4096] and '"params"' in text[:4096]:
+        return ("the MCP Inspector's Logs export (the server's log messages, not the "
+                "traffic): export the Protocol tab (or the Network tab) to load the session")
+    return None
 
 
 def read(path: Path, format: str = "auto", session: str | None = None,

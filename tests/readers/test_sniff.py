@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,15 @@ def test_other_files_are_a_clear_error(tmp_path, text):
 
 def test_formats_lists_the_readers():
     assert {"claude-desktop", "vscode", "har", "inspector", "recorder", "curl"} <= set(formats())
+
+
+def test_the_inspectors_logs_export_is_named_and_the_right_export_said(tmp_path):
+    """The Logs tab's export (as the web Inspector 2.12 writes it) holds the server's log
+    messages, not the traffic: the error says what it is and which export to load."""
+    logs = [{"receivedAt": "2026-12-07T22:22:50.968Z",
+             "params": {"level": "info", "logger": "everything-server",
+                        "data": "Roots updated: 0 root(s) received from client"}}]
+    path = tmp_path / "inspector-logs-127.0.0.1%3A51957-2026-12-07T22-23-07.447Z.json"
+    path.write_text(json.dumps(logs, indent=2), "utf-8")
+    with pytest.raises(CaptureError, match="Logs export .* export the Protocol tab"):
+        sniff(path)
