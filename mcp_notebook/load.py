@@ -370,7 +370,7 @@ def _read(paths: Any, named: list[Path], found: list[Path], skipped: list[tuple[
     if not used:  # only files found in folders, and none of them loads
         raise CaptureError(f"{paths}: nothing in it loads ({'; '.join(notes)})"[:2000])
     store = fast.combine(pieces)
-    notes.extend(readers.capture_notes(store.extra))
+    notes.extend(readers.capture_notes(store.extra, store.kind))
     if fast.infer_directions(store):  # as engine.walks.infer, on columns
         notes.append("directions inferred from the message flow (the capture does not say)")
     trace = Trace(store, version=version, notes=notes, paths=used)
@@ -417,10 +417,11 @@ def _inspector_twins(formats: dict[Path, str]) -> dict[Path, str]:
         return out
     from .readers.inspector_network import same_session
 
+    read_before: dict[Path, Any] = {}  # each protocol export read once
     for net in nets:
         try:
             with bounded_recursion():
-                twin = same_session(net, protos)
+                twin = same_session(net, protos, read_before)
         except (CaptureError, *_UNREADABLE):
             continue  # the loop reads it and reports what fails
         if twin is not None:

@@ -52,19 +52,26 @@ def time_notes(extra: dict[int, dict[str, Any]]) -> list[str]:
             f"first: {bad[0]}); trace.extra(seq)['ts_error'] says why for each"]
 
 
-def capture_notes(extra: dict[int, dict[str, Any]]) -> list[str]:
+def capture_notes(extra: dict[int, dict[str, Any]], kind: Any) -> list[str]:
     """The trace notes on what the frames' extras say a capture left out or could not
-    read: times (:func:`time_notes`), streams a capture does not hold."""
-    return time_notes(extra) + inspector_network.not_held_note(extra) + _unheld_note(extra)
+    read: times (:func:`time_notes`), streams a capture does not hold. ``kind``: the
+    frames' kind codes (``KINDS``)."""
+    return (time_notes(extra) + inspector_network.not_held_note(extra)
+            + _unheld_note(extra, kind))
 
 
-def _unheld_note(extra: dict[int, dict[str, Any]]) -> list[str]:
-    """The note on the messages whose other half is on a stream the capture lacks."""
+def _unheld_note(extra: dict[int, dict[str, Any]], kind: Any) -> list[str]:
+    """The note on the requests and responses whose other half may be on a stream the
+    capture lacks (as the rules read the marks: on requests, on responses)."""
     from ..engine.native import extras_with
+    from ..protocol.vocab import KINDS
 
-    asked = sum(1 for _, e in extras_with(extra, ("answer_not_held",)) if e["answer_not_held"])
-    told = sum(1 for _, e in extras_with(extra, ("request_not_held",))
-               if e["request_not_held"])
+    def count(key: str, kinds: tuple[str, ...]) -> int:
+        codes = {KINDS.index(k) for k in kinds}
+        return sum(1 for seq, e in extras_with(extra, (key,)) if e[key] and kind[seq] in codes)
+
+    asked = count("answer_not_held", ("request",))
+    told = count("request_not_held", ("result", "error"))
     if not asked and not told:
         return []
     return [f"{asked} request(s) may be answered, and {told} response(s) may answer "

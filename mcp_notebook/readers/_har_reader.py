@@ -6,7 +6,6 @@ entries become records is described in ``har``'s docstring."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -188,15 +187,16 @@ class _Reader(_Loader):
 
     def entry(self, e: _Entry) -> Iterator[Record]:
         """The records of an entry (:meth:`records`). Where the capture lacks some event
-        stream (:attr:`unheld`), a request POSTed whose reply held no message has its
-        answer on such a stream (``extra["answer_not_held"]``), and a response the client
-        POSTed may answer a request made on one (``extra["request_not_held"]``):
-        ``unanswered-request`` and ``orphan-response`` do not report them."""
+        stream (:attr:`unheld`), what the client POSTed may answer a request made on such a
+        stream (``extra["request_not_held"]``), and, where the reply held no message, has
+        its answer, if any, on one (``extra["answer_not_held"]``). These are facts of the
+        capture, not of the messages (the reader does not classify them): the rules read
+        them where they matter, ``orphan-response`` on a response, ``unanswered-request``
+        on a request, and do not report those."""
         if not self.unheld or e.method != "POST" or e.body is None:
             yield from self.records(e)
             return
         recs = list(self.records(e))
-        sent = _kinds_sent(e.body)
         # its reply holds messages: JSON, or an event stream the capture holds (read from
         # the entry: the reader's document may take a stream's events without records)
         reply = e.reply.strip() if e.reply else ""
@@ -204,9 +204,8 @@ class _Reader(_Loader):
         for r in recs:
             if r.direction != "c2s" or r.kind is not None:
                 continue
-            if "response" in sent:
-                r.extra["request_not_held"] = True
-            if "request" in sent and not replied:
+            r.extra["request_not_held"] = True
+            if not replied:
                 r.extra["answer_not_held"] = True
         yield from recs
 
@@ -408,17 +407,3 @@ def _from_proxy(index: int, x: dict[str, Any]) -> SSEEvent:
                     int(retry) if isinstance(retry, str) and retry.isdigit() else None,
                     complete=not x.get("_unterminated"),
                     comment=x.get("comment") if isinstance(x.get("comment"), str) else None)
-
-
-def _kinds_sent(body: str) -> set[str]:
-    """Which of "request" and "response" a POST's JSON body holds (a batch: any of its
-    members); nothing for a body that is not JSON."""
-    try:
-        value = json.loads(body)
-    except (ValueError, RecursionError):
-        return set()
-    out = set()
-    for one in value if isinstance(value, list) else [value]:
-        if isinstance(one, dict) and "id" in one:
-            out.add("request" if "method" in one else "response")
-    return out

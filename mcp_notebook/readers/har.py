@@ -33,12 +33,12 @@ OAuth client registration, say) is not MCP traffic: its entries are left out, na
 one ``log`` row, as every other entry that is not MCP traffic.
 
 An event stream the HAR does not hold (no body and no stamped events: a browser's HAR
-keeps none of a stream's) is a ``log`` row. Where a HAR lacks one, a request POSTed whose
-reply held no message has its answer on such a stream (``extra["answer_not_held"]``: over
-the 2024-11-05 transport every answer is on the GET stream), and a response the client
-POSTed may answer a request made on one (``extra["request_not_held"]``). The pairs keep
-them unanswered or unasked, as captured; ``unanswered-request`` and ``orphan-response``
-do not report them.
+keeps none of a stream's) is a ``log`` row. Where a HAR lacks one, what the client POSTed
+may answer a request made on such a stream (``extra["request_not_held"]``), and, where
+its reply held no message, has its answer, if any, on one (``extra["answer_not_held"]``:
+over the 2024-11-05 transport every answer is on the GET stream). The pairs keep such
+requests unanswered and such responses unasked, as captured; ``unanswered-request`` and
+``orphan-response`` do not report them.
 
 Sessions: the ``Mcp-Session-Id`` header (request, else response); for the old transport
 the ``sessionId`` / ``session_id`` query parameter of the endpoint URL given by the

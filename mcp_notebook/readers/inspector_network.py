@@ -24,12 +24,12 @@ What the export holds differently from a HAR:
   (``extra["events_not_held"]``), and the trace's notes sum them up. The server's
   messages sent on it are missing: over Streamable HTTP its own requests and
   notifications, over the 2024-11-05 HTTP+SSE transport every message it sent, answers
-  included. Where the export has such a stream, a POSTed request whose reply held no
-  message (``Accepted``) has its answer on it (``extra["answer_not_held"]``), and a
-  response the client POSTed may answer a request made on it
-  (``extra["request_not_held"]``): the pairs show them unanswered or unasked, as the
-  capture has them, but ``unanswered-request`` and ``orphan-response`` do not report
-  them (the capture, not the peers, left the other half out).
+  included. Where the export has such a stream, what the client POSTed may answer a
+  request made on it (``extra["request_not_held"]``), and, where its reply held no
+  message (``Accepted``), has its answer, if any, on it (``extra["answer_not_held"]``):
+  the pairs show such requests unanswered and such responses unasked, as the capture has
+  them, but ``unanswered-request`` and ``orphan-response`` do not report them (the
+  capture, not the peers, left the other half out).
 - **Bodies as the Inspector wrote them again.** A JSON body was parsed and written
   again by JavaScript (sensitive members redacted), so the exact bytes, and numbers
   beyond 2^53, are not the wire's.
@@ -97,34 +97,24 @@ def not_held_note(extra: dict[int, dict[str, Any]]) -> list[str]:
             "each had); the Protocol tab's export holds those messages"]
 
 
-def same_session(network: Path, protocols: list[Path]) -> Path | None:
+def same_session(network: Path, protocols: list[Path],
+                 read_before: dict[Path, Any] | None = None) -> Path | None:
     """The protocol export among ``protocols`` of the same session as the network export
     ``network``, or None: one that holds every message of it (the same JSON values, as
     many times each), the client's sent within :data:`SAME_TIME` seconds of when the
     network export says their requests started (two sessions that said the same things,
-    as two runs of one script do, are told apart by when)."""
+    as two runs of one script do, are told apart by when). ``read_before``: the messages
+    of the protocol exports read for an earlier network export (each is read once)."""
     from . import inspector
 
-    def messages(records: Iterator[Record]) -> dict[str, list[tuple[str | None, float]]]:
-        out: dict[str, list[tuple[str | None, float]]] = {}
-        for rec in records:
-            if rec.kind is not None or not rec.raw:
-                continue
-            try:
-                value = json.loads(rec.raw)
-            except (ValueError, RecursionError):
-                continue
-            at = float("nan") if rec.ts is None else rec.ts
-            for one in value if isinstance(value, list) else [value]:
-                out.setdefault(json.dumps(one, sort_keys=True), []).append(
-                    (rec.direction, at))
-        return out
-
-    held = messages(read(network))
+    held = _messages(read(network))
     if not held:
         return None
+    seen = {} if read_before is None else read_before
     for proto in protocols:
-        there = messages(inspector.read(proto))
+        if proto not in seen:
+            seen[proto] = _messages(inspector.read(proto))
+        there = seen[proto]
         if all(len(sent) <= len(there.get(key, ())) and all(
                 any(abs(at - t) <= SAME_TIME for _, t in there[key])
                 for flow, at in sent if flow == "c2s")
@@ -133,24 +123,45 @@ def same_session(network: Path, protocols: list[Path]) -> Path | None:
     return None
 
 
+def _messages(records: Iterator[Record]) -> dict[str, list[tuple[str | None, float]]]:
+    """Each message of ``records`` (by its JSON value) -> the direction and time of each
+    record that holds it."""
+    out: dict[str, list[tuple[str | None, float]]] = {}
+    for rec in records:
+        if rec.kind is not None or not rec.raw:
+            continue
+        try:
+            value = json.loads(rec.raw)
+        except (ValueError, RecursionError):
+            continue
+        at = float("nan") if rec.ts is None else rec.ts
+        for one in value if isinstance(value, list) else [value]:
+            out.setdefault(json.dumps(one, sort_keys=True), []).append((rec.direction, at))
+    return out
+
+
 #: how far apart (seconds) the two exports may stamp one message the client sent
 SAME_TIME = 2.0
 
 
+def _headers(h: Any) -> list[dict[str, Any]]:
+    """An export's headers (an object) as a HAR's list."""
+    return [{"name": str(k), "value": v} for k, v in h.items()] if isinstance(h, dict) else []
+
+
+def _content_type(headers: list[dict[str, Any]]) -> Any:
+    """The value of the first ``Content-Type`` of a HAR header list ("" if none)."""
+    return next((h["value"] for h in headers if h["name"].lower() == "content-type"), "")
+
+
 def _har_entry(e: dict[str, Any]) -> dict[str, Any]:
     """The HAR entry an export entry describes (the generic form ``_Entry`` reads)."""
-    def headers(h: Any) -> list[dict[str, Any]]:
-        return [{"name": str(k), "value": v} for k, v in h.items()] if isinstance(h, dict) \
-            else []
-
-    req_headers = headers(e.get("requestHeaders"))
+    req_headers = _headers(e.get("requestHeaders"))
     request: dict[str, Any] = {"method": e.get("method", ""), "url": e.get("url", ""),
                                "headers": req_headers}
     body = e.get("requestBody")
     if body is not None:
-        mime = next((h["value"] for h in req_headers if h["name"].lower() == "content-type"),
-                    "")
-        request["postData"] = {"mimeType": mime, "text": body}
+        request["postData"] = {"mimeType": _content_type(req_headers), "text": body}
     out: dict[str, Any] = {"startedDateTime": e.get("timestamp"), "request": request}
     duration = e.get("duration")
     if isinstance(duration, (int, float)) and not isinstance(duration, bool):
@@ -158,10 +169,8 @@ def _har_entry(e: dict[str, Any]) -> dict[str, Any]:
         out["timings"] = {"send": 0, "wait": duration, "receive": 0}
     status = e.get("responseStatus")
     if status is not None or "responseHeaders" in e:
-        resp_headers = headers(e.get("responseHeaders"))
-        mime = next((h["value"] for h in resp_headers if h["name"].lower() == "content-type"),
-                    "")
-        content: dict[str, Any] = {"mimeType": mime}
+        resp_headers = _headers(e.get("responseHeaders"))
+        content: dict[str, Any] = {"mimeType": _content_type(resp_headers)}
         if e.get("responseBody") is not None:
             content["text"] = e["responseBody"]
         out["response"] = {"status": status, "headers": resp_headers, "content": content}

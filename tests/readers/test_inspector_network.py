@@ -114,11 +114,11 @@ def test_the_cli_checks_it(transport):
     assert any(ln.startswith("note: ") and "Protocol tab" in ln for ln in text[:-1])
 
 
-def test_a_stream_not_held_makes_the_findings_go_only_where_they_are_the_captures():
+def test_a_stream_not_held_makes_the_findings_go_only_where_they_are_the_captures(tmp_path):
     """The same requests with no stream the export lacks: unanswered, and reported."""
     entries = json.loads(NETWORKS["sse"].read_text("utf-8"))
     posts = [e for e in entries if e["method"] == "POST"]
-    t = mn.load(_write_entries(posts))
+    t = mn.load(_write(tmp_path, posts))
     assert set(t.violations["rule"]) == {"unanswered-request", "orphan-response"}
 
 
@@ -126,13 +126,6 @@ def _write(tmp_path: Path, entries: list, text: str | None = None) -> Path:
     path = tmp_path / "inspector-network-x.json"
     path.write_text(text if text is not None else json.dumps(entries, indent=2), "utf-8")
     return path
-
-
-def _write_entries(entries: list) -> Path:
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp(prefix="mcp-notebook-test-"))
-    return _write(folder, entries)
 
 
 POST = {"id": "1", "timestamp": "2026-12-07T20:50:24.210Z", "method": "POST",
@@ -208,3 +201,18 @@ def test_with_the_protocol_export_of_another_session_both_are_read(tmp_path):
     assert not any(n.startswith("skipped") for n in t.notes)
     assert inspector_network.same_session(NETWORK, [other]) is None
     assert inspector_network.same_session(NETWORK, [other, PROTOCOL]) == PROTOCOL
+
+
+def test_each_protocol_export_is_read_once_for_every_network_export(monkeypatch):
+    from mcp_notebook.readers import inspector
+
+    reads: list[Path] = []
+    real = inspector.read
+    monkeypatch.setattr(inspector, "read", lambda path, **kw: reads.append(path) or real(path))
+    protocols = [PROTOCOLS["sse"], PROTOCOLS["http"]]
+    read_before: dict = {}
+    assert inspector_network.same_session(NETWORKS["http"], protocols,
+                                          read_before) == PROTOCOLS["http"]
+    assert inspector_network.same_session(NETWORKS["sse"], protocols,
+                                          read_before) == PROTOCOLS["sse"]
+    assert sorted(reads) == sorted(protocols)
