@@ -227,21 +227,60 @@ static PyObject *hs_str_of(cptr s, cptr e, int esc, HsLast *last, Scratch *sc) {
     return o;
 }
 
-/* A header list's bytes (b"null" when absent: s < 0), the previous entry's object when
- * its bytes are the same. */
-static PyObject *hs_hkey(cptr base, int64_t s, int64_t e, HsLast *last) {
+/* The objects of the last few distinct values of a member (a HAR's entries take turns:
+ * a POST's header lists, then a GET's, then the next POST's), each given again where the
+ * same bytes come back: a method, a mimeType or a header list is then one object, not
+ * one per entry. Lengths are compared first, so bytes seen once cost little. */
+#define HS_RECENT 4
+typedef struct {
+    HsLast slot[HS_RECENT];
+    int next;
+} HsRecent;
+
+static PyObject *hs_recent_get(HsRecent *r, cptr s, size_t n) {
+    for (int k = 0; k < HS_RECENT; k++) {
+        HsLast *l = &r->slot[k];
+        if (l->o && l->n == n && !memcmp(l->s, s, n)) {
+            Py_INCREF(l->o);
+            return l->o;
+        }
+    }
+    return NULL;
+}
+
+static void hs_recent_put(HsRecent *r, cptr s, size_t n, PyObject *o) {
+    HsLast *l = &r->slot[r->next];
+    r->next = (r->next + 1) % HS_RECENT;
+    Py_INCREF(o);
+    Py_XSETREF(l->o, o);
+    l->s = s;
+    l->n = n;
+}
+
+static void hs_recent_free(HsRecent *r) {
+    for (int k = 0; k < HS_RECENT; k++) Py_CLEAR(r->slot[k].o);
+}
+
+/* hs_str_of through a HsRecent (a string without escapes; one with: its own object). */
+static PyObject *hs_str_recent(cptr s, cptr e, int esc, HsRecent *r, Scratch *sc) {
+    size_t n = (size_t)(e - s);
+    if (!esc) {
+        PyObject *o = hs_recent_get(r, s, n);
+        if (o) return o;
+    }
+    PyObject *o = hs_str_of(s, e, esc, NULL, sc);
+    if (o && !esc) hs_recent_put(r, s, n, o);
+    return o;
+}
+
+/* A header list's bytes (b"null" when absent: s < 0), through a HsRecent. */
+static PyObject *hs_hkey_recent(cptr base, int64_t s, int64_t e, HsRecent *r) {
     cptr a = s < 0 ? (cptr) "null" : base + s;
     size_t n = s < 0 ? 4 : (size_t)(e - s);
-    if (last->o && n == last->n && !memcmp(a, last->s, n)) {
-        Py_INCREF(last->o);
-        return last->o;
-    }
-    PyObject *o = PyBytes_FromStringAndSize((const char *)a, (Py_ssize_t)n);
-    if (!o) return NULL;
-    Py_INCREF(o);
-    Py_XSETREF(last->o, o);
-    last->s = a;
-    last->n = n;
+    PyObject *o = hs_recent_get(r, a, n);
+    if (o) return o;
+    if (!(o = PyBytes_FromStringAndSize((const char *)a, (Py_ssize_t)n))) return NULL;
+    hs_recent_put(r, a, n, o);
     return o;
 }
 
@@ -252,7 +291,11 @@ static int hs_objects(cptr base, const HarRef *refs, Py_ssize_t n, PyObject **li
                       int64_t *bad) {
     enum { L_METHOD, L_URL, L_STARTED, L_STATUS, L_MIME, L_HKEY };
     static const int STR_OF[] = {HS_METHOD, HS_URL, HS_STARTED};
-    HsLast last[HS_NSTR] = {{0}}, rq = {0}, rs = {0};
+    HsLast last[HS_NSTR] = {{0}};
+    HsRecent methods = {0}, mimes = {0}, rq = {0}, rs = {0};
+    /* the pairs of header lists: the last few tuples, known by their two objects */
+    PyObject *pair[HS_RECENT] = {NULL};
+    int pair_next = 0;
     PyObject *last_status = NULL, *empty = NULL;
     long long last_status_v = 0;
     Scratch sc = {0};
@@ -265,9 +308,11 @@ static int hs_objects(cptr base, const HarRef *refs, Py_ssize_t n, PyObject **li
         const HarRef *f = &refs[i];
         for (int k = 0; k < 3; k++) {
             int m = STR_OF[k];
-            /* the method and the start stamp: one object each, as their own */
-            PyObject *o = hs_str_of(base + f->s[m], base + f->e[m], f->esc[m],
-                                    m == HS_URL ? &last[m] : NULL, &sc);
+            /* the start stamp: one object each, as its own */
+            PyObject *o = m == HS_METHOD
+                ? hs_str_recent(base + f->s[m], base + f->e[m], f->esc[m], &methods, &sc)
+                : hs_str_of(base + f->s[m], base + f->e[m], f->esc[m],
+                            m == HS_URL ? &last[m] : NULL, &sc);
             if (!o) {
                 if (PyErr_Occurred()) goto done;
                 *bad = f->s[m];
@@ -299,8 +344,8 @@ static int hs_objects(cptr base, const HarRef *refs, Py_ssize_t n, PyObject **li
             mime = Py_None;
             Py_INCREF(mime);
         } else {
-            mime = hs_str_of(base + f->s[HS_MIME], base + f->e[HS_MIME], f->esc[HS_MIME],
-                             &last[HS_MIME], &sc);
+            mime = hs_str_recent(base + f->s[HS_MIME], base + f->e[HS_MIME],
+                                 f->esc[HS_MIME], &mimes, &sc);
             if (!mime) {
                 if (PyErr_Occurred()) goto done;
                 *bad = f->s[HS_MIME];
@@ -309,9 +354,21 @@ static int hs_objects(cptr base, const HarRef *refs, Py_ssize_t n, PyObject **li
             }
         }
         PyList_SET_ITEM(lists[L_MIME], i, mime);
-        PyObject *a = hs_hkey(base, f->rq_s, f->rq_e, &rq);
-        PyObject *b = a ? hs_hkey(base, f->rs_s, f->rs_e, &rs) : NULL;
-        PyObject *t = b ? PyTuple_Pack(2, a, b) : NULL;
+        PyObject *a = hs_hkey_recent(base, f->rq_s, f->rq_e, &rq);
+        PyObject *b = a ? hs_hkey_recent(base, f->rs_s, f->rs_e, &rs) : NULL;
+        PyObject *t = NULL;
+        for (int k = 0; b && k < HS_RECENT; k++)
+            if (pair[k] && PyTuple_GET_ITEM(pair[k], 0) == a &&
+                PyTuple_GET_ITEM(pair[k], 1) == b) {
+                t = pair[k];
+                Py_INCREF(t);
+                break;
+            }
+        if (b && !t && (t = PyTuple_Pack(2, a, b))) {
+            Py_INCREF(t);
+            Py_XSETREF(pair[pair_next], t);
+            pair_next = (pair_next + 1) % HS_RECENT;
+        }
         Py_XDECREF(a);
         Py_XDECREF(b);
         if (!t) goto done;
@@ -323,8 +380,11 @@ done:
     if (r)
         for (int k = 0; k < 6; k++) Py_CLEAR(lists[k]);
     for (int k = 0; k < HS_NSTR; k++) Py_XDECREF(last[k].o);
-    Py_XDECREF(rq.o);
-    Py_XDECREF(rs.o);
+    hs_recent_free(&methods);
+    hs_recent_free(&mimes);
+    hs_recent_free(&rq);
+    hs_recent_free(&rs);
+    for (int k = 0; k < HS_RECENT; k++) Py_XDECREF(pair[k]);
     Py_XDECREF(last_status);
     Py_XDECREF(empty);
     free(sc.data);
