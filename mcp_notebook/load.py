@@ -17,7 +17,7 @@ from . import fast, readers
 from .engine import fallback
 from .engine.native import missing as scanner_missing
 from .fast import progress as bars
-from .fast.records import parts_of
+from .fast.records import part_of
 from .fast.store import Store
 from .protocol.envelope import bounded_recursion
 from .readers import CaptureError, Record
@@ -400,9 +400,9 @@ def _collect(records: Iterable[Record], got: list[Store], path: Path,
         return Record(raw="", session=session or path.name, source=path.name,
                       kind="invalid", reason=why)
 
-    parts = parts_of(records, on_error=failed, scanner=scanner)
-    if any(p.n for p in parts) or "exc" not in state:
-        got.append(Store.from_parts(parts))
+    part = part_of(records, on_error=failed, scanner=scanner)
+    if part.n or "exc" not in state:
+        got.append(Store.from_parts([part]))
     if "exc" in state:
         raise state["exc"]
 

@@ -31,7 +31,7 @@ from ..engine.gcpause import gc_paused
 from ..lazytext import FileSource, LabelSource, ListSource, TextSource
 from ..protocol.envelope import Envelope, classify
 from ..readers._docspans import DocLabels
-from ..readers._spans import RunExtras, Spans
+from ..readers._spans import Spans
 from ..readers.base import Record
 from ..textsources import BufferSource, DocLabelSource
 from . import cores
@@ -39,7 +39,7 @@ from .message import decoder, scan
 from .rows import DIR_CODE, KIND_CODE, KINDS, SPARSE, LineContext, Rows
 from .store import Part, Sparse, call_column, list_column
 
-__all__ = ["part_of", "parts_of", "BLOCK"]
+__all__ = ["part_of", "BLOCK"]
 
 #: records classified together
 BLOCK = 8192
@@ -72,149 +72,9 @@ def part_of(records: Iterable[Record],
         return _part_of(records, on_error, scanner)
 
 
-def parts_of(records: Iterable[Record],
-             on_error: Callable[[Exception], Record | None] | None = None,
-             scanner: bool = True) -> list[Part]:
-    """:func:`part_of` as consecutive parts: one, or, for a large document whose records
-    come as spans of its buffer (the Inspector export, a HAR, a cassette), two made at
-    once, the second by a forked child (:func:`_split_rows`), as a large NDJSON file is
-    read in two halves. The rows are the same either way (``Store.from_parts`` joins
-    them); a child that fails is noted (:func:`~mcp_notebook.engine.fallback.fell_back`)
-    and its half made here."""
-    with gc_paused():
-        blocks = getattr(records, "blocks", None)
-        if blocks is None or not _may_fork():
-            return [_part_of(records, on_error, scanner)]
-        items = list(_guarded(blocks(), on_error))
-        cut = _cut(items)
-        if cut is None or not _may_fork():  # (the reader may have started a thread)
-            return [_part_of(items, None, scanner)]
-        return _split_rows(items, cut, scanner)
-
-
-#: a document's records are shared with a forked child when their texts come to at least
-#: this many bytes (the NDJSON path's least file: below it a fork costs more than it saves)
-MIN_SPLIT_BYTES = 64 << 20
-
-
-def _may_fork() -> bool:
-    from . import cores
-    from .parallel import can_fork
-
-    return cores.SPLIT in ("fork", "auto") and cores.free() and can_fork()
-
-
-def _cut(items: list[Any]) -> int | None:
-    """Where the records of ``items`` are cut in two (the first item of the second half),
-    about half the spans' records on each side; None where they are not shared: texts of
-    less than :data:`MIN_SPLIT_BYTES`, or records whose rows depend on the records before
-    them (records arranged together, spans settled in order or read from their file)."""
-    sizes: list[int] = []
-    total = 0
-    for it in items:
-        if type(it) is Spans:
-            if it.settle is not None or it.offset is not None or it.labels is None:
-                return None
-            sizes.append(len(it))
-            total += int((it.ends - it.starts).sum())
-        else:
-            if it.arrange is not None or it.settle is not None:
-                return None
-            sizes.append(1)
-    if total < MIN_SPLIT_BYTES:
-        return None
-    half = sum(sizes) // 2
-    run = 0
-    for k, n in enumerate(sizes):
-        if run + n > half:
-            if run < half and type(items[k]) is Spans:  # the middle run cut in two
-                items[k:k + 1] = _halves(items[k], half - run)
-                return k + 1
-            return k if 0 < k < len(items) else None
-        run += n
-    return None
-
-
-def _halves(sp: Spans, k: int) -> list[Spans]:
-    """The spans ``sp`` as two: its records before ``k``, and from ``k`` on."""
-    from dataclasses import replace
-
-    def cut(a: Any, b: Any) -> Spans:
-        s = slice(a, b)
-        ex = sp.extras
-        if ex is not None and len(ex):
-            at = np.fromiter(ex, dtype=np.int64, count=len(ex))
-            keep = np.flatnonzero((at >= (a or 0)) & (at < (len(sp) if b is None else b)))
-            ex = RunExtras(at[keep] - (a or 0), [ex[int(j)] for j in at[keep].tolist()]) \
-                if len(keep) else None
-        return replace(sp, starts=sp.starts[s], ends=sp.ends[s], lines=sp.lines[s],
-                       ts=sp.ts[s], direction=sp.direction[s],
-                       stream=None if sp.stream is None else sp.stream[s],
-                       session_of=None if sp.session_of is None else sp.session_of[s],
-                       labels=None if sp.labels is None else sp.labels[s],
-                       extras=ex, blank=sp.blank if a is None else 0)
-
-    return [cut(None, k), cut(k, None)]
-
-
-def _split_rows(items: list[Any], cut: int, scanner: bool) -> list[Part]:
-    """The two parts of ``items[:cut]`` and ``items[cut:]``, the second made by a forked
-    child while this process makes the first. The child sends its rows packed
-    (:meth:`~.rows.Rows.pack`) with the rest of its builder; the document's buffer stays
-    here (the child names which, by its place among the spans' buffers)."""
-    from ..engine import fallback
-    from . import cores
-    from .parallel import _finish, _fork
-
-    bufs: list[Any] = []
-    for it in items:
-        if type(it) is Spans and not any(it.buf is b for b in bufs):
-            bufs.append(it.buf)
-
-    def work() -> tuple[_Builder, int, list[str]]:
-        with fallback.collecting() as notes:
-            before = len(notes)
-            b = _Builder(scanner)
-            _fill(b, items[cut:])
-            b.rows.flush()
-            b.rows.pack()
-            kept = next((k for k, buf in enumerate(bufs) if b.kept is buf), -1)
-            b.kept = None  # (the buffer is the parent's too: not sent)
-            return b, kept, notes[before:]
-
-    with cores.split():  # each process has a core: the scanner starts no worker thread
-        child = _fork(work)
-        first = _Builder(scanner)
-        _fill(first, items[:cut])
-        head = first.part()
-        del first
-        got, why = _finish(child) if child is not None else (None, "the fork failed")
-    if got is None:
-        fallback.fell_back(f"the worker process for the second half of the records failed "
-                           f"({why}); this process made their rows instead")
-        second = _Builder(scanner)
-        _fill(second, items[cut:])
-    else:
-        second, kept, notes = got
-        for note in notes:
-            fallback.fell_back(note)
-        second.rows.unpack()  # the child sent its id columns as codes (Rows.pack)
-        if kept >= 0:
-            second.kept = bufs[kept]
-    del items
-    return [head, second.part()]
-
-
 def _part_of(records: Iterable[Record],
              on_error: Callable[[Exception], Record | None] | None, scanner: bool) -> Part:
     b = _Builder(scanner)
-    _fill(b, records, on_error)
-    return b.part()
-
-
-def _fill(b: _Builder, records: Iterable[Record],
-          on_error: Callable[[Exception], Record | None] | None = None) -> None:
-    """Add the rows of ``records`` (or of their reader's ``blocks``) to ``b``."""
     pending: list[Record] = []
     held: list[Record] = []
     arrange: Any = None
@@ -254,6 +114,7 @@ def _fill(b: _Builder, records: Iterable[Record],
         b.add_arranged(held, arrange)
     if pending:
         b.add(pending)
+    return b.part()
 
 
 def _guarded(records: Iterable[Record],

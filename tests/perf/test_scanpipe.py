@@ -145,11 +145,7 @@ def test_reader_formats_load_alike_with_the_worker(path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Each reader's 100k file (benchmarks/gen_formats.py) loads to the same frames and
     pairs with the worker (forced on every call) as without."""
-    from mcp_notebook.fast import records
-
     monkeypatch.setattr(cores, "workers", lambda: 2)
-    # a document in one process (not shared with a child: tests/readers/test_doc_split.py)
-    monkeypatch.setattr(records, "MIN_SPLIT_BYTES", 1 << 62)
     monkeypatch.setattr(cores, "PIPE", 0)
     base = mn.load(path, progress=False)
     monkeypatch.setattr(cores, "PIPE", 2)
