@@ -105,7 +105,7 @@ class _Structs(Parts):
 class _Scan(Parts):
     def __init__(self, got: tuple[Any, ...]) -> None:
         (self.buf, at, nums, flags, self.methods, self.urls, self.started, self.status,
-         self.mimes, self.hkeys, stamps) = got
+         self.mimes, self.hkeys, stamps, self.gap) = got
         n = len(self.methods)
         self.at = np.frombuffer(at, dtype=np.int64).reshape(n, 4)
         self.nums = np.frombuffer(nums, dtype=np.float64).reshape(n, 7)
@@ -136,9 +136,11 @@ class _Scan(Parts):
             raise _HandOver  # a POST body null: not a string (as ``_texts`` finds)
         buf: bytearray = self.buf
         del self.buf
-        if sum(int((e - s).sum()) for s, e in spans) != len(buf):
+        if sum(int((e - s).sum()) for s, e in spans) != len(buf) - self.gap:
             # texts of entries read one by one too: the buffer of only the records' texts
-            # (its size decides whether the table keeps them as a lazy column)
+            # (its size decides whether the table keeps them as a lazy column); the gap
+            # between the two halves' texts of a large document is no text (never
+            # written: no memory), and stays
             pieces = [memoryview(buf)[a:b] for s, e in spans
                       for a, b in zip(s.tolist(), e.tolist(), strict=True)]
             ends = np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64,

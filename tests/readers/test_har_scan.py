@@ -45,19 +45,44 @@ def _reference(data: bytes) -> _har_parts.Parts | None:
         return None
 
 
+def _texts_at(got: tuple) -> list[bytes]:
+    """The texts of a har_scan answer, each entry's two, by the places it gives."""
+    buf, at = got[0], np.frombuffer(got[1], dtype=np.int64).reshape(-1, 4)
+    return [bytes(buf[a:b]) if a >= 0 else b"" for row in at.tolist()
+            for a, b in (row[:2], row[2:])]
+
+
 def _halves_agree(data: bytes) -> None:
-    """Assert the pass on two threads answers as on one, byte for byte (the texts, every
-    array and list; for a document not taken, the same offset)."""
+    """Assert the pass on two threads answers as on one (for a document not taken, the
+    same offset): with the second half's texts moved down to follow the first's, byte for
+    byte; with them left where the second thread wrote them (``gap_min`` 0: a buffer of
+    64 MiB or more), the same texts at places past a gap of zeros, all else the same."""
     from mcp_notebook.engine import _native
 
-    one, two = _native.har_scan(data, False), _native.har_scan(data, True)
-    assert type(one) is type(two)
+    one = _native.har_scan(data, False)
+    two, gapped = _native.har_scan(data, True, 1 << 62), _native.har_scan(data, True, 0)
+    assert type(one) is type(two) is type(gapped)
     if isinstance(one, int):
-        assert one == two
+        assert one == two == gapped
         return
-    assert len(one) == len(two) == 11
+    assert len(one) == len(two) == len(gapped) == 12
+    assert one[11] == two[11] == 0
     for k, (a, b) in enumerate(zip(one, two, strict=True)):
         assert type(a) is type(b) and a == b, k
+    gap = gapped[11]
+    assert _texts_at(gapped) == _texts_at(one)
+    assert len(gapped[0]) == len(one[0]) + gap
+    if gap:  # between the halves' texts: no text, and never written
+        at = np.frombuffer(gapped[1], dtype=np.int64).reshape(-1, 4)
+        spans = sorted((s, e) for row in at.tolist() for s, e in (row[:2], row[2:])
+                       if s >= 0 and e > s)
+        holes = [(e, s2) for (_, e), (s2, _) in zip(spans, spans[1:]) if s2 != e]
+        assert len(holes) == 1 and holes[0][1] - holes[0][0] == gap  # texts end to end
+        if len(data) + 32 >= 64 << 20:  # a fresh map of its own: the gap reads as zeros
+            hole = bytes(gapped[0][holes[0][0] + 16:holes[0][1]])  # (a copy writes 16 on)
+            assert hole.count(0) == len(hole)
+    for k in range(2, 11):  # every member but the texts and their places
+        assert type(gapped[k]) is type(one[k]) and gapped[k] == one[k], k
 
 
 def _same(data: bytes) -> bool:
@@ -339,8 +364,11 @@ def _counts() -> tuple[int, int, int]:
 
 def _split(data: bytes) -> tuple[int, int, int]:
     """How the two halves went on ``data`` (started, met, dropped), their answers equal."""
-    before = _counts()
+    from mcp_notebook.engine import _native
+
     _halves_agree(data)
+    before = _counts()
+    _native.har_scan(data, True)
     after = _counts()
     return after[0] - before[0], after[1] - before[1], after[2] - before[2]
 
@@ -441,6 +469,32 @@ def test_numbers_only_python_reads_in_both_halves():
     assert data.count(b"0.1000000000000000055511151231257827") >= 2
     assert _split(data) == (1, 1, 0)
     assert _same(data)
+
+
+def test_a_large_document_keeps_the_gap_between_its_halves_texts():
+    """A document of 64 MiB or more read on two threads: the second half's texts stay
+    where its thread wrote them, past a gap that was never written (zeros); each text
+    is where the places say, as on one thread, and the column path reads the same."""
+    from mcp_notebook.engine import _native
+
+    rng = random.Random(12)
+    entries = _many(rng, 400)
+    for e in entries:  # large bodies: 400 entries of about 170 KB
+        e["request"]["postData"]["text"] = json.dumps(
+            {"jsonrpc": "2.0", "id": rng.randrange(10**6), "method": "tools/call",
+             "params": {"name": "t", "arguments": {"x": "\\\"q\" " * 24_000}}})
+    data = _entries_doc(entries)
+    assert len(data) >= 64 << 20
+    started, met, _ = _split(data)  # (_halves_agree: the texts, the zeros of the gap)
+    assert started == met == 1
+    assert _native.har_scan(data, True)[11] > 0
+    ref = _reference(data)
+    got = _har_parts.of_scan(data, two=True)
+    assert ref is not None and got is not None and got.gap > 0
+    everything = np.arange(len(entries))
+    none = np.zeros(0, dtype=np.int64)
+    assert _texts_of(got, everything, none, none)[1] == _texts_of(ref, everything, none,
+                                                                 none)[1]
 
 
 def test_one_thread_where_there_is_no_place_to_split():

@@ -424,7 +424,7 @@ static int hs_doc(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
 }
 
 static const char HAR_SCAN_DOC[] =
-    "har_scan(data, two=False) -> tuple | int\n\n"
+    "har_scan(data, two=False, gap_min=-1) -> tuple | int\n\n"
     "A usual HAR (its bytes) read in one pass, as msgspec's typed decoding into\n"
     "readers._har_structs and json_texts read it (see harscan.h for the documents taken):\n"
     "(texts, at, nums, flags, methods, urls, started, status, mimes, hkeys): the texts of\n"
@@ -435,20 +435,39 @@ static const char HAR_SCAN_DOC[] =
     "(int or None), content mimeType ('' without content, None without a mimeType) and\n"
     "the pair of header lists' bytes (b'null' when absent), then the startedDateTime of\n"
     "each as float64 Unix seconds where it is the usual stamp (NaN: Python reads it, as\n"
-    "_time.read_times). For any other document, the\n"
+    "_time.read_times), and the length of the one gap in texts that no text is in (0:\n"
+    "none; a large document read on two threads: the bytes between the halves' texts,\n"
+    "never written). For any other document, the\n"
     "offset where the pass stopped. The pass runs without the GIL; ``two``: on two threads\n"
-    "where the document has a place to split at (the same answer).";
+    "where the document has a place to split at (the same texts and members; the gap in\n"
+    "a buffer of ``gap_min`` bytes or more, -1: 64 MiB, else the texts moved together).";
+
+/* A buffer of texts at least this large is left with the gap between the two halves'
+ * texts (HS_GAP_MIN): its pages were never written, so they hold no memory and read as
+ * zeros (an allocation this large is a fresh map of its own), where moving the second
+ * half's texts down would write them all again (a fifth of a 1 GB HAR's pass; the tests
+ * ask for the gap in smaller buffers too: har_scan's gap_min). */
+#define HS_GAP_MIN ((size_t)64 << 20)
 
 /* The second half's work after the first's: its texts moved down to follow the first's
- * (their places shifted), its arrays appended. 0, or -1 (no memory). */
-static int hs_join(HarPass *h, HarPass *b, cptr cand) {
+ * (their places shifted), or, in a buffer of HS_GAP_MIN bytes or more, left where they
+ * are (*gap: the bytes between the two halves' texts, never written); its arrays
+ * appended. 0, or -1 (no memory). */
+static int hs_join(HarPass *h, HarPass *b, cptr cand, size_t room, size_t gap_min,
+                   int64_t *gap_out) {
     unsigned char *from = h->t0 + (cand - h->base) + 16;
     size_t len = (size_t)(b->t - from);
     int64_t gap = (int64_t)(from - h->t);
-    memmove(h->t, from, len);
-    h->t += len;
+    if (room >= gap_min) {
+        *gap_out = gap;
+        gap = 0;
+        h->t = b->t;
+    } else {
+        memmove(h->t, from, len);
+        h->t += len;
+    }
     int64_t *at = (int64_t *)b->pos.data;
-    for (size_t k = 0; k < b->pos.len / sizeof(int64_t); k++)
+    for (size_t k = 0; gap && k < b->pos.len / sizeof(int64_t); k++)
         if (at[k] >= 0) at[k] -= gap;
     if (grow_put(&h->pos, b->pos.data, b->pos.len) ||
         grow_put(&h->tim, b->tim.data, b->tim.len) ||
@@ -466,7 +485,8 @@ static PyObject *py_har_scan(PyObject *self, PyObject *args) {
     int two = 0;
     (void)self;
     PyObject *arg;
-    if (!PyArg_ParseTuple(args, "O|p", &arg, &two)) return NULL;
+    long long gap_min = -1;  /* -1: HS_GAP_MIN (the tests ask for a gap in any buffer) */
+    if (!PyArg_ParseTuple(args, "O|pL", &arg, &two, &gap_min)) return NULL;
     if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE)) return NULL;
     HarPass h;
     HsSecond sec;
@@ -482,6 +502,7 @@ static PyObject *py_har_scan(PyObject *self, PyObject *args) {
     if (!texts) goto done;
     h.t0 = h.t = (unsigned char *)PyByteArray_AS_STRING(texts);
     int seen = 0, r;
+    int64_t gap = 0;  /* bytes between the two halves' texts, never written (hs_join) */
     Py_BEGIN_ALLOW_THREADS
     ws(&h.c);
     r = members(&h.c, 1, &h, hs_doc, &seen);
@@ -493,7 +514,9 @@ static PyObject *py_har_scan(PyObject *self, PyObject *args) {
 #endif
         r = sec.r;
         if (r) h.c.p = sec.b.c.p;
-        else if (hs_join(&h, &sec.b, cand)) r = -2;
+        else if (hs_join(&h, &sec.b, cand, (size_t)b.len + 32,
+                         gap_min < 0 ? HS_GAP_MIN : (size_t)gap_min, &gap))
+            r = -2;
         h.cand = NULL;
     } else if (!r) {
         ws(&h.c);
@@ -527,8 +550,8 @@ static PyObject *py_har_scan(PyObject *self, PyObject *args) {
     PyObject *at = grow_bytes(&h.pos), *nums = grow_bytes(&h.tim), *fl = grow_bytes(&h.flags);
     PyObject *stamps = grow_bytes(&h.stamps);
     if (at && nums && fl && stamps)
-        res = PyTuple_Pack(11, texts, at, nums, fl, lists[0], lists[1], lists[2], lists[3],
-                           lists[4], lists[5], stamps);
+        res = Py_BuildValue("(OOOOOOOOOOOL)", texts, at, nums, fl, lists[0], lists[1],
+                            lists[2], lists[3], lists[4], lists[5], stamps, (long long)gap);
     Py_XDECREF(at);
     Py_XDECREF(nums);
     Py_XDECREF(fl);
