@@ -127,6 +127,12 @@ def _marks_of(t: str | None) -> int:
     return m
 
 
+#: the members of a row's extras the rules read: a transport's findings (``ambiguous``,
+#: ``rule``, ``sse_event``: rules/transport.py) and what a capture does not hold
+#: (``answer_not_held``, ``request_not_held``: rules/exchange.py)
+RULE_EXTRA_KEYS = ("ambiguous", "rule", "sse_event", "answer_not_held", "request_not_held")
+
+
 @dataclass
 class VecInput:
     kind: np.ndarray  # int8 codes (KINDS)
@@ -189,6 +195,16 @@ class VecInput:
     def marks(self, rows: np.ndarray) -> np.ndarray:
         """:func:`text_marks` of ``rows``."""
         return text_marks(self, rows)
+
+    @cached_property
+    def rule_extras(self) -> dict[int, dict[str, Any]]:
+        """The extras of the rows holding any member a rule reads (:data:`RULE_EXTRA_KEYS`),
+        in row order: one pass over every row's extra for all the rules (a HAR, a cassette
+        or an Inspector export has one on every row; each rule's own pass took 0.014 s at
+        a million), each rule then reading the few rows found."""
+        from .native import extras_with
+
+        return dict(extras_with(self.extra, RULE_EXTRA_KEYS))
 
     @cached_property
     def peer_closed(self) -> PeerClosed:

@@ -55,9 +55,17 @@ def time_notes(extra: dict[int, dict[str, Any]]) -> list[str]:
 def capture_notes(extra: dict[int, dict[str, Any]], kind: Any) -> list[str]:
     """The trace notes on what the frames' extras say a capture left out or could not
     read: times (:func:`time_notes`), streams a capture does not hold. ``kind``: the
-    frames' kind codes (``KINDS``)."""
-    return (time_notes(extra) + inspector_network.not_held_note(extra)
-            + _unheld_note(extra, kind))
+    frames' kind codes (``KINDS``). One pass over every row's extra finds the rows that
+    say any of it (a document has an extra on every row)."""
+    from ..engine.native import extras_with
+
+    marked = dict(extras_with(extra, _MARKS))
+    return (time_notes(marked) + inspector_network.not_held_note(marked)
+            + _unheld_note(marked, kind))
+
+
+#: the members of a row's extra :func:`capture_notes` reads
+_MARKS = ("ts_error", "events_not_held", "answer_not_held", "request_not_held")
 
 
 def _unheld_note(extra: dict[int, dict[str, Any]], kind: Any) -> list[str]:

@@ -103,3 +103,14 @@ def test_big_id_keys_as_the_reference_says(keys: list[str]) -> None:
         assert v in (0, 1, 2)
         if v != 2:
             assert bool(v) == _is_big(key), key
+
+
+def test_the_rules_read_only_extras_their_one_pass_finds():
+    """The rules that read rows' extras read them from ``VecInput.rule_extras`` (one pass
+    over every row's extra for all of them): each member they read is among the keys of
+    that pass, so no rule misses a row by it."""
+    from mcp_notebook.engine.checks import RULE_EXTRA_KEYS
+    from mcp_notebook.engine.rules import exchange, transport
+
+    assert set(transport._KEYS) | {exchange.ANSWER_NOT_HELD, exchange.REQUEST_NOT_HELD} \
+        == set(RULE_EXTRA_KEYS)

@@ -41,7 +41,8 @@ def not_held(vi: VecInput, key: str) -> set[int]:
     if got is None:
         from ..native import extras_with
 
-        got = vi.cache[key] = {seq for seq, e in extras_with(vi.extra, (key,)) if e[key]}
+        got = vi.cache[key] = {seq for seq, e in extras_with(vi.rule_extras, (key,))
+                               if e[key]}
     return got
 
 

@@ -22,7 +22,7 @@ def _with(vi: VecInput, key: str) -> list[tuple[int, dict[str, Any]]]:
     found: dict[str, list[tuple[int, dict[str, Any]]]] | None = vi.cache.get(
         "transport-extras")
     if found is None:
-        some = extras_with(vi.extra, _KEYS)
+        some = extras_with(vi.rule_extras, _KEYS)
         found = vi.cache["transport-extras"] = {k: [(i, e) for i, e in some if k in e]
                                                 for k in _KEYS}
     return found[key]
