@@ -111,3 +111,54 @@ def test_a_json_post_to_an_endpoint_sent_no_json_rpc_is_left_out(tmp_path):
     messages = t.frames[t.frames["kind"] != "log"]
     assert messages["raw"].tolist() == want.frames["raw"].tolist()
     assert "/register" in t.frames[t.frames["kind"] == "log"]["raw"].iloc[0]
+
+
+@pytest.mark.parametrize("later", [True, False])
+def test_an_endpoint_whose_first_post_is_no_json_rpc(tmp_path, monkeypatch, later):
+    """Where POSTs go to two endpoints, each is looked at for JSON-RPC by the first POST
+    to each of its URLs, then, if none showed it, by its POSTs one by one: an endpoint
+    whose first POST is other JSON but a later one JSON-RPC is MCP traffic (``later``:
+    the column path reads the document), one of no JSON-RPC POST is not (the entry path
+    reads it and leaves that endpoint out); the frames are the entry path's either way."""
+    doc = json.loads((FOLDER / "tools_call.har").read_text("utf-8"))
+    first = doc["log"]["entries"][0]
+
+    def post(url: str, body: str, reply: str) -> dict:
+        e = json.loads(json.dumps(first))
+        e["request"]["url"] = first["request"]["url"].rsplit("/", 1)[0] + url
+        e["request"]["postData"]["text"] = body
+        e["response"]["content"] = {"size": len(reply), "mimeType": "application/json",
+                                    "text": reply}
+        e["response"]["headers"] = [{"name": "content-type", "value": "application/json"}]
+        return e
+
+    call = '{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    answer = '{"jsonrpc":"2.0","id":1,"result":{}}'
+    entries = [post("/other", call, answer), post("/mcp", '{"hello":1}', '{"ok":true}')]
+    if later:
+        entries.append(post("/mcp", call, answer))
+    doc["log"]["entries"] = entries
+    path = tmp_path / "first-post.har"
+    path.write_text(json.dumps(doc), "utf-8")
+    read = _har_reader._columns
+    taken: list[bool] = []
+
+    def spy(*a, **k):  # type: ignore[no-untyped-def]
+        got = read(*a, **k)
+        taken.append(got is not None)
+        return got
+
+    monkeypatch.setattr(_har_reader, "_columns", spy)
+    cols = mn.load(path).frames
+    monkeypatch.setattr(_har_reader, "_columns", lambda *a, **k: None)
+    entry_path = mn.load(path).frames
+    pd_cols = ["kind", "direction", "method", "id_key", "raw", "source", "reason"]
+    assert cols[pd_cols].astype(str).values.tolist() == \
+        entry_path[pd_cols].astype(str).values.tolist()
+    # the column path read it where every endpoint is sent JSON-RPC, else handed it over
+    assert taken == [later]
+    if later:  # both endpoints' messages; the first POST to /mcp and its reply invalid
+        assert sorted(cols["kind"].astype(str)) == ["invalid", "invalid", "request",
+                                                    "request", "result", "result"]
+    else:
+        assert "/mcp" in cols[cols["kind"] == "log"]["raw"].iloc[0]
