@@ -1,8 +1,9 @@
 /* The state of the one-pass HAR reader (harscan.h) and the values it reads: a body's
- * text unescaped into the pass's buffer, a string member as a str (the previous entry's
- * object again when its bytes are the same), a number as a double, a null, a header list
- * kept as its bytes. Each refuses (-1, or NULL with no error set) what msgspec's typed
- * decoding might read otherwise; harscan.h says which documents the pass takes. */
+ * text unescaped into the pass's buffer, a string member as a str (the object of one of
+ * the last few entries again when its bytes are the same), a number as a double, a
+ * null, a header list kept as its bytes. Each refuses (-1, or NULL with no error set)
+ * what msgspec's typed decoding might read otherwise; harscan.h says which documents the
+ * pass takes. */
 #ifndef MCP_NOTEBOOK_HARVALUES_H
 #define MCP_NOTEBOOK_HARVALUES_H
 #include "docscan.h"
@@ -190,22 +191,17 @@ static int hs_raw(Cur *c, cptr base, int64_t *s, int64_t *e) {
 
 /* ---- the objects, made after the pass ---- */
 
-/* the previous entry's object of a member and its bytes */
+/* an object made after the pass and the bytes it was made of (a HsRecent's slot) */
 typedef struct {
     PyObject *o;
     cptr s;
     size_t n;
-} HsLast;
+} HsSlot;
 
-/* A str of a string's text [s, e) (esc: unescaped first), the previous one's object when
- * its bytes are the same (texts without escapes); NULL, with no error set, for one that
- * is not Unicode text (or no memory to unescape it). */
-static PyObject *hs_str_of(cptr s, cptr e, int esc, HsLast *last, Scratch *sc) {
+/* A str of a string's text [s, e) (esc: unescaped first); NULL, with no error set, for
+ * one that is not Unicode text (or no memory to unescape it). */
+static PyObject *hs_str_of(cptr s, cptr e, int esc, Scratch *sc) {
     size_t n = (size_t)(e - s);
-    if (last && last->o && !esc && n == last->n && !memcmp(s, last->s, n)) {
-        Py_INCREF(last->o);
-        return last->o;
-    }
     PyObject *o;
     if (!esc) {
         o = PyUnicode_DecodeUTF8((const char *)s, (Py_ssize_t)n, NULL);
@@ -214,32 +210,23 @@ static PyObject *hs_str_of(cptr s, cptr e, int esc, HsLast *last, Scratch *sc) {
         size_t k = unescape(s, e, sc->data);
         o = PyUnicode_DecodeUTF8((const char *)sc->data, (Py_ssize_t)k, NULL);
     }
-    if (!o) {
-        PyErr_Clear();
-        return NULL;
-    }
-    if (last && !esc) {
-        Py_INCREF(o);
-        Py_XSETREF(last->o, o);
-        last->s = s;
-        last->n = n;
-    }
+    if (!o) PyErr_Clear();
     return o;
 }
 
 /* The objects of the last few distinct values of a member (a HAR's entries take turns:
  * a POST's header lists, then a GET's, then the next POST's), each given again where the
- * same bytes come back: a method, a mimeType or a header list is then one object, not
- * one per entry. Lengths are compared first, so bytes seen once cost little. */
+ * same bytes come back: a method, a URL, a mimeType or a header list is then one object,
+ * not one per entry. Lengths are compared first, so bytes seen once cost little. */
 #define HS_RECENT 4
 typedef struct {
-    HsLast slot[HS_RECENT];
+    HsSlot slot[HS_RECENT];
     int next;
 } HsRecent;
 
 static PyObject *hs_recent_get(HsRecent *r, cptr s, size_t n) {
     for (int k = 0; k < HS_RECENT; k++) {
-        HsLast *l = &r->slot[k];
+        HsSlot *l = &r->slot[k];
         if (l->o && l->n == n && !memcmp(l->s, s, n)) {
             Py_INCREF(l->o);
             return l->o;
@@ -249,7 +236,7 @@ static PyObject *hs_recent_get(HsRecent *r, cptr s, size_t n) {
 }
 
 static void hs_recent_put(HsRecent *r, cptr s, size_t n, PyObject *o) {
-    HsLast *l = &r->slot[r->next];
+    HsSlot *l = &r->slot[r->next];
     r->next = (r->next + 1) % HS_RECENT;
     Py_INCREF(o);
     Py_XSETREF(l->o, o);
@@ -268,7 +255,7 @@ static PyObject *hs_str_recent(cptr s, cptr e, int esc, HsRecent *r, Scratch *sc
         PyObject *o = hs_recent_get(r, s, n);
         if (o) return o;
     }
-    PyObject *o = hs_str_of(s, e, esc, NULL, sc);
+    PyObject *o = hs_str_of(s, e, esc, sc);
     if (o && !esc) hs_recent_put(r, s, n, o);
     return o;
 }
@@ -291,8 +278,7 @@ static int hs_objects(cptr base, const HarRef *refs, Py_ssize_t n, PyObject **li
                       int64_t *bad) {
     enum { L_METHOD, L_URL, L_STARTED, L_STATUS, L_MIME, L_HKEY };
     static const int STR_OF[] = {HS_METHOD, HS_URL, HS_STARTED};
-    HsLast last[HS_NSTR] = {{0}};
-    HsRecent methods = {0}, mimes = {0}, rq = {0}, rs = {0};
+    HsRecent methods = {0}, urls = {0}, mimes = {0}, rq = {0}, rs = {0};
     /* the pairs of header lists: the last few tuples, known by their two objects */
     PyObject *pair[HS_RECENT] = {NULL};
     int pair_next = 0;
@@ -309,10 +295,10 @@ static int hs_objects(cptr base, const HarRef *refs, Py_ssize_t n, PyObject **li
         for (int k = 0; k < 3; k++) {
             int m = STR_OF[k];
             /* the start stamp: one object each, as its own */
-            PyObject *o = m == HS_METHOD
-                ? hs_str_recent(base + f->s[m], base + f->e[m], f->esc[m], &methods, &sc)
-                : hs_str_of(base + f->s[m], base + f->e[m], f->esc[m],
-                            m == HS_URL ? &last[m] : NULL, &sc);
+            PyObject *o = m == HS_STARTED
+                ? hs_str_of(base + f->s[m], base + f->e[m], f->esc[m], &sc)
+                : hs_str_recent(base + f->s[m], base + f->e[m], f->esc[m],
+                                m == HS_METHOD ? &methods : &urls, &sc);
             if (!o) {
                 if (PyErr_Occurred()) goto done;
                 *bad = f->s[m];
@@ -379,8 +365,8 @@ done:
     /* a list left with empty places is let go whole (a NULL item is allowed there) */
     if (r)
         for (int k = 0; k < 6; k++) Py_CLEAR(lists[k]);
-    for (int k = 0; k < HS_NSTR; k++) Py_XDECREF(last[k].o);
     hs_recent_free(&methods);
+    hs_recent_free(&urls);
     hs_recent_free(&mimes);
     hs_recent_free(&rq);
     hs_recent_free(&rs);
