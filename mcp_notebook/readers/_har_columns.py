@@ -106,7 +106,7 @@ def _one_kind_of_endpoint(urls: list[Any], post_at: np.ndarray, buf: bytes | byt
     # URLs looked at (made in C: no Python step per POST), then, only for an endpoint
     # none of those showed it for, its POSTs one by one
     posted = list(map(urls.__getitem__, post_at.tolist()))
-    first = dict(zip(reversed(posted), range(len(posted) - 1, -1, -1)))
+    first = dict(zip(reversed(posted), range(len(posted) - 1, -1, -1), strict=True))
     seen: dict[Any, bool] = {}
     for u, k in first.items():
         where = ends_of[u]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from itertools import pairwise
 from pathlib import Path
 
 import msgspec
@@ -76,7 +77,7 @@ def _halves_agree(data: bytes) -> None:
         at = np.frombuffer(gapped[1], dtype=np.int64).reshape(-1, 4)
         spans = sorted((s, e) for row in at.tolist() for s, e in (row[:2], row[2:])
                        if s >= 0 and e > s)
-        holes = [(e, s2) for (_, e), (s2, _) in zip(spans, spans[1:]) if s2 != e]
+        holes = [(e, s2) for (_, e), (s2, _) in pairwise(spans) if s2 != e]
         assert len(holes) == 1 and holes[0][1] - holes[0][0] == gap  # texts end to end
         if len(data) + 32 >= 64 << 20:  # a fresh map of its own: the gap reads as zeros
             hole = bytes(gapped[0][holes[0][0] + 16:holes[0][1]])  # (a copy writes 16 on)
