@@ -62,6 +62,13 @@ def _halves_agree(data: bytes) -> None:
 
     one = _native.har_scan(data, False)
     two, gapped = _native.har_scan(data, True, 1 << 62), _native.har_scan(data, True, 0)
+    # every text of the first half longer than 16 bytes read on two threads where it can
+    # be (a helper from near the middle of what is left before the second half's start):
+    # byte for byte the answer of the pass that reads each text on one
+    helped = _native.har_scan(data, True, 1 << 62, 16)
+    assert type(helped) is type(two)
+    assert helped == two if isinstance(two, int) else all(
+        type(a) is type(b) and a == b for a, b in zip(helped, two, strict=True))
     assert type(one) is type(two) is type(gapped)
     if isinstance(one, int):
         assert one == two == gapped
@@ -357,7 +364,7 @@ def test_texts_of_entries_read_one_by_one_are_left_out(tmp_path, monkeypatch):
 
 # ---- the pass on two threads ----
 
-def _counts() -> tuple[int, int, int]:
+def _counts() -> tuple[int, int, int, int]:
     from mcp_notebook.engine import _native
 
     return _native.har_scan_counts()
@@ -561,3 +568,84 @@ def test_texts_of_every_byte_class_at_every_length(seed):
         data = json.dumps(doc, ensure_ascii=ascii_only).encode()
         assert _same(data)
         assert _har_parts.of_scan(data) is not None  # the C pass took it
+
+
+# ---- a long text read on two threads ----
+
+#: the characters of the long texts: every class the copy tells apart, and runs of plain
+#: bytes long enough for a place with no backslash in the 12 bytes before it
+_LONG = _CLASSES + ["abcdefghijklmnopqrstuvwxyz", "\\\\", '\\"', "😀😀"]
+
+
+def _long_first(rng: random.Random, length: int, ascii_only: bool, after: int = 30) -> bytes:
+    """A document whose first entry's reply is a long text (an event stream's body, say)
+    of every class of character, then ``after`` usual entries: the middle falls in the
+    text, so the second half starts after it and a helper reads the text's second half."""
+    text = "".join(rng.choice(_LONG) for _ in range(length))
+    first = harkit.entry("GET", at=0, mime="text/event-stream", reply=text)
+    entries = [first] + [_usual_entry(rng, k + 1) for k in range(after)]
+    return json.dumps({"log": {"version": "1.2", "entries": entries}},
+                      ensure_ascii=ascii_only).encode()
+
+
+@pytest.mark.parametrize("ascii_only", [True, False], ids=["u-escapes", "utf8"])
+def test_a_long_text_read_by_two_threads_is_the_one_threads(ascii_only):
+    """Long texts whose helper starts at every kind of place (before an escape, a
+    character of any length, a plain run; a pair's escapes, backslash runs): the texts
+    and every member are the one-thread pass's, byte for byte, and the helper's work was
+    used in most documents (where the place falls in the text)."""
+    from mcp_notebook.engine import _native
+
+    rng = random.Random(20 + ascii_only)
+    used = 0
+    for k in range(120):
+        data = _long_first(rng, 1500 + 37 * k, ascii_only)
+        before = _counts()[3]
+        _halves_agree(data)  # (long_min 16: the helper where it can)
+        used += _counts()[3] > before
+        if k % 20 == 0:
+            assert _same(data)
+    assert used >= 100, used
+
+
+@pytest.mark.parametrize("what", ["a lone surrogate", "a control byte", "bad UTF-8",
+                                  "no closing quote"])
+def test_a_long_text_refused_after_its_middle(what):
+    """A text the one-thread pass refuses in its second half (the helper's part): the
+    two-thread pass refuses the document at the same place."""
+    from mcp_notebook.engine import _native
+
+    rng = random.Random(30)
+    data = _long_first(rng, 3000, True)
+    start = end = data.index(b'"text": "') + 9  # the long text's (the first entry's)
+    at = -1
+    while data[end] != ord('"'):  # its closing quote; ``at``: an escape's start, 3/4 in
+        if end - start > 2250 and at < 0 and data[end] == ord("\\"):
+            at = end
+        end += 2 if data[end] == ord("\\") else 1
+    assert end - start > 3000 and at > 0
+    bad = {"a lone surrogate": b"\\ud800x", "a control byte": b"\x01",
+           "bad UTF-8": b"\xc3(", "no closing quote": None}[what]
+    if bad is None:  # the text runs into the entries after it
+        data = data[:end] + data[end + 1:]
+    else:
+        data = data[:at] + bad + data[at:]
+    one = _native.har_scan(data, False)
+    assert isinstance(one, int)
+    assert _native.har_scan(data, True, 1 << 62, 16) == one
+    _halves_agree(data)
+
+
+def test_a_long_text_on_one_thread_or_without_a_second_half():
+    """No helper where the pass runs on one thread, nor in a document that has no second
+    half (one entry), nor for a text shorter than ``long_min``."""
+    from mcp_notebook.engine import _native
+
+    data = _long_first(random.Random(31), 4000, False)
+    before = _counts()[3]
+    _native.har_scan(data, False, -1, 16)
+    _native.har_scan(data, True)  # the least long text: 8 MiB
+    _native.har_scan(_long_first(random.Random(31), 4000, False, after=0), True, -1, 16)
+    assert _counts()[3] == before
+    _native.har_scan(data, True, -1, 16)
+    assert _counts()[3] > before

@@ -18,7 +18,11 @@
  * (hs_begin_second): the second reads the entries from a place near the middle that looks
  * like the start of one, and its work is used only where the first, reading from the
  * start, lands on that very place between two entries; otherwise the first reads on
- * alone. Either way the answer is the one-thread pass's, byte for byte. */
+ * alone. While the second runs, a text of the first half of 8 MiB or more (an HTTP+SSE
+ * capture's one GET stream, most of its bytes, before the second half's start) has its
+ * rest read by a helper thread from a place near its middle (hs_text_split), so that the
+ * one stream does not keep the first half alone for most of the pass. Either way the
+ * answer is the one-thread pass's, byte for byte. */
 #ifndef MCP_NOTEBOOK_HARSCAN_H
 #define MCP_NOTEBOOK_HARSCAN_H
 #include "harvalues.h"
@@ -220,7 +224,7 @@ static int hs_one(HarPass *h) {
 
 /* how the two halves went, over the process's life: (second halves started, met by the
  * first, stopped because the first did not land on their start) */
-static Py_ssize_t HS_COUNTS[3];
+static Py_ssize_t HS_COUNTS[4];
 
 typedef struct {
     HarPass b;  /* the second half's pass */
@@ -424,7 +428,7 @@ static int hs_doc(Cur *c, cptr name, size_t n, void *ctx, int *seen) {
 }
 
 static const char HAR_SCAN_DOC[] =
-    "har_scan(data, two=False, gap_min=-1) -> tuple | int\n\n"
+    "har_scan(data, two=False, gap_min=-1, long_min=-1) -> tuple | int\n\n"
     "A usual HAR (its bytes) read in one pass, as msgspec's typed decoding into\n"
     "readers._har_structs and json_texts read it (see harscan.h for the documents taken):\n"
     "(texts, at, nums, flags, methods, urls, started, status, mimes, hkeys): the texts of\n"
@@ -440,7 +444,9 @@ static const char HAR_SCAN_DOC[] =
     "never written). For any other document, the\n"
     "offset where the pass stopped. The pass runs without the GIL; ``two``: on two threads\n"
     "where the document has a place to split at (the same texts and members; the gap in\n"
-    "a buffer of ``gap_min`` bytes or more, -1: 64 MiB, else the texts moved together).";
+    "a buffer of ``gap_min`` bytes or more, -1: 64 MiB, else the texts moved together;\n"
+    "while the second half runs, a text of the first longer than ``long_min`` bytes, -1:\n"
+    "8 MiB, has its rest read by a helper thread from a place near its middle).";
 
 /* A buffer of texts at least this large is left with the gap between the two halves'
  * texts (HS_GAP_MIN): its pages were never written, so they hold no memory and read as
@@ -486,7 +492,8 @@ static PyObject *py_har_scan(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *arg;
     long long gap_min = -1;  /* -1: HS_GAP_MIN (the tests ask for a gap in any buffer) */
-    if (!PyArg_ParseTuple(args, "O|pL", &arg, &two, &gap_min)) return NULL;
+    long long long_min = -1;  /* -1: HS_LONG_MIN (the tests ask for short texts split) */
+    if (!PyArg_ParseTuple(args, "O|pLL", &arg, &two, &gap_min, &long_min)) return NULL;
     if (PyObject_GetBuffer(arg, &b, PyBUF_SIMPLE)) return NULL;
     HarPass h;
     HsSecond sec;
@@ -496,6 +503,7 @@ static PyObject *py_har_scan(PyObject *self, PyObject *args) {
     h.c.p = h.base = (cptr)b.buf;
     h.c.end = h.c.p + b.len;
     h.sec = two && MN_THREADS ? &sec : NULL;
+    h.long_min = long_min < 0 ? HS_LONG_MIN : (size_t)long_min;
     /* room for every text: a text is never longer than its literal, and copy_plain16 may
      * write 16 bytes past a text's end; the second half writes its own 16 bytes further */
     texts = PyByteArray_FromStringAndSize(NULL, b.len + 32);
@@ -532,6 +540,7 @@ static PyObject *py_har_scan(PyObject *self, PyObject *args) {
     HS_COUNTS[0] += sec.started;
     HS_COUNTS[1] += sec.started && !sec.dropped;
     HS_COUNTS[2] += sec.dropped;
+    HS_COUNTS[3] += h.splits;
     Py_ssize_t n = (Py_ssize_t)(h.refs.len / sizeof(HarRef));
     int64_t bad = 0;
     if (!r) {
@@ -574,14 +583,16 @@ done:
 }
 
 static const char HAR_SCAN_COUNTS_DOC[] =
-    "har_scan_counts() -> (started, met, dropped)\n\n"
+    "har_scan_counts() -> (started, met, dropped, texts split)\n\n"
     "How har_scan's two halves went in this process: second halves started, those whose\n"
-    "start the first half landed on (their work used), those stopped (it did not).";
+    "start the first half landed on (their work used), those stopped (it did not); and\n"
+    "the long texts whose rest a helper thread read (its work used).";
 
 static PyObject *py_har_scan_counts(PyObject *self, PyObject *unused) {
     (void)self;
     (void)unused;
-    return Py_BuildValue("(nnn)", HS_COUNTS[0], HS_COUNTS[1], HS_COUNTS[2]);
+    return Py_BuildValue("(nnnn)", HS_COUNTS[0], HS_COUNTS[1], HS_COUNTS[2],
+                         HS_COUNTS[3]);
 }
 
 #endif

@@ -8,6 +8,7 @@
 #define MCP_NOTEBOOK_HARVALUES_H
 #include "docscan.h"
 #include "har.h"
+#include "threads.h"
 #include "utf8.h"
 
 /* What an entry's members are, as the pass finds them: places in the input (offsets from
@@ -35,10 +36,13 @@ typedef struct {
     int met;
     int *stop;  /* the second half's: set when it is to stop */
     void *sec;  /* the first half's: its second (HsSecond), NULL on one thread */
+    /* the first half's, while the second runs: a text this long (0: none) has the rest
+     * of it read by a helper thread from a place near the middle of what is left
+     * (hs_text_split); texts so read */
+    size_t long_min;
+    int splits;
 } HarPass;
 
-/* A body's text, c.p at its opening quote: unescaped into h->t as json_string_text
- * does (the same rules), passed in the same loop. -1: not Unicode text. */
 #if MN_SSE2
 /* copy_plain8 sixteen bytes at a time with SSE2 (every x86-64 CPU has it): the same
  * bytes copied, the same place reached (the first byte that is not plain, or the last
@@ -75,12 +79,23 @@ static inline void copy_plain16(cptr *pp, cptr end, unsigned char **dd) {
 #define HS_COPY_PLAIN copy_plain8
 #endif
 
-static int hs_text(HarPass *h) {
-    cptr p = h->c.p + 1, end = h->c.end;
-    unsigned char *dst = h->t;
+/* The text from *pp (after its opening quote, or at a place that starts a character or
+ * an escape) unescaped into *dd, up to its closing quote (0; *pp past it), or up to
+ * `soft` (1: *pp at or just past it, after a whole character or escape); -1: not Unicode
+ * text, or no closing quote before `end`. The plain copy reads and writes no further
+ * than `soft` allows (its 16-byte overrun stays below the place `soft` maps to); the
+ * escapes and characters are checked against `end`. */
+static int hs_text_run(cptr *pp, cptr soft, cptr end, unsigned char **dd) {
+    cptr p = *pp;
+    unsigned char *dst = *dd;
     for (;;) {
-        HS_COPY_PLAIN(&p, end, &dst);  /* its overrun is within the buffer: see py_har_scan */
-        if (p >= end) return -1;
+        HS_COPY_PLAIN(&p, soft, &dst);  /* its overrun is within the buffer: see py_har_scan */
+        if (p >= soft) {
+            if (soft >= end) return -1;
+            *pp = p;
+            *dd = dst;
+            return 1;
+        }
         unsigned char c = *p;
         if (c == '\\' && end - p >= 2 && ESCAPE[p[1]]) {  /* the usual escape first */
             *dst++ = ESCAPE[p[1]];
@@ -88,8 +103,8 @@ static int hs_text(HarPass *h) {
             continue;
         }
         if (c == '"') {
-            h->c.p = p + 1;
-            h->t = dst;
+            *pp = p + 1;
+            *dd = dst;
             return 0;
         }
         if (c >= 0x20 && c != '\\' && c < 0x80) {
@@ -131,6 +146,111 @@ static int hs_text(HarPass *h) {
             *dst++ = (unsigned char)(0x80 | (cp & 0x3F));
         }
     }
+}
+
+/* The least text hs_text_split is for (-1 for har_scan's long_min): below it, a thread
+ * costs more than half the text's copy saves. */
+#define HS_LONG_MIN ((size_t)8 << 20)
+
+#if MN_THREADS
+/* A helper's part of a long text: from p to the closing quote, read up to `end` (the
+ * second half's start: a helper never writes where the second half does), a piece at
+ * a time, stopping when told. */
+typedef struct {
+    cptr p, end;
+    unsigned char *dst;
+    int r, stop;
+    mn_thread th;
+} HsHelper;
+
+static void *hs_helper_run(void *arg) {
+    HsHelper *t = arg;
+    for (;;) {
+        cptr soft = t->end - t->p > (ptrdiff_t)(4 << 20) ? t->p + (4 << 20) : t->end;
+        t->r = hs_text_run(&t->p, soft, t->end, &t->dst);
+        if (t->r != 1 || mn_flag_get(&t->stop)) return NULL;
+    }
+}
+
+/* A place in [from, stop) where a reading of a text may start: a backslash that starts
+ * an escape (the byte before is no backslash, so it is not escaped itself, and it is no
+ * \u escape, which may be the second half of a pair), or a byte that starts a character
+ * with no backslash in the 12 bytes before it (so no escape spans it); NULL if none.
+ * Whether it is in the text at all, the reading up to it tells (hs_text_split). */
+static cptr hs_text_cut(cptr from, cptr stop) {
+    cptr last = NULL;  /* the last backslash seen (the text's opening quote is more
+                        * than 12 bytes before `from`: hs_text_split) */
+    for (cptr q = from - 12; q < from; q++)
+        if (*q == '\\') last = q;
+    for (cptr q = from; q < stop; q++) {
+        if (*q == '\\') {
+            if (q[-1] != '\\' && q[1] != 'u') return q;
+            last = q;
+        } else if ((*q & 0xC0) != 0x80 && (!last || q - last > 12)) {
+            return q;
+        }
+    }
+    return NULL;
+}
+
+/* The rest of a long text (*pp in it, after a whole character or escape) read on two
+ * threads: a helper from a place near the middle between *pp and the second half's
+ * start (the text ends before it, if the second half's start is right), writing at the
+ * place that maps to in the buffer (a text is never longer than its literal: no write
+ * of this thread reaches it), this thread up to that place; the helper's part then
+ * moved down to follow this thread's. Where this thread does not land on the place (the
+ * text ended before it, or the text is bad), the helper is stopped and its work let go;
+ * where the helper's part is not the text's end (bad, or no end before the second half's
+ * start), this thread reads it again. The same answer as hs_text_run's either way. */
+static int hs_text_split(HarPass *h, cptr *pp, unsigned char **dd) {
+    cptr p = *pp, end = h->c.end, limit = h->cand;
+    cptr from = p + (limit - p) / 2, stop = from + ((size_t)1 << 20);
+    if (stop > limit - 32) stop = limit - 32;
+    cptr at = from < stop ? hs_text_cut(from, stop) : NULL;
+    HsHelper t;
+    if (!at) return hs_text_run(pp, end, end, dd);
+    t.p = at;
+    t.end = limit;
+    t.dst = *dd + (at - p);
+    t.r = -1;
+    t.stop = 0;
+    unsigned char *dst0 = t.dst;
+    if (mn_thread_start(&t.th, hs_helper_run, &t)) return hs_text_run(pp, end, end, dd);
+    int r = hs_text_run(pp, at, end, dd);
+    if (r != 1 || *pp != at) {  /* the text ended (or failed) before the place, or passed it */
+        mn_flag_set(&t.stop);
+        mn_thread_join(t.th);
+        return r == 1 ? hs_text_run(pp, end, end, dd) : r;
+    }
+    mn_thread_join(t.th);
+    if (t.r != 0) return hs_text_run(pp, end, end, dd);  /* this thread reads it again */
+    size_t n = (size_t)(t.dst - dst0);
+    memmove(*dd, dst0, n);
+    *dd += n;
+    *pp = t.p;
+    h->splits++;
+    return 0;
+}
+#endif
+
+/* A body's text, c.p at its opening quote: unescaped into h->t as json_string_text does
+ * (the same rules), passed in the same loop; a long one read on two threads where the
+ * second half runs (hs_text_split). -1: not Unicode text. */
+static int hs_text(HarPass *h) {
+    cptr p = h->c.p + 1, end = h->c.end;
+    unsigned char *dst = h->t;
+    int r;
+#if MN_THREADS
+    if (h->long_min && h->cand && h->cand - p > (ptrdiff_t)(4 * h->long_min)) {
+        r = hs_text_run(&p, p + h->long_min, end, &dst);
+        if (r == 1) r = hs_text_split(h, &p, &dst);
+    } else
+#endif
+        r = hs_text_run(&p, end, end, &dst);
+    if (r) return -1;
+    h->c.p = p;
+    h->t = dst;
+    return 0;
 }
 
 /* A string member, c.p at its value: its place noted in `ref` (slot k). -1 for anything
