@@ -8,16 +8,18 @@ records again when it makes its rows, so this is a second reading of the same re
 made cheap:
 
 - the records the C scanner takes (one usual message each) are read by its
-  ``frame_kinds``: the scanner's own reading of the message (``csrc/envelope.h``,
+  ``frame_spans``: the scanner's own reading of the message (``csrc/envelope.h``,
   ``message``), giving the kind, the id key (the id's text) and the progress token (its
   ``ref``) scan() would give, without
   making the row (no id object, method code, sparse columns, call or list column, text);
+  the keys stay places in the buffer, numbered by their texts (``span_codes``: each
+  distinct text made into a str once), so that ``_har_order`` matches them as integers;
 - those it does not take (a batch, a line the scanner leaves to the Python path: an id
   of another shape, escapes, a line that is not JSON...) and every record where the
   extension is not built are read by :func:`meaning_part`, the table's own part of those
   records (as all of them were before), counted in :data:`COUNTS`;
 - :class:`Early` reads the records in a thread while the reader makes the rest of the
-  columns (``frame_kinds`` runs without the GIL), so the second core does it.
+  columns (``frame_spans`` runs without the GIL), so the second core does it.
 
 ``tests/readers/test_har_kinds.py`` holds :func:`meaning` equal to :func:`meaning_part`.
 """
@@ -46,9 +48,14 @@ _PROGRESS = "notifications/progress"
 _REQUEST, _NOTIFICATION = KINDS.index("request"), KINDS.index("notification")
 
 #: each frame's kind code and id key, its progress token's key (a notifications/progress
-#: token or a request's _meta.progressToken; None for any other), and where each
-#: record's frames start (one more: the end)
-Kinds = tuple[np.ndarray, list[str | None], list[str | None], np.ndarray]
+#: token or a request's _meta.progressToken; None for any other), where each record's
+#: frames start (one more: the end), and, with the extension, the keys as codes: an (2,
+#: frames) int64 array (the id keys', the tokens'; -1 none; equal keys, equal codes) and
+#: the key of each code (``span_codes``'s texts, then those of the records the table's
+#: part read); None without it. The keys are None where :func:`meaning` was asked for
+#: the codes alone.
+Kinds = tuple[np.ndarray, list[str | None] | None, list[str | None] | None, np.ndarray,
+              tuple[np.ndarray, list[str]] | None]
 
 
 #: the pieces :class:`Early` reads the records in (the caller, once it needs them,
@@ -57,14 +64,14 @@ PIECES = 16
 
 
 class Early:
-    """``frame_kinds`` of the usual records ``which`` of ``buf`` (``starts``, ``ends``),
+    """``frame_spans`` of the usual records ``which`` of ``buf`` (``starts``, ``ends``),
     read in a thread from now on, a piece at a time from the first; :meth:`result`
     reads the pieces left from the last (the two meet), then waits for the thread's
-    piece. Only made when the extension (with ``frame_kinds``) is built."""
+    piece. Only made when the extension (with ``frame_spans``) is built."""
 
     def __init__(self, buf: Any, starts: np.ndarray, ends: np.ndarray,
                  which: np.ndarray) -> None:
-        fn = _native_fn("frame_kinds")
+        fn = _native_fn("frame_spans")
         assert fn is not None
         self.fn, self.buf, self.which = fn, buf, which
         self.starts = np.ascontiguousarray(starts[which], dtype=np.int64)
@@ -72,8 +79,7 @@ class Early:
         cuts = np.linspace(0, len(which), min(PIECES, max(len(which), 1)) + 1)
         self.cuts = cuts.astype(np.int64).tolist()
         n = len(self.cuts) - 1
-        self._got: list[tuple[bytearray, list[str | None], list[str | None]] | None] = \
-            [None] * n
+        self._got: list[tuple[bytearray, bytes, bytearray] | None] = [None] * n
         self._front, self._back = 0, n - 1  # the next piece of the thread, of the caller
         self._lock = threading.Lock()
         self._exc: BaseException | None = None
@@ -96,7 +102,7 @@ class Early:
         except BaseException as exc:  # noqa: BLE001 - raised again by result()
             self._exc = exc
 
-    def result(self) -> tuple[bytearray, list[str | None], list[str | None]]:
+    def result(self) -> tuple[bytearray, bytes, bytearray]:
         while True:
             with self._lock:
                 if self._front > self._back:
@@ -111,73 +117,111 @@ class Early:
         assert all(g is not None for g in got)
         if len(got) == 1:
             return got[0]  # type: ignore[return-value]
-        kinds = bytearray().join(g[0] for g in got)  # type: ignore[index]
-        keys: list[str | None] = []
-        refs: list[str | None] = []
+        # the pieces' keys end to end: each piece's places moved by the texts before it
+        spans = []
+        at = 0
         for g in got:
-            keys += g[1]  # type: ignore[index]
-            refs += g[2]  # type: ignore[index]
-        return kinds, keys, refs
+            places = np.frombuffer(g[1], dtype=np.int64)  # type: ignore[index]
+            spans.append(np.where(places >= 0, places + at, places))
+            at += len(g[2])  # type: ignore[index]
+        return (bytearray().join(g[0] for g in got),  # type: ignore[index]
+                np.concatenate(spans).tobytes(),
+                bytearray().join(g[2] for g in got))  # type: ignore[index]
 
 
-def meaning(cols: Columns, which: np.ndarray, name: str, early: Early | None = None
-            ) -> Kinds:
+def meaning(cols: Columns, which: np.ndarray, name: str, early: Early | None = None,
+            lists: bool = True) -> Kinds:
     """The kind (a code of ``KINDS``, int64), id key and progress token of every frame
-    of the usual records ``which``, as the table classifies them, and where each
-    record's frames start (one more: the end). ``early``: the ``frame_kinds`` of these records begun
-    before (used when it read the same records)."""
-    fn = _native_fn("frame_kinds")
+    of the usual records ``which``, as the table classifies them, where each record's
+    frames start (one more: the end), and the keys as codes with the extension
+    (:data:`Kinds`). ``early``: the ``frame_spans`` of these records begun before (used
+    when it read the same records). ``lists`` False: no lists of keys where the codes
+    are given (the keys None)."""
+    fn, number = _native_fn("frame_spans"), _native_fn("span_codes")
     k = len(which)
-    if fn is None:
+    if fn is None or number is None:
         COUNTS["part"] += k
         return meaning_part(cols, which, name)
     if early is not None and np.array_equal(early.which, which):
-        got, keys, refs = early.result()
+        got, spans, key_texts = early.result()
     else:
         if early is not None:
             COUNTS["early unused"] += 1
-        got, keys, refs = fn(
+        got, spans, key_texts = fn(
             cols.buf, np.ascontiguousarray(cols.starts[which], dtype=np.int64),
             np.ascontiguousarray(cols.ends[which], dtype=np.int64))
     kind = np.frombuffer(got, dtype=np.int8).astype(np.int64)
     left = np.flatnonzero(kind < 0)
     COUNTS["c"] += k - len(left)
     COUNTS["part"] += len(left)
-    if not len(left):
-        return kind, keys, refs, np.arange(k + 1, dtype=np.int64)
-    return _merged(kind, keys, refs, left, meaning_part(cols, which[left], name))
+    raw, texts = number(key_texts, spans)  # each distinct key's text made once
+    codes = np.frombuffer(raw, dtype=np.int64).reshape(2, k)
+    first = np.arange(k + 1, dtype=np.int64)
+    if len(left):  # the records it did not take, by the table's part, in their places
+        l_kind, l_key, l_ref, l_first, _ = meaning_part(cols, which[left], name)
+        assert l_key is not None and l_ref is not None  # (the part gives lists)
+        texts = list(texts)
+        l_codes = _coded(texts, l_key, l_ref)
+        kind, first, (ids, tokens) = _merged(kind, left, l_kind, l_first,
+                                             [codes[0], codes[1]], [l_codes[0], l_codes[1]])
+        codes = np.stack((ids, tokens))
+    keys = refs = None
+    if lists:
+        named = np.empty(len(texts) + 1, dtype=object)  # the last: code -1, None
+        named[:len(texts)] = texts
+        keys, refs = named[codes[0]].tolist(), named[codes[1]].tolist()
+    return kind, keys, refs, first, (codes, texts)
 
 
-def _merged(kind: np.ndarray, keys: list[str | None], refs: list[str | None],
-            left: np.ndarray, part: Kinds) -> Kinds:
-    """The frames of records read by ``frame_kinds`` (one each: ``kind``, ``keys``,
-    ``refs``) and of the records ``left`` it did not take (``part``: theirs, as
-    :func:`meaning_part` gives them), in record order."""
-    l_kind, l_key, l_ref, l_first = part
+def _coded(texts: list[Any], *keys_of: list[Any]) -> np.ndarray:
+    """Codes for the keys of the records ``frame_spans`` did not take (a few, as a rule),
+    in the numbering of ``texts`` (the code of each text; a key no text is, added to
+    ``texts`` with a new code; -1 for None): one row per list of ``keys_of``."""
+    theirs = {k for keys in keys_of for k in keys if k is not None}
+    code = {t: c for c, t in enumerate(texts) if t in theirs} if theirs else {}
+    out = np.full((len(keys_of), len(keys_of[0]) if keys_of else 0), -1, dtype=np.int64)
+    for row, keys in enumerate(keys_of):
+        for j, key in enumerate(keys):
+            if key is None:
+                continue
+            c = code.get(key)
+            if c is None:
+                c = code[key] = len(texts)
+                texts.append(key)
+            out[row, j] = c
+    return out
+
+
+def _merged(kind: np.ndarray, left: np.ndarray, l_kind: np.ndarray, l_first: np.ndarray,
+            mine: list[np.ndarray], theirs: list[np.ndarray]
+            ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """The frames of records read by ``frame_spans`` (one each: ``kind``, and a value of
+    each of ``mine``) and of the records ``left`` it did not take (their frames' kinds
+    ``l_kind``, where each starts, ``l_first``, and their values of each of ``theirs``),
+    in record order: the kinds, where each record's frames start, the values."""
     count = np.ones(len(kind), dtype=np.int64)
     count[left] = np.diff(l_first)
     if bool((count[left] == 1).all()):  # one frame each (the usual): in their places
         out_kind = kind.copy()
         out_kind[left] = l_kind
-        out_key, out_ref = list(keys), list(refs)
-        for j, key, ref in zip(left.tolist(), l_key, l_ref, strict=True):
-            out_key[j], out_ref[j] = key, ref
-        return out_kind, out_key, out_ref, np.arange(len(kind) + 1, dtype=np.int64)
+        out = [m.copy() for m in mine]
+        for o, t in zip(out, theirs, strict=True):
+            o[left] = t
+        return out_kind, np.arange(len(kind) + 1, dtype=np.int64), out
     first = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(count)))
     n = int(first[-1])
     taken = np.flatnonzero(kind >= 0)
-    out_kind = np.empty(n, dtype=np.int64)
-    out_kind[first[taken]] = kind[taken]
     # the frames of the records left: each at its record's first plus its place in it
     at = np.repeat(first[left] - l_first[:-1], count[left]) + np.arange(int(l_first[-1]))
-    out_kind[at] = l_kind
-    def placed(mine: list[str | None], theirs: list[str | None]) -> list[str | None]:
-        out = np.empty(n, dtype=object)
-        out[first[taken]] = np.fromiter(mine, dtype=object, count=len(mine))[taken]
-        out[at] = np.fromiter(theirs, dtype=object, count=len(theirs))
-        return out.tolist()  # type: ignore[no-any-return]
 
-    return out_kind, placed(keys, l_key), placed(refs, l_ref), first
+    def placed(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+        out = np.empty(n, dtype=mine.dtype)
+        out[first[taken]] = mine[taken]
+        out[at] = theirs
+        return out
+
+    return placed(kind, l_kind), first, [placed(m, t) for m, t in zip(mine, theirs,
+                                                                       strict=True)]
 
 
 def meaning_part(cols: Columns, which: np.ndarray, name: str) -> Kinds:
@@ -206,4 +250,4 @@ def meaning_part(cols: Columns, which: np.ndarray, name: str) -> Kinds:
     for r, v in zip(part.ref.rows.tolist(), part.ref.values.tolist(), strict=True):
         if kinds[r] == _REQUEST or (kinds[r] == _NOTIFICATION and codes[r] == progress):
             refs[r] = v
-    return kinds, list(part.id_key), refs, np.append(first, part.n)
+    return kinds, list(part.id_key), refs, np.append(first, part.n), None

@@ -9,7 +9,6 @@ way."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import repeat
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -73,43 +72,48 @@ class _Found(NamedTuple):
         # as ``_in_time_order``: an event of a GET stream answering a request sent
         # by POST right after it, any other in its stream's order (_untimed_keys)
         asked = np.flatnonzero(untimed | ((usual >= 0) & (cols.direction[usual] == 0)))
-        kinds, id_key, tokens, first = meaning(cols, usual[asked], name, early)
+        kinds, id_key, tokens, first, coded = meaning(cols, usual[asked], name, early,
+                                                      lists=False)
         session = cols.session_of[usual[asked]]
         record = np.repeat(np.arange(len(asked)), np.diff(first))  # each frame's record
         c2s = cols.direction[usual[asked]] == 0
-        keys = np.fromiter(id_key, dtype=object, count=len(id_key))
+        # each frame's id key and progress token as codes (equal keys, equal codes; -1:
+        # none), matched as integers
+        if coded is not None:
+            keys, toks = coded[0]
+        else:  # (without the extension: the keys as lists)
+            assert id_key is not None and tokens is not None
+            keys, toks = _codes(id_key, tokens)
         one = not len(session) or bool(session.min() == session.max())
+        width = int(max(keys.max(initial=-1), toks.max(initial=-1))) + 1
         answer_kinds = [KINDS.index("result"), KINDS.index("error")]
+        has_tok = toks >= 0
 
-        toks = np.fromiter(tokens, dtype=object, count=len(tokens))
-        has_tok = np.not_equal(toks, None)  # type: ignore[call-overload]
-
-        def first_naming(frames: np.ndarray, by: np.ndarray) -> dict[Any, int]:
+        def first_naming(frames: np.ndarray, by: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             """(session, key) -> the first of ``frames`` to name it by its key in ``by``
-            (an id key or a progress token; the pairs given in reverse, the first of each
-            wins); no key names nothing. With one session (the usual), the key alone."""
-            rev = frames[::-1]
-            out: dict[Any, int] = dict(zip(
-                by[rev].tolist() if one else
-                zip(session[record[rev]].tolist(), by[rev].tolist(), strict=True),
-                range(len(frames) - 1, -1, -1), strict=True))
-            for s in [None] if one else set(session[record[frames]].tolist()):
-                out.pop(None if one else (s, None), None)
-            return out
+            (an id key or a progress token; no key names nothing), as the keys in order
+            and the place in ``frames`` of each one's first. With one session (the usual),
+            the key alone."""
+            code = by[frames]
+            named = np.flatnonzero(code >= 0)
+            key = code[named] if one else session[record[frames[named]]] * width + code[named]
+            distinct, at = np.unique(key, return_index=True)  # (at: each one's first)
+            return distinct, named[at]
 
         asked_ts = slot_ts[asked]
 
-        def times_of(which: np.ndarray, named: dict[Any, int], frames: np.ndarray,
-                     by: np.ndarray) -> np.ndarray:
+        def times_of(which: np.ndarray, named: tuple[np.ndarray, np.ndarray],
+                     frames: np.ndarray, by: np.ndarray) -> np.ndarray:
             """For each of the records ``which`` (of those asked), the time of the record
             of the frame ``named`` gives for its first frame's key in ``by`` (NaN: none)."""
             out = np.full(len(asked), np.nan)
-            asking = by[which].tolist() if one else zip(
-                session[which].tolist(), by[which].tolist(), strict=True)
-            got = np.fromiter(map(named.get, asking, repeat(-1)), dtype=np.int64,
-                              count=len(which))
-            hit = got >= 0
-            out[which[hit]] = asked_ts[record[frames[got[hit]]]]
+            distinct, at = named
+            code = by[which]
+            key = code if one else session[which] * width + code
+            i = np.minimum(np.searchsorted(distinct, key), max(len(distinct) - 1, 0))
+            hit = (code >= 0) & (distinct[i] == key) if len(distinct) else \
+                np.zeros(len(which), dtype=bool)
+            out[which[hit]] = asked_ts[record[frames[at[i[hit]]]]]
             return out
 
         heads = first[:-1]
@@ -136,6 +140,16 @@ class _Found(NamedTuple):
                                first_byte[entry_of[u]])
         key1[u], key2[u] = k1, k2
         return _Found(cols, at, recs, np.lexsort((key2, key1)))  # stable: ties in slot order
+
+
+def _codes(keys: list[Any], tokens: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The id keys and progress tokens of the frames as codes: equal keys the same code,
+    in the order they first come, -1 for None (where ``frame_spans`` did not read every
+    record, and the keys came as lists)."""
+    table: dict[Any, int] = {}
+    return tuple(np.fromiter((-1 if k is None else table.setdefault(k, len(table))
+                              for k in keys_of), dtype=np.int64, count=len(keys_of))
+                 for keys_of in (keys, tokens))  # type: ignore[return-value]
 
 
 def _untimed_keys(stream: np.ndarray, answers: np.ndarray, replied: np.ndarray,

@@ -116,7 +116,24 @@ def _same(cols: Columns, which: np.ndarray | None = None,
         assert got[k] == want[k]
         assert all(type(a) is type(b) for a, b in zip(got[k], want[k], strict=True))
     assert got[3].tolist() == want[3].tolist()
+    _codes_name_the_keys(got)
+    if got[4] is not None:  # asked for the codes alone: the same codes, no lists
+        alone = _har_kinds.meaning(cols, which, "t.har", lists=False)
+        assert alone[1] is None and alone[2] is None
+        assert np.array_equal(alone[4][0], got[4][0]) and alone[4][1] == got[4][1]
     return got
+
+
+def _codes_name_the_keys(got: tuple) -> None:
+    """Where ``meaning`` gives the keys as codes: each code's key is that of every frame
+    with that code (-1: None), each key one code (equal keys, equal codes)."""
+    if got[4] is None:
+        return
+    codes, texts = got[4]
+    assert codes.shape == (2, len(got[0])) and len(set(texts)) == len(texts)
+    named = [*texts, None]
+    assert [named[c] for c in codes[0].tolist()] == got[1]
+    assert [named[c] for c in codes[1].tolist()] == got[2]
 
 
 @needs_c
@@ -248,12 +265,13 @@ def _compared(monkeypatch) -> list[int]:
     calls: list[int] = []
     real = _har_order.meaning
 
-    def both(cols, which, name, early=None):
-        got = real(cols, which, name, early)
+    def both(cols, which, name, early=None, lists=True):
+        got = real(cols, which, name, early)  # (the lists too, to compare)
         want = _har_kinds.meaning_part(cols, which, name)
         assert got[0].tolist() == want[0].tolist()
         assert got[1] == want[1] and got[2] == want[2]
         assert got[3].tolist() == want[3].tolist()
+        _codes_name_the_keys(got)
         calls.append(len(which))
         return got
 
@@ -322,11 +340,44 @@ def test_early_pieces_join_as_one_reading(n):
     texts = [json.dumps(_random_message(rng, k)).encode() for k in range(n)]
     cols = _columns(texts) if n else _columns([b"{}"])
     which = np.arange(n, dtype=np.int64)
-    want = _native.native.frame_kinds(cols.buf, cols.starts[which], cols.ends[which])
+    want = _native.native.frame_spans(cols.buf, cols.starts[which], cols.ends[which])
     for _ in range(3):
         early = _har_kinds.Early(cols.buf, cols.starts, cols.ends, which)
         got = early.result()
-        assert bytes(got[0]) == bytes(want[0]) and got[1] == want[1] and got[2] == want[2]
+        assert bytes(got[0]) == bytes(want[0])
+        assert _keys_at(got) == _keys_at(want)  # (the places in the texts joined)
+
+
+def _keys_at(spans: tuple) -> list[bytes | None]:
+    """The texts of each record's keys in a ``frame_spans`` answer (None: none)."""
+    places = np.frombuffer(spans[1], dtype=np.int64).reshape(-1, 2).tolist()
+    return [bytes(spans[2][a:b]) if a >= 0 else None for a, b in places]
+
+
+@needs_c
+@pytest.mark.parametrize("seed", range(3))
+def test_frame_spans_and_their_codes_are_frame_kinds(seed):
+    """``frame_spans`` gives ``frame_kinds``'s kinds, its keys as places in the buffer,
+    and ``span_codes`` numbers them by their texts: equal texts one code (the ids' and
+    the tokens' alike), each text made as ``frame_kinds`` makes a key."""
+    rng = random.Random(seed)
+    texts = [json.dumps(_random_message(rng, k % 40)).encode() for k in range(600)]
+    texts += [t.encode() for t in HOSTILE]
+    rng.shuffle(texts)
+    cols = _columns(texts)
+    kinds, keys, refs = _native.native.frame_kinds(cols.buf, cols.starts, cols.ends)
+    kinds2, spans, key_texts = _native.native.frame_spans(cols.buf, cols.starts, cols.ends)
+    assert bytes(kinds) == bytes(kinds2) and len(spans) == 32 * len(texts)
+    raw, named = _native.native.span_codes(key_texts, spans)
+    codes = np.frombuffer(raw, dtype=np.int64).reshape(2, -1)
+    _codes_name_the_keys((np.frombuffer(kinds, dtype=np.int8), keys, refs, None,
+                          (codes, named)))
+    seen = [c for c in codes.reshape(-1).tolist() if c >= 0]  # in the order first come
+    assert list(dict.fromkeys(seen)) == list(range(len(named)))
+    assert len(named) < len(texts)  # keys met again: the same code
+    with pytest.raises(ValueError):  # a place outside the buffer
+        _native.native.span_codes(b"12", np.array([0, 3, -1, -1], dtype=np.int64))
+    assert _native.native.span_codes(b"", b"") == (b"", [])
 
 
 @needs_c

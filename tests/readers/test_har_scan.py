@@ -594,7 +594,6 @@ def test_a_long_text_read_by_two_threads_is_the_one_threads(ascii_only):
     character of any length, a plain run; a pair's escapes, backslash runs): the texts
     and every member are the one-thread pass's, byte for byte, and the helper's work was
     used in most documents (where the place falls in the text)."""
-    from mcp_notebook.engine import _native
 
     rng = random.Random(20 + ascii_only)
     used = 0

@@ -1432,6 +1432,8 @@ static PyMethodDef METHODS[] = {
     {"har_scan", py_har_scan, METH_VARARGS, HAR_SCAN_DOC},
     {"har_scan_counts", py_har_scan_counts, METH_NOARGS, HAR_SCAN_COUNTS_DOC},
     {"frame_kinds", py_frame_kinds, METH_VARARGS, FRAME_KINDS_DOC},
+    {"frame_spans", py_frame_spans, METH_VARARGS, FRAME_SPANS_DOC},
+    {"span_codes", py_span_codes, METH_VARARGS, SPAN_CODES_DOC},
     {"claude_lines", py_claude_lines, METH_VARARGS, CLAUDE_LINES_DOC},
     {NULL, NULL, 0, NULL},
 };
