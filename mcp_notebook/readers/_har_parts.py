@@ -26,7 +26,8 @@ COUNTS: Counter[str] = Counter()
 
 
 class Parts:
-    """Each entry's members: ``methods``, ``urls``, ``started`` (startedDateTime),
+    """Each entry's members: ``methods``, ``urls``, ``started`` (startedDateTime; the C
+    pass's: None where it read the stamp itself, :meth:`start_times`),
     ``status`` (int or None), ``mimes`` (the content's mimeType: "" for no content),
     ``hkeys`` (the bytes of its two header lists), ``nums`` (time and the six timings,
     an (n, 7) float array, NaN for none), ``incomplete``; and as bool arrays: no

@@ -439,7 +439,8 @@ static const char HAR_SCAN_DOC[] =
     "(int or None), content mimeType ('' without content, None without a mimeType) and\n"
     "the pair of header lists' bytes (b'null' when absent), then the startedDateTime of\n"
     "each as float64 Unix seconds where it is the usual stamp (NaN: Python reads it, as\n"
-    "_time.read_times), and the length of the one gap in texts that no text is in (0:\n"
+    "_time.read_times; the list of startedDateTime has None where the pass read it),\n"
+    "and the length of the one gap in texts that no text is in (0:\n"
     "none; a large document read on two threads: the bytes between the halves' texts,\n"
     "never written). For any other document, the\n"
     "offset where the pass stopped. The pass runs without the GIL; ``two``: on two threads\n"
@@ -544,7 +545,8 @@ static PyObject *py_har_scan(PyObject *self, PyObject *args) {
     Py_ssize_t n = (Py_ssize_t)(h.refs.len / sizeof(HarRef));
     int64_t bad = 0;
     if (!r) {
-        int o = hs_objects(h.base, (const HarRef *)h.refs.data, n, lists, &bad);
+        int o = hs_objects(h.base, (const HarRef *)h.refs.data,
+                           (const double *)h.stamps.data, n, lists, &bad);
         if (o == -2) goto done;
         if (o == -1) {
             h.c.p = h.base + bad;

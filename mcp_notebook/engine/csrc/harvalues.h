@@ -393,9 +393,10 @@ static PyObject *hs_hkey_recent(cptr base, int64_t s, int64_t e, HsRecent *r) {
 
 /* The six lists of har_scan's answer (methods, urls, started, status, mimes, hkeys) of
  * the entries' places: 0; -1 for a string that is not Unicode text (*bad: its offset);
- * -2 with an exception set. */
-static int hs_objects(cptr base, const HarRef *refs, Py_ssize_t n, PyObject **lists,
-                      int64_t *bad) {
+ * -2 with an exception set. A start stamp the pass read (stamps: not NaN; the usual
+ * form, ASCII, no escape) is None in started: only Python's readings need the text. */
+static int hs_objects(cptr base, const HarRef *refs, const double *stamps, Py_ssize_t n,
+                      PyObject **lists, int64_t *bad) {
     enum { L_METHOD, L_URL, L_STARTED, L_STATUS, L_MIME, L_HKEY };
     static const int STR_OF[] = {HS_METHOD, HS_URL, HS_STARTED};
     HsRecent methods = {0}, urls = {0}, mimes = {0}, rq = {0}, rs = {0};
@@ -414,6 +415,11 @@ static int hs_objects(cptr base, const HarRef *refs, Py_ssize_t n, PyObject **li
         const HarRef *f = &refs[i];
         for (int k = 0; k < 3; k++) {
             int m = STR_OF[k];
+            if (m == HS_STARTED && !isnan(stamps[i])) {
+                Py_INCREF(Py_None);
+                PyList_SET_ITEM(lists[k], i, Py_None);
+                continue;
+            }
             /* the start stamp: one object each, as its own */
             PyObject *o = m == HS_STARTED
                 ? hs_str_of(base + f->s[m], base + f->e[m], f->esc[m], &sc)
