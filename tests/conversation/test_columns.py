@@ -412,3 +412,20 @@ def test_list_items_by_type_are_the_items_the_texts_give(tmp_path):
     assert items[2].get("outputSchema") is items[2].get("outputSchema")  # decoded once
     with pytest.raises(AttributeError):
         items[0].get("description")  # a member no rule reads is not kept
+
+
+def test_arguments_kept_in_a_readers_bytearray_read_as_bytes():
+    """A document reader's call column keeps every call's arguments in one bytearray (71
+    MB at a million messages): the texts asked for come out as bytes, the same as from a
+    bytes blob, and the blob is not copied whole (it stays the reader's bytearray)."""
+    from mcp_notebook.fast.columns import CallColumn
+
+    texts = [b'{"a":1}', b"", b'{"a":"\\u00e9"}', b"[1,2]", b'{"b":{"c":[]}}']
+    col = CallColumn.from_entries(range(len(texts)),
+                                  [("t", None, t, False, False) for t in texts])
+    want = col.args(np.arange(len(texts)))
+    assert want == texts and all(type(t) is bytes for t in want)
+    col.blob = bytearray(col.blob)
+    got = col.args(np.array([4, 0, 2, 1, 3]))
+    assert got == [texts[k] for k in (4, 0, 2, 1, 3)]
+    assert all(type(t) is bytes for t in got) and type(col.blob) is bytearray
