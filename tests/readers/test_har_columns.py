@@ -484,12 +484,19 @@ def test_json_texts_are_msgspecs_texts():
 _PIECES = ["event: message\n", "event:\n", "event: a:b\n", "event: note\n", "event:note\n",
            "data: {}\n", "data:x\n", "data:  two\n", "data: a:b\n", "data:\n", "\n", "\n\n",
            ": ping\n", "id: 7\n", "\r\n", "data: \r\n", "x: y\n", "data: {\"id\":1}\n\n",
-           "event: message\ndata: [1]\n\n", "event: endpoint\ndata: /m\n\n", "data", "event"]
+           "event: message\ndata: [1]\n\n", "event: endpoint\ndata: /m\n\n", "data", "event",
+           # long lines (the scan reads 16 bytes at a time): a CR or a second line at
+           # any place in them
+           *[f"data: {'y' * k}\r{'z' * (33 - k)}\n\n" for k in (0, 9, 15, 16, 17, 31)],
+           *[f"event: {'n' * k}\r\ndata: {{}}\n\n" for k in (0, 14, 15, 16, 30)],
+           *[f"data: {'y' * k}\n{'z' * (33 - k)}\n\n" for k in (0, 9, 15, 16, 17, 31)],
+           "event: " + "m" * 40 + "\ndata: " + "{}" * 30 + "\n\n"]
 
 
 _BLOCKS = ["data: {}\n\n", "data:[1]\n\n", "event: message\ndata: {}\n\n",
            "event:\ndata: x\n\n", "event: note\ndata:  {}\n\n", "event:n\ndata:\n\n",
-           "data: é😀\n\n"]
+           "data: é😀\n\n", "data: " + "{\"a\":1}" * 9 + "\n\n",
+           "event: message\ndata: " + "[1, 2]" * 11 + "\n\n"]
 
 
 def test_sse_events_are_simple_spans():

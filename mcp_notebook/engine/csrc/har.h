@@ -176,6 +176,24 @@ static PyObject *py_json_texts(PyObject *self, PyObject *args) {
     return ends;
 }
 
+/* The first '\n' or '\r' in [p, end), or NULL: one pass finds the line ends and any CR
+ * (a body with one is not the usual events'). */
+static inline cptr har_line_end(cptr p, cptr end) {
+#if MN_SSE2
+    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)));
+        if (m) return p + mn_ctz(m);
+        p += 16;
+    }
+#endif
+    for (; p < end; p++)
+        if (*p == '\n' || *p == '\r') return p;
+    return NULL;
+}
+
 /* Whether [p, end) starts with the n bytes of s. */
 static inline int har_starts(cptr p, cptr end, const char *s, size_t n) {
     return (size_t)(end - p) >= n && memcmp(p, s, n) == 0;
@@ -210,19 +228,25 @@ static PyObject *py_sse_events(PyObject *self, PyObject *args) {
         }
         cptr p = base + st[k], end = base + en[k];
         int ok = (har_starts(p, end, "data:", 5) || har_starts(p, end, "event:", 6)) &&
-                 end - p >= 2 && end[-1] == '\n' && end[-2] == '\n' &&
-                 !memchr(p, '\r', (size_t)(end - p));
+                 end - p >= 2 && end[-1] == '\n' && end[-2] == '\n';
         int64_t q = 0;
         cptr pos = p;
         while (ok && pos < end) {
-            cptr blk = NULL;  /* the next "\n\n" */
+            /* the next "\n\n" (blk), and the line ends before it: each is passed once */
+            cptr blk = NULL, nl = NULL;
+            int lines = 0;
             for (cptr f = pos; f + 1 < end; f++) {
-                f = memchr(f, '\n', (size_t)(end - f));
+                f = har_line_end(f, end);
+                if (f && *f == '\r') {  /* a CR: not the usual events (LF only) */
+                    blk = NULL;
+                    break;
+                }
                 if (!f || f + 1 >= end) break;
                 if (f[1] == '\n') {
                     blk = f;
                     break;
                 }
+                if (!lines++) nl = f;
             }
             if (!blk) {
                 ok = 0;
@@ -231,8 +255,7 @@ static PyObject *py_sse_events(PyObject *self, PyObject *args) {
             cptr at = pos;
             int64_t t0 = -1, tl = -1;
             if (har_starts(pos, blk, "event:", 6)) {
-                cptr nl = memchr(pos, '\n', (size_t)(blk - pos));
-                if (!nl) {
+                if (lines != 1) {  /* the event line, then one data line */
                     ok = 0;
                     break;
                 }
@@ -247,8 +270,11 @@ static PyObject *py_sse_events(PyObject *self, PyObject *args) {
                     tl = (int64_t)(nl - t);
                 }
                 at = nl + 1;
+            } else if (lines) {  /* one data line */
+                ok = 0;
+                break;
             }
-            if (!har_starts(at, blk, "data:", 5) || memchr(at, '\n', (size_t)(blk - at))) {
+            if (!har_starts(at, blk, "data:", 5)) {
                 ok = 0;
                 break;
             }
