@@ -56,7 +56,7 @@ from ._har_entry import MCP_HEADERS, headers_of
 from ._har_facts import entry_extras
 from ._har_facts import extras as record_extras
 from ._har_facts import spans as entry_spans
-from ._har_kinds import Early
+from ._har_kinds import Early, Joined
 from ._har_order import _Found
 from ._har_parts import Parts, of_scan, of_structs
 from ._har_session import _endpoint
@@ -84,10 +84,12 @@ def columns(data: bytes, name: str, default: str, stateless: Any, escaped: Any,
             parts = of_structs(_decode_doc(data).log.entries)
         except (msgspec.DecodeError, RecursionError):
             return None
+    c = _Columns(name, default, stateless, escaped, session_from_url, reader, data)
     try:
-        return _Columns(name, default, stateless, escaped, session_from_url, reader,
-                        data).read(parts)
+        return c.read(parts)
     except (_HandOver, msgspec.DecodeError):
+        for early in c.early:  # a reading begun for the order: not wanted
+            early.cancel()
         return None
 
 
@@ -124,6 +126,9 @@ class _Columns:
                  session_from_url: Any, reader: Any = None, data: Any = None) -> None:
         self.reader, self.data = reader, data
         self.name, self.default = name, default
+        #: the readings of the records the order needs, begun as soon as their texts
+        #: are known (``Early``: a POST's body, then a GET stream's events)
+        self.early: list[Early] = []
         self.stateless, self.escaped, self.session_from_url = stateless, escaped, \
             session_from_url
 
@@ -187,6 +192,15 @@ class _Columns:
         sse_at = np.flatnonzero(sse)
         buf, (b_starts, b_ends), (r_starts, r_ends), (s_starts, s_ends) = parts.texts(
             post_at, plain_at, sse_at)
+        # a GET stream's events have no time: their place needs what the table makes of
+        # them and of the requests sent (``_Found.of``), read in a thread where a core is
+        # free from now on, the POSTs' bodies first (else when asked)
+        from ..fast import cores
+
+        ahead = bool(_native_fn("frame_spans") and not self.entries and len(sse_at)
+                     and get[sse_at].any() and cores.free())
+        if ahead:
+            self.early.append(Early(buf, b_starts, b_ends, np.arange(len(b_starts))))
         a = np.frombuffer(buf, dtype=np.uint8)
         for k in np.flatnonzero(~_opens(a, b_starts, b_ends)).tolist():
             if not _looks_like_json(buf[b_starts[k]:b_ends[k]].decode()):
@@ -244,6 +258,9 @@ class _Columns:
                 keep[point] = False
                 body, q, last, x, y, e_type = (v[keep] for v in (body, q, last, x, y,
                                                                   e_type))
+            if ahead:  # the GET streams' events, read next
+                on_stream = np.flatnonzero(get[sse_at[body]])
+                self.early.append(Early(buf, x, y, on_stream))
             r_entry.append(sse_at[body])
             r_sub.append(q + 1)
             r_start.append(x)
@@ -265,14 +282,11 @@ class _Columns:
                       np.where(~ev | last_ev, end[entry], first_byte[entry]))
         on_get = get[entry]
         ts[on_get] = np.nan
-        # events of a GET stream (no time): their place needs what the table makes of
-        # them and of the requests sent (``_Found.of``), read meanwhile in a thread where
-        # a core is free (else when asked)
-        from ..fast import cores
-
-        early = Early(buf, starts, ends, np.flatnonzero(on_get | (sub == 0))) \
-            if _native_fn("frame_kinds") and not self.entries and on_get.any() \
-            and cores.free() else None
+        # the records the order asks about: the POSTs' and the GET streams' events, as
+        # read by the readings begun above (each record of the POSTs' bodies, then of
+        # the streams' events: its place among them)
+        early = self.joined(order, np.flatnonzero(on_get | (sub == 0)), m,
+                            len(r_sub[1])) if len(self.early) == 2 else None
         extras = record_extras(entry, sub, ev, type_of, types, c2s_extra, s2c_extra, status,
                              get)
         session_of, names, others = sessions(self, facts, urls, get, endpoints, entry, sub,
@@ -290,6 +304,28 @@ class _Columns:
                        labels, extras)
         return _Found.of(cols, entry, sub, others, get, first_byte, self.name,
                          bool(self.entries), early)
+
+    def joined(self, order: np.ndarray, which: np.ndarray, posts: int, replies: int
+               ) -> Joined | None:
+        """The readings of :attr:`early` as one of the records ``which`` (of the records
+        in table order; ``order``: each one's place among the POSTs' bodies, the
+        ``replies`` JSON replies, then the events, as they were gathered), or None where
+        one of them is neither a POST's body nor a GET stream's event (never, as the
+        records are chosen)."""
+        src = order[which]
+        events = self.early[1]
+        table = np.full(int(order.max(initial=-1)) + 1 - posts - replies, -1,
+                        dtype=np.int64)  # an event's place among those read
+        table[events.which] = np.arange(len(events.which))
+        at = np.where(src < posts, src, -1)
+        on = np.flatnonzero(src >= posts + replies)
+        at[on] = np.where(table[src[on] - posts - replies] >= 0,
+                          table[src[on] - posts - replies] + posts, -1)
+        if (at < 0).any():
+            for early in self.early:
+                early.cancel()
+            return None
+        return Joined(self.early, which, at)
 
     def read_others(self, other: np.ndarray, urls: list[str], get: np.ndarray) -> None:
         """The entries ``other`` as the reader reads them (``self.entries``), or

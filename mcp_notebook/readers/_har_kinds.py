@@ -37,7 +37,7 @@ from ._docspans import Columns
 from ._har_texts import _HandOver, _native_fn
 from ._spans import Spans
 
-__all__ = ["COUNTS", "Early", "meaning", "meaning_part"]
+__all__ = ["COUNTS", "Early", "Joined", "meaning", "meaning_part"]
 
 #: the records :func:`meaning` read: by ``frame_kinds`` (``"c"``), by the table's part
 #: (``"part"``: not taken by the scanner, or no extension), and the readings of
@@ -90,6 +90,12 @@ class Early:
         a, b = self.cuts[k], self.cuts[k + 1]
         self._got[k] = self.fn(self.buf, self.starts[a:b], self.ends[a:b])
 
+    def cancel(self) -> None:
+        """No piece begun from now on (the reading is not wanted: a document handed
+        over); the thread ends after the piece it reads."""
+        with self._lock:
+            self._front = self._back + 1
+
     def _run(self) -> None:
         try:
             while True:
@@ -129,8 +135,36 @@ class Early:
                 bytearray().join(g[2] for g in got))  # type: ignore[index]
 
 
-def meaning(cols: Columns, which: np.ndarray, name: str, early: Early | None = None,
-            lists: bool = True) -> Kinds:
+class Joined:
+    """The ``frame_spans`` of the records ``which`` read by several :class:`Early` begun
+    at different times (a HAR's POST bodies as soon as their texts are known, its GET
+    streams' events once they are found): record ``j`` of ``which`` is record
+    ``order[j]`` of the parts' records end to end. :meth:`result` as :class:`Early`'s."""
+
+    def __init__(self, parts: list[Early], which: np.ndarray, order: np.ndarray) -> None:
+        self.parts, self.which, self.order = parts, which, order
+
+    def result(self) -> tuple[bytearray, bytes, bytearray]:
+        kinds, spans, texts = [], [], []
+        at = 0
+        for part in self.parts:
+            k, sp, tx = part.result()
+            places = np.frombuffer(sp, dtype=np.int64)
+            kinds.append(np.frombuffer(k, dtype=np.int8))
+            spans.append(np.where(places >= 0, places + at, places).reshape(-1, 4))
+            texts.append(tx)
+            at += len(tx)
+        kind = np.concatenate(kinds)[self.order]
+        return (bytearray(kind.tobytes()), np.concatenate(spans)[self.order].tobytes(),
+                bytearray().join(texts))
+
+    def cancel(self) -> None:
+        for part in self.parts:
+            part.cancel()
+
+
+def meaning(cols: Columns, which: np.ndarray, name: str,
+            early: Early | Joined | None = None, lists: bool = True) -> Kinds:
     """The kind (a code of ``KINDS``, int64), id key and progress token of every frame
     of the usual records ``which``, as the table classifies them, where each record's
     frames start (one more: the end), and the keys as codes with the extension

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..protocol.vocab import KINDS
 from ._docspans import Columns, stamp_order
-from ._har_kinds import Early, meaning
+from ._har_kinds import Early, Joined, meaning
 from ._har_texts import _HandOver
 from ._spans import Spans
 from .base import Record
@@ -40,7 +40,7 @@ class _Found(NamedTuple):
     @staticmethod
     def of(cols: Columns, entry: np.ndarray, sub: np.ndarray,
            others: list[tuple[int, int, Record]], get: np.ndarray, first_byte: np.ndarray,
-           name: str, read: bool = False, early: Early | None = None) -> _Found:
+           name: str, read: bool = False, early: Early | Joined | None = None) -> _Found:
         n = len(entry)
         ts = cols.ts
         if others:

@@ -314,10 +314,21 @@ def test_generated_http_sse_traffic(tmp_path, monkeypatch, seed):
     path = tmp_path / "sse.har"
     gen_formats.write_har_sse(gen_formats.messages(3000, seed=seed), path)
     calls = _compared(monkeypatch)
+    joined: list[int] = []
+    real_result = _har_kinds.Joined.result
+    monkeypatch.setattr(_har_kinds.Joined, "result",
+                        lambda self: joined.append(len(self.which)) or real_result(self))
+    from mcp_notebook.fast import cores
+
+    monkeypatch.setattr(cores, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "SPLIT", "auto")
     before = dict(_har_kinds.COUNTS)
     trace = mn.load(path, format="har", progress=False)
     assert len(trace.frames) >= 3000 and calls and sum(calls) > 2900
     assert _har_kinds.COUNTS["c"] - before.get("c", 0) > 2900
+    # the readings begun ahead (the POSTs' bodies, the stream's events) were the ones used
+    assert joined == calls
+    assert _har_kinds.COUNTS["early unused"] == before.get("early unused", 0)
 
 
 def test_the_early_readings_failure_is_raised(monkeypatch):
@@ -411,5 +422,6 @@ def test_the_early_reading_only_where_a_core_is_free(tmp_path, monkeypatch):
         monkeypatch.setattr(cores, "SPLIT", split)
         made.clear()
         frames[split] = mn.load(path, format="har", progress=False).frames
-        assert len(made) == (split == "auto"), split
+        # ahead: the POSTs' bodies, then the streams' events (two readings)
+        assert len(made) == (2 if split == "auto" else 0), split
     assert frames["auto"].equals(frames["none"])
