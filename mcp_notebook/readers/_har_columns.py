@@ -201,6 +201,26 @@ class _Columns:
                      and get[sse_at].any() and cores.free())
         if ahead:
             self.early.append(Early(buf, b_starts, b_ends, np.arange(len(b_starts))))
+        # the streams' events (their reading for the order begun at once, as the POSTs')
+        types: list[bytes] = [b""]
+        endpoints: dict[int, list[tuple[int, str]]] = {}  # a GET's endpoint events
+        events = None
+        if len(sse_at):
+            body, q, last, x, y, e_type, types = _events(  # type: ignore[assignment]
+                buf, s_starts, s_ends, get[sse_at])
+            if len(types) > 1 and b"endpoint" in types:
+                point = np.flatnonzero(e_type == types.index(b"endpoint"))
+                for k in point.tolist():
+                    i = int(sse_at[body[k]])
+                    endpoints.setdefault(i, []).append(
+                        (int(q[k]), buf[int(x[k]):int(y[k])].decode()))
+                keep = np.ones(len(body), dtype=bool)
+                keep[point] = False
+                body, q, last, x, y, e_type = (v[keep] for v in (body, q, last, x, y,
+                                                                  e_type))
+            if ahead:  # the GET streams' events, read next
+                self.early.append(Early(buf, x, y, np.flatnonzero(get[sse_at[body]])))
+            events = body, q, last, x, y, e_type
         a = np.frombuffer(buf, dtype=np.uint8)
         for k in np.flatnonzero(~_opens(a, b_starts, b_ends)).tolist():
             if not _looks_like_json(buf[b_starts[k]:b_ends[k]].decode()):
@@ -243,24 +263,8 @@ class _Columns:
         r_end = [b_ends, r_ends[json_reply]]
         r_type = [np.zeros(m + len(r_sub[1]), dtype=np.int64)]
         r_last = [np.zeros(m + len(r_sub[1]), dtype=bool)]
-        types: list[bytes] = [b""]
-        endpoints: dict[int, list[tuple[int, str]]] = {}  # a GET's endpoint events
-        if len(sse_at):
-            body, q, last, x, y, e_type, types = _events(  # type: ignore[assignment]
-                buf, s_starts, s_ends, get[sse_at])
-            if len(types) > 1 and b"endpoint" in types:
-                point = np.flatnonzero(e_type == types.index(b"endpoint"))
-                for k in point.tolist():
-                    i = int(sse_at[body[k]])
-                    endpoints.setdefault(i, []).append(
-                        (int(q[k]), buf[int(x[k]):int(y[k])].decode()))
-                keep = np.ones(len(body), dtype=bool)
-                keep[point] = False
-                body, q, last, x, y, e_type = (v[keep] for v in (body, q, last, x, y,
-                                                                  e_type))
-            if ahead:  # the GET streams' events, read next
-                on_stream = np.flatnonzero(get[sse_at[body]])
-                self.early.append(Early(buf, x, y, on_stream))
+        if events is not None:
+            body, q, last, x, y, e_type = events
             r_entry.append(sse_at[body])
             r_sub.append(q + 1)
             r_start.append(x)

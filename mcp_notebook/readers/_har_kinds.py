@@ -58,6 +58,10 @@ Kinds = tuple[np.ndarray, list[str | None] | None, list[str | None] | None, np.n
               tuple[np.ndarray, list[str]] | None]
 
 
+#: a reading's answer: the kinds (int8), the pieces for ``span_codes`` (texts, places),
+#: and where each record asked is among the pieces' records (None: in order)
+Read = tuple[np.ndarray, list[tuple[Any, Any]], "np.ndarray | None"]
+
 #: the pieces :class:`Early` reads the records in (the caller, once it needs them,
 #: reads the pieces not begun yet from the end while the thread reads on)
 PIECES = 16
@@ -108,7 +112,10 @@ class Early:
         except BaseException as exc:  # noqa: BLE001 - raised again by result()
             self._exc = exc
 
-    def result(self) -> tuple[bytearray, bytes, bytearray]:
+    def result(self) -> Read:
+        """The kinds of the records (int8) and the pieces of the reading, for
+        ``span_codes`` (each piece's texts and places, its records in order); no order
+        (None): the records are ``which``'s, in order."""
         while True:
             with self._lock:
                 if self._front > self._back:
@@ -121,18 +128,9 @@ class Early:
             raise self._exc
         got = self._got
         assert all(g is not None for g in got)
-        if len(got) == 1:
-            return got[0]  # type: ignore[return-value]
-        # the pieces' keys end to end: each piece's places moved by the texts before it
-        spans = []
-        at = 0
-        for g in got:
-            places = np.frombuffer(g[1], dtype=np.int64)  # type: ignore[index]
-            spans.append(np.where(places >= 0, places + at, places))
-            at += len(g[2])  # type: ignore[index]
-        return (bytearray().join(g[0] for g in got),  # type: ignore[index]
-                np.concatenate(spans).tobytes(),
-                bytearray().join(g[2] for g in got))  # type: ignore[index]
+        kinds = np.concatenate([np.frombuffer(g[0], dtype=np.int8)  # type: ignore[index]
+                                for g in got]) if got else np.zeros(0, dtype=np.int8)
+        return kinds, [(g[2], g[1]) for g in got], None  # type: ignore[index]
 
 
 class Joined:
@@ -144,19 +142,16 @@ class Joined:
     def __init__(self, parts: list[Early], which: np.ndarray, order: np.ndarray) -> None:
         self.parts, self.which, self.order = parts, which, order
 
-    def result(self) -> tuple[bytearray, bytes, bytearray]:
-        kinds, spans, texts = [], [], []
-        at = 0
+    def result(self) -> Read:
+        """:meth:`Early.result` of the records ``which``: the kinds in their order, the
+        pieces of every reading end to end and ``order`` (the records' places among
+        them)."""
+        kinds, pieces = [], []
         for part in self.parts:
-            k, sp, tx = part.result()
-            places = np.frombuffer(sp, dtype=np.int64)
-            kinds.append(np.frombuffer(k, dtype=np.int8))
-            spans.append(np.where(places >= 0, places + at, places).reshape(-1, 4))
-            texts.append(tx)
-            at += len(tx)
-        kind = np.concatenate(kinds)[self.order]
-        return (bytearray(kind.tobytes()), np.concatenate(spans)[self.order].tobytes(),
-                bytearray().join(texts))
+            k, p, _ = part.result()
+            kinds.append(k)
+            pieces += p
+        return np.concatenate(kinds)[self.order], pieces, self.order
 
     def cancel(self) -> None:
         for part in self.parts:
@@ -176,20 +171,24 @@ def meaning(cols: Columns, which: np.ndarray, name: str,
     if fn is None or number is None:
         COUNTS["part"] += k
         return meaning_part(cols, which, name)
+    order: np.ndarray | None
     if early is not None and np.array_equal(early.which, which):
-        got, spans, key_texts = early.result()
+        got, pieces, order = early.result()
     else:
         if early is not None:
             COUNTS["early unused"] += 1
         got, spans, key_texts = fn(
             cols.buf, np.ascontiguousarray(cols.starts[which], dtype=np.int64),
             np.ascontiguousarray(cols.ends[which], dtype=np.int64))
+        pieces, order = [(key_texts, spans)], None
     kind = np.frombuffer(got, dtype=np.int8).astype(np.int64)
     left = np.flatnonzero(kind < 0)
     COUNTS["c"] += k - len(left)
     COUNTS["part"] += len(left)
-    raw, texts = number(key_texts, spans)  # each distinct key's text made once
+    raw, texts = number(pieces)  # each distinct key's text made once
     codes = np.frombuffer(raw, dtype=np.int64).reshape(2, k)
+    if order is not None:  # the readings' records end to end: in ``which``'s order
+        codes = codes[:, order]
     first = np.arange(k + 1, dtype=np.int64)
     if len(left):  # the records it did not take, by the table's part, in their places
         l_kind, l_key, l_ref, l_first, _ = meaning_part(cols, which[left], name)
@@ -212,7 +211,15 @@ def _coded(texts: list[Any], *keys_of: list[Any]) -> np.ndarray:
     in the numbering of ``texts`` (the code of each text; a key no text is, added to
     ``texts`` with a new code; -1 for None): one row per list of ``keys_of``."""
     theirs = {k for keys in keys_of for k in keys if k is not None}
-    code = {t: c for c, t in enumerate(texts) if t in theirs} if theirs else {}
+    if len(theirs) <= 64:  # (the usual: a few) each looked for in the texts, in C
+        code = {}
+        for k in theirs:
+            try:
+                code[k] = texts.index(k)
+            except ValueError:
+                pass
+    else:
+        code = {t: c for c, t in enumerate(texts) if t in theirs}
     out = np.full((len(keys_of), len(keys_of[0]) if keys_of else 0), -1, dtype=np.int64)
     for row, keys in enumerate(keys_of):
         for j, key in enumerate(keys):

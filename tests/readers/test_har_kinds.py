@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -354,15 +355,19 @@ def test_early_pieces_join_as_one_reading(n):
     want = _native.native.frame_spans(cols.buf, cols.starts[which], cols.ends[which])
     for _ in range(3):
         early = _har_kinds.Early(cols.buf, cols.starts, cols.ends, which)
-        got = early.result()
-        assert bytes(got[0]) == bytes(want[0])
-        assert _keys_at(got) == _keys_at(want)  # (the places in the texts joined)
+        kinds, pieces, order = early.result()
+        assert order is None and bytes(kinds) == bytes(want[0])
+        assert _keys_at(pieces) == _keys_at([(want[2], want[1])])  # (the pieces in order)
 
 
-def _keys_at(spans: tuple) -> list[bytes | None]:
-    """The texts of each record's keys in a ``frame_spans`` answer (None: none)."""
-    places = np.frombuffer(spans[1], dtype=np.int64).reshape(-1, 2).tolist()
-    return [bytes(spans[2][a:b]) if a >= 0 else None for a, b in places]
+def _keys_at(pieces: list) -> list[bytes | None]:
+    """The texts of each record's keys in the pieces of a reading, the records of the
+    pieces end to end (None: none)."""
+    out: list[bytes | None] = []
+    for texts, spans in pieces:
+        places = np.frombuffer(spans, dtype=np.int64).reshape(-1, 2).tolist()
+        out += [bytes(texts[a:b]) if a >= 0 else None for a, b in places]
+    return out
 
 
 @needs_c
@@ -379,16 +384,21 @@ def test_frame_spans_and_their_codes_are_frame_kinds(seed):
     kinds, keys, refs = _native.native.frame_kinds(cols.buf, cols.starts, cols.ends)
     kinds2, spans, key_texts = _native.native.frame_spans(cols.buf, cols.starts, cols.ends)
     assert bytes(kinds) == bytes(kinds2) and len(spans) == 32 * len(texts)
-    raw, named = _native.native.span_codes(key_texts, spans)
+    raw, named = _native.native.span_codes([(key_texts, spans)])
     codes = np.frombuffer(raw, dtype=np.int64).reshape(2, -1)
+    # the same records read in three parts (three readings' pieces): the same codes
+    cut = [0, len(texts) // 3, len(texts) // 2, len(texts)]
+    parts = [_native.native.frame_spans(cols.buf, cols.starts[a:b], cols.ends[a:b])
+             for a, b in pairwise(cut)]
+    assert _native.native.span_codes([(t, sp) for _, sp, t in parts]) == (raw, named)
     _codes_name_the_keys((np.frombuffer(kinds, dtype=np.int8), keys, refs, None,
                           (codes, named)))
     seen = [c for c in codes.reshape(-1).tolist() if c >= 0]  # in the order first come
     assert list(dict.fromkeys(seen)) == list(range(len(named)))
     assert len(named) < len(texts)  # keys met again: the same code
     with pytest.raises(ValueError):  # a place outside the buffer
-        _native.native.span_codes(b"12", np.array([0, 3, -1, -1], dtype=np.int64))
-    assert _native.native.span_codes(b"", b"") == (b"", [])
+        _native.native.span_codes([(b"12", np.array([0, 3, -1, -1], dtype=np.int64))])
+    assert _native.native.span_codes([]) == (b"", [])
 
 
 @needs_c
@@ -425,3 +435,21 @@ def test_the_early_reading_only_where_a_core_is_free(tmp_path, monkeypatch):
         # ahead: the POSTs' bodies, then the streams' events (two readings)
         assert len(made) == (2 if split == "auto" else 0), split
     assert frames["auto"].equals(frames["none"])
+
+
+@pytest.mark.parametrize("many", [False, True], ids=["few", "many"])
+def test_the_keys_of_the_records_left_join_the_codes(many):
+    """The keys of records ``frame_spans`` did not take get the code of an equal text the
+    C reading numbered, or a new one after the texts (a few looked for one by one, many
+    by one dict: the same codes)."""
+    texts = [str(k) for k in range(200)] + ['"a"', '"b"']
+    n = 100 if many else 5
+    keys = [str(3 * k) if k % 2 else f'"x{k}"' for k in range(n)] + [None, '"a"']
+    refs = [None] * (n - 1) + ['"b"', str(7), '"new"']
+    got_texts = list(texts)
+    codes = _har_kinds._coded(got_texts, keys, refs)
+    named = [*got_texts, None]
+    assert [named[c] for c in codes[0].tolist()] == keys
+    assert [named[c] for c in codes[1].tolist()] == refs
+    assert got_texts[:len(texts)] == texts and len(set(got_texts)) == len(got_texts)
+    assert codes[0][1] == 3 and codes[1][-2] == 7  # a text the C reading numbered

@@ -185,9 +185,11 @@ static PyObject *py_frame_spans(PyObject *self, PyObject *args) {
 }
 
 static const char SPAN_CODES_DOC[] =
-    "span_codes(texts, spans) -> (bytes, list)\n\n"
-    "The keys of frame_spans() numbered: for the spans (start, end) in texts at spans[4k],\n"
-    "then those at spans[4k + 2] (int64; -1: none), the code of the key's text, 0, 1, ... in\n"
+    "span_codes(parts) -> (bytes, list)\n\n"
+    "The keys of frame_spans() numbered, over parts [(texts, spans), ...] (at most 64: the\n"
+    "pieces of several readings, their records end to end): for the spans (start, end) in\n"
+    "their part's texts at spans[4k], then those at spans[4k + 2] (int64; -1: none), the\n"
+    "code of the key's text, 0, 1, ... in\n"
     "the order each text first comes, -1 for none (2n int64: the id keys' codes, then the\n"
     "progress tokens'), and the text of each code as frame_kinds() makes a key (str).";
 
@@ -294,22 +296,31 @@ static int64_t sc_code(ScTable *t, cptr p, size_t n) {
     return (int64_t)c;
 }
 
+#define SC_PARTS 64  /* the most parts span_codes takes */
+
 static PyObject *py_span_codes(PyObject *self, PyObject *args) {
-    Py_buffer bb, sb;
-    PyObject *res = NULL, *codes = NULL, *texts = NULL;
+    Py_buffer bb[SC_PARTS], sb[SC_PARTS];
+    PyObject *res = NULL, *codes = NULL, *texts = NULL, *parts;
     ScTable t;
+    Py_ssize_t np_ = 0, n = 0, held = 0;
     memset(&t, 0, sizeof t);
     (void)self;
-    PyObject *o0, *o1;
-    if (!PyArg_ParseTuple(args, "OO", &o0, &o1)) return NULL;
-    if (PyObject_GetBuffer(o0, &bb, PyBUF_SIMPLE)) return NULL;
-    if (PyObject_GetBuffer(o1, &sb, PyBUF_SIMPLE)) {
-        PyBuffer_Release(&bb);
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &parts)) return NULL;
+    np_ = PyList_GET_SIZE(parts);
+    if (np_ > SC_PARTS) {
+        PyErr_SetString(PyExc_ValueError, "more parts than span_codes takes");
         return NULL;
     }
-    Py_ssize_t n = sb.len / 32;
-    const int64_t *ids = (const int64_t *)sb.buf;
-    cptr base = (cptr)bb.buf;
+    for (; held < np_; held++) {
+        PyObject *o0, *o1;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(parts, held), "OO", &o0, &o1)) goto done;
+        if (PyObject_GetBuffer(o0, &bb[held], PyBUF_SIMPLE)) goto done;
+        if (PyObject_GetBuffer(o1, &sb[held], PyBUF_SIMPLE)) {
+            PyBuffer_Release(&bb[held]);
+            goto done;
+        }
+        n += sb[held].len / 32;
+    }
     codes = PyBytes_FromStringAndSize(NULL, 16 * n);
     if (!codes) goto done;
     if (sc_grow_slots(&t)) {
@@ -317,27 +328,32 @@ static PyObject *py_span_codes(PyObject *self, PyObject *args) {
         goto done;
     }
     int64_t *out = (int64_t *)PyBytes_AS_STRING(codes);
-    int bad = 0;  /* 1: a span outside the buffer, 2: no memory */
+    int bad = 0;  /* 1: a span outside its texts, 2: no memory */
     Py_BEGIN_ALLOW_THREADS
     for (int off = 0; off < 4 && !bad; off += 2) {
-        for (Py_ssize_t k = 0; k < n; k++) {
-            int64_t a = ids[4 * k + off], z = ids[4 * k + off + 1];
-            int64_t *c = out + (off / 2) * n + k;
-            *c = -1;
-            if (a < 0) continue;
-            if (z < a || z > bb.len) {
-                bad = 1;
-                break;
-            }
-            if ((*c = sc_code(&t, base + a, (size_t)(z - a))) < 0) {
-                bad = 2;
-                break;
+        int64_t *c = out + (off / 2) * n;
+        for (Py_ssize_t j = 0; j < np_ && !bad; j++) {
+            const int64_t *ids = (const int64_t *)sb[j].buf;
+            cptr base = (cptr)bb[j].buf;
+            Py_ssize_t m = sb[j].len / 32;
+            for (Py_ssize_t k = 0; k < m; k++, c++) {
+                int64_t a = ids[4 * k + off], z = ids[4 * k + off + 1];
+                *c = -1;
+                if (a < 0) continue;
+                if (z < a || z > bb[j].len) {
+                    bad = 1;
+                    break;
+                }
+                if ((*c = sc_code(&t, base + a, (size_t)(z - a))) < 0) {
+                    bad = 2;
+                    break;
+                }
             }
         }
     }
     Py_END_ALLOW_THREADS
     if (bad) {
-        if (bad == 1) PyErr_SetString(PyExc_ValueError, "a span outside the buffer");
+        if (bad == 1) PyErr_SetString(PyExc_ValueError, "a span outside its texts");
         else PyErr_NoMemory();
         goto done;
     }
@@ -357,8 +373,10 @@ done:
     free(t.text);
     Py_XDECREF(codes);
     Py_XDECREF(texts);
-    PyBuffer_Release(&bb);
-    PyBuffer_Release(&sb);
+    for (Py_ssize_t j = 0; j < held; j++) {
+        PyBuffer_Release(&bb[j]);
+        PyBuffer_Release(&sb[j]);
+    }
     return res;
 }
 
