@@ -442,7 +442,8 @@ static const char HAR_SCAN_DOC[] =
     "_time.read_times; the list of startedDateTime has None where the pass read it),\n"
     "and the length of the one gap in texts that no text is in (0:\n"
     "none; a large document read on two threads: the bytes between the halves' texts,\n"
-    "never written). For any other document, the\n"
+    "never written but where a long text's helper wrote before its part was moved down).\n"
+    "For any other document, the\n"
     "offset where the pass stopped. The pass runs without the GIL; ``two``: on two threads\n"
     "where the document has a place to split at (the same texts and members; the gap in\n"
     "a buffer of ``gap_min`` bytes or more, -1: 64 MiB, else the texts moved together;\n"
@@ -451,9 +452,10 @@ static const char HAR_SCAN_DOC[] =
 
 /* A buffer of texts at least this large is left with the gap between the two halves'
  * texts (HS_GAP_MIN): its pages were never written, so they hold no memory and read as
- * zeros (an allocation this large is a fresh map of its own), where moving the second
- * half's texts down would write them all again (a fifth of a 1 GB HAR's pass; the tests
- * ask for the gap in smaller buffers too: har_scan's gap_min). */
+ * zeros (an allocation this large is a fresh map of its own), but for the bytes a long
+ * text's helper wrote there before its part was moved down (hs_text_split); moving the
+ * second half's texts down instead would write them all again (a fifth of a 1 GB HAR's
+ * pass; the tests ask for the gap in smaller buffers too: har_scan's gap_min). */
 #define HS_GAP_MIN ((size_t)64 << 20)
 
 /* The second half's work after the first's: its texts moved down to follow the first's
