@@ -52,8 +52,8 @@ _REQUEST, _NOTIFICATION = KINDS.index("request"), KINDS.index("notification")
 #: frames start (one more: the end), and, with the extension, the keys as codes: an (2,
 #: frames) int64 array (the id keys', the tokens'; -1 none; equal keys, equal codes) and
 #: the key of each code (``span_codes``'s texts, then those of the records the table's
-#: part read); None without it. The keys are None where :func:`meaning` was asked for
-#: the codes alone.
+#: part read); :func:`meaning` always gives them, :func:`meaning_part` None. The keys are
+#: None where :func:`meaning` was asked for the codes alone.
 Kinds = tuple[np.ndarray, list[str | None] | None, list[str | None] | None, np.ndarray,
               tuple[np.ndarray, list[str]] | None]
 
@@ -162,15 +162,18 @@ def meaning(cols: Columns, which: np.ndarray, name: str,
             early: Early | Joined | None = None, lists: bool = True) -> Kinds:
     """The kind (a code of ``KINDS``, int64), id key and progress token of every frame
     of the usual records ``which``, as the table classifies them, where each record's
-    frames start (one more: the end), and the keys as codes with the extension
-    (:data:`Kinds`). ``early``: the ``frame_spans`` of these records begun before (used
+    frames start (one more: the end), and the keys as codes (:data:`Kinds`; without the
+    extension, numbered here from the table's part's keys). ``early``: the ``frame_spans`` of these records begun before (used
     when it read the same records). ``lists`` False: no lists of keys where the codes
     are given (the keys None)."""
     fn, number = _native_fn("frame_spans"), _native_fn("span_codes")
     k = len(which)
     if fn is None or number is None:
         COUNTS["part"] += k
-        return meaning_part(cols, which, name)
+        kind, keys, refs, first, _ = meaning_part(cols, which, name)
+        assert keys is not None and refs is not None  # (the part gives lists)
+        texts: list[Any] = []
+        return kind, keys, refs, first, (_coded(texts, keys, refs), texts)
     order: np.ndarray | None
     if early is not None and np.array_equal(early.which, which):
         got, pieces, order = early.result()
@@ -211,8 +214,8 @@ def _coded(texts: list[Any], *keys_of: list[Any]) -> np.ndarray:
     in the numbering of ``texts`` (the code of each text; a key no text is, added to
     ``texts`` with a new code; -1 for None): one row per list of ``keys_of``."""
     theirs = {k for keys in keys_of for k in keys if k is not None}
+    code: dict[Any, int] = {}
     if len(theirs) <= 64:  # (the usual: a few) each looked for in the texts, in C
-        code = {}
         for k in theirs:
             try:
                 code[k] = texts.index(k)
@@ -220,17 +223,18 @@ def _coded(texts: list[Any], *keys_of: list[Any]) -> np.ndarray:
                 pass
     else:
         code = {t: c for c, t in enumerate(texts) if t in theirs}
-    out = np.full((len(keys_of), len(keys_of[0]) if keys_of else 0), -1, dtype=np.int64)
-    for row, keys in enumerate(keys_of):
-        for j, key in enumerate(keys):
-            if key is None:
-                continue
-            c = code.get(key)
-            if c is None:
-                c = code[key] = len(texts)
-                texts.append(key)
-            out[row, j] = c
-    return out
+
+    def one(key: Any) -> int:
+        if key is None:
+            return -1
+        c = code.get(key)
+        if c is None:
+            c = code[key] = len(texts)
+            texts.append(key)
+        return c
+
+    return np.stack([np.fromiter(map(one, keys), dtype=np.int64, count=len(keys))
+                     for keys in keys_of])
 
 
 def _merged(kind: np.ndarray, left: np.ndarray, l_kind: np.ndarray, l_first: np.ndarray,

@@ -72,18 +72,14 @@ class _Found(NamedTuple):
         # as ``_in_time_order``: an event of a GET stream answering a request sent
         # by POST right after it, any other in its stream's order (_untimed_keys)
         asked = np.flatnonzero(untimed | ((usual >= 0) & (cols.direction[usual] == 0)))
-        kinds, id_key, tokens, first, coded = meaning(cols, usual[asked], name, early,
-                                                      lists=False)
+        kinds, _, _, first, coded = meaning(cols, usual[asked], name, early, lists=False)
         session = cols.session_of[usual[asked]]
         record = np.repeat(np.arange(len(asked)), np.diff(first))  # each frame's record
         c2s = cols.direction[usual[asked]] == 0
         # each frame's id key and progress token as codes (equal keys, equal codes; -1:
         # none), matched as integers
-        if coded is not None:
-            keys, toks = coded[0]
-        else:  # (without the extension: the keys as lists)
-            assert id_key is not None and tokens is not None
-            keys, toks = _codes(id_key, tokens)
+        assert coded is not None  # (meaning gives them)
+        keys, toks = coded[0]
         one = not len(session) or bool(session.min() == session.max())
         width = int(max(keys.max(initial=-1), toks.max(initial=-1))) + 1
         answer_kinds = [KINDS.index("result"), KINDS.index("error")]
@@ -140,16 +136,6 @@ class _Found(NamedTuple):
                                first_byte[entry_of[u]])
         key1[u], key2[u] = k1, k2
         return _Found(cols, at, recs, np.lexsort((key2, key1)))  # stable: ties in slot order
-
-
-def _codes(keys: list[Any], tokens: list[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """The id keys and progress tokens of the frames as codes: equal keys the same code,
-    in the order they first come, -1 for None (where ``frame_spans`` did not read every
-    record, and the keys came as lists)."""
-    table: dict[Any, int] = {}
-    return tuple(np.fromiter((-1 if k is None else table.setdefault(k, len(table))
-                              for k in keys_of), dtype=np.int64, count=len(keys_of))
-                 for keys_of in (keys, tokens))  # type: ignore[return-value]
 
 
 def _untimed_keys(stream: np.ndarray, answers: np.ndarray, replied: np.ndarray,

@@ -231,6 +231,8 @@ def test_without_the_extension_the_part_reads_every_record(monkeypatch):
     got = _har_kinds.meaning(cols, which, "t.har")
     assert _har_kinds.COUNTS["part"] == before + len(texts)
     assert got[0].tolist() == want[0].tolist() and got[1] == want[1]
+    assert got[4] is not None  # the keys numbered here, as the order matches them
+    _codes_name_the_keys(got)
 
 
 @needs_c
@@ -453,3 +455,30 @@ def test_the_keys_of_the_records_left_join_the_codes(many):
     assert [named[c] for c in codes[1].tolist()] == refs
     assert got_texts[:len(texts)] == texts and len(set(got_texts)) == len(got_texts)
     assert codes[0][1] == 3 and codes[1][-2] == 7  # a text the C reading numbered
+
+
+@needs_c
+def test_the_order_without_the_c_reading_is_the_same(tmp_path, monkeypatch):
+    """Without ``frame_spans`` (an extension built before it), the table's part reads the
+    records the order asks about and ``meaning`` numbers their keys itself: the HTTP+SSE
+    HAR's frames, pairs and findings are those of the C reading."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    try:
+        import gen_formats
+    finally:
+        sys.path.pop(0)
+    path = tmp_path / "sse.har"
+    gen_formats.write_har_sse(gen_formats.messages(800, seed=5), path)
+    want = mn.load(path, format="har", progress=False)
+    from mcp_notebook.readers import _har_columns
+
+    real = _har_kinds._native_fn
+    for module in (_har_kinds, _har_columns):  # (each asks for the functions)
+        monkeypatch.setattr(module, "_native_fn",
+                            lambda name: None if name in ("frame_spans", "span_codes")
+                            else real(name))
+    before = _har_kinds.COUNTS["part"]
+    got = mn.load(path, format="har", progress=False)
+    assert _har_kinds.COUNTS["part"] - before >= 800  # the part read them
+    assert got.frames.equals(want.frames)
+    assert got.pairs.equals(want.pairs) and got.violations.equals(want.violations)
