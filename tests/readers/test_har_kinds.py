@@ -263,6 +263,18 @@ def test_frame_kinds_gives_progress_tokens_not_cancelled_ids():
     assert keys == [None, "3", None, "4"] and refs == ['"p1"', "7", None, None]
 
 
+def _sse_har(tmp_path: Path, n: int, seed: int) -> Path:
+    """The benchmark's HTTP+SSE HAR (``gen_formats``) of ``n`` messages."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    try:
+        import gen_formats
+    finally:
+        sys.path.pop(0)
+    path = tmp_path / "sse.har"
+    gen_formats.write_har_sse(gen_formats.messages(n, seed=seed), path)
+    return path
+
+
 def _compared(monkeypatch) -> list[int]:
     """Every call of ``meaning`` while loading also compared with ``meaning_part``."""
     calls: list[int] = []
@@ -309,13 +321,7 @@ def test_the_bundled_and_captured_hars(monkeypatch):
 @pytest.mark.parametrize("seed", [7, 8])
 def test_generated_http_sse_traffic(tmp_path, monkeypatch, seed):
     """The benchmark's HTTP+SSE HAR (``gen_formats``), at 3,000 messages."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    try:
-        import gen_formats
-    finally:
-        sys.path.pop(0)
-    path = tmp_path / "sse.har"
-    gen_formats.write_har_sse(gen_formats.messages(3000, seed=seed), path)
+    path = _sse_har(tmp_path, 3000, seed)
     calls = _compared(monkeypatch)
     joined: list[int] = []
     real_result = _har_kinds.Joined.result
@@ -410,13 +416,7 @@ def test_the_early_reading_only_where_a_core_is_free(tmp_path, monkeypatch):
     frames."""
     from mcp_notebook.fast import cores
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    try:
-        import gen_formats
-    finally:
-        sys.path.pop(0)
-    path = tmp_path / "sse.har"
-    gen_formats.write_har_sse(gen_formats.messages(600, seed=3), path)
+    path = _sse_har(tmp_path, 600, 3)
     made: list[int] = []
     real = _har_kinds.Early
 
@@ -462,13 +462,7 @@ def test_the_order_without_the_c_reading_is_the_same(tmp_path, monkeypatch):
     """Without ``frame_spans`` (an extension built before it), the table's part reads the
     records the order asks about and ``meaning`` numbers their keys itself: the HTTP+SSE
     HAR's frames, pairs and findings are those of the C reading."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    try:
-        import gen_formats
-    finally:
-        sys.path.pop(0)
-    path = tmp_path / "sse.har"
-    gen_formats.write_har_sse(gen_formats.messages(800, seed=5), path)
+    path = _sse_har(tmp_path, 800, 5)
     want = mn.load(path, format="har", progress=False)
     from mcp_notebook.readers import _har_columns
 
